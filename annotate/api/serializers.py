@@ -1,0 +1,77 @@
+"""Output shapes, and input shapes for the schema. Input is validated by the
+services; serializers declare exactly the fields a client may send, so
+nothing else (an assessor, a campaign, a version) can be assigned."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from annotate.models import Campaign, Judgment, Membership, Run, Topic
+
+
+class CampaignSerializer(serializers.ModelSerializer):
+    role = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Campaign
+        fields = ["id", "kind", "name", "guidelines", "overlap", "params", "created_at", "role"]
+        read_only_fields = fields
+
+    def get_role(self, campaign: Campaign) -> str | None:
+        return self.context.get("roles", {}).get(campaign.pk)
+
+
+class CampaignCreateSerializer(serializers.Serializer):
+    kind = serializers.CharField()
+    name = serializers.CharField(max_length=200)
+    guidelines = serializers.CharField(required=False, allow_blank=True, default="")
+    overlap = serializers.IntegerField(required=False, default=2, min_value=1, max_value=100)
+    params = serializers.DictField(required=False, default=dict)
+
+
+class MemberSerializer(serializers.ModelSerializer):
+    username = serializers.CharField(source="user.username")
+
+    class Meta:
+        model = Membership
+        fields = ["username", "role"]
+
+
+class MemberCreateSerializer(serializers.Serializer):
+    username = serializers.CharField()
+    role = serializers.ChoiceField(choices=Membership.Role.choices)
+
+
+class TopicSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Topic
+        fields = ["external_id", "title", "data", "position"]
+        read_only_fields = fields
+
+
+class RunSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Run
+        fields = ["name", "data", "created_at"]
+        read_only_fields = fields
+
+
+class JudgmentSerializer(serializers.ModelSerializer):
+    topic = serializers.CharField(source="topic.external_id")
+    assessor = serializers.CharField(source="assessor.username")
+
+    class Meta:
+        model = Judgment
+        fields = ["topic", "assessor", "payload", "status", "version", "updated_at", "submitted_at"]
+        read_only_fields = fields
+
+
+class JudgmentWriteSerializer(serializers.Serializer):
+    payload = serializers.JSONField()
+    status = serializers.ChoiceField(choices=Judgment.Status.choices)
+    version = serializers.IntegerField(min_value=0, help_text="The version you read; 0 for a new judgment.")
+
+
+class UploadSerializer(serializers.Serializer):
+    file = serializers.FileField()
+    positive = serializers.CharField(required=False, help_text="The label value that means a match.")

@@ -1,0 +1,185 @@
+"""REST API for campaigns, members, topics, runs and judgments.
+
+Thin views: check permission (annotate.selectors), call one service,
+serialise. Errors come out through annotate.api.errors.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.exceptions import PermissionDenied
+from rest_framework.parsers import JSONParser, MultiPartParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotate import importers, selectors, services
+from annotate.api import serializers as s
+from annotate.kinds import InvalidInput, get_kind
+from annotate.kinds.base import require_object
+from annotate.models import Membership
+
+ERRORS = {
+    400: OpenApiResponse(description="Bad input: `field` names what is wrong."),
+    401: OpenApiResponse(description="Not signed in."),
+    403: OpenApiResponse(description="Signed in, but the role does not allow this."),
+    404: OpenApiResponse(description="No such object, or not visible to you."),
+}
+
+
+def body(request: Request, *, allowed: set[str], required: set[str] = frozenset()) -> dict[str, Any]:
+    """The JSON body, refusing fields a client may not send (no mass assignment)."""
+    return require_object(request.data, "body", allowed=allowed, required=required)
+
+
+class CampaignList(APIView):
+    @extend_schema(responses={200: s.CampaignSerializer(many=True), **ERRORS})
+    def get(self, request: Request) -> Response:
+        campaigns = selectors.visible_campaigns(request.user)
+        roles = dict(Membership.objects.filter(user=request.user).values_list("campaign_id", "role"))
+        if request.user.is_staff:
+            roles = {c.pk: "admin" for c in campaigns}
+        return Response(s.CampaignSerializer(campaigns, many=True, context={"roles": roles}).data)
+
+    @extend_schema(request=s.CampaignCreateSerializer, responses={201: s.CampaignSerializer, **ERRORS})
+    def post(self, request: Request) -> Response:
+        if not selectors.can_create_campaigns(request.user):
+            raise PermissionDenied("Only organisers and admins create campaigns.")
+        data = body(request, allowed={"kind", "name", "guidelines", "overlap", "params"}, required={"kind", "name"})
+        campaign = services.create_campaign(creator=request.user, **data)
+        role = "admin" if request.user.is_staff else "organiser"
+        return Response(
+            s.CampaignSerializer(campaign, context={"roles": {campaign.pk: role}}).data, status=status.HTTP_201_CREATED
+        )
+
+
+class CampaignDetail(APIView):
+    @extend_schema(responses={200: s.CampaignSerializer, **ERRORS})
+    def get(self, request: Request, campaign_id: int) -> Response:
+        campaign, role = selectors.campaign_for(request.user, campaign_id)
+        return Response(s.CampaignSerializer(campaign, context={"roles": {campaign.pk: role}}).data)
+
+
+class MemberList(APIView):
+    @extend_schema(responses={200: s.MemberSerializer(many=True), **ERRORS})
+    def get(self, request: Request, campaign_id: int) -> Response:
+        campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
+        return Response(s.MemberSerializer(campaign.memberships.select_related("user"), many=True).data)
+
+    @extend_schema(request=s.MemberCreateSerializer, responses={201: s.MemberSerializer, **ERRORS})
+    def post(self, request: Request, campaign_id: int) -> Response:
+        campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
+        data = body(request, allowed={"username", "role"}, required={"username", "role"})
+        membership = services.add_member(campaign=campaign, username=data["username"], role=data["role"])
+        return Response(s.MemberSerializer(membership).data, status=status.HTTP_201_CREATED)
+
+
+class TopicList(APIView):
+    parser_classes = [JSONParser, MultiPartParser]
+
+    @extend_schema(responses={200: s.TopicSerializer(many=True), **ERRORS})
+    def get(self, request: Request, campaign_id: int) -> Response:
+        campaign, role = selectors.campaign_for(request.user, campaign_id)
+        return Response(s.TopicSerializer(selectors.topics_visible(request.user, campaign, role), many=True).data)
+
+    @extend_schema(
+        description="A JSON list of topics, `{\"topics\": [...]}`, or a multipart `file` holding either.",
+        responses={201: s.TopicSerializer(many=True), **ERRORS},
+    )
+    def post(self, request: Request, campaign_id: int) -> Response:
+        campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
+        if "file" in request.FILES:
+            topics = importers.read_topics(request.FILES["file"].read())
+        else:
+            topics = request.data.get("topics") if isinstance(request.data, dict) else request.data
+        created = services.import_topics(campaign=campaign, topics=topics)
+        return Response(s.TopicSerializer(created, many=True).data, status=status.HTTP_201_CREATED)
+
+
+class RunList(APIView):
+    @extend_schema(responses={200: s.RunSerializer(many=True), **ERRORS})
+    def get(self, request: Request, campaign_id: int) -> Response:
+        campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
+        return Response(s.RunSerializer(campaign.runs.all(), many=True).data)
+
+    @extend_schema(
+        description='A JSON list of runs `[{"name": ..., "data": {...}}]`.',
+        responses={201: s.RunSerializer(many=True), **ERRORS},
+    )
+    def post(self, request: Request, campaign_id: int) -> Response:
+        campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
+        runs = services.import_runs(campaign=campaign, runs=request.data)
+        return Response(s.RunSerializer(runs, many=True).data, status=status.HTTP_201_CREATED)
+
+
+class OwnJudgment(APIView):
+    @extend_schema(responses={200: s.JudgmentSerializer, **ERRORS})
+    def get(self, request: Request, campaign_id: int, topic_id: str) -> Response:
+        campaign, role = selectors.campaign_for(request.user, campaign_id)
+        topic = selectors.topic_for(request.user, campaign, role, topic_id)
+        judgment = selectors.own_judgment(topic, request.user)
+        if judgment is None:
+            return Response(
+                {
+                    "topic": topic.external_id,
+                    "assessor": request.user.get_username(),
+                    "payload": get_kind(campaign.kind).empty_payload(topic.data),
+                    "status": "new",
+                    "version": 0,
+                    "updated_at": None,
+                    "submitted_at": None,
+                }
+            )
+        return Response(s.JudgmentSerializer(judgment).data)
+
+    @extend_schema(
+        request=s.JudgmentWriteSerializer,
+        responses={
+            200: s.JudgmentSerializer,
+            409: OpenApiResponse(description="Stale version: `current_version` says what to reload."),
+            **ERRORS,
+        },
+    )
+    def put(self, request: Request, campaign_id: int, topic_id: str) -> Response:
+        campaign, role = selectors.campaign_for(request.user, campaign_id)
+        topic = selectors.topic_for(request.user, campaign, role, topic_id)
+        data = body(request, allowed={"payload", "status", "version"}, required={"payload", "status", "version"})
+        result = services.save_judgment(
+            topic=topic,
+            assessor=request.user,
+            payload=data["payload"],
+            status=data["status"],
+            version=data["version"],
+            source="web" if request.auth is None else "api",
+        )
+        return Response({**s.JudgmentSerializer(result.judgment).data, "replayed": result.replayed})
+
+
+class JudgmentList(APIView):
+    @extend_schema(responses={200: s.JudgmentSerializer(many=True), **ERRORS})
+    def get(self, request: Request, campaign_id: int) -> Response:
+        campaign, role = selectors.campaign_for(request.user, campaign_id)
+        return Response(s.JudgmentSerializer(selectors.judgments_visible(request.user, campaign, role), many=True).data)
+
+
+class JudgmentImport(APIView):
+    parser_classes = [MultiPartParser]
+
+    @extend_schema(
+        request={"multipart/form-data": s.UploadSerializer},
+        description="Import existing judgments from a crowd CSV file (see README, 'Import formats').",
+        responses={201: OpenApiResponse(description="What was imported."), **ERRORS},
+    )
+    def post(self, request: Request, campaign_id: int) -> Response:
+        campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
+        upload = request.FILES.get("file")
+        if upload is None:
+            raise InvalidInput("file", "attach the crowd file as multipart field 'file'")
+        crowd = importers.read_crowd_csv(upload.read(), positive=request.data.get("positive") or None)
+        summary = services.import_crowd_file(
+            campaign=campaign, topics=crowd.topics, labels=crowd.labels, reference=crowd.reference
+        )
+        return Response(summary.__dict__, status=status.HTTP_201_CREATED)

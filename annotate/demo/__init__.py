@@ -1,0 +1,76 @@
+"""Demo data: users, and one campaign per kind with simulated assessors.
+
+Each kind may have a module ``annotate/demo/<kind>.py`` with
+``build(organiser, assessors, people) -> Campaign``; ``seed`` runs every one
+that exists, once (campaigns are marked ``params["demo"]``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import secrets
+from dataclasses import dataclass
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser, Permission
+from django.db import transaction
+
+from annotate.kinds import KINDS
+from annotate.models import Campaign
+
+User = get_user_model()
+
+#: People who log in. Their passwords are new on every seed and printed.
+PEOPLE = {"admin": "admin", "organiser": "organiser", "alice": "assessor", "bob": "assessor"}
+#: Simulated assessors: accounts nobody logs into.
+SIMULATED = ["sim-ann", "sim-ben", "sim-cara", "sim-dev"]
+
+
+@dataclass(frozen=True)
+class Login:
+    username: str
+    password: str
+    role: str
+
+
+def seed(*, reset_passwords: bool = True) -> tuple[list[Login], list[Campaign]]:
+    with transaction.atomic():
+        logins = _people(reset_passwords)
+        simulated = [_simulated(name) for name in SIMULATED]
+        users = {u.username: u for u in User.objects.filter(username__in=PEOPLE)}
+    campaigns = []
+    for kind in KINDS:
+        existing = Campaign.objects.filter(kind=kind, params__demo=True).first()
+        if existing:
+            campaigns.append(existing)
+            continue
+        try:
+            module = importlib.import_module(f"annotate.demo.{kind}")
+        except ModuleNotFoundError:
+            continue
+        campaigns.append(module.build(users["organiser"], simulated, [users["alice"], users["bob"]]))
+    return logins, campaigns
+
+
+def _people(reset_passwords: bool) -> list[Login]:
+    logins = []
+    for username, role in PEOPLE.items():
+        user, created = User.objects.get_or_create(username=username)
+        user.is_staff = user.is_superuser = role == "admin"
+        password = None
+        if created or reset_passwords:
+            password = secrets.token_urlsafe(9)
+            user.set_password(password)
+        user.save()
+        if role == "organiser":
+            user.user_permissions.add(Permission.objects.get(codename="add_campaign"))
+        logins.append(Login(username, password or "(unchanged)", role))
+    return logins
+
+
+def _simulated(username: str) -> AbstractBaseUser:
+    user, created = User.objects.get_or_create(username=username)
+    if created:
+        user.set_unusable_password()
+        user.save()
+    return user

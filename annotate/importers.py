@@ -1,0 +1,140 @@
+"""Parsers for imported files. They only read: every write is a service.
+
+Errors name the line (or JSON field) that is wrong.
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from annotate.kinds import InvalidInput
+from annotate.labels import CrowdLabel
+
+_TRUE = {"1", "true", "yes", "match", "y"}
+_FALSE = {"0", "false", "no", "no-match", "nomatch", "n"}
+
+
+def decode(raw: bytes | str, what: str = "file") -> str:
+    if isinstance(raw, str):
+        return raw
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise InvalidInput(what, f"not UTF-8 text (byte {error.start})") from None
+
+
+def read_json(raw: bytes | str, what: str = "file") -> Any:
+    try:
+        return json.loads(decode(raw, what))
+    except json.JSONDecodeError as error:
+        raise InvalidInput(what, f"line {error.lineno}, column {error.colno}: {error.msg}") from None
+
+
+def read_topics(raw: bytes | str) -> list[Any]:
+    """A JSON list of topics, or ``{"topics": [...]}``."""
+    data = read_json(raw)
+    if isinstance(data, dict) and set(data) == {"topics"}:
+        data = data["topics"]
+    if not isinstance(data, list):
+        raise InvalidInput("file", 'expected a JSON list of topics or {"topics": [...]}')
+    return data
+
+
+@dataclass
+class CrowdFile:
+    """What a crowd file holds: topics to create, labels, a reference labelling."""
+
+    topics: list[dict[str, Any]] = field(default_factory=list)
+    labels: list[CrowdLabel] = field(default_factory=list)
+    reference: dict[str, dict[str, bool]] = field(default_factory=dict)
+
+
+def read_crowd_csv(raw: bytes | str, *, positive: str | None = None) -> CrowdFile:
+    """Read (worker, item, label) rows.
+
+    Accepted headers:
+
+    - CrowdTruth (e.g. Snow et al. 2008): ``!amt_worker_ids, orig_id, response,
+      gold`` plus the item's text (``text`` and ``hypothesis``, or ``event1``
+      and ``event2``). Each ``orig_id`` becomes a topic with one candidate.
+    - ``worker, topic, candidate, label``: items grouped into topics.
+    - ``worker, item, label``: each item its own topic with one candidate.
+
+    Labels are 1/0, true/false, yes/no or match/no-match; any other pair of
+    values needs ``positive``, the value that means a match.
+    """
+    reader = csv.DictReader(io.StringIO(decode(raw)))
+    columns = set(reader.fieldnames or [])
+    if {"!amt_worker_ids", "orig_id", "response"} <= columns:
+        return _read_crowdtruth(reader, positive)
+    if {"worker", "topic", "candidate", "label"} <= columns:
+        return _read_generic(reader, positive, grouped=True)
+    if {"worker", "item", "label"} <= columns:
+        return _read_generic(reader, positive, grouped=False)
+    raise InvalidInput(
+        "file",
+        "unknown columns; expected CrowdTruth (!amt_worker_ids, orig_id, response), "
+        "worker,topic,candidate,label or worker,item,label",
+    )
+
+
+def _label(value: str, positive: str | None, line: int) -> bool:
+    value = value.strip()
+    if positive is not None:
+        return value == positive
+    if value.lower() in _TRUE:
+        return True
+    if value.lower() in _FALSE:
+        return False
+    raise InvalidInput(f"line {line}: label", f"{value!r} is not a match label; say which value means a match")
+
+
+def _text(value: str | None) -> str:
+    return html.unescape(value or "").strip()
+
+
+def _read_crowdtruth(reader: csv.DictReader, positive: str | None) -> CrowdFile:
+    result = CrowdFile()
+    seen: set[str] = set()
+    for line, row in enumerate(reader, start=2):
+        item = (row["orig_id"] or "").strip()
+        worker = (row["!amt_worker_ids"] or "").strip()
+        if not item or not worker:
+            raise InvalidInput(f"line {line}", "orig_id and !amt_worker_ids must not be empty")
+        if item not in seen:
+            seen.add(item)
+            result.topics.append(_crowdtruth_topic(row, item))
+            if row.get("gold", "").strip():
+                result.reference[item] = {"item": _label(row["gold"], positive, line)}
+        result.labels.append(CrowdLabel(worker, item, "item", _label(row["response"], positive, line), line))
+    return result
+
+
+def _crowdtruth_topic(row: dict[str, str], item: str) -> dict[str, Any]:
+    text = _text(row.get("text"))
+    if row.get("hypothesis") is not None:
+        candidate = _text(row.get("hypothesis"))
+    else:
+        candidate = " / ".join(filter(None, (_text(row.get("event1")), _text(row.get("event2")))))
+    return {
+        "external_id": item,
+        "title": f"Item {item}",
+        "data": {"query": text or f"Item {item}", "candidates": [{"id": "item", "text": candidate or f"Item {item}"}]},
+    }
+
+
+def _read_generic(reader: csv.DictReader, positive: str | None, *, grouped: bool) -> CrowdFile:
+    result = CrowdFile()
+    for line, row in enumerate(reader, start=2):
+        worker = (row["worker"] or "").strip()
+        topic = (row["topic"] if grouped else row["item"] or "").strip()
+        candidate = (row["candidate"] if grouped else "item").strip()
+        if not worker or not topic or not candidate:
+            raise InvalidInput(f"line {line}", "worker, topic/item and candidate must not be empty")
+        result.labels.append(CrowdLabel(worker, topic, candidate, _label(row["label"], positive, line), line))
+    return result

@@ -1,0 +1,121 @@
+"""The small protocol every judgment kind implements, and checking helpers.
+
+A kind says what a topic's data looks like, what a judgment payload looks
+like, and when a judgment is complete. Errors name the offending field with a
+dotted path (``payload.matches.c7``) so a client can point at it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any, ClassVar
+
+# Ids appear in URLs and in whitespace-separated formats such as TREC qrels.
+_ID = re.compile(r"[^\s/]{1,200}")
+
+
+class InvalidInput(ValueError):
+    """Bad input: ``field`` is the dotted path of what is wrong."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
+
+
+class Kind:
+    """Base class of the judgment kinds (see annotate/kinds/__init__.py)."""
+
+    name: ClassVar[str]
+    label: ClassVar[str]
+    description: ClassVar[str]
+    #: Dotted path of the scoring module (scoring/reports/<kind>.py).
+    report_module: ClassVar[str]
+    #: Template of the judging page.
+    judge_template: ClassVar[str]
+
+    def clean_topic_data(self, data: Any, *, field: str = "data") -> dict[str, Any]:
+        raise NotImplementedError
+
+    def clean_payload(self, payload: Any, topic_data: Mapping[str, Any], *, complete: bool) -> dict[str, Any]:
+        """Return the payload normalised; raise InvalidInput naming the field.
+
+        ``complete`` is True for a submission, which must be whole; a draft
+        may be partial but may never contain unknown ids or wrong types.
+        """
+        raise NotImplementedError
+
+    def progress(self, payload: Mapping[str, Any], topic_data: Mapping[str, Any]) -> tuple[int, int]:
+        """(decisions made, decisions needed) for a progress bar."""
+        raise NotImplementedError
+
+    def empty_payload(self, topic_data: Mapping[str, Any]) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def payload_from_labels(self, labels: Mapping[str, Any]) -> dict[str, Any]:
+        """A payload from imported (item id -> label) crowd rows, if the kind takes them."""
+        raise InvalidInput("campaign", f"{self.label} campaigns do not import crowd label files")
+
+
+# -- checking helpers shared by the kinds ---------------------------------
+
+
+def require_object(value: Any, field: str, *, allowed: Iterable[str], required: Iterable[str] = ()) -> dict:
+    if not isinstance(value, dict):
+        raise InvalidInput(field, f"expected an object, got {type_name(value)}")
+    unknown = sorted(set(value) - set(allowed))
+    if unknown:
+        raise InvalidInput(f"{field}.{unknown[0]}", f"unknown field (allowed: {', '.join(sorted(allowed))})")
+    for key in required:
+        if key not in value:
+            raise InvalidInput(f"{field}.{key}", "this field is required")
+    return value
+
+
+def require_list(value: Any, field: str, *, min_length: int = 0) -> list:
+    if not isinstance(value, list):
+        raise InvalidInput(field, f"expected a list, got {type_name(value)}")
+    if len(value) < min_length:
+        raise InvalidInput(field, f"expected at least {min_length} entries, got {len(value)}")
+    return value
+
+
+def require_text(value: Any, field: str, *, allow_empty: bool = False, max_length: int = 100_000) -> str:
+    if not isinstance(value, str):
+        raise InvalidInput(field, f"expected a string, got {type_name(value)}")
+    if not allow_empty and not value.strip():
+        raise InvalidInput(field, "must not be empty")
+    if len(value) > max_length:
+        raise InvalidInput(field, f"longer than {max_length} characters")
+    return value
+
+
+def require_id(value: Any, field: str) -> str:
+    if not isinstance(value, str) or not _ID.fullmatch(value):
+        raise InvalidInput(field, "expected an id: 1 to 200 characters, no white space and no '/'")
+    return value
+
+
+def unique_ids(entries: list[dict], field: str) -> list[str]:
+    ids: list[str] = []
+    seen: set[str] = set()
+    for index, entry in enumerate(entries):
+        item_id = require_id(entry.get("id"), f"{field}[{index}].id")
+        if item_id in seen:
+            raise InvalidInput(f"{field}[{index}].id", f"duplicate id {item_id!r}")
+        seen.add(item_id)
+        ids.append(item_id)
+    return ids
+
+
+def listing(ids: Iterable[str], limit: int = 10) -> str:
+    ids = list(ids)
+    shown = ", ".join(ids[:limit])
+    return shown + (f" and {len(ids) - limit} more" if len(ids) > limit else "")
+
+
+def type_name(value: Any) -> str:
+    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean", type(None): "null"}.get(
+        type(value), "a number" if isinstance(value, (int, float)) else type(value).__name__
+    )

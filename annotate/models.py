@@ -1,0 +1,135 @@
+"""Campaigns, topics, assignments and judgments: everything an assessor touches.
+
+Behaviour lives in ``annotate.services`` (writes) and ``annotate.selectors``
+(reads); these classes only describe the data.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class Campaign(models.Model):
+    # Validated against the kind registry (annotate.kinds.KINDS) in the
+    # services rather than with `choices`, so a new kind needs no migration.
+    kind = models.CharField(max_length=32)
+    name = models.CharField(max_length=200)
+    guidelines = models.TextField(blank=True)
+    overlap = models.PositiveSmallIntegerField(default=2, help_text="Assessors per topic.")
+    params = models.JSONField(default=dict, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.kind})"
+
+
+class Membership(models.Model):
+    class Role(models.TextChoices):
+        ASSESSOR = "assessor", "Assessor"
+        ORGANISER = "organiser", "Organiser"
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
+    role = models.CharField(max_length=16, choices=Role.choices)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["campaign", "user"], name="one_membership_per_user")]
+        ordering = ["campaign", "role", "user__username"]
+
+    def __str__(self) -> str:
+        return f"{self.user} is {self.role} of {self.campaign}"
+
+
+class Topic(models.Model):
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="topics")
+    external_id = models.CharField(max_length=200)
+    title = models.CharField(max_length=500, blank=True)
+    data = models.JSONField()
+    position = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "external_id"], name="unique_topic_external_id")
+        ]
+        ordering = ["campaign", "position", "id"]
+
+    def __str__(self) -> str:
+        return self.title or self.external_id
+
+
+class Assignment(models.Model):
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="assignments")
+    assessor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assignments")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["topic", "assessor"], name="one_assignment_per_topic")]
+        ordering = ["topic__position", "topic_id", "assessor_id"]
+
+    def __str__(self) -> str:
+        return f"{self.topic} -> {self.assessor}"
+
+
+class Judgment(models.Model):
+    class Status(models.TextChoices):
+        DRAFT = "draft", "Draft"
+        SUBMITTED = "submitted", "Submitted"
+
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="judgments")
+    assessor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="judgments")
+    payload = models.JSONField(default=dict)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.DRAFT)
+    version = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    submitted_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["topic", "assessor"], name="one_judgment_per_assessor")]
+        indexes = [models.Index(fields=["status", "topic"])]
+
+    def __str__(self) -> str:
+        return f"{self.assessor} on {self.topic} (v{self.version}, {self.status})"
+
+
+class JudgmentRevision(models.Model):
+    """Append-only history: every saved version of every judgment."""
+
+    judgment = models.ForeignKey(Judgment, on_delete=models.CASCADE, related_name="revisions")
+    version = models.PositiveIntegerField()
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    payload = models.JSONField()
+    status = models.CharField(max_length=16, choices=Judgment.Status.choices)
+    source = models.CharField(max_length=32, default="web", help_text="web, api or import")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["judgment", "version"], name="one_revision_per_version")]
+        ordering = ["judgment", "version"]
+
+    def __str__(self) -> str:
+        return f"{self.judgment_id} v{self.version}"
+
+
+class Run(models.Model):
+    """A system output (or a reference labelling) imported to be scored."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="runs")
+    name = models.CharField(max_length=200)
+    data = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["campaign", "name"], name="unique_run_name")]
+        ordering = ["campaign", "name"]
+
+    def __str__(self) -> str:
+        return self.name

@@ -1,0 +1,198 @@
+"""Reads: who may see what, queues, progress. Pages and API both use these."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.core.exceptions import PermissionDenied
+from django.db.models import Count, Q, QuerySet
+from django.http import Http404
+
+from annotate.models import Assignment, Campaign, Judgment, Membership, Topic
+
+Need = Literal["view", "organise", "admin"]
+AnyUser = AbstractBaseUser | AnonymousUser
+
+
+def is_admin(user: AnyUser) -> bool:
+    return bool(user.is_authenticated and user.is_staff)
+
+
+def role_in(user: AnyUser, campaign: Campaign) -> str | None:
+    """'admin', 'organiser', 'assessor' or None."""
+    if not user.is_authenticated:
+        return None
+    if user.is_staff:
+        return "admin"
+    return (
+        Membership.objects.filter(campaign=campaign, user=user).values_list("role", flat=True).first()
+    )
+
+
+def can_create_campaigns(user: AnyUser) -> bool:
+    return bool(user.is_authenticated and (user.is_staff or user.has_perm("annotate.add_campaign")))
+
+
+def visible_campaigns(user: AnyUser) -> QuerySet[Campaign]:
+    if not user.is_authenticated:
+        return Campaign.objects.none()
+    if user.is_staff:
+        return Campaign.objects.all()
+    return Campaign.objects.filter(memberships__user=user).distinct()
+
+
+def campaign_for(user: AnyUser, campaign_id: int, *, need: Need = "view") -> tuple[Campaign, str]:
+    """The campaign and the user's role in it.
+
+    Not a member: 404, so campaign ids leak nothing. A member without the
+    needed role: 403.
+    """
+    campaign = Campaign.objects.filter(pk=campaign_id).first()
+    role = role_in(user, campaign) if campaign else None
+    if campaign is None or role is None:
+        raise Http404("No such campaign.")
+    allowed = {
+        "view": {"admin", "organiser", "assessor"},
+        "organise": {"admin", "organiser"},
+        "admin": {"admin"},
+    }[need]
+    if role not in allowed:
+        raise PermissionDenied(f"This needs the {need} permission on the campaign.")
+    return campaign, role
+
+
+def topic_for(user: AnyUser, campaign: Campaign, role: str, external_id: str) -> Topic:
+    """A topic the user may open: assessors only their assigned ones."""
+    topics = campaign.topics.all()
+    if role == "assessor":
+        topics = topics.filter(assignments__assessor=user)
+    topic = topics.filter(external_id=external_id).first()
+    if topic is None:
+        raise Http404("No such topic in this campaign, or it is not assigned to you.")
+    return topic
+
+
+def topics_visible(user: AnyUser, campaign: Campaign, role: str) -> QuerySet[Topic]:
+    topics = campaign.topics.all()
+    if role == "assessor":
+        topics = topics.filter(assignments__assessor=user)
+    return topics.order_by("position", "id")
+
+
+def judgments_visible(user: AnyUser, campaign: Campaign, role: str) -> QuerySet[Judgment]:
+    judgments = Judgment.objects.filter(topic__campaign=campaign).select_related("topic", "assessor")
+    if role == "assessor":
+        judgments = judgments.filter(assessor=user)
+    return judgments.order_by("topic__position", "topic_id", "assessor__username")
+
+
+def own_judgment(topic: Topic, user: AnyUser) -> Judgment | None:
+    return Judgment.objects.filter(topic=topic, assessor=user).first()
+
+
+@dataclass(frozen=True)
+class QueueEntry:
+    topic: Topic
+    status: str  # "new", "draft" or "submitted"
+    version: int
+
+
+@dataclass(frozen=True)
+class CampaignQueue:
+    campaign: Campaign
+    role: str
+    entries: list[QueueEntry]
+
+    @property
+    def submitted(self) -> int:
+        return sum(1 for e in self.entries if e.status == "submitted")
+
+    @property
+    def percent(self) -> int:
+        return round(100 * self.submitted / len(self.entries)) if self.entries else 0
+
+    @property
+    def next_topic(self) -> Topic | None:
+        pending = [e for e in self.entries if e.status != "submitted"]
+        drafts = [e for e in pending if e.status == "draft"]
+        return (drafts or pending)[0].topic if pending else None
+
+
+def assessor_queues(user: AnyUser) -> list[CampaignQueue]:
+    """Every campaign the user belongs to, with the user's own assignments."""
+    memberships = Membership.objects.filter(user=user).select_related("campaign").order_by("campaign__name")
+    assignments = (
+        Assignment.objects.filter(assessor=user)
+        .select_related("topic")
+        .order_by("topic__position", "topic_id")
+    )
+    judgments = {
+        j.topic_id: j for j in Judgment.objects.filter(assessor=user).only("topic_id", "status", "version")
+    }
+    by_campaign: dict[int, list[QueueEntry]] = {}
+    for assignment in assignments:
+        judgment = judgments.get(assignment.topic_id)
+        entry = QueueEntry(
+            topic=assignment.topic,
+            status=judgment.status if judgment else "new",
+            version=judgment.version if judgment else 0,
+        )
+        by_campaign.setdefault(assignment.topic.campaign_id, []).append(entry)
+    return [CampaignQueue(m.campaign, m.role, by_campaign.get(m.campaign_id, [])) for m in memberships]
+
+
+@dataclass(frozen=True)
+class AssessorProgress:
+    username: str
+    assigned: int
+    drafts: int
+    submitted: int
+
+    @property
+    def percent(self) -> int:
+        return round(100 * self.submitted / self.assigned) if self.assigned else 0
+
+
+def assessor_progress(campaign: Campaign) -> list[AssessorProgress]:
+    """Per assessor of the campaign: assigned, draft and submitted topics."""
+    assigned = dict(
+        Assignment.objects.filter(topic__campaign=campaign)
+        .values("assessor__username")
+        .annotate(n=Count("id"))
+        .values_list("assessor__username", "n")
+    )
+    rows = (
+        Judgment.objects.filter(topic__campaign=campaign)
+        .values("assessor__username")
+        .annotate(
+            drafts=Count("id", filter=Q(status=Judgment.Status.DRAFT)),
+            submitted=Count("id", filter=Q(status=Judgment.Status.SUBMITTED)),
+        )
+    )
+    counts = {r["assessor__username"]: (r["drafts"], r["submitted"]) for r in rows}
+    assessors = Membership.objects.filter(campaign=campaign, role=Membership.Role.ASSESSOR).values_list(
+        "user__username", flat=True
+    )
+    names = sorted(set(assessors) | set(assigned))
+    return [
+        AssessorProgress(name, assigned.get(name, 0), *counts.get(name, (0, 0))) for name in names
+    ]
+
+
+def topic_assignments(campaign: Campaign) -> list[tuple[Topic, list[tuple[str, str]]]]:
+    """Every topic with its assessors and the state of each one's judgment."""
+    topics = list(campaign.topics.order_by("position", "id"))
+    status = {
+        (j["topic_id"], j["assessor__username"]): j["status"]
+        for j in Judgment.objects.filter(topic__campaign=campaign).values("topic_id", "assessor__username", "status")
+    }
+    people: dict[int, list[tuple[str, str]]] = {}
+    for topic_id, username in (
+        Assignment.objects.filter(topic__campaign=campaign)
+        .order_by("assessor__username")
+        .values_list("topic_id", "assessor__username")
+    ):
+        people.setdefault(topic_id, []).append((username, status.get((topic_id, username), "new")))
+    return [(t, people.get(t.id, [])) for t in topics]

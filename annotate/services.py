@@ -1,0 +1,352 @@
+"""Writes: campaigns, members, topics, assignment, judgments, runs.
+
+Every function validates everything first and writes inside one transaction,
+so bad input changes nothing and no judgment is lost or silently overwritten.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from annotate.kinds import InvalidInput, get_kind
+from annotate.kinds.base import require_id, require_list, require_object, require_text
+from annotate.labels import CrowdLabel
+from annotate.models import Assignment, Campaign, Judgment, JudgmentRevision, Membership, Run, Topic
+from scoring import services as scoring_services
+
+User = get_user_model()
+
+
+class Conflict(Exception):
+    """The judgment changed since the client read it."""
+
+    def __init__(self, current_version: int) -> None:
+        super().__init__(f"the judgment is at version {current_version}; reload it and apply your change again")
+        self.current_version = current_version
+
+
+class NotAssigned(Exception):
+    """The user is not assigned to the topic."""
+
+
+# -- campaigns and members --------------------------------------------------
+
+
+@transaction.atomic
+def create_campaign(
+    *,
+    creator: AbstractBaseUser,
+    kind: str,
+    name: str,
+    guidelines: str = "",
+    overlap: int = 2,
+    params: dict[str, Any] | None = None,
+) -> Campaign:
+    get_kind(kind)
+    require_text(name, "name", max_length=200)
+    require_text(guidelines, "guidelines", allow_empty=True)
+    if isinstance(overlap, bool) or not isinstance(overlap, int) or not 1 <= overlap <= 100:
+        raise InvalidInput("overlap", "expected a whole number of assessors per topic, from 1 to 100")
+    if params is not None and not isinstance(params, dict):
+        raise InvalidInput("params", "expected an object")
+    campaign = Campaign.objects.create(
+        kind=kind, name=name, guidelines=guidelines, overlap=overlap, params=params or {}, created_by=creator
+    )
+    if not creator.is_staff:
+        Membership.objects.create(campaign=campaign, user=creator, role=Membership.Role.ORGANISER)
+    return campaign
+
+
+@transaction.atomic
+def add_member(*, campaign: Campaign, username: str, role: str) -> Membership:
+    """Add (or change the role of) a member; new assessors get topics at once."""
+    if role not in Membership.Role.values:
+        raise InvalidInput("role", f"expected one of {', '.join(Membership.Role.values)}")
+    user = User.objects.filter(username=username).first()
+    if user is None:
+        raise InvalidInput("username", f"no user called {username!r}")
+    membership, _ = Membership.objects.update_or_create(campaign=campaign, user=user, defaults={"role": role})
+    if role == Membership.Role.ASSESSOR:
+        assign_topics(campaign)
+    return membership
+
+
+def assign_topics(campaign: Campaign) -> int:
+    """Bring every topic up to ``campaign.overlap`` assessors.
+
+    Least-loaded first (fewest assignments in this campaign, then the oldest
+    account), never the same assessor twice on a topic. Returns how many
+    assignments were made.
+    """
+    assessors = list(
+        Membership.objects.filter(campaign=campaign, role=Membership.Role.ASSESSOR)
+        .order_by("user_id")
+        .values_list("user_id", flat=True)
+    )
+    if not assessors:
+        return 0
+    existing: dict[int, set[int]] = defaultdict(set)
+    load: Counter[int] = Counter({a: 0 for a in assessors})
+    for topic_id, assessor_id in Assignment.objects.filter(topic__campaign=campaign).values_list(
+        "topic_id", "assessor_id"
+    ):
+        existing[topic_id].add(assessor_id)
+        load[assessor_id] += 1
+    new: list[Assignment] = []
+    for topic_id in campaign.topics.order_by("position", "id").values_list("id", flat=True):
+        have = existing[topic_id]
+        wanted = campaign.overlap - len(have)
+        if wanted <= 0:
+            continue
+        free = sorted((a for a in assessors if a not in have), key=lambda a: (load[a], a))
+        for assessor_id in free[:wanted]:
+            new.append(Assignment(topic_id=topic_id, assessor_id=assessor_id))
+            load[assessor_id] += 1
+    Assignment.objects.bulk_create(new)
+    return len(new)
+
+
+# -- topics and runs -----------------------------------------------------------
+
+
+def clean_topics(campaign: Campaign, topics: Any) -> list[dict[str, Any]]:
+    """Validate a list of topics for ``campaign``; nothing is written."""
+    kind = get_kind(campaign.kind)
+    require_list(topics, "topics", min_length=1)
+    taken = set(campaign.topics.values_list("external_id", flat=True))
+    cleaned = []
+    for index, topic in enumerate(topics):
+        path = f"topics[{index}]"
+        require_object(topic, path, allowed={"external_id", "title", "data"}, required={"external_id", "data"})
+        external_id = require_id(topic["external_id"], f"{path}.external_id")
+        if external_id in taken:
+            raise InvalidInput(f"{path}.external_id", f"a topic {external_id!r} already exists in this campaign")
+        taken.add(external_id)
+        title = require_text(topic.get("title", ""), f"{path}.title", allow_empty=True, max_length=500)
+        data = kind.clean_topic_data(topic["data"], field=f"{path}.data")
+        cleaned.append({"external_id": external_id, "title": title or external_id, "data": data})
+    return cleaned
+
+
+@transaction.atomic
+def import_topics(*, campaign: Campaign, topics: Any) -> list[Topic]:
+    """Add topics (all or nothing) and assign them."""
+    cleaned = clean_topics(campaign, topics)
+    start = campaign.topics.count()
+    created = Topic.objects.bulk_create(
+        Topic(campaign=campaign, position=start + i, **topic) for i, topic in enumerate(cleaned)
+    )
+    assign_topics(campaign)
+    return created
+
+
+@transaction.atomic
+def import_runs(*, campaign: Campaign, runs: Any) -> list[Run]:
+    """Add runs: ``[{"name": str, "data": {...}}]`` (all or nothing)."""
+    require_list(runs, "runs", min_length=1)
+    taken = set(campaign.runs.values_list("name", flat=True))
+    new = []
+    for index, run in enumerate(runs):
+        path = f"runs[{index}]"
+        require_object(run, path, allowed={"name", "data"}, required={"name", "data"})
+        name = require_id(run["name"], f"{path}.name")
+        if name in taken:
+            raise InvalidInput(f"{path}.name", f"a run {name!r} already exists in this campaign")
+        taken.add(name)
+        if not isinstance(run["data"], dict):
+            raise InvalidInput(f"{path}.data", "expected an object")
+        new.append(Run(campaign=campaign, name=name, data=run["data"]))
+    return Run.objects.bulk_create(new)
+
+
+# -- judgments -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SaveResult:
+    judgment: Judgment
+    #: True when the request repeated the last save (a client retry): nothing new was written.
+    replayed: bool = False
+
+
+def clean_judgment_request(topic: Topic, payload: Any, status: Any, version: Any) -> dict[str, Any]:
+    if status not in Judgment.Status.values:
+        raise InvalidInput("status", f"expected one of {', '.join(Judgment.Status.values)}")
+    if isinstance(version, bool) or not isinstance(version, int) or version < 0:
+        raise InvalidInput("version", "expected the version you read: a whole number, 0 for a new judgment")
+    kind = get_kind(topic.campaign.kind)
+    return kind.clean_payload(payload, topic.data, complete=status == Judgment.Status.SUBMITTED)
+
+
+@transaction.atomic
+def save_judgment(
+    *, topic: Topic, assessor: AbstractBaseUser, payload: Any, status: Any, version: Any, source: str = "web"
+) -> SaveResult:
+    """Save the assessor's judgment of ``topic`` if ``version`` is still current.
+
+    Every save appends a JudgmentRevision. A stale version raises Conflict,
+    except an exact repeat of the last save by a retrying client, which
+    returns the stored judgment with ``replayed=True``.
+    """
+    cleaned = clean_judgment_request(topic, payload, status, version)
+    if not Assignment.objects.filter(topic=topic, assessor=assessor).exists():
+        raise NotAssigned()
+    judgment = Judgment.objects.select_for_update().filter(topic=topic, assessor=assessor).first()
+    current = judgment.version if judgment else 0
+    if version != current:
+        if judgment and version == current - 1 and judgment.payload == cleaned and judgment.status == status:
+            return SaveResult(judgment, replayed=True)
+        raise Conflict(current)
+    if judgment is None:
+        judgment = Judgment(topic=topic, assessor=assessor)
+    was_submitted = judgment.status == Judgment.Status.SUBMITTED
+    judgment.payload = cleaned
+    judgment.status = status
+    judgment.version = current + 1
+    if status == Judgment.Status.SUBMITTED:
+        judgment.submitted_at = timezone.now()
+    try:
+        with transaction.atomic():
+            judgment.save()
+    except IntegrityError:
+        # Another request created it between our read and our insert.
+        raise Conflict(Judgment.objects.get(topic=topic, assessor=assessor).version) from None
+    revision = JudgmentRevision.objects.create(
+        judgment=judgment, version=judgment.version, author=assessor, payload=cleaned, status=status, source=source
+    )
+    if status == Judgment.Status.SUBMITTED or was_submitted:
+        scoring_services.mark_stale(topic, revision.pk)
+    return SaveResult(judgment)
+
+
+@dataclass(frozen=True)
+class ImportSummary:
+    assessors_created: int
+    judgments: int
+    topics: int
+
+
+def import_crowd_labels(
+    *,
+    campaign: Campaign,
+    labels: Sequence[CrowdLabel],
+    progress: Callable[[int], None] | None = None,
+) -> ImportSummary:
+    """Import existing judgments from (worker, item, label) rows, all or nothing.
+
+    Workers become assessors (accounts without a usable password), each
+    (worker, topic) becomes one submitted judgment with an assignment; the
+    kind turns ``{candidate: label}`` into its payload and validates it as a
+    complete submission.
+    """
+    topics = {t.external_id: t for t in campaign.topics.all()}
+    grouped: dict[tuple[str, str], dict[str, Any]] = defaultdict(dict)
+    for row in labels:
+        if row.topic not in topics:
+            raise InvalidInput(f"line {row.line}: topic", f"unknown topic {row.topic!r}")
+        if row.candidate in grouped[(row.worker, row.topic)]:
+            raise InvalidInput(f"line {row.line}", f"{row.worker!r} labelled {row.candidate!r} twice")
+        grouped[(row.worker, row.topic)][row.candidate] = row.label
+    kind = get_kind(campaign.kind)
+    payloads = {}
+    for (worker, topic_id), answers in grouped.items():
+        try:
+            payload = kind.payload_from_labels(answers)
+            payloads[(worker, topic_id)] = kind.clean_payload(payload, topics[topic_id].data, complete=True)
+        except InvalidInput as error:
+            raise InvalidInput(f"worker {worker!r}, topic {topic_id!r}: {error.field}", error.message) from None
+    with transaction.atomic():
+        return _write_crowd_judgments(campaign, topics, payloads, progress)
+
+
+def _write_crowd_judgments(
+    campaign: Campaign,
+    topics: dict[str, Topic],
+    payloads: dict[tuple[str, str], dict[str, Any]],
+    progress: Callable[[int], None] | None,
+) -> ImportSummary:
+    workers = sorted({worker for worker, _ in payloads})
+    users = {u.username: u for u in User.objects.filter(username__in=workers)}
+    created = [User(username=w) for w in workers if w not in users]
+    for user in created:
+        user.set_unusable_password()
+    User.objects.bulk_create(created)
+    users = {u.username: u for u in User.objects.filter(username__in=workers)}
+    members = set(Membership.objects.filter(campaign=campaign).values_list("user__username", flat=True))
+    Membership.objects.bulk_create(
+        Membership(campaign=campaign, user=users[w], role=Membership.Role.ASSESSOR) for w in workers if w not in members
+    )
+    existing = set(
+        Judgment.objects.filter(topic__campaign=campaign).values_list("assessor__username", "topic__external_id")
+    )
+    clash = next((key for key in payloads if key in existing), None)
+    if clash:
+        raise InvalidInput("file", f"{clash[0]!r} already has a judgment of topic {clash[1]!r}; nothing imported")
+    assigned = set(
+        Assignment.objects.filter(topic__campaign=campaign).values_list("assessor__username", "topic__external_id")
+    )
+    Assignment.objects.bulk_create(
+        Assignment(topic=topics[t], assessor=users[w]) for (w, t) in payloads if (w, t) not in assigned
+    )
+    now = timezone.now()
+    batch = 2000
+    keys = list(payloads)
+    for start in range(0, len(keys), batch):
+        chunk = keys[start : start + batch]
+        judgments = Judgment.objects.bulk_create(
+            Judgment(
+                topic=topics[t], assessor=users[w], payload=payloads[(w, t)], status="submitted", version=1, submitted_at=now
+            )
+            for (w, t) in chunk
+        )
+        if any(j.pk is None for j in judgments):  # backends that do not return ids from bulk inserts
+            judgments = list(
+                Judgment.objects.filter(topic__campaign=campaign, topic__external_id__in={t for _, t in chunk})
+            )
+        by_key = {(j.assessor_id, j.topic_id): j for j in judgments}
+        JudgmentRevision.objects.bulk_create(
+            JudgmentRevision(
+                judgment=by_key[(users[w].pk, topics[t].pk)],
+                version=1,
+                author=users[w],
+                payload=payloads[(w, t)],
+                status="submitted",
+                source="import",
+            )
+            for (w, t) in chunk
+        )
+        if progress:
+            progress(len(chunk))
+    scoring_services.mark_all_stale(campaign)
+    return ImportSummary(
+        assessors_created=len(created), judgments=len(payloads), topics=len({t for _, t in payloads})
+    )
+
+
+@transaction.atomic
+def import_crowd_file(
+    *,
+    campaign: Campaign,
+    topics: list[dict[str, Any]],
+    labels: Sequence[CrowdLabel],
+    reference: dict[str, dict[str, Any]],
+    progress: Callable[[int], None] | None = None,
+) -> ImportSummary:
+    """Topics the file introduces, its labels and its reference labelling
+    (kept as a run called ``gold``), all or nothing."""
+    known = set(campaign.topics.values_list("external_id", flat=True))
+    new_topics = [t for t in topics if t.get("external_id") not in known]
+    if new_topics:
+        import_topics(campaign=campaign, topics=new_topics)
+    summary = import_crowd_labels(campaign=campaign, labels=labels, progress=progress)
+    if reference:
+        import_runs(campaign=campaign, runs=[{"name": "gold", "data": {"reference": True, "labels": reference}}])
+    return summary

@@ -1,0 +1,82 @@
+"""Pages an assessor or organiser opens. Thin: permission, one read, render."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from annotate import selectors
+from annotate.kinds import get_kind
+from scoring import selectors as scoring_selectors
+from scoring import services as scoring_services
+
+
+@login_required
+def home(request: HttpRequest) -> HttpResponse:
+    queues = selectors.assessor_queues(request.user)
+    organised = [q for q in queues if q.role == "organiser"]
+    if request.user.is_staff:
+        member_of = {q.campaign.pk for q in queues}
+        others = selectors.visible_campaigns(request.user).exclude(pk__in=member_of)
+    else:
+        others = []
+    return render(
+        request,
+        "annotate/home.html",
+        {
+            "assessing": [q for q in queues if q.role == "assessor"],
+            "organised": organised,
+            "others": others,
+        },
+    )
+
+
+@login_required
+def campaign(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    campaign, role = selectors.campaign_for(request.user, campaign_id)
+    if role == "assessor":
+        queue = next(q for q in selectors.assessor_queues(request.user) if q.campaign.pk == campaign.pk)
+        return render(request, "annotate/campaign_assessor.html", {"campaign": campaign, "queue": queue})
+    return render(
+        request,
+        "annotate/campaign_organiser.html",
+        {
+            "campaign": campaign,
+            "role": role,
+            "kind": get_kind(campaign.kind),
+            "progress": selectors.assessor_progress(campaign),
+            "assignments": selectors.topic_assignments(campaign),
+            "report": scoring_selectors.campaign_report(campaign),
+            "jobs": scoring_selectors.campaign_jobs(campaign),
+            "analyses": scoring_services.analyses_for(campaign),
+            "refresh_ms": settings.CONCORD_REFRESH_MS,
+        },
+    )
+
+
+@login_required
+def judge(request: HttpRequest, campaign_id: int, topic_id: str) -> HttpResponse:
+    campaign, role = selectors.campaign_for(request.user, campaign_id)
+    topic = selectors.topic_for(request.user, campaign, role, topic_id)
+    kind = get_kind(campaign.kind)
+    judgment = selectors.own_judgment(topic, request.user)
+    queue = next((q for q in selectors.assessor_queues(request.user) if q.campaign.pk == campaign.pk), None)
+    later = [e.topic for e in queue.entries if e.status != "submitted" and e.topic.pk != topic.pk] if queue else []
+    return render(
+        request,
+        kind.judge_template,
+        {
+            "campaign": campaign,
+            "topic": topic,
+            "assigned": queue is not None and any(e.topic.pk == topic.pk for e in queue.entries),
+            "state": {
+                "payload": judgment.payload if judgment else kind.empty_payload(topic.data),
+                "status": judgment.status if judgment else "new",
+                "version": judgment.version if judgment else 0,
+            },
+            "next_topic": later[0] if later else None,
+            "queue": queue,
+        },
+    )

@@ -1,0 +1,12 @@
+"""Test settings: the real settings, with tasks run in-process.
+
+Background tasks run immediately (on commit) so tests see reports without a
+worker; tests/scoring/test_worker.py runs the real database worker.
+"""
+
+from concord.settings import *  # noqa: F403
+
+TASKS = {"default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend", "QUEUES": []}}
+# Fast hashing: the tests log in hundreds of times.
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+CONCORD_REFRESH_MS = 500

@@ -1,0 +1,51 @@
+from django.contrib import admin
+from django.contrib.auth import views as auth_views
+from django.urls import path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from rest_framework.authtoken.views import obtain_auth_token
+
+from annotate import views as pages
+from annotate.api import views as api
+from scoring import api as scoring_api
+from scoring import views as scoring_pages
+
+api_urls = [
+    path("api/auth/token/", obtain_auth_token, name="api-token"),
+    path("api/campaigns/", api.CampaignList.as_view(), name="api-campaigns"),
+    path("api/campaigns/<int:campaign_id>/", api.CampaignDetail.as_view(), name="api-campaign"),
+    path("api/campaigns/<int:campaign_id>/members/", api.MemberList.as_view(), name="api-members"),
+    path("api/campaigns/<int:campaign_id>/topics/", api.TopicList.as_view(), name="api-topics"),
+    path("api/campaigns/<int:campaign_id>/runs/", api.RunList.as_view(), name="api-runs"),
+    path(
+        "api/campaigns/<int:campaign_id>/topics/<str:topic_id>/judgment/",
+        api.OwnJudgment.as_view(),
+        name="api-judgment",
+    ),
+    path("api/campaigns/<int:campaign_id>/judgments/", api.JudgmentList.as_view(), name="api-judgments"),
+    path(
+        "api/campaigns/<int:campaign_id>/judgments/import/", api.JudgmentImport.as_view(), name="api-judgments-import"
+    ),
+    path("api/campaigns/<int:campaign_id>/agreement/", scoring_api.Agreement.as_view(), name="api-agreement"),
+    path("api/campaigns/<int:campaign_id>/analyses/", scoring_api.Analyses.as_view(), name="api-analyses"),
+    path("api/jobs/<int:job_id>/", scoring_api.JobDetail.as_view(), name="api-job"),
+    path("api/campaigns/<int:campaign_id>/export/", scoring_api.Export.as_view(), name="api-export"),
+    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+]
+
+page_urls = [
+    path("", pages.home, name="home"),
+    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("campaigns/<int:campaign_id>/", pages.campaign, name="campaign"),
+    path("campaigns/<int:campaign_id>/topics/<str:topic_id>/judge/", pages.judge, name="judge"),
+    path("campaigns/<int:campaign_id>/report/", scoring_pages.report, name="campaign-report"),
+    path("campaigns/<int:campaign_id>/analyses/", scoring_pages.start_analysis, name="campaign-analyses"),
+    path("campaigns/<int:campaign_id>/jobs/", scoring_pages.jobs, name="campaign-jobs"),
+    path("jobs/<int:job_id>/", scoring_pages.job, name="job"),
+    path("campaigns/<int:campaign_id>/export/", scoring_pages.export, name="campaign-export"),
+    path("campaigns/<int:campaign_id>/export/download/", scoring_pages.export_download, name="campaign-export-download"),
+    path("admin/", admin.site.urls),
+]
+
+urlpatterns = api_urls + page_urls

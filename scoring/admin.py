@@ -1,0 +1,18 @@
+from django.contrib import admin
+
+from scoring.models import Job, Report
+
+
+@admin.register(Report)
+class ReportAdmin(admin.ModelAdmin):
+    list_display = ["name", "campaign", "topic", "computed_at", "judgments_seen"]
+    list_filter = ["campaign", "name"]
+    readonly_fields = ["campaign", "topic", "name", "data", "computed_at", "judgments_seen"]
+
+
+@admin.register(Job)
+class JobAdmin(admin.ModelAdmin):
+    list_display = ["analysis", "campaign", "status", "progress", "created_at", "finished_at"]
+    list_filter = ["status", "analysis"]
+    readonly_fields = ["campaign", "analysis", "params", "status", "progress", "message", "result",
+                       "created_by", "created_at", "started_at", "finished_at"]

@@ -1,0 +1,85 @@
+"""REST API for agreement reports, analyses (jobs) and gold-standard exports."""
+
+from __future__ import annotations
+
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotate import selectors
+from annotate.api.views import ERRORS, body
+from scoring import selectors as scoring_selectors
+from scoring import services
+from scoring.exporting import export_file
+from scoring.models import Job
+
+
+class ReportSerializer(serializers.Serializer):
+    computed_at = serializers.DateTimeField(allow_null=True)
+    judgments_seen = serializers.IntegerField()
+    data = serializers.JSONField(allow_null=True)
+
+
+class JobSerializer(serializers.ModelSerializer):
+    campaign = serializers.IntegerField(source="campaign_id")
+
+    class Meta:
+        model = Job
+        fields = ["id", "campaign", "analysis", "params", "status", "progress", "message", "result",
+                  "created_at", "started_at", "finished_at"]
+        read_only_fields = fields
+
+
+class AnalysisRequestSerializer(serializers.Serializer):
+    analysis = serializers.CharField()
+    params = serializers.DictField(required=False)
+
+
+class Agreement(APIView):
+    @extend_schema(responses={200: ReportSerializer, **ERRORS})
+    def get(self, request: Request, campaign_id: int) -> Response:
+        campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
+        report = scoring_selectors.campaign_report(campaign)
+        if report is None:
+            return Response({"computed_at": None, "judgments_seen": 0, "data": None})
+        return Response(ReportSerializer(report).data)
+
+
+class Analyses(APIView):
+    @extend_schema(request=AnalysisRequestSerializer, responses={202: JobSerializer, **ERRORS})
+    def post(self, request: Request, campaign_id: int) -> Response:
+        campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
+        data = body(request, allowed={"analysis", "params"}, required={"analysis"})
+        job = services.start_analysis(
+            campaign=campaign, analysis=data["analysis"], params=data.get("params"), user=request.user
+        )
+        return Response(JobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
+
+
+class JobDetail(APIView):
+    @extend_schema(responses={200: JobSerializer, **ERRORS})
+    def get(self, request: Request, job_id: int) -> Response:
+        job = get_object_or_404(Job, pk=job_id)
+        selectors.campaign_for(request.user, job.campaign_id, need="organise")
+        return Response(JobSerializer(job).data)
+
+
+class Export(APIView):
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("format", str, description="csv or qrels"),
+            OpenApiParameter("truth", str, description="consensus, union, intersection or single:<username>"),
+        ],
+        responses={200: OpenApiResponse(description="The gold standard file."), **ERRORS},
+    )
+    def get(self, request: Request, campaign_id: int) -> HttpResponse:
+        campaign, _ = selectors.campaign_for(request.user, campaign_id, need="admin")
+        return export_file(
+            campaign,
+            format=request.query_params.get("format", "csv"),
+            truth=request.query_params.get("truth", "consensus"),
+        )

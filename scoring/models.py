@@ -1,0 +1,85 @@
+"""Stored results of scoring: reports, long analyses (jobs) and the
+bookkeeping that lets bursts of submissions share one recompute."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from annotate.models import Campaign, Topic
+
+
+class Report(models.Model):
+    """A computed report; pages read these and never recompute inline."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="reports")
+    topic = models.ForeignKey(Topic, null=True, blank=True, on_delete=models.CASCADE, related_name="reports")
+    name = models.CharField(max_length=64, default="agreement")
+    data = models.JSONField()
+    computed_at = models.DateTimeField()
+    judgments_seen = models.PositiveIntegerField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["campaign", "topic", "name"],
+                condition=models.Q(topic__isnull=False),
+                name="one_topic_report",
+            ),
+            models.UniqueConstraint(
+                fields=["campaign", "name"],
+                condition=models.Q(topic__isnull=True),
+                name="one_campaign_report",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} of {self.topic or self.campaign}"
+
+
+class StaleTopic(models.Model):
+    """A topic whose judgments changed since its report was computed.
+
+    ``revision`` is the newest judgment revision that marked it; the recompute
+    task deletes the mark only if it is unchanged, so a submission that lands
+    while a report is being computed is never forgotten.
+    """
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+")
+    topic = models.OneToOneField(Topic, on_delete=models.CASCADE, related_name="+")
+    revision = models.BigIntegerField()
+
+
+class ScoringState(models.Model):
+    """At most one queued recompute per campaign: submissions that arrive while
+    one is queued ride along with it instead of queueing their own."""
+
+    campaign = models.OneToOneField(Campaign, on_delete=models.CASCADE, primary_key=True, related_name="+")
+    pending = models.BooleanField(default=False)
+    requested_at = models.DateTimeField(null=True)
+
+
+class Job(models.Model):
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="jobs")
+    analysis = models.CharField(max_length=64)
+    params = models.JSONField(default=dict, blank=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    progress = models.FloatField(default=0.0)
+    message = models.CharField(max_length=500, blank=True)
+    result = models.JSONField(null=True, blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.analysis} #{self.pk} ({self.status})"

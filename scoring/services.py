@@ -1,0 +1,155 @@
+"""Writes for scoring: marking topics stale, recomputing stored reports, jobs.
+
+Live scoring: a submission marks its topic stale and, once committed, asks
+for a recompute. A campaign has at most one recompute queued at a time
+(``ScoringState.pending``); submissions that arrive while it waits ride along
+with it, so a burst of N submissions costs one or two recomputes, not N.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from annotate.models import Campaign, Judgment, Topic
+from scoring.models import Job, Report, ScoringState, StaleTopic
+from scoring.reports import json_ready, report_module
+from scoring.selectors import submitted_judgments
+
+log = logging.getLogger(__name__)
+Progress = Callable[[float, str], None]
+
+
+def mark_stale(topic: Topic, revision_id: int) -> None:
+    """Call inside the transaction that changed a judgment of ``topic``."""
+    StaleTopic.objects.bulk_create(
+        [StaleTopic(campaign_id=topic.campaign_id, topic=topic, revision=revision_id)],
+        update_conflicts=True,
+        unique_fields=["topic"],
+        update_fields=["revision"],
+    )
+    campaign_id = topic.campaign_id
+    transaction.on_commit(lambda: request_recompute(campaign_id))
+
+
+def mark_all_stale(campaign: Campaign) -> None:
+    """After a bulk import: every topic of ``campaign`` needs a new report."""
+    newest = Judgment.objects.filter(topic__campaign=campaign).aggregate(v=Max("revisions__id"))["v"] or 0
+    StaleTopic.objects.bulk_create(
+        [StaleTopic(campaign=campaign, topic_id=t, revision=newest) for t in campaign.topics.values_list("id", flat=True)],
+        update_conflicts=True,
+        unique_fields=["topic"],
+        update_fields=["revision"],
+    )
+    transaction.on_commit(lambda: request_recompute(campaign.pk))
+
+
+def request_recompute(campaign_id: int) -> bool:
+    """Queue a recompute unless one is already queued. True if one was queued."""
+    from scoring.tasks import recompute_campaign_reports
+
+    ScoringState.objects.get_or_create(campaign_id=campaign_id)
+    claimed = ScoringState.objects.filter(campaign_id=campaign_id, pending=False).update(
+        pending=True, requested_at=timezone.now()
+    )
+    if claimed:
+        recompute_campaign_reports.enqueue(campaign_id)
+    return bool(claimed)
+
+
+def recompute_reports(campaign_id: int, *, everything: bool = False, progress: Progress | None = None) -> int:
+    """Recompute the reports of the stale topics (or all) and of the campaign.
+
+    Returns the number of topic reports written.
+    """
+    # Cleared first: a submission from now on queues a fresh recompute, so
+    # none can fall between what this run reads and the end of the run.
+    ScoringState.objects.filter(campaign_id=campaign_id).update(pending=False)
+    campaign = Campaign.objects.get(pk=campaign_id)
+    module = report_module(campaign.kind)
+    marks = dict(StaleTopic.objects.filter(campaign=campaign).values_list("topic_id", "revision"))
+    topics = {t.pk: t for t in campaign.topics.all()}
+    wanted = sorted(topics) if everything else sorted(marks)
+    judgments = submitted_judgments(campaign)
+    by_topic: dict[int, list] = {}
+    for row in judgments:
+        by_topic.setdefault(row.topic_id, []).append(row)
+    now = timezone.now()
+    topic_reports = []
+    for done, topic_id in enumerate(wanted, 1):
+        rows = by_topic.get(topic_id, [])
+        data = json_ready(module.topic_report(topics[topic_id], rows))
+        topic_reports.append((topic_id, data, len(rows)))
+        if progress and (done % 50 == 0 or done == len(wanted)):
+            progress(0.9 * done / len(wanted), f"{done} of {len(wanted)} topics")
+    campaign_data = json_ready(module.campaign_report(campaign, list(topics.values()), judgments))
+    with transaction.atomic():
+        for topic_id, data, seen in topic_reports:
+            _store(campaign, topics[topic_id], data, seen, now)
+        _store(campaign, None, campaign_data, len(judgments), now)
+        for topic_id, revision in marks.items():
+            StaleTopic.objects.filter(topic_id=topic_id, revision=revision).delete()
+    if progress:
+        progress(1.0, "reports stored")
+    return len(topic_reports)
+
+
+def _store(campaign: Campaign, topic: Topic | None, data: dict, seen: int, now) -> None:
+    Report.objects.update_or_create(
+        campaign=campaign,
+        topic=topic,
+        name="agreement",
+        defaults={"data": data, "computed_at": now, "judgments_seen": seen},
+    )
+
+
+# -- jobs: long analyses with progress ----------------------------------------
+
+#: Analyses every kind offers; kinds add theirs in their module's ANALYSES.
+COMMON_ANALYSES = ("agreement",)
+
+
+def analyses_for(campaign: Campaign) -> list[str]:
+    return [*COMMON_ANALYSES, *getattr(report_module(campaign.kind), "ANALYSES", {})]
+
+
+def start_analysis(*, campaign: Campaign, analysis: str, params: dict | None, user) -> Job:
+    from annotate.kinds import InvalidInput
+    from scoring.tasks import run_analysis
+
+    if analysis not in analyses_for(campaign):
+        raise InvalidInput("analysis", f"unknown analysis {analysis!r} (known: {', '.join(analyses_for(campaign))})")
+    if params is not None and not isinstance(params, dict):
+        raise InvalidInput("params", "expected an object")
+    job = Job.objects.create(campaign=campaign, analysis=analysis, params=params or {}, created_by=user)
+    transaction.on_commit(lambda: run_analysis.enqueue(job.pk))
+    return job
+
+
+def run_job(job_id: int) -> None:
+    job = Job.objects.select_related("campaign").get(pk=job_id)
+    Job.objects.filter(pk=job.pk).update(status=Job.Status.RUNNING, started_at=timezone.now(), progress=0.0)
+
+    def progress(fraction: float, message: str) -> None:
+        Job.objects.filter(pk=job.pk).update(progress=round(min(max(fraction, 0.0), 1.0), 4), message=message[:500])
+
+    try:
+        if job.analysis == "agreement":
+            written = recompute_reports(job.campaign_id, everything=True, progress=progress)
+            result = {"topic_reports": written}
+        else:
+            analysis = report_module(job.campaign.kind).ANALYSES[job.analysis]
+            result = json_ready(analysis(job.campaign, job.params, progress))
+    except Exception as error:  # the job records the failure; the worker logs it
+        log.exception("job %s failed", job.pk)
+        Job.objects.filter(pk=job.pk).update(
+            status=Job.Status.FAILED, finished_at=timezone.now(), message=f"{type(error).__name__}: {error}"[:500]
+        )
+        raise
+    Job.objects.filter(pk=job.pk).update(
+        status=Job.Status.DONE, progress=1.0, result=result, finished_at=timezone.now(), message="done"
+    )

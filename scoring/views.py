@@ -1,0 +1,66 @@
+"""Organiser and admin pages: the live report, analyses and exports."""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from annotate import selectors
+from annotate.kinds import InvalidInput
+from scoring import selectors as scoring_selectors
+from scoring import services
+from scoring.exporting import export_choices, export_file
+from scoring.models import Job
+
+
+@login_required
+def report(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """The live agreement report: a fragment the campaign page polls."""
+    campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
+    return render(
+        request,
+        f"scoring/report_{campaign.kind}.html",
+        {"campaign": campaign, "report": scoring_selectors.campaign_report(campaign)},
+    )
+
+
+@login_required
+@require_POST
+def start_analysis(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
+    try:
+        services.start_analysis(campaign=campaign, analysis=request.POST.get("analysis", ""), params=None, user=request.user)
+    except InvalidInput as error:
+        return HttpResponse(f"{error.field}: {error.message}", status=400)
+    return redirect("campaign", campaign_id=campaign.pk)
+
+
+@login_required
+def jobs(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
+    return render(request, "scoring/jobs.html", {"campaign": campaign, "jobs": scoring_selectors.campaign_jobs(campaign)})
+
+
+@login_required
+def job(request: HttpRequest, job_id: int) -> HttpResponse:
+    job = get_object_or_404(Job, pk=job_id)
+    selectors.campaign_for(request.user, job.campaign_id, need="organise")
+    return render(request, "scoring/job.html", {"job": job, "campaign": job.campaign})
+
+
+@login_required
+def export(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    campaign, _ = selectors.campaign_for(request.user, campaign_id, need="admin")
+    formats, truths = export_choices(campaign)
+    return render(request, "scoring/export.html", {"campaign": campaign, "formats": formats, "truths": truths})
+
+
+@login_required
+def export_download(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    campaign, _ = selectors.campaign_for(request.user, campaign_id, need="admin")
+    try:
+        return export_file(campaign, format=request.GET.get("format", "csv"), truth=request.GET.get("truth", "consensus"))
+    except InvalidInput as error:
+        return HttpResponse(f"{error.field}: {error.message}", status=400, content_type="text/plain")

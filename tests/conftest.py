@@ -1,0 +1,75 @@
+"""Shared fixtures: users in every role and a small pairs campaign."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import Permission
+from rest_framework.test import APIClient
+
+from annotate import services
+
+
+@pytest.fixture
+def make_user(django_user_model):
+    def make(username: str, *, staff: bool = False, organiser: bool = False):
+        user = django_user_model.objects.create_user(username=username, password="pw-" + username)
+        if staff:
+            user.is_staff = user.is_superuser = True
+            user.save()
+        if organiser:
+            user.user_permissions.add(Permission.objects.get(codename="add_campaign"))
+        return user
+
+    return make
+
+
+@pytest.fixture
+def people(make_user):
+    """admin (staff), organiser, assessors alice, bob and carol, and outsiders."""
+    return {
+        "admin": make_user("admin", staff=True),
+        "organiser": make_user("organiser", organiser=True),
+        "alice": make_user("alice"),
+        "bob": make_user("bob"),
+        "carol": make_user("carol"),
+        "other_organiser": make_user("other_organiser", organiser=True),
+        "outsider": make_user("outsider"),
+    }
+
+
+def pairs_topics(n: int = 3, candidates: int = 4) -> list[dict]:
+    return [
+        {
+            "external_id": f"q{t}",
+            "title": f"Query {t}",
+            "data": {
+                "query": f"Name {t}",
+                "candidates": [{"id": f"c{c}", "text": f"Candidate {t}.{c}"} for c in range(1, candidates + 1)],
+            },
+        }
+        for t in range(1, n + 1)
+    ]
+
+
+@pytest.fixture
+def campaign(people):
+    """A pairs campaign, overlap 2, organised by `organiser`, assessed by alice and bob."""
+    campaign = services.create_campaign(creator=people["organiser"], kind="pairs", name="Names", overlap=2)
+    services.add_member(campaign=campaign, username="alice", role="assessor")
+    services.add_member(campaign=campaign, username="bob", role="assessor")
+    services.import_topics(campaign=campaign, topics=pairs_topics())
+    other = services.create_campaign(creator=people["other_organiser"], kind="pairs", name="Elsewhere", overlap=1)
+    services.add_member(campaign=other, username="carol", role="assessor")
+    services.import_topics(campaign=other, topics=pairs_topics(1))
+    return campaign
+
+
+@pytest.fixture
+def api():
+    def client_for(user=None) -> APIClient:
+        client = APIClient()
+        if user is not None:
+            client.force_authenticate(user)
+        return client
+
+    return client_for
