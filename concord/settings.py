@@ -172,6 +172,10 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {
+        "JudgmentStatusEnum": "annotate.models.Judgment.Status",
+        "JobStatusEnum": "scoring.models.Job.Status",
+    },
 }
 
 # How often pages showing a live report poll for a fresh one (milliseconds).

@@ -75,3 +75,14 @@ class JudgmentWriteSerializer(serializers.Serializer):
 class UploadSerializer(serializers.Serializer):
     file = serializers.FileField()
     positive = serializers.CharField(required=False, help_text="The label value that means a match.")
+
+
+class TopicInputSerializer(serializers.Serializer):
+    external_id = serializers.CharField(help_text="Unique within the campaign; no white space or '/'.")
+    title = serializers.CharField(required=False, allow_blank=True)
+    data = serializers.JSONField(help_text="The items to judge; the shape depends on the campaign's kind (README).")
+
+
+class RunInputSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    data = serializers.JSONField()

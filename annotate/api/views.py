@@ -87,6 +87,7 @@ class TopicList(APIView):
 
     @extend_schema(
         description="A JSON list of topics, `{\"topics\": [...]}`, or a multipart `file` holding either.",
+        request={"application/json": s.TopicInputSerializer(many=True), "multipart/form-data": s.UploadSerializer},
         responses={201: s.TopicSerializer(many=True), **ERRORS},
     )
     def post(self, request: Request, campaign_id: int) -> Response:
@@ -107,6 +108,7 @@ class RunList(APIView):
 
     @extend_schema(
         description='A JSON list of runs `[{"name": ..., "data": {...}}]`.',
+        request=s.RunInputSerializer(many=True),
         responses={201: s.RunSerializer(many=True), **ERRORS},
     )
     def post(self, request: Request, campaign_id: int) -> Response:

@@ -1,0 +1,42 @@
+"""Analyses run as jobs with progress."""
+
+import pytest
+
+from annotate import services
+from annotate.models import Topic
+from scoring.models import Job, Report
+
+pytestmark = pytest.mark.django_db
+
+
+def test_agreement_analysis_recomputes_every_report_with_progress(api, people, campaign, django_capture_on_commit_callbacks):
+    for topic in Topic.objects.filter(campaign=campaign, assignments__assessor=people["alice"]):
+        services.save_judgment(topic=topic, assessor=people["alice"], payload={"matches": {"c1": True, "c2": True, "c3": False, "c4": False}}, status="submitted", version=0)
+    Report.objects.all().delete()
+    with django_capture_on_commit_callbacks(execute=True):
+        response = api(people["organiser"]).post(f"/api/campaigns/{campaign.pk}/analyses/", {"analysis": "agreement"}, format="json")
+    assert response.status_code == 202 and response.json()["status"] == "queued"
+    job = api(people["organiser"]).get(f"/api/jobs/{response.json()['id']}/").json()
+    assert (job["status"], job["progress"], job["result"]) == ("done", 1.0, {"topic_reports": 3})
+    assert Report.objects.filter(campaign=campaign, topic__isnull=False).count() == 3
+    assert Report.objects.get(campaign=campaign, topic=None).judgments_seen == 3
+
+
+def test_unknown_analysis_is_a_400(api, people, campaign):
+    response = api(people["organiser"]).post(f"/api/campaigns/{campaign.pk}/analyses/", {"analysis": "nope"}, format="json")
+    assert response.status_code == 400 and response.json()["field"] == "analysis"
+    assert not Job.objects.exists()
+
+
+def test_a_failing_analysis_is_recorded(people, campaign, monkeypatch):
+    from scoring import services as scoring_services
+
+    def broken(*args, **kwargs):
+        raise ArithmeticError("boom")
+
+    monkeypatch.setattr(scoring_services, "recompute_reports", broken)
+    job = Job.objects.create(campaign=campaign, analysis="agreement")
+    with pytest.raises(ArithmeticError):
+        scoring_services.run_job(job.pk)
+    job.refresh_from_db()
+    assert (job.status, job.message) == ("failed", "ArithmeticError: boom")
