@@ -71,12 +71,13 @@ def topics(count: int, rng: random.Random, start: int = 1) -> list[dict]:
     result = []
     for number in range(start, start + count):
         query = f"{rng.choice(GIVEN)} {rng.choice(FAMILY)}"
-        seen = {query}
+        # Exact string matches are left out of the pool (section 2.2).
+        seen = {query.lower()}
         candidates = []
         while len(candidates) < rng.randint(6, 12):
-            text = variant(query, rng)
-            if text not in seen:
-                seen.add(text)
+            text = " ".join(variant(query, rng).split())
+            if text.lower() not in seen:
+                seen.add(text.lower())
                 candidates.append({"id": f"c{len(candidates) + 1}", "text": text})
         result.append({"external_id": f"q{number:03d}", "title": f"Query {number}: {query}", "data": {"query": query, "candidates": candidates}})
     return result
