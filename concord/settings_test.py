@@ -10,3 +10,8 @@ TASKS = {"default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBacken
 # Fast hashing: the tests log in hundreds of times.
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 CONCORD_REFRESH_MS = 500
+
+# A file, not memory, so tests can use several connections at once (threads
+# racing for the same judgment) as the real server does.
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
+    DATABASES["default"]["TEST"] = {"NAME": str(SQLITE_PATH.with_name("test-concord.sqlite3"))}  # noqa: F405
