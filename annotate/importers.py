@@ -9,11 +9,14 @@ import csv
 import html
 import io
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from annotate import services
 from annotate.kinds import InvalidInput
 from annotate.labels import CrowdLabel
+from annotate.models import Campaign
 
 _TRUE = {"1", "true", "yes", "match", "y"}
 _FALSE = {"0", "false", "no", "no-match", "nomatch", "n"}
@@ -138,3 +141,105 @@ def _read_generic(reader: csv.DictReader, positive: str | None, *, grouped: bool
             raise InvalidInput(f"line {line}", "worker, topic/item and candidate must not be empty")
         result.labels.append(CrowdLabel(worker, topic, candidate, _label(row["label"], positive, line), line))
     return result
+
+
+def read_runs(raw: bytes | str, *, filename: str = "") -> list[dict[str, Any]]:
+    """Runs as JSON (``[{"name", "data"}]``) or, for orderings, CSV with the
+    header ``topic,run,order`` (``order``: item ids separated by spaces)."""
+    text = decode(raw)
+    if filename.endswith(".csv") or text.lstrip().startswith("topic,"):
+        return _read_ordering_runs_csv(text)
+    data = read_json(text)
+    if isinstance(data, dict) and set(data) == {"runs"}:
+        data = data["runs"]
+    if not isinstance(data, list):
+        raise InvalidInput("file", 'expected a JSON list of runs or {"runs": [...]}')
+    return data
+
+
+def _read_ordering_runs_csv(text: str) -> list[dict[str, Any]]:
+    reader = csv.DictReader(io.StringIO(text))
+    if not {"topic", "run", "order"} <= set(reader.fieldnames or []):
+        raise InvalidInput("file", "expected the CSV header topic,run,order")
+    runs: dict[str, dict[str, list[str]]] = {}
+    for line, row in enumerate(reader, start=2):
+        run, topic = (row["run"] or "").strip(), (row["topic"] or "").strip()
+        if not run or not topic:
+            raise InvalidInput(f"line {line}", "topic and run must not be empty")
+        if topic in runs.setdefault(run, {}):
+            raise InvalidInput(f"line {line}", f"run {run!r} orders topic {topic!r} twice")
+        runs[run][topic] = (row["order"] or "").split()
+    return [{"name": name, "data": {"orderings": orderings}} for name, orderings in runs.items()]
+
+
+def read_judgments_json(raw: bytes | str) -> list[dict[str, Any]]:
+    """Judgments as JSON: ``[{"assessor", "topic", "payload"}]`` (all submitted)."""
+    data = read_json(raw)
+    if isinstance(data, dict) and set(data) == {"judgments"}:
+        data = data["judgments"]
+    if not isinstance(data, list):
+        raise InvalidInput("file", 'expected a JSON list of judgments or {"judgments": [...]}')
+    return data
+
+
+SQUALITY_RANKS = ("overall", "correctness", "selection")
+
+
+def read_squality(raw: bytes | str, *, rank: str = "overall") -> CrowdFile:
+    """SQuALITY human evaluation (``all-responses.jsonl``): for each question,
+    each reviewer's rank of the answers becomes an ordering (best first).
+
+    A topic per question (``<passage-id>-q<n>``) with the answers as items
+    (ids: the system names); reviewers become assessors ``reviewer-<id>``.
+    """
+    if rank not in SQUALITY_RANKS:
+        raise InvalidInput("rank", f"expected one of {', '.join(SQUALITY_RANKS)}")
+    result = CrowdFile()
+    for line, text in enumerate(decode(raw).splitlines(), start=1):
+        if not text.strip():
+            continue
+        try:
+            passage = json.loads(text)
+            questions = passage["questions"]
+            passage_id = str(passage["passage-id"])
+        except (json.JSONDecodeError, KeyError, TypeError) as error:
+            raise InvalidInput(f"line {line}", f"not a SQuALITY passage ({error})") from None
+        for number, answers in questions.items():
+            topic = f"{passage_id}-q{number}"
+            result.topics.append(
+                {
+                    "external_id": topic,
+                    "title": f"Passage {passage_id}, question {number}",
+                    "data": {"items": [{"id": system, "text": a["response"]} for system, a in answers.items()]},
+                }
+            )
+            for system, answer in answers.items():
+                for review in answer["reviews"]:
+                    worker = f"reviewer-{review['worker_id']}"
+                    result.labels.append(CrowdLabel(worker, topic, system, review[f"{rank}-rank"], line))
+    return result
+
+
+def import_judgment_file(
+    campaign: Campaign,
+    raw: bytes,
+    *,
+    filename: str,
+    positive: str | None = None,
+    rank: str = "overall",
+    progress: Callable[[int], None] | None = None,
+    on_total: Callable[[int], None] | None = None,
+) -> services.ImportSummary:
+    """Parse a judgments file by its name (``.json``: judgments; ``.jsonl``:
+    SQuALITY; anything else: a crowd CSV) and import it, all or nothing."""
+    if filename.endswith(".json"):
+        entries = read_judgments_json(raw)
+        if on_total:
+            on_total(len(entries) if isinstance(entries, list) else 0)
+        return services.import_judgments(campaign=campaign, entries=entries, progress=progress)
+    crowd = read_squality(raw, rank=rank) if filename.endswith(".jsonl") else read_crowd_csv(raw, positive=positive)
+    if on_total:
+        on_total(len({(label.worker, label.topic) for label in crowd.labels}))
+    return services.import_crowd_file(
+        campaign=campaign, topics=crowd.topics, labels=crowd.labels, reference=crowd.reference, progress=progress
+    )

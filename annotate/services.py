@@ -152,6 +152,8 @@ def import_topics(*, campaign: Campaign, topics: Any) -> list[Topic]:
 def import_runs(*, campaign: Campaign, runs: Any) -> list[Run]:
     """Add runs: ``[{"name": str, "data": {...}}]`` (all or nothing)."""
     require_list(runs, "runs", min_length=1)
+    kind = get_kind(campaign.kind)
+    topics = dict(campaign.topics.values_list("external_id", "data"))
     taken = set(campaign.runs.values_list("name", flat=True))
     new = []
     for index, run in enumerate(runs):
@@ -161,10 +163,11 @@ def import_runs(*, campaign: Campaign, runs: Any) -> list[Run]:
         if name in taken:
             raise InvalidInput(f"{path}.name", f"a run {name!r} already exists in this campaign")
         taken.add(name)
-        if not isinstance(run["data"], dict):
-            raise InvalidInput(f"{path}.data", "expected an object")
-        new.append(Run(campaign=campaign, name=name, data=run["data"]))
-    return Run.objects.bulk_create(new)
+        data = kind.clean_run_data(run["data"], topics, field=f"{path}.data")
+        new.append(Run(campaign=campaign, name=name, data=data))
+    created = Run.objects.bulk_create(new)
+    scoring_services.mark_all_stale(campaign)
+    return created
 
 
 # -- judgments -----------------------------------------------------------------
@@ -329,6 +332,31 @@ def _write_crowd_judgments(
     return ImportSummary(
         assessors_created=len(created), judgments=len(payloads), topics=len({t for _, t in payloads})
     )
+
+
+def import_judgments(
+    *, campaign: Campaign, entries: Any, progress: Callable[[int], None] | None = None
+) -> ImportSummary:
+    """Import submitted judgments ``[{"assessor", "topic", "payload"}]`` of any kind, all or nothing."""
+    require_list(entries, "judgments", min_length=1)
+    topics = {t.external_id: t for t in campaign.topics.all()}
+    kind = get_kind(campaign.kind)
+    payloads: dict[tuple[str, str], dict[str, Any]] = {}
+    for index, entry in enumerate(entries):
+        path = f"judgments[{index}]"
+        require_object(entry, path, allowed={"assessor", "topic", "payload"}, required={"assessor", "topic", "payload"})
+        assessor = require_id(entry["assessor"], f"{path}.assessor")
+        topic = require_id(entry["topic"], f"{path}.topic")
+        if topic not in topics:
+            raise InvalidInput(f"{path}.topic", f"unknown topic {topic!r}")
+        if (assessor, topic) in payloads:
+            raise InvalidInput(path, f"a second judgment by {assessor!r} of topic {topic!r}")
+        try:
+            payloads[(assessor, topic)] = kind.clean_payload(entry["payload"], topics[topic].data, complete=True)
+        except InvalidInput as error:
+            raise InvalidInput(f"{path}.{error.field}", error.message) from None
+    with transaction.atomic():
+        return _write_crowd_judgments(campaign, topics, payloads, progress)
 
 
 @transaction.atomic

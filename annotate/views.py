@@ -72,7 +72,7 @@ def judge(request: HttpRequest, campaign_id: int, topic_id: str) -> HttpResponse
             "topic": topic,
             "assigned": queue is not None and any(e.topic.pk == topic.pk for e in queue.entries),
             "state": {
-                "payload": judgment.payload if judgment else kind.empty_payload(topic.data),
+                "payload": judgment.payload if judgment else kind.initial_payload(topic.data, seed=f"{request.user.pk}:{topic.pk}"),
                 "status": judgment.status if judgment else "new",
                 "version": judgment.version if judgment else 0,
             },

@@ -24,8 +24,8 @@ def export_file(campaign: Campaign, *, format: str, truth: str) -> HttpResponse:
     return response
 
 
-def export_choices(campaign: Campaign) -> tuple[list[str], list[str]]:
-    """The formats and gold standards an export of ``campaign`` can take."""
+def export_choices(campaign: Campaign) -> tuple[list[str], list[str], str]:
+    """The formats and gold standards an export of ``campaign`` can take, and what they mean."""
     module = report_module(campaign.kind)
     assessors = sorted({row.assessor for row in submitted_judgments(campaign)})
-    return list(module.EXPORTS), module.truths(assessors)
+    return list(module.EXPORTS), module.truths(assessors), module.EXPORT_HELP

@@ -38,16 +38,18 @@ class Report(models.Model):
 
 
 class StaleTopic(models.Model):
-    """A topic whose judgments changed since its report was computed.
+    """A topic whose judgments (or runs) changed since its report was computed.
 
-    ``revision`` is the newest judgment revision that marked it; the recompute
-    task deletes the mark only if it is unchanged, so a submission that lands
-    while a report is being computed is never forgotten.
+    ``revision`` is the newest judgment revision that marked it and
+    ``marked_at`` when; every mark rewrites both. The recompute task deletes
+    a mark only if it is unchanged, so a change that lands while a report is
+    being computed is never forgotten.
     """
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+")
     topic = models.OneToOneField(Topic, on_delete=models.CASCADE, related_name="+")
     revision = models.BigIntegerField()
+    marked_at = models.DateTimeField()
 
 
 class ScoringState(models.Model):

@@ -27,23 +27,27 @@ Progress = Callable[[float, str], None]
 def mark_stale(topic: Topic, revision_id: int) -> None:
     """Call inside the transaction that changed a judgment of ``topic``."""
     StaleTopic.objects.bulk_create(
-        [StaleTopic(campaign_id=topic.campaign_id, topic=topic, revision=revision_id)],
+        [StaleTopic(campaign_id=topic.campaign_id, topic=topic, revision=revision_id, marked_at=timezone.now())],
         update_conflicts=True,
         unique_fields=["topic"],
-        update_fields=["revision"],
+        update_fields=["revision", "marked_at"],
     )
     campaign_id = topic.campaign_id
     transaction.on_commit(lambda: request_recompute(campaign_id))
 
 
 def mark_all_stale(campaign: Campaign) -> None:
-    """After a bulk import: every topic of ``campaign`` needs a new report."""
+    """After a bulk import (judgments, runs): every topic of ``campaign`` needs a new report."""
     newest = Judgment.objects.filter(topic__campaign=campaign).aggregate(v=Max("revisions__id"))["v"] or 0
+    now = timezone.now()
     StaleTopic.objects.bulk_create(
-        [StaleTopic(campaign=campaign, topic_id=t, revision=newest) for t in campaign.topics.values_list("id", flat=True)],
+        [
+            StaleTopic(campaign=campaign, topic_id=t, revision=newest, marked_at=now)
+            for t in campaign.topics.values_list("id", flat=True)
+        ],
         update_conflicts=True,
         unique_fields=["topic"],
-        update_fields=["revision"],
+        update_fields=["revision", "marked_at"],
     )
     transaction.on_commit(lambda: request_recompute(campaign.pk))
 
@@ -71,10 +75,16 @@ def recompute_reports(campaign_id: int, *, everything: bool = False, progress: P
     ScoringState.objects.filter(campaign_id=campaign_id).update(pending=False)
     campaign = Campaign.objects.get(pk=campaign_id)
     module = report_module(campaign.kind)
-    marks = dict(StaleTopic.objects.filter(campaign=campaign).values_list("topic_id", "revision"))
+    marks = {
+        topic_id: (revision, marked_at)
+        for topic_id, revision, marked_at in StaleTopic.objects.filter(campaign=campaign).values_list(
+            "topic_id", "revision", "marked_at"
+        )
+    }
     topics = {t.pk: t for t in campaign.topics.all()}
     wanted = sorted(topics) if everything else sorted(marks)
     judgments = submitted_judgments(campaign)
+    runs = list(campaign.runs.all())
     by_topic: dict[int, list] = {}
     for row in judgments:
         by_topic.setdefault(row.topic_id, []).append(row)
@@ -82,17 +92,17 @@ def recompute_reports(campaign_id: int, *, everything: bool = False, progress: P
     topic_reports = []
     for done, topic_id in enumerate(wanted, 1):
         rows = by_topic.get(topic_id, [])
-        data = json_ready(module.topic_report(topics[topic_id], rows))
+        data = json_ready(module.topic_report(topics[topic_id], rows, runs=runs))
         topic_reports.append((topic_id, data, len(rows)))
         if progress and (done % 50 == 0 or done == len(wanted)):
             progress(0.9 * done / len(wanted), f"{done} of {len(wanted)} topics")
-    campaign_data = json_ready(module.campaign_report(campaign, list(topics.values()), judgments))
+    campaign_data = json_ready(module.campaign_report(campaign, list(topics.values()), judgments, runs=runs))
     with transaction.atomic():
         for topic_id, data, seen in topic_reports:
             _store(campaign, topics[topic_id], data, seen, now)
         _store(campaign, None, campaign_data, len(judgments), now)
-        for topic_id, revision in marks.items():
-            StaleTopic.objects.filter(topic_id=topic_id, revision=revision).delete()
+        for topic_id, (revision, marked_at) in marks.items():
+            StaleTopic.objects.filter(topic_id=topic_id, revision=revision, marked_at=marked_at).delete()
     if progress:
         progress(1.0, "reports stored")
     return len(topic_reports)

@@ -53,8 +53,10 @@ def job(request: HttpRequest, job_id: int) -> HttpResponse:
 @login_required
 def export(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign, _ = selectors.campaign_for(request.user, campaign_id, need="admin")
-    formats, truths = export_choices(campaign)
-    return render(request, "scoring/export.html", {"campaign": campaign, "formats": formats, "truths": truths})
+    formats, truths, help_text = export_choices(campaign)
+    return render(
+        request, "scoring/export.html", {"campaign": campaign, "formats": formats, "truths": truths, "help": help_text}
+    )
 
 
 @login_required

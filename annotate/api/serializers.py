@@ -74,7 +74,8 @@ class JudgmentWriteSerializer(serializers.Serializer):
 
 class UploadSerializer(serializers.Serializer):
     file = serializers.FileField()
-    positive = serializers.CharField(required=False, help_text="The label value that means a match.")
+    positive = serializers.CharField(required=False, help_text="Crowd CSV: the label value that means a match.")
+    rank = serializers.CharField(required=False, help_text="SQuALITY: overall, correctness or selection.")
 
 
 class TopicInputSerializer(serializers.Serializer):

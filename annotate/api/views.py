@@ -101,19 +101,23 @@ class TopicList(APIView):
 
 
 class RunList(APIView):
+    parser_classes = [JSONParser, MultiPartParser]
     @extend_schema(responses={200: s.RunSerializer(many=True), **ERRORS})
     def get(self, request: Request, campaign_id: int) -> Response:
         campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
         return Response(s.RunSerializer(campaign.runs.all(), many=True).data)
 
     @extend_schema(
-        description='A JSON list of runs `[{"name": ..., "data": {...}}]`.',
-        request=s.RunInputSerializer(many=True),
+        description='A JSON list of runs `[{"name": ..., "data": {...}}]`, or a multipart `file` (JSON, or CSV '
+        "`topic,run,order` for orderings).",
+        request={"application/json": s.RunInputSerializer(many=True), "multipart/form-data": s.UploadSerializer},
         responses={201: s.RunSerializer(many=True), **ERRORS},
     )
     def post(self, request: Request, campaign_id: int) -> Response:
         campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
-        runs = services.import_runs(campaign=campaign, runs=request.data)
+        upload = request.FILES.get("file")
+        data = importers.read_runs(upload.read(), filename=upload.name or "") if upload else request.data
+        runs = services.import_runs(campaign=campaign, runs=data)
         return Response(s.RunSerializer(runs, many=True).data, status=status.HTTP_201_CREATED)
 
 
@@ -128,7 +132,7 @@ class OwnJudgment(APIView):
                 {
                     "topic": topic.external_id,
                     "assessor": request.user.get_username(),
-                    "payload": get_kind(campaign.kind).empty_payload(topic.data),
+                    "payload": get_kind(campaign.kind).initial_payload(topic.data, seed=f"{request.user.pk}:{topic.pk}"),
                     "status": "new",
                     "version": 0,
                     "updated_at": None,
@@ -172,7 +176,7 @@ class JudgmentImport(APIView):
 
     @extend_schema(
         request={"multipart/form-data": s.UploadSerializer},
-        description="Import existing judgments from a crowd CSV file (see README, 'Import formats').",
+        description="Import existing judgments: a crowd CSV, SQuALITY .jsonl or JSON judgments (README, 'Import formats').",
         responses={201: OpenApiResponse(description="What was imported."), **ERRORS},
     )
     def post(self, request: Request, campaign_id: int) -> Response:
@@ -180,8 +184,11 @@ class JudgmentImport(APIView):
         upload = request.FILES.get("file")
         if upload is None:
             raise InvalidInput("file", "attach the crowd file as multipart field 'file'")
-        crowd = importers.read_crowd_csv(upload.read(), positive=request.data.get("positive") or None)
-        summary = services.import_crowd_file(
-            campaign=campaign, topics=crowd.topics, labels=crowd.labels, reference=crowd.reference
+        summary = importers.import_judgment_file(
+            campaign,
+            upload.read(),
+            filename=upload.name or "",
+            positive=request.data.get("positive") or None,
+            rank=request.data.get("rank") or "overall",
         )
         return Response(summary.__dict__, status=status.HTTP_201_CREATED)

@@ -7,10 +7,12 @@ module named by its ``report_module`` (scoring/reports/<kind>.py).
 from __future__ import annotations
 
 from annotate.kinds.base import InvalidInput, Kind
+from annotate.kinds.ordering import OrderingKind
 from annotate.kinds.pairs import PairsKind
 
 KINDS: dict[str, Kind] = {
     PairsKind.name: PairsKind(),
+    OrderingKind.name: OrderingKind(),
 }
 
 

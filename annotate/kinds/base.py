@@ -53,6 +53,17 @@ class Kind:
     def empty_payload(self, topic_data: Mapping[str, Any]) -> dict[str, Any]:
         raise NotImplementedError
 
+    def clean_run_data(self, data: Any, topics: Mapping[str, Mapping[str, Any]], *, field: str) -> dict[str, Any]:
+        """Validate a run's data against the campaign's topics (external id -> data)."""
+        if not isinstance(data, dict):
+            raise InvalidInput(field, "expected an object")
+        return data
+
+    def initial_payload(self, topic_data: Mapping[str, Any], *, seed: str) -> dict[str, Any]:
+        """What the judging page starts from for a new judgment; ``seed``
+        is stable per assessor and topic."""
+        return self.empty_payload(topic_data)
+
     def payload_from_labels(self, labels: Mapping[str, Any]) -> dict[str, Any]:
         """A payload from imported (item id -> label) crowd rows, if the kind takes them."""
         raise InvalidInput("campaign", f"{self.label} campaigns do not import crowd label files")

@@ -19,13 +19,18 @@ from typing import Any
 import numpy as np
 
 from annotate.kinds import InvalidInput
-from annotate.models import Campaign, Topic
+from annotate.models import Campaign, Run, Topic
 from scoring.metrics.agreement import category_counts, fleiss_kappa, krippendorff_alpha, pairwise_agreement
 from scoring.exports import write_csv
 from scoring.metrics.truthsets import consensus, intersection, single, union
 from scoring.selectors import JudgmentRow
 
 EXPORTS = {"csv": ("text/csv", "csv"), "qrels": ("text/plain", "qrels")}
+EXPORT_HELP = (
+    "Consensus: a tie or a majority of the adjudicators who judged an item says match. Union: anyone said match. "
+    "Intersection: everyone who judged it said match. Single: one adjudicator's judgments. CSV rows carry the vote "
+    "counts (matches, judged); qrels rows are: topic 0 candidate 0|1."
+)
 
 
 @dataclass(frozen=True)
@@ -126,7 +131,7 @@ def _alpha(matrix: np.ndarray, judged: np.ndarray) -> dict[str, Any]:
     }
 
 
-def topic_report(topic: Topic, judgments: Sequence[JudgmentRow]) -> dict[str, Any]:
+def topic_report(topic: Topic, judgments: Sequence[JudgmentRow], *, runs: Sequence[Run] = ()) -> dict[str, Any]:
     v = votes([topic], judgments)
     matches = np.nansum(v.matrix, axis=1)
     judged = (~np.isnan(v.matrix)).sum(axis=1)
@@ -139,7 +144,9 @@ def topic_report(topic: Topic, judgments: Sequence[JudgmentRow]) -> dict[str, An
     }
 
 
-def campaign_report(campaign: Campaign, topics: Sequence[Topic], judgments: Sequence[JudgmentRow]) -> dict[str, Any]:
+def campaign_report(
+    campaign: Campaign, topics: Sequence[Topic], judgments: Sequence[JudgmentRow], *, runs: Sequence[Run] = ()
+) -> dict[str, Any]:
     return {"kind": "pairs", "topics": len(topics), **agreement(votes(topics, judgments))}
 
 

@@ -21,6 +21,12 @@ def fmt(value: float | int | None, digits: int = 3) -> str:
     return f"{value:.{digits}f}"
 
 
+@register.filter
+def get(mapping: dict | None, key: str):
+    """``mapping[key]``, or None: for report dicts keyed by run, method or topic."""
+    return mapping.get(key) if isinstance(mapping, dict) else None
+
+
 def colour(value: float | None) -> str:
     """White at 0, deep blue at 1, red below 0; grey when undefined."""
     if value is None:

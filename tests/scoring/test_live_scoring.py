@@ -78,10 +78,10 @@ def test_a_submission_during_a_recompute_is_not_lost(campaign, people, monkeypat
     original = pairs.campaign_report
     late = Topic.objects.filter(campaign=campaign, assignments__assessor=people["bob"]).first()
 
-    def submit_meanwhile(*args):
+    def submit_meanwhile(*args, **kwargs):
         # A judgment lands while the report is being computed.
         services.save_judgment(topic=late, assessor=people["bob"], payload=FULL, status="submitted", version=0)
-        return original(*args)
+        return original(*args, **kwargs)
 
     monkeypatch.setattr(pairs, "campaign_report", submit_meanwhile)
     scoring_services.recompute_reports(campaign.pk)

@@ -1,0 +1,103 @@
+"""Orderings: an assessor puts a topic's items in order (e.g. the sentences
+of a summary, or answers from best to worst).
+
+Kim, Zhai & Han, "Evaluating ordered lists" (ordered-lists_kim-zhai-han.txt),
+section 3: each assessor's ordering of the same items is one gold standard.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any
+
+from annotate.kinds.base import (
+    InvalidInput,
+    Kind,
+    listing,
+    require_list,
+    require_object,
+    require_text,
+    type_name,
+    unique_ids,
+)
+
+
+class OrderingKind(Kind):
+    name = "ordering"
+    label = "Ordering"
+    description = "Put the items of a topic in order."
+    report_module = "scoring.reports.ordering"
+    judge_template = "annotate/judge_ordering.html"
+
+    def clean_topic_data(self, data: Any, *, field: str = "data") -> dict[str, Any]:
+        require_object(data, field, allowed={"items"}, required={"items"})
+        items = require_list(data["items"], f"{field}.items", min_length=2)
+        cleaned = []
+        for index, item in enumerate(items):
+            path = f"{field}.items[{index}]"
+            require_object(item, path, allowed={"id", "text"}, required={"id", "text"})
+            cleaned.append({"id": item["id"], "text": require_text(item["text"], f"{path}.text")})
+        unique_ids(cleaned, f"{field}.items")
+        return {"items": cleaned}
+
+    def clean_payload(self, payload: Any, topic_data: Mapping[str, Any], *, complete: bool) -> dict[str, Any]:
+        # A draft is an ordering too (the page always holds one), so drafts
+        # and submissions are checked alike.
+        require_object(payload, "payload", allowed={"order"}, required={"order"})
+        return {"order": check_permutation(payload["order"], [i["id"] for i in topic_data["items"]], "payload.order")}
+
+    def progress(self, payload: Mapping[str, Any], topic_data: Mapping[str, Any]) -> tuple[int, int]:
+        return (1 if payload.get("order") else 0), 1
+
+    def empty_payload(self, topic_data: Mapping[str, Any]) -> dict[str, Any]:
+        return {"order": []}
+
+    def clean_run_data(self, data: Any, topics: Mapping[str, Mapping[str, Any]], *, field: str) -> dict[str, Any]:
+        """A system's orderings: ``{"orderings": {topic: [item ids]}}``, each a permutation."""
+        require_object(data, field, allowed={"orderings"}, required={"orderings"})
+        orderings = data["orderings"]
+        if not isinstance(orderings, dict) or not orderings:
+            raise InvalidInput(f"{field}.orderings", "expected an object of topic id -> ordering")
+        cleaned = {}
+        for topic, order in orderings.items():
+            if topic not in topics:
+                raise InvalidInput(f"{field}.orderings.{topic}", "unknown topic")
+            items = [item["id"] for item in topics[topic]["items"]]
+            cleaned[topic] = check_permutation(order, items, f"{field}.orderings.{topic}")
+        return {"orderings": cleaned}
+
+    def payload_from_labels(self, labels: Mapping[str, Any]) -> dict[str, Any]:
+        """Ranks (1 = first) per item -> the ordering."""
+        return {"order": sorted(labels, key=lambda item: labels[item])}
+
+    def initial_payload(self, topic_data: Mapping[str, Any], *, seed: str) -> dict[str, Any]:
+        """The assessor's own shuffled starting order, stable across reloads,
+        so no position bias is shared between assessors."""
+        order = [item["id"] for item in topic_data["items"]]
+        random.Random(int.from_bytes(hashlib.sha256(seed.encode()).digest()[:8], "big")).shuffle(order)
+        return {"order": order}
+
+
+def check_permutation(order: Any, items: list[str], field: str) -> list[str]:
+    """``order`` must list every one of ``items`` exactly once."""
+    require_list(order, field)
+    for index, item in enumerate(order):
+        if not isinstance(item, str):
+            raise InvalidInput(f"{field}[{index}]", f"expected an item id (a string), got {type_name(item)}")
+    known = set(items)
+    duplicated = [item for item, count in Counter(order).items() if count > 1]
+    unknown = [item for item in order if item not in known]
+    missing = [item for item in items if item not in set(order)]
+    problems = []
+    if unknown:
+        problems.append(f"unknown item id(s): {listing(unknown)}")
+    if duplicated:
+        problems.append(f"duplicated item id(s): {listing(duplicated)}")
+    if missing:
+        problems.append(f"missing item id(s): {listing(missing)}")
+    if problems:
+        raise InvalidInput(field, "; ".join(problems) + f" (expected each of the topic's {len(items)} items once)")
+    return list(order)

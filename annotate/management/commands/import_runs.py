@@ -1,0 +1,25 @@
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from annotate import importers, services
+from annotate.kinds import InvalidInput
+from annotate.models import Campaign
+
+
+class Command(BaseCommand):
+    help = "Import system runs into a campaign: JSON [{name, data}] or, for orderings, CSV topic,run,order."
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("campaign", type=int, help="Campaign id.")
+        parser.add_argument("file", type=Path)
+
+    def handle(self, *args, campaign: int, file: Path, **options) -> None:
+        target = Campaign.objects.filter(pk=campaign).first()
+        if target is None:
+            raise CommandError(f"campaign: no campaign #{campaign}")
+        try:
+            runs = services.import_runs(campaign=target, runs=importers.read_runs(file.read_bytes(), filename=file.name))
+        except InvalidInput as error:
+            raise CommandError(f"{file}: {error.field}: {error.message} (nothing imported)") from None
+        self.stdout.write(f"Imported {len(runs)} runs into {target.name} (#{target.pk}).")
