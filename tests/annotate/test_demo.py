@@ -31,5 +31,20 @@ def test_seed_creates_logins_and_a_pairs_campaign_with_realistic_agreement(capsy
 def test_seeding_twice_keeps_one_demo_campaign(capsys):
     call_command("seed_demo")
     call_command("seed_demo", "--keep-passwords")
-    assert Campaign.objects.filter(params__demo=True).count() == 1
+    assert sorted(Campaign.objects.filter(params__demo=True).values_list("kind", flat=True)) == ["ordering", "pairs"]
     assert "(unchanged)" in capsys.readouterr().out
+
+
+def test_ordering_demo_has_a_careless_assessor_and_ranked_runs():
+    call_command("seed_demo")
+    campaign = Campaign.objects.get(kind="ordering", params__demo=True)
+    report = campaign_report(campaign).data
+    assert [row["run"] for row in report["runs"]] == ["close-system", "rough-system", "backwards-system"]
+    # The careless assessor agrees least with the others.
+    from scoring.selectors import topic_report
+
+    topic = campaign.topics.get(external_id="p1")
+    data = topic_report(topic).data
+    means = {a: sum(v for v in row if v is not None) - 1 for a, row in zip(data["assessors"], data["tau"])}
+    assert min(means, key=means.get) == "sim-dev"
+    assert Assignment.objects.filter(topic__campaign=campaign, assessor__username="alice").count() == 2

@@ -9,10 +9,11 @@ import pytest
 
 
 @pytest.fixture(scope="module", autouse=True)
-def allow_orm_beside_playwright():
+def allow_orm_beside_playwright(django_db_setup):
     """Playwright's sync API keeps an event loop running in the test thread;
     the ORM calls the tests (and their database teardown) make there are
-    ordinary synchronous ones. Module-scoped, so it outlives that teardown."""
+    ordinary synchronous ones. Module-scoped, so it outlives that teardown;
+    it sets the test database up first, before any browser starts."""
     before = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
     os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
     yield
