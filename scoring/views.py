@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import select_template
 from django.views.decorators.http import require_POST
 
 from annotate import selectors
@@ -47,7 +48,8 @@ def jobs(request: HttpRequest, campaign_id: int) -> HttpResponse:
 def job(request: HttpRequest, job_id: int) -> HttpResponse:
     job = get_object_or_404(Job, pk=job_id)
     selectors.campaign_for(request.user, job.campaign_id, need="organise")
-    return render(request, "scoring/job.html", {"job": job, "campaign": job.campaign})
+    template = select_template([f"scoring/results/{job.analysis}.html", "scoring/results/default.html"])
+    return render(request, "scoring/job.html", {"job": job, "campaign": job.campaign, "result_template": template})
 
 
 @login_required

@@ -22,6 +22,15 @@ def fmt(value: float | int | None, digits: int = 3) -> str:
 
 
 @register.filter
+def index(sequence: list | None, position: int):
+    """``sequence[position]``, or None."""
+    try:
+        return sequence[position]
+    except (IndexError, TypeError):
+        return None
+
+
+@register.filter
 def get(mapping: dict | None, key: str):
     """``mapping[key]``, or None: for report dicts keyed by run, method or topic."""
     return mapping.get(key) if isinstance(mapping, dict) else None
@@ -76,3 +85,68 @@ def kappa_heatmap(report: dict) -> str:
         'width="{}" height="{}" viewBox="0 0 {} {}">{}{}{}</svg>',
         size, size, size, size, column_labels, row_labels, rects,
     )
+
+
+PALETTE = ["#184ea0", "#1f7a3d", "#b54708", "#7a2e8f", "#b42318", "#0e7c86", "#5c5f66", "#a15c07"]
+
+
+@register.simple_tag
+def line_chart(series: dict, *, x_label: str = "", y_label: str = "", width: int = 560, height: int = 300) -> str:
+    """Lines of (x, y) points, one per label, as SVG with axes and a legend.
+
+    ``series`` maps a label to a list of [x, y] pairs; None values are skipped.
+    """
+    points = [(x, y) for line in series.values() for x, y in line if x is not None and y is not None]
+    if not points:
+        return ""
+    left, right, top, bottom = 52, 150, 12, 40
+    xs, ys = [p[0] for p in points], [p[1] for p in points]
+    x0, x1 = min(xs), max(xs) if max(xs) > min(xs) else min(xs) + 1
+    y0, y1 = min(ys), max(ys) if max(ys) > min(ys) else min(ys) + 1
+    plot_w, plot_h = width - left - right, height - top - bottom
+
+    def sx(x: float) -> float:
+        return left + (x - x0) / (x1 - x0) * plot_w
+
+    def sy(y: float) -> float:
+        return top + (1 - (y - y0) / (y1 - y0)) * plot_h
+
+    paths, legend = [], []
+    for index, (label, line) in enumerate(series.items()):
+        colour_ = PALETTE[index % len(PALETTE)]
+        coords = " ".join(f"{sx(x):.1f},{sy(y):.1f}" for x, y in line if x is not None and y is not None)
+        paths.append(format_html('<polyline fill="none" stroke="{}" stroke-width="2" points="{}"><title>{}</title></polyline>', colour_, coords, label))
+        ly = top + 14 * index + 8
+        legend.append(format_html(
+            '<line x1="{}" x2="{}" y1="{}" y2="{}" stroke="{}" stroke-width="2"/><text x="{}" y="{}" font-size="11">{}</text>',
+            width - right + 10, width - right + 28, ly, ly, colour_, width - right + 32, ly + 4, label,
+        ))
+    ticks = []
+    for fraction in (0, 0.25, 0.5, 0.75, 1):
+        yv = y0 + fraction * (y1 - y0)
+        xv = x0 + fraction * (x1 - x0)
+        ticks.append(format_html('<text x="{}" y="{}" font-size="10" text-anchor="end">{}</text>', left - 4, sy(yv) + 3, f"{yv:.3g}"))
+        ticks.append(format_html('<text x="{}" y="{}" font-size="10" text-anchor="middle">{}</text>', sx(xv), height - bottom + 14, f"{xv:.3g}"))
+    axes = format_html(
+        '<line x1="{l}" y1="{t}" x2="{l}" y2="{b}" stroke="#999"/><line x1="{l}" y1="{b}" x2="{r}" y2="{b}" stroke="#999"/>'
+        '<text x="{cx}" y="{h}" font-size="11" text-anchor="middle">{xl}</text>'
+        '<text x="12" y="{cy}" font-size="11" text-anchor="middle" transform="rotate(-90 12 {cy})">{yl}</text>',
+        l=left, t=top, b=top + plot_h, r=left + plot_w, cx=left + plot_w / 2, h=height - 6, xl=x_label, cy=top + plot_h / 2, yl=y_label,
+    )
+    body = format_html_join("", "{}", ((item,) for item in [axes, *ticks, *paths, *legend]))
+    return format_html('<svg class="chart" role="img" width="{}" height="{}" viewBox="0 0 {} {}">{}</svg>', width, height, width, height, body)
+
+
+@register.filter
+def noise_series(rows: list[dict]) -> dict:
+    """Noise-robustness rows -> {method: [[ratio, ED], ...]} for :func:`line_chart`."""
+    return {row["method"]: [[r, e] for r, e in zip(row["ratios"], row["ed"])] for row in rows}
+
+
+@register.filter
+def sweep_series(rows: list[dict]) -> dict:
+    """FreSPA sweep rows -> {parameter: [[value, ED], ...]}."""
+    series: dict[str, list] = {}
+    for row in rows:
+        series.setdefault(row["parameter"], []).append([row["value"], row["ed"]])
+    return series

@@ -40,3 +40,25 @@ def test_a_failing_analysis_is_recorded(people, campaign, monkeypatch):
         scoring_services.run_job(job.pk)
     job.refresh_from_db()
     assert (job.status, job.message) == ("failed", "ArithmeticError: boom")
+
+
+def test_job_pages_show_tables_and_charts(client, people, django_capture_on_commit_callbacks):
+    campaign = services.create_campaign(creator=people["organiser"], kind="ordering", name="O", overlap=3)
+    for name in ("alice", "bob", "carol"):
+        services.add_member(campaign=campaign, username=name, role="assessor")
+    services.import_topics(campaign=campaign, topics=[{"external_id": "t", "data": {"items": [{"id": i, "text": i} for i in "abcdef"]}}])
+    topic = campaign.topics.get()
+    for name, order in (("alice", "abcdef"), ("bob", "bacdef"), ("carol", "abcdfe")):
+        services.save_judgment(topic=topic, assessor=people[name], payload={"order": list(order)}, status="submitted", version=0)
+    from scoring import services as scoring_services
+
+    with django_capture_on_commit_callbacks(execute=True):
+        noise = scoring_services.start_analysis(campaign=campaign, analysis="noise", params={"ratios": [0, 0.5, 1], "seeds": 2}, user=None)
+        sweep = scoring_services.start_analysis(campaign=campaign, analysis="frespa-sweep", params={}, user=None)
+    client.force_login(people["organiser"])
+    page = client.get(f"/jobs/{noise.pk}/").content.decode()
+    assert "% Degradation" in page and page.count("<polyline") == 7  # one line per method
+    page = client.get(f"/jobs/{sweep.pk}/").content.decode()
+    assert "min_sup" in page and page.count("<polyline") == 5  # one line per parameter
+    client.force_login(people["alice"])
+    assert client.get(f"/jobs/{noise.pk}/").status_code == 403
