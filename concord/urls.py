@@ -40,6 +40,7 @@ page_urls = [
     path("campaigns/<int:campaign_id>/", pages.campaign, name="campaign"),
     path("campaigns/<int:campaign_id>/topics/<str:topic_id>/judge/", pages.judge, name="judge"),
     path("campaigns/<int:campaign_id>/report/", scoring_pages.report, name="campaign-report"),
+    path("campaigns/<int:campaign_id>/topics/<str:topic_id>/report/", scoring_pages.topic_report, name="topic-report"),
     path("campaigns/<int:campaign_id>/analyses/", scoring_pages.start_analysis, name="campaign-analyses"),
     path("campaigns/<int:campaign_id>/jobs/", scoring_pages.jobs, name="campaign-jobs"),
     path("jobs/<int:job_id>/", scoring_pages.job, name="job"),

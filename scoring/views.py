@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -24,6 +25,22 @@ def report(request: HttpRequest, campaign_id: int) -> HttpResponse:
         request,
         f"scoring/report_{campaign.kind}.html",
         {"campaign": campaign, "report": scoring_selectors.campaign_report(campaign)},
+    )
+
+
+@login_required
+def topic_report(request: HttpRequest, campaign_id: int, topic_id: str) -> HttpResponse:
+    campaign, role = selectors.campaign_for(request.user, campaign_id, need="organise")
+    topic = selectors.topic_for(request.user, campaign, role, topic_id)
+    return render(
+        request,
+        "scoring/topic_report.html",
+        {
+            "campaign": campaign,
+            "topic": topic,
+            "report": scoring_selectors.topic_report(topic),
+            "refresh_ms": settings.CONCORD_REFRESH_MS,
+        },
     )
 
 

@@ -50,9 +50,13 @@ def colour(value: float | None) -> str:
 
 @register.simple_tag
 def kappa_heatmap(report: dict) -> str:
-    """Pairwise kappa as an SVG grid (no inline style or script, so CSP-safe)."""
-    assessors = [a["assessor"] for a in report["assessors"]]
-    matrix = report["kappa_matrix"]
+    """Pairwise kappa of a pairs report as an SVG grid."""
+    return heatmap([a["assessor"] for a in report["assessors"]], report["kappa_matrix"], "kappa")
+
+
+@register.simple_tag
+def heatmap(assessors: list[str], matrix: list[list[float | None]], measure: str) -> str:
+    """A symmetric assessors x assessors matrix as an SVG grid (no inline style or script, so CSP-safe)."""
     n = len(assessors)
     size = LABEL + n * CELL
     cells = []
@@ -61,12 +65,12 @@ def kappa_heatmap(report: dict) -> str:
             x, y = LABEL + j * CELL, LABEL + i * CELL
             text_fill = "#fff" if value is not None and abs(value) > 0.55 else "#111"
             cells.append(
-                (x, y, CELL - 2, CELL - 2, colour(value), assessors[i], assessors[j], fmt(value, 2),
+                (x, y, CELL - 2, CELL - 2, colour(value), assessors[i], assessors[j], measure, fmt(value, 2),
                  x + CELL / 2, y + CELL / 2 + 4, text_fill, fmt(value, 2))
             )
     rects = format_html_join(
         "",
-        '<g><rect x="{}" y="{}" width="{}" height="{}" fill="{}"><title>{} vs {}: kappa {}</title></rect>'
+        '<g><rect x="{}" y="{}" width="{}" height="{}" fill="{}"><title>{} vs {}: {} {}</title></rect>'
         '<text x="{}" y="{}" text-anchor="middle" font-size="11" fill="{}">{}</text></g>',
         cells,
     )
@@ -81,9 +85,9 @@ def kappa_heatmap(report: dict) -> str:
         ((LABEL - 6, LABEL + i * CELL + CELL / 2 + 4, name) for i, name in enumerate(assessors)),
     )
     return format_html(
-        '<svg class="heatmap" role="img" aria-label="Pairwise kappa between assessors" '
+        '<svg class="heatmap" role="img" aria-label="Pairwise {} between assessors" '
         'width="{}" height="{}" viewBox="0 0 {} {}">{}{}{}</svg>',
-        size, size, size, size, column_labels, row_labels, rects,
+        measure, size, size, size, size, column_labels, row_labels, rects,
     )
 
 

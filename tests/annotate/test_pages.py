@@ -78,3 +78,15 @@ def test_api_schema_and_docs(client, people):
     assert b"/api/campaigns/{campaign_id}/topics/{topic_id}/judgment/" in schema.content
     as_user(client, people["alice"])
     assert client.get("/api/docs/").status_code == 200
+
+
+def test_topic_report_page_for_organisers_only(client, people, campaign, django_capture_on_commit_callbacks):
+    topic = Topic.objects.filter(campaign=campaign, assignments__assessor=people["alice"]).first()
+    with django_capture_on_commit_callbacks(execute=True):
+        for name in ("alice", "bob"):
+            if topic.assignments.filter(assessor=people[name]).exists():
+                services.save_judgment(topic=topic, assessor=people[name], payload=FULL, status="submitted", version=0)
+    url = f"/campaigns/{campaign.pk}/topics/{topic.external_id}/report/"
+    page = as_user(client, people["organiser"]).get(url).content.decode()
+    assert "Pairwise kappa on this topic" in page and "<svg" in page
+    assert as_user(client, people["alice"]).get(url).status_code == 403

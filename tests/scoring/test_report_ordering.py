@@ -131,3 +131,12 @@ def test_bad_orderings_through_the_api_store_nothing(api, people, ordered):
         assert response.status_code == 400 and response.json()["field"] == "payload.order"
         assert message in response.json()["detail"]
     assert not Judgment.objects.filter(topic__external_id="t3").exists()
+
+
+def test_topic_report_page_shows_tau_matrix_consensus_and_runs(client, people, ordered):
+    campaign, _ = ordered
+    client.force_login(people["organiser"])
+    page = client.get(f"/campaigns/{campaign.pk}/topics/t1/report/").content.decode()
+    assert 'aria-label="Pairwise tau between assessors"' in page
+    assert page.count("<rect") == 9  # 3 x 3 assessors
+    assert '<ol id="consensus"><li>S1' in page and "reversed" in page
