@@ -186,7 +186,9 @@ def clean_judgment_request(topic: Topic, payload: Any, status: Any, version: Any
     if isinstance(version, bool) or not isinstance(version, int) or version < 0:
         raise InvalidInput("version", "expected the version you read: a whole number, 0 for a new judgment")
     kind = get_kind(topic.campaign.kind)
-    return kind.clean_payload(payload, topic.data, complete=status == Judgment.Status.SUBMITTED)
+    return kind.clean_payload(
+        payload, topic.data, complete=status == Judgment.Status.SUBMITTED, params=topic.campaign.params
+    )
 
 
 @transaction.atomic

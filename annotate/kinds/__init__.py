@@ -7,12 +7,14 @@ module named by its ``report_module`` (scoring/reports/<kind>.py).
 from __future__ import annotations
 
 from annotate.kinds.base import InvalidInput, Kind
+from annotate.kinds.clustering import ClusteringKind
 from annotate.kinds.ordering import OrderingKind
 from annotate.kinds.pairs import PairsKind
 
 KINDS: dict[str, Kind] = {
     PairsKind.name: PairsKind(),
     OrderingKind.name: OrderingKind(),
+    ClusteringKind.name: ClusteringKind(),
 }
 
 

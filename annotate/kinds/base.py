@@ -38,11 +38,14 @@ class Kind:
     def clean_topic_data(self, data: Any, *, field: str = "data") -> dict[str, Any]:
         raise NotImplementedError
 
-    def clean_payload(self, payload: Any, topic_data: Mapping[str, Any], *, complete: bool) -> dict[str, Any]:
+    def clean_payload(
+        self, payload: Any, topic_data: Mapping[str, Any], *, complete: bool, params: Mapping[str, Any] | None = None
+    ) -> dict[str, Any]:
         """Return the payload normalised; raise InvalidInput naming the field.
 
         ``complete`` is True for a submission, which must be whole; a draft
         may be partial but may never contain unknown ids or wrong types.
+        ``params`` are the campaign's, for kinds with campaign-level options.
         """
         raise NotImplementedError
 

@@ -43,7 +43,9 @@ class OrderingKind(Kind):
         unique_ids(cleaned, f"{field}.items")
         return {"items": cleaned}
 
-    def clean_payload(self, payload: Any, topic_data: Mapping[str, Any], *, complete: bool) -> dict[str, Any]:
+    def clean_payload(
+        self, payload: Any, topic_data: Mapping[str, Any], *, complete: bool, params: Mapping[str, Any] | None = None
+    ) -> dict[str, Any]:
         # A draft is an ordering too (the page always holds one), so drafts
         # and submissions are checked alike.
         require_object(payload, "payload", allowed={"order"}, required={"order"})

@@ -45,7 +45,9 @@ class PairsKind(Kind):
         unique_ids(cleaned, f"{field}.candidates")
         return {"query": query, "candidates": cleaned}
 
-    def clean_payload(self, payload: Any, topic_data: Mapping[str, Any], *, complete: bool) -> dict[str, Any]:
+    def clean_payload(
+        self, payload: Any, topic_data: Mapping[str, Any], *, complete: bool, params: Mapping[str, Any] | None = None
+    ) -> dict[str, Any]:
         require_object(payload, "payload", allowed={"matches"}, required={"matches"})
         matches = payload["matches"]
         if not isinstance(matches, dict):

@@ -22,6 +22,11 @@ def fmt(value: float | int | None, digits: int = 3) -> str:
 
 
 @register.filter
+def split(value: str, separator: str = ",") -> list[str]:
+    return value.split(separator)
+
+
+@register.filter
 def index(sequence: list | None, position: int):
     """``sequence[position]``, or None."""
     try:
@@ -154,3 +159,15 @@ def sweep_series(rows: list[dict]) -> dict:
     for row in rows:
         series.setdefault(row["parameter"], []).append([row["value"], row["ed"]])
     return series
+
+
+#: Figure 1's measures, as (label, key in a split-merge step).
+PATH_MEASURES = (("V_beta", "v_beta"), ("V_0.5", "v_half"), ("NVI", "normalized_variation_of_information"),
+                 ("NMI", "nmi_arithmetic"), ("RI", "rand_index"), ("ARI", "adjusted_rand_index"),
+                 ("purity", "purity"), ("entropy", "entropy"), ("pair F", "pair_f"))
+
+
+@register.filter
+def path_series(path: list[dict]) -> dict:
+    """Split-merge steps -> {measure: [[clusters, value], ...]}."""
+    return {label: [[step["clusters"], step[key]] for step in path] for label, key in PATH_MEASURES}

@@ -31,7 +31,7 @@ def test_seed_creates_logins_and_a_pairs_campaign_with_realistic_agreement(capsy
 def test_seeding_twice_keeps_one_demo_campaign(capsys):
     call_command("seed_demo")
     call_command("seed_demo", "--keep-passwords")
-    assert sorted(Campaign.objects.filter(params__demo=True).values_list("kind", flat=True)) == ["ordering", "pairs"]
+    assert sorted(Campaign.objects.filter(params__demo=True).values_list("kind", flat=True)) == ["clustering", "ordering", "pairs"]
     assert "(unchanged)" in capsys.readouterr().out
 
 
@@ -48,3 +48,16 @@ def test_ordering_demo_has_a_careless_assessor_and_ranked_runs():
     means = {a: sum(v for v in row if v is not None) - 1 for a, row in zip(data["assessors"], data["tau"])}
     assert min(means, key=means.get) == "sim-dev"
     assert Assignment.objects.filter(topic__campaign=campaign, assessor__username="alice").count() == 2
+
+
+def test_clustering_demo_judges_generalise_split_and_leave_out():
+    call_command("seed_demo")
+    campaign = Campaign.objects.get(kind="clustering", params__demo=True)
+    from scoring.selectors import topic_report
+
+    data = topic_report(campaign.topics.get(external_id="volcano")).data
+    profiles = data["profiles"]
+    assert max(profiles, key=lambda j: profiles[j]["clusters"]) == "sim-ben"  # splits finely
+    assert min(profiles, key=lambda j: profiles[j]["sentences"]) == "sim-cara"  # leaves many out
+    assert max(profiles, key=lambda j: profiles[j]["per_cluster"]) == "sim-ann"  # generalises
+    assert all(p["singleton"]["v_beta"] > data["baseline"]["singleton"]["v_beta"] for p in data["pairs"])
