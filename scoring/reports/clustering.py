@@ -199,18 +199,24 @@ def _table3(scores: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
 def campaign_report(
     campaign: Campaign, topics: Sequence[Topic], judgments: Sequence[JudgmentRow], *, runs: Sequence[Run] = ()
 ) -> dict[str, Any]:
-    """Table 3 for every topic (pairs of judges) without the heavier parts of the topic reports."""
+    """Table 3: every pair of judges of every topic, and the random baseline
+    pooled over the topics with two or more judges (its "base" row)."""
     by_topic: dict[int, list[JudgmentRow]] = {}
     for row in judgments:
         by_topic.setdefault(row.topic_id, []).append(row)
-    rows = []
+    rows, baselines = [], []
     for topic in topics:
         items = sentence_ids(topic)
         clusterings = clusterings_of(by_topic.get(topic.pk, []))
         for a, b in combinations(clusterings, 2):
             rows.append({"topic": topic.external_id, "title": topic.title, "judges": [a, b],
                          **_table3(compare(clusterings[a], clusterings[b], items))})
-    return {"kind": "clustering", "topics": len(topics), "judged_topics": len(by_topic), "pairs": rows}
+        if len(clusterings) >= 2:
+            baselines.append(baseline(clusterings, items))
+    pooled = {
+        method: {name: float(np.mean([b[method][name] for b in baselines])) for name in TABLE3} for method in METHODS
+    } if baselines else None
+    return {"kind": "clustering", "topics": len(topics), "judged_topics": len(by_topic), "pairs": rows, "baseline": pooled}
 
 
 # -- analyses ------------------------------------------------------------------------

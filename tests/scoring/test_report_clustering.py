@@ -82,8 +82,9 @@ def test_topic_report_against_sklearn(clustered):
     base = data["baseline"]["singleton"]
     assert 0 < base["v_beta"] < 1 and 0 < base["nvi"] < 1
     assert set(data["runs"]["sys"]) == {"alice", "bob", "carol", "consensus"}
-    campaign_rows = campaign_report(campaign).data["pairs"]
-    assert campaign_rows[0]["singleton"]["v_beta"] == pytest.approx(pair["singleton"]["v_beta"])
+    campaign_data = campaign_report(campaign).data
+    assert campaign_data["pairs"][0]["singleton"]["v_beta"] == pytest.approx(pair["singleton"]["v_beta"])
+    assert campaign_data["baseline"]["bucket"]["nvi"] == pytest.approx(data["baseline"]["bucket"]["nvi"])
 
 
 def test_exports_consensus_with_provenance(api, people, clustered):
