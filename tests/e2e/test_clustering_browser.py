@@ -1,0 +1,216 @@
+"""An assessor clusters sentences by drag and drop and by keyboard, leaves some
+out, ranks the clusters and submits; the organiser's page then shows the new
+inter-judge agreement without a reload. With rules that block, a cluster that
+breaks a rule keeps Submit disabled until it is fixed."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from annotate import services
+from annotate.models import Judgment
+from scoring.metrics.clustering import complete_with_irrelevant, v_beta
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+DOCUMENTS = {
+    "d1": ("Reuters", ["A strong earthquake struck the coast on Monday.", "The quake measured 7.3 on the Richter scale.",
+                       "Schools were closed for the day.", "The weather stayed mild."]),
+    "d2": ("AP", ["An earthquake hit the coastal region early Monday.", "Seismologists put its magnitude at 7.3.",
+                  "At least four people were killed."]),
+    "d3": ("BBC", ["Monday's earthquake shook buildings along the coast.", "Two people died, officials said.",
+                   "Rescue teams searched the rubble."]),
+}
+SENTENCES = [
+    {"id": f"s{n}", "document": doc, "position": position, "text": text}
+    for n, (doc, position, text) in enumerate(
+        ((doc, position, text) for doc, (_, texts) in DOCUMENTS.items() for position, text in enumerate(texts)), 1)
+]
+TOPIC = {
+    "external_id": "quake",
+    "title": "Coastal earthquake",
+    "data": {"documents": [{"id": doc, "title": title} for doc, (title, _) in DOCUMENTS.items()], "sentences": SENTENCES},
+}
+BOB = {"clusters": [["s1", "s5", "s8"], ["s2", "s6"], ["s7", "s9", "s4"]], "descriptions": ["Quake", "Magnitude", "Deaths"]}
+
+
+def make_campaign(people, **params):
+    campaign = services.create_campaign(
+        creator=people["organiser"], kind="clustering", name="Quake clusters", overlap=2, params=params or None)
+    for name in ("alice", "bob"):
+        services.add_member(campaign=campaign, username=name, role="assessor")
+    services.import_topics(campaign=campaign, topics=[TOPIC])
+    return campaign
+
+
+@pytest.fixture
+def clustering_campaign(people):
+    campaign = make_campaign(people)
+    topic = campaign.topics.get()
+    services.save_judgment(topic=topic, assessor=people["bob"], payload=BOB, status="submitted", version=0)
+    return campaign
+
+
+def shown_clusters(page) -> list[list[str]]:
+    return page.locator("#clusters .cluster").evaluate_all(
+        "cs => cs.map(c => Array.from(c.querySelectorAll('.sentence')).map(s => s.dataset.id))")
+
+
+def focused(page) -> str:
+    return page.locator(".sentence.focused").get_attribute("data-id")
+
+
+def drag(page, sentence: str, cluster: int) -> None:
+    """Drag a sentence into the space below a cluster's last sentence.
+
+    By hand rather than with drag_to: SortableJS ignores drag-over events
+    while a list animates, and drag_to sends only one at the drop point, so
+    the pointer lingers there as a person's would."""
+    target = page.locator("#clusters .cluster").nth(cluster - 1).locator(".cluster-sentences")
+    source = page.locator(f'.sentence[data-id="{sentence}"]')
+    source.hover()
+    page.mouse.down()
+    box = target.bounding_box()
+    x, y = box["x"] + 40, box["y"] + box["height"] - 6
+    page.mouse.move(x, y, steps=8)
+    for dy in (-1, 1, 0):
+        page.wait_for_timeout(80)
+        page.mouse.move(x, y + dy)
+    page.mouse.up()
+    expect(target.locator(f'.sentence[data-id="{sentence}"]')).to_be_attached()
+
+
+def open_judging_page(new_page, login, live_server, campaign):
+    page = new_page()
+    login(page, "alice")
+    page.goto(f"{live_server.url}/campaigns/{campaign.pk}/topics/quake/judge/")
+    expect(page.locator("#cluster-status")).to_contain_text("0 of 10 sentences in 0 clusters")  # the script is ready
+    return page
+
+
+def test_drag_and_drop_and_keyboard_clusters_then_live_agreement(new_page, live_server, login, people, clustering_campaign):
+    campaign = clustering_campaign
+    organiser = new_page()
+    login(organiser, "organiser")
+    organiser.goto(f"{live_server.url}/campaigns/{campaign.pk}/")
+    expect(organiser.locator("#report")).to_be_attached()
+    organiser.evaluate("window.stillTheSamePage = true")
+
+    alice = open_judging_page(new_page, login, live_server, campaign)
+    clusters = alice.locator("#clusters .cluster")
+    submit = alice.get_by_role("button", name="Submit")
+    expect(submit).to_be_disabled()  # no cluster yet
+
+    # Clusters 1 and 2 with the mouse. Typing a description (full of shortcut
+    # keys) goes into the box and nowhere else.
+    alice.get_by_role("button", name="New cluster").click()
+    alice.keyboard.type("Quake strikes the coast 3 j k x c 0")
+    drag(alice, "s1", 1)
+    expect(clusters.nth(0).locator(".cluster-note")).to_have_text("cluster 1 has one sentence; a cluster needs at least two (rule 4)")
+    expect(submit).to_be_enabled()  # the campaign only warns
+    expect(alice.locator("#save-status")).to_contain_text("Draft saved (version 1)")
+    drag(alice, "s5", 1)
+    drag(alice, "s8", 1)
+    alice.get_by_role("button", name="New cluster").click()
+    alice.keyboard.type("Magnitude 7.3")
+    alice.keyboard.press("Enter")  # back to the sentences; does not submit
+    drag(alice, "s2", 2)
+    drag(alice, "s6", 2)
+    expect(clusters).to_have_count(2)
+    assert shown_clusters(alice) == [["s1", "s5", "s8"], ["s2", "s6"]]
+    assert focused(alice) == "s6"  # the last sentence dragged
+
+    # Cluster 3 with the keyboard only. The pool now reads s3 s4 | s7 | s9 s10,
+    # then come the clusters' sentences.
+    alice.keyboard.press("c")
+    expect(clusters).to_have_count(3)
+    for key in ["k"] * 7 + ["ArrowUp"]:
+        alice.keyboard.press(key)
+    assert focused(alice) == "s4"
+    alice.keyboard.press("3")
+    expect(clusters.nth(2).locator(".cluster-note")).to_contain_text("(rule 4)")
+    assert focused(alice) == "s7"  # on to the next sentence in no cluster
+    for key in ("j", "j"):
+        alice.keyboard.press(key)
+    assert focused(alice) == "s10"
+    alice.keyboard.press("3")
+    assert focused(alice) == "s9"  # the last one left: back to the one before
+    alice.keyboard.press("3")
+    assert shown_clusters(alice)[2] == ["s4", "s10", "s9"]
+    assert focused(alice) == "s7"
+    # s9 was a mistake: down through the documents and the clusters to it.
+    for _ in range(8):
+        alice.keyboard.press("j")
+    assert focused(alice) == "s9"
+    alice.keyboard.press("x")
+    assert focused(alice) == "s10"
+    alice.keyboard.press("e")
+    alice.keyboard.type("Weather and rescue work")
+    alice.keyboard.press("Escape")
+    assert shown_clusters(alice) == [["s1", "s5", "s8"], ["s2", "s6"], ["s4", "s10"]]
+    expect(alice.locator(".cluster.breaks-rule")).to_have_count(0)
+    expect(alice.locator("#cluster-status")).to_contain_text("7 of 10 sentences in 3 clusters; 3 left out")
+
+    # Cluster 3 is more important than cluster 2.
+    alice.get_by_role("button", name="Move cluster 3 up").click()
+    expected = {
+        "clusters": [["s1", "s5", "s8"], ["s4", "s10"], ["s2", "s6"]],
+        "descriptions": ["Quake strikes the coast 3 j k x c 0", "Weather and rescue work", "Magnitude 7.3"],
+    }
+    assert shown_clusters(alice) == expected["clusters"]
+    expect(clusters.nth(1).locator(".cluster-description")).to_have_value("Weather and rescue work")
+    submit.click()
+    alice.wait_for_url(f"{live_server.url}/campaigns/{campaign.pk}/")
+    judgment = Judgment.objects.get(topic__campaign=campaign, assessor=people["alice"])
+    assert (judgment.status, judgment.payload) == ("submitted", expected)
+
+    items = [s["id"] for s in campaign.topics.get().data["sentences"]]  # topic order
+    labels_alice = complete_with_irrelevant(expected["clusters"], items, method="singleton")
+    labels_bob = complete_with_irrelevant(BOB["clusters"], items, method="singleton")
+    value = v_beta(labels_alice, labels_bob)  # the alphabetically first judge is labels_true
+    row = organiser.locator('#agreement-table tr[data-pair="alice|bob"]')
+    expect(row.locator("td.v-beta-singleton")).to_have_text(f"{value:.3f}", timeout=15_000)
+    assert organiser.evaluate("window.stillTheSamePage") is True
+
+
+def test_blocking_rules_keep_submit_disabled_until_the_clusters_are_fixed(new_page, live_server, login, people):
+    campaign = make_campaign(people, rules="block")
+    alice = open_judging_page(new_page, login, live_server, campaign)
+    submit = alice.get_by_role("button", name="Submit")
+    cluster = alice.locator("#clusters .cluster").first
+    note = cluster.locator(".cluster-note")
+
+    assert focused(alice) == "s1"
+    alice.keyboard.press("c")
+    alice.keyboard.press("1")  # s1: one sentence
+    expect(note).to_have_text("cluster 1 has one sentence; a cluster needs at least two (rule 4)")
+    expect(alice.locator("#rule-problems")).to_contain_text("Cluster 1 has one sentence")
+    expect(submit).to_be_disabled()
+    alice.keyboard.press("Enter")  # does nothing while blocked
+    alice.keyboard.press("1")  # s2: two sentences, one document
+    expect(note).to_have_text("cluster 1 has sentences from one document only; it needs two or more documents (rule 3)")
+    expect(submit).to_be_disabled()
+    drag(alice, "s6", 1)
+    expect(note).to_be_hidden()
+    expect(alice.locator("#rule-problems li")).to_have_count(0)
+    expect(submit).to_be_enabled()
+
+    # An empty cluster is shown but not sent, and can be deleted.
+    alice.keyboard.press("c")
+    expect(alice.locator("#clusters .cluster")).to_have_count(2)
+    expect(alice.get_by_role("button", name="Delete cluster 1")).to_be_disabled()
+    expect(alice.locator("#save-status")).to_contain_text("Draft saved")
+    draft = Judgment.objects.get(topic__campaign=campaign, assessor=people["alice"])
+    assert draft.payload == {"clusters": [["s1", "s2", "s6"]], "descriptions": [""]}
+    alice.get_by_role("button", name="Delete cluster 2").click()
+    expect(alice.locator("#clusters .cluster")).to_have_count(1)
+
+    alice.reload()  # the saved draft comes back
+    expect(alice.locator("#cluster-status")).to_contain_text("3 of 10 sentences in 1 cluster")
+    assert shown_clusters(alice) == [["s1", "s2", "s6"]]
+    assert focused(alice) == "s1"
+    alice.keyboard.press("Enter")
+    alice.wait_for_url(f"{live_server.url}/campaigns/{campaign.pk}/")
+    judgment = Judgment.objects.get(topic__campaign=campaign, assessor=people["alice"])
+    assert (judgment.status, judgment.payload) == ("submitted", {"clusters": [["s1", "s2", "s6"]], "descriptions": [""]})
