@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from annotate.kinds.base import InvalidInput, Kind
 from annotate.kinds.clustering import ClusteringKind
+from annotate.kinds.nuggets import NuggetsKind
 from annotate.kinds.ordering import OrderingKind
 from annotate.kinds.pairs import PairsKind
 
@@ -15,6 +16,7 @@ KINDS: dict[str, Kind] = {
     PairsKind.name: PairsKind(),
     OrderingKind.name: OrderingKind(),
     ClusteringKind.name: ClusteringKind(),
+    NuggetsKind.name: NuggetsKind(),
 }
 
 

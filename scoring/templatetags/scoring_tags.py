@@ -171,3 +171,9 @@ PATH_MEASURES = (("V_beta", "v_beta"), ("V_0.5", "v_half"), ("NVI", "normalized_
 def path_series(path: list[dict]) -> dict:
     """Split-merge steps -> {measure: [[clusters, value], ...]}."""
     return {label: [[step["clusters"], step[key]] for step in path] for label, key in PATH_MEASURES}
+
+
+@register.filter
+def size_series(figures: dict, key: str) -> dict:
+    """Pyramid-size results -> {key: [[m, value], ...]} for :func:`line_chart`."""
+    return {key.replace("_", " "): [[m, v] for m, v in zip(figures["sizes"], figures[key])]}

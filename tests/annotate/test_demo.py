@@ -31,7 +31,7 @@ def test_seed_creates_logins_and_a_pairs_campaign_with_realistic_agreement(capsy
 def test_seeding_twice_keeps_one_demo_campaign(capsys):
     call_command("seed_demo")
     call_command("seed_demo", "--keep-passwords")
-    assert sorted(Campaign.objects.filter(params__demo=True).values_list("kind", flat=True)) == ["clustering", "ordering", "pairs"]
+    assert sorted(Campaign.objects.filter(params__demo=True).values_list("kind", flat=True)) == ["clustering", "nuggets", "ordering", "pairs"]
     assert "(unchanged)" in capsys.readouterr().out
 
 
@@ -61,3 +61,12 @@ def test_clustering_demo_judges_generalise_split_and_leave_out():
     assert min(profiles, key=lambda j: profiles[j]["sentences"]) == "sim-cara"  # leaves many out
     assert max(profiles, key=lambda j: profiles[j]["per_cluster"]) == "sim-ann"  # generalises
     assert all(p["singleton"]["v_beta"] > data["baseline"]["singleton"]["v_beta"] for p in data["pairs"])
+
+
+def test_nuggets_demo_pyramid_agrees_with_assessors_better_than_the_original():
+    call_command("seed_demo")
+    campaign = Campaign.objects.get(kind="nuggets", params__demo=True)
+    stability = campaign_report(campaign).data["stability"]
+    assert stability["assessors"][0] == "original" and len(stability["assessors"]) == 5
+    assert stability["mean_tau_pyramid"] > stability["mean_tau_original"]
+    assert Assignment.objects.filter(topic__campaign=campaign, assessor__username="alice").count() == 2
