@@ -68,6 +68,8 @@ class Topic(models.Model):
 class Assignment(models.Model):
     topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="assignments")
     assessor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assignments")
+    #: The items of the topic this assessor judges; null: all of them.
+    items = models.JSONField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

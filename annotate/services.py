@@ -6,6 +6,7 @@ so bad input changes nothing and no judgment is lost or silently overwritten.
 
 from __future__ import annotations
 
+import random
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -83,8 +84,10 @@ def assign_topics(campaign: Campaign) -> int:
     """Bring every topic up to ``campaign.overlap`` assessors.
 
     Least-loaded first (fewest assignments in this campaign, then the oldest
-    account), never the same assessor twice on a topic. Returns how many
-    assignments were made.
+    account), never the same assessor twice on a topic. With campaign
+    ``params["design"] == "one-per-item"`` (the cheap design of Arehart et
+    al., section 3.2.1) each item goes to one assessor drawn at random
+    instead. Returns how many assignments were made.
     """
     assessors = list(
         Membership.objects.filter(campaign=campaign, role=Membership.Role.ASSESSOR)
@@ -93,6 +96,8 @@ def assign_topics(campaign: Campaign) -> int:
     )
     if not assessors:
         return 0
+    if campaign.params.get("design") == "one-per-item":
+        return _assign_one_per_item(campaign, assessors)
     existing: dict[int, set[int]] = defaultdict(set)
     load: Counter[int] = Counter({a: 0 for a in assessors})
     for topic_id, assessor_id in Assignment.objects.filter(topic__campaign=campaign).values_list(
@@ -110,6 +115,22 @@ def assign_topics(campaign: Campaign) -> int:
         for assessor_id in free[:wanted]:
             new.append(Assignment(topic_id=topic_id, assessor_id=assessor_id))
             load[assessor_id] += 1
+    Assignment.objects.bulk_create(new)
+    return len(new)
+
+
+def _assign_one_per_item(campaign: Campaign, assessors: list[int]) -> int:
+    """Each item of each topic to one assessor drawn at random (seeded by the
+    campaign and topic, so it is reproducible); topics already assigned stay."""
+    kind = get_kind(campaign.kind)
+    assigned = set(Assignment.objects.filter(topic__campaign=campaign).values_list("topic_id", flat=True))
+    new = []
+    for topic in campaign.topics.exclude(pk__in=assigned).order_by("position", "id"):
+        rng = random.Random(f"{campaign.pk}:{topic.external_id}")
+        items: dict[int, list[str]] = {}
+        for item in kind.items(topic.data):
+            items.setdefault(rng.choice(assessors), []).append(item)
+        new.extend(Assignment(topic=topic, assessor_id=a, items=chosen) for a, chosen in sorted(items.items()))
     Assignment.objects.bulk_create(new)
     return len(new)
 
@@ -180,15 +201,16 @@ class SaveResult:
     replayed: bool = False
 
 
-def clean_judgment_request(topic: Topic, payload: Any, status: Any, version: Any) -> dict[str, Any]:
+def clean_judgment_request(
+    topic: Topic, payload: Any, status: Any, version: Any, scope: list[str] | None = None
+) -> dict[str, Any]:
     if status not in Judgment.Status.values:
         raise InvalidInput("status", f"expected one of {', '.join(Judgment.Status.values)}")
     if isinstance(version, bool) or not isinstance(version, int) or version < 0:
         raise InvalidInput("version", "expected the version you read: a whole number, 0 for a new judgment")
     kind = get_kind(topic.campaign.kind)
-    return kind.clean_payload(
-        payload, topic.data, complete=status == Judgment.Status.SUBMITTED, params=topic.campaign.params
-    )
+    params = topic.campaign.params if scope is None else {**topic.campaign.params, "scope": scope}
+    return kind.clean_payload(payload, topic.data, complete=status == Judgment.Status.SUBMITTED, params=params)
 
 
 @transaction.atomic
@@ -201,9 +223,11 @@ def save_judgment(
     except an exact repeat of the last save by a retrying client, which
     returns the stored judgment with ``replayed=True``.
     """
-    cleaned = clean_judgment_request(topic, payload, status, version)
-    if not Assignment.objects.filter(topic=topic, assessor=assessor).exists():
+    assignment = Assignment.objects.filter(topic=topic, assessor=assessor).first()
+    if assignment is None:
+        clean_judgment_request(topic, payload, status, version)
         raise NotAssigned()
+    cleaned = clean_judgment_request(topic, payload, status, version, scope=assignment.items)
     judgment = Judgment.objects.select_for_update().filter(topic=topic, assessor=assessor).first()
     current = judgment.version if judgment else 0
     if version != current:
@@ -380,3 +404,54 @@ def import_crowd_file(
     if reference:
         import_runs(campaign=campaign, runs=[{"name": "gold", "data": {"reference": True, "labels": reference}}])
     return summary
+
+
+def _normalised(name: str) -> str:
+    return " ".join(name.casefold().split())
+
+
+@transaction.atomic
+def build_pools(*, campaign: Campaign, queries: Any, runs: Any, depth: int | None = None) -> list[Topic]:
+    """Adjudication pools from systems' results (Arehart et al., section 2.2), all or nothing.
+
+    ``queries`` maps each query id to its text; ``runs`` are pairs runs
+    (``{"name", "data": {"results": {query: [{"id", "text", "score"?}]}}}``,
+    best first). Each query's pool is the union of the systems' results,
+    each system's cut to its first ``depth`` when given; exact string matches
+    of the query (ignoring case and spacing) are left out; every candidate
+    keeps the systems that returned it (``runs``). The runs are stored too,
+    to be scored against the adjudicated pools.
+    """
+    if campaign.kind != "pairs":
+        raise InvalidInput("campaign", "pools are built for pairs campaigns")
+    if not isinstance(queries, dict) or not queries:
+        raise InvalidInput("queries", "expected an object of query id -> query text")
+    for query, text in queries.items():
+        require_id(query, f"queries.{query}")
+        require_text(text, f"queries.{query}")
+    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 1):
+        raise InvalidInput("depth", "expected a whole number >= 1, or nothing for whole result lists")
+    require_list(runs, "runs", min_length=1)
+    kind = get_kind(campaign.kind)
+    pools: dict[str, dict[str, dict[str, Any]]] = {query: {} for query in queries}
+    for index, run in enumerate(runs):
+        require_object(run, f"runs[{index}]", allowed={"name", "data"}, required={"name", "data"})
+        name = require_id(run["name"], f"runs[{index}].name")
+        data = kind.clean_run_data(run["data"], {}, field=f"runs[{index}].data")
+        for query, results in data.get("results", {}).items():
+            if query not in queries:
+                raise InvalidInput(f"runs[{index}].data.results.{query}", "not one of the queries")
+            for result in results[:depth]:
+                if _normalised(result["text"]) == _normalised(queries[query]):
+                    continue
+                entry = pools[query].setdefault(result["id"], {"id": result["id"], "text": result["text"], "runs": []})
+                if name not in entry["runs"]:
+                    entry["runs"].append(name)
+    topics = [
+        {"external_id": query, "title": text, "data": {"query": text, "candidates": list(pools[query].values())}}
+        for query, text in queries.items()
+        if pools[query]
+    ]
+    created = import_topics(campaign=campaign, topics=topics)
+    import_runs(campaign=campaign, runs=runs)
+    return created

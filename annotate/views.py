@@ -61,6 +61,9 @@ def judge(request: HttpRequest, campaign_id: int, topic_id: str) -> HttpResponse
     campaign, role = selectors.campaign_for(request.user, campaign_id)
     topic = selectors.topic_for(request.user, campaign, role, topic_id)
     kind = get_kind(campaign.kind)
+    assignment = topic.assignments.filter(assessor=request.user).first()
+    # Shown, never saved: the part of the topic this assessor judges.
+    topic.data = kind.scoped(topic.data, assignment.items if assignment else None)
     judgment = selectors.own_judgment(topic, request.user)
     queue = next((q for q in selectors.assessor_queues(request.user) if q.campaign.pk == campaign.pk), None)
     later = [e.topic for e in queue.entries if e.status != "submitted" and e.topic.pk != topic.pk] if queue else []

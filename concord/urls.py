@@ -16,6 +16,7 @@ api_urls = [
     path("api/campaigns/<int:campaign_id>/members/", api.MemberList.as_view(), name="api-members"),
     path("api/campaigns/<int:campaign_id>/topics/", api.TopicList.as_view(), name="api-topics"),
     path("api/campaigns/<int:campaign_id>/runs/", api.RunList.as_view(), name="api-runs"),
+    path("api/campaigns/<int:campaign_id>/pools/", api.Pools.as_view(), name="api-pools"),
     path(
         "api/campaigns/<int:campaign_id>/topics/<str:topic_id>/judgment/",
         api.OwnJudgment.as_view(),

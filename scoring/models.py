@@ -79,9 +79,28 @@ class Job(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    #: For analyses split into chunks run by any number of workers: the data
+    #: every chunk works on, frozen when the job starts.
+    snapshot = models.JSONField(null=True, blank=True)
+    chunks_total = models.PositiveIntegerField(default=0)
+    chunks_done = models.PositiveIntegerField(default=0)
 
     class Meta:
         ordering = ["-created_at", "-id"]
 
     def __str__(self) -> str:
         return f"{self.analysis} #{self.pk} ({self.status})"
+
+
+class JobChunk(models.Model):
+    """One piece of a chunked job; its result is combined when all are done."""
+
+    job = models.ForeignKey(Job, on_delete=models.CASCADE, related_name="chunks")
+    index = models.PositiveIntegerField()
+    params = models.JSONField(default=dict)
+    result = models.JSONField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["job", "index"], name="one_chunk_per_index")]
+        ordering = ["job", "index"]

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from contextlib import contextmanager
+from dataclasses import dataclass
 
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import F, Max
 from django.utils import timezone
 
 from annotate.models import Campaign, Judgment, Topic
-from scoring.models import Job, Report, ScoringState, StaleTopic
+from scoring.models import Job, JobChunk, Report, ScoringState, StaleTopic
 from scoring.reports import json_ready, report_module
 from scoring.selectors import submitted_judgments
 
@@ -140,6 +142,18 @@ def start_analysis(*, campaign: Campaign, analysis: str, params: dict | None, us
     return job
 
 
+@dataclass(frozen=True)
+class Chunked:
+    """What an analysis returns to continue as chunks that any number of
+    workers run: the data they share, and each chunk's parameters. The
+    kind's module gives ``CHUNKS[analysis] = (run_chunk, combine)`` with
+    ``run_chunk(snapshot, params) -> dict`` and
+    ``combine(snapshot, [chunk results in index order]) -> dict``."""
+
+    snapshot: dict
+    chunks: list[dict]
+
+
 def run_job(job_id: int) -> None:
     job = Job.objects.select_related("campaign").get(pk=job_id)
     Job.objects.filter(pk=job.pk).update(status=Job.Status.RUNNING, started_at=timezone.now(), progress=0.0)
@@ -147,19 +161,68 @@ def run_job(job_id: int) -> None:
     def progress(fraction: float, message: str) -> None:
         Job.objects.filter(pk=job.pk).update(progress=round(min(max(fraction, 0.0), 1.0), 4), message=message[:500])
 
-    try:
+    with _failures_recorded(job.pk):
         if job.analysis == "agreement":
             written = recompute_reports(job.campaign_id, everything=True, progress=progress)
             result = {"topic_reports": written}
         else:
             analysis = report_module(job.campaign.kind).ANALYSES[job.analysis]
-            result = json_ready(analysis(job.campaign, job.params, progress))
-    except Exception as error:  # the job records the failure; the worker logs it
-        log.exception("job %s failed", job.pk)
+            result = analysis(job.campaign, job.params, progress)
+        if isinstance(result, Chunked):
+            _split(job, result)
+            return
+        _finish(job.pk, json_ready(result))
+
+
+def _split(job: Job, plan: Chunked) -> None:
+    from scoring.tasks import run_analysis_chunk
+
+    with transaction.atomic():
         Job.objects.filter(pk=job.pk).update(
+            snapshot=json_ready(plan.snapshot), chunks_total=len(plan.chunks), chunks_done=0,
+            message=f"0 of {len(plan.chunks)} chunks",
+        )
+        JobChunk.objects.bulk_create(JobChunk(job=job, index=i, params=p) for i, p in enumerate(plan.chunks))
+        for index in range(len(plan.chunks)):
+            transaction.on_commit(lambda index=index: run_analysis_chunk.enqueue(job.pk, index))
+
+
+def run_chunk(job_id: int, index: int) -> None:
+    """Run one chunk; the worker that finishes the last one combines them."""
+    job = Job.objects.select_related("campaign").get(pk=job_id)
+    chunk = JobChunk.objects.get(job=job, index=index)
+    if chunk.finished_at is not None:  # a retried task: the work is done
+        return
+    run, combine = report_module(job.campaign.kind).CHUNKS[job.analysis]
+    with _failures_recorded(job.pk):
+        result = json_ready(run(job.snapshot, chunk.params))
+        with transaction.atomic():
+            claimed = JobChunk.objects.filter(pk=chunk.pk, finished_at=None).update(result=result, finished_at=timezone.now())
+            if not claimed:
+                return
+            Job.objects.filter(pk=job.pk).update(chunks_done=F("chunks_done") + 1)
+            done = Job.objects.values_list("chunks_done", flat=True).get(pk=job.pk)
+            Job.objects.filter(pk=job.pk).update(
+                progress=round(0.98 * done / job.chunks_total, 4), message=f"{done} of {job.chunks_total} chunks"
+            )
+        if done == job.chunks_total:
+            results = list(JobChunk.objects.filter(job=job).order_by("index").values_list("result", flat=True))
+            _finish(job.pk, json_ready(combine(job.snapshot, results)))
+
+
+def _finish(job_id: int, result: dict) -> None:
+    Job.objects.filter(pk=job_id).update(
+        status=Job.Status.DONE, progress=1.0, result=result, finished_at=timezone.now(), message="done"
+    )
+
+
+@contextmanager
+def _failures_recorded(job_id: int):
+    try:
+        yield
+    except Exception as error:  # the job records the failure; the worker logs it
+        log.exception("job %s failed", job_id)
+        Job.objects.filter(pk=job_id).update(
             status=Job.Status.FAILED, finished_at=timezone.now(), message=f"{type(error).__name__}: {error}"[:500]
         )
         raise
-    Job.objects.filter(pk=job.pk).update(
-        status=Job.Status.DONE, progress=1.0, result=result, finished_at=timezone.now(), message="done"
-    )

@@ -15,3 +15,8 @@ def recompute_campaign_reports(campaign_id: int) -> None:
 @task()
 def run_analysis(job_id: int) -> None:
     services.run_job(job_id)
+
+
+@task()
+def run_analysis_chunk(job_id: int, index: int) -> None:
+    services.run_chunk(job_id, index)

@@ -87,3 +87,9 @@ class TopicInputSerializer(serializers.Serializer):
 class RunInputSerializer(serializers.Serializer):
     name = serializers.CharField()
     data = serializers.JSONField()
+
+
+class PoolsSerializer(serializers.Serializer):
+    queries = serializers.DictField(child=serializers.CharField(), help_text="query id -> query text")
+    runs = RunInputSerializer(many=True)
+    depth = serializers.IntegerField(required=False, min_value=1, help_text="each system's top results pooled")

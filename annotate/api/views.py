@@ -192,3 +192,16 @@ class JudgmentImport(APIView):
             rank=request.data.get("rank") or "overall",
         )
         return Response(summary.__dict__, status=status.HTTP_201_CREATED)
+
+
+class Pools(APIView):
+    @extend_schema(
+        request=s.PoolsSerializer,
+        description="Build adjudication pools from systems' results (README, 'Pools').",
+        responses={201: s.TopicSerializer(many=True), **ERRORS},
+    )
+    def post(self, request: Request, campaign_id: int) -> Response:
+        campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
+        data = body(request, allowed={"queries", "runs", "depth"}, required={"queries", "runs"})
+        topics = services.build_pools(campaign=campaign, queries=data["queries"], runs=data["runs"], depth=data.get("depth"))
+        return Response(s.TopicSerializer(topics, many=True).data, status=status.HTTP_201_CREATED)

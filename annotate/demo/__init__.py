@@ -1,8 +1,8 @@
 """Demo data: users, and one campaign per kind with simulated assessors.
 
 Each kind may have a module ``annotate/demo/<kind>.py`` with
-``build(organiser, assessors, people) -> Campaign``; ``seed`` runs every one
-that exists, once (campaigns are marked ``params["demo"]``).
+``build(organiser, assessors, people) -> Campaign | list[Campaign]``; ``seed``
+runs every one that exists, once (campaigns are marked ``params["demo"]``).
 """
 
 from __future__ import annotations
@@ -40,15 +40,16 @@ def seed(*, reset_passwords: bool = True) -> tuple[list[Login], list[Campaign]]:
         users = {u.username: u for u in User.objects.filter(username__in=PEOPLE)}
     campaigns = []
     for kind in KINDS:
-        existing = Campaign.objects.filter(kind=kind, params__demo=True).first()
+        existing = list(Campaign.objects.filter(kind=kind, params__demo=True).order_by("pk"))
         if existing:
-            campaigns.append(existing)
+            campaigns.extend(existing)
             continue
         try:
             module = importlib.import_module(f"annotate.demo.{kind}")
         except ModuleNotFoundError:
             continue
-        campaigns.append(module.build(users["organiser"], simulated, [users["alice"], users["bob"]]))
+        built = module.build(users["organiser"], simulated, [users["alice"], users["bob"]])
+        campaigns.extend(built if isinstance(built, list) else [built])
     return logins, campaigns
 
 

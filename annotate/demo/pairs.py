@@ -93,7 +93,7 @@ def simulated_payload(topic_data: dict, assessor: str, rng: random.Random) -> di
     }
 
 
-def build(organiser: AbstractBaseUser, simulated: Sequence[AbstractBaseUser], people: Sequence[AbstractBaseUser]) -> Campaign:
+def build(organiser: AbstractBaseUser, simulated: Sequence[AbstractBaseUser], people: Sequence[AbstractBaseUser]) -> list[Campaign]:
     rng = random.Random(20081)
     campaign = services.create_campaign(
         creator=organiser,
@@ -122,4 +122,58 @@ def build(organiser: AbstractBaseUser, simulated: Sequence[AbstractBaseUser], pe
     for user in people:
         services.add_member(campaign=campaign, username=user.username, role=Membership.Role.ASSESSOR)
     services.import_topics(campaign=campaign, topics=topics(6, rng, start=25))
+    return [campaign, build_systems(organiser, simulated)]
+
+
+# -- the system-evaluation demo: 13 systems, pooled results, 4 adjudicators --------------------
+
+N_SYSTEMS = 13
+
+
+def system_runs(queries: dict[str, str], rng: random.Random) -> list[dict]:
+    """Thirteen name matchers of varying recall and precision: each scores a
+    query's candidate records by similarity plus its own noise and returns
+    those above its own threshold, best first."""
+    universe = {q: _candidates(text, rng) for q, text in queries.items()}
+    runs = []
+    for s in range(N_SYSTEMS):
+        threshold, noise = rng.uniform(0.45, 0.8), rng.uniform(0.03, 0.15)
+        results = {}
+        for query, text in queries.items():
+            scored = [(similarity(text, c["text"]) + rng.gauss(0, noise), c) for c in universe[query]]
+            results[query] = [
+                {**c, "score": round(score, 4)} for score, c in sorted(scored, key=lambda x: -x[0]) if score > threshold
+            ]
+        runs.append({"name": f"system-{s + 1:02d}", "data": {"results": results}})
+    return runs
+
+
+def _candidates(query: str, rng: random.Random) -> list[dict]:
+    seen, found = {query.lower()}, []
+    while len(found) < 16:
+        text = " ".join(variant(query, rng).split())
+        if text.lower() not in seen:
+            seen.add(text.lower())
+            found.append({"id": f"r{len(found) + 1}", "text": text})
+    # The query itself is among the records, as in a real database: pooling drops it.
+    return [*found, {"id": "r0", "text": query}]
+
+
+def build_systems(organiser: AbstractBaseUser, simulated: Sequence[AbstractBaseUser]) -> Campaign:
+    rng = random.Random(2008)
+    campaign = services.create_campaign(
+        creator=organiser, kind="pairs", name="Name-search systems (demo)", guidelines=GUIDELINES,
+        overlap=len(simulated), params={"demo": True},
+    )
+    for user in simulated:
+        services.add_member(campaign=campaign, username=user.username, role=Membership.Role.ASSESSOR)
+    queries = {f"n{i:03d}": f"{rng.choice(GIVEN)} {rng.choice(FAMILY)}" for i in range(1, 41)}
+    topics = services.build_pools(campaign=campaign, queries=queries, runs=system_runs(queries, rng))
+    for topic in topics:
+        for assignment in topic.assignments.select_related("assessor"):
+            services.save_judgment(
+                topic=topic, assessor=assignment.assessor,
+                payload=simulated_payload(topic.data, assignment.assessor.username, rng),
+                status="submitted", version=0, source="import",
+            )
     return campaign

@@ -62,6 +62,14 @@ class Kind:
             raise InvalidInput(field, "expected an object")
         return data
 
+    def scoped(self, topic_data: Mapping[str, Any], items: list[str] | None) -> Mapping[str, Any]:
+        """The part of a topic an assessor judges (``items`` from the assignment; None: all)."""
+        return topic_data
+
+    def items(self, topic_data: Mapping[str, Any]) -> list[str]:
+        """The ids an assignment can split a topic into (kinds that allow it)."""
+        raise InvalidInput("params.design", f"{self.label} topics cannot be split between assessors")
+
     def initial_payload(self, topic_data: Mapping[str, Any], *, seed: str) -> dict[str, Any]:
         """What the judging page starts from for a new judgment; ``seed``
         is stable per assessor and topic."""

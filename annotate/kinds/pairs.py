@@ -53,10 +53,15 @@ class PairsKind(Kind):
         if not isinstance(matches, dict):
             raise InvalidInput("payload.matches", f"expected an object, got {type_name(matches)}")
         known = [c["id"] for c in topic_data["candidates"]]
+        scope = (params or {}).get("scope")
+        if scope is not None:  # this assessor judges only some candidates (one adjudicator per pair)
+            known = [c for c in known if c in set(scope)]
         known_set = set(known)
         for candidate_id, value in matches.items():
             if candidate_id not in known_set:
-                raise InvalidInput(f"payload.matches.{candidate_id}", "unknown candidate id")
+                problem = "not assigned to you" if scope is not None and any(
+                    c["id"] == candidate_id for c in topic_data["candidates"]) else "unknown candidate id"
+                raise InvalidInput(f"payload.matches.{candidate_id}", problem)
             if not isinstance(value, bool):
                 raise InvalidInput(f"payload.matches.{candidate_id}", f"expected true or false, got {type_name(value)}")
         if complete:
@@ -67,6 +72,42 @@ class PairsKind(Kind):
                 )
         # Topic order, so stored payloads are canonical.
         return {"matches": {c: matches[c] for c in known if c in matches}}
+
+    def scoped(self, topic_data: Mapping[str, Any], items: list[str] | None) -> Mapping[str, Any]:
+        if items is None:
+            return topic_data
+        return {**topic_data, "candidates": [c for c in topic_data["candidates"] if c["id"] in set(items)]}
+
+    def items(self, topic_data: Mapping[str, Any]) -> list[str]:
+        return [c["id"] for c in topic_data["candidates"]]
+
+    def clean_run_data(self, data: Any, topics: Mapping[str, Mapping[str, Any]], *, field: str) -> dict[str, Any]:
+        """A system's results, ``{"results": {query: [{"id", "text", "score"?}, ...]}}``
+        (best first), or a reference labelling ``{"reference": true, "labels": {query: {candidate: bool}}}``."""
+        if isinstance(data, dict) and data.get("reference") is True:
+            require_object(data, field, allowed={"reference", "labels"}, required={"labels"})
+            if not isinstance(data["labels"], dict):
+                raise InvalidInput(f"{field}.labels", "expected an object of topic id -> {candidate: true|false}")
+            return data
+        require_object(data, field, allowed={"results"}, required={"results"})
+        results = data["results"]
+        if not isinstance(results, dict):
+            raise InvalidInput(f"{field}.results", "expected an object of query id -> list of results")
+        cleaned = {}
+        for query, found in results.items():
+            path = f"{field}.results.{query}"
+            require_list(found, path)
+            rows = []
+            for index, result in enumerate(found):
+                require_object(result, f"{path}[{index}]", allowed={"id", "text", "score"}, required={"id", "text"})
+                score = result.get("score")
+                if score is not None and (isinstance(score, bool) or not isinstance(score, (int, float))):
+                    raise InvalidInput(f"{path}[{index}].score", "expected a number")
+                rows.append({"id": result["id"], "text": require_text(result["text"], f"{path}[{index}].text"),
+                             **({"score": score} if score is not None else {})})
+            unique_ids(rows, path)
+            cleaned[query] = rows
+        return {"results": cleaned}
 
     def progress(self, payload: Mapping[str, Any], topic_data: Mapping[str, Any]) -> tuple[int, int]:
         return len(payload.get("matches", {})), len(topic_data["candidates"])

@@ -11,8 +11,8 @@ vote per candidate of its topic.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
 from itertools import combinations
 from typing import Any
 
@@ -28,8 +28,10 @@ from scoring.selectors import JudgmentRow
 EXPORTS = {"csv": ("text/csv", "csv"), "qrels": ("text/plain", "qrels")}
 EXPORT_HELP = (
     "Consensus: a tie or a majority of the adjudicators who judged an item says match. Union: anyone said match. "
-    "Intersection: everyone who judged it said match. Single: one adjudicator's judgments. CSV rows carry the vote "
-    "counts (matches, judged); qrels rows are: topic 0 candidate 0|1."
+    "Intersection: everyone who judged it said match. Single: one adjudicator's judgments. random:k: the k-th "
+    "Random truth set (one adjudicator drawn per item, seed 0). CSV rows carry the vote counts (matches, judged); "
+    "qrels rows are: topic 0 candidate 0|1. statements / comparisons: the latest system evaluation's statements per "
+    "truth set and its Table 2, as CSV."
 )
 
 
@@ -147,23 +149,54 @@ def topic_report(topic: Topic, judgments: Sequence[JudgmentRow], *, runs: Sequen
 def campaign_report(
     campaign: Campaign, topics: Sequence[Topic], judgments: Sequence[JudgmentRow], *, runs: Sequence[Run] = ()
 ) -> dict[str, Any]:
-    return {"kind": "pairs", "topics": len(topics), **agreement(votes(topics, judgments))}
+    v = votes(topics, judgments)
+    return {"kind": "pairs", "topics": len(topics), **agreement(v), "systems": system_scores(v, system_runs(runs))}
+
+
+def system_scores(v: Votes, runs: Sequence[Run]) -> list[dict[str, Any]]:
+    """Each system's pooled precision, recall and F1 under the Consensus,
+    Union and Intersection truth sets (section 2.4; significance in the
+    evaluation analysis)."""
+    from scoring.metrics.truthsets import precision_recall_f1
+
+    if not runs or not v.assessors:
+        return []
+    returned = returned_matrix(v, runs)
+    sets = ("consensus", "union", "intersection")
+    scored = {truth: precision_recall_f1(returned, gold_standard(v, truth)) for truth in sets}
+    return [
+        {"system": run.name, **{truth: {"precision": float(np.atleast_1d(scored[truth].precision)[s]),
+                                        "recall": float(np.atleast_1d(scored[truth].recall)[s]),
+                                        "f1": float(np.atleast_1d(scored[truth].f1)[s])} for truth in sets}}
+        for s, run in enumerate(runs)
+    ]
 
 
 # -- gold standards ------------------------------------------------------------
 
 
 def truths(assessors: Sequence[str]) -> list[str]:
-    """The truth sets of Table 1 that a single export can hold."""
-    return ["consensus", "union", "intersection", *(f"single:{name}" for name in assessors)]
+    """The truth sets of Table 1 (``random:<k>`` is the k-th Random set of seed 0)."""
+    return ["consensus", "union", "intersection", *(f"single:{name}" for name in assessors), "random:0"]
+
+
+#: Exports of the latest finished evaluation job (CSV), beside the truth sets.
+TABLES = ("statements", "comparisons")
 
 
 def gold_standard(v: Votes, truth: str) -> np.ndarray:
     """One 0/1/NaN label per item under ``truth`` (NaN: not judged)."""
-    if truth not in truths(v.assessors):
-        raise InvalidInput("truth", f"unknown truth set {truth!r} (known: {', '.join(truths(v.assessors))})")
+    known = truths(v.assessors)
+    random_k = truth.removeprefix("random:")
+    if truth not in known and not (truth.startswith("random:") and random_k.isdigit()):
+        raise InvalidInput("truth", f"unknown truth set {truth!r} (known: {', '.join(known)}, random:<k>)")
     if not v.assessors:
         return np.full(len(v.items), np.nan)
+    if truth.startswith("random:"):
+        from scoring.metrics.truthsets import random_truth_sets
+
+        k = int(random_k)
+        return random_truth_sets(v.matrix, n_sets=k + 1, seed=0, start=k, stop=k + 1)[0]
     if truth == "consensus":
         return consensus(v.matrix)
     if truth == "union":
@@ -176,12 +209,17 @@ def gold_standard(v: Votes, truth: str) -> np.ndarray:
 def export(
     campaign: Campaign, topics: Sequence[Topic], judgments: Sequence[JudgmentRow], *, format: str, truth: str
 ) -> str:
-    """The gold standard as CSV (with vote counts) or TREC qrels."""
+    """The gold standard as CSV (with vote counts) or TREC qrels; or, with
+    ``truth`` statements|comparisons, the latest evaluation's tables as CSV."""
+    if truth in TABLES:
+        return evaluation_table(campaign, truth)
     v = votes(topics, judgments)
     labels = gold_standard(v, truth)
     matches = np.nansum(v.matrix, axis=1).astype(int)
     judged = (~np.isnan(v.matrix)).sum(axis=1)
     keep = ~np.isnan(labels)
+    if format not in ("csv", "qrels"):
+        raise InvalidInput("format", "expected csv or qrels")
     if format == "qrels":
         return "".join(
             f"{topic} 0 {candidate} {int(label)}\n"
@@ -196,3 +234,182 @@ def export(
             if ok
         ),
     )
+
+
+# -- system evaluation under every truth set (Arehart et al., sections 2.3-2.4, 3.2) --------
+
+EVALUATION_DEFAULTS = {
+    "n_random": 1000, "n_resamples": 1000, "alpha": 0.05, "seed": 0, "chunk_size": 100,
+    "method": "bootstrap", "resample": "queries", "per_query": False,
+}
+
+
+def system_runs(runs: Sequence[Run]) -> list[Run]:
+    return sorted((r for r in runs if "results" in r.data), key=lambda r: r.name)
+
+
+def returned_matrix(v: Votes, runs: Sequence[Run]) -> np.ndarray:
+    """systems x items: which pooled items each system returned (at any depth)."""
+    index = {item: i for i, item in enumerate(v.items)}
+    matrix = np.zeros((len(runs), len(v.items)), bool)
+    for s, run in enumerate(runs):
+        for topic, results in run.data["results"].items():
+            for result in results:
+                if (topic, result["id"]) in index:
+                    matrix[s, index[(topic, result["id"])]] = True
+    return matrix
+
+
+def _evaluation_params(params: dict[str, Any]) -> dict[str, Any]:
+    unknown = sorted(set(params) - set(EVALUATION_DEFAULTS))
+    if unknown:
+        raise InvalidInput(f"params.{unknown[0]}", f"unknown parameter (known: {', '.join(EVALUATION_DEFAULTS)})")
+    merged = {**EVALUATION_DEFAULTS, **params}
+    for name in ("n_random", "n_resamples", "seed", "chunk_size"):
+        value = merged[name]
+        if isinstance(value, bool) or not isinstance(value, int) or value < (0 if name in ("n_random", "seed") else 1):
+            raise InvalidInput(f"params.{name}", "expected a whole number" + (" >= 0" if name in ("n_random", "seed") else " >= 1"))
+    if not isinstance(merged["alpha"], (int, float)) or not 0 < merged["alpha"] < 1:
+        raise InvalidInput("params.alpha", "expected a number between 0 and 1")
+    if merged["method"] not in ("bootstrap", "randomization"):
+        raise InvalidInput("params.method", "expected bootstrap or randomization")
+    if merged["resample"] not in ("queries", "items"):
+        raise InvalidInput("params.resample", "expected queries or items")
+    return merged
+
+
+def _compare(snapshot: dict[str, Any], truth: np.ndarray):
+    from scoring.metrics.significance import compare_systems
+
+    p = snapshot["params"]
+    return compare_systems(
+        np.array(snapshot["returned"], bool), truth, np.array(snapshot["queries"]),
+        n_resamples=p["n_resamples"], seed=p["seed"], alpha=p["alpha"], method=p["method"], resample=p["resample"],
+    )
+
+
+def evaluation_analysis(campaign: Campaign, params: dict[str, Any], progress: Callable[[float, str], None]):
+    """Score the systems under every truth set and test every pair (bootstrap,
+    shift method); the Random truth sets run as chunks on any number of
+    workers, each chunk's sets seeded by their index so the split changes nothing."""
+    from scoring.metrics.truthsets import precision_recall_f1
+    from scoring.selectors import submitted_judgments
+    from scoring.services import Chunked
+
+    settings = _evaluation_params(params)
+    topics = list(campaign.topics.order_by("position", "id"))
+    runs = system_runs(campaign.runs.all())
+    if len(runs) < 2:
+        raise InvalidInput("campaign", "needs the results of at least two systems (runs with results)")
+    v = votes(topics, submitted_judgments(campaign))
+    if not v.assessors:
+        raise InvalidInput("campaign", "no submitted adjudication yet")
+    query_of = {t.external_id: q for q, t in enumerate(topics)}
+    snapshot = {
+        "params": settings,
+        "systems": [r.name for r in runs],
+        "adjudicators": v.assessors,
+        "items": [list(item) for item in v.items],
+        "queries": [query_of[topic] for topic, _ in v.items],
+        "votes": v.matrix.tolist(),
+        "returned": returned_matrix(v, runs).tolist(),
+    }
+    fixed = {}
+    for index, truth in enumerate(truths(v.assessors)):
+        progress(0.02 + 0.08 * index / len(v.assessors + ["c", "u", "i"]), f"truth set {truth}")
+        labels = gold_standard(v, truth)
+        result = _compare(snapshot, labels)
+        fixed[truth] = {
+            "f1": result.f1.tolist(), "precision": result.precision.tolist(), "recall": result.recall.tolist(),
+            "p_values": result.p_values.tolist(), "statements": result.statements.tolist(),
+        }
+        if settings["per_query"]:
+            per_query = precision_recall_f1(
+                np.array(snapshot["returned"], bool), labels, queries=np.array(snapshot["queries"]), average=None
+            )
+            fixed[truth]["per_query_f1"] = np.asarray(per_query.f1).tolist()
+    snapshot["fixed"] = fixed
+    n, size = settings["n_random"], settings["chunk_size"]
+    chunks = [{"start": start, "stop": min(start + size, n)} for start in range(0, n, size)]
+    if not chunks:
+        return combine_evaluation(snapshot, [])
+    return Chunked(snapshot, chunks)
+
+
+def run_evaluation_chunk(snapshot: dict[str, Any], chunk: dict[str, Any]) -> dict[str, Any]:
+    from scoring.metrics.truthsets import random_truth_sets
+
+    p = snapshot["params"]
+    sets = random_truth_sets(
+        np.array(snapshot["votes"], float), n_sets=p["n_random"], seed=p["seed"], start=chunk["start"], stop=chunk["stop"]
+    )
+    statements, f1 = [], []
+    for truth in sets:
+        result = _compare(snapshot, truth)
+        statements.append(result.statements.tolist())
+        f1.append(result.f1.tolist())
+    return {"statements": statements, "f1": f1}
+
+
+def combine_evaluation(snapshot: dict[str, Any], chunks: list[dict[str, Any]]) -> dict[str, Any]:
+    from scoring.metrics.significance import compare_statements, statement_text, summarize_against_baseline, system_pairs
+
+    fixed = snapshot["fixed"]
+    systems = snapshot["systems"]
+    baseline = np.array(fixed["consensus"]["statements"])
+    table2 = []
+    for truth, result in fixed.items():
+        comparison = compare_statements(np.array(result["statements"]), baseline)
+        table2.append({"truth": truth, "sensitivity": float(comparison.sensitivity),
+                       "disagreement": None if truth == "consensus" else float(comparison.disagreement),
+                       "reversal": None if truth == "consensus" else float(comparison.reversal)})
+    random_statements = np.array([s for chunk in chunks for s in chunk["statements"]], dtype=np.int8)
+    random_f1 = np.array([f for chunk in chunks for f in chunk["f1"]])
+    random_summary = None
+    if len(random_statements):
+        summary = summarize_against_baseline(random_statements, baseline)
+        random_summary = {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(summary).items()}
+    pairs = system_pairs(len(systems))
+    return {
+        "params": snapshot["params"],
+        "systems": systems,
+        "adjudicators": snapshot["adjudicators"],
+        "items": len(snapshot["items"]),
+        "table2": table2,
+        "random": random_summary,
+        "f1": {truth: result["f1"] for truth, result in fixed.items()},
+        "random_f1": {"mean": random_f1.mean(axis=0).tolist(), "low": np.percentile(random_f1, 2.5, axis=0).tolist(),
+                      "high": np.percentile(random_f1, 97.5, axis=0).tolist()} if len(random_f1) else None,
+        "fixed": {truth: {k: v for k, v in result.items() if k != "statements"} for truth, result in fixed.items()},
+        "pairs": [[systems[a], systems[b]] for a, b in pairs],
+        "statements": {truth: statement_text(np.array(result["statements"]), systems) for truth, result in fixed.items()},
+    }
+
+
+ANALYSES = {"evaluation": evaluation_analysis}
+CHUNKS = {"evaluation": (run_evaluation_chunk, combine_evaluation)}
+
+
+def evaluation_table(campaign: Campaign, table: str) -> str:
+    from scoring.models import Job
+
+    job = Job.objects.filter(campaign=campaign, analysis="evaluation", status=Job.Status.DONE).order_by("-finished_at").first()
+    if job is None:
+        raise InvalidInput("truth", f"no finished system evaluation to export {table} from; run the evaluation analysis")
+    result = job.result
+    if table == "statements":
+        return write_csv(
+            ["truth", "system_a", "system_b", "statement", "f1_a", "f1_b", "p_value"],
+            (
+                [truth, a, b, text, fixed["f1"][result["systems"].index(a)], fixed["f1"][result["systems"].index(b)], p]
+                for truth, fixed in result["fixed"].items()
+                for (a, b), text, p in zip(result["pairs"], result["statements"][truth], fixed["p_values"])
+            ),
+        )
+    rows = [[row["truth"], row["sensitivity"], row["disagreement"], row["reversal"], "", "", ""] for row in result["table2"]]
+    if result.get("random"):
+        r = result["random"]
+        rows.append(["random (mean)", r["mean_sensitivity"], r["mean_disagreement"], r["n_reversals"],
+                     r["n_sets"], f"{r['sensitivity_ci'][0]}..{r['sensitivity_ci'][1]}",
+                     f"{r['disagreement_ci'][0]}..{r['disagreement_ci'][1]}"])
+    return write_csv(["truth", "sensitivity", "disagreement", "reversal", "random_sets", "sensitivity_ci95", "disagreement_ci95"], rows)

@@ -177,3 +177,16 @@ def path_series(path: list[dict]) -> dict:
 def size_series(figures: dict, key: str) -> dict:
     """Pyramid-size results -> {key: [[m, value], ...]} for :func:`line_chart`."""
     return {key.replace("_", " "): [[m, v] for m, v in zip(figures["sizes"], figures[key])]}
+
+
+@register.filter
+def f1_series(result: dict) -> dict:
+    """Evaluation result -> {system: [[truth-set position, F1], ...]} (Figure 6), Random mean last."""
+    truths = list(result["f1"])
+    series = {}
+    for s, system in enumerate(result["systems"]):
+        points = [[i, result["f1"][truth][s]] for i, truth in enumerate(truths)]
+        if result.get("random_f1"):
+            points.append([len(truths), result["random_f1"]["mean"][s]])
+        series[system] = points
+    return series

@@ -39,7 +39,7 @@ def endpoints(campaign, topic, job):
         ("get", f"{c}/topics/", None, [401, 200, 404, 200, 404, 200]),
         ("post", f"{c}/topics/", new_topic, [401, 403, 404, 201, 404, 201]),
         ("get", f"{c}/runs/", None, [401, 403, 404, 200, 404, 200]),
-        ("post", f"{c}/runs/", [{"name": "sys1", "data": {}}], [401, 403, 404, 201, 404, 201]),
+        ("post", f"{c}/runs/", [{"name": "sys1", "data": {"results": {"q1": [{"id": "c1", "text": "x"}]}}}], [401, 403, 404, 201, 404, 201]),
         ("get", f"{c}/topics/{topic.external_id}/judgment/", None, [401, 200, 404, 200, 404, 200]),
         (
             "put",

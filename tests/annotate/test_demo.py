@@ -17,7 +17,7 @@ def test_seed_creates_logins_and_a_pairs_campaign_with_realistic_agreement(capsy
     assert set(passwords) == {"admin", "organiser", "alice", "bob"}
     assert authenticate(username="alice", password=passwords["alice"]) is not None
 
-    campaign = Campaign.objects.get(kind="pairs", params__demo=True)
+    campaign = Campaign.objects.get(kind="pairs", params__demo=True, name__startswith="Person-name")
     report = campaign_report(campaign).data
     kappas = [p["kappa"] for p in report["pairs"]]
     assert len(kappas) == 6  # four simulated adjudicators
@@ -31,7 +31,7 @@ def test_seed_creates_logins_and_a_pairs_campaign_with_realistic_agreement(capsy
 def test_seeding_twice_keeps_one_demo_campaign(capsys):
     call_command("seed_demo")
     call_command("seed_demo", "--keep-passwords")
-    assert sorted(Campaign.objects.filter(params__demo=True).values_list("kind", flat=True)) == ["clustering", "nuggets", "ordering", "pairs"]
+    assert sorted(Campaign.objects.filter(params__demo=True).values_list("kind", flat=True)) == ["clustering", "nuggets", "ordering", "pairs", "pairs"]
     assert "(unchanged)" in capsys.readouterr().out
 
 
@@ -70,3 +70,17 @@ def test_nuggets_demo_pyramid_agrees_with_assessors_better_than_the_original():
     assert stability["assessors"][0] == "original" and len(stability["assessors"]) == 5
     assert stability["mean_tau_pyramid"] > stability["mean_tau_original"]
     assert Assignment.objects.filter(topic__campaign=campaign, assessor__username="alice").count() == 2
+
+
+def test_systems_demo_has_thirteen_pooled_systems_and_four_adjudicators():
+    call_command("seed_demo")
+    campaign = Campaign.objects.get(kind="pairs", params__demo=True, name__startswith="Name-search")
+    report = campaign_report(campaign).data
+    assert len(report["systems"]) == 13 and len(report["assessors"]) == 4
+    kappas = [p["kappa"] for p in report["pairs"]]
+    assert 0.4 < min(kappas) and max(kappas) < 0.9  # realistic disagreement, as in Figure 4
+    f1 = sorted(s["consensus"]["f1"] for s in report["systems"])
+    assert f1[-1] - f1[0] > 0.1  # systems of varying quality
+    topic = campaign.topics.first()
+    assert all(c["runs"] for c in topic.data["candidates"])  # provenance kept
+    assert all(c["text"].lower() != topic.data["query"].lower() for c in topic.data["candidates"])
