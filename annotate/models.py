@@ -135,3 +135,36 @@ class Run(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+class Curation(models.Model):
+    """An organiser's work on a topic beside the judgments: for factoids, the
+    relations between annotators' inventories and the consensus. Versioned
+    like judgments: a stale version is refused, every save is kept."""
+
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="curations")
+    name = models.CharField(max_length=64)
+    data = models.JSONField()
+    version = models.PositiveIntegerField(default=0)
+    updated_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["topic", "name"], name="one_curation_per_name")]
+
+    def __str__(self) -> str:
+        return f"{self.name} of {self.topic} (v{self.version})"
+
+
+class CurationRevision(models.Model):
+    """Append-only history of curations."""
+
+    curation = models.ForeignKey(Curation, on_delete=models.CASCADE, related_name="revisions")
+    version = models.PositiveIntegerField()
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    data = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["curation", "version"], name="one_curation_revision_per_version")]
+        ordering = ["curation", "version"]

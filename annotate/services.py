@@ -20,7 +20,17 @@ from django.utils import timezone
 from annotate.kinds import InvalidInput, get_kind
 from annotate.kinds.base import require_id, require_list, require_object, require_text
 from annotate.labels import CrowdLabel
-from annotate.models import Assignment, Campaign, Judgment, JudgmentRevision, Membership, Run, Topic
+from annotate.models import (
+    Assignment,
+    Campaign,
+    Curation,
+    CurationRevision,
+    Judgment,
+    JudgmentRevision,
+    Membership,
+    Run,
+    Topic,
+)
 from scoring import services as scoring_services
 
 User = get_user_model()
@@ -455,3 +465,81 @@ def build_pools(*, campaign: Campaign, queries: Any, runs: Any, depth: int | Non
     created = import_topics(campaign=campaign, topics=topics)
     import_runs(campaign=campaign, runs=runs)
     return created
+
+
+# -- phases and curations (factoid analysis) -----------------------------------------------
+
+
+@transaction.atomic
+def start_phase_two(*, campaign: Campaign) -> Campaign:
+    """Phase 2 of van Halteren & Teufel (section 3.1): from now on assessors see
+    their discrepancies with the others; what they had submitted until now
+    stays the Phase 1 annotation."""
+    campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
+    if campaign.params.get("phase") == 2:
+        raise InvalidInput("phase", "the campaign is in Phase 2 already")
+    campaign.params = {**campaign.params, "phase": 2, "phase2_started_at": timezone.now().isoformat()}
+    campaign.save(update_fields=["params"])
+    scoring_services.mark_all_stale(campaign)
+    return campaign
+
+
+def clean_relations(data: Any, topic: Topic) -> dict[str, Any]:
+    """``{"pairs": {"<annotator>|<annotator>": [{"first": [ids], "second": [ids]}]}}``.
+
+    Names in a key are sorted; ``first`` holds factoids of the first named
+    annotator. One side has one factoid: one-to-one is an identity, one to
+    several a subsumption (section 3.2).
+    """
+    require_object(data, "data", allowed={"pairs"}, required={"pairs"})
+    if not isinstance(data["pairs"], dict):
+        raise InvalidInput("data.pairs", "expected an object")
+    inventories = {
+        j.assessor.username: {f["id"] for f in j.payload.get("factoids", [])}
+        for j in Judgment.objects.filter(topic=topic).select_related("assessor")
+    }
+    cleaned = {}
+    for key, relations in data["pairs"].items():
+        names = key.split("|")
+        if len(names) != 2 or names != sorted(names) or names[0] == names[1] or not all(n in inventories for n in names):
+            raise InvalidInput(f"data.pairs.{key}", "expected '<annotator>|<annotator>', names sorted, both annotators of the topic")
+        require_list(relations, f"data.pairs.{key}")
+        rows = []
+        for index, relation in enumerate(relations):
+            path = f"data.pairs.{key}[{index}]"
+            require_object(relation, path, allowed={"first", "second"}, required={"first", "second"})
+            for side, name in (("first", names[0]), ("second", names[1])):
+                ids = require_list(relation[side], f"{path}.{side}", min_length=1)
+                unknown = [i for i in ids if i not in inventories[name]]
+                if unknown:
+                    raise InvalidInput(f"{path}.{side}", f"not factoids of {name}: {', '.join(map(str, unknown))}")
+            if len(relation["first"]) > 1 and len(relation["second"]) > 1:
+                raise InvalidInput(path, "one side must be a single factoid (identity or subsumption)")
+            rows.append({"first": list(relation["first"]), "second": list(relation["second"])})
+        cleaned[key] = rows
+    return {"pairs": cleaned}
+
+
+@transaction.atomic
+def save_curation(*, topic: Topic, name: str, data: Any, version: Any, user: AbstractBaseUser) -> Curation:
+    """Save an organiser's relations or consensus for ``topic`` if ``version`` is current."""
+    if name == "relations":
+        cleaned = clean_relations(data, topic)
+    elif name == "consensus":
+        cleaned = get_kind(topic.campaign.kind).clean_payload(data, topic.data, complete=False)
+    else:
+        raise InvalidInput("name", "expected relations or consensus")
+    if isinstance(version, bool) or not isinstance(version, int) or version < 0:
+        raise InvalidInput("version", "expected the version you read: a whole number, 0 for a new one")
+    curation = Curation.objects.select_for_update().filter(topic=topic, name=name).first()
+    current = curation.version if curation else 0
+    if version != current:
+        if curation and version == current - 1 and curation.data == cleaned:
+            return curation
+        raise Conflict(current)
+    curation = curation or Curation(topic=topic, name=name)
+    curation.data, curation.version, curation.updated_by = cleaned, current + 1, user
+    curation.save()
+    CurationRevision.objects.create(curation=curation, version=curation.version, author=user, data=cleaned)
+    scoring_services.mark_all_stale(topic.campaign)
+    return curation

@@ -26,6 +26,7 @@ class ReportSerializer(serializers.Serializer):
 
 class JobSerializer(serializers.ModelSerializer):
     campaign = serializers.IntegerField(source="campaign_id")
+    result = serializers.JSONField(allow_null=True)
 
     class Meta:
         model = Job

@@ -7,6 +7,7 @@ from django.conf import settings
 from django.db import models
 
 from annotate.models import Campaign, Topic
+from scoring.fields import OrderedJSONField
 
 
 class Report(models.Model):
@@ -15,7 +16,7 @@ class Report(models.Model):
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="reports")
     topic = models.ForeignKey(Topic, null=True, blank=True, on_delete=models.CASCADE, related_name="reports")
     name = models.CharField(max_length=64, default="agreement")
-    data = models.JSONField()
+    data = OrderedJSONField()
     computed_at = models.DateTimeField()
     judgments_seen = models.PositiveIntegerField()
 
@@ -74,14 +75,14 @@ class Job(models.Model):
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
     progress = models.FloatField(default=0.0)
     message = models.CharField(max_length=500, blank=True)
-    result = models.JSONField(null=True, blank=True)
+    result = OrderedJSONField(null=True, blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     #: For analyses split into chunks run by any number of workers: the data
     #: every chunk works on, frozen when the job starts.
-    snapshot = models.JSONField(null=True, blank=True)
+    snapshot = OrderedJSONField(null=True, blank=True)
     chunks_total = models.PositiveIntegerField(default=0)
     chunks_done = models.PositiveIntegerField(default=0)
 
@@ -98,7 +99,7 @@ class JobChunk(models.Model):
     job = models.ForeignKey(Job, on_delete=models.CASCADE, related_name="chunks")
     index = models.PositiveIntegerField()
     params = models.JSONField(default=dict)
-    result = models.JSONField(null=True, blank=True)
+    result = OrderedJSONField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
