@@ -6,10 +6,12 @@ from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.urls import reverse
 
 from annotate import selectors
 from annotate.kinds import get_kind
 from scoring import selectors as scoring_selectors
+from scoring.reports import report_module
 from scoring import services as scoring_services
 
 
@@ -67,10 +69,12 @@ def judge(request: HttpRequest, campaign_id: int, topic_id: str) -> HttpResponse
     judgment = selectors.own_judgment(topic, request.user)
     queue = next((q for q in selectors.assessor_queues(request.user) if q.campaign.pk == campaign.pk), None)
     later = [e.topic for e in queue.entries if e.status != "submitted" and e.topic.pk != topic.pk] if queue else []
+    extra = getattr(report_module(campaign.kind), "judge_context", None)
     return render(
         request,
         kind.judge_template,
         {
+            **(extra(campaign, topic, request.user) if extra else {}),
             "campaign": campaign,
             "topic": topic,
             "assigned": queue is not None and any(e.topic.pk == topic.pk for e in queue.entries),
@@ -81,5 +85,42 @@ def judge(request: HttpRequest, campaign_id: int, topic_id: str) -> HttpResponse
             },
             "next_topic": later[0] if later else None,
             "queue": queue,
+        },
+    )
+
+
+@login_required
+def consensus_editor(request: HttpRequest, campaign_id: int, topic_id: str) -> HttpResponse:
+    """The organiser's consensus inventory and marking, on the judging page.
+
+    ``?from=<assessor>`` starts an empty consensus from that assessor's
+    submitted annotation."""
+    campaign, role = selectors.campaign_for(request.user, campaign_id, need="organise")
+    topic = selectors.topic_for(request.user, campaign, role, topic_id)
+    kind = get_kind(campaign.kind)
+    current = scoring_selectors.curation(topic, "consensus")
+    assessors = sorted(
+        topic.judgments.filter(status="submitted").values_list("assessor__username", flat=True)
+    )
+    start_from = request.GET.get("from")
+    if current is not None:
+        payload = current.data
+    elif start_from in assessors:
+        payload = topic.judgments.get(assessor__username=start_from).payload
+    else:
+        payload = kind.empty_payload(topic.data)
+    return render(
+        request,
+        kind.judge_template,
+        {
+            "campaign": campaign,
+            "topic": topic,
+            "assigned": True,
+            "consensus_mode": True,
+            "assessors": assessors,
+            "api_url": reverse("api-curation", args=[campaign.pk, topic.external_id, "consensus"]),
+            "state": {"payload": payload, "status": "draft", "version": current.version if current else 0},
+            "next_topic": None,
+            "queue": None,
         },
     )

@@ -17,6 +17,12 @@ api_urls = [
     path("api/campaigns/<int:campaign_id>/topics/", api.TopicList.as_view(), name="api-topics"),
     path("api/campaigns/<int:campaign_id>/runs/", api.RunList.as_view(), name="api-runs"),
     path("api/campaigns/<int:campaign_id>/pools/", api.Pools.as_view(), name="api-pools"),
+    path("api/campaigns/<int:campaign_id>/phase/", api.Phase.as_view(), name="api-phase"),
+    path(
+        "api/campaigns/<int:campaign_id>/topics/<str:topic_id>/curations/<str:name>/",
+        api.TopicCuration.as_view(),
+        name="api-curation",
+    ),
     path(
         "api/campaigns/<int:campaign_id>/topics/<str:topic_id>/judgment/",
         api.OwnJudgment.as_view(),
@@ -42,6 +48,9 @@ page_urls = [
     path("campaigns/<int:campaign_id>/topics/<str:topic_id>/judge/", pages.judge, name="judge"),
     path("campaigns/<int:campaign_id>/report/", scoring_pages.report, name="campaign-report"),
     path("campaigns/<int:campaign_id>/topics/<str:topic_id>/report/", scoring_pages.topic_report, name="topic-report"),
+    path("campaigns/<int:campaign_id>/topics/<str:topic_id>/relations/", scoring_pages.relations_editor, name="relations-editor"),
+    path("campaigns/<int:campaign_id>/topics/<str:topic_id>/consensus/", pages.consensus_editor, name="consensus-editor"),
+    path("campaigns/<int:campaign_id>/phase/", scoring_pages.start_phase_two, name="campaign-phase"),
     path("campaigns/<int:campaign_id>/analyses/", scoring_pages.start_analysis, name="campaign-analyses"),
     path("campaigns/<int:campaign_id>/jobs/", scoring_pages.jobs, name="campaign-jobs"),
     path("jobs/<int:job_id>/", scoring_pages.job, name="job"),

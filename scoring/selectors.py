@@ -39,3 +39,34 @@ def topic_report(topic: Topic, name: str = "agreement") -> Report | None:
 
 def campaign_jobs(campaign: Campaign) -> list[Job]:
     return list(Job.objects.filter(campaign=campaign)[:20])
+
+
+def phase_payloads(campaign: Campaign, phase: int) -> dict[tuple[int, str], dict[str, Any]]:
+    """(topic id, assessor) -> the submitted payload of ``phase``.
+
+    Phase 2 (or a campaign that never left Phase 1): the current submitted
+    judgments. Phase 1 once Phase 2 has started: each judgment's last
+    submitted revision from before the start of Phase 2.
+    """
+    from datetime import datetime
+
+    from annotate.models import JudgmentRevision
+
+    started = campaign.params.get("phase2_started_at")
+    if phase == 2 or not started:
+        return {(row.topic_id, row.assessor): row.payload for row in submitted_judgments(campaign)}
+    revisions = (
+        JudgmentRevision.objects.filter(
+            judgment__topic__campaign=campaign, status=Judgment.Status.SUBMITTED,
+            created_at__lt=datetime.fromisoformat(started),
+        )
+        .order_by("judgment_id", "version")
+        .values_list("judgment__topic_id", "judgment__assessor__username", "payload")
+    )
+    return {(topic, assessor): payload for topic, assessor, payload in revisions}  # the last version wins
+
+
+def curation(topic: Topic, name: str):
+    from annotate.models import Curation
+
+    return Curation.objects.filter(topic=topic, name=name).first()

@@ -93,3 +93,19 @@ class PoolsSerializer(serializers.Serializer):
     queries = serializers.DictField(child=serializers.CharField(), help_text="query id -> query text")
     runs = RunInputSerializer(many=True)
     depth = serializers.IntegerField(required=False, min_value=1, help_text="each system's top results pooled")
+
+
+class PhaseSerializer(serializers.Serializer):
+    phase = serializers.IntegerField(help_text="2: start Phase 2 (factoid analysis)")
+
+
+class CurationSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    data = serializers.JSONField()
+    version = serializers.IntegerField()
+    updated_at = serializers.DateTimeField()
+
+
+class CurationWriteSerializer(serializers.Serializer):
+    data = serializers.JSONField(help_text="relations: {pairs: {...}}; consensus: {factoids, marks}")
+    version = serializers.IntegerField(min_value=0)

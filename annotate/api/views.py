@@ -205,3 +205,40 @@ class Pools(APIView):
         data = body(request, allowed={"queries", "runs", "depth"}, required={"queries", "runs"})
         topics = services.build_pools(campaign=campaign, queries=data["queries"], runs=data["runs"], depth=data.get("depth"))
         return Response(s.TopicSerializer(topics, many=True).data, status=status.HTTP_201_CREATED)
+
+
+class Phase(APIView):
+    @extend_schema(request=s.PhaseSerializer, responses={200: s.CampaignSerializer, **ERRORS})
+    def post(self, request: Request, campaign_id: int) -> Response:
+        campaign, role = selectors.campaign_for(request.user, campaign_id, need="organise")
+        data = body(request, allowed={"phase"}, required={"phase"})
+        if data["phase"] != 2:
+            raise InvalidInput("phase", "a campaign can only move on to Phase 2")
+        campaign = services.start_phase_two(campaign=campaign)
+        return Response(s.CampaignSerializer(campaign, context={"roles": {campaign.pk: role}}).data)
+
+
+class TopicCuration(APIView):
+    @extend_schema(responses={200: s.CurationSerializer, **ERRORS})
+    def get(self, request: Request, campaign_id: int, topic_id: str, name: str) -> Response:
+        campaign, role = selectors.campaign_for(request.user, campaign_id, need="organise")
+        topic = selectors.topic_for(request.user, campaign, role, topic_id)
+        from annotate.models import Curation
+
+        curation = Curation.objects.filter(topic=topic, name=name).first()
+        if curation is None:
+            return Response({"name": name, "data": None, "version": 0, "updated_at": None})
+        return Response(s.CurationSerializer(curation).data)
+
+    @extend_schema(
+        request=s.CurationWriteSerializer,
+        responses={200: s.CurationSerializer, 409: OpenApiResponse(description="Stale version."), **ERRORS},
+    )
+    def put(self, request: Request, campaign_id: int, topic_id: str, name: str) -> Response:
+        campaign, role = selectors.campaign_for(request.user, campaign_id, need="organise")
+        topic = selectors.topic_for(request.user, campaign, role, topic_id)
+        # The judging page's saver sends {payload, status, version}; scripts may send {data, version}.
+        data = body(request, allowed={"data", "payload", "status", "version"}, required={"version"})
+        content = data.get("data", data.get("payload"))
+        curation = services.save_curation(topic=topic, name=name, data=content, version=data["version"], user=request.user)
+        return Response({**s.CurationSerializer(curation).data, "status": data.get("status", "draft")})

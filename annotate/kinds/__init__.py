@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from annotate.kinds.base import InvalidInput, Kind
 from annotate.kinds.clustering import ClusteringKind
+from annotate.kinds.factoids import FactoidsKind
 from annotate.kinds.nuggets import NuggetsKind
 from annotate.kinds.ordering import OrderingKind
 from annotate.kinds.pairs import PairsKind
@@ -17,6 +18,7 @@ KINDS: dict[str, Kind] = {
     OrderingKind.name: OrderingKind(),
     ClusteringKind.name: ClusteringKind(),
     NuggetsKind.name: NuggetsKind(),
+    FactoidsKind.name: FactoidsKind(),
 }
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 from django import template
 from django.utils.html import format_html, format_html_join
 
@@ -190,3 +191,47 @@ def f1_series(result: dict) -> dict:
             points.append([len(truths), result["random_f1"]["mean"][s]])
         series[system] = points
     return series
+
+
+@register.filter
+def growth_series(result: dict, key: str) -> dict:
+    return {key.replace("_", " "): [[n, v] for n, v in zip(result["sizes"], result[key])]}
+
+
+@register.filter
+def rho_series(stability: dict) -> dict:
+    return {"mean rho": [[n, v] for n, v in zip(stability["sizes"], stability["mean_rho"])]}
+
+
+@register.simple_tag
+def box_plot(summaries: list[dict], scores: list[list[float]], width: int = 720, height: int = 260) -> str:
+    """One box (quartiles, whiskers at the 5th and 95th percentiles) per summary; model summaries first."""
+    values = np.asarray(scores, dtype=float)  # draws x summaries
+    if values.size == 0:
+        return ""
+    order = sorted(range(len(summaries)), key=lambda i: (not summaries[i]["model"], summaries[i]["id"]))
+    low, q1, median, q3, high = np.percentile(values, [5, 25, 50, 75, 95], axis=0)
+    top = float(values.max()) or 1.0
+    left, bottom, plot_h = 40, 30, height - 40
+    step = (width - left - 10) / len(order)
+
+    def y(v: float) -> float:
+        return 10 + (1 - v / top) * plot_h
+
+    boxes = []
+    for position, i in enumerate(order):
+        x = left + position * step + step / 2
+        colour_ = PALETTE[0] if summaries[i]["model"] else PALETTE[2]
+        boxes.append(format_html(
+            '<g><title>{}: median {}</title><line x1="{}" x2="{}" y1="{}" y2="{}" stroke="#888"/>'
+            '<rect x="{}" y="{}" width="{}" height="{}" fill="{}" opacity="0.7"/>'
+            '<line x1="{}" x2="{}" y1="{}" y2="{}" stroke="#fff" stroke-width="2"/></g>',
+            summaries[i]["id"], f"{median[i]:.1f}", x, x, y(low[i]), y(high[i]),
+            x - step * 0.3, y(q3[i]), step * 0.6, max(y(q1[i]) - y(q3[i]), 1), colour_,
+            x - step * 0.3, x + step * 0.3, y(median[i]), y(median[i]),
+        ))
+    axis = format_html('<text x="4" y="14" font-size="10">{}</text><text x="4" y="{}" font-size="10">0</text>',
+                       f"{top:.0f}", 10 + plot_h)
+    body = format_html_join("", "{}", ((b,) for b in [axis, *boxes]))
+    return format_html('<svg class="chart" role="img" aria-label="Scores per summary" width="{}" height="{}">{}</svg>'
+                       '<p class="muted">Blue: model summaries; orange: machine summaries.</p>', width, height, body)

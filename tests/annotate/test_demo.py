@@ -31,7 +31,7 @@ def test_seed_creates_logins_and_a_pairs_campaign_with_realistic_agreement(capsy
 def test_seeding_twice_keeps_one_demo_campaign(capsys):
     call_command("seed_demo")
     call_command("seed_demo", "--keep-passwords")
-    assert sorted(Campaign.objects.filter(params__demo=True).values_list("kind", flat=True)) == ["clustering", "nuggets", "ordering", "pairs", "pairs"]
+    assert sorted(Campaign.objects.filter(params__demo=True).values_list("kind", flat=True)) == ["clustering", "factoids", "nuggets", "ordering", "pairs", "pairs"]
     assert "(unchanged)" in capsys.readouterr().out
 
 
@@ -84,3 +84,17 @@ def test_systems_demo_has_thirteen_pooled_systems_and_four_adjudicators():
     topic = campaign.topics.first()
     assert all(c["runs"] for c in topic.data["candidates"])  # provenance kept
     assert all(c["text"].lower() != topic.data["query"].lower() for c in topic.data["candidates"])
+
+
+def test_factoids_demo_relations_and_agreement():
+    call_command("seed_demo")
+    campaign = Campaign.objects.get(kind="factoids", params__demo=True)
+    from scoring.selectors import topic_report
+
+    data = topic_report(campaign.topics.get(external_id="tram")).data
+    pair = data["agreement"]["1"]["pairs"][0]
+    assert pair["subsumptions"] == 3  # the coarse annotator's three two-fact factoids
+    assert 0.5 < pair["definition"]["kappa"] < 0.95 and 0.8 < pair["annotation"]["kappa"] < 1.0
+    scores = data["scores"]["summaries"]
+    assert len(scores) == 26 and sum(not s["model"] for s in scores) == 6
+    assert Assignment.objects.filter(topic__campaign=campaign, assessor__username="alice").count() == 1
