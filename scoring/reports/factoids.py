@@ -198,18 +198,22 @@ def stability_analysis(campaign: Campaign, params: dict[str, Any], progress: Cal
     summaries) and Figures 6-7 (every summary's score over the draws at N)."""
     topic, table = _consensus_table(campaign, params)
     sizes = range(1, int(params.get("max_n", 50)) + 1)
+    # Optional, off by default (the paper reports pure frequency weights):
+    # a factoid counts 1/r in a model summary whose r-th sentence first has it.
+    position = table.first_position if params.get("position") else None
     progress(0.1, "ranking summaries")
     stability = m.wfs_stability(table.by_summary, table.model, sizes=sizes, pairs=int(params.get("pairs", 200)),
-                                seed=int(params.get("seed", 0)))
+                                seed=int(params.get("seed", 0)), first_position=position)
     progress(0.7, "score distributions")
     n = int(params.get("n", 10))
     distribution = m.wfs_distribution(table.by_summary, table.model, n=n, draws=int(params.get("pairs", 200)),
-                                      seed=int(params.get("seed", 0)))
+                                      seed=int(params.get("seed", 0)), first_position=position)
     texts = [" ".join(x["text"] for x in s["sentences"]) for s in topic.data["summaries"]]
     threshold = int(params.get("min_summaries", max(1, round(0.22 * int(table.model.sum())))))
     unigrams = m.unigram_comparison(texts, table.by_summary, min_summaries=threshold)
     return {
         "topic": topic.external_id,
+        "position_adjusted": bool(position is not None),
         "summaries": [{"id": s, "model": bool(flag)} for s, flag in zip(table.summaries, table.model)],
         "stability": _plain(asdict(stability)),
         "distribution": {"n": n, **_plain(asdict(distribution))},

@@ -167,3 +167,14 @@ def test_bad_factoid_payloads_store_nothing(annotated, people):
             services.save_judgment(topic=topic, assessor=people["alice"], payload=payload, status="submitted", version=1)
         assert error.value.field == field
     assert Judgment.objects.get(topic=topic, assessor=people["alice"]).version == 1
+
+
+def test_position_adjusted_stability(annotated, people, django_capture_on_commit_callbacks):
+    campaign, topic = annotated
+    services.save_curation(topic=topic, name="consensus", version=0, user=people["organiser"],
+                           data={"factoids": [{"id": "C1", "text": "x"}], "marks": {"a1": ["C1"], "c1": ["C1"]}})
+    with django_capture_on_commit_callbacks(execute=True):
+        job = scoring_services.start_analysis(campaign=campaign, analysis="wfs-stability",
+                                              params={"max_n": 3, "pairs": 10, "n": 2, "position": True}, user=None)
+    job = Job.objects.get(pk=job.pk)
+    assert job.status == "done" and job.result["position_adjusted"] is True
