@@ -142,12 +142,19 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
 
 # Background work: Django's tasks API. The database backend needs only the
 # worker that the run command starts; RQ + Redis when scaled out.
-TASKS = {
-    "default": {
-        "BACKEND": env_str("CONCORD_TASKS_BACKEND", "django_tasks_db.DatabaseBackend"),
-        "QUEUES": [],
+# Scale-out: CONCORD_TASKS_BACKEND=rq with REDIS_URL, and any number of
+# `manage.py rqworker default --job-class django_tasks_rq.Job` processes.
+_TASK_BACKENDS = {"db": "django_tasks_db.DatabaseBackend", "rq": "django_tasks_rq.RQBackend"}
+_tasks_backend = env_str("CONCORD_TASKS_BACKEND", "db")
+TASKS = {"default": {"BACKEND": _TASK_BACKENDS.get(_tasks_backend, _tasks_backend), "QUEUES": []}}
+if TASKS["default"]["BACKEND"] == _TASK_BACKENDS["rq"]:
+    INSTALLED_APPS.append("django_rq")
+    RQ_QUEUES = {
+        "default": {
+            "URL": env_str("REDIS_URL", "redis://127.0.0.1:6379/0"),
+            "DEFAULT_TIMEOUT": env_int("CONCORD_RQ_TIMEOUT", 3600, minimum=1),
+        }
     }
-}
 
 REST_FRAMEWORK = {
     # Token first: its WWW-Authenticate header makes anonymous requests 401.

@@ -1,0 +1,26 @@
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+from django.db import transaction
+
+from annotate import importers
+from annotate.backup import load_campaign
+from annotate.kinds import InvalidInput
+from scoring import services as scoring_services
+
+
+class Command(BaseCommand):
+    help = "Restore a campaign backed up by export_campaign into this instance; its reports are recomputed."
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("file", type=Path)
+
+    def handle(self, *args, file: Path, **options) -> None:
+        try:
+            with transaction.atomic():
+                campaign = load_campaign(importers.read_json(file.read_bytes()))
+        except (InvalidInput, KeyError, TypeError) as error:
+            field = getattr(error, "field", "file")
+            raise CommandError(f"{file}: {field}: {getattr(error, 'message', error)} (nothing imported)") from None
+        scoring_services.recompute_reports(campaign.pk, everything=True)
+        self.stdout.write(f"Restored {campaign.name} as #{campaign.pk}.")
