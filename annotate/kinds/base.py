@@ -8,7 +8,7 @@ dotted path (``payload.matches.c7``) so a client can point at it.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, ClassVar
 
 # Ids appear in URLs and in whitespace-separated formats such as TREC qrels.
@@ -93,6 +93,28 @@ def require_object(value: Any, field: str, *, allowed: Iterable[str], required: 
         if key not in value:
             raise InvalidInput(f"{field}.{key}", "this field is required")
     return value
+
+
+def clean_per_topic(
+    data: Any,
+    topics: Mapping[str, Mapping[str, Any]],
+    *,
+    field: str,
+    key: str,
+    clean: "Callable[[Any, Mapping[str, Any], str], Any]",
+) -> dict[str, Any]:
+    """Run data of the shape ``{key: {topic id: value}}``: every topic known,
+    every value cleaned by ``clean(value, topic_data, path)``."""
+    require_object(data, field, allowed={key}, required={key})
+    entries = data[key]
+    if not isinstance(entries, dict) or not entries:
+        raise InvalidInput(f"{field}.{key}", "expected an object of topic id -> value, with at least one topic")
+    cleaned = {}
+    for topic, value in entries.items():
+        if topic not in topics:
+            raise InvalidInput(f"{field}.{key}.{topic}", "unknown topic")
+        cleaned[topic] = clean(value, topics[topic], f"{field}.{key}.{topic}")
+    return {key: cleaned}
 
 
 def require_list(value: Any, field: str, *, min_length: int = 0) -> list:

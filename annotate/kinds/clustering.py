@@ -16,6 +16,7 @@ from typing import Any
 from annotate.kinds.base import (
     InvalidInput,
     Kind,
+    clean_per_topic,
     listing,
     require_list,
     require_object,
@@ -129,19 +130,14 @@ class ClusteringKind(Kind):
 
     def clean_run_data(self, data: Any, topics: Mapping[str, Mapping[str, Any]], *, field: str) -> dict[str, Any]:
         """A system clustering: ``{"clusterings": {topic: [[sentence ids], ...]}}``."""
-        require_object(data, field, allowed={"clusterings"}, required={"clusterings"})
-        clusterings = data["clusterings"]
-        if not isinstance(clusterings, dict) or not clusterings:
-            raise InvalidInput(f"{field}.clusterings", "expected an object of topic id -> clusters")
-        cleaned = {}
-        for topic, clusters in clusterings.items():
-            if topic not in topics:
-                raise InvalidInput(f"{field}.clusterings.{topic}", "unknown topic")
+
+        def clean(clusters: Any, topic: Mapping[str, Any], path: str) -> list[list[str]]:
             try:
-                cleaned[topic] = self.clean_payload({"clusters": clusters}, topics[topic], complete=False)["clusters"]
+                return self.clean_payload({"clusters": clusters}, topic, complete=False)["clusters"]
             except InvalidInput as error:
-                raise InvalidInput(f"{field}.clusterings.{topic}{error.field.removeprefix('payload.clusters')}", error.message) from None
-        return {"clusterings": cleaned}
+                raise InvalidInput(f"{path}{error.field.removeprefix('payload.clusters')}", error.message) from None
+
+        return clean_per_topic(data, topics, field=field, key="clusterings", clean=clean)
 
 
 def rule_violations(clusters: list[list[str]], topic_data: Mapping[str, Any]) -> list[dict[str, Any]]:

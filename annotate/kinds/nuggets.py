@@ -15,6 +15,7 @@ from typing import Any
 from annotate.kinds.base import (
     InvalidInput,
     Kind,
+    clean_per_topic,
     listing,
     require_id,
     require_list,
@@ -126,31 +127,25 @@ class NuggetsKind(Kind):
         from ``text`` when given); ``matches`` are the nuggets it contains
         (as NIST assessors marked them), else they come from match judgments.
         """
-        from scoring.metrics.nuggets import response_length
+        return clean_per_topic(data, topics, field=field, key="responses", clean=_clean_response)
 
-        require_object(data, field, allowed={"responses"}, required={"responses"})
-        responses = data["responses"]
-        if not isinstance(responses, dict) or not responses:
-            raise InvalidInput(f"{field}.responses", "expected an object of topic id -> response")
-        cleaned = {}
-        for topic, response in responses.items():
-            path = f"{field}.responses.{topic}"
-            if topic not in topics:
-                raise InvalidInput(path, "unknown topic")
-            require_object(response, path, allowed={"text", "length", "matches"})
-            if "text" in response:
-                length = response_length(require_text(response["text"], f"{path}.text", allow_empty=True, max_length=1_000_000))
-            elif "length" in response and isinstance(response["length"], int) and not isinstance(response["length"], bool) and response["length"] >= 0:
-                length = response["length"]
-            else:
-                raise InvalidInput(path, "give the response's text, or its length (non-whitespace characters, a whole number >= 0)")
-            entry: dict[str, Any] = {"length": length}
-            if "matches" in response:
-                known = {n["id"] for n in topics[topic]["nuggets"]}
-                found = require_list(response["matches"], f"{path}.matches")
-                unknown = [n for n in found if n not in known]
-                if unknown:
-                    raise InvalidInput(f"{path}.matches", f"unknown nugget id(s): {listing(map(str, unknown))}")
-                entry["matches"] = sorted(set(found), key=[n["id"] for n in topics[topic]["nuggets"]].index)
-            cleaned[topic] = entry
-        return {"responses": cleaned}
+
+def _clean_response(response: Any, topic: Mapping[str, Any], path: str) -> dict[str, Any]:
+    from scoring.metrics.nuggets import response_length
+
+    require_object(response, path, allowed={"text", "length", "matches"})
+    if "text" in response:
+        length = response_length(require_text(response["text"], f"{path}.text", allow_empty=True, max_length=1_000_000))
+    elif isinstance(response.get("length"), int) and not isinstance(response["length"], bool) and response["length"] >= 0:
+        length = response["length"]
+    else:
+        raise InvalidInput(path, "give the response's text, or its length (non-whitespace characters, a whole number >= 0)")
+    entry: dict[str, Any] = {"length": length}
+    if "matches" in response:
+        order = [n["id"] for n in topic["nuggets"]]
+        found = require_list(response["matches"], f"{path}.matches")
+        unknown = [n for n in found if n not in order]
+        if unknown:
+            raise InvalidInput(f"{path}.matches", f"unknown nugget id(s): {listing(map(str, unknown))}")
+        entry["matches"] = sorted(set(found), key=order.index)
+    return entry

@@ -16,6 +16,7 @@ from typing import Any
 from annotate.kinds.base import (
     InvalidInput,
     Kind,
+    clean_per_topic,
     listing,
     require_list,
     require_object,
@@ -59,17 +60,10 @@ class OrderingKind(Kind):
 
     def clean_run_data(self, data: Any, topics: Mapping[str, Mapping[str, Any]], *, field: str) -> dict[str, Any]:
         """A system's orderings: ``{"orderings": {topic: [item ids]}}``, each a permutation."""
-        require_object(data, field, allowed={"orderings"}, required={"orderings"})
-        orderings = data["orderings"]
-        if not isinstance(orderings, dict) or not orderings:
-            raise InvalidInput(f"{field}.orderings", "expected an object of topic id -> ordering")
-        cleaned = {}
-        for topic, order in orderings.items():
-            if topic not in topics:
-                raise InvalidInput(f"{field}.orderings.{topic}", "unknown topic")
-            items = [item["id"] for item in topics[topic]["items"]]
-            cleaned[topic] = check_permutation(order, items, f"{field}.orderings.{topic}")
-        return {"orderings": cleaned}
+        return clean_per_topic(
+            data, topics, field=field, key="orderings",
+            clean=lambda order, topic, path: check_permutation(order, [item["id"] for item in topic["items"]], path),
+        )
 
     def payload_from_labels(self, labels: Mapping[str, Any]) -> dict[str, Any]:
         """Ranks (1 = first) per item -> the ordering."""
