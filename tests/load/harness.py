@@ -1,0 +1,619 @@
+"""The load run, end to end: a database, gunicorn and a task worker on it,
+seeded campaigns of every kind, locust against them, then the database checked.
+
+Used by tests/load/test_load.py (small) and benchmarks/load.py (50 users,
+60 s). Django runs only in subprocesses (``python -m tests.load.harness
+seed|verify``), configured for the load database, so the calling process
+(pytest with its own test database, or the benchmark) is never touched.
+
+Everything started here (PostgreSQL, gunicorn, the worker) is stopped in a
+``finally`` and, should the interpreter die first, by ``atexit``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import atexit
+import itertools
+import json
+import math
+import os
+import shlex
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = ROOT / ".venv" / "bin"
+PYTHON = str(BIN / "python") if (BIN / "python").exists() else sys.executable
+LOCUSTFILE = Path(__file__).with_name("locustfile.py")
+PASSWORD = "load-test-password"
+KINDS = ("pairs", "ordering", "clustering", "nuggets", "factoids")
+
+_cleanups: list[Callable[[], None]] = []
+_database_numbers = itertools.count(1)
+
+
+@atexit.register
+def _stop_everything() -> None:
+    while _cleanups:
+        try:
+            _cleanups.pop()()
+        except Exception:  # noqa: BLE001 - best effort at exit
+            pass
+
+
+@contextmanager
+def _cleanup(stop: Callable[[], None]) -> Iterator[None]:
+    """Run ``stop`` on leaving the block, or at exit if the block never ends."""
+    _cleanups.append(stop)
+    try:
+        yield
+    finally:
+        if stop in _cleanups:
+            _cleanups.remove(stop)
+        stop()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# -- databases ------------------------------------------------------------------
+
+
+@dataclass
+class Database:
+    engine: str  # "sqlite" or "postgresql"
+    env: dict[str, str]  # CONCORD_SQLITE_PATH or DATABASE_URL
+    label: str
+    #: postmaster.pid of a server started here (its CPU time can be measured).
+    pid_file: Path | None = None
+
+
+@contextmanager
+def sqlite_database(directory: Path) -> Iterator[Database]:
+    path = directory / "load.sqlite3"
+    yield Database("sqlite", {"CONCORD_SQLITE_PATH": str(path)}, f"SQLite {path.name}")
+
+
+def _as_postgres(command: list[str]) -> None:
+    if os.geteuid() == 0:  # initdb and postgres refuse to run as root
+        command = ["su", "postgres", "-s", "/bin/sh", "-c", " ".join(map(shlex.quote, command))]
+    result = subprocess.run(command, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} failed:\n{result.stdout}\n{result.stderr}")
+
+
+def _pg_bin() -> Path:
+    found = sorted(Path("/usr/lib/postgresql").glob("*/bin"), key=lambda p: int(p.parent.name))
+    if not found:
+        raise RuntimeError("PostgreSQL is not installed (apt-get install postgresql), and DATABASE_URL is not set")
+    return found[-1]
+
+
+@contextmanager
+def postgres_server() -> Iterator[tuple[str, Path]]:
+    """A throw-away server on a free 127.0.0.1 port (as .ci/run starts one);
+    yields its URL and data directory."""
+    pgbin = _pg_bin()
+    data = Path(tempfile.mkdtemp(prefix="concord-load-pg."))
+    port = free_port()
+
+    def stop() -> None:
+        if (data / "postmaster.pid").exists():
+            try:
+                _as_postgres([str(pgbin / "pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop"])
+            except RuntimeError:
+                pass
+        shutil.rmtree(data, ignore_errors=True)
+
+    with _cleanup(stop):
+        if os.geteuid() == 0:
+            shutil.chown(data, "postgres")
+        _as_postgres([str(pgbin / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres"])
+        options = f"-p {port} -k {data} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=100"
+        _as_postgres([str(pgbin / "pg_ctl"), "-D", str(data), "-l", str(data / "server.log"), "-w", "-o", options,
+                      "start"])
+        yield f"postgres://postgres@127.0.0.1:{port}/postgres", data
+
+
+@contextmanager
+def postgres_database(server_url: str | None = None, *, data: Path | None = None) -> Iterator[Database]:
+    """A fresh database ``concord_load_<pid>_<n>`` on the server of ``server_url``
+    (DATABASE_URL), or on a throw-away server started here; dropped afterwards."""
+    if server_url is None:
+        with postgres_server() as (url, data), postgres_database(url, data=data) as database:
+            yield database
+        return
+    import psycopg
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(server_url)
+    name = f"concord_load_{os.getpid()}_{next(_database_numbers)}"
+    admin = urlunsplit(parts._replace(path="/postgres", scheme="postgresql"))
+    with psycopg.connect(admin, autocommit=True) as connection:
+        connection.execute(f'CREATE DATABASE "{name}"')
+
+    def drop() -> None:
+        with psycopg.connect(admin, autocommit=True) as connection:
+            connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+    with _cleanup(drop):
+        url = urlunsplit(parts._replace(path=f"/{name}"))
+        yield Database("postgresql", {"DATABASE_URL": url}, f"PostgreSQL {name} on port {parts.port}",
+                       pid_file=data / "postmaster.pid" if data else None)
+
+
+def django_env(database: Database) -> dict[str, str]:
+    # Nothing of the caller's configuration leaks in (a DATABASE_URL, an RQ
+    # tasks backend, ...): the load run is ./run's setup on its own database.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CONCORD_")
+           and k not in {"DATABASE_URL", "DJANGO_SETTINGS_MODULE", "ALLOWED_HOSTS", "SECRET_KEY"}}
+    env.update(
+        DJANGO_SETTINGS_MODULE="concord.settings",
+        CONCORD_ENV="development",
+        ALLOWED_HOSTS="127.0.0.1,localhost",
+        CONCORD_LOG_LEVEL="WARNING",
+        PYTHONDONTWRITEBYTECODE="1",
+        **database.env,
+    )
+    return env
+
+
+def manage(env: dict[str, str], *args: str, timeout: float = 600) -> str:
+    result = subprocess.run([PYTHON, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
+    if result.returncode != 0:
+        raise RuntimeError(f"{' '.join(args)} failed:\n{result.stdout}\n{result.stderr}")
+    return result.stdout
+
+
+# -- seeding and checking (these run inside Django, in a subprocess) -------------
+
+
+def topic_data(kind: str, index: int) -> dict[str, Any]:
+    """A small topic of ``kind``, shaped as in DESIGN.md ("Topic data")."""
+    if kind == "pairs":
+        return {"query": f"Name {index}",
+                "candidates": [{"id": f"c{c}", "text": f"Candidate {index}.{c}", "runs": ["sysA"]} for c in range(1, 9)]}
+    if kind == "ordering":
+        return {"items": [{"id": f"s{i}", "text": f"Step {i} of process {index}"} for i in range(1, 7)]}
+    if kind == "clustering":
+        return {"documents": [{"id": f"d{d}", "title": f"Report {d}"} for d in range(1, 4)],
+                "sentences": [{"id": f"d{d}s{p}", "document": f"d{d}", "position": p, "text": f"Sentence {p} of report {d}."}
+                              for d in range(1, 4) for p in range(1, 5)]}
+    if kind == "nuggets":
+        return {"target": f"Target {index}",
+                "nuggets": [{"id": f"n{n}", "text": f"Nugget {n}", "label": "vital" if n % 3 == 1 else "okay"}
+                            for n in range(1, 9)],
+                "responses": [{"id": f"r{r}", "run": f"sys{r}", "text": f"Answer {r} about target {index}."}
+                              for r in range(1, 4)]}
+    if kind == "factoids":
+        return {"text": f"Story {index}.",
+                "summaries": [{"id": f"m{m}", "author": f"person-{m}",
+                               "sentences": [{"id": f"m{m}.{s}", "text": f"Sentence {s} of summary {m}."} for s in range(1, 4)]}
+                              for m in range(1, 4)]}
+    raise ValueError(f"unknown kind {kind!r}")
+
+
+PARAMS = {"nuggets": {"tasks": ["labels", "matches"]}}
+
+
+def seed(*, users: int, per_assessor: int = 3, overlap: int = 2) -> dict[str, Any]:
+    """Users, tokens and one campaign per kind; each assessor gets about
+    ``per_assessor`` topics in each. Returns the plan the locustfile reads."""
+    from django.contrib.auth.hashers import make_password
+    from django.contrib.auth.models import User
+    from rest_framework.authtoken.models import Token
+
+    from annotate import services
+
+    password = make_password(PASSWORD)  # hashed once: the same known password for everyone
+    organiser = User.objects.create(username="load-organiser", password=password)
+    assessors = [User.objects.create(username=f"load-{i:03d}", password=password) for i in range(users)]
+    topics = math.ceil(users * per_assessor / overlap)
+    campaigns = []
+    for kind in KINDS:
+        campaign = services.create_campaign(
+            creator=organiser, kind=kind, name=f"Load {kind}", overlap=min(overlap, users), params=PARAMS.get(kind)
+        )
+        for user in assessors:  # members first, so the topics are spread least-loaded first
+            services.add_member(campaign=campaign, username=user.username, role="assessor")
+        services.import_topics(
+            campaign=campaign,
+            topics=[{"external_id": f"{kind[0]}{t:04d}", "title": f"{kind} {t}", "data": topic_data(kind, t)}
+                    for t in range(1, topics + 1)],
+        )
+        campaigns.append({"id": campaign.pk, "kind": kind, "topics": topics})
+    token = lambda user: Token.objects.create(user=user).key  # noqa: E731
+    return {
+        "password": PASSWORD,
+        "organiser": {"username": organiser.username, "token": token(organiser)},
+        "assessors": [{"username": u.username, "token": token(u)} for u in assessors],
+        "campaigns": campaigns,
+    }
+
+
+def verify(acks: list[dict[str, Any]], *, settle_timeout: float = 300) -> dict[str, Any]:
+    """Every acknowledged judgment exactly once, with one revision per
+    acknowledged save (versions 1..n, statuses as acknowledged; replays add
+    nothing), nothing unacknowledged; then wait for the task worker to catch up
+    and check each campaign's report counts every submitted judgment."""
+    from collections import defaultdict
+
+    from django.db.models import Count
+    from django_tasks_db.models import DBTaskResult
+
+    from annotate.models import Campaign, Judgment, JudgmentRevision
+    from scoring.models import Report, StaleTopic
+
+    saves: dict[tuple, list[dict]] = defaultdict(list)
+    replays: dict[tuple, list[dict]] = defaultdict(list)
+    for ack in acks:
+        key = (ack["campaign"], ack["topic"], ack["assessor"])
+        (replays if ack["replayed"] else saves)[key].append(ack)
+    problems: list[str] = []
+    rows = list(
+        Judgment.objects.filter(assessor__username__startswith="load-")
+        .values_list("id", "topic__campaign_id", "topic__external_id", "assessor__username", "version", "status")
+    )
+    judgments: dict[tuple, list[tuple]] = defaultdict(list)
+    for pk, campaign, topic, assessor, version, status in rows:
+        judgments[(campaign, topic, assessor)].append((pk, version, status))
+    revisions: dict[int, list[tuple[int, str]]] = defaultdict(list)
+    for judgment, version, status in JudgmentRevision.objects.filter(
+        judgment_id__in=[r[0] for r in rows]
+    ).order_by("judgment_id", "version").values_list("judgment_id", "version", "status"):
+        revisions[judgment].append((version, status))
+    for key, acked in saves.items():
+        acked.sort(key=lambda a: a["version"])
+        n = len(acked)
+        if [a["version"] for a in acked] != list(range(1, n + 1)):
+            problems.append(f"{key}: acknowledged versions {[a['version'] for a in acked]} are not 1..{n}")
+        found = judgments.get(key, [])
+        if len(found) != 1:
+            problems.append(f"{key}: {len(found)} judgments in the database, expected exactly 1")
+            continue
+        pk, version, status = found[0]
+        history = revisions[pk]
+        if [v for v, _ in history] != list(range(1, n + 1)):
+            problems.append(f"{key}: revisions {[v for v, _ in history]}, expected 1..{n} (one per acknowledged save)")
+        elif [s for _, s in history] != [a["status"] for a in acked]:
+            problems.append(f"{key}: revision statuses {[s for _, s in history]} differ from the acknowledged ones")
+        if (version, status) != (n, acked[-1]["status"]):
+            problems.append(f"{key}: judgment at version {version} ({status}), last acknowledged {n} ({acked[-1]['status']})")
+    for key, repeated in replays.items():
+        versions = {a["version"] for a in saves.get(key, [])}
+        stray = [a["version"] for a in repeated if a["version"] not in versions]
+        if stray:
+            problems.append(f"{key}: replays answered versions {stray} that were never acknowledged")
+    unacknowledged = sorted(set(judgments) - set(saves))
+    problems += [f"{key}: in the database but never acknowledged" for key in unacknowledged]
+    duplicates = (Judgment.objects.values("topic_id", "assessor_id").annotate(n=Count("id")).filter(n__gt=1).count())
+    if duplicates:
+        problems.append(f"{duplicates} (topic, assessor) pairs have more than one judgment")
+
+    # The reports: the worker must catch up and count every submitted judgment.
+    campaigns = list(Campaign.objects.filter(name__startswith="Load "))
+    started = time.monotonic()
+    while True:
+        busy = DBTaskResult.objects.filter(status__in=["READY", "RUNNING"]).exists()
+        stale = StaleTopic.objects.filter(campaign__in=campaigns).exists()
+        seen = {r.campaign_id: r.judgments_seen for r in Report.objects.filter(campaign__in=campaigns, topic=None)}
+        submitted = {c.pk: Judgment.objects.filter(topic__campaign=c, status="submitted").count() for c in campaigns}
+        behind = {c.name: (seen.get(c.pk, 0), submitted[c.pk]) for c in campaigns if seen.get(c.pk, 0) != submitted[c.pk]}
+        if not busy and not stale and not behind:
+            break
+        if time.monotonic() - started > settle_timeout:
+            problems.append(f"reports still behind after {settle_timeout:.0f} s: (seen, submitted) {behind}; "
+                            f"tasks queued or running: {busy}; stale topics left: {stale}")
+            break
+        time.sleep(0.5)
+    tasks = {row["status"]: row["n"] for row in DBTaskResult.objects.values("status").annotate(n=Count("id")).order_by()}
+    if tasks.get("FAILED"):
+        problems.append(f"{tasks['FAILED']} background task(s) failed")
+    return {
+        "judgments": len(saves),
+        "saves": sum(len(a) for a in saves.values()),
+        "replays": sum(len(a) for a in replays.values()),
+        "revisions": sum(len(revisions[found[0][0]]) for found in judgments.values()),
+        "submitted": sum(submitted.values()),
+        "reports_settled_s": round(time.monotonic() - started, 2),
+        "tasks": tasks,
+        "problems": problems[:30],
+        "problem_count": len(problems),
+    }
+
+
+# -- servers --------------------------------------------------------------------
+
+
+def _die_with_parent() -> None:
+    """In the child before exec: SIGTERM it if the process that started it dies
+    (even by SIGKILL, when no finally or atexit runs)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def _start(command: list[str], env: dict[str, str], log: Path) -> subprocess.Popen:
+    handle = log.open("ab")
+    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=handle, stderr=subprocess.STDOUT,
+                               start_new_session=True, preexec_fn=_die_with_parent)
+    handle.close()
+    return process
+
+
+def _stop(process: subprocess.Popen, grace: float = 20) -> None:
+    """SIGTERM (gunicorn and the worker finish what they are doing), then SIGKILL."""
+    if process.poll() is not None:
+        return
+    try:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(grace)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+    except ProcessLookupError:
+        pass
+
+
+@dataclass
+class Server:
+    url: str
+    gunicorn: subprocess.Popen
+    worker: subprocess.Popen
+    logs: Path
+
+    def peak_mb(self) -> dict[str, float]:
+        """Peak resident memory (VmHWM) of each gunicorn worker and of the task worker."""
+        peaks = {}
+        for pid in [*_children(self.gunicorn.pid), self.worker.pid]:
+            try:
+                status = Path(f"/proc/{pid}/status").read_text()
+            except OSError:
+                continue
+            kb = next((int(line.split()[1]) for line in status.splitlines() if line.startswith("VmHWM:")), 0)
+            peaks["worker" if pid == self.worker.pid else f"web-{pid}"] = kb / 1024
+        return peaks
+
+    def cpu_seconds(self, database: Database) -> dict[str, float]:
+        """CPU time used so far by gunicorn (master and workers), the task
+        worker and, for a PostgreSQL server started here, the whole server."""
+        used = {"web": _tree_cpu(self.gunicorn.pid), "worker": _tree_cpu(self.worker.pid)}
+        if database.pid_file is not None:
+            used["database"] = _tree_cpu(int(database.pid_file.read_text().split()[0]))
+        return used
+
+
+def _tree_cpu(pid: int) -> float:
+    """CPU seconds of ``pid``, its children that have exited, and its live descendants."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    ticks = sum(int(f) for f in fields[11:15])  # utime, stime, cutime, cstime
+    return ticks / os.sysconf("SC_CLK_TCK") + sum(_tree_cpu(child) for child in _children(pid))
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
+@contextmanager
+def server(env: dict[str, str], logs: Path, *, workers: int = 4, worker_interval: float = 0.5) -> Iterator[Server]:
+    """gunicorn with ``workers`` sync workers on a free loopback port, and a
+    ``db_worker`` (as ./run starts it) on the same database."""
+    port = free_port()
+    gunicorn = _start(
+        [str(BIN / "gunicorn"), "concord.wsgi", "-w", str(workers), "-b", f"127.0.0.1:{port}",
+         "--timeout", "120", "--graceful-timeout", "20", "--log-level", "warning"],
+        env, logs / "gunicorn.log",
+    )
+    with _cleanup(lambda: _stop(gunicorn)):
+        worker = _start(
+            [PYTHON, "manage.py", "db_worker", "--no-startup-delay", "--interval", str(worker_interval)],
+            env, logs / "worker.log",
+        )
+        with _cleanup(lambda: _stop(worker)):
+            url = f"http://127.0.0.1:{port}"
+            _wait_until_up(url, gunicorn, logs / "gunicorn.log")
+            _warm_up(url, workers)
+            yield Server(url, gunicorn, worker, logs)
+
+
+def _wait_until_up(url: str, process: subprocess.Popen, log: Path, timeout: float = 120) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"gunicorn exited with {process.returncode}:\n{log.read_text()[-3000:]}")
+        try:
+            with urllib.request.urlopen(f"{url}/accounts/login/", timeout=5) as response:
+                if response.status == 200:
+                    return
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            pass
+        time.sleep(0.3)
+    raise RuntimeError(f"gunicorn did not answer within {timeout:.0f} s:\n{log.read_text()[-3000:]}")
+
+
+def _warm_up(url: str, workers: int) -> None:
+    """A few requests at once, so every worker has imported the app before
+    the clock starts (gunicorn loads it in each worker on its first request)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def get(_):
+        try:
+            urllib.request.urlopen(f"{url}/accounts/login/", timeout=30).read()
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            pass
+
+    with ThreadPoolExecutor(2 * workers) as pool:
+        list(pool.map(get, range(4 * workers)))
+
+
+def run_locust(url: str, plan: Path, out: Path, *, users: int, seconds: float, think: float,
+               logs: Path, sample_every: int = 10) -> dict[str, Any]:
+    """locust headless in a subprocess: ``users`` assessors plus one organiser."""
+    env = {**os.environ, "CONCORD_LOAD_PLAN": str(plan), "CONCORD_LOAD_OUT": str(out),
+           "CONCORD_LOAD_THINK": str(think), "CONCORD_LOAD_SAMPLE_EVERY": str(sample_every)}
+    command = [
+        str(BIN / "locust"), "-f", str(LOCUSTFILE), "--headless", "--host", url,
+        "-u", str(users + 1), "-r", str(users + 1), "-t", f"{max(1, round(seconds))}s",
+        # Users finish the cycle they are in: no save is cut off between the
+        # server's commit and its answer, so every write is acknowledged.
+        "--stop-timeout", "120", "--only-summary", "--loglevel", "WARNING", "--exit-code-on-error", "0",
+    ]
+    with (logs / "locust.log").open("ab") as log:
+        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                   start_new_session=True, preexec_fn=_die_with_parent)
+        with _cleanup(lambda: _stop(process, grace=5)):
+            returncode = process.wait(seconds + 300)
+    if returncode != 0 or not out.exists():
+        raise RuntimeError(f"locust exited with {returncode}:\n{(logs / 'locust.log').read_text()[-3000:]}")
+    return json.loads(out.read_text())
+
+
+# -- one run --------------------------------------------------------------------
+
+
+@dataclass
+class LoadResult:
+    engine: str
+    users: int
+    seconds: float
+    workers: int
+    requests: int
+    failures: int
+    rps: float
+    submits: int
+    submit_p50_ms: float
+    submit_p95_ms: float
+    submit_p99_ms: float
+    conflicts: int  # 409 on ordinary saves
+    stale_409: int  # 409 on the deliberate stale edits (expected)
+    replays: int
+    report_samples: int
+    report_p50_s: float | None
+    report_max_s: float | None
+    report_unresolved: int
+    peak_mb: float  # largest peak RSS of one gunicorn worker
+    cpu_seconds: dict[str, float]  # during the run: web workers, task worker, PostgreSQL backends
+    verification: dict[str, Any]
+    locust: dict[str, Any] = field(repr=False)
+    logs: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.failures == 0 and self.verification["problem_count"] == 0
+
+
+def run_load(engine: str, *, users: int, seconds: float, workers: int = 4, think: float = 0.5,
+             per_assessor: int = 3, database_url: str | None = None, directory: Path | None = None,
+             log: Callable[[str], None] = lambda _: None) -> LoadResult:
+    """One whole run on ``engine`` ("sqlite" or "postgresql"; with
+    ``database_url`` a fresh database on that PostgreSQL server, else a
+    throw-away server)."""
+    own = directory is None
+    directory = Path(tempfile.mkdtemp(prefix=f"concord-load-{engine}.")) if own else directory
+    directory.mkdir(parents=True, exist_ok=True)
+    try:
+        database_context = sqlite_database(directory) if engine == "sqlite" else postgres_database(database_url)
+        with database_context as database:
+            env = django_env(database)
+            log(f"{database.label}: migrating and seeding {users} assessors")
+            manage(env, "manage.py", "migrate", "--no-input", "-v0")
+            plan = directory / "plan.json"
+            manage(env, "-m", "tests.load.harness", "seed", "--users", str(users),
+                   "--per-assessor", str(per_assessor), "--out", str(plan))
+            with server(env, directory, workers=workers) as running:
+                log(f"{running.url}: gunicorn -w {workers} and db_worker up; locust for {seconds:.0f} s")
+                before = running.cpu_seconds(database)
+                stats = run_locust(running.url, plan, directory / "results.json", users=users, seconds=seconds,
+                                   think=think, logs=directory)
+                after = running.cpu_seconds(database)
+                cpu = {part: round(after[part] - before[part], 2) for part in after}
+                log("verifying the database")
+                acks = directory / "acks.json"
+                acks.write_text(json.dumps(stats["acks"]))
+                verification = json.loads(manage(env, "-m", "tests.load.harness", "verify", "--acks", str(acks)))
+                peaks = running.peak_mb()
+        return _summarise(engine, users, seconds, workers, stats, verification, peaks, cpu, directory)
+    finally:
+        if own and not os.environ.get("CONCORD_LOAD_KEEP"):
+            shutil.rmtree(directory, ignore_errors=True)
+
+
+def _summarise(engine, users, seconds, workers, stats, verification, peaks, cpu, directory) -> LoadResult:
+    submit = stats["stats"].get("PUT judgment (submit)", {})
+    samples = [s["seconds"] for s in stats["time_to_report"]]
+    web = [mb for name, mb in peaks.items() if name.startswith("web")]
+    return LoadResult(
+        engine=engine, users=users, seconds=seconds, workers=workers,
+        requests=stats["total"]["requests"], failures=stats["total"]["failures"], rps=stats["total"]["rps"],
+        submits=submit.get("requests", 0),
+        submit_p50_ms=submit.get("p50_ms", 0), submit_p95_ms=submit.get("p95_ms", 0),
+        submit_p99_ms=submit.get("p99_ms", 0),
+        conflicts=sum(stats["conflicts"].values()), stale_409=sum(stats["expected_conflicts"].values()),
+        replays=sum(1 for a in stats["acks"] if a["replayed"]),
+        report_samples=len(samples),
+        report_p50_s=statistics.median(samples) if samples else None,
+        report_max_s=max(samples) if samples else None,
+        report_unresolved=len(stats["unresolved_samples"]),
+        peak_mb=max(web, default=0.0), cpu_seconds=cpu, verification=verification,
+        locust={k: v for k, v in stats.items() if k != "acks"}, logs=str(directory),
+    )
+
+
+# -- command line: the parts that run inside Django ------------------------------
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    seeding = commands.add_parser("seed", help="users, tokens, one campaign per kind; writes the plan")
+    seeding.add_argument("--users", type=int, required=True)
+    seeding.add_argument("--per-assessor", type=int, default=3)
+    seeding.add_argument("--out", type=Path, required=True)
+    checking = commands.add_parser("verify", help="check the database against the acknowledged saves")
+    checking.add_argument("--acks", type=Path, required=True)
+    checking.add_argument("--settle-timeout", type=float, default=300)
+    args = parser.parse_args(argv)
+
+    import django
+
+    django.setup()
+    if args.command == "seed":
+        args.out.write_text(json.dumps(seed(users=args.users, per_assessor=args.per_assessor)))
+    else:
+        acks = json.loads(args.acks.read_text())
+        print(json.dumps(verify(acks, settle_timeout=args.settle_timeout)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,55 @@
+"""The load test, small: 8 assessors judging every kind for 8 s against
+gunicorn (4 workers) and the task worker, then the database checked.
+
+On SQLite in the suite's SQLite pass; on PostgreSQL in the pass where
+DATABASE_URL points at a server (.ci/run), in a database of its own created
+on that server and dropped afterwards. The full run is ``python -m benchmarks.load``.
+No timing is asserted: the machine is shared.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:  # the harness is imported as tests.load.harness, as its subprocesses run it
+    sys.path.insert(0, str(ROOT))
+
+from tests.load import harness  # noqa: E402
+
+DATABASE_URL = os.environ.get("DATABASE_URL", "")
+ON_POSTGRES = DATABASE_URL.startswith("postgres")
+
+pytestmark = pytest.mark.load
+
+
+@pytest.mark.parametrize(
+    "engine",
+    [
+        pytest.param("sqlite", marks=pytest.mark.skipif(bool(DATABASE_URL), reason="runs in the SQLite pass")),
+        pytest.param(
+            "postgresql",
+            marks=[pytest.mark.postgres,
+                   pytest.mark.skipif(not ON_POSTGRES, reason="needs DATABASE_URL pointing at PostgreSQL")],
+        ),
+    ],
+)
+def test_concurrent_assessors_lose_nothing_and_duplicate_nothing(engine, tmp_path):
+    result = harness.run_load(
+        engine, users=8, seconds=8, workers=4, think=0.1, per_assessor=2,
+        database_url=DATABASE_URL if engine == "postgresql" else None, directory=tmp_path,
+    )
+    errors = result.locust["errors"]
+    assert result.failures == 0, f"{result.failures} failed requests: {errors}"
+    assert result.submits > 0
+    check = result.verification
+    # Every acknowledged judgment once, one revision per acknowledged save,
+    # replays and stale edits wrote nothing, and the reports caught up.
+    assert check["problems"] == [], check
+    assert check["judgments"] > 0
+    assert check["revisions"] == check["saves"]
+    assert result.locust["in_flight_at_exit"] == 0
