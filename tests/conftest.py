@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
+
+# Playwright's sync API (the browser tests) keeps an event loop alive for the
+# rest of the session, which makes Django refuse ordinary ORM calls in later
+# tests of the same run. Tests only; tests/test_settings.py runs its
+# production checks without it.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 from django.contrib.auth.models import Permission
 from rest_framework.test import APIClient
 

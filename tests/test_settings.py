@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def manage(*args: str, **env: str) -> subprocess.CompletedProcess:
-    clean = {k: v for k, v in os.environ.items() if k not in {"SECRET_KEY", "CONCORD_ENV", "DJANGO_SETTINGS_MODULE", "CONCORD_DEBUG", "DATABASE_URL"}}
+    clean = {k: v for k, v in os.environ.items() if k not in {"SECRET_KEY", "CONCORD_ENV", "DJANGO_SETTINGS_MODULE", "CONCORD_DEBUG", "DATABASE_URL", "DJANGO_ALLOW_ASYNC_UNSAFE"}}
     return subprocess.run(
         [sys.executable, "manage.py", *args],
         cwd=ROOT,
