@@ -9,9 +9,13 @@ with it, so a burst of N submissions costs one or two recomputes, not N.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+import os
+import socket
+from collections.abc import Callable, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
 
 from django.db import transaction
 from django.db.models import F, Max
@@ -156,6 +160,8 @@ class Chunked:
 
 def run_job(job_id: int) -> None:
     job = Job.objects.select_related("campaign").get(pk=job_id)
+    if job.status == Job.Status.DONE or job.chunks_total:  # a repeated task: finished, or already split
+        return
     Job.objects.filter(pk=job.pk).update(status=Job.Status.RUNNING, started_at=timezone.now(), progress=0.0)
 
     def progress(fraction: float, message: str) -> None:
@@ -178,10 +184,13 @@ def _split(job: Job, plan: Chunked) -> None:
     from scoring.tasks import run_analysis_chunk
 
     with transaction.atomic():
-        Job.objects.filter(pk=job.pk).update(
+        # Conditional, so a repeated run of the job (see recover_jobs) cannot split it twice.
+        claimed = Job.objects.filter(pk=job.pk, chunks_total=0).update(
             snapshot=json_ready(plan.snapshot), chunks_total=len(plan.chunks), chunks_done=0,
             message=f"0 of {len(plan.chunks)} chunks",
         )
+        if not claimed:
+            return
         JobChunk.objects.bulk_create(JobChunk(job=job, index=i, params=p) for i, p in enumerate(plan.chunks))
         for index in range(len(plan.chunks)):
             transaction.on_commit(lambda index=index: run_analysis_chunk.enqueue(job.pk, index))
@@ -193,7 +202,7 @@ def run_chunk(job_id: int, index: int) -> None:
     chunk = JobChunk.objects.get(job=job, index=index)
     if chunk.finished_at is not None:  # a retried task: the work is done
         return
-    run, combine = report_module(job.campaign.kind).CHUNKS[job.analysis]
+    run, _ = report_module(job.campaign.kind).CHUNKS[job.analysis]
     with _failures_recorded(job.pk):
         result = json_ready(run(job.snapshot, chunk.params))
         with transaction.atomic():
@@ -206,8 +215,25 @@ def run_chunk(job_id: int, index: int) -> None:
                 progress=round(0.98 * done / job.chunks_total, 4), message=f"{done} of {job.chunks_total} chunks"
             )
         if done == job.chunks_total:
-            results = list(JobChunk.objects.filter(job=job).order_by("index").values_list("result", flat=True))
-            _finish(job.pk, json_ready(combine(job.snapshot, results)))
+            _combine(job)
+
+
+def combine_chunks(job_id: int) -> None:
+    """Combine a chunked job whose chunks are all finished but whose combine
+    step never completed (its worker was lost; see ``recover_jobs``)."""
+    job = Job.objects.select_related("campaign").get(pk=job_id)
+    if job.status == Job.Status.DONE or not job.chunks_total:
+        return
+    if JobChunk.objects.filter(job=job, finished_at__isnull=False).count() < job.chunks_total:
+        return
+    with _failures_recorded(job.pk):
+        _combine(job)
+
+
+def _combine(job: Job) -> None:
+    _, combine = report_module(job.campaign.kind).CHUNKS[job.analysis]
+    results = list(JobChunk.objects.filter(job=job).order_by("index").values_list("result", flat=True))
+    _finish(job.pk, json_ready(combine(job.snapshot, results)))
 
 
 def _finish(job_id: int, result: dict) -> None:
@@ -226,3 +252,229 @@ def _failures_recorded(job_id: int):
             status=Job.Status.FAILED, finished_at=timezone.now(), message=f"{type(error).__name__}: {error}"[:500]
         )
         raise
+
+
+# -- recovery: work that a lost worker left unfinished ----------------------------
+#
+# A worker killed in the middle of a task (kill -9, power cut, OOM) leaves its
+# django-tasks-db row RUNNING for ever and its Job queued or running. Nothing
+# half-done is visible meanwhile: a job's result is written in one update at
+# its end, reports in one transaction, and a chunk counts only once its result
+# is stored. So recovery only has to queue the unfinished work again: a plain
+# job from the start, a chunked job only its unfinished chunks (or its combine
+# step when all are finished), and a recompute for the campaigns whose
+# reports are stale with none queued.
+
+JOB_TASKS = {
+    "scoring.tasks.run_analysis": "job",
+    "scoring.tasks.run_analysis_chunk": "chunk",
+    "scoring.tasks.combine_analysis_chunks": "combine",
+}
+RECOMPUTE_TASK = "scoring.tasks.recompute_campaign_reports"
+UNFINISHED_JOB = (Job.Status.QUEUED, Job.Status.RUNNING)
+
+
+def worker_id(pid: int | None = None) -> str:
+    """``host:pid:boot``, the worker id the run script gives its ``db_worker``
+    (it builds the same string in shell), so recovery can tell whether the
+    worker still runs. ``boot`` tells a process from one of the same pid
+    before a reboot."""
+    return f"{_host()}:{pid or os.getpid()}:{_boot()}"
+
+
+def worker_alive(worker: str) -> bool | None:
+    """Whether the worker named by a ``host:pid:boot`` id runs; None when this
+    machine cannot tell (another host, or another form of id)."""
+    host, _, rest = worker.partition(":")
+    pid, _, boot = rest.partition(":")
+    if not (host and pid.isdigit() and boot):
+        return None
+    pid = int(pid)
+    if host != _host():
+        return None
+    if boot != _boot():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # another user's process: it exists
+    try:
+        # A zombie or a reused pid is no worker.
+        return b"db_worker" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except FileNotFoundError:
+        return not Path("/proc/self").exists()  # no /proc here: the pid is all we know
+    except OSError:
+        return True
+
+
+def _host() -> str:
+    return socket.gethostname()[:40]
+
+
+def _boot() -> str:
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text()[:8]
+    except OSError:
+        return "-"
+
+
+class WorkerLost(Exception):
+    """Recorded on a task whose worker stopped while running it."""
+
+
+@dataclass
+class Recovery:
+    dead_tasks: list[str] = field(default_factory=list)  # "task path (worker id)"
+    rerun: list[int] = field(default_factory=list)  # jobs queued again from the start
+    chunks: dict[int, list[int]] = field(default_factory=dict)  # job -> chunk indices queued again
+    combined: list[int] = field(default_factory=list)  # jobs whose combine step was queued
+    recomputed: list[int] = field(default_factory=list)  # campaigns whose recompute was queued
+
+    def __bool__(self) -> bool:
+        return bool(self.dead_tasks or self.rerun or self.chunks or self.combined or self.recomputed)
+
+
+def recover_jobs(
+    *,
+    dead_workers: Sequence[str] = (),
+    no_worker_running: bool = False,
+    jobs: Sequence[int] = (),
+    grace: float = 60.0,
+    dry_run: bool = False,
+) -> Recovery:
+    """Queue again the work of tasks whose worker was lost.
+
+    A RUNNING task is lost when ``no_worker_running`` (nothing runs tasks
+    anywhere: the run script before it starts its worker), when its worker id
+    is in ``dead_workers``, or when its ``host:pid:boot`` worker id names a
+    process of this machine that is gone. Lost tasks are marked failed
+    (``WorkerLost``). Then every unfinished job with no task that will still
+    run it is queued again; a job with no task at all only once it is
+    ``grace`` seconds old, since the request that created it queues its task
+    just after committing. ``jobs`` are queued again whatever their tasks say
+    (for a tasks backend whose queue this cannot read, such as RQ).
+    """
+    recovery = Recovery()
+    now = timezone.now()
+    readable = _database_queue()
+    pending: set[tuple] = set()  # what tasks that will still run work on
+    ever: set[int] = set()  # jobs that had a task at some time
+    if readable:
+        tasks = _task_rows()
+        for row in tasks:
+            if row.status != "RUNNING":
+                continue
+            last = row.worker_ids[-1] if row.worker_ids else ""
+            if no_worker_running or last in dead_workers or worker_alive(last) is False:
+                recovery.dead_tasks.append(f"{row.task_path} ({last})")
+                if not dry_run:
+                    _mark_lost(row, now)
+                row.status = "FAILED"
+        live = [row for row in tasks if row.status in ("READY", "RUNNING")]
+        pending = {_task_key(row) for row in live} - {None}
+        ever = {key[1] for key in map(_task_key, tasks) if key and key[0] != "recompute"}
+    elif not jobs:
+        log.warning("the tasks backend's queue is not in the database: give the jobs to queue again")
+    candidates = Job.objects.filter(status__in=UNFINISHED_JOB).order_by("pk")
+    if not readable:
+        candidates = candidates.filter(pk__in=jobs)
+    for job in candidates:
+        forced = job.pk in jobs
+        if not forced:
+            if ("job", job.pk) in pending:
+                continue  # its run (and its split into chunks) is still to come
+            young = (now - job.created_at).total_seconds() < grace
+            if not job.chunks_total and job.pk not in ever and young:
+                continue
+        _recover_job(job, set() if forced else pending, recovery, dry_run)
+    if readable:
+        _recover_recomputes(pending, now, grace, recovery, dry_run)
+    return recovery
+
+
+def _recover_job(job: Job, pending: set, recovery: Recovery, dry_run: bool) -> None:
+    from scoring.tasks import combine_analysis_chunks, run_analysis, run_analysis_chunk
+
+    if not job.chunks_total:
+        recovery.rerun.append(job.pk)
+        if not dry_run:
+            with transaction.atomic():
+                Job.objects.filter(pk=job.pk, chunks_total=0).update(
+                    status=Job.Status.QUEUED, progress=0.0, started_at=None,
+                    message="queued again: the worker running it stopped",
+                )
+                transaction.on_commit(lambda: run_analysis.enqueue(job.pk))
+        return
+    unfinished = list(JobChunk.objects.filter(job=job, finished_at=None).values_list("index", flat=True))
+    if unfinished:
+        missing = [i for i in unfinished if ("chunk", job.pk, i) not in pending]
+        if missing:
+            recovery.chunks[job.pk] = missing
+            if not dry_run:
+                for index in missing:
+                    transaction.on_commit(lambda index=index: run_analysis_chunk.enqueue(job.pk, index))
+        return
+    if ("combine", job.pk) not in pending and not any(k[:2] == ("chunk", job.pk) for k in pending):
+        recovery.combined.append(job.pk)
+        if not dry_run:
+            transaction.on_commit(lambda: combine_analysis_chunks.enqueue(job.pk))
+
+
+def _recover_recomputes(pending: set, now, grace: float, recovery: Recovery, dry_run: bool) -> None:
+    """Campaigns with stale reports and no recompute that will run: queue one.
+    A ``pending`` flag with no task behind it (its worker or its enqueue was
+    lost) would otherwise keep every later recompute from being queued."""
+    queued = {key[1] for key in pending if key[0] == "recompute"}
+    stale = set(StaleTopic.objects.values_list("campaign_id", flat=True).distinct())
+    stuck = set(
+        ScoringState.objects.filter(pending=True, requested_at__lt=now - timedelta(seconds=grace))
+        .values_list("campaign_id", flat=True)
+    )
+    for campaign_id in sorted((stale | stuck) - queued):
+        recovery.recomputed.append(campaign_id)
+        if not dry_run:
+            ScoringState.objects.filter(campaign_id=campaign_id).update(pending=False)
+            request_recompute(campaign_id)
+
+
+def _database_queue() -> bool:
+    """Whether the queue is django-tasks-db's table, which recovery can read."""
+    from django_tasks import DEFAULT_TASK_BACKEND_ALIAS, task_backends
+    from django_tasks_db import DatabaseBackend
+
+    return isinstance(task_backends[DEFAULT_TASK_BACKEND_ALIAS], DatabaseBackend)
+
+
+def _task_rows() -> list:
+    from django_tasks_db.models import DBTaskResult
+
+    return list(
+        DBTaskResult.objects.filter(task_path__in=[*JOB_TASKS, RECOMPUTE_TASK]).only(
+            "id", "status", "task_path", "worker_ids", "args_kwargs"
+        )
+    )
+
+
+def _task_key(row) -> tuple | None:
+    """What a task works on: ("job", id), ("chunk", id, index), ("combine", id) or ("recompute", campaign)."""
+    args = list(row.args_kwargs.get("args", [])) + list(row.args_kwargs.get("kwargs", {}).values())
+    what = "recompute" if row.task_path == RECOMPUTE_TASK else JOB_TASKS.get(row.task_path)
+    if what is None or not args:
+        return None
+    return (what, *args[:2]) if what == "chunk" else (what, args[0])
+
+
+def _mark_lost(row, now) -> None:
+    from django_tasks_db.models import DBTaskResult
+
+    worker = row.worker_ids[-1] if row.worker_ids else "?"
+    # Conditional: a worker that was only slow and has just finished keeps its outcome.
+    DBTaskResult.objects.filter(pk=row.pk, status="RUNNING").update(
+        status="FAILED",
+        finished_at=now,
+        exception_class_path=f"{WorkerLost.__module__}.{WorkerLost.__qualname__}",
+        traceback=f"WorkerLost: worker {worker} stopped while running this task; recover_jobs queued its work again.\n",
+        return_value=None,
+    )

@@ -20,3 +20,9 @@ def run_analysis(job_id: int) -> None:
 @task()
 def run_analysis_chunk(job_id: int, index: int) -> None:
     services.run_chunk(job_id, index)
+
+
+@task()
+def combine_analysis_chunks(job_id: int) -> None:
+    """Queued only by recovery: the last chunk's worker normally combines."""
+    services.combine_chunks(job_id)

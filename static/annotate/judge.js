@@ -1,5 +1,12 @@
 // Saving a judgment: drafts as you go, submission, the version check, and a
 // copy kept in this browser whenever the server cannot be reached.
+//
+// Nothing is ever overwritten silently. A save carries the version it was
+// based on; when the server has a newer one (another tab or device, or a
+// change made while this browser was offline) the answer is 409 and the page
+// shows both versions side by side: "Keep mine" sends this browser's change
+// again on top of the saved version (an informed overwrite), "Use the saved
+// version" drops it and reloads.
 "use strict";
 
 window.Concord = window.Concord || {};
@@ -22,9 +29,17 @@ Concord.Judgment = class {
     this.inFlight = null;
     this.pending = null;
     this.timer = null;
+    this.retryTimer = null;
+    this.retryDelay = 2000;
     this.blocked = false;
+    this.conflict = null; // {mine: {payload, status, base}, saved: {payload, status, version, by, at}}
+    this.reloadAfterSave = false;
+    this.wireMergePrompt();
     this.restoreLocalDraft();
     window.addEventListener("online", () => this.flushLocal());
+    window.addEventListener("offline", () => {
+      if (!this.readonly) this.say("Offline: your work is kept in this browser and will be sent when the connection returns.");
+    });
   }
 
   say(text) { this.statusLine.textContent = text; }
@@ -32,7 +47,16 @@ Concord.Judgment = class {
   // A draft is sent shortly after the last change, one request at a time.
   changed(payload) {
     this.payload = payload;
-    if (this.readonly || this.blocked) return;
+    if (this.readonly) return;
+    if (this.blocked) {
+      // Still undecided: the latest state is what "Keep mine" will send.
+      if (this.conflict) {
+        this.conflict.mine.payload = payload;
+        this.keepLocal(payload, this.conflict.mine.status, this.conflict.mine.base);
+        this.renderConflict();
+      }
+      return;
+    }
     clearTimeout(this.timer);
     this.say("Unsaved changes…");
     this.timer = setTimeout(() => this.send(payload, this.status === "submitted" ? "submitted" : "draft"), 500);
@@ -44,7 +68,10 @@ Concord.Judgment = class {
   }
 
   async send(payload, status) {
-    if (this.readonly || this.blocked) return false;
+    if (this.readonly || this.blocked) {
+      if (this.blocked) this.say("Not saved: this judgment changed elsewhere. Choose a version below.");
+      return false;
+    }
     if (this.inFlight) {
       this.pending = { payload, status };
       return this.inFlight;
@@ -73,62 +100,241 @@ Concord.Judgment = class {
     } catch (error) {
       this.keepLocal(payload, status);
       this.say("Offline: your work is kept in this browser and will be sent when the connection returns.");
+      this.retryLater();
       return false;
     }
     const body = await response.json().catch(() => ({}));
     if (response.ok) {
+      // "replayed": a retry of a save the server had already applied (its answer was lost).
+      clearTimeout(this.retryTimer);
+      this.retryDelay = 2000;
       this.version = body.version;
       this.status = body.status;
       this.dropLocal();
       this.say(body.status === "submitted" ? `Submitted (version ${body.version}).` : `Draft saved (version ${body.version}).`);
       this.onSaved(body);
+      if (this.reloadAfterSave) window.location.reload();
       return true;
     }
     if (response.status === 409) {
-      this.blocked = true;
       this.keepLocal(payload, status);
-      this.conflictBox.hidden = false;
-      this.conflictBox.textContent =
-        `This judgment was changed elsewhere (another tab or device) and is now at version ${body.current_version}. ` +
-        "Your change was not saved and nothing was overwritten; it is kept in this browser. " +
-        "Reload the page to see the saved version, then apply your change again.";
-      this.say("Not saved: conflict.");
+      await this.showConflict({ payload, status, base: this.version }, body.current_version);
+      return false;
+    }
+    if (response.status >= 500) {
+      // Restarting or overloaded: the same request is sent again later, and a
+      // save that did get through is answered as a replay, never saved twice.
+      this.keepLocal(payload, status);
+      this.say(`The server is not answering (${response.status}): your work is kept in this browser and will be sent again.`);
+      this.retryLater();
       return false;
     }
     this.say(`Not saved: ${body.field ? body.field + ": " : ""}${body.detail || response.statusText}`);
     return false;
   }
 
-  keepLocal(payload, status) {
+  // The server cannot be reached (offline, or restarting): try again, less and less often.
+  retryLater() {
+    clearTimeout(this.retryTimer);
+    this.retryTimer = setTimeout(() => this.flushLocal(), this.retryDelay);
+    this.retryDelay = Math.min(this.retryDelay * 2, 30000);
+  }
+
+  keepLocal(payload, status, base = this.version) {
     try {
-      localStorage.setItem(this.storageKey, JSON.stringify({ payload, status, version: this.version }));
+      localStorage.setItem(this.storageKey, JSON.stringify({ payload, status, version: base }));
     } catch (error) { /* storage full or disabled: the status line already says it is unsaved */ }
+  }
+
+  readLocal() {
+    try { return JSON.parse(localStorage.getItem(this.storageKey) || "null"); } catch (error) { return null; }
   }
 
   dropLocal() { try { localStorage.removeItem(this.storageKey); } catch (error) { /* ignore */ } }
 
   restoreLocalDraft() {
-    let kept = null;
-    try { kept = JSON.parse(localStorage.getItem(this.storageKey) || "null"); } catch (error) { kept = null; }
-    if (!kept) return;
+    const kept = this.readLocal();
+    if (!kept || this.readonly) return;
     if (kept.version === this.version) {
       this.payload = kept.payload;
       this.say("Restored unsent work kept in this browser.");
       setTimeout(() => this.flushLocal(), 0);
-    } else {
-      this.conflictBox.hidden = false;
-      this.conflictBox.textContent =
-        "This browser kept unsent work for an older version of this judgment, which has changed since. " +
-        "The saved version is shown; your unsent work was not applied.";
-      this.dropLocal();
+      return;
     }
+    // Kept for an older version: the judgment changed since (elsewhere, or
+    // while this browser was offline). The page shows the saved version.
+    const saved = { payload: this.payload, status: this.status, version: this.version };
+    if (sameJSON(kept.payload, saved.payload) && sameStatus(kept, saved)) {
+      this.dropLocal(); // it did reach the server
+      return;
+    }
+    this.reloadAfterSave = true; // "Keep mine" must then show mine
+    this.showConflict({ payload: kept.payload, status: kept.status, base: kept.version }, this.version, saved);
   }
 
   async flushLocal() {
-    let kept = null;
-    try { kept = JSON.parse(localStorage.getItem(this.storageKey) || "null"); } catch (error) { kept = null; }
-    if (kept && !this.blocked) await this.send(kept.payload, kept.status);
+    const kept = this.readLocal();
+    if (!kept || this.blocked || this.readonly) return;
+    if (kept.version === this.version) {
+      await this.send(kept.payload, kept.status);
+    } else {
+      // Kept on another version (by another tab of this browser): never sent blindly.
+      await this.showConflict({ payload: kept.payload, status: kept.status, base: kept.version }, this.version);
+    }
+  }
+
+  // -- the merge prompt -------------------------------------------------------------
+
+  async showConflict(mine, currentVersion, saved = null) {
+    this.blocked = true;
+    clearTimeout(this.timer);
+    clearTimeout(this.retryTimer);
+    if (!saved) saved = await this.fetchSaved(currentVersion);
+    if (saved.payload !== undefined && sameJSON(saved.payload, mine.payload) && sameStatus(mine, saved)) {
+      // The other side made exactly this change: nothing to choose.
+      this.blocked = false;
+      this.version = saved.version;
+      this.dropLocal();
+      this.say(`Saved (version ${saved.version}).`);
+      return;
+    }
+    this.conflict = { mine, saved };
+    this.renderConflict();
+    this.say("Not saved: this judgment changed elsewhere. Choose a version below.");
+  }
+
+  async fetchSaved(currentVersion) {
+    try {
+      const response = await fetch(this.apiUrl, { credentials: "same-origin", headers: { Accept: "application/json" } });
+      if (response.ok) {
+        const body = await response.json();
+        return {
+          payload: body.payload !== undefined ? body.payload : body.data,
+          status: body.status,
+          version: body.version,
+          by: body.assessor,
+          at: body.updated_at,
+        };
+      }
+    } catch (error) { /* shown without its content */ }
+    return { payload: undefined, status: undefined, version: currentVersion };
+  }
+
+  wireMergePrompt() {
+    const mine = document.getElementById("keep-mine");
+    const saved = document.getElementById("use-saved");
+    if (mine) mine.addEventListener("click", () => this.keepMine());
+    if (saved) saved.addEventListener("click", () => this.useSaved());
+  }
+
+  renderConflict() {
+    const { mine, saved } = this.conflict;
+    const box = this.conflictBox;
+    box.hidden = false;
+    const when = saved.at ? ` at ${new Date(saved.at).toLocaleString()}` : "";
+    const by = saved.by ? ` by ${saved.by}` : "";
+    setText("conflict-message",
+      `This judgment was changed elsewhere (another tab or device, or while this browser was offline): ` +
+      `it is now at version ${saved.version}. Your change was not saved and nothing was overwritten; ` +
+      "it is kept in this browser until you choose.");
+    setText("merge-mine-head", `Your unsaved change (made on version ${mine.base})`);
+    setText("merge-saved-head", `Saved version ${saved.version}${by}${when}`);
+    const rows = document.getElementById("merge-rows");
+    rows.replaceChildren();
+    // Curations (the consensus editor) have no status.
+    const status = (side) => (saved.status === undefined ? {} : { status: side.status });
+    const differences = diff(
+      { ...status(mine), ...flatten(mine.payload) },
+      saved.payload === undefined ? null : { ...status(saved), ...flatten(saved.payload) },
+    );
+    const shown = differences.slice(0, 20);
+    for (const [path, yours, theirs] of shown) rows.appendChild(row(path, yours, theirs));
+    if (differences.length > shown.length) rows.appendChild(row("…", `${differences.length - shown.length} more differences`, ""));
+    if (!differences.length) rows.appendChild(row("", "the same content", "the same content"));
+    document.getElementById("merge").hidden = false;
+  }
+
+  // An informed overwrite: this browser's change, sent on top of the saved version.
+  keepMine() {
+    if (!this.conflict) return;
+    const { mine, saved } = this.conflict;
+    this.closeConflict();
+    this.version = saved.version;
+    this.send(mine.payload, mine.status);
+  }
+
+  useSaved() {
+    this.closeConflict();
+    this.dropLocal();
+    window.location.reload();
+  }
+
+  closeConflict() {
+    this.conflict = null;
+    this.blocked = false;
+    this.conflictBox.hidden = true;
+    document.getElementById("merge").hidden = true;
   }
 
   goNext() { window.location.assign(this.nextUrl); }
 };
+
+// -- helpers: a compact, kind-independent view of two payloads -------------------------
+
+function setText(id, text) {
+  const element = document.getElementById(id);
+  if (element) element.textContent = text;
+}
+
+// {"matches": {"c1": true}} -> {"matches.c1": true}; lists of plain values stay whole.
+function flatten(value, prefix = "", out = {}) {
+  const nested = (v) => v !== null && typeof v === "object";
+  if (nested(value) && !Array.isArray(value)) {
+    const keys = Object.keys(value).sort();
+    if (!keys.length && prefix) out[prefix] = value;
+    for (const key of keys) flatten(value[key], prefix ? `${prefix}.${key}` : key, out);
+  } else if (Array.isArray(value) && value.some(nested)) {
+    value.forEach((item, index) => flatten(item, `${prefix}[${index + 1}]`, out));
+  } else {
+    out[prefix || "value"] = value;
+  }
+  return out;
+}
+
+function diff(mine, saved) {
+  if (saved === null) return Object.keys(mine).sort().map((path) => [path, show(mine[path]), "(could not be loaded)"]);
+  const paths = Array.from(new Set([...Object.keys(mine), ...Object.keys(saved)])).sort(
+    (a, b) => (a === "status" ? -1 : b === "status" ? 1 : a.localeCompare(b, undefined, { numeric: true })));
+  return paths
+    .filter((path) => !sameJSON(mine[path], saved[path]))
+    .map((path) => [path, show(mine[path]), show(saved[path])]);
+}
+
+function show(value) {
+  if (value === undefined) return "—";
+  if (Array.isArray(value)) return value.length ? value.map((v) => (typeof v === "string" ? v : JSON.stringify(v))).join(", ") : "(none)";
+  if (typeof value === "string") return value;
+  return JSON.stringify(value);
+}
+
+function row(path, yours, theirs) {
+  const tr = document.createElement("tr");
+  for (const text of [path, yours, theirs]) {
+    const cell = document.createElement(tr.children.length ? "td" : "th");
+    cell.textContent = text;
+    tr.appendChild(cell);
+  }
+  return tr;
+}
+
+function canonical(value) {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(Object.keys(value).sort().map((key) => [key, canonical(value[key])]));
+  }
+  return value;
+}
+
+function sameStatus(mine, saved) { return saved.status === undefined || mine.status === saved.status; }
+
+function sameJSON(a, b) { return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b)); }
