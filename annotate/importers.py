@@ -31,11 +31,24 @@ def decode(raw: bytes | str, what: str = "file") -> str:
         raise InvalidInput(what, f"not UTF-8 text (byte {error.start})") from None
 
 
+def _finite(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"number out of range: {text}")
+    return value
+
+
+def _no_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a JSON number")
+
+
 def read_json(raw: bytes | str, what: str = "file") -> Any:
     try:
-        return json.loads(decode(raw, what))
+        return json.loads(decode(raw, what), parse_float=_finite, parse_constant=_no_constant)
     except json.JSONDecodeError as error:
         raise InvalidInput(what, f"line {error.lineno}, column {error.colno}: {error.msg}") from None
+    except ValueError as error:
+        raise InvalidInput(what, str(error)) from None
 
 
 def read_topics(raw: bytes | str) -> list[Any]:
@@ -71,7 +84,15 @@ def read_crowd_csv(raw: bytes | str, *, positive: str | None = None) -> CrowdFil
     Labels are 1/0, true/false, yes/no or match/no-match; any other pair of
     values needs ``positive``, the value that means a match.
     """
-    reader = csv.DictReader(io.StringIO(decode(raw)))
+    reader = csv.DictReader(io.StringIO(decode(raw)), restval="")
+    try:
+        return _read_crowd_rows(reader, positive)
+    except csv.Error as error:
+        # The reader counts the line it failed on only once it has read it.
+        raise InvalidInput(f"line {reader.line_num + 1}", f"not CSV: {error}") from None
+
+
+def _read_crowd_rows(reader: csv.DictReader, positive: str | None) -> CrowdFile:
     columns = set(reader.fieldnames or [])
     if {"!amt_worker_ids", "orig_id", "response"} <= columns:
         return _read_crowdtruth(reader, positive)
@@ -112,9 +133,9 @@ def _read_crowdtruth(reader: csv.DictReader, positive: str | None) -> CrowdFile:
         if item not in seen:
             seen.add(item)
             result.topics.append(_crowdtruth_topic(row, item))
-            if row.get("gold", "").strip():
+            if (row.get("gold") or "").strip():
                 result.reference[item] = {"item": _label(row["gold"], positive, line)}
-        result.labels.append(CrowdLabel(worker, item, "item", _label(row["response"], positive, line), line))
+        result.labels.append(CrowdLabel(worker, item, "item", _label(row["response"] or "", positive, line), line))
     return result
 
 
@@ -135,11 +156,11 @@ def _read_generic(reader: csv.DictReader, positive: str | None, *, grouped: bool
     result = CrowdFile()
     for line, row in enumerate(reader, start=2):
         worker = (row["worker"] or "").strip()
-        topic = (row["topic"] if grouped else row["item"] or "").strip()
-        candidate = (row["candidate"] if grouped else "item").strip()
+        topic = ((row["topic"] if grouped else row["item"]) or "").strip()
+        candidate = ((row["candidate"] if grouped else "item") or "").strip()
         if not worker or not topic or not candidate:
             raise InvalidInput(f"line {line}", "worker, topic/item and candidate must not be empty")
-        result.labels.append(CrowdLabel(worker, topic, candidate, _label(row["label"], positive, line), line))
+        result.labels.append(CrowdLabel(worker, topic, candidate, _label(row["label"] or "", positive, line), line))
     return result
 
 
@@ -206,7 +227,14 @@ def read_squality(raw: bytes | str, *, rank: str = "overall") -> CrowdFile:
             passage_id = str(passage["passage-id"])
         except (json.JSONDecodeError, KeyError, TypeError) as error:
             raise InvalidInput(f"line {line}", f"not a SQuALITY passage ({error})") from None
+        if not isinstance(questions, dict):
+            raise InvalidInput(f"line {line}", "questions: expected an object of question -> answers")
         for number, answers in questions.items():
+            if not isinstance(answers, dict) or not all(
+                isinstance(a, dict) and isinstance(a.get("response"), str) and isinstance(a.get("reviews"), list)
+                for a in answers.values()
+            ):
+                raise InvalidInput(f"line {line}", f"question {number}: expected answers with a response and reviews")
             topic = f"{passage_id}-q{number}"
             result.topics.append(
                 {
@@ -217,6 +245,8 @@ def read_squality(raw: bytes | str, *, rank: str = "overall") -> CrowdFile:
             )
             for system, answer in answers.items():
                 for review in answer["reviews"]:
+                    if not isinstance(review, dict) or "worker_id" not in review or f"{rank}-rank" not in review:
+                        raise InvalidInput(f"line {line}", f"question {number}: a review without worker_id or {rank}-rank")
                     worker = f"reviewer-{review['worker_id']}"
                     result.labels.append(CrowdLabel(worker, topic, system, review[f"{rank}-rank"], line))
     return result
@@ -357,7 +387,7 @@ def read_nugget_topics(questions: bytes | str, key: bytes | str) -> list[dict[st
         if topic not in targets:
             raise InvalidInput(f"key: line {line}", f"unknown question {topic!r}")
         entry = {"id": nugget, "text": text}
-        if label != "-":
+        if label not in ("-", "none"):
             entry["label"] = label
         nuggets[topic].append(entry)
     return [{"external_id": t, "title": f"What is {target}?", "data": {"target": target, "nuggets": nuggets[t]}}

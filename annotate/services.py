@@ -18,7 +18,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from annotate.kinds import InvalidInput, get_kind
-from annotate.kinds.base import require_id, require_list, require_object, require_text
+from annotate.kinds.base import require_id, require_ids, require_list, require_object, require_text
 from annotate.labels import CrowdLabel
 from annotate.models import (
     Assignment,
@@ -509,7 +509,7 @@ def clean_relations(data: Any, topic: Topic) -> dict[str, Any]:
             path = f"data.pairs.{key}[{index}]"
             require_object(relation, path, allowed={"first", "second"}, required={"first", "second"})
             for side, name in (("first", names[0]), ("second", names[1])):
-                ids = require_list(relation[side], f"{path}.{side}", min_length=1)
+                ids = require_ids(require_list(relation[side], f"{path}.{side}", min_length=1), f"{path}.{side}")
                 unknown = [i for i in ids if i not in inventories[name]]
                 if unknown:
                     raise InvalidInput(f"{path}.{side}", f"not factoids of {name}: {', '.join(map(str, unknown))}")

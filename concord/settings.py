@@ -52,9 +52,16 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # concord/security.py: CSP on every response (so outermost), then the
+    # upload limit before anything reads a body, input no database stores,
+    # and (below) login throttling.
+    "concord.security.SecurityHeadersMiddleware",
+    "concord.security.UploadLimitMiddleware",
+    "concord.security.UnstorableInputMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
+    "concord.security.LoginThrottleMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -136,9 +143,36 @@ STORAGES = {
 WHITENOISE_USE_FINDERS = not PRODUCTION
 WHITENOISE_AUTOREFRESH = not PRODUCTION
 
-# Uploads (topic files, crowd files) are read in memory up to this size.
-DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("CONCORD_MAX_UPLOAD_BYTES", 50 * 2**20, minimum=1)
-FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
+# The hard limit on a request body (topic files, crowd files, JSON): larger
+# ones get 413 before they are read (concord.security.UploadLimitMiddleware).
+# Anything under it is read in memory, so no upload goes to a temporary file.
+CONCORD_MAX_UPLOAD_BYTES = env_int("CONCORD_MAX_UPLOAD_BYTES", 50 * 2**20, minimum=1)
+DATA_UPLOAD_MAX_MEMORY_SIZE = CONCORD_MAX_UPLOAD_BYTES
+FILE_UPLOAD_MAX_MEMORY_SIZE = CONCORD_MAX_UPLOAD_BYTES
+
+# Login throttling (concord.security.LoginThrottleMiddleware): this many
+# failed attempts per username and client address within the window, then
+# 429 until the window ends. Counted in the default cache.
+CONCORD_LOGIN_ATTEMPTS = env_int("CONCORD_LOGIN_ATTEMPTS", 5, minimum=1)
+CONCORD_LOGIN_WINDOW_SECONDS = env_int("CONCORD_LOGIN_WINDOW_SECONDS", 60, minimum=1)
+
+# Content-Security-Policy of every response (concord.security): no inline
+# script or style (htmx is told not to inject its indicator styles, see
+# templates/base.html). Same name and shape as Django 6's setting, so moving
+# up means switching to django.middleware.csp.ContentSecurityPolicyMiddleware.
+SECURE_CSP = {
+    "default-src": ["'self'"],
+    "script-src": ["'self'"],
+    "style-src": ["'self'"],
+    "img-src": ["'self'", "data:"],
+    "font-src": ["'self'"],
+    "connect-src": ["'self'"],
+    "object-src": ["'none'"],
+    "base-uri": ["'self'"],
+    "form-action": ["'self'"],
+    "frame-ancestors": ["'none'"],
+}
+CONCORD_PERMISSIONS_POLICY = "camera=(), microphone=(), geolocation=(), payment=(), usb=()"
 
 # Background work: Django's tasks API. The database backend needs only the
 # worker that the run command starts; RQ + Redis when scaled out.
@@ -179,6 +213,11 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
+    # Keeps the default enum hook; documents 413/415 wherever a body is taken.
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "concord.security.document_refusals",
+    ],
     "ENUM_NAME_OVERRIDES": {
         "JudgmentStatusEnum": "annotate.models.Judgment.Status",
         "JobStatusEnum": "scoring.models.Job.Status",

@@ -2,10 +2,10 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
-from rest_framework.authtoken.views import obtain_auth_token
 
 from annotate import views as pages
 from annotate.api import views as api
+from concord.security import obtain_auth_token
 from scoring import api as scoring_api
 from scoring import views as scoring_pages
 

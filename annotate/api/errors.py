@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.exceptions import RequestDataTooBig
 from rest_framework import status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from annotate.kinds import InvalidInput
 from annotate.services import Conflict, NotAssigned
+from concord.security import too_large_message
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
@@ -19,6 +21,10 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         return Response(
             {"detail": str(exc), "current_version": exc.current_version}, status=status.HTTP_409_CONFLICT
         )
+    if isinstance(exc, RequestDataTooBig):
+        # Django's in-memory limit, met while DRF parses a body (the hard limit
+        # on the whole body is concord.security.UploadLimitMiddleware).
+        return Response({"detail": too_large_message(), "field": "body"}, status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
     if isinstance(exc, NotAssigned):
         return Response({"detail": "You are not assigned to this topic."}, status=status.HTTP_403_FORBIDDEN)
     return drf_exception_handler(exc, context)

@@ -59,6 +59,10 @@ class RunSerializer(serializers.ModelSerializer):
 class JudgmentSerializer(serializers.ModelSerializer):
     topic = serializers.CharField(source="topic.external_id")
     assessor = serializers.CharField(source="assessor.username")
+    # "new": nothing saved yet (GET of a judgment never written, version 0).
+    status = serializers.ChoiceField(choices=["new", "draft", "submitted"])
+    updated_at = serializers.DateTimeField(allow_null=True)
+    submitted_at = serializers.DateTimeField(allow_null=True)
 
     class Meta:
         model = Judgment
@@ -101,9 +105,9 @@ class PhaseSerializer(serializers.Serializer):
 
 class CurationSerializer(serializers.Serializer):
     name = serializers.CharField()
-    data = serializers.JSONField()
+    data = serializers.JSONField(allow_null=True)
     version = serializers.IntegerField()
-    updated_at = serializers.DateTimeField()
+    updated_at = serializers.DateTimeField(allow_null=True)
 
 
 class CurationWriteSerializer(serializers.Serializer):

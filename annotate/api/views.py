@@ -32,6 +32,8 @@ ERRORS = {
 
 def body(request: Request, *, allowed: set[str], required: set[str] = frozenset()) -> dict[str, Any]:
     """The JSON body, refusing fields a client may not send (no mass assignment)."""
+    if not isinstance(request.data, dict) or hasattr(request.data, "getlist"):
+        raise InvalidInput("body", "expected a JSON object (Content-Type: application/json)")
     return require_object(request.data, "body", allowed=allowed, required=required)
 
 

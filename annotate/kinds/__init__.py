@@ -25,7 +25,7 @@ KINDS: dict[str, Kind] = {
 def get_kind(name: str) -> Kind:
     try:
         return KINDS[name]
-    except KeyError:
+    except (KeyError, TypeError):
         raise InvalidInput("kind", f"unknown kind {name!r} (known: {', '.join(sorted(KINDS))})") from None
 
 

@@ -141,6 +141,15 @@ def require_id(value: Any, field: str) -> str:
     return value
 
 
+def require_ids(values: Any, field: str) -> list[str]:
+    """A list of id strings (checked before any set or dict operation on them)."""
+    require_list(values, field)
+    for index, value in enumerate(values):
+        if not isinstance(value, str):
+            raise InvalidInput(f"{field}[{index}]", f"expected an id (a string), got {type_name(value)}")
+    return values
+
+
 def unique_ids(entries: list[dict], field: str) -> list[str]:
     ids: list[str] = []
     seen: set[str] = set()

@@ -70,7 +70,7 @@ class ClusteringKind(Kind):
         for index, sentence in enumerate(sentences):
             path = f"{field}.sentences[{index}]"
             require_object(sentence, path, allowed={"id", "document", "position", "text"}, required={"id", "document", "position", "text"})
-            if sentence["document"] not in document_ids:
+            if not isinstance(sentence["document"], str) or sentence["document"] not in document_ids:
                 raise InvalidInput(f"{path}.document", f"unknown document {sentence['document']!r}")
             position = sentence["position"]
             if isinstance(position, bool) or not isinstance(position, int) or position < 0:

@@ -18,6 +18,7 @@ from annotate.kinds.base import (
     InvalidInput,
     Kind,
     listing,
+    require_ids,
     require_id,
     require_list,
     require_object,
@@ -81,7 +82,7 @@ class FactoidsKind(Kind):
         for sentence, found in marks.items():
             if sentence not in known:
                 raise InvalidInput(f"payload.marks.{sentence}", "unknown sentence id")
-            require_list(found, f"payload.marks.{sentence}")
+            require_ids(found, f"payload.marks.{sentence}")
             foreign = [f for f in found if f not in own]
             if foreign:
                 raise InvalidInput(f"payload.marks.{sentence}", f"not factoids of your inventory: {listing(map(str, foreign))}")

@@ -16,6 +16,7 @@ from annotate.kinds.base import (
     InvalidInput,
     Kind,
     clean_per_topic,
+    require_ids,
     listing,
     require_id,
     require_list,
@@ -95,7 +96,7 @@ class NuggetsKind(Kind):
         for response, found in matches.items():
             if response not in set(responses):
                 raise InvalidInput(f"payload.matches.{response}", "unknown response id")
-            require_list(found, f"payload.matches.{response}")
+            require_ids(found, f"payload.matches.{response}")
             unknown = [n for n in found if n not in known]
             if unknown:
                 raise InvalidInput(f"payload.matches.{response}", f"unknown nugget id(s): {listing(map(str, unknown))}")
@@ -143,7 +144,7 @@ def _clean_response(response: Any, topic: Mapping[str, Any], path: str) -> dict[
     entry: dict[str, Any] = {"length": length}
     if "matches" in response:
         order = [n["id"] for n in topic["nuggets"]]
-        found = require_list(response["matches"], f"{path}.matches")
+        found = require_ids(response["matches"], f"{path}.matches")
         unknown = [n for n in found if n not in order]
         if unknown:
             raise InvalidInput(f"{path}.matches", f"unknown nugget id(s): {listing(map(str, unknown))}")

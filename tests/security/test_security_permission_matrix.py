@@ -1,0 +1,194 @@
+"""The permission matrix, generated from the URL configuration.
+
+Every named URL in concord.urls is requested by every role, with the
+methods its view answers, and must give the status written here:
+
+- pages: anonymous -> the login page (LOGIN); API: anonymous -> 401;
+- a campaign the user has no part in -> 404 (ids leak nothing);
+- a member whose role does not allow it -> 403;
+- otherwise the view's success status.
+
+A new URL, or a new method on an API view, fails `test_every_url_has_an_expectation`
+until its row is added to EXPECTED. Django's admin (namespace ``admin``) is
+checked as a whole: every registered model's pages are for staff only.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from urllib.parse import urlparse
+
+import pytest
+from django.conf import settings
+from django.contrib import admin
+from django.urls import reverse
+from rest_framework.test import APIClient
+
+from security_helpers import FACTOIDS_PAYLOAD, FACTOIDS_TOPIC, api_methods, named_patterns, path_for, project_patterns
+
+pytestmark = pytest.mark.django_db
+
+ROLES = ("anonymous", "alice", "carol", "organiser", "other_organiser", "admin")
+#: anonymous on a page: a redirect to the login page
+LOGIN = "login"
+#: pages for staff only (Django's admin): a redirect to the admin's login page
+ADMIN_LOGIN = "admin-login"
+
+# name -> method -> status for each of ROLES: anonymous, alice (assessor of the
+# campaign, assigned the topic), carol (assessor of another campaign), organiser
+# (of the campaign), other_organiser (of another campaign), admin (staff).
+EXPECTED: dict[str, dict[str, tuple]] = {
+    # public
+    "login": {"GET": (200, 200, 200, 200, 200, 200)},
+    "logout": {"GET": (405,) * 6, "POST": (302,) * 6},
+    "api-token": {"GET": (405,) * 6, "POST": (400, 200, 200, 200, 200, 200)},
+    "api-schema": {"GET": (200,) * 6},
+    "api-docs": {"GET": (200,) * 6},
+    # pages
+    "home": {"GET": (LOGIN, 200, 200, 200, 200, 200)},
+    "campaign": {"GET": (LOGIN, 200, 404, 200, 404, 200)},
+    "judge": {"GET": (LOGIN, 200, 404, 200, 404, 200)},
+    "campaign-report": {"GET": (LOGIN, 403, 404, 200, 404, 200)},
+    "topic-report": {"GET": (LOGIN, 403, 404, 200, 404, 200)},
+    "relations-editor": {"GET": (LOGIN, 403, 404, 200, 404, 200), "POST": (LOGIN, 403, 404, 302, 404, 302)},
+    "consensus-editor": {"GET": (LOGIN, 403, 404, 200, 404, 200)},
+    "campaign-phase": {"GET": (LOGIN, 405, 405, 405, 405, 405), "POST": (LOGIN, 403, 404, 302, 404, 302)},
+    "campaign-analyses": {"GET": (LOGIN, 405, 405, 405, 405, 405), "POST": (LOGIN, 403, 404, 302, 404, 302)},
+    "campaign-jobs": {"GET": (LOGIN, 403, 404, 200, 404, 200)},
+    "job": {"GET": (LOGIN, 403, 404, 200, 404, 200)},
+    "campaign-export": {"GET": (LOGIN, 403, 404, 403, 404, 200)},
+    "campaign-export-download": {"GET": (LOGIN, 403, 404, 403, 404, 200)},
+    # API
+    "api-campaigns": {"GET": (401, 200, 200, 200, 200, 200), "POST": (401, 403, 403, 201, 201, 201)},
+    "api-campaign": {"GET": (401, 200, 404, 200, 404, 200)},
+    "api-members": {"GET": (401, 403, 404, 200, 404, 200), "POST": (401, 403, 404, 201, 404, 201)},
+    "api-topics": {"GET": (401, 200, 404, 200, 404, 200), "POST": (401, 403, 404, 201, 404, 201)},
+    "api-runs": {"GET": (401, 403, 404, 200, 404, 200), "POST": (401, 403, 404, 201, 404, 201)},
+    # Pools are built for pairs campaigns: 400 here shows the permission check passed.
+    "api-pools": {"POST": (401, 403, 404, 400, 404, 400)},
+    "api-phase": {"POST": (401, 403, 404, 200, 404, 200)},
+    "api-curation": {"GET": (401, 403, 404, 200, 404, 200), "PUT": (401, 403, 404, 200, 404, 200)},
+    # Only assigned assessors write their own judgment; organisers may read the (empty) one of theirs.
+    "api-judgment": {"GET": (401, 200, 404, 200, 404, 200), "PUT": (401, 200, 404, 403, 404, 403)},
+    "api-judgments": {"GET": (401, 200, 404, 200, 404, 200)},
+    "api-judgments-import": {"POST": (401, 403, 404, 201, 404, 201)},
+    "api-agreement": {"GET": (401, 403, 404, 200, 404, 200)},
+    "api-analyses": {"POST": (401, 403, 404, 202, 404, 202)},
+    "api-job": {"GET": (401, 403, 404, 200, 404, 200)},
+    "api-export": {"GET": (401, 403, 404, 403, 404, 200)},
+}
+
+#: Query strings and bodies that make a request succeed for a role it is allowed to.
+QUERY = {
+    "campaign-export-download": {"format": "csv", "truth": "annotations"},
+    "api-export": {"format": "csv", "truth": "annotations"},
+}
+
+
+def body(name: str, method: str, role: str, world) -> tuple[object, str]:
+    """(data, format) for a write."""
+    new_topic = {**FACTOIDS_TOPIC, "external_id": "fresh"}
+    entries = [{"assessor": "newcomer", "topic": "kuwait", "payload": FACTOIDS_PAYLOAD}]
+    judgments = io.BytesIO(json.dumps(entries).encode())
+    judgments.name = "judgments.json"
+    bodies = {
+        ("logout", "POST"): ({}, "multipart"),
+        ("api-token", "POST"): ({"username": "nobody" if role == "anonymous" else role, "password": f"pw-{role}"}, "json"),
+        ("relations-editor", "POST"): ({"version": "0"}, "multipart"),
+        ("campaign-phase", "POST"): ({}, "multipart"),
+        ("campaign-analyses", "POST"): ({"analysis": "agreement"}, "multipart"),
+        ("api-campaigns", "POST"): ({"kind": "factoids", "name": "Fresh"}, "json"),
+        ("api-members", "POST"): ({"username": "carol", "role": "assessor"}, "json"),
+        ("api-topics", "POST"): ([new_topic], "json"),
+        ("api-runs", "POST"): ([{"name": "sys-9", "data": {}}], "json"),
+        ("api-pools", "POST"): ({"queries": {"q1": "Ann"}, "runs": []}, "json"),
+        ("api-phase", "POST"): ({"phase": 2}, "json"),
+        ("api-curation", "PUT"): ({"data": FACTOIDS_PAYLOAD, "version": 0}, "json"),
+        ("api-judgment", "PUT"): ({"payload": FACTOIDS_PAYLOAD, "status": "submitted", "version": 0}, "json"),
+        ("api-judgments-import", "POST"): ({"file": judgments}, "multipart"),
+        ("api-analyses", "POST"): ({"analysis": "agreement"}, "json"),
+    }
+    if (name, method) not in bodies:
+        raise AssertionError(f"add a request body for {method} {name} to body()")
+    return bodies[(name, method)]
+
+
+def cases() -> list[tuple[str, str]]:
+    return [(name, method) for name in sorted(EXPECTED) for method in sorted(EXPECTED[name])]
+
+
+# -- the tests ------------------------------------------------------------------------------
+
+
+def test_every_url_has_an_expectation():
+    patterns = project_patterns()
+    unnamed = [name for name in patterns if name.startswith("<unnamed")]
+    assert not unnamed, f"name these URLs so the permission matrix can list them: {unnamed}"
+    assert sorted(set(patterns) - set(EXPECTED)) == [], "add these URL names to EXPECTED (statuses per role)"
+    assert sorted(set(EXPECTED) - set(patterns)) == [], "these URL names are gone: remove them from EXPECTED"
+    for name, pattern in patterns.items():
+        methods = api_methods(pattern)
+        if methods is not None:
+            listed = set(EXPECTED[name])
+            assert methods <= listed, f"{name}: the view answers {sorted(methods)}; EXPECTED lists {sorted(listed)}"
+        for statuses in EXPECTED[name].values():
+            assert len(statuses) == len(ROLES), f"{name}: one status per role in {ROLES}"
+
+
+def client_for(role: str, people) -> APIClient:
+    client = APIClient()
+    if role != "anonymous":
+        client.force_login(people[role])
+    return client
+
+
+@pytest.mark.parametrize("role", ROLES)
+@pytest.mark.parametrize(("name", "method"), cases())
+def test_permission_matrix(people, world, name, method, role):
+    pattern = project_patterns()[name]
+    url = path_for(name, pattern, world)
+    client = client_for(role, people)
+    if method == "GET":
+        response = client.get(url, QUERY.get(name, {}))
+    else:
+        data, fmt = body(name, method, role, world)
+        response = getattr(client, method.lower())(url, data, format=fmt)
+    expected = EXPECTED[name][method][ROLES.index(role)]
+    where = (name, method, role, url, response.status_code, response.content[:200])
+    if expected == LOGIN:
+        assert response.status_code == 302, where
+        target = urlparse(response.url)
+        assert target.path == reverse(settings.LOGIN_URL) and target.query.startswith("next="), where
+    else:
+        assert response.status_code == expected, where
+
+
+def admin_urls() -> list[str]:
+    """The admin's index and every registered model's list and add pages."""
+    urls = [reverse("admin:index")]
+    for model in admin.site._registry:
+        meta = model._meta
+        urls += [reverse(f"admin:{meta.app_label}_{meta.model_name}_changelist"),
+                 reverse(f"admin:{meta.app_label}_{meta.model_name}_add")]
+    return urls
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_the_admin_is_for_staff_only(people, world, role):
+    client = client_for(role, people)
+    for url in admin_urls():
+        response = client.get(url)
+        if role == "admin":
+            # Staff see every list; some models (task results) refuse additions.
+            refused_add = url.endswith("/add/") and response.status_code == 403
+            assert response.status_code == 200 or refused_add, (url, response.status_code)
+        else:
+            assert response.status_code == 302, (url, role, response.status_code)
+            assert urlparse(response.url).path == reverse("admin:login"), (url, response.url)
+
+
+def test_the_admin_namespace_is_the_only_include():
+    """Other includes would escape the matrix: give their URLs expectations (or extend it)."""
+    namespaces = {name.split(":")[0] for name, _ in named_patterns() if ":" in name}
+    assert namespaces <= {"admin"}, namespaces
