@@ -247,3 +247,10 @@ if PRODUCTION:
     SECURE_REFERRER_POLICY = "same-origin"
     SESSION_COOKIE_HTTPONLY = True
     X_FRAME_OPTIONS = "DENY"
+
+
+# Shared cache (login throttling counts, per process by default): on several
+# web nodes or gunicorn workers point it at Redis, e.g. redis://redis-host:6379/1.
+_cache_url = env_str("CONCORD_CACHE_URL")
+if _cache_url:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": _cache_url}}
