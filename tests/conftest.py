@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 
 import pytest
 
@@ -15,6 +16,20 @@ from django.contrib.auth.models import Permission
 from rest_framework.test import APIClient
 
 from annotate import services
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    """Every browser test drives Debian's chromium (Playwright never downloads one)."""
+    chromium = shutil.which("chromium")
+    if chromium is None:
+        pytest.fail("Debian's chromium is not installed: bash .ci/run installs it (apt-get install chromium)")
+    return {
+        **browser_type_launch_args,
+        "executable_path": chromium,
+        "args": ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    }
 
 
 @pytest.fixture

@@ -5,9 +5,7 @@ only when the user says so. (Chromium, as in tests/e2e.)"""
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 
 import pytest
 from playwright.sync_api import expect
@@ -17,31 +15,6 @@ from annotate.models import Judgment, JudgmentRevision, Topic
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 OFFLINE = "Offline: your work is kept in this browser"
-
-
-@pytest.fixture(scope="module", autouse=True)
-def allow_orm_beside_playwright(django_db_setup):
-    """As in tests/e2e/conftest.py: Playwright's event loop runs in the test thread."""
-    before = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    yield
-    if before is None:
-        del os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"]
-    else:
-        os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = before
-
-
-@pytest.fixture(scope="session")
-def browser_type_launch_args(browser_type_launch_args):
-    chromium = shutil.which("chromium")
-    if chromium is None:
-        pytest.fail("Debian's chromium is not installed: bash .ci/run installs it (apt-get install chromium)")
-    return {
-        **browser_type_launch_args,
-        "executable_path": chromium,
-        "args": ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-    }
 
 
 @pytest.fixture

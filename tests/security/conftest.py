@@ -5,8 +5,6 @@ annotations of topic `kuwait` and a job; and another campaign, organised by
 
 from __future__ import annotations
 
-import os
-import shutil
 from dataclasses import dataclass
 
 import pytest
@@ -53,27 +51,3 @@ def fresh_cache():
 # -- browser tests (as in tests/e2e/conftest.py) -----------------------------------
 
 
-@pytest.fixture(scope="module")
-def allow_orm_beside_playwright(django_db_setup):
-    """Playwright's sync API keeps an event loop running in the test thread;
-    the ORM calls made there are ordinary synchronous ones."""
-    before = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    yield
-    if before is None:
-        del os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"]
-    else:
-        os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = before
-
-
-@pytest.fixture(scope="session")
-def browser_type_launch_args(browser_type_launch_args):
-    chromium = shutil.which("chromium")
-    if chromium is None:
-        pytest.fail("Debian's chromium is not installed: bash .ci/run installs it (apt-get install chromium)")
-    return {
-        **browser_type_launch_args,
-        "executable_path": chromium,
-        "args": ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-    }

@@ -15,8 +15,7 @@ from playwright.sync_api import expect
 
 from annotate.models import Campaign
 
-pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True),
-              pytest.mark.usefixtures("allow_orm_beside_playwright")]
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 # Every violation, whatever the console says: the browser's own event.
 RECORD_VIOLATIONS = """
