@@ -2,8 +2,8 @@
 inventories, inventory growth, weighted factoid scores and their stability.
 
 Source: van Halteren and Teufel (2004), "Evaluating information content by
-factoid analysis: human annotation and stability", EMNLP workshop
-(``../shared/papers/factoid-analysis_van-halteren-teufel.txt``): agreement of
+factoid analysis: human annotation and stability", Proceedings of EMNLP
+2004, pp. 419-426 (ACL Anthology W04-3254): agreement of
 factoid annotation (section 3.1) and of factoid definition (section 3.2),
 growth of the factoid inventory (section 4, Figure 4), weighted factoid
 scores, their stability and the unigram comparison (section 5, Figures 5-7).

@@ -1,7 +1,7 @@
 """Nugget F-scores, nugget pyramids and the stability analyses built on them.
 
 Source: Lin and Demner-Fushman (2006), "Will Pyramids Built of Nuggets Topple
-Over?", NAACL (``../shared/papers/nugget-pyramids_lin-demner-fushman.txt``):
+Over?", Proceedings of HLT-NAACL 2006, pp. 383-390 (ACL Anthology N06-1049):
 the official TREC F-score (Figure 1), pyramid weights and weighted recall
 (section 4), and the analyses of section 6 (Tables 2-4, Figures 2-3).
 

@@ -20,7 +20,7 @@ from scoring.selectors import campaign_report
 
 pytestmark = pytest.mark.django_db
 
-RTE = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "snow2008" / "rte.csv"
+RTE = Path(__file__).resolve().parents[2] / "data" / "snow2008" / "rte.csv"
 TEMP = RTE.with_name("temp.csv")
 
 

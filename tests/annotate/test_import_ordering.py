@@ -16,7 +16,7 @@ from scoring.selectors import campaign_report, topic_report
 
 pytestmark = pytest.mark.django_db
 
-SQUALITY = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "squality-human-eval" / "all-responses.jsonl"
+SQUALITY = Path(__file__).resolve().parents[2] / "data" / "squality-human-eval" / "all-responses.jsonl"
 
 
 @pytest.fixture

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pathlib
 import glob
 import math
 import warnings
@@ -582,7 +583,7 @@ def test_random_baseline_mean_equals_the_mean_of_individual_comparisons():
 # summarisation corpus, Tauchmann et al. 2018); top-level bubbles as clusters.
 # ---------------------------------------------------------------------------
 
-TREES = "../shared/data/aiphes-hiersum/Trees/FinishedTrees/"
+TREES = str(pathlib.Path(__file__).resolve().parents[2] / "data" / "aiphes-hiersum" / "Trees" / "FinishedTrees") + "/"
 
 
 def _top_level_clusters(path: str) -> list[list[str]]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pathlib
 import itertools
 import json
 import math
@@ -36,7 +37,7 @@ from scoring.metrics.ordering import (
 
 pytestmark = pytest.mark.filterwarnings("error")
 
-SQUALITY = "../shared/data/squality-human-eval/all-responses.jsonl"
+SQUALITY = pathlib.Path(__file__).resolve().parents[2] / "data" / "squality-human-eval" / "all-responses.jsonl"
 
 
 def close_orderings(rng: np.random.Generator, k: int, n: int, swaps: int = 2) -> list[list[int]]:

@@ -22,7 +22,7 @@ from scoring.metrics.truthsets import (
     vote_counts,
 )
 
-RTE = Path("../shared/data/snow2008/rte.csv")
+RTE = Path(__file__).resolve().parents[2] / "data" / "snow2008" / "rte.csv"
 N = None
 
 # Hand-made votes: rows are items, columns adjudicators A-D; None = not adjudicated.

@@ -18,7 +18,7 @@ from scoring.reports.clustering import consensus, edit_summary, split_merge_path
 from scoring.selectors import campaign_report, topic_report
 
 pytestmark = pytest.mark.django_db
-AIPHES = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "aiphes-hiersum"
+AIPHES = Path(__file__).resolve().parents[2] / "data" / "aiphes-hiersum"
 ITEMS = [f"s{i}" for i in range(1, 9)]
 
 

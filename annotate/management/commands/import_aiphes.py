@@ -12,7 +12,7 @@ class Command(BaseCommand):
     help = (
         "Import an AIPHES hierarchical-summarisation topic into a clustering campaign: the nuggets as sentences "
         "(placed in their source documents when --documents is given) and each annotator's tree cut at --depth "
-        "as that annotator's clusters. Example: import_aiphes 4 ../shared/data/aiphes-hiersum/Trees/Input/"
+        "as that annotator's clusters. Example: import_aiphes 4 data/aiphes-hiersum/Trees/Input/"
         "Topic_1002_cellphone_for_12_years_old_kid.txt --trees .../Annotator1/Topic_1002_*_Anno1.txt.xml ... "
         "--topic 1002 --depth 1"
     )

@@ -11,7 +11,7 @@ from annotate.models import Campaign
 class Command(BaseCommand):
     help = (
         "Import existing judgments into a campaign, all or nothing: crowd CSV files for pairs campaigns "
-        "(CrowdTruth, e.g. ../shared/data/snow2008/rte.csv; worker,topic,candidate,label; worker,item,label), "
+        "(CrowdTruth, e.g. data/snow2008/rte.csv; worker,topic,candidate,label; worker,item,label), "
         "the SQuALITY human evaluation (.jsonl) for ordering campaigns, or JSON [{assessor, topic, payload}] "
         "for any kind. Workers become assessors; topics a crowd file introduces are created; a gold column is "
         "kept as the reference run 'gold'."
