@@ -60,8 +60,8 @@ from typing import Any, Literal, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
-from scipy.stats import rankdata
 
+from scoring.metrics import rank
 from scoring.metrics.agreement import fleiss_kappa
 
 __all__ = [
@@ -1581,19 +1581,9 @@ def _sample_counts(picks: npt.NDArray[np.intp], n_models: int) -> npt.NDArray[np
     return np.bincount(cells.ravel(), minlength=n_samples * n_models).reshape(n_samples, n_models).astype(np.float64)
 
 
-def _row_spearman(x: npt.NDArray[np.float64], y: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-    """Spearman's rho of each row of ``x`` with the same row of ``y`` (ties get
-    their average rank, as in scipy.stats.spearmanr); NaN where a row is constant."""
-    if x.shape[1] < 2:
-        return np.full(x.shape[0], np.nan)
-    ranks_x = rankdata(x, axis=1)
-    ranks_y = rankdata(y, axis=1)
-    ranks_x -= ranks_x.mean(axis=1, keepdims=True)
-    ranks_y -= ranks_y.mean(axis=1, keepdims=True)
-    covariance = np.einsum("ij,ij->i", ranks_x, ranks_y)
-    spread = np.sqrt(np.einsum("ij,ij->i", ranks_x, ranks_x) * np.einsum("ij,ij->i", ranks_y, ranks_y))
-    rho = np.divide(covariance, spread, out=np.full(x.shape[0], np.nan), where=spread > 0)
-    return np.clip(rho, -1.0, 1.0)
+# Spearman's rho of each row of x with the same row of y (ties get their
+# average rank, as in scipy.stats.spearmanr); NaN where a row is constant.
+_row_spearman = rank.spearman_rho_paired
 
 
 def _sizes(sizes: Any) -> npt.NDArray[np.intp]:

@@ -45,6 +45,8 @@ import numpy as np
 import scipy.stats
 from numpy.typing import ArrayLike
 
+from scoring.metrics import rank
+
 __all__ = [
     "CHARACTERS_PER_NUGGET",
     "Anova",
@@ -641,7 +643,7 @@ def run_ranking(scores: ArrayLike) -> np.ndarray:
 
 
 def kendall_tau(x: ArrayLike, y: ArrayLike) -> float:
-    """Kendall's tau-b between two runs' score vectors (scipy.stats.kendalltau).
+    """Kendall's tau-b between two runs' score vectors (equal to scipy.stats.kendalltau).
 
     Tau-b corrects for ties, which are common among runs that score zero.
     NaN if either vector has a NaN or is constant.
@@ -659,18 +661,14 @@ def kendall_tau(x: ArrayLike, y: ArrayLike) -> float:
     y = np.asarray(y, dtype=float)
     if x.ndim != 1 or y.shape != x.shape:
         raise ValueError(f"x and y must be 1-D of equal length, got shapes {x.shape} and {y.shape}")
-    if np.isnan(x).any() or np.isnan(y).any():
-        return float("nan")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return float(scipy.stats.kendalltau(x, y).statistic)
+    return float(kendall_tau_matrix(x, y)[0, 0])
 
 
 def kendall_tau_matrix(x: ArrayLike, y: ArrayLike) -> np.ndarray:
     """Kendall's tau-b between every row of ``x`` and every row of ``y``.
 
-    Equals :func:`kendall_tau` (scipy's tau-b) pair by pair, computed as one
-    matrix product of pairwise-order signs: tau_b = sum sign(dx) sign(dy) /
+    Equals scipy's tau-b pair by pair, computed by :func:`scoring.metrics.rank.kendall_tau_b`
+    as one matrix product of pairwise-order signs: tau_b = sum sign(dx) sign(dy) /
     sqrt(n_x n_y), n_x and n_y the numbers of run pairs not tied in x and y.
     Memory is O((X + Y) R^2).
 
@@ -701,15 +699,9 @@ def kendall_tau_matrix(x: ArrayLike, y: ArrayLike) -> np.ndarray:
         raise ValueError(f"x and y must be (models, runs) with the same number of runs, got {xs.shape} and {ys.shape}")
     if np.isinf(xs).any() or np.isinf(ys).any():
         raise ValueError("x and y must not contain infinities")
-    sx, sy = _pair_signs(xs), _pair_signs(ys)
-    untied = np.sqrt(np.outer(np.count_nonzero(sx, axis=1), np.count_nonzero(sy, axis=1)))
-    tau = _ratio(sx @ sy.T, untied)
-    return np.where(np.isnan(xs).any(axis=1)[:, None] | np.isnan(ys).any(axis=1)[None, :], np.nan, tau)
-
-
-def _pair_signs(scores: np.ndarray) -> np.ndarray:
-    first, second = np.triu_indices(scores.shape[1], k=1)
-    return np.nan_to_num(np.sign(scores[:, first] - scores[:, second]))
+    missing_x, missing_y = np.isnan(xs).any(axis=1), np.isnan(ys).any(axis=1)
+    tau = rank.kendall_tau_b(np.nan_to_num(xs), np.nan_to_num(ys))
+    return np.where(missing_x[:, None] | missing_y[None, :], np.nan, tau)
 
 
 def paired_t_test(a: ArrayLike, b: ArrayLike) -> PairedTTest:

@@ -33,6 +33,7 @@ from numpy.typing import NDArray
 
 from scoring.metrics import _frespa
 from scoring.metrics._frespa import support_threshold
+from scoring.metrics import rank
 
 __all__ = [
     "METHODS",
@@ -90,8 +91,6 @@ TUNE_GRID: Mapping[str, tuple[float, ...]] = {
 
 # Two EDs closer than this are a tie in :func:`tune`.
 _TIE = 1e-12
-# Cells of the pair-sign arrays built at once for Kendall's tau.
-_SIGN_CELLS = 1 << 22
 
 
 # --------------------------------------------------------------------------- results
@@ -808,28 +807,11 @@ def _tie_key(topic: _Topic, tie_break: str) -> IntArray:
 # --------------------------------------------------------------------------- scores on ranks
 
 
-def _signs(ranks: IntArray, rows: slice) -> FloatArray:
-    """``(m, b*k)``: sign of rank[a] - rank[x] for the items ``a`` in ``rows`` and every x."""
-    return np.sign(ranks[:, rows, None] - ranks[:, None, :]).reshape(len(ranks), -1).astype(np.float64)
-
-
 def _correlations(targets: IntArray, golds: IntArray, measure: Measure) -> FloatArray:
-    """``(targets, golds)`` correlations, exact integer sums then one division each."""
-    k = golds.shape[1]
+    """``(targets, golds)`` correlations of rank rows (permutations: no ties)."""
     if measure == "tau":
-        # Summed over ordered pairs, sign products give 2 (concordant - discordant);
-        # pairs are taken a block of items at a time to bound memory.
-        block = max(1, _SIGN_CELLS // (k * (len(targets) + len(golds))))
-        agreement = sum(
-            _signs(targets, slice(lo, lo + block)) @ _signs(golds, slice(lo, lo + block)).T
-            for lo in range(0, k, block)
-        )
-        discordant = (k * (k - 1) - agreement) / 4
-        return 1.0 - 2.0 * discordant / (k * (k - 1) / 2)
-    targets, golds = targets.astype(np.float64), golds.astype(np.float64)
-    squares = (targets**2).sum(axis=1)[:, None] + (golds**2).sum(axis=1)
-    squared_differences = squares - 2.0 * (targets @ golds.T)
-    return 1.0 - 6.0 * squared_differences / (k * (k * k - 1))
+        return rank.kendall_tau_b(targets, golds)
+    return rank.spearman_rho(targets, golds)
 
 
 def _raw_weights(golds: IntArray, measure: Measure) -> FloatArray:
