@@ -36,8 +36,9 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
-BIN = ROOT / ".venv" / "bin"
-PYTHON = str(BIN / "python") if (BIN / "python").exists() else sys.executable
+# Every tool runs through the interpreter running this file, so the harness
+# works from any virtual environment (or none), not only .venv.
+PYTHON = sys.executable
 LOCUSTFILE = Path(__file__).with_name("locustfile.py")
 PASSWORD = "load-test-password"
 KINDS = ("pairs", "ordering", "clustering", "nuggets", "factoids")
@@ -431,7 +432,7 @@ def server(env: dict[str, str], logs: Path, *, workers: int = 4, worker_interval
     ``db_worker`` (as ./run starts it) on the same database."""
     port = free_port()
     gunicorn = _start(
-        [str(BIN / "gunicorn"), "concord.wsgi", "-w", str(workers), "-b", f"127.0.0.1:{port}",
+        [PYTHON, "-m", "gunicorn", "concord.wsgi", "-w", str(workers), "-b", f"127.0.0.1:{port}",
          "--timeout", "120", "--graceful-timeout", "20", "--log-level", "warning"],
         env, logs / "gunicorn.log",
     )
@@ -483,7 +484,7 @@ def run_locust(url: str, plan: Path, out: Path, *, users: int, seconds: float, t
     env = {**os.environ, "CONCORD_LOAD_PLAN": str(plan), "CONCORD_LOAD_OUT": str(out),
            "CONCORD_LOAD_THINK": str(think), "CONCORD_LOAD_SAMPLE_EVERY": str(sample_every)}
     command = [
-        str(BIN / "locust"), "-f", str(LOCUSTFILE), "--headless", "--host", url,
+        PYTHON, "-m", "locust", "-f", str(LOCUSTFILE), "--headless", "--host", url,
         "-u", str(users + 1), "-r", str(users + 1), "-t", f"{max(1, round(seconds))}s",
         # Users finish the cycle they are in: no save is cut off between the
         # server's commit and its answer, so every write is acknowledged.
