@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Q, QuerySet
 from django.http import Http404
 
+from annotate.kinds import get_kind
 from annotate.models import Assignment, Campaign, Judgment, Membership, Topic
 
 Need = Literal["view", "organise", "admin"]
@@ -79,6 +81,24 @@ def topics_visible(user: AnyUser, campaign: Campaign, role: str) -> QuerySet[Top
     if role == "assessor":
         topics = topics.filter(assignments__assessor=user)
     return topics.order_by("position", "id")
+
+
+def topic_data_for(user: AnyUser, campaign: Campaign, role: str, topics: Iterable[Topic]) -> dict[int, Mapping[str, Any]]:
+    """Topic pk -> the part of its data the user may see (blind assessment).
+
+    Assessors get the kind's ``assessor_view()`` of their part of each topic
+    (the items of their assignment); organisers and admins the full data.
+    Every endpoint that shows a topic's data takes it from here (the
+    judging page renders the kind's assessor view itself, for every role).
+    """
+    topics = list(topics)
+    if role != "assessor":
+        return {topic.pk: topic.data for topic in topics}
+    kind = get_kind(campaign.kind)
+    items = dict(
+        Assignment.objects.filter(assessor=user, topic__in=[t.pk for t in topics]).values_list("topic_id", "items")
+    )
+    return {topic.pk: kind.assessor_view(topic.data, items.get(topic.pk)) for topic in topics}
 
 
 def judgments_visible(user: AnyUser, campaign: Campaign, role: str) -> QuerySet[Judgment]:

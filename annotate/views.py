@@ -64,17 +64,20 @@ def judge(request: HttpRequest, campaign_id: int, topic_id: str) -> HttpResponse
     topic = selectors.topic_for(request.user, campaign, role, topic_id)
     kind = get_kind(campaign.kind)
     assignment = topic.assignments.filter(assessor=request.user).first()
-    # Shown, never saved: the part of the topic this assessor judges.
-    topic.data = kind.scoped(topic.data, assignment.items if assignment else None)
     judgment = selectors.own_judgment(topic, request.user)
     queue = next((q for q in selectors.assessor_queues(request.user) if q.campaign.pk == campaign.pk), None)
     later = [e.topic for e in queue.entries if e.status != "submitted" and e.topic.pk != topic.pk] if queue else []
     extra = getattr(report_module(campaign.kind), "judge_context", None)
+    extra_context = extra(campaign, topic, request.user) if extra else {}
+    # Shown, never saved: the kind's assessor view of the part of the topic
+    # this assessor judges (blind assessment). Organisers opening the page see
+    # what their assessors see.
+    topic.data = kind.assessor_view(topic.data, assignment.items if assignment else None)
     return render(
         request,
         kind.judge_template,
         {
-            **(extra(campaign, topic, request.user) if extra else {}),
+            **extra_context,
             "campaign": campaign,
             "topic": topic,
             "assigned": queue is not None and any(e.topic.pk == topic.pk for e in queue.entries),
@@ -109,6 +112,8 @@ def consensus_editor(request: HttpRequest, campaign_id: int, topic_id: str) -> H
         payload = topic.judgments.get(assessor__username=start_from).payload
     else:
         payload = kind.empty_payload(topic.data)
+    # The consensus is built on the judging page, which renders the assessor view.
+    topic.data = kind.assessor_view(topic.data)
     return render(
         request,
         kind.judge_template,

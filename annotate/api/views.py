@@ -37,6 +37,13 @@ def body(request: Request, *, allowed: set[str], required: set[str] = frozenset(
     return require_object(request.data, "body", allowed=allowed, required=required)
 
 
+def topic_rows(request: Request, campaign, role: str, topics) -> list[dict[str, Any]]:
+    """Topics as the user may see them: assessors get their kind's assessor view."""
+    topics = list(topics)
+    shown = selectors.topic_data_for(request.user, campaign, role, topics)
+    return s.TopicSerializer(topics, many=True, context={"shown": shown}).data
+
+
 class CampaignList(APIView):
     @extend_schema(responses={200: s.CampaignSerializer(many=True), **ERRORS})
     def get(self, request: Request) -> Response:
@@ -82,10 +89,14 @@ class MemberList(APIView):
 class TopicList(APIView):
     parser_classes = [JSONParser, MultiPartParser]
 
-    @extend_schema(responses={200: s.TopicSerializer(many=True), **ERRORS})
+    @extend_schema(
+        description="Organisers and admins: every topic with its full data. Assessors: their own topics, each "
+        "`data` being the kind's assessor view of their part (fields that would unblind them left out).",
+        responses={200: s.TopicSerializer(many=True), **ERRORS},
+    )
     def get(self, request: Request, campaign_id: int) -> Response:
         campaign, role = selectors.campaign_for(request.user, campaign_id)
-        return Response(s.TopicSerializer(selectors.topics_visible(request.user, campaign, role), many=True).data)
+        return Response(topic_rows(request, campaign, role, selectors.topics_visible(request.user, campaign, role)))
 
     @extend_schema(
         description="A JSON list of topics, `{\"topics\": [...]}`, or a multipart `file` holding either.",
@@ -93,13 +104,13 @@ class TopicList(APIView):
         responses={201: s.TopicSerializer(many=True), **ERRORS},
     )
     def post(self, request: Request, campaign_id: int) -> Response:
-        campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
+        campaign, role = selectors.campaign_for(request.user, campaign_id, need="organise")
         if "file" in request.FILES:
             topics = importers.read_topics(request.FILES["file"].read())
         else:
             topics = request.data.get("topics") if isinstance(request.data, dict) else request.data
         created = services.import_topics(campaign=campaign, topics=topics)
-        return Response(s.TopicSerializer(created, many=True).data, status=status.HTTP_201_CREATED)
+        return Response(topic_rows(request, campaign, role, created), status=status.HTTP_201_CREATED)
 
 
 class RunList(APIView):
@@ -203,10 +214,10 @@ class Pools(APIView):
         responses={201: s.TopicSerializer(many=True), **ERRORS},
     )
     def post(self, request: Request, campaign_id: int) -> Response:
-        campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
+        campaign, role = selectors.campaign_for(request.user, campaign_id, need="organise")
         data = body(request, allowed={"queries", "runs", "depth"}, required={"queries", "runs"})
         topics = services.build_pools(campaign=campaign, queries=data["queries"], runs=data["runs"], depth=data.get("depth"))
-        return Response(s.TopicSerializer(topics, many=True).data, status=status.HTTP_201_CREATED)
+        return Response(topic_rows(request, campaign, role, topics), status=status.HTTP_201_CREATED)
 
 
 class Phase(APIView):

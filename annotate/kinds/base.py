@@ -34,6 +34,13 @@ class Kind:
     report_module: ClassVar[str]
     #: Template of the judging page.
     judge_template: ClassVar[str]
+    #: The fields of a topic's data an assessor never sees (blind assessment),
+    #: as dotted paths: ``"nuggets[].label"`` is the ``label`` of every entry
+    #: of the list ``nuggets``. Every kind declares it (``()`` when nothing is
+    #: hidden); there is no default, so a new kind cannot forget it. Only
+    #: ``assessor_view()`` acts on it; tests/security/test_security_blind.py
+    #: plants markers at these paths and checks no assessor ever receives one.
+    hidden_fields: ClassVar[tuple[str, ...]]
 
     def clean_topic_data(self, data: Any, *, field: str = "data") -> dict[str, Any]:
         raise NotImplementedError
@@ -65,6 +72,19 @@ class Kind:
     def scoped(self, topic_data: Mapping[str, Any], items: list[str] | None) -> Mapping[str, Any]:
         """The part of a topic an assessor judges (``items`` from the assignment; None: all)."""
         return topic_data
+
+    def assessor_view(self, topic_data: Mapping[str, Any], items: list[str] | None = None) -> dict[str, Any]:
+        """What an assessor may see of a topic: the one place that decides it.
+
+        The part of the topic they judge (``scoped()`` with ``items`` from
+        their assignment; None: all of it), rebuilt from the fields an
+        assessor may see, so none of ``hidden_fields`` (nor any field a later
+        version adds to the topic data) reaches them. The judging page
+        renders only this; the topics API and every other endpoint take a
+        topic's data from annotate.selectors.topic_data_for, which gives
+        assessors this and organisers and admins the full data.
+        """
+        raise NotImplementedError
 
     def items(self, topic_data: Mapping[str, Any]) -> list[str]:
         """The ids an assignment can split a topic into (kinds that allow it)."""

@@ -52,6 +52,7 @@ class ClusteringKind(Kind):
     description = "Group the sentences of a document set into clusters; leave irrelevant ones out."
     report_module = "scoring.reports.clustering"
     judge_template = "annotate/judge_clustering.html"
+    hidden_fields = ()
 
     def clean_topic_data(self, data: Any, *, field: str = "data") -> dict[str, Any]:
         require_object(data, field, allowed={"documents", "sentences"}, required={"documents", "sentences"})
@@ -121,6 +122,14 @@ class ClusteringKind(Kind):
                     first = problems[0]
                     raise InvalidInput(f"payload.clusters[{first['cluster']}]", first["message"])
         return {"clusters": cleaned, "descriptions": descriptions}
+
+    def assessor_view(self, topic_data: Mapping[str, Any], items: list[str] | None = None) -> dict[str, Any]:
+        """The documents and their sentences: nothing of a clustering topic is hidden."""
+        scoped = self.scoped(topic_data, items)
+        return {
+            "documents": [{key: d[key] for key in ("id", "title") if key in d} for d in scoped["documents"]],
+            "sentences": [{key: s[key] for key in ("id", "document", "position", "text")} for s in scoped["sentences"]],
+        }
 
     def progress(self, payload: Mapping[str, Any], topic_data: Mapping[str, Any]) -> tuple[int, int]:
         return sum(len(c) for c in payload.get("clusters", [])), len(topic_data["sentences"])

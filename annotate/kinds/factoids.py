@@ -38,6 +38,8 @@ class FactoidsKind(Kind):
     description = "Define factoids and mark which summary sentences contain each."
     report_module = "scoring.reports.factoids"
     judge_template = "annotate/judge_factoids.html"
+    #: Who wrote a summary, or which system: only model / machine is shown.
+    hidden_fields = ("summaries[].author", "summaries[].run")
 
     def clean_topic_data(self, data: Any, *, field: str = "data") -> dict[str, Any]:
         require_object(data, field, allowed={"text", "summaries"}, required={"summaries"})
@@ -95,6 +97,19 @@ class FactoidsKind(Kind):
             "factoids": cleaned,
             "marks": {s: sorted(marks[s], key=factoid_order.index) for s in order if marks.get(s)},
         }
+
+    def assessor_view(self, topic_data: Mapping[str, Any], items: list[str] | None = None) -> dict[str, Any]:
+        """The summaries' ids and sentences, and whether each is a model
+        (``"model": true``, by a person) or a machine summary: never the
+        author or the run."""
+        scoped = self.scoped(topic_data, items)
+        view: dict[str, Any] = {"summaries": [
+            {"id": s["id"], "model": "author" in s, "sentences": [{"id": x["id"], "text": x["text"]} for x in s["sentences"]]}
+            for s in scoped["summaries"]
+        ]}
+        if "text" in scoped:
+            view["text"] = scoped["text"]
+        return view
 
     def progress(self, payload: Mapping[str, Any], topic_data: Mapping[str, Any]) -> tuple[int, int]:
         return len(payload.get("marks", {})), len(sentence_ids(topic_data))

@@ -42,6 +42,9 @@ class NuggetsKind(Kind):
     description = "Label each nugget of a question vital or okay; mark the nuggets each response contains."
     report_module = "scoring.reports.nuggets"
     judge_template = "annotate/judge_nuggets.html"
+    #: The original assessor's labels would bias the snap judgments (section 5);
+    #: the runs behind the responses, the matching.
+    hidden_fields = ("nuggets[].label", "responses[].run")
 
     def clean_topic_data(self, data: Any, *, field: str = "data") -> dict[str, Any]:
         require_object(data, field, allowed={"target", "nuggets", "responses"}, required={"target", "nuggets"})
@@ -113,6 +116,16 @@ class NuggetsKind(Kind):
                 if missing:
                     raise InvalidInput("payload.matches", f"{len(missing)} response(s) not judged: {listing(missing)}")
         return cleaned
+
+    def assessor_view(self, topic_data: Mapping[str, Any], items: list[str] | None = None) -> dict[str, Any]:
+        """The target, the nuggets' texts and the responses' texts: never the
+        original labels nor the runs behind the responses."""
+        scoped = self.scoped(topic_data, items)
+        view: dict[str, Any] = {"target": scoped["target"],
+                                "nuggets": [{"id": n["id"], "text": n["text"]} for n in scoped["nuggets"]]}
+        if "responses" in scoped:
+            view["responses"] = [{"id": r["id"], "text": r["text"]} for r in scoped["responses"]]
+        return view
 
     def progress(self, payload: Mapping[str, Any], topic_data: Mapping[str, Any]) -> tuple[int, int]:
         done = len(payload.get("labels", {})) + len(payload.get("matches", {}))

@@ -32,6 +32,7 @@ class OrderingKind(Kind):
     description = "Put the items of a topic in order."
     report_module = "scoring.reports.ordering"
     judge_template = "annotate/judge_ordering.html"
+    hidden_fields = ()
 
     def clean_topic_data(self, data: Any, *, field: str = "data") -> dict[str, Any]:
         require_object(data, field, allowed={"items"}, required={"items"})
@@ -51,6 +52,11 @@ class OrderingKind(Kind):
         # and submissions are checked alike.
         require_object(payload, "payload", allowed={"order"}, required={"order"})
         return {"order": check_permutation(payload["order"], [i["id"] for i in topic_data["items"]], "payload.order")}
+
+    def assessor_view(self, topic_data: Mapping[str, Any], items: list[str] | None = None) -> dict[str, Any]:
+        """Every item: nothing of an ordering topic is hidden."""
+        scoped = self.scoped(topic_data, items)
+        return {"items": [{"id": i["id"], "text": i["text"]} for i in scoped["items"]]}
 
     def progress(self, payload: Mapping[str, Any], topic_data: Mapping[str, Any]) -> tuple[int, int]:
         return (1 if payload.get("order") else 0), 1

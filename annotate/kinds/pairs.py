@@ -28,6 +28,8 @@ class PairsKind(Kind):
     description = "Judge each candidate of a query: match or no match."
     report_module = "scoring.reports.pairs"
     judge_template = "annotate/judge_pairs.html"
+    #: Which systems returned a candidate: knowing it would bias the judgment.
+    hidden_fields = ("candidates[].runs",)
 
     def clean_topic_data(self, data: Any, *, field: str = "data") -> dict[str, Any]:
         require_object(data, field, allowed={"query", "candidates"}, required={"query", "candidates"})
@@ -77,6 +79,11 @@ class PairsKind(Kind):
         if items is None:
             return topic_data
         return {**topic_data, "candidates": [c for c in topic_data["candidates"] if c["id"] in set(items)]}
+
+    def assessor_view(self, topic_data: Mapping[str, Any], items: list[str] | None = None) -> dict[str, Any]:
+        """The query and the assessor's candidates, without the runs that returned them."""
+        scoped = self.scoped(topic_data, items)
+        return {"query": scoped["query"], "candidates": [{"id": c["id"], "text": c["text"]} for c in scoped["candidates"]]}
 
     def items(self, topic_data: Mapping[str, Any]) -> list[str]:
         return [c["id"] for c in topic_data["candidates"]]

@@ -1,0 +1,278 @@
+"""Blind assessment, generated from the kinds registry and the URL configuration.
+
+For every kind in annotate.kinds.KINDS a campaign is built whose topic
+carries a unique marker string (``HIDDEN-MARKER-...``) in every field the
+kind declares hidden (``Kind.hidden_fields``), with runs, the other
+assessor's judgment, a submitted and recomputed report (and for factoids a
+consensus and Phase 2). Then the assessor alice requests EVERY URL of the
+project (from concord.urls, as the permission matrix does) with GET, and
+PUTs her judgment: no response may contain a marker. The organiser's topics
+API must contain every marker, so the test cannot pass because markers were
+never planted.
+
+A new kind fails `test_every_kind_declares_what_it_hides` until it declares
+``hidden_fields``, implements ``assessor_view`` and has a sample topic here.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from rest_framework.test import APIClient
+from security_helpers import path_for, project_patterns
+
+from annotate import services
+from annotate.kinds import KINDS, Kind
+from annotate.models import Assignment, Judgment, Topic
+from scoring import services as scoring_services
+from scoring.models import Job
+
+pytestmark = pytest.mark.django_db
+
+MARKER = "HIDDEN-MARKER"
+
+#: One topic per kind, holding every field the kind hides at least once.
+SAMPLES: dict[str, dict[str, Any]] = {
+    "pairs": {"query": "John Smith", "candidates": [
+        {"id": "c1", "text": "Jon Smith", "runs": ["sysA"]},
+        {"id": "c2", "text": "J. Smyth", "runs": ["sysA", "sysB"]},
+        {"id": "c3", "text": "Joan Smit"},
+        {"id": "c4", "text": "John Smithe", "runs": ["sysB"]},
+    ]},
+    "ordering": {"items": [{"id": "a", "text": "Boil water"}, {"id": "b", "text": "Add tea"},
+                           {"id": "c", "text": "Pour"}]},
+    "clustering": {
+        "documents": [{"id": "d1", "title": "One"}, {"id": "d2", "title": "Two"}],
+        "sentences": [
+            {"id": "s1", "document": "d1", "position": 0, "text": "The volcano erupted."},
+            {"id": "s2", "document": "d1", "position": 1, "text": "Ash fell on the town."},
+            {"id": "s3", "document": "d2", "position": 0, "text": "An eruption began on Monday."},
+            {"id": "s4", "document": "d2", "position": 1, "text": "Flights were cancelled."},
+        ],
+    },
+    "nuggets": {
+        "target": "Aspirin",
+        "nuggets": [{"id": "n1", "text": "a painkiller", "label": "vital"},
+                    {"id": "n2", "text": "made by Bayer", "label": "okay"}],
+        "responses": [{"id": "r1", "run": "sysA", "text": "Aspirin is a painkiller."},
+                      {"id": "r2", "run": "sysB", "text": "Bayer sells it."}],
+    },
+    "factoids": {
+        "text": "Iraq invaded Kuwait. Oil went up.",
+        "summaries": [
+            {"id": "M1", "author": "ann-a", "sentences": [{"id": "m1s1", "text": "Iraq invaded Kuwait."},
+                                                         {"id": "m1s2", "text": "Oil went up."}]},
+            {"id": "S1", "run": "sys-1", "sentences": [{"id": "x1", "text": "Kuwait was invaded."}]},
+        ],
+    },
+}
+
+#: Campaign params that switch every part of the kind's page on.
+PARAMS = {"nuggets": {"tasks": ["labels", "matches"]}}
+
+
+def payload(kind: str, who: str, items: list[str] | None = None) -> dict[str, Any]:
+    """A complete payload; the other assessor's (and the consensus) carry markers in their free text."""
+    secret = "eruption" if who == "alice" else f"{MARKER}-{kind}-judgment-of-{who}"
+    return {
+        "pairs": {"matches": {c: c != "c3" for c in (items or ["c1", "c2", "c3", "c4"])}},
+        "ordering": {"order": ["b", "a", "c"] if who == "bob" else ["a", "b", "c"]},
+        "clustering": {"clusters": [["s1", "s3"], ["s2", "s4"]], "descriptions": [secret, "effects"]},
+        "nuggets": {"labels": {"n1": "vital", "n2": "okay" if who == "bob" else "vital"},
+                    "matches": {"r1": ["n1"], "r2": ["n2"]}},
+        "factoids": {"factoids": [{"id": "F1", "text": secret}, {"id": "F2", "text": "Oil rose"}],
+                     "marks": {"m1s1": ["F1"], "m1s2": ["F2"], "x1": ["F1"] if who == "bob" else []}},
+    }[kind]
+
+
+def run_data(kind: str) -> dict[str, Any]:
+    return {
+        "pairs": {"results": {"t1": [{"id": "c1", "text": "Jon Smith", "score": 0.9}]}},
+        "ordering": {"orderings": {"t1": ["a", "c", "b"]}},
+        "clustering": {"clusterings": {"t1": [["s1", "s3"]]}},
+        "nuggets": {"responses": {"t1": {"text": "Aspirin is a painkiller.", "matches": ["n1"]}}},
+        "factoids": {},
+    }[kind]
+
+
+# -- planting markers at the dotted paths a kind declares ------------------------------------
+
+
+_PATH = re.compile(r"[a-z_]+(\[\])?(\.[a-z_]+(\[\])?)*")
+
+
+def plant(data: Any, path: str, marker: str) -> list[str]:
+    """Put a distinct marker at every place ``path`` ("nuggets[].label")
+    names in ``data`` (a list value becomes a list of one marker); return the markers."""
+    planted: list[str] = []
+
+    def walk(node: Any, segments: list[str]) -> None:
+        segment, rest = segments[0], segments[1:]
+        key = segment.removesuffix("[]")
+        if not isinstance(node, dict) or key not in node:
+            return
+        if segment.endswith("[]"):
+            for index, element in enumerate(node[key]):
+                if rest:
+                    walk(element, rest)
+                else:
+                    planted.append(f"{marker}-{len(planted)}")
+                    node[key][index] = planted[-1]
+        elif rest:
+            walk(node[key], rest)
+        else:
+            planted.append(f"{marker}-{len(planted)}")
+            node[key] = [planted[-1]] if isinstance(node[key], list) else planted[-1]
+
+    walk(data, path.split("."))
+    return planted
+
+
+# -- the world: one campaign per kind, plus the one-adjudicator-per-pair design -----------------
+
+
+CASES = [(name, None) for name in KINDS] + [("pairs", "one-per-item")]
+
+
+def build(people, kind: str, design: str | None) -> SimpleNamespace:
+    params = {**PARAMS.get(kind, {}), **({"design": design} if design else {})}
+    campaign = services.create_campaign(creator=people["organiser"], kind=kind, name=f"Blind {kind}", overlap=2,
+                                        params=params)
+    for name in ("alice", "bob"):
+        services.add_member(campaign=campaign, username=name, role="assessor")
+    services.import_topics(campaign=campaign, topics=[{"external_id": "t1", "title": "Topic one",
+                                                       "data": copy.deepcopy(SAMPLES[kind])}])
+    topic = Topic.objects.get(campaign=campaign, external_id="t1")
+    items: dict[str, list[str] | None] = {"alice": None, "bob": None}
+    if design == "one-per-item":  # a fixed split, so alice surely has some pairs and bob the others
+        Assignment.objects.filter(topic=topic).delete()
+        items = {"alice": ["c1", "c2"], "bob": ["c3", "c4"]}
+        for name, chosen in items.items():
+            Assignment.objects.create(topic=topic, assessor=people[name], items=chosen)
+    # Markers go in after validation (some hidden fields are enums, e.g. a nugget's label).
+    data = copy.deepcopy(topic.data)
+    markers = []
+    for path in KINDS[kind].hidden_fields:
+        found = plant(data, path, f"{MARKER}-{kind}-{re.sub(r'[^a-z]+', '-', path)}")
+        assert found, f"SAMPLES[{kind!r}] has no {path}: add one so a marker can be planted there"
+        markers += found
+    Topic.objects.filter(pk=topic.pk).update(data=data)
+    topic.refresh_from_db()
+    services.import_runs(campaign=campaign, runs=[{"name": f"{MARKER}-{kind}-run-name", "data": run_data(kind)}])
+    services.save_judgment(topic=topic, assessor=people["bob"], payload=payload(kind, "bob", items["bob"]),
+                           status="submitted", version=0)
+    services.save_judgment(topic=topic, assessor=people["alice"], payload=payload(kind, "alice", items["alice"]),
+                           status="draft", version=0)
+    if kind == "factoids":
+        services.save_curation(topic=topic, name="consensus", data=payload(kind, "consensus"), version=0,
+                               user=people["organiser"])
+    job = Job.objects.create(campaign=campaign, analysis="agreement")
+    return SimpleNamespace(campaign=campaign, topic=topic, job=job, markers=markers, items=items["alice"], kind=kind)
+
+
+def client_for(user) -> APIClient:
+    client = APIClient()
+    client.force_login(user)
+    return client
+
+
+def leaks(response) -> list[str]:
+    body = response.content.decode("utf-8", "replace")
+    return sorted(set(re.findall(rf"{MARKER}[\w-]*", body)))
+
+
+# -- the tests ------------------------------------------------------------------------------
+
+
+def test_every_kind_declares_what_it_hides():
+    for name, kind in KINDS.items():
+        own = [c for c in type(kind).__mro__ if c is not Kind and "hidden_fields" in vars(c)]
+        assert own, f"kind {name!r} declares no hidden_fields (use () if an assessor may see all of a topic)"
+        hidden = kind.hidden_fields
+        assert isinstance(hidden, tuple) and all(isinstance(p, str) and _PATH.fullmatch(p) for p in hidden), (name, hidden)
+        assert type(kind).assessor_view is not Kind.assessor_view, f"kind {name!r} does not define assessor_view()"
+        assert name in SAMPLES, f"add a sample topic of kind {name!r} to SAMPLES (with every hidden field in it)"
+
+
+def test_a_kind_without_hidden_fields_is_refused():
+    """The base class gives no default: forgetting the declaration is an error, not 'hide nothing'."""
+    class Forgetful(Kind):
+        name = "forgetful"
+
+    with pytest.raises(AttributeError):
+        Forgetful().hidden_fields  # noqa: B018 (the access itself must fail)
+    with pytest.raises(NotImplementedError):
+        Forgetful().assessor_view({}, None)
+
+
+@pytest.mark.parametrize(("kind", "design"), CASES, ids=[f"{k}-{d}" if d else k for k, d in CASES])
+def test_no_url_shows_an_assessor_a_hidden_field(people, kind, design):
+    world = build(people, kind, design)
+    alice = client_for(people["alice"])
+    organiser = client_for(people["organiser"])
+
+    # The organiser sees every marker: they were planted, and organisers see full data.
+    topics_url = f"/api/campaigns/{world.campaign.pk}/topics/"
+    shown = organiser.get(topics_url)
+    assert shown.status_code == 200
+    assert set(world.markers) <= set(leaks(shown)), (world.markers, leaks(shown))
+
+    # The assessor's PUT (submitting the judgment) answers without a marker.
+    url = f"/api/campaigns/{world.campaign.pk}/topics/t1/judgment/"
+    answer = alice.put(url, {"payload": payload(kind, "alice", world.items), "status": "submitted", "version": 1},
+                       format="json")
+    assert answer.status_code == 200, answer.content
+    assert leaks(answer) == [], ("PUT", url, leaks(answer))
+    assert Judgment.objects.get(topic=world.topic, assessor=people["alice"]).status == "submitted"
+    if kind == "factoids":
+        services.start_phase_two(campaign=world.campaign)  # the page now lists discrepancies with bob
+        world.campaign.refresh_from_db()
+    scoring_services.recompute_reports(world.campaign.pk, everything=True)
+
+    walked = []
+    for name, pattern in sorted(project_patterns().items()):
+        url = path_for(name, pattern, world)
+        response = alice.get(url)
+        walked.append((name, response.status_code))
+        assert leaks(response) == [], (name, url, response.status_code, leaks(response))
+    statuses = dict(walked)
+    # The walk really reached the assessor's pages and endpoints.
+    for name in ("home", "campaign", "judge", "api-topics", "api-judgment", "api-judgments", "api-campaign"):
+        assert statuses[name] == 200, (name, statuses[name])
+
+
+def test_an_assessor_gets_only_their_own_part_of_a_topic(people, api):
+    """One adjudicator per pair: the topics API scopes the data as the judging page does."""
+    world = build(people, "pairs", "one-per-item")
+    topics = api(people["alice"]).get(f"/api/campaigns/{world.campaign.pk}/topics/").json()
+    assert [[c["id"] for c in t["data"]["candidates"]] for t in topics] == [["c1", "c2"]]
+    assert topics[0]["data"]["candidates"][0] == {"id": "c1", "text": "Jon Smith"}
+    full = api(people["organiser"]).get(f"/api/campaigns/{world.campaign.pk}/topics/").json()
+    assert [c["id"] for c in full[0]["data"]["candidates"]] == ["c1", "c2", "c3", "c4"]
+
+
+def test_organisers_see_consensus_in_the_agreement_api_and_only_admins_export(people, api):
+    """README, Roles: organisers see everything of their campaigns (the agreement API
+    shows what their page shows, consensus orderings included); exporting gold
+    standards is for admins."""
+    world = build(people, "ordering", None)
+    alice_put = api(people["alice"]).put(
+        f"/api/campaigns/{world.campaign.pk}/topics/t1/judgment/",
+        {"payload": payload("ordering", "alice"), "status": "submitted", "version": 1}, format="json")
+    assert alice_put.status_code == 200
+    scoring_services.recompute_reports(world.campaign.pk, everything=True)
+    agreement = api(people["organiser"]).get(f"/api/campaigns/{world.campaign.pk}/agreement/")
+    assert agreement.status_code == 200
+    assert agreement.json()["data"]["consensus"]["t1"][0] in {"a", "b"}
+    assert agreement.json()["judgments_seen"] == 2
+    assert api(people["alice"]).get(f"/api/campaigns/{world.campaign.pk}/agreement/").status_code == 403
+    organiser = client_for(people["organiser"])
+    assert organiser.get(f"/api/campaigns/{world.campaign.pk}/export/", {"truth": "consensus"}).status_code == 403
+    assert organiser.get(f"/campaigns/{world.campaign.pk}/export/download/", {"truth": "consensus"}).status_code == 403
+    assert organiser.get(f"/campaigns/{world.campaign.pk}/export/").status_code == 403
+    admin = client_for(people["admin"])
+    assert admin.get(f"/api/campaigns/{world.campaign.pk}/export/", {"format": "csv", "truth": "consensus"}).status_code == 200
