@@ -1,6 +1,47 @@
-from django.contrib import admin
+"""The admin: for looking and small fixes, never for losing history.
 
-from annotate.models import Assignment, Campaign, Judgment, JudgmentRevision, Membership, Run, Topic
+Judgments, topics' data and runs enter only through annotate.services (the
+kind's validation, versions, revisions, assignment), so the admin shows them
+read-only. Nothing that has revision history under it (judgments, topics
+that were judged or curated, campaigns with judgments) is deleted here: the
+delete page refuses and says why; a campaign is deleted with
+``manage.py export_campaign ID FILE --delete``, which writes its backup first.
+"""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import admin
+from django.db.models import Model
+from django.http import HttpRequest
+
+from annotate.kinds import InvalidInput, get_kind
+from annotate.models import Assignment, Campaign, Curation, Judgment, JudgmentRevision, Membership, Run, Topic
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}{'' if n == 1 else 's'}"
+
+
+class KeepsHistory:
+    """Refuses to delete an object while ``refusal(obj)`` gives a reason.
+
+    Both the delete page and the "delete selected" action call
+    get_deleted_objects(); a reason listed as "protected" makes Django show
+    it and delete nothing, on GET and POST alike.
+    """
+
+    def refusal(self, obj: Model) -> str | None:
+        raise NotImplementedError
+
+    def get_deleted_objects(self, objs, request: HttpRequest):
+        deleted, model_count, perms_needed, protected = super().get_deleted_objects(objs, request)
+        reasons = [reason for obj in objs if (reason := self.refusal(obj))]
+        if reasons:
+            # Shown instead of "no permission to delete judgment revisions":
+            # the reason says what to do; deletion is refused either way.
+            return deleted, model_count, set(), [*protected, *reasons]
+        return deleted, model_count, perms_needed, protected
 
 
 class MembershipInline(admin.TabularInline):
@@ -9,19 +50,55 @@ class MembershipInline(admin.TabularInline):
     autocomplete_fields = ["user"]
 
 
+class CampaignForm(forms.ModelForm):
+    def clean_kind(self) -> str:
+        try:
+            return get_kind(self.cleaned_data["kind"]).name
+        except InvalidInput as error:
+            raise forms.ValidationError(error.message) from None
+
+
 @admin.register(Campaign)
-class CampaignAdmin(admin.ModelAdmin):
+class CampaignAdmin(KeepsHistory, admin.ModelAdmin):
+    form = CampaignForm
     list_display = ["name", "kind", "overlap", "created_at"]
     list_filter = ["kind"]
     search_fields = ["name"]
     inlines = [MembershipInline]
 
+    def get_readonly_fields(self, request: HttpRequest, obj: Campaign | None = None):
+        # Its topics and judgments were checked against this kind.
+        return ["kind"] if obj is not None else []
+
+    def refusal(self, obj: Campaign) -> str | None:
+        judgments = Judgment.objects.filter(topic__campaign=obj).count()
+        curations = Curation.objects.filter(topic__campaign=obj).count()
+        if not judgments and not curations:
+            return None
+        held = _count(judgments, "judgment") + (f" and {_count(curations, 'curation')}" if curations else "")
+        return (f"{obj}: {held} with their revision history. Export a backup first: "
+                f"manage.py export_campaign {obj.pk} FILE.json --delete writes the backup, then deletes the campaign.")
+
 
 @admin.register(Topic)
-class TopicAdmin(admin.ModelAdmin):
+class TopicAdmin(KeepsHistory, admin.ModelAdmin):
     list_display = ["external_id", "title", "campaign", "position"]
     list_filter = ["campaign"]
     search_fields = ["external_id", "title"]
+    # Topics are imported through the app (the kind validates them, all or
+    # nothing, and they are assigned); here only the title and position change.
+    readonly_fields = ["campaign", "external_id", "data"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def refusal(self, obj: Topic) -> str | None:
+        judgments, curations = obj.judgments.count(), obj.curations.count()
+        if not judgments and not curations:
+            return None
+        held = _count(judgments, "judgment") + (f" and {_count(curations, 'curation')}" if curations else "")
+        return (f"Topic {obj.external_id}: {held} with their revision history; the admin does not delete it "
+                f"(a backup and deletion of the whole campaign: manage.py export_campaign {obj.campaign_id} FILE.json --delete).")
 
 
 @admin.register(Assignment)
@@ -40,15 +117,38 @@ class RevisionInline(admin.TabularInline):
     def has_add_permission(self, request, obj=None) -> bool:
         return False
 
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
 
 @admin.register(Judgment)
-class JudgmentAdmin(admin.ModelAdmin):
+class JudgmentAdmin(KeepsHistory, admin.ModelAdmin):
     list_display = ["topic", "assessor", "status", "version", "updated_at"]
     list_filter = ["status", "topic__campaign"]
     list_select_related = ["topic", "assessor"]
-    # Judgments change only through the versioned service, never here.
     readonly_fields = ["topic", "assessor", "payload", "status", "version", "submitted_at"]
     inlines = [RevisionInline]
+
+    # Read-only rather than a form that validates: a judgment is written only
+    # by annotate.services.save_judgment (the kind's payload check, the
+    # assignment, versions and 409s, a revision per save, stale reports
+    # marked). An admin form would have to repeat all of it and would be one
+    # more door to keep in step; an empty "Add judgment" form saved a row
+    # without topic or assessor (500).
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Judgment | None = None) -> bool:
+        return False
+
+    def refusal(self, obj: Judgment) -> str | None:
+        revisions = obj.revisions.count()
+        if not revisions:
+            return None
+        return f"{obj}: {_count(revisions, 'revision')} of history; judgments are not deleted in the admin."
 
 
 @admin.register(JudgmentRevision)
@@ -76,3 +176,8 @@ class MembershipAdmin(admin.ModelAdmin):
 class RunAdmin(admin.ModelAdmin):
     list_display = ["name", "campaign", "created_at"]
     list_filter = ["campaign"]
+    # Runs are imported through the app, which checks them against the topics.
+    readonly_fields = ["campaign", "name", "data"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
