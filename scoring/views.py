@@ -8,15 +8,23 @@ from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.template.loader import select_template
 from django.views.decorators.http import require_POST
 
 from annotate import selectors
 from annotate.kinds import InvalidInput
+from concord.security import message_page
 from scoring import selectors as scoring_selectors
 from scoring import services
 from scoring.exporting import export_choices, export_file
 from scoring.models import Job
+
+
+def refused(request: HttpRequest, error: InvalidInput, *, back: tuple[str, str]) -> HttpResponse:
+    """A 400 page for bad input: the field and message (which may quote what
+    the user sent) rendered through an escaping template, never as raw HTML."""
+    return message_page(request, "Bad request", f"{error.field}: {error.message}", status=400, link=back)
 
 
 @login_required
@@ -53,7 +61,7 @@ def start_analysis(request: HttpRequest, campaign_id: int) -> HttpResponse:
     try:
         services.start_analysis(campaign=campaign, analysis=request.POST.get("analysis", ""), params=None, user=request.user)
     except InvalidInput as error:
-        return HttpResponse(f"{error.field}: {error.message}", status=400)
+        return refused(request, error, back=("Back to the campaign", reverse("campaign", args=[campaign.pk])))
     return redirect("campaign", campaign_id=campaign.pk)
 
 
@@ -86,7 +94,7 @@ def export_download(request: HttpRequest, campaign_id: int) -> HttpResponse:
     try:
         return export_file(campaign, format=request.GET.get("format", "csv"), truth=request.GET.get("truth", "consensus"))
     except InvalidInput as error:
-        return HttpResponse(f"{error.field}: {error.message}", status=400, content_type="text/plain")
+        return refused(request, error, back=("Back to the export page", reverse("campaign-export", args=[campaign.pk])))
 
 
 @login_required
@@ -98,7 +106,7 @@ def start_phase_two(request: HttpRequest, campaign_id: int) -> HttpResponse:
     try:
         annotate_services.start_phase_two(campaign=campaign)
     except InvalidInput as error:
-        return HttpResponse(f"{error.field}: {error.message}", status=400, content_type="text/plain")
+        return refused(request, error, back=("Back to the campaign", reverse("campaign", args=[campaign.pk])))
     return redirect("campaign", campaign_id=campaign.pk)
 
 
