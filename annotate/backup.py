@@ -17,7 +17,7 @@ from django.db import transaction
 from django.utils.dateparse import parse_datetime
 
 from annotate.kinds import InvalidInput, get_kind
-from annotate.kinds.base import require_list, require_object
+from annotate.kinds.base import require_id, require_list, require_object
 from annotate.models import (
     Assignment,
     Campaign,
@@ -108,6 +108,7 @@ def load_campaign(document: Any, *, creator=None) -> Campaign:
         Membership.objects.create(campaign=campaign, user=user(member["username"]), role=member["role"])
     topics = {}
     for index, entry in enumerate(require_list(document.get("topics", []), "file.topics")):
+        require_id(entry["external_id"], f"file.topics[{index}].external_id")
         data = kind.clean_topic_data(entry["data"], field=f"file.topics[{index}].data")
         topics[entry["external_id"]] = Topic.objects.create(
             campaign=campaign, external_id=entry["external_id"], title=entry.get("title", ""), data=data,

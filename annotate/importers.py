@@ -15,8 +15,10 @@ from typing import Any
 
 from annotate import services
 from annotate.kinds import InvalidInput
+from annotate.kinds.base import require_id
 from annotate.labels import CrowdLabel
 from annotate.models import Campaign
+from concord.digits import whole_number
 
 _TRUE = {"1", "true", "yes", "match", "y"}
 _FALSE = {"0", "false", "no", "no-match", "nomatch", "n"}
@@ -130,6 +132,7 @@ def _read_crowdtruth(reader: csv.DictReader, positive: str | None) -> CrowdFile:
         worker = (row["!amt_worker_ids"] or "").strip()
         if not item or not worker:
             raise InvalidInput(f"line {line}", "orig_id and !amt_worker_ids must not be empty")
+        require_id(item, f"line {line}: orig_id")  # it becomes a topic's id
         if item not in seen:
             seen.add(item)
             result.topics.append(_crowdtruth_topic(row, item))
@@ -160,6 +163,7 @@ def _read_generic(reader: csv.DictReader, positive: str | None, *, grouped: bool
         candidate = ((row["candidate"] if grouped else "item") or "").strip()
         if not worker or not topic or not candidate:
             raise InvalidInput(f"line {line}", "worker, topic/item and candidate must not be empty")
+        require_id(topic, f"line {line}: {'topic' if grouped else 'item'}")
         result.labels.append(CrowdLabel(worker, topic, candidate, _label(row["label"] or "", positive, line), line))
     return result
 
@@ -291,12 +295,12 @@ def read_aiphes_topic(nuggets: bytes | str, *, topic: str, title: str = "", docu
         if not text.strip():
             continue
         fields = text.split("\t")
-        if len(fields) < 2 or not fields[0].strip().isdigit():
-            raise InvalidInput(f"line {line}", "expected: nugget id TAB nugget text")
+        if len(fields) < 2 or whole_number(fields[0].strip()) is None:
+            raise InvalidInput(f"line {line}", "expected: nugget id (digits 0-9) TAB nugget text")
         nugget, content = fields[0].strip(), fields[1].strip()
         wanted = " ".join(content.lower().split())
         home = next((doc for doc, body in sources.items() if wanted and wanted in body), "unknown")
-        sentences.append({"id": nugget, "document": home, "position": int(nugget), "text": content or f"Nugget {nugget}"})
+        sentences.append({"id": nugget, "document": home, "position": whole_number(nugget), "text": content or f"Nugget {nugget}"})
     used = list(dict.fromkeys(s["document"] for s in sentences))
     return {
         "external_id": topic,

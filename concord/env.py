@@ -6,6 +6,8 @@ import os
 
 from django.core.exceptions import ImproperlyConfigured
 
+from concord.digits import whole_number
+
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
 
@@ -30,10 +32,9 @@ def env_int(name: str, default: int, *, minimum: int | None = None) -> int:
     raw = os.environ.get(name)
     if raw is None:
         return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise ImproperlyConfigured(f"{name}={raw!r}: expected a whole number") from None
+    value = whole_number(raw.strip(), signed=True)
+    if value is None:
+        raise ImproperlyConfigured(f"{name}={raw!r}: expected a whole number in the digits 0-9")
     if minimum is not None and value < minimum:
         raise ImproperlyConfigured(f"{name}={value}: must be at least {minimum}")
     return value

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import numbers
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -13,13 +14,21 @@ _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 def neutralise(cell: Any) -> Any:
-    """Prefix text that a spreadsheet would run as a formula with a quote.
+    """What goes into a cell of every export: the one place that decides.
 
-    Numbers are left alone (they are written by us, not by a user).
+    Numbers (Python's, numpy's, Decimal) are Concord's own results and are
+    written as numbers, a negative one included (``-0.0214``); None is an
+    empty cell. Anything else is text, possibly a user's, and text that a
+    spreadsheet would run as a formula gets a ``'`` in front. So a value
+    that must stay a number is passed as a number: never format numbers
+    into text (an interval is two cells, low and high).
     """
-    if isinstance(cell, str) and cell.startswith(_FORMULA_STARTS):
-        return "'" + cell
-    return cell
+    if cell is None:
+        return ""
+    if isinstance(cell, numbers.Number):
+        return cell
+    text = cell if isinstance(cell, str) else str(cell)
+    return "'" + text if text.startswith(_FORMULA_STARTS) else text
 
 
 def write_csv(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:

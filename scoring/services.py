@@ -22,6 +22,7 @@ from django.db.models import F, Max
 from django.utils import timezone
 
 from annotate.models import Campaign, Judgment, Topic
+from concord.digits import whole_number
 from scoring.models import Job, JobChunk, Report, ScoringState, StaleTopic
 from scoring.reports import json_ready, report_module
 from scoring.selectors import submitted_judgments
@@ -287,9 +288,9 @@ def worker_alive(worker: str) -> bool | None:
     machine cannot tell (another host, or another form of id)."""
     host, _, rest = worker.partition(":")
     pid, _, boot = rest.partition(":")
-    if not (host and pid.isdigit() and boot):
+    pid = whole_number(pid)
+    if not (host and pid is not None and boot):
         return None
-    pid = int(pid)
     if host != _host():
         return None
     if boot != _boot():

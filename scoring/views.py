@@ -14,11 +14,19 @@ from django.views.decorators.http import require_POST
 
 from annotate import selectors
 from annotate.kinds import InvalidInput
+from concord.digits import whole_number
 from concord.security import message_page
 from scoring import selectors as scoring_selectors
 from scoring import services
 from scoring.exporting import export_choices, export_file
 from scoring.models import Job
+
+
+def _version(text: str) -> int:
+    version = whole_number(text)
+    if version is None:
+        raise InvalidInput("version", "expected the version you read: a whole number in the digits 0-9")
+    return version
 
 
 def refused(request: HttpRequest, error: InvalidInput, *, back: tuple[str, str]) -> HttpResponse:
@@ -135,9 +143,9 @@ def relations_editor(request: HttpRequest, campaign_id: int, topic_id: str) -> H
             ]
         try:
             annotate_services.save_curation(topic=topic, name="relations", data={"pairs": pairs},
-                                            version=int(request.POST.get("version", "0")), user=request.user)
+                                            version=_version(request.POST.get("version", "0")), user=request.user)
             return redirect("relations-editor", campaign_id=campaign.pk, topic_id=topic.external_id)
-        except (InvalidInput, Conflict, ValueError) as problem:
+        except (InvalidInput, Conflict) as problem:
             error = f"{getattr(problem, 'field', 'relations')}: {getattr(problem, 'message', problem)}"
     sections = []
     for first, second in itertools.combinations(sorted(payloads), 2):

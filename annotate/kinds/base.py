@@ -158,6 +158,10 @@ def require_text(value: Any, field: str, *, allow_empty: bool = False, max_lengt
 def require_id(value: Any, field: str) -> str:
     if not isinstance(value, str) or not _ID.fullmatch(value):
         raise InvalidInput(field, "expected an id: 1 to 200 characters, no white space and no '/'")
+    if value in (".", ".."):
+        # In a link (/campaigns/1/topics/../judge/) a browser resolves them
+        # as path segments and lands on another page.
+        raise InvalidInput(field, "'.' and '..' are not ids (a link to them leads elsewhere)")
     return value
 
 

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from annotate.kinds import InvalidInput
+from concord.digits import whole_number
 from annotate.models import Campaign, Run, Topic
 from scoring.metrics.agreement import category_counts, fleiss_kappa, krippendorff_alpha, pairwise_agreement
 from scoring.exports import write_csv
@@ -187,15 +188,16 @@ TABLES = ("statements", "comparisons")
 def gold_standard(v: Votes, truth: str) -> np.ndarray:
     """One 0/1/NaN label per item under ``truth`` (NaN: not judged)."""
     known = truths(v.assessors)
-    random_k = truth.removeprefix("random:")
-    if truth not in known and not (truth.startswith("random:") and random_k.isdigit()):
-        raise InvalidInput("truth", f"unknown truth set {truth!r} (known: {', '.join(known)}, random:<k>)")
+    random_k = whole_number(truth.removeprefix("random:")) if truth.startswith("random:") else None
+    if truth not in known and random_k is None:
+        raise InvalidInput("truth", f"unknown truth set {truth!r} (known: {', '.join(known)}, "
+                                    "random:<k> with k written in the digits 0-9)")
     if not v.assessors:
         return np.full(len(v.items), np.nan)
     if truth.startswith("random:"):
         from scoring.metrics.truthsets import random_truth_sets
 
-        k = int(random_k)
+        k = random_k
         return random_truth_sets(v.matrix, n_sets=k + 1, seed=0, start=k, stop=k + 1)[0]
     if truth == "consensus":
         return consensus(v.matrix)
@@ -406,10 +408,12 @@ def evaluation_table(campaign: Campaign, table: str) -> str:
                 for (a, b), text, p in zip(result["pairs"], result["statements"][truth], fixed["p_values"])
             ),
         )
-    rows = [[row["truth"], row["sensitivity"], row["disagreement"], row["reversal"], "", "", ""] for row in result["table2"]]
+    rows = [[row["truth"], row["sensitivity"], row["disagreement"], row["reversal"], None, None, None, None, None]
+            for row in result["table2"]]
     if result.get("random"):
         r = result["random"]
+        # Each 95 % interval as two number cells, never the text "low..high".
         rows.append(["random (mean)", r["mean_sensitivity"], r["mean_disagreement"], r["n_reversals"],
-                     r["n_sets"], f"{r['sensitivity_ci'][0]}..{r['sensitivity_ci'][1]}",
-                     f"{r['disagreement_ci'][0]}..{r['disagreement_ci'][1]}"])
-    return write_csv(["truth", "sensitivity", "disagreement", "reversal", "random_sets", "sensitivity_ci95", "disagreement_ci95"], rows)
+                     r["n_sets"], *r["sensitivity_ci"], *r["disagreement_ci"]])
+    return write_csv(["truth", "sensitivity", "disagreement", "reversal", "random_sets",
+                      "sensitivity_ci95_low", "sensitivity_ci95_high", "disagreement_ci95_low", "disagreement_ci95_high"], rows)
