@@ -91,7 +91,7 @@ class UploadSerializer(serializers.Serializer):
 
 
 class TopicInputSerializer(serializers.Serializer):
-    external_id = serializers.CharField(help_text="Unique within the campaign; no white space or '/'.")
+    external_id = serializers.CharField(help_text="Unique within the campaign; 1 to 200 characters, no white space or '/', not '.' or '..'.")
     title = serializers.CharField(required=False, allow_blank=True)
     data = serializers.JSONField(help_text="The items to judge; the shape depends on the campaign's kind (README).")
 
