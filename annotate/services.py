@@ -18,7 +18,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from annotate.kinds import InvalidInput, get_kind
-from annotate.kinds.base import require_id, require_ids, require_list, require_object, require_text
+from annotate.kinds.base import id_key, require_id, require_ids, require_list, require_object, require_text
 from annotate.labels import CrowdLabel
 from annotate.models import (
     Assignment,
@@ -66,24 +66,53 @@ def create_campaign(
     require_text(guidelines, "guidelines", allow_empty=True)
     if isinstance(overlap, bool) or not isinstance(overlap, int) or not 1 <= overlap <= 100:
         raise InvalidInput("overlap", "expected a whole number of assessors per topic, from 1 to 100")
-    if params is not None and not isinstance(params, dict):
-        raise InvalidInput("params", "expected an object")
+    params = clean_campaign_params(kind, params)
     campaign = Campaign.objects.create(
-        kind=kind, name=name, guidelines=guidelines, overlap=overlap, params=params or {}, created_by=creator
+        kind=kind, name=name, guidelines=guidelines, overlap=overlap, params=params, created_by=creator
     )
     if not creator.is_staff:
         Membership.objects.create(campaign=campaign, user=creator, role=Membership.Role.ORGANISER)
     return campaign
 
 
+def clean_campaign_params(
+    kind: str, params: Any, *, current: dict[str, Any] | None = None, internal: bool = False
+) -> dict[str, Any]:
+    """A campaign's params checked against its kind's ``params_schema``, with
+    defaults filled: every creation or change of params passes here before
+    anything is stored. ``current``: the stored params being replaced (what
+    Concord set itself, such as factoids' ``phase``, stays); ``internal``:
+    Concord itself writes (restoring a backup, starting Phase 2)."""
+    return get_kind(kind).params_schema.clean(params, "params", current=current, internal=internal)
+
+
 @transaction.atomic
 def add_member(*, campaign: Campaign, username: str, role: str) -> Membership:
-    """Add (or change the role of) a member; new assessors get topics at once."""
+    """Add (or change the role of) a member; new assessors get topics at once.
+
+    The answer never tells whether an account existed (no account
+    enumeration through the members API): a valid username that is nobody's
+    becomes a new account without a usable password, which cannot log in
+    until an admin gives it one (Django's admin: "Set password"). A name no
+    account could have is refused. The name is read as login reads it
+    (stripped, NFKC), so ``ｃａｒｏｌ`` is ``carol``.
+
+    A campaign keeps at least one organiser: the last one cannot be made
+    anything else (by themselves or anyone).
+    """
     if role not in Membership.Role.values:
         raise InvalidInput("role", f"expected one of {', '.join(Membership.Role.values)}")
-    user = User.objects.filter(username=username).first()
+    if not isinstance(username, str):
+        raise InvalidInput("username", "expected a user name (a string)")
+    username = require_username(User.normalize_username(username.strip()), "username", what="user")
+    user = User.objects.select_for_update().filter(username=username).first()
     if user is None:
-        raise InvalidInput("username", f"no user called {username!r}")
+        user = User(username=username)
+        user.set_unusable_password()
+        user.save()
+    organisers = Membership.objects.select_for_update().filter(campaign=campaign, role=Membership.Role.ORGANISER)
+    if role != Membership.Role.ORGANISER and list(organisers.values_list("user_id", flat=True)) == [user.pk]:
+        raise InvalidInput("role", f"{username!r} is the campaign's last organiser: make someone else organiser first")
     membership, _ = Membership.objects.update_or_create(campaign=campaign, user=user, defaults={"role": role})
     if role == Membership.Role.ASSESSOR:
         assign_topics(campaign)
@@ -97,10 +126,11 @@ def assign_topics(campaign: Campaign) -> int:
     account), never the same assessor twice on a topic. With campaign
     ``params["design"] == "one-per-item"`` (the cheap design of Arehart et
     al., section 3.2.1) each item goes to one assessor drawn at random
-    instead. Returns how many assignments were made.
+    instead. Returns how many assignments were made. Imported crowd workers
+    never log in, so they get no new topics.
     """
     assessors = list(
-        Membership.objects.filter(campaign=campaign, role=Membership.Role.ASSESSOR)
+        Membership.objects.filter(campaign=campaign, role=Membership.Role.ASSESSOR, imported=False)
         .order_by("user_id")
         .values_list("user_id", flat=True)
     )
@@ -152,15 +182,18 @@ def clean_topics(campaign: Campaign, topics: Any) -> list[dict[str, Any]]:
     """Validate a list of topics for ``campaign``; nothing is written."""
     kind = get_kind(campaign.kind)
     require_list(topics, "topics", min_length=1)
-    taken = set(campaign.topics.values_list("external_id", flat=True))
+    # Topic ids compare by their NFC form (annotate.kinds.base.id_key).
+    taken = {id_key(external_id): external_id for external_id in campaign.topics.values_list("external_id", flat=True)}
     cleaned = []
     for index, topic in enumerate(topics):
         path = f"topics[{index}]"
         require_object(topic, path, allowed={"external_id", "title", "data"}, required={"external_id", "data"})
         external_id = require_id(topic["external_id"], f"{path}.external_id")
-        if external_id in taken:
-            raise InvalidInput(f"{path}.external_id", f"a topic {external_id!r} already exists in this campaign")
-        taken.add(external_id)
+        other = taken.get(id_key(external_id))
+        if other is not None:
+            same = "" if other == external_id else f" (as {other!r}: the same after Unicode normalisation, NFC)"
+            raise InvalidInput(f"{path}.external_id", f"a topic {external_id!r} already exists in this campaign{same}")
+        taken[id_key(external_id)] = external_id
         title = require_text(topic.get("title", ""), f"{path}.title", allow_empty=True, max_length=500)
         data = kind.clean_topic_data(topic["data"], field=f"{path}.data")
         cleaned.append({"external_id": external_id, "title": title or external_id, "data": data})
@@ -273,27 +306,123 @@ class ImportSummary:
     topics: int
 
 
+#: How an import refers to a worker: the line or field where the name first appears.
+Workers = dict[str, str]
+
+
+@dataclass(frozen=True)
+class WorkerAccounts:
+    """The accounts an import writes under: names to create as imported
+    workers, and existing accounts it may write under (by name)."""
+
+    new: list[str]
+    existing: dict[str, AbstractBaseUser]
+
+
+def _shown(name: str) -> str:
+    return repr(name if len(name) <= 40 else name[:40] + "...")
+
+
+def require_username(name: Any, where: str, *, what: str = "account") -> str:
+    """A name an account may have: Django's UnicodeUsernameValidator (letters,
+    digits and @ . + - _), the username's length limit, and Unicode NFKC form
+    (Django stores usernames normalised). ``where`` is the field an error names."""
+    from django.contrib.auth.validators import UnicodeUsernameValidator
+    from django.core.exceptions import ValidationError
+
+    if not isinstance(name, str):
+        raise InvalidInput(where, f"expected a {what} name (a string)")
+    longest = User._meta.get_field(User.USERNAME_FIELD).max_length
+    if not name or len(name) > longest:
+        raise InvalidInput(where, f"{what} {_shown(name)}: a {what} name is 1 to {longest} characters")
+    try:
+        UnicodeUsernameValidator()(name)
+    except ValidationError:
+        raise InvalidInput(where, f"{what} {_shown(name)}: a {what} name has only letters, digits and @ . + - _") from None
+    if User.normalize_username(name) != name:
+        raise InvalidInput(where, f"{what} {_shown(name)} is not in Unicode normal form (NFKC: {User.normalize_username(name)!r})")
+    return name
+
+
+def clean_workers(campaign: Campaign, workers: Workers, *, map_members: bool = False) -> WorkerAccounts:
+    """Check the worker names an import would write judgments under; nothing is written.
+
+    Names are validated as usernames are (Django's UnicodeUsernameValidator,
+    the username's length limit, and already in Unicode NFKC form, as Django
+    stores usernames). A name that is an existing account is refused unless
+    it is an imported worker of this campaign (an earlier import of it created
+    the account, which cannot log in) or ``map_members`` is set and the account
+    is an assessor of this campaign. A name differing only in case from an
+    existing account is refused. ``workers`` maps each name to where it first
+    appears ("line 3", "judgments[1].assessor"), which the error names.
+    """
+    from django.db.models.functions import Lower
+
+    for name, where in workers.items():
+        require_username(name, where, what="worker")
+    folded = {name.lower() for name in workers}
+    accounts = list(User.objects.annotate(folded=Lower(User.USERNAME_FIELD)).filter(folded__in=folded))
+    exact = {user.get_username(): user for user in accounts}
+    similar = {user.get_username().lower() for user in accounts}
+    memberships = {
+        m.user_id: m for m in Membership.objects.filter(campaign=campaign, user__in=[u.pk for u in exact.values()])
+    }
+    new, existing = [], {}
+    for name, where in workers.items():
+        user = exact.get(name)
+        if user is None:
+            if name.lower() in similar:
+                raise InvalidInput(where, f"worker {_shown(name)} differs only in case from an existing account; rename it")
+            new.append(name)
+            continue
+        membership = memberships.get(user.pk)
+        if membership is not None and membership.imported and not user.has_usable_password():
+            existing[name] = user  # created by an earlier import of this campaign
+        elif not map_members:
+            raise InvalidInput(
+                where,
+                f"worker {_shown(name)} is an existing account; pass map_members=true (--map-members) "
+                "to attribute these judgments to members of this campaign",
+            )
+        elif membership is None or membership.role != Membership.Role.ASSESSOR:
+            raise InvalidInput(
+                where,
+                f"worker {_shown(name)} is an existing account that is not an assessor of this campaign; "
+                "only assessors of this campaign can be mapped",
+            )
+        else:
+            existing[name] = user
+    return WorkerAccounts(new=new, existing=existing)
+
+
 def import_crowd_labels(
     *,
     campaign: Campaign,
     labels: Sequence[CrowdLabel],
     progress: Callable[[int], None] | None = None,
+    map_members: bool = False,
 ) -> ImportSummary:
     """Import existing judgments from (worker, item, label) rows, all or nothing.
 
-    Workers become assessors (accounts without a usable password), each
-    (worker, topic) becomes one submitted judgment with an assignment; the
-    kind turns ``{candidate: label}`` into its payload and validates it as a
-    complete submission.
+    Workers become imported assessors of the campaign (accounts without a
+    usable password that cannot log in; see :func:`clean_workers` for the
+    names allowed), each (worker, topic) becomes one submitted judgment with
+    an assignment; the kind turns ``{candidate: label}`` into its payload and
+    validates it as a complete submission.
     """
+    if not labels:
+        raise InvalidInput("file", "no rows: nothing to import")
     topics = {t.external_id: t for t in campaign.topics.all()}
     grouped: dict[tuple[str, str], dict[str, Any]] = defaultdict(dict)
+    workers: Workers = {}
     for row in labels:
         if row.topic not in topics:
             raise InvalidInput(f"line {row.line}: topic", f"unknown topic {row.topic!r}")
         if row.candidate in grouped[(row.worker, row.topic)]:
             raise InvalidInput(f"line {row.line}", f"{row.worker!r} labelled {row.candidate!r} twice")
         grouped[(row.worker, row.topic)][row.candidate] = row.label
+        workers.setdefault(row.worker, f"line {row.line}")
+    accounts = clean_workers(campaign, workers, map_members=map_members)
     kind = get_kind(campaign.kind)
     payloads = {}
     for (worker, topic_id), answers in grouped.items():
@@ -303,32 +432,36 @@ def import_crowd_labels(
         except InvalidInput as error:
             raise InvalidInput(f"worker {worker!r}, topic {topic_id!r}: {error.field}", error.message) from None
     with transaction.atomic():
-        return _write_crowd_judgments(campaign, topics, payloads, progress)
+        return _write_crowd_judgments(campaign, topics, payloads, accounts, progress)
 
 
 def _write_crowd_judgments(
     campaign: Campaign,
     topics: dict[str, Topic],
     payloads: dict[tuple[str, str], dict[str, Any]],
+    accounts: WorkerAccounts,
     progress: Callable[[int], None] | None,
 ) -> ImportSummary:
-    workers = sorted({worker for worker, _ in payloads})
-    users = {u.username: u for u in User.objects.filter(username__in=workers)}
-    created = [User(username=w) for w in workers if w not in users]
-    for user in created:
-        user.set_unusable_password()
-    User.objects.bulk_create(created)
-    users = {u.username: u for u in User.objects.filter(username__in=workers)}
-    members = set(Membership.objects.filter(campaign=campaign).values_list("user__username", flat=True))
-    Membership.objects.bulk_create(
-        Membership(campaign=campaign, user=users[w], role=Membership.Role.ASSESSOR) for w in workers if w not in members
-    )
+    """Write checked judgments under the accounts :func:`clean_workers` allowed."""
     existing = set(
-        Judgment.objects.filter(topic__campaign=campaign).values_list("assessor__username", "topic__external_id")
+        Judgment.objects.filter(topic__campaign=campaign, assessor__in=[u.pk for u in accounts.existing.values()])
+        .values_list("assessor__username", "topic__external_id")
     )
     clash = next((key for key in payloads if key in existing), None)
     if clash:
         raise InvalidInput("file", f"{clash[0]!r} already has a judgment of topic {clash[1]!r}; nothing imported")
+    created = [User(username=w, is_active=False) for w in accounts.new]
+    for user in created:
+        user.set_unusable_password()
+    try:
+        with transaction.atomic():
+            User.objects.bulk_create(created)
+    except IntegrityError:
+        raise InvalidInput("file", "another import created some of these workers at the same time; try again") from None
+    users = {**accounts.existing, **{u.username: u for u in User.objects.filter(username__in=accounts.new)}}
+    Membership.objects.bulk_create(
+        Membership(campaign=campaign, user=users[w], role=Membership.Role.ASSESSOR, imported=True) for w in accounts.new
+    )
     assigned = set(
         Assignment.objects.filter(topic__campaign=campaign).values_list("assessor__username", "topic__external_id")
     )
@@ -371,13 +504,19 @@ def _write_crowd_judgments(
 
 
 def import_judgments(
-    *, campaign: Campaign, entries: Any, progress: Callable[[int], None] | None = None
+    *,
+    campaign: Campaign,
+    entries: Any,
+    progress: Callable[[int], None] | None = None,
+    map_members: bool = False,
 ) -> ImportSummary:
-    """Import submitted judgments ``[{"assessor", "topic", "payload"}]`` of any kind, all or nothing."""
+    """Import submitted judgments ``[{"assessor", "topic", "payload"}]`` of any kind, all or
+    nothing; assessors as in :func:`import_crowd_labels`."""
     require_list(entries, "judgments", min_length=1)
     topics = {t.external_id: t for t in campaign.topics.all()}
     kind = get_kind(campaign.kind)
     payloads: dict[tuple[str, str], dict[str, Any]] = {}
+    workers: Workers = {}
     for index, entry in enumerate(entries):
         path = f"judgments[{index}]"
         require_object(entry, path, allowed={"assessor", "topic", "payload"}, required={"assessor", "topic", "payload"})
@@ -387,12 +526,14 @@ def import_judgments(
             raise InvalidInput(f"{path}.topic", f"unknown topic {topic!r}")
         if (assessor, topic) in payloads:
             raise InvalidInput(path, f"a second judgment by {assessor!r} of topic {topic!r}")
+        workers.setdefault(assessor, f"{path}.assessor")
         try:
             payloads[(assessor, topic)] = kind.clean_payload(entry["payload"], topics[topic].data, complete=True)
         except InvalidInput as error:
             raise InvalidInput(f"{path}.{error.field}", error.message) from None
+    accounts = clean_workers(campaign, workers, map_members=map_members)
     with transaction.atomic():
-        return _write_crowd_judgments(campaign, topics, payloads, progress)
+        return _write_crowd_judgments(campaign, topics, payloads, accounts, progress)
 
 
 @transaction.atomic
@@ -403,14 +544,22 @@ def import_crowd_file(
     labels: Sequence[CrowdLabel],
     reference: dict[str, dict[str, Any]],
     progress: Callable[[int], None] | None = None,
+    map_members: bool = False,
 ) -> ImportSummary:
     """Topics the file introduces, its labels and its reference labelling
-    (kept as a run called ``gold``), all or nothing."""
+    (kept as a run called ``gold``), all or nothing. The workers are checked
+    (:func:`clean_workers`) before anything is written."""
+    if not labels:
+        raise InvalidInput("file", "no rows: nothing to import")
+    workers: Workers = {}
+    for row in labels:
+        workers.setdefault(row.worker, f"line {row.line}")
+    clean_workers(campaign, workers, map_members=map_members)
     known = set(campaign.topics.values_list("external_id", flat=True))
     new_topics = [t for t in topics if t.get("external_id") not in known]
     if new_topics:
         import_topics(campaign=campaign, topics=new_topics)
-    summary = import_crowd_labels(campaign=campaign, labels=labels, progress=progress)
+    summary = import_crowd_labels(campaign=campaign, labels=labels, progress=progress, map_members=map_members)
     if reference:
         import_runs(campaign=campaign, runs=[{"name": "gold", "data": {"reference": True, "labels": reference}}])
     return summary
@@ -430,7 +579,8 @@ def build_pools(*, campaign: Campaign, queries: Any, runs: Any, depth: int | Non
     each system's cut to its first ``depth`` when given; exact string matches
     of the query (ignoring case and spacing) are left out; every candidate
     keeps the systems that returned it (``runs``). The runs are stored too,
-    to be scored against the adjudicated pools.
+    to be scored against the adjudicated pools, without the queries whose
+    pool came out empty (they have no topic, so nothing of theirs is scored).
     """
     if campaign.kind != "pairs":
         raise InvalidInput("campaign", "pools are built for pairs campaigns")
@@ -444,10 +594,12 @@ def build_pools(*, campaign: Campaign, queries: Any, runs: Any, depth: int | Non
     require_list(runs, "runs", min_length=1)
     kind = get_kind(campaign.kind)
     pools: dict[str, dict[str, dict[str, Any]]] = {query: {} for query in queries}
+    # The topics-to-be, so each run's results are checked against the queries.
+    planned = {query: {"query": text, "candidates": []} for query, text in queries.items()}
     for index, run in enumerate(runs):
         require_object(run, f"runs[{index}]", allowed={"name", "data"}, required={"name", "data"})
         name = require_id(run["name"], f"runs[{index}].name")
-        data = kind.clean_run_data(run["data"], {}, field=f"runs[{index}].data")
+        data = kind.clean_run_data(run["data"], planned, field=f"runs[{index}].data")
         for query, results in data.get("results", {}).items():
             if query not in queries:
                 raise InvalidInput(f"runs[{index}].data.results.{query}", "not one of the queries")
@@ -463,7 +615,12 @@ def build_pools(*, campaign: Campaign, queries: Any, runs: Any, depth: int | Non
         if pools[query]
     ]
     created = import_topics(campaign=campaign, topics=topics)
-    import_runs(campaign=campaign, runs=runs)
+    pooled = {topic["external_id"] for topic in topics}
+    import_runs(campaign=campaign, runs=[
+        {**run, "data": {**run["data"], "results": {q: r for q, r in run["data"]["results"].items() if q in pooled}}}
+        if "results" in run["data"] else run
+        for run in runs
+    ])
     return created
 
 
@@ -478,7 +635,9 @@ def start_phase_two(*, campaign: Campaign) -> Campaign:
     campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
     if campaign.params.get("phase") == 2:
         raise InvalidInput("phase", "the campaign is in Phase 2 already")
-    campaign.params = {**campaign.params, "phase": 2, "phase2_started_at": timezone.now().isoformat()}
+    campaign.params = clean_campaign_params(
+        campaign.kind, {**campaign.params, "phase": 2, "phase2_started_at": timezone.now().isoformat()}, internal=True
+    )
     campaign.save(update_fields=["params"])
     scoring_services.mark_all_stale(campaign)
     return campaign

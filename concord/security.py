@@ -1,72 +1,65 @@
 """Request-level defences: security headers, the upload limit, login throttling.
 
 - ``SecurityHeadersMiddleware``: a Content-Security-Policy on every response
-  (``settings.SECURE_CSP``: no inline script or style anywhere; the API docs
-  page, drf-spectacular's Swagger UI, gets its own looser policy), plus
+  (``settings.SECURE_CSP``: no inline script or style anywhere, the API docs
+  page included: Swagger UI comes from drf-spectacular-sidecar's static
+  files and its start script is a file of its own), plus
   Permissions-Policy. Django's SecurityMiddleware and XFrameOptionsMiddleware
   already send Referrer-Policy, X-Content-Type-Options, X-Frame-Options and
   Cross-Origin-Opener-Policy.
-- ``UploadLimitMiddleware``: the hard limit on request bodies. Django only
+- ``UploadLimitMiddleware``: the hard limit on request bodies (and a small
+  one, ``CONCORD_ANONYMOUS_MAX_BODY_BYTES``, for the views anyone may post
+  to: the login pages and the API token). Django only
   limits what it reads into memory (``DATA_UPLOAD_MAX_MEMORY_SIZE``) and
   spools larger multipart files to temporary files; DRF's JSON parser reads
   the stream without any limit. So the whole body is refused, by its
   Content-Length, before anyone reads it: 413 with a message saying the
   limit. A body without Content-Length (chunked) is read as empty by
   Django's WSGI handler, so it cannot get round the check.
-- ``UnstorableInputMiddleware``: 400 for NUL characters (path, query, body)
-  and non-finite JSON numbers (1e400), which PostgreSQL, or any database's
-  JSON, refuses after every other check has passed.
-- ``LoginThrottleMiddleware``: after ``CONCORD_LOGIN_ATTEMPTS`` failed logins
-  for one username from one address within ``CONCORD_LOGIN_WINDOW_SECONDS``,
-  the login page, the admin's login page and ``POST /api/auth/token/`` refuse
-  further attempts until the window ends (429, with Retry-After). Failures
-  are counted from Django's ``user_login_failed`` signal in the default cache
-  (per process with the default local-memory cache: several web processes
-  need a shared cache such as Redis for one common count).
+- ``UnstorableInputMiddleware``: 400 for NUL characters (path, query,
+  form), which PostgreSQL refuses after every other check has passed. JSON
+  bodies are checked by the one strict parser (concord/jsonsafe.py).
+- ``NoStoreMiddleware``: ``Cache-Control: no-store`` on every response to an
+  authenticated user (pages and API, session or token), so no browser or
+  proxy cache keeps what only that user may see.
+- Login throttling is django-axes (settings ``AXES_*`` in concord/settings.py);
+  the functions it is configured with are here: after
+  ``CONCORD_LOGIN_ATTEMPTS`` failed logins for one username from one address
+  within ``CONCORD_LOGIN_WINDOW_SECONDS``, the login page, the admin's login
+  page and ``POST /api/auth/token/`` refuse further attempts (429, with
+  Retry-After). The username is counted in exactly the form authentication
+  reads it (``login_name``), so look-alikes share one count.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
-import re
-import time
+import unicodedata
+from datetime import timedelta
 from typing import Any
 
+from axes.backends import AxesStandaloneBackend
+from axes.exceptions import AxesBackendPermissionDenied
 from django.conf import settings
-from django.contrib.auth.signals import user_login_failed
-from django.core.cache import cache
 from django.core.exceptions import RequestDataTooBig
+from django.db.models import Max
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template import engines
-from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework.authtoken.views import ObtainAuthToken
+from django.urls import Resolver404, resolve
+from django.utils import timezone
+from django.utils.cache import patch_cache_control
 
 API_PREFIX = "/api/"
 
 # -- Content-Security-Policy ---------------------------------------------------
-
-#: drf-spectacular's Swagger UI loads its scripts and styles from a CDN and
-#: starts with an inline script and style: only that page allows them.
-SWAGGER_UI_SOURCES = ["https://cdn.jsdelivr.net"]
-VIEW_POLICIES: dict[str, dict[str, list[str]]] = {
-    "api-docs": {
-        "script-src": ["'self'", "'unsafe-inline'", *SWAGGER_UI_SOURCES],
-        "style-src": ["'self'", "'unsafe-inline'", *SWAGGER_UI_SOURCES],
-        "img-src": ["'self'", "data:", *SWAGGER_UI_SOURCES],
-    },
-}
-
 
 def policy_header(policy: dict[str, list[str]]) -> str:
     return "; ".join(" ".join([directive, *sources]) for directive, sources in policy.items())
 
 
 def policy_for(request: HttpRequest) -> str:
-    match = getattr(request, "resolver_match", None)
-    overrides = VIEW_POLICIES.get(match.view_name, {}) if match else {}
-    return policy_header({**settings.SECURE_CSP, **overrides})
+    """One policy for every response: no page has an exception."""
+    return policy_header(settings.SECURE_CSP)
 
 
 class SecurityHeadersMiddleware:
@@ -77,6 +70,25 @@ class SecurityHeadersMiddleware:
         response = self.get_response(request)
         response.headers.setdefault("Content-Security-Policy", policy_for(request))
         response.headers.setdefault("Permissions-Policy", settings.CONCORD_PERMISSIONS_POLICY)
+        return response
+
+
+class NoStoreMiddleware:
+    """``Cache-Control: no-store`` on every response to an authenticated user.
+
+    Read after the view: DRF sets ``request.user`` for token-authenticated API
+    calls there, and a login sets it for its own response. Static files
+    (answered by WhiteNoise before authentication) stay cacheable.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        user = getattr(request, "user", None)
+        if user is not None and user.is_authenticated:
+            patch_cache_control(response, no_store=True)
         return response
 
 
@@ -98,11 +110,25 @@ def too_large_message() -> str:
     return f"The request is too large: uploads are limited to {size_text(settings.CONCORD_MAX_UPLOAD_BYTES)}."
 
 
-def too_large(request: HttpRequest) -> HttpResponse:
-    message = too_large_message()
+def too_large(request: HttpRequest, message: str | None = None) -> HttpResponse:
+    message = message or too_large_message()
     if is_api(request):
         return JsonResponse({"detail": message, "field": "body"}, status=413)
     return message_page(request, "Too large", message, status=413)
+
+
+#: The views anyone may post to without signing in (they check a password):
+#: their bodies are limited to CONCORD_ANONYMOUS_MAX_BODY_BYTES.
+ANONYMOUS_VIEWS = frozenset({"login", "admin:login", "api-token"})
+
+
+def anonymous_limit(request: HttpRequest) -> int | None:
+    """The small body limit if the request is for one of ANONYMOUS_VIEWS."""
+    try:
+        match = resolve(request.path_info)
+    except Resolver404:
+        return None
+    return settings.CONCORD_ANONYMOUS_MAX_BODY_BYTES if match.view_name in ANONYMOUS_VIEWS else None
 
 
 class UploadLimitMiddleware:
@@ -116,6 +142,10 @@ class UploadLimitMiddleware:
             length = 0  # what Django's WSGI handler reads then: nothing
         if length > settings.CONCORD_MAX_UPLOAD_BYTES:
             return too_large(request)
+        if length > settings.CONCORD_ANONYMOUS_MAX_BODY_BYTES:
+            limit = anonymous_limit(request)
+            if limit is not None and length > limit:
+                return too_large(request, f"The request is too large: this page reads at most {size_text(limit)}.")
         return self.get_response(request)
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
@@ -127,33 +157,14 @@ class UploadLimitMiddleware:
 
 # -- input no database stores ---------------------------------------------------
 
-# A JSON string escape for NUL: \u0000 after an even number of backslashes.
-_ESCAPED_NUL = re.compile(rb"(?<!\\)(?:\\\\)*\\u0000")
-# What could parse to an infinite float or NaN; only then is the body parsed.
-_MAYBE_NOT_FINITE = re.compile(rb"[eE]\+?0*[1-9]\d{2}|\d{300}|NaN|Infinity")
-
-
-class _NotFinite(Exception):
-    pass
-
-
-def _finite(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise _NotFinite(text)
-    return value
-
-
-def _constant(text: str) -> float:
-    raise _NotFinite(text)
-
-
 def unstorable(request: HttpRequest) -> tuple[str, str] | None:
-    """(field, problem) if the request carries what no database can store.
+    """(field, problem) if the path, query or form carries a NUL character.
 
-    PostgreSQL refuses NUL in text and JSON (a 500 after every check has
-    passed); Python's JSON parser turns 1e400 into infinity, which no
-    database accepts as JSON. Both are refused here, for every endpoint.
+    PostgreSQL refuses NUL in text (a 500 after every other check has
+    passed). JSON bodies are checked where they are parsed, with the path of
+    the value at fault (concord/jsonsafe.py: NUL, lone surrogates, numbers
+    that are not finite, nesting); the API's form fields by its multipart
+    parser; uploaded files by the importers, line by line.
     """
     if "\x00" in request.path:
         return "path", "contains a NUL character"
@@ -161,18 +172,15 @@ def unstorable(request: HttpRequest) -> tuple[str, str] | None:
         return "query", "contains a NUL character"
     if request.method not in ("POST", "PUT", "PATCH") or not request.META.get("CONTENT_LENGTH"):
         return None
-    body = request.body
-    form = request.content_type == "application/x-www-form-urlencoded"
-    if b"\x00" in body or _ESCAPED_NUL.search(body) or form and b"%00" in body:
-        return "body", "contains a NUL character (\\u0000), which cannot be stored"
-    is_json = request.content_type == "application/json" or request.content_type.endswith("+json")
-    if is_json and _MAYBE_NOT_FINITE.search(body):
-        try:
-            json.loads(body, parse_float=_finite, parse_constant=_constant)
-        except _NotFinite as number:
-            return "body", f"{number} is not a finite number"
-        except ValueError:
-            return None  # not JSON: the view's parser says so
+    if request.content_type == "application/x-www-form-urlencoded":
+        body = request.body
+        if b"\x00" in body or b"%00" in body:
+            return "body", "contains a NUL character (\\u0000), which cannot be stored"
+    elif request.content_type == "multipart/form-data" and not is_api(request):
+        # A page's form fields (the API's: annotate.api.bodies.StrictMultiPartParser).
+        for key, values in request.POST.lists():
+            if "\x00" in key or any("\x00" in value for value in values):
+                return "body", "contains a NUL character (\\u0000), which cannot be stored"
     return None
 
 
@@ -193,50 +201,92 @@ class UnstorableInputMiddleware:
         return message_page(request, "Bad request", f"The request's {field} {message}.", status=400)
 
 
-# -- login throttling -----------------------------------------------------------
-
-#: The views that check a password: the login page, the admin's, the API token.
-LOGIN_VIEWS = frozenset({"login", "admin:login", "api-token"})
+# -- login throttling (django-axes) ------------------------------------------------
+#
+# Axes counts failed logins from Django's ``user_login_failed`` signal, and
+# refuses a login from its authentication backend (first in
+# AUTHENTICATION_BACKENDS) before any password is checked, so every path that
+# calls ``authenticate()`` is covered: the login page, the admin's login page
+# and the API token endpoint (concord/auth_api.py). These functions are named
+# in its settings (concord/settings.py).
 
 
 def client_address(request: Any) -> str:
-    """REMOTE_ADDR: behind a reverse proxy, the proxy must set it to the client's."""
+    """AXES_CLIENT_IP_CALLABLE: REMOTE_ADDR (behind a reverse proxy, the proxy
+    must set it to the client's address)."""
     return request.META.get("REMOTE_ADDR") or "unknown"
 
 
-def failures_key(username: Any, address: str) -> str:
-    name = str(username or "").strip().casefold()
-    return "concord:login-failures:" + hashlib.sha256(f"{name}\0{address}".encode()).hexdigest()
+def login_username(value: str) -> str:
+    """The username as authentication reads it: Django's login form strips
+    white space and NFKC-normalises (``UsernameField``, which is also
+    ``AbstractBaseUser.normalize_username``); the token endpoint does the same."""
+    return unicodedata.normalize("NFKC", value.strip())
 
 
-def record_failure(sender: Any, credentials: dict[str, Any], request: Any = None, **kwargs: Any) -> None:
-    if request is None:
-        return
-    key = failures_key(credentials.get("username"), client_address(request))
-    window = settings.CONCORD_LOGIN_WINDOW_SECONDS
-    now = time.time()
-    count, since = cache.get(key) or (0, now)
-    if now - since >= window:
-        count, since = 0, now
-    cache.set(key, (count + 1, since), timeout=max(1, math.ceil(since + window - now)))
+def login_name(request: Any, credentials: dict[str, Any] | None = None) -> str | None:
+    """AXES_USERNAME_CALLABLE: the name failures are counted under.
+
+    The username as authentication reads it (``login_username``: ``ｂｏｂ``
+    and `` bob `` are ``bob``), then case-folded: authentication is
+    case-sensitive (ModelBackend looks the name up exactly), so folding only
+    makes ``Bob`` and ``bob`` share a count, never lets one escape it.
+    """
+    if credentials and "username" in credentials:
+        raw = credentials.get("username")
+    else:
+        raw = getattr(request, "POST", {}).get("username") if request is not None else None
+    if not isinstance(raw, str):
+        return None
+    name = unicodedata.normalize("NFKC", login_username(raw).casefold())
+    return name[:255]  # axes' column; longer names never authenticate anyway
 
 
-def seconds_blocked(username: Any, address: str) -> int:
-    """0 if a login may be tried now, else the seconds until it may."""
-    count, since = cache.get(failures_key(username, address)) or (0, 0.0)
-    if count < settings.CONCORD_LOGIN_ATTEMPTS:
-        return 0
-    return max(0, math.ceil(since + settings.CONCORD_LOGIN_WINDOW_SECONDS - time.time()))
+def login_attempts(request: Any, credentials: dict[str, Any] | None = None) -> int:
+    """AXES_FAILURE_LIMIT, read at each request so tests can change it."""
+    return settings.CONCORD_LOGIN_ATTEMPTS
 
 
-def posted_username(request: HttpRequest) -> Any:
-    if request.content_type == "application/json":
-        try:
-            data = json.loads(request.body or b"null")
-        except ValueError:
+def login_window(request: Any = None) -> timedelta:
+    """AXES_COOLOFF_TIME: failures older than this are forgotten."""
+    return timedelta(seconds=settings.CONCORD_LOGIN_WINDOW_SECONDS)
+
+
+class LoginThrottleBackend(AxesStandaloneBackend):
+    """Axes' backend, marking the request it refuses: only a refused attempt
+    answers 429 (the failure that reaches the limit answers as any failure)."""
+
+    def authenticate(self, request, username=None, password=None, **kwargs):
+        if request is None:
+            # Only code calls authenticate() without a request (the test
+            # client's login(), a shell): no one to throttle.
             return None
-        return data.get("username") if isinstance(data, dict) else None
-    return request.POST.get("username")
+        try:
+            return super().authenticate(request, username, password, **kwargs)
+        except AxesBackendPermissionDenied:
+            request.concord_login_refused = True
+            raise
+
+
+def seconds_blocked(request: Any, credentials: dict[str, Any] | None) -> int:
+    """Until the newest counted failure leaves the window (at least 1)."""
+    from axes.handlers.proxy import AxesProxyHandler
+
+    attempts = AxesProxyHandler.get_implementation().get_user_attempts(request, credentials)
+    times = [qs.aggregate(latest=Max("attempt_time"))["latest"] for qs in attempts]
+    latest = max((t for t in times if t is not None), default=None)
+    if latest is None:
+        return 1
+    left = (latest + login_window(request) - timezone.now()).total_seconds()
+    return max(1, math.ceil(left))
+
+
+def lockout_response(request: HttpRequest, original_response: HttpResponse | None = None,
+                     credentials: dict[str, Any] | None = None) -> HttpResponse:
+    """AXES_LOCKOUT_CALLABLE: 429 with Retry-After for a refused attempt."""
+    if original_response is not None and not getattr(request, "concord_login_refused", False):
+        return original_response
+    return throttled(request, seconds_blocked(request, credentials))
 
 
 def throttled(request: HttpRequest, wait: int) -> HttpResponse:
@@ -252,41 +302,8 @@ def throttled(request: HttpRequest, wait: int) -> HttpResponse:
     return response
 
 
-class LoginThrottleMiddleware:
-    def __init__(self, get_response):
-        self.get_response = get_response
-        user_login_failed.connect(record_failure, dispatch_uid="concord.security.record_failure")
-
-    def __call__(self, request: HttpRequest) -> HttpResponse:
-        return self.get_response(request)
-
-    def process_view(self, request: HttpRequest, view_func, view_args, view_kwargs) -> HttpResponse | None:
-        if request.method != "POST" or request.resolver_match.view_name not in LOGIN_VIEWS:
-            return None
-        wait = seconds_blocked(posted_username(request), client_address(request))
-        return throttled(request, wait) if wait else None
-
-
 # -- the API schema: what these defences answer ------------------------------------
-
-
-class TokenView(ObtainAuthToken):
-    """DRF's token view with the answers it can give documented."""
-
-    @extend_schema(
-        responses={
-            200: OpenApiResponse(description="`{\"token\": ...}`: send it as `Authorization: Token <token>`."),
-            400: OpenApiResponse(description="Wrong username or password, or one of them missing."),
-            401: OpenApiResponse(description="An Authorization header with an unknown token was sent."),
-            413: OpenApiResponse(description="The request body is over the upload limit."),
-            429: OpenApiResponse(description="Too many failed attempts for this username from this address."),
-        }
-    )
-    def post(self, request, *args, **kwargs):
-        return super().post(request, *args, **kwargs)
-
-
-obtain_auth_token = TokenView.as_view()
+# (The API token endpoint, with its answers documented: concord/auth_api.py.)
 
 
 def document_refusals(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:

@@ -6,6 +6,7 @@ without SECRET_KEY and passes ``manage.py check --deploy --fail-level WARNING``.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -42,12 +43,15 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
+    "knox",
+    "axes",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "django_tasks",
     "django_tasks_db",
     "annotate",
     "scoring",
+    "concord.apps.ConcordConfig",
 ]
 
 MIDDLEWARE = [
@@ -56,16 +60,20 @@ MIDDLEWARE = [
     # upload limit before anything reads a body, input no database stores,
     # and (below) login throttling.
     "concord.security.SecurityHeadersMiddleware",
+    # Cache-Control: no-store on every response to an authenticated user.
+    "concord.security.NoStoreMiddleware",
     "concord.security.UploadLimitMiddleware",
     "concord.security.UnstorableInputMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
-    "concord.security.LoginThrottleMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Login throttling (django-axes): last, as its documentation asks; turns a
+    # refused login into 429 (concord.security.lockout_response).
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "concord.urls"
@@ -73,7 +81,10 @@ WSGI_APPLICATION = "concord.wsgi.application"
 
 TEMPLATES = [
     {
-        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        # Django's templates, answering text a page cannot encode (a lone
+        # surrogate stored before it could be refused) instead of a 500.
+        "BACKEND": "concord.templating.DjangoTemplates",
+        "NAME": "django",  # the alias Django's own backend has (engines["django"])
         "DIRS": [BASE_DIR / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
@@ -148,13 +159,41 @@ WHITENOISE_AUTOREFRESH = not PRODUCTION
 # Anything under it is read in memory, so no upload goes to a temporary file.
 CONCORD_MAX_UPLOAD_BYTES = env_int("CONCORD_MAX_UPLOAD_BYTES", 50 * 2**20, minimum=1)
 DATA_UPLOAD_MAX_MEMORY_SIZE = CONCORD_MAX_UPLOAD_BYTES
+# The views anyone may post to (login page, admin login, API token) read at
+# most this much: 413 before reading more (concord.security).
+CONCORD_ANONYMOUS_MAX_BODY_BYTES = env_int("CONCORD_ANONYMOUS_MAX_BODY_BYTES", 64 * 2**10, minimum=1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = CONCORD_MAX_UPLOAD_BYTES
 
-# Login throttling (concord.security.LoginThrottleMiddleware): this many
-# failed attempts per username and client address within the window, then
-# 429 until the window ends. Counted in the default cache.
+# Login throttling: django-axes. After this many failed logins for one
+# username from one address, within the window (counted back from the newest
+# failure), the login page, the admin's login page and POST /api/auth/token/
+# answer 429 until the window has passed. Its backend goes first: it refuses
+# before any password is checked, on every path that calls authenticate().
 CONCORD_LOGIN_ATTEMPTS = env_int("CONCORD_LOGIN_ATTEMPTS", 5, minimum=1)
 CONCORD_LOGIN_WINDOW_SECONDS = env_int("CONCORD_LOGIN_WINDOW_SECONDS", 60, minimum=1)
+AUTHENTICATION_BACKENDS = [
+    "concord.security.LoginThrottleBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+# The database handler, not the cache one: the count lives in the database
+# every web process already shares (any number of gunicorn workers or web
+# nodes see one count, with no Redis to configure), survives restarts, and
+# keys on username and address as separate columns (the cache handler hashes
+# them concatenated). One row per failing username and address, removed once
+# the window has passed.
+AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_FAILURE_LIMIT = "concord.security.login_attempts"
+AXES_COOLOFF_TIME = "concord.security.login_window"
+# The username exactly as authentication reads it (NFKC, stripped), case-folded.
+AXES_USERNAME_CALLABLE = "concord.security.login_name"
+AXES_CLIENT_IP_CALLABLE = "concord.security.client_address"
+AXES_LOCKOUT_CALLABLE = "concord.security.lockout_response"
+# Attempts refused during the lockout do not extend it: it ends when the window does.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+AXES_RESET_ON_SUCCESS = True
+# No table of every successful login (and no session created for API logins).
+AXES_DISABLE_ACCESS_LOG = True
 
 # Content-Security-Policy of every response (concord.security): no inline
 # script or style (htmx is told not to inject its indicator styles, see
@@ -193,25 +232,45 @@ if TASKS["default"]["BACKEND"] == _TASK_BACKENDS["rq"]:
 REST_FRAMEWORK = {
     # Token first: its WWW-Authenticate header makes anonymous requests 401.
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "concord.tokens.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # One strict JSON parser (concord/jsonsafe.py: UTF-8 only, no NUL, finite
+    # numbers, depth 64), and a renderer that cannot fail on stored data.
     "DEFAULT_PARSER_CLASSES": [
-        "rest_framework.parsers.JSONParser",
-        "rest_framework.parsers.MultiPartParser",
+        "annotate.api.bodies.StrictJSONParser",
+        "annotate.api.bodies.StrictMultiPartParser",
+    ],
+    "DEFAULT_RENDERER_CLASSES": [
+        "annotate.api.bodies.SafeJSONRenderer",
+        "rest_framework.renderers.BrowsableAPIRenderer",
     ],
     "EXCEPTION_HANDLER": "annotate.api.errors.exception_handler",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
     # ?format= names an export's file format, not a DRF renderer.
     "URL_FORMAT_OVERRIDE": None,
 }
+# API tokens (django-rest-knox, concord/tokens.py): one per login, stored as a
+# SHA-512 digest, sent as `Authorization: Token <token>`, valid for
+# CONCORD_TOKEN_TTL_HOURS (default 10: a working day; a script logs in again).
+CONCORD_TOKEN_TTL_HOURS = env_int("CONCORD_TOKEN_TTL_HOURS", 10, minimum=1)
+REST_KNOX = {
+    "TOKEN_TTL": timedelta(hours=CONCORD_TOKEN_TTL_HOURS),
+    "AUTH_HEADER_PREFIX": "Token",
+    "AUTO_REFRESH": False,
+}
 SPECTACULAR_SETTINGS = {
     "TITLE": "Concord API",
     "DESCRIPTION": "Campaigns, topics, judgments, agreement reports and gold-standard exports.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Swagger UI from the installed drf-spectacular-sidecar (our static files),
+    # not a CDN: /api/docs/ keeps the strict CSP of every page.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
     # Keeps the default enum hook; documents 413/415 wherever a body is taken.
     "POSTPROCESSING_HOOKS": [
@@ -232,7 +291,8 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env_str("CONCORD_LOG_LEVEL", "INFO")},
-    "loggers": {"django.db.backends": {"level": "INFO"}},
+    # axes: failed logins and lockouts (WARNING), not every successful login.
+    "loggers": {"django.db.backends": {"level": "INFO"}, "axes": {"level": "WARNING"}},
 }
 
 if PRODUCTION:
@@ -249,8 +309,9 @@ if PRODUCTION:
     X_FRAME_OPTIONS = "DENY"
 
 
-# Shared cache (login throttling counts, per process by default): on several
-# web nodes or gunicorn workers point it at Redis, e.g. redis://redis-host:6379/1.
+# Shared cache (nothing needs one today: login throttling counts in the
+# database). Per process by default; point it at Redis to share it, e.g.
+# redis://redis-host:6379/1.
 _cache_url = env_str("CONCORD_CACHE_URL")
 if _cache_url:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": _cache_url}}

@@ -1,16 +1,20 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from annotate import views as pages
 from annotate.api import views as api
-from concord.security import obtain_auth_token
+from concord import auth_api
 from scoring import api as scoring_api
 from scoring import views as scoring_pages
 
 api_urls = [
-    path("api/auth/token/", obtain_auth_token, name="api-token"),
+    path("api/auth/token/", auth_api.TokenView.as_view(), name="api-token"),
+    path("api/auth/tokens/", auth_api.TokenList.as_view(), name="api-tokens"),
+    path("api/auth/tokens/<str:token_id>/", auth_api.TokenDetail.as_view(), name="api-token-detail"),
+    path("api/auth/logout/", auth_api.Logout.as_view(), name="api-logout"),
+    path("api/auth/logoutall/", auth_api.LogoutAll.as_view(), name="api-logoutall"),
     path("api/campaigns/", api.CampaignList.as_view(), name="api-campaigns"),
     path("api/campaigns/<int:campaign_id>/", api.CampaignDetail.as_view(), name="api-campaign"),
     path("api/campaigns/<int:campaign_id>/members/", api.MemberList.as_view(), name="api-members"),
@@ -35,9 +39,16 @@ api_urls = [
     path("api/campaigns/<int:campaign_id>/agreement/", scoring_api.Agreement.as_view(), name="api-agreement"),
     path("api/campaigns/<int:campaign_id>/analyses/", scoring_api.Analyses.as_view(), name="api-analyses"),
     path("api/jobs/<int:job_id>/", scoring_api.JobDetail.as_view(), name="api-job"),
+    path("api/jobs/<int:job_id>/cancel/", scoring_api.JobCancel.as_view(), name="api-job-cancel"),
     path("api/campaigns/<int:campaign_id>/export/", scoring_api.Export.as_view(), name="api-export"),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    # Swagger UI from drf-spectacular-sidecar; its start script is served by the
+    # same view (?script), not inline, so the page has the CSP of every page.
+    path(
+        "api/docs/",
+        SpectacularSwaggerSplitView.as_view(url_name="api-schema", template_name="api/docs.html"),
+        name="api-docs",
+    ),
 ]
 
 page_urls = [
@@ -54,6 +65,7 @@ page_urls = [
     path("campaigns/<int:campaign_id>/analyses/", scoring_pages.start_analysis, name="campaign-analyses"),
     path("campaigns/<int:campaign_id>/jobs/", scoring_pages.jobs, name="campaign-jobs"),
     path("jobs/<int:job_id>/", scoring_pages.job, name="job"),
+    path("jobs/<int:job_id>/cancel/", scoring_pages.cancel_job, name="job-cancel"),
     path("campaigns/<int:campaign_id>/export/", scoring_pages.export, name="campaign-export"),
     path("campaigns/<int:campaign_id>/export/download/", scoring_pages.export_download, name="campaign-export-download"),
     path("admin/", admin.site.urls),

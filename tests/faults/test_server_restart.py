@@ -36,14 +36,14 @@ SEED = textwrap.dedent(
     import django, json
     django.setup()
     from django.contrib.auth.models import User
-    from rest_framework.authtoken.models import Token
+    from concord import tokens as api_tokens
     from annotate import services
     from annotate.models import Assignment
     organiser = User.objects.create(username="org")
     campaign = services.create_campaign(creator=organiser, kind="pairs", name="Restart", overlap=1)
     tokens = {}
     for name in %r:
-        tokens[name] = Token.objects.create(user=User.objects.create(username=name)).key
+        tokens[name] = api_tokens.issue(User.objects.create(username=name))[1]
         services.add_member(campaign=campaign, username=name, role="assessor")
     services.import_topics(campaign=campaign, topics=[
         {"external_id": f"q{t}", "data": {"query": f"Q{t}", "candidates": [{"id": c, "text": c} for c in %r]}}

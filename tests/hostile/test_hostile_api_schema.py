@@ -6,20 +6,24 @@ schema documents, every 2xx body the documented shape.
 
 Path parameters are mostly replaced by real ones (a campaign of every kind,
 its topic, a job) so the generated bodies reach the validators instead of
-stopping at a 404.
+stopping at a 404. One JSON body in two gets a hostile string (a lone
+surrogate, NUL, 200,001 characters, an id in another normalisation form:
+hostile_samples.HOSTILE_STRINGS) in place of one of its strings or keys; and
+a 4xx must have written nothing.
 """
 
 from __future__ import annotations
 
 import os
+import zlib
 
 import pytest
 import schemathesis
 from django.core.handlers.wsgi import WSGIHandler
 from django.core.signals import request_finished, request_started
 from django.db import close_old_connections
+from hostile_samples import HOSTILE_STRINGS
 from hypothesis import HealthCheck, settings
-from rest_framework.authtoken.models import Token
 from schemathesis.checks import not_a_server_error
 from schemathesis.core.failures import FailureGroup
 from schemathesis.specs.openapi.checks import (
@@ -28,6 +32,16 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
+from annotate.models import (
+    Campaign,
+    Curation,
+    Judgment,
+    JudgmentRevision,
+    Membership,
+    Run,
+    Topic,
+)
+from concord import tokens
 from scoring.models import Job
 
 pytestmark = pytest.mark.django_db
@@ -57,9 +71,9 @@ schema = schemathesis.openapi.from_wsgi("/api/schema/", InTransactionApp())
 
 @pytest.fixture(params=["organiser", "alice"])
 def caller(request, people, every_kind):
-    token, _ = Token.objects.get_or_create(user=people[request.param])
+    _, token = tokens.issue(people[request.param])
     jobs = {kind: Job.objects.create(campaign=campaign, analysis="agreement") for kind, campaign in every_kind.items()}
-    return {"role": request.param, "headers": {"Authorization": f"Token {token.key}"}, "campaigns": every_kind,
+    return {"role": request.param, "headers": {"Authorization": f"Token {token}"}, "campaigns": every_kind,
             "jobs": jobs}
 
 
@@ -82,6 +96,47 @@ def use_real_ids(case, caller) -> None:
         params["name"] = "consensus"
 
 
+def plant_hostile_text(case) -> None:
+    """Half the JSON bodies: one string or key (chosen by the generated body) becomes a hostile string."""
+    if case.media_type != "application/json" or case.body is None:
+        return
+    seed = zlib.crc32(repr(case.body).encode("utf-8", "backslashreplace"))
+    if seed % 2:
+        return
+    text = HOSTILE_STRINGS[(seed >> 1) % len(HOSTILE_STRINGS)]
+    places: list[tuple[object, object]] = []  # (container, key or index) of every string and key
+
+    def walk(value) -> None:
+        if isinstance(value, dict):
+            for key, inner in value.items():
+                places.append((value, key))
+                walk(inner)
+        elif isinstance(value, list):
+            for index, inner in enumerate(value):
+                if isinstance(inner, str):
+                    places.append((value, index))
+                walk(inner)
+
+    walk(case.body)
+    if not places:
+        if isinstance(case.body, str):
+            case.body = text
+        return
+    container, key = places[(seed >> 5) % len(places)]
+    if isinstance(container, dict):
+        if isinstance(container[key], str) and seed & 16:
+            container[key] = text
+        else:
+            container[text] = container.pop(key)
+    else:
+        container[key] = text
+
+
+def rows() -> dict[str, int]:
+    return {model.__name__: model.objects.count()
+            for model in (Campaign, Topic, Run, Judgment, JudgmentRevision, Membership, Curation, Job)}
+
+
 # Known failures, reported to the owners of the modules concerned: (operation,
 # caller) -> the failures expected and why. Such a case is an xfail; any other
 # failure still fails. Remove an entry once it is fixed.
@@ -92,13 +147,17 @@ KNOWN_FAILURES: dict[tuple[str, str], tuple[set[str], str]] = {}  # all reported
 @settings(max_examples=EXAMPLES, deadline=None, derandomize=not ONLY_5XX, suppress_health_check=list(HealthCheck))
 def test_api_answers_no_5xx_and_only_documented_statuses(case, caller):
     use_real_ids(case, caller)
+    plant_hostile_text(case)
     checks = [not_a_server_error]
     if not ONLY_5XX:
         checks += [status_code_conformance, content_type_conformance, response_schema_conformance]
+    before = rows()
     try:
-        case.call_and_validate(headers=caller["headers"], checks=checks)
+        response = case.call_and_validate(headers=caller["headers"], checks=checks)
     except FailureGroup as failures:
         expected, reason = KNOWN_FAILURES.get((case.operation.label, caller["role"]), (set(), ""))
         if expected and {type(failure).__name__ for failure in failures.exceptions} <= expected:
             pytest.xfail(reason)
         raise
+    if 400 <= response.status_code < 500:
+        assert rows() == before, (case.operation.label, response.status_code, "a refused request wrote")

@@ -219,7 +219,7 @@ def seed(*, users: int, per_assessor: int = 3, overlap: int = 2) -> dict[str, An
     ``per_assessor`` topics in each. Returns the plan the locustfile reads."""
     from django.contrib.auth.hashers import make_password
     from django.contrib.auth.models import User
-    from rest_framework.authtoken.models import Token
+    from concord import tokens
 
     from annotate import services
 
@@ -240,7 +240,7 @@ def seed(*, users: int, per_assessor: int = 3, overlap: int = 2) -> dict[str, An
                     for t in range(1, topics + 1)],
         )
         campaigns.append({"id": campaign.pk, "kind": kind, "topics": topics})
-    token = lambda user: Token.objects.create(user=user).key  # noqa: E731
+    token = lambda user: tokens.issue(user)[1]  # noqa: E731
     return {
         "password": PASSWORD,
         "organiser": {"username": organiser.username, "token": token(organiser)},

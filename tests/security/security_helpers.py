@@ -51,7 +51,7 @@ def project_patterns() -> dict[str, URLPattern]:
 
 def path_for(name: str, pattern: URLPattern, world) -> str:
     values = {"campaign_id": world.campaign.pk, "topic_id": world.topic.external_id, "job_id": world.job.pk,
-              "name": "consensus"}
+              "name": "consensus", "token_id": "0123456789abcde"}
     missing = set(pattern.pattern.converters) - set(values)
     assert not missing, f"path_for(): give a value for {', '.join(sorted(missing))} (URL {name})"
     return reverse(name, kwargs={key: values[key] for key in pattern.pattern.converters})

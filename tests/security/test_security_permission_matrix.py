@@ -43,6 +43,11 @@ EXPECTED: dict[str, dict[str, tuple]] = {
     "login": {"GET": (200, 200, 200, 200, 200, 200)},
     "logout": {"GET": (405,) * 6, "POST": (302,) * 6},
     "api-token": {"GET": (405,) * 6, "POST": (400, 200, 200, 200, 200, 200)},
+    # One's own tokens (listed, revoked); path_for's token id is nobody's: 404 for everyone.
+    "api-tokens": {"GET": (401, 200, 200, 200, 200, 200)},
+    "api-token-detail": {"DELETE": (401, 404, 404, 404, 404, 404)},
+    "api-logout": {"POST": (401, 204, 204, 204, 204, 204)},
+    "api-logoutall": {"POST": (401, 204, 204, 204, 204, 204)},
     "api-schema": {"GET": (200,) * 6},
     "api-docs": {"GET": (200,) * 6},
     # pages
@@ -57,6 +62,7 @@ EXPECTED: dict[str, dict[str, tuple]] = {
     "campaign-analyses": {"GET": (LOGIN, 405, 405, 405, 405, 405), "POST": (LOGIN, 403, 404, 302, 404, 302)},
     "campaign-jobs": {"GET": (LOGIN, 403, 404, 200, 404, 200)},
     "job": {"GET": (LOGIN, 403, 404, 200, 404, 200)},
+    "job-cancel": {"GET": (LOGIN, 405, 405, 405, 405, 405), "POST": (LOGIN, 403, 404, 302, 404, 302)},
     "campaign-export": {"GET": (LOGIN, 403, 404, 403, 404, 200)},
     "campaign-export-download": {"GET": (LOGIN, 403, 404, 403, 404, 200)},
     # API
@@ -76,6 +82,7 @@ EXPECTED: dict[str, dict[str, tuple]] = {
     "api-agreement": {"GET": (401, 403, 404, 200, 404, 200)},
     "api-analyses": {"POST": (401, 403, 404, 202, 404, 202)},
     "api-job": {"GET": (401, 403, 404, 200, 404, 200)},
+    "api-job-cancel": {"POST": (401, 403, 404, 200, 404, 200)},
     "api-export": {"GET": (401, 403, 404, 403, 404, 200)},
 }
 
@@ -95,9 +102,13 @@ def body(name: str, method: str, role: str, world) -> tuple[object, str]:
     bodies = {
         ("logout", "POST"): ({}, "multipart"),
         ("api-token", "POST"): ({"username": "nobody" if role == "anonymous" else role, "password": f"pw-{role}"}, "json"),
+        ("api-token-detail", "DELETE"): (None, "json"),
+        ("api-logout", "POST"): ({}, "json"),
+        ("api-logoutall", "POST"): ({}, "json"),
         ("relations-editor", "POST"): ({"version": "0"}, "multipart"),
         ("campaign-phase", "POST"): ({}, "multipart"),
         ("campaign-analyses", "POST"): ({"analysis": "agreement"}, "multipart"),
+        ("job-cancel", "POST"): ({}, "multipart"),
         ("api-campaigns", "POST"): ({"kind": "factoids", "name": "Fresh"}, "json"),
         ("api-members", "POST"): ({"username": "carol", "role": "assessor"}, "json"),
         ("api-topics", "POST"): ([new_topic], "json"),
@@ -108,6 +119,7 @@ def body(name: str, method: str, role: str, world) -> tuple[object, str]:
         ("api-judgment", "PUT"): ({"payload": FACTOIDS_PAYLOAD, "status": "submitted", "version": 0}, "json"),
         ("api-judgments-import", "POST"): ({"file": judgments}, "multipart"),
         ("api-analyses", "POST"): ({"analysis": "agreement"}, "json"),
+        ("api-job-cancel", "POST"): ({}, "json"),
     }
     if (name, method) not in bodies:
         raise AssertionError(f"add a request body for {method} {name} to body()")
