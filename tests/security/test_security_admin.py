@@ -117,6 +117,21 @@ def test_revisions_cannot_be_changed_or_deleted(superuser, world):
     assert revision.status == "submitted" and JudgmentRevision.objects.count() == 1
 
 
+def test_no_revision_model_is_writable_in_the_admin(people):
+    """Judgment revisions are view-only; curation revisions are not in the admin at all."""
+    from django.test import RequestFactory
+
+    request = RequestFactory().get("/admin/")
+    request.user = people["admin"]
+    assert CurationRevision not in admin.site._registry and Curation not in admin.site._registry
+    revisions = admin.site._registry[JudgmentRevision]
+    assert not (revisions.has_add_permission(request) or revisions.has_change_permission(request)
+                or revisions.has_delete_permission(request))
+    (inline,) = admin.site._registry[Judgment].get_inline_instances(request)
+    assert not (inline.has_add_permission(request, None) or inline.has_change_permission(request)
+                or inline.has_delete_permission(request))
+
+
 # -- deleting --------------------------------------------------------------------
 
 
