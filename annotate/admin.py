@@ -57,6 +57,20 @@ class CampaignForm(forms.ModelForm):
         except InvalidInput as error:
             raise forms.ValidationError(error.message) from None
 
+    def clean(self) -> dict:
+        """Params through the kind's params_schema, as every other way in (annotate.services)."""
+        from annotate.services import clean_campaign_params
+
+        cleaned = super().clean()
+        kind = cleaned.get("kind") or (self.instance.kind if self.instance.pk else None)
+        if kind and "params" in cleaned:
+            current = self.instance.params if self.instance.pk else None
+            try:
+                cleaned["params"] = clean_campaign_params(kind, cleaned["params"], current=current)
+            except InvalidInput as error:
+                self.add_error("params", f"{error.field}: {error.message}")
+        return cleaned
+
 
 @admin.register(Campaign)
 class CampaignAdmin(KeepsHistory, admin.ModelAdmin):

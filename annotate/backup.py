@@ -4,8 +4,9 @@ The document holds the campaign, its members, topics, assignments, runs,
 every judgment with its full revision history, and the organisers'
 curations (relations, consensus) with theirs. Restoring into another
 instance recreates all of it (accounts that do not exist there are created
-without a usable password) and recomputes the reports, which come out as
-they were.
+without a usable password; imported crowd workers also inactive, and never
+restored onto an account that can log in) and recomputes the reports, which
+come out as they were.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from django.utils.dateparse import parse_datetime
 
 from annotate.kinds import InvalidInput, get_kind
 from annotate.kinds.base import require_id, require_list, require_object
+from annotate.services import require_username
 from annotate.models import (
     Assignment,
     Campaign,
@@ -64,7 +66,7 @@ def dump_campaign(campaign: Campaign) -> dict[str, Any]:
         "version": VERSION,
         "campaign": {"kind": campaign.kind, "name": campaign.name, "guidelines": campaign.guidelines,
                      "overlap": campaign.overlap, "params": campaign.params},
-        "members": [{"username": m.user.username, "role": m.role}
+        "members": [{"username": m.user.username, "role": m.role, "imported": m.imported}
                     for m in campaign.memberships.select_related("user").order_by("user__username")],
         "topics": [{"external_id": t.external_id, "title": t.title, "data": t.data, "position": t.position} for t in topics],
         "assignments": [
@@ -86,26 +88,33 @@ def load_campaign(document: Any, *, creator=None) -> Campaign:
         raise InvalidInput("file.format", f"expected a {FORMAT} backup, version {VERSION}")
     spec = document["campaign"]
     kind = get_kind(spec.get("kind"))
+    members = _clean_members(document.get("members", []))
+    imported = {m["username"] for m in members if m.get("imported")}
+    # A backup restores what Concord set itself (factoids' phase) too.
+    params = kind.params_schema.clean(spec.get("params", {}), "file.campaign.params", internal=True)
     campaign = Campaign.objects.create(
         kind=kind.name, name=spec["name"], guidelines=spec.get("guidelines", ""), overlap=spec.get("overlap", 2),
-        params=spec.get("params", {}), created_by=creator,
+        params=params, created_by=creator,
     )
     users: dict[str, Any] = {}
 
-    def user(name: str | None):
+    def user(name: str | None, where: str):
         if name is None:
             return None
         if name not in users:
+            require_username(name, where)
             found = User.objects.filter(username=name).first()
             if found is None:
-                found = User(username=name)
+                # Imported crowd workers come back as accounts that cannot log in.
+                found = User(username=name, is_active=name not in imported)
                 found.set_unusable_password()
                 found.save()
             users[name] = found
         return users[name]
 
-    for member in require_list(document.get("members", []), "file.members"):
-        Membership.objects.create(campaign=campaign, user=user(member["username"]), role=member["role"])
+    for index, member in enumerate(members):
+        Membership.objects.create(campaign=campaign, user=user(member["username"], f"file.members[{index}].username"),
+                                  role=member["role"], imported=member.get("imported", False))
     topics = {}
     for index, entry in enumerate(require_list(document.get("topics", []), "file.topics")):
         require_id(entry["external_id"], f"file.topics[{index}].external_id")
@@ -115,36 +124,64 @@ def load_campaign(document: Any, *, creator=None) -> Campaign:
             position=entry.get("position", index),
         )
     Assignment.objects.bulk_create(
-        Assignment(topic=topics[a["topic"]], assessor=user(a["assessor"]), items=a.get("items"))
-        for a in document.get("assignments", [])
+        Assignment(topic=topics[a["topic"]], assessor=user(a["assessor"], f"file.assignments[{i}].assessor"),
+                   items=a.get("items"))
+        for i, a in enumerate(document.get("assignments", []))
     )
-    for run in document.get("runs", []):
-        Run.objects.create(campaign=campaign, name=run["name"], data=run["data"])
+    topic_data = {external_id: topic.data for external_id, topic in topics.items()}
+    for index, run in enumerate(document.get("runs", [])):
+        data = kind.clean_run_data(run["data"], topic_data, field=f"file.runs[{index}].data")
+        Run.objects.create(campaign=campaign, name=run["name"], data=data)
     for index, entry in enumerate(document.get("judgments", [])):
         topic = topics[entry["topic"]]
         kind.clean_payload(entry["payload"], topic.data, complete=entry["status"] == "submitted", params=campaign.params)
         judgment = Judgment.objects.create(
-            topic=topic, assessor=user(entry["assessor"]), payload=entry["payload"], status=entry["status"],
+            topic=topic, assessor=user(entry["assessor"], f"file.judgments[{index}].assessor"), payload=entry["payload"],
+            status=entry["status"],
             version=entry["version"], submitted_at=parse_datetime(entry["submitted_at"]) if entry.get("submitted_at") else None,
         )
         revisions = [
-            JudgmentRevision(judgment=judgment, version=r["version"], author=user(r["author"]), payload=r["payload"],
+            JudgmentRevision(judgment=judgment, version=r["version"], payload=r["payload"],
+                             author=user(r["author"], f"file.judgments[{index}].revisions[{i}].author"),
                              status=r["status"], source=r.get("source", "import"))
-            for r in entry.get("revisions", [])
+            for i, r in enumerate(entry.get("revisions", []))
         ]
         JudgmentRevision.objects.bulk_create(revisions)
         _keep_times(JudgmentRevision, judgment.revisions.all(), entry.get("revisions", []))
-    for entry in document.get("curations", []):
+    for index, entry in enumerate(document.get("curations", [])):
         curation = Curation.objects.create(topic=topics[entry["topic"]], name=entry["name"], data=entry["data"], version=entry["version"])
         CurationRevision.objects.bulk_create(
-            CurationRevision(curation=curation, version=r["version"], author=user(r["author"]), data=r["data"])
-            for r in entry.get("revisions", [])
+            CurationRevision(curation=curation, version=r["version"], data=r["data"],
+                             author=user(r["author"], f"file.curations[{index}].revisions[{i}].author"))
+            for i, r in enumerate(entry.get("revisions", []))
         )
         _keep_times(CurationRevision, curation.revisions.all(), entry.get("revisions", []))
     from scoring import services as scoring_services
 
     scoring_services.mark_all_stale(campaign)
     return campaign
+
+
+def _clean_members(members: Any) -> list[dict[str, Any]]:
+    """Members as :func:`dump_campaign` writes them; imported crowd workers are
+    restored only as accounts that cannot log in (never onto one that can)."""
+    require_list(members, "file.members")
+    for index, member in enumerate(members):
+        path = f"file.members[{index}]"
+        require_object(member, path, allowed={"username", "role", "imported"}, required={"username", "role"})
+        require_username(member["username"], f"{path}.username")
+        if member["role"] not in Membership.Role.values:
+            raise InvalidInput(f"{path}.role", f"expected one of {', '.join(Membership.Role.values)}")
+        if not isinstance(member.get("imported", False), bool):
+            raise InvalidInput(f"{path}.imported", "expected true or false")
+    imported = {m["username"]: f"file.members[{i}].username" for i, m in enumerate(members) if m.get("imported")}
+    for account in User.objects.filter(username__in=list(imported)):
+        if account.has_usable_password() or account.is_staff:
+            raise InvalidInput(
+                imported[account.username],
+                f"{account.username!r} is an account that can log in here; an imported worker is not restored onto it",
+            )
+    return members
 
 
 def _keep_times(model, rows, originals: list[dict]) -> None:

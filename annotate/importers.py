@@ -8,7 +8,6 @@ from __future__ import annotations
 import csv
 import html
 import io
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,6 +17,7 @@ from annotate.kinds import InvalidInput
 from annotate.kinds.base import require_id
 from annotate.labels import CrowdLabel
 from annotate.models import Campaign
+from concord import jsonsafe
 from concord.digits import whole_number
 
 _TRUE = {"1", "true", "yes", "match", "y"}
@@ -25,32 +25,28 @@ _FALSE = {"0", "false", "no", "no-match", "nomatch", "n"}
 
 
 def decode(raw: bytes | str, what: str = "file") -> str:
-    if isinstance(raw, str):
-        return raw
+    """An uploaded file's text (concord.jsonsafe.decode: UTF-8, with or
+    without a byte-order mark, or UTF-16/32 with one; no NUL, no lone
+    surrogate); what it refuses names the line."""
     try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise InvalidInput(what, f"not UTF-8 text (byte {error.start})") from None
-
-
-def _finite(text: str) -> float:
-    value = float(text)
-    if value in (float("inf"), float("-inf")):
-        raise ValueError(f"number out of range: {text}")
-    return value
-
-
-def _no_constant(name: str) -> float:
-    raise ValueError(f"{name} is not a JSON number")
+        return jsonsafe.decode(raw)
+    except jsonsafe.InputError as error:
+        line = f"line {error.line}"
+        raise InvalidInput(line if what == "file" else f"{what}: {line}", error.message) from None
 
 
 def read_json(raw: bytes | str, what: str = "file") -> Any:
+    """A JSON file, parsed strictly (concord.jsonsafe.loads): errors name
+    the path inside the file (``file[0].title``) or its line."""
+    return parse_json(decode(raw, what), what)
+
+
+def parse_json(text: str, where: str) -> Any:
+    """JSON text through the one strict parser; InvalidInput naming ``where`` and the path in it."""
     try:
-        return json.loads(decode(raw, what), parse_float=_finite, parse_constant=_no_constant)
-    except json.JSONDecodeError as error:
-        raise InvalidInput(what, f"line {error.lineno}, column {error.colno}: {error.msg}") from None
-    except ValueError as error:
-        raise InvalidInput(what, str(error)) from None
+        return jsonsafe.loads(text)
+    except jsonsafe.InputError as error:
+        raise InvalidInput(jsonsafe.located(where, error.path), error.message) from None
 
 
 def read_topics(raw: bytes | str) -> list[Any]:
@@ -225,11 +221,11 @@ def read_squality(raw: bytes | str, *, rank: str = "overall") -> CrowdFile:
     for line, text in enumerate(decode(raw).splitlines(), start=1):
         if not text.strip():
             continue
+        passage = parse_json(text, f"line {line}")
         try:
-            passage = json.loads(text)
             questions = passage["questions"]
             passage_id = str(passage["passage-id"])
-        except (json.JSONDecodeError, KeyError, TypeError) as error:
+        except (KeyError, TypeError) as error:
             raise InvalidInput(f"line {line}", f"not a SQuALITY passage ({error})") from None
         if not isinstance(questions, dict):
             raise InvalidInput(f"line {line}", "questions: expected an object of question -> answers")

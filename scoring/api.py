@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -31,13 +31,35 @@ class JobSerializer(serializers.ModelSerializer):
     class Meta:
         model = Job
         fields = ["id", "campaign", "analysis", "params", "status", "progress", "message", "result",
-                  "created_at", "started_at", "finished_at"]
+                  "created_at", "started_at", "finished_at", "attempts"]
         read_only_fields = fields
+
+
+def analysis_params_schema() -> dict:
+    """The OpenAPI schema of an analysis's params: one alternative per kind and
+    analysis, from the same declarations that check them (ANALYSIS_PARAMS)."""
+    from annotate.kinds import KINDS
+
+    variants = {}
+    for kind in KINDS:
+        for name, schema in services.analysis_schemas(kind).items():
+            title = name if name in services.COMMON_ANALYSES else f"{kind}: {name}"
+            variants[title] = {"title": title, **schema.json_schema()}
+    return {
+        "anyOf": list(variants.values()),
+        "description": "The analysis's params (titles: kind: analysis); defaults filled, unknown ones refused, "
+        "upper bounds keep one job within about 2 GB and 10 minutes on a 2-core worker.",
+    }
+
+
+@extend_schema_field(analysis_params_schema())
+class AnalysisParamsField(serializers.DictField):
+    pass
 
 
 class AnalysisRequestSerializer(serializers.Serializer):
     analysis = serializers.CharField()
-    params = serializers.DictField(required=False)
+    params = AnalysisParamsField(required=False)
 
 
 class Agreement(APIView):
@@ -67,6 +89,20 @@ class JobDetail(APIView):
         job = get_object_or_404(Job, pk=job_id)
         selectors.campaign_for(request.user, job.campaign_id, need="organise")
         return Response(JobSerializer(job).data)
+
+
+class JobCancel(APIView):
+    @extend_schema(
+        request=None,
+        description="Cancel a queued or running job (organisers of its campaign, admins): a queued job never "
+        "starts, a running one stops at its next progress report; neither is ever queued again. A job that is "
+        "no longer queued or running answers 400.",
+        responses={200: JobSerializer, **ERRORS},
+    )
+    def post(self, request: Request, job_id: int) -> Response:
+        job = get_object_or_404(Job, pk=job_id)
+        selectors.campaign_for(request.user, job.campaign_id, need="organise")
+        return Response(JobSerializer(services.cancel_job(job=job, user=request.user)).data)
 
 
 class Export(APIView):

@@ -68,6 +68,7 @@ class Job(models.Model):
         RUNNING = "running", "Running"
         DONE = "done", "Done"
         FAILED = "failed", "Failed"
+        CANCELLED = "cancelled", "Cancelled"
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="jobs")
     analysis = models.CharField(max_length=64)
@@ -85,6 +86,11 @@ class Job(models.Model):
     snapshot = OrderedJSONField(null=True, blank=True)
     chunks_total = models.PositiveIntegerField(default=0)
     chunks_done = models.PositiveIntegerField(default=0)
+    #: How many times a worker started this job's work (run_job, and
+    #: recover_jobs when it queues a chunked job's lost work again): a job
+    #: found unfinished after ``MAX_ATTEMPTS`` of them is failed, not queued
+    #: again (scoring.services.recover_jobs).
+    attempts = models.PositiveIntegerField(default=0)
 
     class Meta:
         ordering = ["-created_at", "-id"]

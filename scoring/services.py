@@ -22,6 +22,8 @@ from django.db.models import F, Max
 from django.utils import timezone
 
 from annotate.models import Campaign, Judgment, Topic
+from concord.errors import InvalidInput
+from concord.params import ParamsSchema
 from concord.digits import whole_number
 from scoring.models import Job, JobChunk, Report, ScoringState, StaleTopic
 from scoring.reports import json_ready, report_module
@@ -128,22 +130,58 @@ def _store(campaign: Campaign, topic: Topic | None, data: dict, seen: int, now) 
 
 #: Analyses every kind offers; kinds add theirs in their module's ANALYSES.
 COMMON_ANALYSES = ("agreement",)
+COMMON_ANALYSIS_PARAMS = {"agreement": ParamsSchema(help="No params: every report of the campaign is recomputed.")}
+
+#: What one job may cost. Every analysis declares its params with upper
+#: bounds (ANALYSIS_PARAMS in scoring/reports/<kind>.py, each with the
+#: measurements behind them) that keep one job, or one chunk of a chunked
+#: job, within about 2 GB of memory and 10 minutes on a 2-core, 4 GB worker.
+JOB_BUDGET = {"memory_gb": 2, "minutes": 10}
+
+#: A job whose worker died while running it is queued again until it has
+#: been started this many times; then recover_jobs marks it failed.
+MAX_ATTEMPTS = 2
 
 
 def analyses_for(campaign: Campaign) -> list[str]:
     return [*COMMON_ANALYSES, *getattr(report_module(campaign.kind), "ANALYSES", {})]
 
 
+def analysis_schemas(kind: str) -> dict[str, ParamsSchema]:
+    """analysis -> its params schema, for every analysis of ``kind``."""
+    module = report_module(kind)
+    declared = getattr(module, "ANALYSIS_PARAMS", {})
+    return {**COMMON_ANALYSIS_PARAMS, **{name: declared[name] for name in getattr(module, "ANALYSES", {})}}
+
+
 def start_analysis(*, campaign: Campaign, analysis: str, params: dict | None, user) -> Job:
-    from annotate.kinds import InvalidInput
+    """Store a job and queue it; its params are checked (and defaults filled) first."""
     from scoring.tasks import run_analysis
 
     if analysis not in analyses_for(campaign):
         raise InvalidInput("analysis", f"unknown analysis {analysis!r} (known: {', '.join(analyses_for(campaign))})")
-    if params is not None and not isinstance(params, dict):
-        raise InvalidInput("params", "expected an object")
-    job = Job.objects.create(campaign=campaign, analysis=analysis, params=params or {}, created_by=user)
+    params = analysis_schemas(campaign.kind)[analysis].clean(params, "params")
+    job = Job.objects.create(campaign=campaign, analysis=analysis, params=params, created_by=user)
     transaction.on_commit(lambda: run_analysis.enqueue(job.pk))
+    return job
+
+
+class JobCancelled(Exception):
+    """Raised by a job's progress callback once the job was cancelled."""
+
+
+def cancel_job(*, job: Job, user) -> Job:
+    """Cancel a queued or running job. A queued one never starts; a running
+    one stops at its next progress report (or its chunks stop before they
+    start) and its result is never stored; recover_jobs never queues it again."""
+    who = user.get_username() if user is not None else "an administrator"
+    cancelled = Job.objects.filter(pk=job.pk, status__in=UNFINISHED_JOB).update(
+        status=Job.Status.CANCELLED, finished_at=timezone.now(), message=f"cancelled by {who}"[:500]
+    )
+    job.refresh_from_db()
+    if not cancelled:
+        raise InvalidInput("job", f"job {job.pk} is {job.status}: only a queued or running job can be cancelled")
+    log.info("job %s cancelled by %s", job.pk, who)
     return job
 
 
@@ -161,12 +199,24 @@ class Chunked:
 
 def run_job(job_id: int) -> None:
     job = Job.objects.select_related("campaign").get(pk=job_id)
-    if job.status == Job.Status.DONE or job.chunks_total:  # a repeated task: finished, or already split
+    if job.chunks_total:  # a repeated task: already split
         return
-    Job.objects.filter(pk=job.pk).update(status=Job.Status.RUNNING, started_at=timezone.now(), progress=0.0)
+    # Only a queued job starts (not a finished, failed or cancelled one, nor
+    # one another worker has started); each start is an attempt.
+    claimed = Job.objects.filter(pk=job.pk, status=Job.Status.QUEUED).update(
+        status=Job.Status.RUNNING, started_at=timezone.now(), progress=0.0, attempts=F("attempts") + 1
+    )
+    if not claimed:
+        return
+    job.status = Job.Status.RUNNING
 
     def progress(fraction: float, message: str) -> None:
-        Job.objects.filter(pk=job.pk).update(progress=round(min(max(fraction, 0.0), 1.0), 4), message=message[:500])
+        """Record progress; raise JobCancelled once the job is no longer running (cancelled)."""
+        updated = Job.objects.filter(pk=job.pk, status=Job.Status.RUNNING).update(
+            progress=round(min(max(fraction, 0.0), 1.0), 4), message=message[:500]
+        )
+        if not updated:
+            raise JobCancelled(job.pk)
 
     with _failures_recorded(job.pk):
         if job.analysis == "agreement":
@@ -203,6 +253,8 @@ def run_chunk(job_id: int, index: int) -> None:
     chunk = JobChunk.objects.get(job=job, index=index)
     if chunk.finished_at is not None:  # a retried task: the work is done
         return
+    if job.status != Job.Status.RUNNING:  # cancelled or failed: the other chunks are not worth running
+        return
     run, _ = report_module(job.campaign.kind).CHUNKS[job.analysis]
     with _failures_recorded(job.pk):
         result = json_ready(run(job.snapshot, chunk.params))
@@ -238,21 +290,46 @@ def _combine(job: Job) -> None:
 
 
 def _finish(job_id: int, result: dict) -> None:
-    Job.objects.filter(pk=job_id).update(
+    # Conditional: a job cancelled meanwhile keeps its state and stores no result.
+    Job.objects.filter(pk=job_id, status=Job.Status.RUNNING).update(
         status=Job.Status.DONE, progress=1.0, result=result, finished_at=timezone.now(), message="done"
     )
+
+
+#: What a user reads when a job failed for a reason they can act on.
+OUT_OF_MEMORY = "ran out of memory: run it again with smaller parameters (fewer draws, pairs, resamples or seeds)"
+UNEXPECTED = "failed unexpectedly (logged for the administrators); run it again, or with other parameters"
+
+
+def failure_message(error: BaseException) -> str:
+    """The message a user sees for a job that raised ``error``: what to
+    change, never an exception's own text (that goes to the log)."""
+    if isinstance(error, InvalidInput):
+        return f"{error.field}: {error.message}"
+    if isinstance(error, MemoryError):
+        return OUT_OF_MEMORY
+    return UNEXPECTED
 
 
 @contextmanager
 def _failures_recorded(job_id: int):
     try:
         yield
-    except Exception as error:  # the job records the failure; the worker logs it
+    except JobCancelled:
+        log.info("job %s stopped: it was cancelled", job_id)
+    except (InvalidInput, MemoryError) as error:  # known: the message says what to change
+        log.warning("job %s failed: %r", job_id, error)
+        _fail(job_id, failure_message(error))
+    except Exception as error:  # the job records a generic failure; the traceback goes to the log only
         log.exception("job %s failed", job_id)
-        Job.objects.filter(pk=job_id).update(
-            status=Job.Status.FAILED, finished_at=timezone.now(), message=f"{type(error).__name__}: {error}"[:500]
-        )
+        _fail(job_id, failure_message(error))
         raise
+
+
+def _fail(job_id: int, message: str) -> None:
+    Job.objects.filter(pk=job_id, status__in=UNFINISHED_JOB).update(
+        status=Job.Status.FAILED, finished_at=timezone.now(), message=message[:500]
+    )
 
 
 # -- recovery: work that a lost worker left unfinished ----------------------------
@@ -332,9 +409,10 @@ class Recovery:
     chunks: dict[int, list[int]] = field(default_factory=dict)  # job -> chunk indices queued again
     combined: list[int] = field(default_factory=list)  # jobs whose combine step was queued
     recomputed: list[int] = field(default_factory=list)  # campaigns whose recompute was queued
+    failed: dict[int, int] = field(default_factory=dict)  # job -> attempts: its worker died each time, not queued again
 
     def __bool__(self) -> bool:
-        return bool(self.dead_tasks or self.rerun or self.chunks or self.combined or self.recomputed)
+        return bool(self.dead_tasks or self.rerun or self.chunks or self.combined or self.recomputed or self.failed)
 
 
 def recover_jobs(
@@ -395,9 +473,21 @@ def recover_jobs(
     return recovery
 
 
+def died_message(attempts: int) -> str:
+    return f"the worker died {attempts} times while running this job; try smaller parameters"
+
+
 def _recover_job(job: Job, pending: set, recovery: Recovery, dry_run: bool) -> None:
     from scoring.tasks import combine_analysis_chunks, run_analysis, run_analysis_chunk
 
+    # Started (running) and unfinished with nothing left to run it: the worker
+    # died in it. After MAX_ATTEMPTS starts it is failed, so a job that kills
+    # its worker (out of memory) does not come back for ever.
+    if job.status == Job.Status.RUNNING and job.attempts >= MAX_ATTEMPTS:
+        recovery.failed[job.pk] = job.attempts
+        if not dry_run:
+            _fail(job.pk, died_message(job.attempts))
+        return
     if not job.chunks_total:
         recovery.rerun.append(job.pk)
         if not dry_run:
@@ -414,12 +504,14 @@ def _recover_job(job: Job, pending: set, recovery: Recovery, dry_run: bool) -> N
         if missing:
             recovery.chunks[job.pk] = missing
             if not dry_run:
+                Job.objects.filter(pk=job.pk).update(attempts=F("attempts") + 1)  # a new attempt at its lost work
                 for index in missing:
                     transaction.on_commit(lambda index=index: run_analysis_chunk.enqueue(job.pk, index))
         return
     if ("combine", job.pk) not in pending and not any(k[:2] == ("chunk", job.pk) for k in pending):
         recovery.combined.append(job.pk)
         if not dry_run:
+            Job.objects.filter(pk=job.pk).update(attempts=F("attempts") + 1)
             transaction.on_commit(lambda: combine_analysis_chunks.enqueue(job.pk))
 
 

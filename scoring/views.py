@@ -88,6 +88,21 @@ def job(request: HttpRequest, job_id: int) -> HttpResponse:
 
 
 @login_required
+@require_POST
+def cancel_job(request: HttpRequest, job_id: int) -> HttpResponse:
+    """The Cancel button beside a queued or running job (campaign page, job page)."""
+    job = get_object_or_404(Job, pk=job_id)
+    selectors.campaign_for(request.user, job.campaign_id, need="organise")
+    try:
+        services.cancel_job(job=job, user=request.user)
+    except InvalidInput as error:
+        return refused(request, error, back=("Back to the campaign", reverse("campaign", args=[job.campaign_id])))
+    if request.POST.get("next") == "job":
+        return redirect("job", job_id=job.pk)
+    return redirect("campaign", campaign_id=job.campaign_id)
+
+
+@login_required
 def export(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign, _ = selectors.campaign_for(request.user, campaign_id, need="admin")
     formats, truths, help_text = export_choices(campaign)

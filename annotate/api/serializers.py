@@ -4,8 +4,10 @@ nothing else (an assessor, a campaign, a version) can be assigned."""
 
 from __future__ import annotations
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from annotate.kinds import KINDS
 from annotate.models import Campaign, Judgment, Membership, Run, Topic
 
 
@@ -21,20 +23,37 @@ class CampaignSerializer(serializers.ModelSerializer):
         return self.context.get("roles", {}).get(campaign.pk)
 
 
+def campaign_params_schema() -> dict:
+    """The OpenAPI schema of campaign params: one alternative per kind (its
+    ``params_schema``, the declarations that check them)."""
+    return {
+        "anyOf": [{"title": kind.name, **kind.params_schema.json_schema()} for kind in KINDS.values()],
+        "description": "The kind's campaign params (titles: kind); defaults filled, unknown ones refused.",
+    }
+
+
+@extend_schema_field(campaign_params_schema())
+class CampaignParamsField(serializers.DictField):
+    pass
+
+
 class CampaignCreateSerializer(serializers.Serializer):
     kind = serializers.CharField()
     name = serializers.CharField(max_length=200)
     guidelines = serializers.CharField(required=False, allow_blank=True, default="")
     overlap = serializers.IntegerField(required=False, default=2, min_value=1, max_value=100)
-    params = serializers.DictField(required=False, default=dict)
+    params = CampaignParamsField(required=False, default=dict)
 
 
 class MemberSerializer(serializers.ModelSerializer):
     username = serializers.CharField(source="user.username")
+    imported = serializers.BooleanField(
+        read_only=True, help_text="An imported crowd worker: an account an import created; it never logs in."
+    )
 
     class Meta:
         model = Membership
-        fields = ["username", "role"]
+        fields = ["username", "role", "imported"]
 
 
 class MemberCreateSerializer(serializers.Serializer):
@@ -86,8 +105,18 @@ class JudgmentWriteSerializer(serializers.Serializer):
 
 class UploadSerializer(serializers.Serializer):
     file = serializers.FileField()
+
+
+class JudgmentUploadSerializer(UploadSerializer):
+    """A judgments file and its options; any other form field is refused."""
+
     positive = serializers.CharField(required=False, help_text="Crowd CSV: the label value that means a match.")
     rank = serializers.CharField(required=False, help_text="SQuALITY: overall, correctness or selection.")
+    map_members = serializers.BooleanField(
+        required=False,
+        help_text="true: a worker named like an assessor of this campaign is that assessor. Otherwise a worker "
+        "name that is an existing account (other than a worker an earlier import of this campaign created) is refused.",
+    )
 
 
 class TopicInputSerializer(serializers.Serializer):

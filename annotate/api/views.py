@@ -11,13 +11,13 @@ from typing import Any
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.exceptions import PermissionDenied
-from rest_framework.parsers import JSONParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotate import importers, selectors, services
 from annotate.api import serializers as s
+from annotate.api.bodies import StrictJSONParser, StrictMultiPartParser
 from annotate.kinds import InvalidInput, get_kind
 from annotate.kinds.base import require_object
 from annotate.models import Membership
@@ -87,7 +87,7 @@ class MemberList(APIView):
 
 
 class TopicList(APIView):
-    parser_classes = [JSONParser, MultiPartParser]
+    parser_classes = [StrictJSONParser, StrictMultiPartParser]
 
     @extend_schema(
         description="Organisers and admins: every topic with its full data. Assessors: their own topics, each "
@@ -114,7 +114,7 @@ class TopicList(APIView):
 
 
 class RunList(APIView):
-    parser_classes = [JSONParser, MultiPartParser]
+    parser_classes = [StrictJSONParser, StrictMultiPartParser]
     @extend_schema(responses={200: s.RunSerializer(many=True), **ERRORS})
     def get(self, request: Request, campaign_id: int) -> Response:
         campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
@@ -185,7 +185,7 @@ class JudgmentList(APIView):
 
 
 class JudgmentImport(APIView):
-    parser_classes = [MultiPartParser]
+    parser_classes = [StrictMultiPartParser]
 
     @extend_schema(
         request={"multipart/form-data": s.UploadSerializer},

@@ -8,20 +8,16 @@ dotted path (``payload.matches.c7``) so a client can point at it.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, ClassVar
 
+from concord import jsonsafe
+from concord.errors import InvalidInput  # defined in a core module (concord.params raises it too)
+from concord.params import Bool, Choice, ParamsSchema
+
 # Ids appear in URLs and in whitespace-separated formats such as TREC qrels.
 _ID = re.compile(r"[^\s/]{1,200}")
-
-
-class InvalidInput(ValueError):
-    """Bad input: ``field`` is the dotted path of what is wrong."""
-
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(f"{field}: {message}")
-        self.field = field
-        self.message = message
 
 
 class Kind:
@@ -41,6 +37,10 @@ class Kind:
     #: ``assessor_view()`` acts on it; tests/security/test_security_blind.py
     #: plants markers at these paths and checks no assessor ever receives one.
     hidden_fields: ClassVar[tuple[str, ...]]
+    #: The campaign params the kind reads, declared (concord/params.py): every
+    #: creation or change of a campaign's params is cleaned through it before
+    #: anything is stored (annotate.services.clean_campaign_params).
+    params_schema: ClassVar[ParamsSchema]
 
     def clean_topic_data(self, data: Any, *, field: str = "data") -> dict[str, Any]:
         raise NotImplementedError
@@ -64,10 +64,11 @@ class Kind:
         raise NotImplementedError
 
     def clean_run_data(self, data: Any, topics: Mapping[str, Mapping[str, Any]], *, field: str) -> dict[str, Any]:
-        """Validate a run's data against the campaign's topics (external id -> data)."""
-        if not isinstance(data, dict):
-            raise InvalidInput(field, "expected an object")
-        return data
+        """Validate a run's data against the campaign's topics (external id -> data).
+
+        A kind that scores system runs overrides this; the others refuse runs
+        rather than store data nothing reads."""
+        raise InvalidInput(field, f"{self.label} campaigns take no runs")
 
     def scoped(self, topic_data: Mapping[str, Any], items: list[str] | None) -> Mapping[str, Any]:
         """The part of a topic an assessor judges (``items`` from the assignment; None: all)."""
@@ -98,6 +99,24 @@ class Kind:
     def payload_from_labels(self, labels: Mapping[str, Any]) -> dict[str, Any]:
         """A payload from imported (item id -> label) crowd rows, if the kind takes them."""
         raise InvalidInput("campaign", f"{self.label} campaigns do not import crowd label files")
+
+
+# -- campaign params every kind declares ------------------------------------
+
+
+def demo_param() -> Bool:
+    return Bool("demo", help="Marks a demo campaign: ./run seeds a kind's demo only while none is marked.")
+
+
+def design_param(label: str, *, splittable: bool) -> Choice:
+    """``design``: how topics are assigned (annotate.services.assign_topics)."""
+    if splittable:
+        return Choice("design", "overlap", ("overlap", "one-per-item"), help=(
+            "overlap: every topic goes whole to `overlap` assessors; one-per-item: each item of a topic goes to "
+            "one assessor drawn at random (Arehart et al. 2008, section 3.2.1)."))
+    return Choice("design", "overlap", ("overlap",), help=(
+        f"overlap: every topic goes whole to `overlap` assessors; {label} topics cannot be split between assessors "
+        "(one-per-item is for pairs campaigns)."))
 
 
 # -- checking helpers shared by the kinds ---------------------------------
@@ -152,12 +171,22 @@ def require_text(value: Any, field: str, *, allow_empty: bool = False, max_lengt
         raise InvalidInput(field, "must not be empty")
     if len(value) > max_length:
         raise InvalidInput(field, f"longer than {max_length} characters")
+    unstorable(value, field)
     return value
+
+
+def unstorable(value: str, field: str) -> None:
+    """Text that did not come through the JSON parser (a command's
+    arguments): no NUL or lone surrogate (concord.jsonsafe)."""
+    problem = jsonsafe.problem_with(value)
+    if problem:
+        raise InvalidInput(field, problem)
 
 
 def require_id(value: Any, field: str) -> str:
     if not isinstance(value, str) or not _ID.fullmatch(value):
         raise InvalidInput(field, "expected an id: 1 to 200 characters, no white space and no '/'")
+    unstorable(value, field)
     if value in (".", ".."):
         # In a link (/campaigns/1/topics/../judge/) a browser resolves them
         # as path segments and lands on another page.
@@ -174,14 +203,35 @@ def require_ids(values: Any, field: str) -> list[str]:
     return values
 
 
+def id_key(value: str) -> str:
+    """What two ids are compared by for uniqueness: their NFC normalisation.
+
+    Ids are stored and matched as given; but two that differ only in their
+    Unicode normalisation form (``café`` composed and decomposed) look the
+    same to everyone, so they may not both name things in one topic or one
+    campaign."""
+    return unicodedata.normalize("NFC", value)
+
+
+def duplicate_id(item_id: str, seen: Mapping[str, str], field: str) -> None:
+    """Raise InvalidInput if ``item_id`` is among ``seen`` (id_key -> the id as given)."""
+    other = seen.get(id_key(item_id))
+    if other is None:
+        return
+    if other == item_id:
+        raise InvalidInput(field, f"duplicate id {item_id!r}")
+    raise InvalidInput(
+        field, f"duplicate id {item_id!r}: the same as {other!r} after Unicode normalisation (NFC)"
+    )
+
+
 def unique_ids(entries: list[dict], field: str) -> list[str]:
     ids: list[str] = []
-    seen: set[str] = set()
+    seen: dict[str, str] = {}
     for index, entry in enumerate(entries):
         item_id = require_id(entry.get("id"), f"{field}[{index}].id")
-        if item_id in seen:
-            raise InvalidInput(f"{field}[{index}].id", f"duplicate id {item_id!r}")
-        seen.add(item_id)
+        duplicate_id(item_id, seen, f"{field}[{index}].id")
+        seen[id_key(item_id)] = item_id
         ids.append(item_id)
     return ids
 

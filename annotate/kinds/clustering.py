@@ -13,10 +13,14 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
+from concord.params import Choice, ParamsSchema
+
 from annotate.kinds.base import (
     InvalidInput,
     Kind,
     clean_per_topic,
+    demo_param,
+    design_param,
     listing,
     require_list,
     require_object,
@@ -53,6 +57,13 @@ class ClusteringKind(Kind):
     report_module = "scoring.reports.clustering"
     judge_template = "annotate/judge_clustering.html"
     hidden_fields = ()
+    #: Campaign params: ``rules`` (see RULE_MODES).
+    params_schema = ParamsSchema(
+        Choice("rules", "warn", RULE_MODES, help=(
+            "warn: a submission breaking Geiss's rules 3 and 4 is flagged and let through; block: it is refused.")),
+        design_param("Sentence clustering", splittable=False),
+        demo_param(),
+    )
 
     def clean_topic_data(self, data: Any, *, field: str = "data") -> dict[str, Any]:
         require_object(data, field, allowed={"documents", "sentences"}, required={"documents", "sentences"})

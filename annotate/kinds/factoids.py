@@ -14,9 +14,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from concord.params import Int, ParamsSchema, Str
+
 from annotate.kinds.base import (
     InvalidInput,
     Kind,
+    demo_param,
+    design_param,
     listing,
     require_ids,
     require_id,
@@ -40,6 +44,15 @@ class FactoidsKind(Kind):
     judge_template = "annotate/judge_factoids.html"
     #: Who wrote a summary, or which system: only model / machine is shown.
     hidden_fields = ("summaries[].author", "summaries[].run")
+    #: Campaign params: ``phase`` and ``phase2_started_at`` are set only by
+    #: annotate.services.start_phase_two (Phase 1 is never skipped).
+    params_schema = ParamsSchema(
+        Int("phase", min=1, max=2, internal=True,
+            help="Phase 1 (independent) or 2 (discrepancies shown); the organiser starts Phase 2 on the campaign page."),
+        Str("phase2_started_at", max_length=40, internal=True, help="When Phase 2 started (ISO 8601)."),
+        design_param("Factoid analysis", splittable=False),
+        demo_param(),
+    )
 
     def clean_topic_data(self, data: Any, *, field: str = "data") -> dict[str, Any]:
         require_object(data, field, allowed={"text", "summaries"}, required={"summaries"})

@@ -12,10 +12,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from concord.params import Choice, ListOf, ParamsSchema
+
 from annotate.kinds.base import (
     InvalidInput,
     Kind,
     clean_per_topic,
+    demo_param,
+    design_param,
     require_ids,
     listing,
     require_id,
@@ -45,6 +49,14 @@ class NuggetsKind(Kind):
     #: The original assessor's labels would bias the snap judgments (section 5);
     #: the runs behind the responses, the matching.
     hidden_fields = ("nuggets[].label", "responses[].run")
+    #: Campaign params: ``tasks`` (see TASKS and tasks_of).
+    params_schema = ParamsSchema(
+        ListOf("tasks", Choice("task", None, TASKS), ["labels"], min_items=1, max_items=len(TASKS), unique=True,
+               help="What a submission must complete: labels (vital/okay for every nugget), matches (the nuggets "
+                    "of every response), or both."),
+        design_param("Nugget pyramid", splittable=False),
+        demo_param(),
+    )
 
     def clean_topic_data(self, data: Any, *, field: str = "data") -> dict[str, Any]:
         require_object(data, field, allowed={"target", "nuggets", "responses"}, required={"target", "nuggets"})

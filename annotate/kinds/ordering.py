@@ -13,10 +13,14 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
+from concord.params import Float, Object, ParamsSchema
+
 from annotate.kinds.base import (
     InvalidInput,
     Kind,
     clean_per_topic,
+    demo_param,
+    design_param,
     listing,
     require_list,
     require_object,
@@ -33,6 +37,19 @@ class OrderingKind(Kind):
     report_module = "scoring.reports.ordering"
     judge_template = "annotate/judge_ordering.html"
     hidden_fields = ()
+    #: Campaign params: ``frespa`` is FreSPA's setting (scoring/reports/ordering.py
+    #: frespa_setting; written by the frespa-tune analysis), the paper's when absent.
+    params_schema = ParamsSchema(
+        Object("frespa", [
+            Float("min_sup", 0.75, min=0.0, max=1.0, help="Minimum support of a frequent pattern (share of the golds)."),
+            Float("w_len", 1.0, min=0.0, max=1000.0, help="Weight of a pattern's length."),
+            Float("w_sup", 1.0, min=0.0, max=1000.0, help="Weight of a pattern's support."),
+            Float("min_len_ratio", 0.0, min=0.0, max=1.0, help="Shortest pattern, as a ratio of the topic's items (0: 2)."),
+            Float("max_len_ratio", 1.0, min=0.0, max=1.0, help="Longest pattern, as a ratio of the topic's items (1: all)."),
+        ], help="FreSPA's parameters (Kim, Zhai & Han 2010, Tables 2-4); absent: the paper's defaults."),
+        design_param("Ordering", splittable=False),
+        demo_param(),
+    )
 
     def clean_topic_data(self, data: Any, *, field: str = "data") -> dict[str, Any]:
         require_object(data, field, allowed={"items"}, required={"items"})

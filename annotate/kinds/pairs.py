@@ -9,9 +9,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from concord.params import ParamsSchema
+
 from annotate.kinds.base import (
     InvalidInput,
     Kind,
+    demo_param,
+    design_param,
     listing,
     require_id,
     require_list,
@@ -30,6 +34,8 @@ class PairsKind(Kind):
     judge_template = "annotate/judge_pairs.html"
     #: Which systems returned a candidate: knowing it would bias the judgment.
     hidden_fields = ("candidates[].runs",)
+    #: Campaign params (annotate/services.py assign_topics reads ``design``).
+    params_schema = ParamsSchema(design_param("Pair adjudication", splittable=True), demo_param())
 
     def clean_topic_data(self, data: Any, *, field: str = "data") -> dict[str, Any]:
         require_object(data, field, allowed={"query", "candidates"}, required={"query", "candidates"})
@@ -92,10 +98,7 @@ class PairsKind(Kind):
         """A system's results, ``{"results": {query: [{"id", "text", "score"?}, ...]}}``
         (best first), or a reference labelling ``{"reference": true, "labels": {query: {candidate: bool}}}``."""
         if isinstance(data, dict) and data.get("reference") is True:
-            require_object(data, field, allowed={"reference", "labels"}, required={"labels"})
-            if not isinstance(data["labels"], dict):
-                raise InvalidInput(f"{field}.labels", "expected an object of topic id -> {candidate: true|false}")
-            return data
+            return self._clean_reference(data, topics, field=field)
         require_object(data, field, allowed={"results"}, required={"results"})
         results = data["results"]
         if not isinstance(results, dict):
@@ -103,6 +106,10 @@ class PairsKind(Kind):
         cleaned = {}
         for query, found in results.items():
             path = f"{field}.results.{query}"
+            if query not in topics:
+                raise InvalidInput(path, "unknown query (not a topic of this campaign)")
+            # Results outside the topic's pool (the query's exact matches, results
+            # below a pool's depth) are kept: they are not candidates, so not scored.
             require_list(found, path)
             rows = []
             for index, result in enumerate(found):
@@ -115,6 +122,27 @@ class PairsKind(Kind):
             unique_ids(rows, path)
             cleaned[query] = rows
         return {"results": cleaned}
+
+    @staticmethod
+    def _clean_reference(data: dict, topics: Mapping[str, Mapping[str, Any]], *, field: str) -> dict[str, Any]:
+        """``{"reference": true, "labels": {topic: {candidate: true|false}}}``: known topics and candidates."""
+        require_object(data, field, allowed={"reference", "labels"}, required={"labels"})
+        labels = data["labels"]
+        if not isinstance(labels, dict) or not labels:
+            raise InvalidInput(f"{field}.labels", "expected an object of topic id -> {candidate: true|false}, with at least one topic")
+        for topic, answers in labels.items():
+            path = f"{field}.labels.{topic}"
+            if topic not in topics:
+                raise InvalidInput(path, "unknown topic")
+            if not isinstance(answers, dict) or not answers:
+                raise InvalidInput(path, f"expected an object of candidate id -> true|false, got {type_name(answers)}")
+            known = {c["id"] for c in topics[topic]["candidates"]}
+            for candidate, value in answers.items():
+                if candidate not in known:
+                    raise InvalidInput(f"{path}.{candidate}", "unknown candidate id")
+                if not isinstance(value, bool):
+                    raise InvalidInput(f"{path}.{candidate}", f"expected true or false, got {type_name(value)}")
+        return {"reference": True, "labels": labels}
 
     def progress(self, payload: Mapping[str, Any], topic_data: Mapping[str, Any]) -> tuple[int, int]:
         return len(payload.get("matches", {})), len(topic_data["candidates"])

@@ -22,6 +22,7 @@ from scipy.sparse import coo_array
 from scipy.sparse.csgraph import connected_components
 
 from annotate.kinds import InvalidInput
+from concord.params import Choice, Int, ParamsSchema, Str
 from annotate.kinds.clustering import rule_violations
 from annotate.models import Campaign, Run, Topic
 from scoring.exports import write_csv
@@ -285,6 +286,15 @@ def split_merge_analysis(campaign: Campaign, params: dict[str, Any], progress: C
 
 
 ANALYSES = {"split-merge": split_merge_analysis}
+#: The analyses' params (checked before a job is stored; see JOB_BUDGET in
+#: scoring/services.py). One path of at most 2 x sentences steps over one
+#: judge's clustering of one topic: its size is the topic's, not a param's.
+ANALYSIS_PARAMS = {"split-merge": ParamsSchema(
+    Str("topic", max_length=200, help="The topic (external id); default the first with a submitted clustering."),
+    Str("judge", max_length=150, help="The judge (username); default the first, by name, who clustered the topic."),
+    Choice("method", "singleton", tuple(METHODS), help="singleton or bucket: how the path starts."),
+    Int("seed", 0, min=0, max=2**32 - 1, help="Seed of the random draws (the same seed, the same result)."),
+)}
 
 
 # -- exports -------------------------------------------------------------------------------

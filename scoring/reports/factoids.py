@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from annotate.kinds import InvalidInput
+from concord.params import Bool, Int, ParamsSchema, Str
 from annotate.models import Campaign, Run, Topic
 from scoring.exports import write_csv
 from scoring.metrics import factoids as m
@@ -234,6 +235,32 @@ def _plain(value: Any) -> Any:
 
 
 ANALYSES = {"growth": growth_analysis, "wfs-stability": stability_analysis}
+#: The analyses' params (checked before a job is stored; see JOB_BUDGET in
+#: scoring/services.py), measured on a synthetic topic larger than the
+#: paper's (100 model summaries of 20 sentences, 500 factoids, 30 machine
+#: summaries). growth: 1000 draws take 75 s and 210 MB (per size, the
+#: drawn sentences' factoid columns packed in 64-bit words: draws x factoids
+#: x sentences / 8 bytes), so 5000 draws stay within about 6 minutes and
+#: 1 GB. wfs-stability: max_n 200 with 10000 pairs takes 72 s and 370 MB;
+#: time grows with pairs x max_n^2, memory with pairs x max_n.
+ANALYSIS_PARAMS = {
+    "growth": ParamsSchema(
+        Str("topic", max_length=200, help="The topic (external id); default the first with a consensus."),
+        Int("draws", 100, min=1, max=5_000, help="Random draws of N summaries for every N (the paper: 100)."),
+        Int("seed", 0, min=0, max=2**32 - 1, help="Seed of the random draws (the same seed, the same result)."),
+    ),
+    "wfs-stability": ParamsSchema(
+        Str("topic", max_length=200, help="The topic (external id); default the first with a consensus."),
+        Int("max_n", 50, min=1, max=200, help="Largest number N of model summaries drawn (Figure 5)."),
+        Int("pairs", 200, min=1, max=10_000, help="Pairs of samples per N (and draws of the box plots)."),
+        Int("n", 10, min=1, max=200, help="N of the score box plots (Figures 6-7)."),
+        Int("min_summaries", min=1, max=100_000,
+            help="Summaries a unigram must occur in to be a consensus unigram; default 22% of the model summaries."),
+        Bool("position", False, help="Position-adjusted weights (a factoid counts 1/r in a model summary whose r-th "
+                                     "sentence first states it); the paper reports pure frequency."),
+        Int("seed", 0, min=0, max=2**32 - 1, help="Seed of the random draws (the same seed, the same result)."),
+    ),
+}
 
 
 # -- exports -------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from annotate.kinds import InvalidInput
+from concord.params import Float, Int, ListOf, ParamsSchema
 from annotate.models import Campaign, Run, Topic
 from scoring.exports import write_csv
 from scoring.metrics import ordering as m
@@ -213,16 +214,34 @@ def sweep_analysis(campaign: Campaign, params: dict[str, Any], progress: Callabl
 
 def tune_analysis(campaign: Campaign, params: dict[str, Any], progress: Callable[[float, str], None]) -> dict[str, Any]:
     """Pick the FreSPA parameters with the best ED and save them on the campaign."""
+    from annotate import services as annotate_services
     from scoring import services
 
     best = m.tune(_golds_by_topic(campaign), progress=_reporter(progress, 0, 0.95, "settings"))
-    campaign.params = {**campaign.params, "frespa": asdict(best.setting)}
+    campaign.params = annotate_services.clean_campaign_params(
+        campaign.kind, {**campaign.params, "frespa": asdict(best.setting)}, current=campaign.params)
     campaign.save(update_fields=["params"])
     services.recompute_reports(campaign.pk, everything=True)
     return {"setting": asdict(best.setting), "ed": best.ed, "settings_tried": best.n_settings, "saved": True}
 
 
 ANALYSES = {"noise": noise_analysis, "frespa-sweep": sweep_analysis, "frespa-tune": tune_analysis}
+#: The analyses' params (checked before a job is stored; see JOB_BUDGET in
+#: scoring/services.py). Noise: measured on the ordering demo (6 topics, 4
+#: orderings each), the defaults (5 ratios up to 1, 10 seeds) take 2.7 s;
+#: the time grows with seeds x ratios x (orderings with the noise)^2, so the
+#: bounds (50 seeds, 10 ratios up to 2) cost at most about 5 x 2 x 4 = 40
+#: times that; memory stays small (ranks of topics x orderings x items).
+#: The sweep and the tuning have fixed grids (PAPER_SWEEPS, TUNE_GRID).
+ANALYSIS_PARAMS = {
+    "noise": ParamsSchema(
+        ListOf("ratios", Float("ratio", min=0.0, max=2.0), [0, 0.25, 0.5, 0.75, 1], min_items=1, max_items=10,
+               help="Noise ratios r: round(r x n) random orderings join the n of each topic (Table 1)."),
+        Int("seeds", 10, min=1, max=50, help="Random draws of the noise per ratio (seeds 0 .. seeds-1)."),
+    ),
+    "frespa-sweep": ParamsSchema(help="No params: the paper's sweeps (Tables 2-4)."),
+    "frespa-tune": ParamsSchema(help="No params: a fixed grid of 54 settings; the best is saved on the campaign."),
+}
 
 
 # -- exports ---------------------------------------------------------------------------

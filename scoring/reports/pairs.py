@@ -20,6 +20,7 @@ import numpy as np
 
 from annotate.kinds import InvalidInput
 from concord.digits import whole_number
+from concord.params import Bool, Choice, Float, Int, ParamsSchema
 from annotate.models import Campaign, Run, Topic
 from scoring.metrics.agreement import category_counts, fleiss_kappa, krippendorff_alpha, pairwise_agreement
 from scoring.exports import write_csv
@@ -389,6 +390,29 @@ def combine_evaluation(snapshot: dict[str, Any], chunks: list[dict[str, Any]]) -
 
 
 ANALYSES = {"evaluation": evaluation_analysis}
+#: The analyses' params (checked before a job is stored; see JOB_BUDGET in
+#: scoring/services.py). Measured on the Name-search demo (13 systems, 40
+#: queries): 100 Random truth sets x 1000 query resamples take 0.3 s, and
+#: 10 sets x 10000 item resamples 2.3 s and 250 MB. A chunk's time grows with
+#: chunk_size x n_resamples x pooled items, its memory with n_resamples x
+#: items; chunks run on any number of workers. At the bounds one chunk
+#: (500 sets x 10000 resamples) takes about 2 minutes on that campaign.
+ANALYSIS_PARAMS = {"evaluation": ParamsSchema(
+    Int("n_random", EVALUATION_DEFAULTS["n_random"], min=0, max=10_000,
+        help="Random truth sets (one adjudicator drawn per item), as in Arehart et al.'s Table 2."),
+    Int("n_resamples", EVALUATION_DEFAULTS["n_resamples"], min=1, max=10_000,
+        help="Resamples of each significance test."),
+    Float("alpha", EVALUATION_DEFAULTS["alpha"], min=0.0, max=1.0, exclusive=True,
+          help="Significance level of the statements A > B."),
+    Int("seed", EVALUATION_DEFAULTS["seed"], min=0, max=2**32 - 1, help="Seed of the random draws (the same seed, the same result)."),
+    Int("chunk_size", EVALUATION_DEFAULTS["chunk_size"], min=1, max=500,
+        help="Random truth sets per chunk (a chunk is one task; chunks run on any number of workers)."),
+    Choice("method", EVALUATION_DEFAULTS["method"], ("bootstrap", "randomization"),
+           help="bootstrap (shift method) or randomization test."),
+    Choice("resample", EVALUATION_DEFAULTS["resample"], ("queries", "items"),
+           help="What the test resamples: whole queries or single items."),
+    Bool("per_query", EVALUATION_DEFAULTS["per_query"], help="Also report every system's F1 per query."),
+)}
 CHUNKS = {"evaluation": (run_evaluation_chunk, combine_evaluation)}
 
 

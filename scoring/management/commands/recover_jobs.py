@@ -7,6 +7,10 @@ died (kill -9, out of memory, a machine lost):
     manage.py recover_jobs --dead-worker ID     a worker of another machine
     manage.py recover_jobs --no-worker-running  every running task is lost (all workers stopped)
     manage.py recover_jobs --job 12             queue job 12 again whatever the queue says
+
+A job whose worker died while running it is queued again until it has been
+started ``scoring.services.MAX_ATTEMPTS`` (2) times, then marked failed; a
+cancelled job is never queued again.
 """
 
 from __future__ import annotations
@@ -61,5 +65,7 @@ class Command(BaseCommand):
             self.stdout.write(f"job {job_id}: chunks {', '.join(map(str, indices))} {would}queued again")
         for job_id in recovery.combined:
             self.stdout.write(f"job {job_id}: combining its finished chunks {would}queued")
+        for job_id, attempts in recovery.failed.items():
+            self.stdout.write(f"job {job_id} {would}marked failed: {services.died_message(attempts)}")
         for campaign_id in recovery.recomputed:
             self.stdout.write(f"campaign {campaign_id}: recompute of its stale reports {would}queued")
