@@ -6,6 +6,7 @@ from django.http import HttpResponse
 
 from annotate.kinds import InvalidInput
 from annotate.models import Campaign
+from concord.jsonsafe import encodable
 from scoring.reports import report_module
 from scoring.selectors import submitted_judgments
 
@@ -18,7 +19,9 @@ def export_file(campaign: Campaign, *, format: str, truth: str) -> HttpResponse:
     topics = list(campaign.topics.order_by("position", "id"))
     content = module.export(campaign, topics, submitted_judgments(campaign), format=format, truth=truth)
     safe_truth = "".join(ch if ch.isalnum() else "-" for ch in truth)
-    response = HttpResponse(content, content_type=f"{content_type}; charset=utf-8")
+    # encodable: a lone surrogate stored before it could be refused becomes U+FFFD, not a 500.
+    response = HttpResponse(encodable(content) if isinstance(content, str) else content,
+                            content_type=f"{content_type}; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="campaign-{campaign.pk}-{safe_truth}.{extension}"'
     response["X-Content-Type-Options"] = "nosniff"
     return response

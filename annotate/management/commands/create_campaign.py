@@ -1,12 +1,11 @@
 """Create a campaign from the command line; prints its id (for scripts)."""
 
-import json
-
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
 from annotate import services
 from annotate.kinds import KINDS, InvalidInput
+from concord import jsonsafe
 
 
 class Command(BaseCommand):
@@ -29,9 +28,12 @@ class Command(BaseCommand):
         if creator is None:
             raise CommandError(f"--organiser: no account {organiser!r}")
         try:
-            parsed = None if params is None else json.loads(params)
-        except ValueError as error:
-            raise CommandError(f"--params: not JSON ({error})") from None
+            parsed = None if params is None else jsonsafe.loads(params)
+        except jsonsafe.InputError as error:
+            if error.syntax:
+                raise CommandError(f"--params: not JSON ({error.message})") from None
+            where = f"--params: {jsonsafe.located('params', error.path)}" if error.path else "--params"
+            raise CommandError(f"{where}: {error.message}") from None
         try:
             campaign = services.create_campaign(
                 creator=creator, kind=kind, name=name, guidelines=guidelines, overlap=overlap, params=parsed
