@@ -33,6 +33,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import math
 import unicodedata
 from datetime import timedelta
@@ -211,10 +212,15 @@ class UnstorableInputMiddleware:
 # in its settings (concord/settings.py).
 
 
-def client_address(request: Any) -> str:
+def client_address(request: Any) -> str | None:
     """AXES_CLIENT_IP_CALLABLE: REMOTE_ADDR (behind a reverse proxy, the proxy
-    must set it to the client's address)."""
-    return request.META.get("REMOTE_ADDR") or "unknown"
+    must set it to the client's address); None without one (axes' column
+    holds IP addresses only)."""
+    address = request.META.get("REMOTE_ADDR") or None
+    try:
+        return str(ipaddress.ip_address(address)) if address else None
+    except ValueError:
+        return None
 
 
 def login_username(value: str) -> str:
