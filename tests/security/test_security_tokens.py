@@ -112,6 +112,27 @@ def test_the_lifetime_is_a_setting(people, settings):
         knox_settings.reload()
 
 
+def test_the_lifetime_comes_from_the_environment():
+    """CONCORD_TOKEN_TTL_HOURS sets knox's TOKEN_TTL; a bad value fails loudly."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    show = "from django.conf import settings; print(settings.REST_KNOX['TOKEN_TTL'].total_seconds())"
+    env = {k: v for k, v in os.environ.items() if k not in {"DJANGO_SETTINGS_MODULE", "CONCORD_TOKEN_TTL_HOURS"}}
+
+    def run(value: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "manage.py", "shell", "-c", show], cwd=root, capture_output=True,
+                              text=True, timeout=120,
+                              env={**env, "DJANGO_SETTINGS_MODULE": "concord.settings", "CONCORD_TOKEN_TTL_HOURS": value})
+
+    assert run("2").stdout.strip().splitlines()[-1] == "7200.0"
+    bad = run("0")
+    assert bad.returncode != 0 and "CONCORD_TOKEN_TTL_HOURS=0: must be at least 1" in bad.stderr
+
+
 # -- one token per device, listed and revoked ---------------------------------------
 
 
