@@ -8,13 +8,13 @@ from __future__ import annotations
 import csv
 import html
 import io
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from annotate import services
 from annotate.kinds import InvalidInput
-from annotate.kinds.base import require_id
+from annotate.kinds.base import require_id, require_object
 from annotate.labels import CrowdLabel
 from annotate.models import Campaign
 from concord import jsonsafe
@@ -52,8 +52,8 @@ def parse_json(text: str, where: str) -> Any:
 def read_topics(raw: bytes | str) -> list[Any]:
     """A JSON list of topics, or ``{"topics": [...]}``."""
     data = read_json(raw)
-    if isinstance(data, dict) and set(data) == {"topics"}:
-        data = data["topics"]
+    if isinstance(data, dict):
+        data = require_object(data, "file", allowed={"topics"}, required={"topics"})["topics"]
     if not isinstance(data, list):
         raise InvalidInput("file", 'expected a JSON list of topics or {"topics": [...]}')
     return data
@@ -80,7 +80,9 @@ def read_crowd_csv(raw: bytes | str, *, positive: str | None = None) -> CrowdFil
     - ``worker, item, label``: each item its own topic with one candidate.
 
     Labels are 1/0, true/false, yes/no or match/no-match; any other pair of
-    values needs ``positive``, the value that means a match.
+    values needs ``positive``, the value that means a match. Any other column,
+    a column named twice, a row longer than the header or a file without rows
+    is refused.
     """
     reader = csv.DictReader(io.StringIO(decode(raw)), restval="")
     try:
@@ -90,13 +92,63 @@ def read_crowd_csv(raw: bytes | str, *, positive: str | None = None) -> CrowdFil
         raise InvalidInput(f"line {reader.line_num + 1}", f"not CSV: {error}") from None
 
 
+#: CrowdTruth columns Concord reads, and those it knowingly skips (Snow et al.'s
+#: annotation ids, the task's start and end times, the task name).
+CROWDTRUTH_COLUMNS = {"!amt_worker_ids", "orig_id", "response", "gold", "text", "hypothesis", "event1", "event2"}
+CROWDTRUTH_SKIPPED = {"!amt_annotation_ids", "start", "end", "task"}
+GROUPED_COLUMNS = ("worker", "topic", "candidate", "label")
+ITEM_COLUMNS = ("worker", "item", "label")
+
+
+def check_columns(reader: csv.DictReader, allowed: Iterable[str], required: Iterable[str] = ()) -> None:
+    """The header names only ``allowed`` columns, each once, and all of ``required``."""
+    columns = list(reader.fieldnames or [])
+    allowed = set(allowed)
+    repeated = sorted({c for c in columns if columns.count(c) > 1})
+    if repeated:
+        raise InvalidInput("file", f"column {repeated[0]!r} appears twice in the header")
+    unknown = [c for c in columns if c not in allowed]
+    if unknown:
+        raise InvalidInput(
+            "file", f"unknown column(s) {', '.join(map(repr, unknown))} (known: {', '.join(sorted(allowed))})"
+        )
+    missing = [c for c in required if c not in columns]
+    if missing:
+        raise InvalidInput("file", f"expected the CSV header {','.join(required)} (missing: {', '.join(missing)})")
+
+
+def csv_rows(reader: csv.DictReader) -> Iterator[tuple[int, dict[str, str]]]:
+    """(line, row) for every row; a row longer than the header is refused,
+    and so is a file without rows (once the rows are read)."""
+    width = len(reader.fieldnames or [])
+    seen = False
+    rows = iter(reader)
+    while True:
+        try:
+            row = next(rows)
+        except StopIteration:
+            break
+        except csv.Error as error:
+            # The reader counts the line it failed on only once it has read it.
+            raise InvalidInput(f"line {reader.line_num + 1}", f"not CSV: {error}") from None
+        if None in row:  # csv.DictReader keeps the fields beyond the header under None
+            raise InvalidInput(f"line {reader.line_num}", f"{width + len(row[None])} fields, the header has {width}")
+        seen = True
+        yield reader.line_num, row
+    if not seen:
+        raise InvalidInput("file", "no rows: the file has a header and nothing else")
+
+
 def _read_crowd_rows(reader: csv.DictReader, positive: str | None) -> CrowdFile:
     columns = set(reader.fieldnames or [])
     if {"!amt_worker_ids", "orig_id", "response"} <= columns:
+        check_columns(reader, CROWDTRUTH_COLUMNS | CROWDTRUTH_SKIPPED)
         return _read_crowdtruth(reader, positive)
-    if {"worker", "topic", "candidate", "label"} <= columns:
+    if set(GROUPED_COLUMNS) <= columns:
+        check_columns(reader, GROUPED_COLUMNS)
         return _read_generic(reader, positive, grouped=True)
-    if {"worker", "item", "label"} <= columns:
+    if set(ITEM_COLUMNS) <= columns:
+        check_columns(reader, ITEM_COLUMNS)
         return _read_generic(reader, positive, grouped=False)
     raise InvalidInput(
         "file",
@@ -123,7 +175,7 @@ def _text(value: str | None) -> str:
 def _read_crowdtruth(reader: csv.DictReader, positive: str | None) -> CrowdFile:
     result = CrowdFile()
     seen: set[str] = set()
-    for line, row in enumerate(reader, start=2):
+    for line, row in csv_rows(reader):
         item = (row["orig_id"] or "").strip()
         worker = (row["!amt_worker_ids"] or "").strip()
         if not item or not worker:
@@ -153,7 +205,7 @@ def _crowdtruth_topic(row: dict[str, str], item: str) -> dict[str, Any]:
 
 def _read_generic(reader: csv.DictReader, positive: str | None, *, grouped: bool) -> CrowdFile:
     result = CrowdFile()
-    for line, row in enumerate(reader, start=2):
+    for line, row in csv_rows(reader):
         worker = (row["worker"] or "").strip()
         topic = ((row["topic"] if grouped else row["item"]) or "").strip()
         candidate = ((row["candidate"] if grouped else "item") or "").strip()
@@ -171,10 +223,13 @@ def read_runs(raw: bytes | str, *, filename: str = "") -> list[dict[str, Any]]:
     text = decode(raw)
     if filename.endswith(".csv") or text.lstrip().startswith("topic,"):
         header = text.lstrip().split("\n", 1)[0]
-        return read_clustering_runs_csv(text) if "sentence" in header else _read_ordering_runs_csv(text)
+        try:
+            return read_clustering_runs_csv(text) if "sentence" in header else _read_ordering_runs_csv(text)
+        except csv.Error as error:  # in the header line (csv_rows names the line of a bad row)
+            raise InvalidInput("line 1", f"not CSV: {error}") from None
     data = read_json(text)
-    if isinstance(data, dict) and set(data) == {"runs"}:
-        data = data["runs"]
+    if isinstance(data, dict):
+        data = require_object(data, "file", allowed={"runs"}, required={"runs"})["runs"]
     if not isinstance(data, list):
         raise InvalidInput("file", 'expected a JSON list of runs or {"runs": [...]}')
     return data
@@ -184,8 +239,9 @@ def _read_ordering_runs_csv(text: str) -> list[dict[str, Any]]:
     reader = csv.DictReader(io.StringIO(text))
     if not {"topic", "run", "order"} <= set(reader.fieldnames or []):
         raise InvalidInput("file", "expected the CSV header topic,run,order")
+    check_columns(reader, ("topic", "run", "order"))
     runs: dict[str, dict[str, list[str]]] = {}
-    for line, row in enumerate(reader, start=2):
+    for line, row in csv_rows(reader):
         run, topic = (row["run"] or "").strip(), (row["topic"] or "").strip()
         if not run or not topic:
             raise InvalidInput(f"line {line}", "topic and run must not be empty")
@@ -198,8 +254,8 @@ def _read_ordering_runs_csv(text: str) -> list[dict[str, Any]]:
 def read_judgments_json(raw: bytes | str) -> list[dict[str, Any]]:
     """Judgments as JSON: ``[{"assessor", "topic", "payload"}]`` (all submitted)."""
     data = read_json(raw)
-    if isinstance(data, dict) and set(data) == {"judgments"}:
-        data = data["judgments"]
+    if isinstance(data, dict):
+        data = require_object(data, "file", allowed={"judgments"}, required={"judgments"})["judgments"]
     if not isinstance(data, list):
         raise InvalidInput("file", 'expected a JSON list of judgments or {"judgments": [...]}')
     return data
@@ -249,6 +305,8 @@ def read_squality(raw: bytes | str, *, rank: str = "overall") -> CrowdFile:
                         raise InvalidInput(f"line {line}", f"question {number}: a review without worker_id or {rank}-rank")
                     worker = f"reviewer-{review['worker_id']}"
                     result.labels.append(CrowdLabel(worker, topic, system, review[f"{rank}-rank"], line))
+    if not result.labels:
+        raise InvalidInput("file", "no rows: no passage with reviews")
     return result
 
 
@@ -261,19 +319,23 @@ def import_judgment_file(
     rank: str = "overall",
     progress: Callable[[int], None] | None = None,
     on_total: Callable[[int], None] | None = None,
+    map_members: bool = False,
 ) -> services.ImportSummary:
     """Parse a judgments file by its name (``.json``: judgments; ``.jsonl``:
-    SQuALITY; anything else: a crowd CSV) and import it, all or nothing."""
+    SQuALITY; anything else: a crowd CSV) and import it, all or nothing.
+    ``map_members``: names of this campaign's assessors are theirs
+    (services.clean_workers); otherwise a name that is an account is refused."""
     if filename.endswith(".json"):
         entries = read_judgments_json(raw)
         if on_total:
             on_total(len(entries) if isinstance(entries, list) else 0)
-        return services.import_judgments(campaign=campaign, entries=entries, progress=progress)
+        return services.import_judgments(campaign=campaign, entries=entries, progress=progress, map_members=map_members)
     crowd = read_squality(raw, rank=rank) if filename.endswith(".jsonl") else read_crowd_csv(raw, positive=positive)
     if on_total:
         on_total(len({(label.worker, label.topic) for label in crowd.labels}))
     return services.import_crowd_file(
-        campaign=campaign, topics=crowd.topics, labels=crowd.labels, reference=crowd.reference, progress=progress
+        campaign=campaign, topics=crowd.topics, labels=crowd.labels, reference=crowd.reference, progress=progress,
+        map_members=map_members,
     )
 
 
@@ -349,8 +411,10 @@ def read_aiphes_tree(raw: bytes | str, *, depth: int = 1) -> list[list[str]]:
 def read_clustering_runs_csv(text: str) -> list[dict[str, Any]]:
     """CSV ``topic,run,sentence,cluster`` -> runs of clusterings (cluster labels are any strings)."""
     reader = csv.DictReader(io.StringIO(text))
+    columns = ("topic", "run", "sentence", "cluster")
+    check_columns(reader, columns, required=columns)
     runs: dict[str, dict[str, dict[str, list[str]]]] = {}
-    for line, row in enumerate(reader, start=2):
+    for line, row in csv_rows(reader):
         run, topic, sentence, cluster = ((row.get(k) or "").strip() for k in ("run", "topic", "sentence", "cluster"))
         if not run or not topic or not sentence:
             raise InvalidInput(f"line {line}", "topic, run and sentence must not be empty")

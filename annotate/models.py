@@ -38,6 +38,14 @@ class Membership(models.Model):
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="memberships")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
     role = models.CharField(max_length=16, choices=Role.choices)
+    #: An imported crowd worker: an account an import of this campaign created
+    #: (no usable password, inactive: it never logs in). Later imports of this
+    #: campaign may write under it again; no import ever writes under any
+    #: other account unless asked to map the campaign's assessors.
+    imported = models.BooleanField(
+        default=False,
+        help_text="An imported crowd worker: an account an import of this campaign created; it never logs in.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

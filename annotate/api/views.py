@@ -30,6 +30,24 @@ ERRORS = {
 }
 
 
+def form_fields(request: Request, *, allowed: set[str]) -> None:
+    """A multipart upload: refuse form fields the endpoint does not take (a misspelt option is not ignored)."""
+    unknown = sorted(set(request.data.keys()) - allowed)
+    if unknown:
+        raise InvalidInput(unknown[0], f"unknown field (allowed: {', '.join(sorted(allowed))})")
+
+
+def flag(value: Any, field: str) -> bool:
+    """A true/false form field; absent means false."""
+    if value is None or value is False:
+        return False
+    if value is True:
+        return True
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower() == "true"
+    raise InvalidInput(field, "expected true or false")
+
+
 def body(request: Request, *, allowed: set[str], required: set[str] = frozenset()) -> dict[str, Any]:
     """The JSON body, refusing fields a client may not send (no mass assignment)."""
     if not isinstance(request.data, dict) or hasattr(request.data, "getlist"):
@@ -106,9 +124,12 @@ class TopicList(APIView):
     def post(self, request: Request, campaign_id: int) -> Response:
         campaign, role = selectors.campaign_for(request.user, campaign_id, need="organise")
         if "file" in request.FILES:
+            form_fields(request, allowed={"file"})
             topics = importers.read_topics(request.FILES["file"].read())
+        elif isinstance(request.data, dict):
+            topics = require_object(request.data, "body", allowed={"topics"}, required={"topics"})["topics"]
         else:
-            topics = request.data.get("topics") if isinstance(request.data, dict) else request.data
+            topics = request.data
         created = services.import_topics(campaign=campaign, topics=topics)
         return Response(topic_rows(request, campaign, role, created), status=status.HTTP_201_CREATED)
 
@@ -129,6 +150,8 @@ class RunList(APIView):
     def post(self, request: Request, campaign_id: int) -> Response:
         campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
         upload = request.FILES.get("file")
+        if upload:
+            form_fields(request, allowed={"file"})
         data = importers.read_runs(upload.read(), filename=upload.name or "") if upload else request.data
         runs = services.import_runs(campaign=campaign, runs=data)
         return Response(s.RunSerializer(runs, many=True).data, status=status.HTTP_201_CREATED)
@@ -188,7 +211,7 @@ class JudgmentImport(APIView):
     parser_classes = [StrictMultiPartParser]
 
     @extend_schema(
-        request={"multipart/form-data": s.UploadSerializer},
+        request={"multipart/form-data": s.JudgmentUploadSerializer},
         description="Import existing judgments: a crowd CSV, SQuALITY .jsonl or JSON judgments (README, 'Import formats').",
         responses={201: OpenApiResponse(description="What was imported."), **ERRORS},
     )
@@ -197,12 +220,14 @@ class JudgmentImport(APIView):
         upload = request.FILES.get("file")
         if upload is None:
             raise InvalidInput("file", "attach the crowd file as multipart field 'file'")
+        form_fields(request, allowed={"file", "positive", "rank", "map_members"})
         summary = importers.import_judgment_file(
             campaign,
             upload.read(),
             filename=upload.name or "",
             positive=request.data.get("positive") or None,
             rank=request.data.get("rank") or "overall",
+            map_members=flag(request.data.get("map_members"), "map_members"),
         )
         return Response(summary.__dict__, status=status.HTTP_201_CREATED)
 

@@ -13,8 +13,9 @@ class Command(BaseCommand):
         "Import existing judgments into a campaign, all or nothing: crowd CSV files for pairs campaigns "
         "(CrowdTruth, e.g. data/snow2008/rte.csv; worker,topic,candidate,label; worker,item,label), "
         "the SQuALITY human evaluation (.jsonl) for ordering campaigns, or JSON [{assessor, topic, payload}] "
-        "for any kind. Workers become assessors; topics a crowd file introduces are created; a gold column is "
-        "kept as the reference run 'gold'."
+        "for any kind. Workers become imported assessors (accounts that never log in); a worker name that is an "
+        "existing account is refused unless --map-members; topics a crowd file introduces are created; a gold "
+        "column is kept as the reference run 'gold'."
     )
 
     def add_arguments(self, parser) -> None:
@@ -22,8 +23,14 @@ class Command(BaseCommand):
         parser.add_argument("file", type=Path)
         parser.add_argument("--positive", help="CSV: the label value that means a match (for labels other than 1/0).")
         parser.add_argument("--rank", default="overall", choices=importers.SQUALITY_RANKS, help="SQuALITY: which rank.")
+        parser.add_argument(
+            "--map-members", action="store_true",
+            help="Workers named like assessors of this campaign are those assessors (only they can be mapped).",
+        )
 
-    def handle(self, *args, campaign: int, file: Path, positive: str | None, rank: str, **options) -> None:
+    def handle(
+        self, *args, campaign: int, file: Path, positive: str | None, rank: str, map_members: bool, **options
+    ) -> None:
         target = Campaign.objects.filter(pk=campaign).first()
         if target is None:
             raise CommandError(f"campaign: no campaign #{campaign}")
@@ -35,6 +42,7 @@ class Command(BaseCommand):
                     filename=file.name,
                     positive=positive,
                     rank=rank,
+                    map_members=map_members,
                     progress=bar.update,
                     on_total=lambda total: setattr(bar, "total", total),
                 )
