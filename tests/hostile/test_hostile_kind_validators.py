@@ -14,7 +14,7 @@ import copy
 import os
 
 import pytest
-from hostile_samples import PAYLOADS, TOPICS
+from hostile_samples import PAYLOADS, TOPICS, hostile_text
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -38,17 +38,18 @@ def mostly(valid: st.SearchStrategy) -> st.SearchStrategy:
 
 
 def ids_from(known: list[str]) -> st.SearchStrategy:
-    """Mostly known ids; sometimes a new one, an id with white space or '/', or not a string."""
-    return mostly(st.sampled_from(known) | st.text(max_size=6))
+    """Mostly known ids; sometimes a new one, an id with white space or '/', hostile text
+    (a lone surrogate, NUL, 200,001 characters, another normalisation form), or not a string."""
+    return mostly(st.sampled_from(known) | st.text(max_size=6) | hostile_text())
 
 
 def keys_from(known: list[str]) -> st.SearchStrategy:
     """Object keys: always strings in JSON."""
-    return st.sampled_from(known) | st.text(max_size=6)
+    return st.sampled_from(known) | st.text(max_size=6) | hostile_text()
 
 
 def text() -> st.SearchStrategy:
-    return mostly(st.text(max_size=20))
+    return mostly(st.text(max_size=20) | hostile_text())
 
 
 def rarely(strategy: st.SearchStrategy, otherwise) -> st.SearchStrategy:
