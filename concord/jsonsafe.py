@@ -53,10 +53,6 @@ class InputError(ValueError):
 
 # What no response or database can take: NUL and lone surrogates.
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
-# A JSON text that may hold one of them after parsing: escaped NUL or
-# surrogates (valid pairs too; they are told apart after parsing), or raw
-# ones in a str that was never UTF-8.
-_MAYBE_UNSTORABLE = re.compile(r"\\u(?:0000|[dD][89a-fA-F])|[\x00\ud800-\udfff]")
 
 
 def problem_with(text: str) -> str | None:
