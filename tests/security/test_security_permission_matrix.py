@@ -70,7 +70,8 @@ EXPECTED: dict[str, dict[str, tuple]] = {
     "api-campaign": {"GET": (401, 200, 404, 200, 404, 200)},
     "api-members": {"GET": (401, 403, 404, 200, 404, 200), "POST": (401, 403, 404, 201, 404, 201)},
     "api-topics": {"GET": (401, 200, 404, 200, 404, 200), "POST": (401, 403, 404, 201, 404, 201)},
-    "api-runs": {"GET": (401, 403, 404, 200, 404, 200), "POST": (401, 403, 404, 201, 404, 201)},
+    # Factoid campaigns take no runs: 400 shows the permission check passed.
+    "api-runs": {"GET": (401, 403, 404, 200, 404, 200), "POST": (401, 403, 404, 400, 404, 400)},
     # Pools are built for pairs campaigns: 400 here shows the permission check passed.
     "api-pools": {"POST": (401, 403, 404, 400, 404, 400)},
     "api-phase": {"POST": (401, 403, 404, 200, 404, 200)},
