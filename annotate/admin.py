@@ -15,7 +15,8 @@ from django.contrib import admin
 from django.db.models import Model
 from django.http import HttpRequest
 
-from annotate.kinds import InvalidInput, get_kind
+from concord.errors import InvalidInput
+from kinds.registry import get_kind
 from annotate.models import Assignment, Campaign, Curation, Judgment, JudgmentRevision, Membership, Run, Topic
 
 

@@ -17,8 +17,9 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils.dateparse import parse_datetime
 
-from annotate.kinds import InvalidInput, get_kind
-from annotate.kinds.base import require_id, require_list, require_object
+from concord.errors import InvalidInput
+from kinds.registry import get_kind
+from kinds.base import require_id, require_list, require_object
 from annotate.services import require_username
 from annotate.models import (
     Assignment,
@@ -91,7 +92,7 @@ def load_campaign(document: Any, *, creator=None) -> Campaign:
     members = _clean_members(document.get("members", []))
     imported = {m["username"] for m in members if m.get("imported")}
     # A backup restores what Concord set itself (factoids' phase) too.
-    params = kind.params_schema.clean(spec.get("params", {}), "file.campaign.params", internal=True)
+    params = kind.params.clean(spec.get("params", {}), "file.campaign.params", internal=True)
     campaign = Campaign.objects.create(
         kind=kind.name, name=spec["name"], guidelines=spec.get("guidelines", ""), overlap=spec.get("overlap", 2),
         params=params, created_by=creator,
@@ -118,7 +119,7 @@ def load_campaign(document: Any, *, creator=None) -> Campaign:
     topics = {}
     for index, entry in enumerate(require_list(document.get("topics", []), "file.topics")):
         require_id(entry["external_id"], f"file.topics[{index}].external_id")
-        data = kind.clean_topic_data(entry["data"], field=f"file.topics[{index}].data")
+        data = kind.data.clean_topic_data(entry["data"], field=f"file.topics[{index}].data")
         topics[entry["external_id"]] = Topic.objects.create(
             campaign=campaign, external_id=entry["external_id"], title=entry.get("title", ""), data=data,
             position=entry.get("position", index),
@@ -130,11 +131,11 @@ def load_campaign(document: Any, *, creator=None) -> Campaign:
     )
     topic_data = {external_id: topic.data for external_id, topic in topics.items()}
     for index, run in enumerate(document.get("runs", [])):
-        data = kind.clean_run_data(run["data"], topic_data, field=f"file.runs[{index}].data")
+        data = kind.data.clean_run_data(run["data"], topic_data, field=f"file.runs[{index}].data")
         Run.objects.create(campaign=campaign, name=run["name"], data=data)
     for index, entry in enumerate(document.get("judgments", [])):
         topic = topics[entry["topic"]]
-        kind.clean_payload(entry["payload"], topic.data, complete=entry["status"] == "submitted", params=campaign.params)
+        kind.data.clean_payload(entry["payload"], topic.data, complete=entry["status"] == "submitted", params=campaign.params)
         judgment = Judgment.objects.create(
             topic=topic, assessor=user(entry["assessor"], f"file.judgments[{index}].assessor"), payload=entry["payload"],
             status=entry["status"],

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from annotate import services
-from annotate.kinds import InvalidInput
-from annotate.kinds.base import require_id, require_object
+from concord.errors import InvalidInput
+from kinds.base import require_id, require_object
 from annotate.labels import CrowdLabel
 from annotate.models import Campaign
 from concord import jsonsafe

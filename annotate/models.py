@@ -11,7 +11,7 @@ from django.db import models
 
 
 class Campaign(models.Model):
-    # Validated against the kind registry (annotate.kinds.KINDS) in the
+    # Validated against the kind registry (kinds.registry.KINDS) in the
     # services rather than with `choices`, so a new kind needs no migration.
     kind = models.CharField(max_length=32)
     name = models.CharField(max_length=200)

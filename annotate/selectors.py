@@ -11,7 +11,7 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Q, QuerySet
 from django.http import Http404
 
-from annotate.kinds import get_kind
+from kinds.registry import get_kind
 from annotate.models import Assignment, Campaign, Judgment, Membership, Topic
 
 Need = Literal["view", "organise", "admin"]
@@ -94,7 +94,7 @@ def topic_data_for(user: AnyUser, campaign: Campaign, role: str, topics: Iterabl
     topics = list(topics)
     if role != "assessor":
         return {topic.pk: topic.data for topic in topics}
-    kind = get_kind(campaign.kind)
+    kind = get_kind(campaign.kind).data
     items = dict(
         Assignment.objects.filter(assessor=user, topic__in=[t.pk for t in topics]).values_list("topic_id", "items")
     )

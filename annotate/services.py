@@ -17,8 +17,9 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from annotate.kinds import InvalidInput, get_kind
-from annotate.kinds.base import id_key, require_id, require_ids, require_list, require_object, require_text
+from concord.errors import InvalidInput
+from kinds.registry import get_kind
+from kinds.base import id_key, require_id, require_ids, require_list, require_object, require_text
 from annotate.labels import CrowdLabel
 from annotate.models import (
     Assignment,
@@ -83,7 +84,7 @@ def clean_campaign_params(
     anything is stored. ``current``: the stored params being replaced (what
     Concord set itself, such as factoids' ``phase``, stays); ``internal``:
     Concord itself writes (restoring a backup, starting Phase 2)."""
-    return get_kind(kind).params_schema.clean(params, "params", current=current, internal=internal)
+    return get_kind(kind).params.clean(params, "params", current=current, internal=internal)
 
 
 @transaction.atomic
@@ -162,7 +163,7 @@ def assign_topics(campaign: Campaign) -> int:
 def _assign_one_per_item(campaign: Campaign, assessors: list[int]) -> int:
     """Each item of each topic to one assessor drawn at random (seeded by the
     campaign and topic, so it is reproducible); topics already assigned stay."""
-    kind = get_kind(campaign.kind)
+    kind = get_kind(campaign.kind).data
     assigned = set(Assignment.objects.filter(topic__campaign=campaign).values_list("topic_id", flat=True))
     new = []
     for topic in campaign.topics.exclude(pk__in=assigned).order_by("position", "id"):
@@ -180,9 +181,9 @@ def _assign_one_per_item(campaign: Campaign, assessors: list[int]) -> int:
 
 def clean_topics(campaign: Campaign, topics: Any) -> list[dict[str, Any]]:
     """Validate a list of topics for ``campaign``; nothing is written."""
-    kind = get_kind(campaign.kind)
+    kind = get_kind(campaign.kind).data
     require_list(topics, "topics", min_length=1)
-    # Topic ids compare by their NFC form (annotate.kinds.base.id_key).
+    # Topic ids compare by their NFC form (kinds.base.id_key).
     taken = {id_key(external_id): external_id for external_id in campaign.topics.values_list("external_id", flat=True)}
     cleaned = []
     for index, topic in enumerate(topics):
@@ -216,7 +217,7 @@ def import_topics(*, campaign: Campaign, topics: Any) -> list[Topic]:
 def import_runs(*, campaign: Campaign, runs: Any) -> list[Run]:
     """Add runs: ``[{"name": str, "data": {...}}]`` (all or nothing)."""
     require_list(runs, "runs", min_length=1)
-    kind = get_kind(campaign.kind)
+    kind = get_kind(campaign.kind).data
     topics = dict(campaign.topics.values_list("external_id", "data"))
     taken = set(campaign.runs.values_list("name", flat=True))
     new = []
@@ -251,7 +252,7 @@ def clean_judgment_request(
         raise InvalidInput("status", f"expected one of {', '.join(Judgment.Status.values)}")
     if isinstance(version, bool) or not isinstance(version, int) or version < 0:
         raise InvalidInput("version", "expected the version you read: a whole number, 0 for a new judgment")
-    kind = get_kind(topic.campaign.kind)
+    kind = get_kind(topic.campaign.kind).data
     params = topic.campaign.params if scope is None else {**topic.campaign.params, "scope": scope}
     return kind.clean_payload(payload, topic.data, complete=status == Judgment.Status.SUBMITTED, params=params)
 
@@ -423,7 +424,7 @@ def import_crowd_labels(
         grouped[(row.worker, row.topic)][row.candidate] = row.label
         workers.setdefault(row.worker, f"line {row.line}")
     accounts = clean_workers(campaign, workers, map_members=map_members)
-    kind = get_kind(campaign.kind)
+    kind = get_kind(campaign.kind).data
     payloads = {}
     for (worker, topic_id), answers in grouped.items():
         try:
@@ -514,7 +515,7 @@ def import_judgments(
     nothing; assessors as in :func:`import_crowd_labels`."""
     require_list(entries, "judgments", min_length=1)
     topics = {t.external_id: t for t in campaign.topics.all()}
-    kind = get_kind(campaign.kind)
+    kind = get_kind(campaign.kind).data
     payloads: dict[tuple[str, str], dict[str, Any]] = {}
     workers: Workers = {}
     for index, entry in enumerate(entries):
@@ -592,7 +593,7 @@ def build_pools(*, campaign: Campaign, queries: Any, runs: Any, depth: int | Non
     if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 1):
         raise InvalidInput("depth", "expected a whole number >= 1, or nothing for whole result lists")
     require_list(runs, "runs", min_length=1)
-    kind = get_kind(campaign.kind)
+    kind = get_kind(campaign.kind).data
     pools: dict[str, dict[str, dict[str, Any]]] = {query: {} for query in queries}
     # The topics-to-be, so each run's results are checked against the queries.
     planned = {query: {"query": text, "candidates": []} for query, text in queries.items()}
@@ -685,7 +686,7 @@ def save_curation(*, topic: Topic, name: str, data: Any, version: Any, user: Abs
     if name == "relations":
         cleaned = clean_relations(data, topic)
     elif name == "consensus":
-        cleaned = get_kind(topic.campaign.kind).clean_payload(data, topic.data, complete=False)
+        cleaned = get_kind(topic.campaign.kind).data.clean_payload(data, topic.data, complete=False)
     else:
         raise InvalidInput("name", "expected relations or consensus")
     if isinstance(version, bool) or not isinstance(version, int) or version < 0:

@@ -9,9 +9,8 @@ from django.shortcuts import render
 from django.urls import reverse
 
 from annotate import selectors
-from annotate.kinds import get_kind
+from kinds.registry import get_kind
 from scoring import selectors as scoring_selectors
-from scoring.reports import report_module
 from scoring import services as scoring_services
 
 
@@ -62,22 +61,23 @@ def campaign(request: HttpRequest, campaign_id: int) -> HttpResponse:
 def judge(request: HttpRequest, campaign_id: int, topic_id: str) -> HttpResponse:
     campaign, role = selectors.campaign_for(request.user, campaign_id)
     topic = selectors.topic_for(request.user, campaign, role, topic_id)
-    kind = get_kind(campaign.kind)
+    spec = get_kind(campaign.kind)
+    kind = spec.data
     assignment = topic.assignments.filter(assessor=request.user).first()
     judgment = selectors.own_judgment(topic, request.user)
     queue = next((q for q in selectors.assessor_queues(request.user) if q.campaign.pk == campaign.pk), None)
     later = [e.topic for e in queue.entries if e.status != "submitted" and e.topic.pk != topic.pk] if queue else []
-    extra = getattr(report_module(campaign.kind), "judge_context", None)
-    extra_context = extra(campaign, topic, request.user) if extra else {}
+    extra_context = spec.judge.context(campaign, topic, request.user) if spec.judge.context else {}
     # Shown, never saved: the kind's assessor view of the part of the topic
     # this assessor judges (blind assessment). Organisers opening the page see
     # what their assessors see.
     topic.data = kind.assessor_view(topic.data, assignment.items if assignment else None)
     return render(
         request,
-        kind.judge_template,
+        spec.judge.template,
         {
             **extra_context,
+            "kind": spec,
             "campaign": campaign,
             "topic": topic,
             "assigned": queue is not None and any(e.topic.pk == topic.pk for e in queue.entries),
@@ -100,7 +100,8 @@ def consensus_editor(request: HttpRequest, campaign_id: int, topic_id: str) -> H
     submitted annotation."""
     campaign, role = selectors.campaign_for(request.user, campaign_id, need="organise")
     topic = selectors.topic_for(request.user, campaign, role, topic_id)
-    kind = get_kind(campaign.kind)
+    spec = get_kind(campaign.kind)
+    kind = spec.data
     current = scoring_selectors.curation(topic, "consensus")
     assessors = sorted(
         topic.judgments.filter(status="submitted").values_list("assessor__username", flat=True)
@@ -116,8 +117,9 @@ def consensus_editor(request: HttpRequest, campaign_id: int, topic_id: str) -> H
     topic.data = kind.assessor_view(topic.data)
     return render(
         request,
-        kind.judge_template,
+        spec.judge.template,
         {
+            "kind": spec,
             "campaign": campaign,
             "topic": topic,
             "assigned": True,

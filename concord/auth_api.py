@@ -32,7 +32,7 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
-from annotate.kinds import InvalidInput
+from concord.errors import InvalidInput
 from concord import tokens
 from concord.security import login_username
 

@@ -1,7 +1,7 @@
 """The project's one input error, in a core module with no project imports so
 that core modules (concord.params) and apps alike can raise it.
 
-``annotate.kinds.base.InvalidInput`` (and ``annotate.kinds.InvalidInput``)
+``kinds.base.InvalidInput``
 are this class; annotate/api/errors.py turns it into a 400
 ``{"detail", "field"}``.
 """

@@ -17,7 +17,7 @@ with or without a byte-order mark, or UTF-16/32 with one; anything else is
 refused as "not UTF-8", naming the line.
 
 No project imports: problems are raised as ``InputError``; the callers turn
-them into their own errors (``annotate.kinds.InvalidInput``, a 400).
+them into their own errors (``concord.errors.InvalidInput``, a 400).
 """
 
 from __future__ import annotations

@@ -13,6 +13,7 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
 from concord.env import env_bool, env_choice, env_int, env_list, env_str
+from kinds import KIND_APPS
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -51,6 +52,7 @@ INSTALLED_APPS = [
     "django_tasks_db",
     "annotate",
     "scoring",
+    *KIND_APPS,
     "concord.apps.ConcordConfig",
 ]
 

@@ -14,7 +14,7 @@ from annotate import selectors
 from annotate.api.views import ERRORS, body
 from scoring import selectors as scoring_selectors
 from scoring import services
-from scoring.exporting import export_file
+from scoring.downloads import export_file
 from scoring.models import Job
 
 
@@ -38,7 +38,7 @@ class JobSerializer(serializers.ModelSerializer):
 def analysis_params_schema() -> dict:
     """The OpenAPI schema of an analysis's params: one alternative per kind and
     analysis, from the same declarations that check them (ANALYSIS_PARAMS)."""
-    from annotate.kinds import KINDS
+    from kinds.registry import KINDS
 
     variants = {}
     for kind in KINDS:

@@ -26,7 +26,9 @@ from concord.errors import InvalidInput
 from concord.params import ParamsSchema
 from concord.digits import whole_number
 from scoring.models import Job, JobChunk, Report, ScoringState, StaleTopic
-from scoring.reports import json_ready, report_module
+from concord.jsonready import json_ready
+from kinds.registry import get_kind
+from kinds.spec import Analysis
 from scoring.selectors import submitted_judgments
 
 log = logging.getLogger(__name__)
@@ -83,7 +85,7 @@ def recompute_reports(campaign_id: int, *, everything: bool = False, progress: P
     # none can fall between what this run reads and the end of the run.
     ScoringState.objects.filter(campaign_id=campaign_id).update(pending=False)
     campaign = Campaign.objects.get(pk=campaign_id)
-    module = report_module(campaign.kind)
+    reports = get_kind(campaign.kind).reports
     marks = {
         topic_id: (revision, marked_at)
         for topic_id, revision, marked_at in StaleTopic.objects.filter(campaign=campaign).values_list(
@@ -101,11 +103,11 @@ def recompute_reports(campaign_id: int, *, everything: bool = False, progress: P
     topic_reports = []
     for done, topic_id in enumerate(wanted, 1):
         rows = by_topic.get(topic_id, [])
-        data = json_ready(module.topic_report(topics[topic_id], rows, runs=runs))
+        data = json_ready(reports.topic(topics[topic_id], rows, runs=runs))
         topic_reports.append((topic_id, data, len(rows)))
         if progress and (done % 50 == 0 or done == len(wanted)):
             progress(0.9 * done / len(wanted), f"{done} of {len(wanted)} topics")
-    campaign_data = json_ready(module.campaign_report(campaign, list(topics.values()), judgments, runs=runs))
+    campaign_data = json_ready(reports.campaign(campaign, list(topics.values()), judgments, runs=runs))
     with transaction.atomic():
         for topic_id, data, seen in topic_reports:
             _store(campaign, topics[topic_id], data, seen, now)
@@ -144,14 +146,26 @@ MAX_ATTEMPTS = 2
 
 
 def analyses_for(campaign: Campaign) -> list[str]:
-    return [*COMMON_ANALYSES, *getattr(report_module(campaign.kind), "ANALYSES", {})]
+    return [*COMMON_ANALYSES, *(analysis.name for analysis in get_kind(campaign.kind).analyses)]
 
 
 def analysis_schemas(kind: str) -> dict[str, ParamsSchema]:
     """analysis -> its params schema, for every analysis of ``kind``."""
-    module = report_module(kind)
-    declared = getattr(module, "ANALYSIS_PARAMS", {})
-    return {**COMMON_ANALYSIS_PARAMS, **{name: declared[name] for name in getattr(module, "ANALYSES", {})}}
+    return {**COMMON_ANALYSIS_PARAMS, **{analysis.name: analysis.params for analysis in get_kind(kind).analyses}}
+
+
+def _analysis(job: Job) -> Analysis:
+    analysis = get_kind(job.campaign.kind).analysis(job.analysis)
+    if analysis is None:
+        raise InvalidInput("analysis", f"the {job.campaign.kind} kind has no analysis {job.analysis!r}")
+    return analysis
+
+
+def _chunk_steps(job: Job) -> tuple[Callable[[dict, dict], dict], Callable[[dict, list[dict]], dict]]:
+    chunks = _analysis(job).chunks
+    if chunks is None:
+        raise InvalidInput("analysis", f"{job.analysis} does not run in chunks")
+    return chunks
 
 
 def start_analysis(*, campaign: Campaign, analysis: str, params: dict | None, user) -> Job:
@@ -223,8 +237,7 @@ def run_job(job_id: int) -> None:
             written = recompute_reports(job.campaign_id, everything=True, progress=progress)
             result = {"topic_reports": written}
         else:
-            analysis = report_module(job.campaign.kind).ANALYSES[job.analysis]
-            result = analysis(job.campaign, job.params, progress)
+            result = _analysis(job).run(job.campaign, job.params, progress)
         if isinstance(result, Chunked):
             _split(job, result)
             return
@@ -255,7 +268,7 @@ def run_chunk(job_id: int, index: int) -> None:
         return
     if job.status != Job.Status.RUNNING:  # cancelled or failed: the other chunks are not worth running
         return
-    run, _ = report_module(job.campaign.kind).CHUNKS[job.analysis]
+    run, _ = _chunk_steps(job)
     with _failures_recorded(job.pk):
         result = json_ready(run(job.snapshot, chunk.params))
         with transaction.atomic():
@@ -284,7 +297,7 @@ def combine_chunks(job_id: int) -> None:
 
 
 def _combine(job: Job) -> None:
-    _, combine = report_module(job.campaign.kind).CHUNKS[job.analysis]
+    _, combine = _chunk_steps(job)
     results = list(JobChunk.objects.filter(job=job).order_by("index").values_list("result", flat=True))
     _finish(job.pk, json_ready(combine(job.snapshot, results)))
 

@@ -9,17 +9,18 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.template.loader import select_template
+
 from django.views.decorators.http import require_POST
 
 from annotate import selectors
-from annotate.kinds import InvalidInput
+from concord.errors import InvalidInput
 from concord.digits import whole_number
 from concord.security import message_page
 from scoring import selectors as scoring_selectors
 from scoring import services
-from scoring.exporting import export_choices, export_file
+from scoring.downloads import export_choices, export_file
 from scoring.models import Job
+from kinds.registry import get_kind
 
 
 def _version(text: str) -> int:
@@ -41,8 +42,8 @@ def report(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
     return render(
         request,
-        f"scoring/report_{campaign.kind}.html",
-        {"campaign": campaign, "report": scoring_selectors.campaign_report(campaign)},
+        get_kind(campaign.kind).reports.template,
+        {"campaign": campaign, "kind": get_kind(campaign.kind), "report": scoring_selectors.campaign_report(campaign)},
     )
 
 
@@ -55,6 +56,7 @@ def topic_report(request: HttpRequest, campaign_id: int, topic_id: str) -> HttpR
         "scoring/topic_report.html",
         {
             "campaign": campaign,
+            "kind": get_kind(campaign.kind),
             "topic": topic,
             "report": scoring_selectors.topic_report(topic),
             "refresh_ms": settings.CONCORD_REFRESH_MS,
@@ -83,7 +85,9 @@ def jobs(request: HttpRequest, campaign_id: int) -> HttpResponse:
 def job(request: HttpRequest, job_id: int) -> HttpResponse:
     job = get_object_or_404(Job, pk=job_id)
     selectors.campaign_for(request.user, job.campaign_id, need="organise")
-    template = select_template([f"scoring/results/{job.analysis}.html", "scoring/results/default.html"])
+    analysis = get_kind(job.campaign.kind).analysis(job.analysis)
+    # The common "agreement" analysis (recompute every report) has no kind template.
+    template = analysis.template if analysis else "scoring/results/default.html"
     return render(request, "scoring/job.html", {"job": job, "campaign": job.campaign, "result_template": template})
 
 
@@ -141,7 +145,7 @@ def relations_editor(request: HttpRequest, campaign_id: int, topic_id: str) -> H
     second's (one side a single id: identity or subsumption)."""
     from annotate import services as annotate_services
     from annotate.services import Conflict
-    from scoring.reports.factoids import relations_of
+    from kinds.factoids.report import relations_of
 
     campaign, role = selectors.campaign_for(request.user, campaign_id, need="organise")
     topic = selectors.topic_for(request.user, campaign, role, topic_id)

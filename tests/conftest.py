@@ -96,3 +96,37 @@ def api():
         return client
 
     return client_for
+
+
+@pytest.fixture
+def replace_spec(monkeypatch):
+    """Change slots of a kind's spec for one test (restored afterwards):
+    ``replace_spec("pairs", reports=...)``."""
+    import dataclasses
+
+    from django.apps import apps
+
+    from kinds.apps import KindApp
+
+    def replace(kind: str, **changes):
+        config = next(c for c in apps.get_app_configs() if isinstance(c, KindApp) and c.spec.name == kind)
+        monkeypatch.setattr(config, "spec", dataclasses.replace(config.spec, **changes))
+        return config.spec
+
+    return replace
+
+
+@pytest.fixture
+def add_analysis(replace_spec):
+    """Give a kind an extra analysis for one test."""
+    from concord.params import ParamsSchema
+    from kinds.registry import KINDS
+    from kinds.spec import Analysis
+
+    def add(kind: str, name: str, run=None, *, chunks=None) -> Analysis:
+        analysis = Analysis(name=name, run=run or (lambda campaign, params, progress: {}), params=ParamsSchema(),
+                            template="scoring/results/default.html", chunks=chunks)
+        replace_spec(kind, analyses=(*KINDS[kind].analyses, analysis))
+        return analysis
+
+    return add

@@ -19,7 +19,7 @@ from typing import Any
 from rest_framework.parsers import JSONParser, MultiPartParser
 from rest_framework.renderers import JSONRenderer
 
-from annotate.kinds import InvalidInput
+from concord.errors import InvalidInput
 from concord import jsonsafe
 
 

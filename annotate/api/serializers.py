@@ -7,7 +7,7 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from annotate.kinds import KINDS
+from kinds.registry import KINDS
 from annotate.models import Campaign, Judgment, Membership, Run, Topic
 
 
@@ -27,7 +27,7 @@ def campaign_params_schema() -> dict:
     """The OpenAPI schema of campaign params: one alternative per kind (its
     ``params_schema``, the declarations that check them)."""
     return {
-        "anyOf": [{"title": kind.name, **kind.params_schema.json_schema()} for kind in KINDS.values()],
+        "anyOf": [{"title": kind.name, **kind.params.json_schema()} for kind in KINDS.values()],
         "description": "The kind's campaign params (titles: kind); defaults filled, unknown ones refused.",
     }
 

@@ -18,8 +18,9 @@ from rest_framework.views import APIView
 from annotate import importers, selectors, services
 from annotate.api import serializers as s
 from annotate.api.bodies import StrictJSONParser, StrictMultiPartParser
-from annotate.kinds import InvalidInput, get_kind
-from annotate.kinds.base import require_object
+from concord.errors import InvalidInput
+from kinds.registry import get_kind
+from kinds.base import require_object
 from annotate.models import Membership
 
 ERRORS = {
@@ -168,7 +169,7 @@ class OwnJudgment(APIView):
                 {
                     "topic": topic.external_id,
                     "assessor": request.user.get_username(),
-                    "payload": get_kind(campaign.kind).initial_payload(topic.data, seed=f"{request.user.pk}:{topic.pk}"),
+                    "payload": get_kind(campaign.kind).data.initial_payload(topic.data, seed=f"{request.user.pk}:{topic.pk}"),
                     "status": "new",
                     "version": 0,
                     "updated_at": None,

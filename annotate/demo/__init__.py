@@ -1,13 +1,12 @@
 """Demo data: users, and one campaign per kind with simulated assessors.
 
-Each kind may have a module ``annotate/demo/<kind>.py`` with
-``build(organiser, assessors, people) -> Campaign | list[Campaign]``; ``seed``
-runs every one that exists, once (campaigns are marked ``params["demo"]``).
+Each kind's spec may name a ``demo(organiser, simulated, people)`` builder
+(``kinds/<kind>/demo.py``) returning its demo campaign(s); ``seed`` runs
+every one, once (campaigns are marked ``params["demo"]``).
 """
 
 from __future__ import annotations
 
-import importlib
 import secrets
 from dataclasses import dataclass
 
@@ -15,7 +14,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, Permission
 from django.db import transaction
 
-from annotate.kinds import KINDS
+from kinds.registry import KINDS
 from annotate.models import Campaign
 
 User = get_user_model()
@@ -39,16 +38,14 @@ def seed(*, reset_passwords: bool = True) -> tuple[list[Login], list[Campaign]]:
         simulated = [_simulated(name) for name in SIMULATED]
         users = {u.username: u for u in User.objects.filter(username__in=PEOPLE)}
     campaigns = []
-    for kind in KINDS:
-        existing = list(Campaign.objects.filter(kind=kind, params__demo=True).order_by("pk"))
+    for kind in KINDS.values():
+        if kind.demo is None:
+            continue
+        existing = list(Campaign.objects.filter(kind=kind.name, params__demo=True).order_by("pk"))
         if existing:
             campaigns.extend(existing)
             continue
-        try:
-            module = importlib.import_module(f"annotate.demo.{kind}")
-        except ModuleNotFoundError:
-            continue
-        built = module.build(users["organiser"], simulated, [users["alice"], users["bob"]])
+        built = kind.demo(users["organiser"], simulated, [users["alice"], users["bob"]])
         campaigns.extend(built if isinstance(built, list) else [built])
     return logins, campaigns
 

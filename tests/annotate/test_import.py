@@ -14,7 +14,7 @@ from statsmodels.stats.inter_rater import aggregate_raters
 from statsmodels.stats.inter_rater import fleiss_kappa as statsmodels_fleiss
 
 from annotate import importers, services
-from annotate.kinds import InvalidInput
+from concord.errors import InvalidInput
 from annotate.models import Judgment, JudgmentRevision, Membership, Run, Topic
 from scoring.selectors import campaign_report
 

@@ -19,7 +19,7 @@ from django.core.management import CommandError, call_command
 from django.test import Client
 
 from annotate import backup, importers, services
-from annotate.kinds import InvalidInput
+from concord.errors import InvalidInput
 from annotate.models import Assignment, Campaign, Judgment, JudgmentRevision, Membership, Run, Topic
 
 pytestmark = pytest.mark.django_db

@@ -10,7 +10,7 @@ from django.core.management import CommandError, call_command
 from scipy.stats import kendalltau
 
 from annotate import importers, services
-from annotate.kinds import InvalidInput
+from concord.errors import InvalidInput
 from annotate.models import Judgment, Run, Topic
 from scoring.selectors import campaign_report, topic_report
 

@@ -17,7 +17,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
 from annotate import importers, services
-from annotate.kinds import InvalidInput
+from concord.errors import InvalidInput
 from annotate.models import Assignment, Campaign, Judgment, JudgmentRevision, Membership, Run, Topic
 
 pytestmark = pytest.mark.django_db

@@ -3,7 +3,7 @@
 import pytest
 
 from annotate import services
-from annotate.kinds import InvalidInput
+from concord.errors import InvalidInput
 from annotate.models import Judgment, JudgmentRevision, Topic
 
 pytestmark = pytest.mark.django_db

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from annotate import services
-from annotate.kinds import InvalidInput
+from concord.errors import InvalidInput
 from annotate.models import Assignment, Judgment, Run, Topic
 
 pytestmark = pytest.mark.django_db

@@ -2,7 +2,7 @@
 
 In a link (/campaigns/1/topics/../judge/) a browser resolves them as path
 segments and lands on another page, so no topic may be called that. Every
-import path checks ids with annotate.kinds.base.require_id: the topics API,
+import path checks ids with kinds.base.require_id: the topics API,
 import_topics, crowd files that create topics, import_judgments JSON, pools,
 and import_campaign. Nothing is written when one is refused."""
 
@@ -16,8 +16,8 @@ from django.core.management import CommandError, call_command
 
 from annotate import services
 from annotate.backup import dump_campaign
-from annotate.kinds import InvalidInput
-from annotate.kinds.base import require_id
+from concord.errors import InvalidInput
+from kinds.base import require_id
 from annotate.models import Campaign, Judgment, Topic
 
 pytestmark = pytest.mark.django_db

@@ -246,7 +246,7 @@ def with_context(monkeypatch, **extra):
     render = views.render
 
     def rendering(request, template, context=None, *args, **kwargs):
-        if template == "annotate/judge_factoids.html":
+        if template == "factoids/judge.html":
             context = {**(context or {}), **extra}
         return render(request, template, context, *args, **kwargs)
 

@@ -19,7 +19,6 @@ from django_tasks_db.models import DBTaskResult
 from scoring import services as scoring_services
 from scoring import tasks
 from scoring.models import Job, JobChunk, ScoringState, StaleTopic
-from scoring.reports import pairs as pairs_report
 
 pytestmark = pytest.mark.django_db
 DATABASE_QUEUE = override_settings(TASKS={"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": []}})
@@ -53,10 +52,10 @@ def running(task_result, worker: str) -> DBTaskResult:
 
 
 @pytest.fixture
-def summed(monkeypatch):
+def summed(add_analysis):
     """A chunked analysis that sums numbers, on the pairs kind."""
-    monkeypatch.setitem(pairs_report.CHUNKS, "sum", (lambda snapshot, p: {"sum": sum(p["xs"])},
-                                                      lambda snapshot, results: {"total": sum(r["sum"] for r in results)}))
+    add_analysis("pairs", "sum", chunks=(lambda snapshot, p: {"sum": sum(p["xs"])},
+                                         lambda snapshot, results: {"total": sum(r["sum"] for r in results)}))
 
     def make(campaign, finished: int) -> Job:
         job = Job.objects.create(campaign=campaign, analysis="sum", status="running", snapshot={}, chunks_total=3,

@@ -18,7 +18,8 @@ from hostile_samples import PAYLOADS, TOPICS, hostile_text
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from annotate.kinds import KINDS, InvalidInput
+from concord.errors import InvalidInput
+from kinds.registry import KINDS
 
 # More for a deeper hunt: CONCORD_HYPOTHESIS_EXAMPLES=3000.
 SETTINGS = settings(max_examples=int(os.environ.get("CONCORD_HYPOTHESIS_EXAMPLES", "300")), deadline=None,
@@ -155,7 +156,7 @@ def test_every_kind_has_strategies():
 
 @pytest.mark.parametrize("kind", sorted(KINDS))
 def test_the_sample_payloads_are_valid_fixed_points(kind):
-    implementation = KINDS[kind]
+    implementation = KINDS[kind].data
     topic = implementation.clean_topic_data(TOPICS[kind])
     for complete in (False, True):
         cleaned = check_clean(implementation.clean_payload, PAYLOADS[kind], topic, complete=complete,
@@ -165,7 +166,7 @@ def test_the_sample_payloads_are_valid_fixed_points(kind):
 
 @pytest.mark.parametrize("kind", kinds_with_known_crashes(KNOWN_CRASHES))
 def test_payload_validators_fail_only_with_invalid_input(kind):
-    implementation = KINDS[kind]
+    implementation = KINDS[kind].data
     topic = implementation.clean_topic_data(TOPICS[kind])
 
     @SETTINGS
@@ -259,7 +260,7 @@ KNOWN_TOPIC_CRASHES: dict[str, str] = {}  # clustering document ids: fixed
 
 @pytest.mark.parametrize("kind", kinds_with_known_crashes(KNOWN_TOPIC_CRASHES))
 def test_topic_validators_fail_only_with_invalid_input(kind):
-    implementation = KINDS[kind]
+    implementation = KINDS[kind].data
 
     @SETTINGS
     @given(data=topic_data(kind))
@@ -273,7 +274,7 @@ def test_topic_validators_fail_only_with_invalid_input(kind):
 @pytest.mark.parametrize("kind", sorted(KINDS))
 def test_payloads_against_generated_topics(kind):
     """Valid generated topics with the sample's payload shapes: still only InvalidInput."""
-    implementation = KINDS[kind]
+    implementation = KINDS[kind].data
 
     @SETTINGS
     @given(data=topic_data(kind), complete=st.booleans())

@@ -19,7 +19,7 @@ from scoring import services as scoring_services
 from scoring.metrics.significance import compare_statements, compare_systems, summarize_against_baseline
 from scoring.metrics.truthsets import consensus, random_truth_sets
 from scoring.models import Job, JobChunk
-from scoring.reports.pairs import returned_matrix, system_runs, votes
+from kinds.pairs.report import returned_matrix, system_runs, votes
 from scoring.selectors import submitted_judgments
 
 pytestmark = pytest.mark.django_db

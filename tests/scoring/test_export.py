@@ -8,7 +8,7 @@ import io
 import pytest
 
 from annotate import services
-from scoring.exports import neutralise, write_csv
+from scoring.csvfiles import neutralise, write_csv
 
 pytestmark = pytest.mark.django_db
 

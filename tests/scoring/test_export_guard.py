@@ -2,7 +2,7 @@
 read from query strings, forms, files and the environment are ASCII digits.
 
 - The spreadsheet-formula guard is type-aware in one place
-  (scoring.exports.neutralise): a negative score stays -0.0214, a user's
+  (scoring.csvfiles.neutralise): a negative score stays -0.0214, a user's
   "-2+3" becomes '-2+3; the comparisons table writes each 95 % interval as
   two number columns (low, high) instead of the text "-0.0214..0.3214".
 - concord.digits.whole_number reads whole numbers: int() and isdigit() take
@@ -24,10 +24,10 @@ from django.utils import timezone
 
 from annotate import services
 from annotate.importers import read_aiphes_topic
-from annotate.kinds import InvalidInput
+from concord.errors import InvalidInput
 from annotate.models import Curation
 from concord.digits import whole_number
-from scoring.exports import neutralise, write_csv
+from scoring.csvfiles import neutralise, write_csv
 from scoring.models import Job
 
 pytestmark = pytest.mark.django_db

@@ -15,7 +15,6 @@ from django_tasks_db.models import DBTaskResult
 from scoring import services as scoring_services
 from scoring import tasks
 from scoring.models import Job, JobChunk
-from scoring.reports import pairs as pairs_report
 
 pytestmark = pytest.mark.django_db
 DATABASE_QUEUE = override_settings(TASKS={"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": []}})
@@ -44,11 +43,10 @@ class WorkerDied(BaseException):
 
 
 @pytest.fixture
-def analysis(monkeypatch):
+def analysis(add_analysis):
     """A pairs analysis ``probe`` whose body the test gives."""
     def install(body):
-        monkeypatch.setitem(pairs_report.ANALYSES, "probe", body)
-        monkeypatch.setitem(pairs_report.ANALYSIS_PARAMS, "probe", scoring_services.COMMON_ANALYSIS_PARAMS["agreement"])
+        add_analysis("pairs", "probe", body)
     return install
 
 
@@ -111,10 +109,10 @@ def test_a_job_cancelled_after_its_last_progress_report_stores_no_result(campaig
     assert (job.status, job.result) == ("cancelled", None)
 
 
-def test_the_chunks_of_a_cancelled_job_do_not_run(campaign, monkeypatch):
+def test_the_chunks_of_a_cancelled_job_do_not_run(campaign, add_analysis):
     ran = []
-    monkeypatch.setitem(pairs_report.CHUNKS, "sum", (lambda snapshot, p: ran.append(p) or {"sum": 1},
-                                                      lambda snapshot, results: {"total": len(results)}))
+    add_analysis("pairs", "sum", chunks=(lambda snapshot, p: ran.append(p) or {"sum": 1},
+                                         lambda snapshot, results: {"total": len(results)}))
     job = Job.objects.create(campaign=campaign, analysis="sum", status="running", snapshot={}, chunks_total=2)
     for index in range(2):
         JobChunk.objects.create(job=job, index=index, params={"i": index})
@@ -171,9 +169,9 @@ def test_a_dry_run_only_says_it_would_fail_the_job(queue, campaign):
     assert Job.objects.get(pk=job.pk).status == "running"
 
 
-def test_a_chunked_job_whose_workers_died_twice_is_failed(queue, campaign, monkeypatch):
-    monkeypatch.setitem(pairs_report.CHUNKS, "sum", (lambda snapshot, p: {"sum": 1},
-                                                      lambda snapshot, results: {"total": len(results)}))
+def test_a_chunked_job_whose_workers_died_twice_is_failed(queue, campaign, add_analysis):
+    add_analysis("pairs", "sum", chunks=(lambda snapshot, p: {"sum": 1},
+                                         lambda snapshot, results: {"total": len(results)}))
     job = Job.objects.create(campaign=campaign, analysis="sum", status="running", snapshot={}, chunks_total=1,
                              attempts=1)  # run_job started it (and split it)
     JobChunk.objects.create(job=job, index=0, params={})

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from django_tasks import default_task_backend
 
 from annotate import services
 from annotate.models import Topic
+from kinds.registry import KINDS
 from scoring import services as scoring_services
 from scoring.models import Report, ScoringState, StaleTopic
 from scoring.selectors import campaign_report, topic_report
@@ -69,13 +72,12 @@ def test_a_burst_of_submissions_queues_one_recompute(campaign, people, settings,
     assert counting.calls == [(campaign.pk,), (campaign.pk,)]
 
 
-def test_a_submission_during_a_recompute_is_not_lost(campaign, people, monkeypatch, settings, django_capture_on_commit_callbacks):
+def test_a_submission_during_a_recompute_is_not_lost(campaign, people, replace_spec, settings, django_capture_on_commit_callbacks):
     Counting(settings)
     with django_capture_on_commit_callbacks(execute=True):
         submit(campaign, people["alice"])
-    from scoring.reports import pairs
-
-    original = pairs.campaign_report
+    reports = KINDS["pairs"].reports
+    original = reports.campaign
     late = Topic.objects.filter(campaign=campaign, assignments__assessor=people["bob"]).first()
 
     def submit_meanwhile(*args, **kwargs):
@@ -83,7 +85,7 @@ def test_a_submission_during_a_recompute_is_not_lost(campaign, people, monkeypat
         services.save_judgment(topic=late, assessor=people["bob"], payload=FULL, status="submitted", version=0)
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(pairs, "campaign_report", submit_meanwhile)
+    replace_spec("pairs", reports=dataclasses.replace(reports, campaign=submit_meanwhile))
     scoring_services.recompute_reports(campaign.pk)
     # Its mark survives the run that did not see it, and it asked for another run.
     assert list(StaleTopic.objects.values_list("topic_id", flat=True)) == [late.pk]

@@ -13,7 +13,8 @@ from django.core.management import CommandError, call_command
 
 from annotate import services
 from annotate.backup import dump_campaign, load_campaign
-from annotate.kinds import KINDS, InvalidInput
+from concord.errors import InvalidInput
+from kinds.registry import KINDS
 from annotate.models import Campaign
 from concord.params import Bool, Choice, Float, Int, ListOf, Object, ParamsSchema, Str
 from scoring import services as scoring_services
@@ -104,7 +105,7 @@ def test_json_schema_carries_types_bounds_choices_and_help():
 
 @pytest.mark.parametrize("kind", sorted(KINDS))
 def test_every_kind_declares_its_params_and_its_defaults_validate(kind):
-    schema = KINDS[kind].params_schema
+    schema = KINDS[kind].params
     defaults = schema.clean({})
     assert schema.clean(defaults) == defaults  # a fixed point
     assert schema.clean({"demo": True})["demo"] is True
@@ -208,10 +209,8 @@ def test_the_admin_checks_params_and_keeps_the_phase(client, people):
 
 
 def every_analysis() -> list[tuple[str, str]]:
-    from scoring.reports import report_module
-
     return [(kind, name) for kind in sorted(KINDS)
-            for name in ["agreement", *getattr(report_module(kind), "ANALYSES", {})]]
+            for name in ["agreement", *(analysis.name for analysis in KINDS[kind].analyses)]]
 
 
 def numbers(schema: ParamsSchema, path: str = "params"):

@@ -1,6 +1,6 @@
 """Blind assessment, generated from the kinds registry and the URL configuration.
 
-For every kind in annotate.kinds.KINDS a campaign is built whose topic
+For every kind in kinds.registry.KINDS a campaign is built whose topic
 carries a unique marker string (``HIDDEN-MARKER-...``) in every field the
 kind declares hidden (``Kind.hidden_fields``), with runs, the other
 assessor's judgment, a submitted and recomputed report (and for factoids a
@@ -26,7 +26,8 @@ from rest_framework.test import APIClient
 from security_helpers import path_for, project_patterns
 
 from annotate import services
-from annotate.kinds import KINDS, Kind
+from kinds.base import Kind
+from kinds.registry import KINDS
 from annotate.models import Assignment, Judgment, Topic
 from scoring import services as scoring_services
 from scoring.models import Job
@@ -157,7 +158,7 @@ def build(people, kind: str, design: str | None) -> SimpleNamespace:
     # Markers go in after validation (some hidden fields are enums, e.g. a nugget's label).
     data = copy.deepcopy(topic.data)
     markers = []
-    for path in KINDS[kind].hidden_fields:
+    for path in KINDS[kind].data.hidden_fields:
         found = plant(data, path, f"{MARKER}-{kind}-{re.sub(r'[^a-z]+', '-', path)}")
         assert found, f"SAMPLES[{kind!r}] has no {path}: add one so a marker can be planted there"
         markers += found
@@ -191,7 +192,7 @@ def leaks(response) -> list[str]:
 
 
 def test_every_kind_declares_what_it_hides():
-    for name, kind in KINDS.items():
+    for name, kind in ((name, spec.data) for name, spec in KINDS.items()):
         own = [c for c in type(kind).__mro__ if c is not Kind and "hidden_fields" in vars(c)]
         assert own, f"kind {name!r} declares no hidden_fields (use () if an assessor may see all of a topic)"
         hidden = kind.hidden_fields

@@ -295,7 +295,7 @@ def test_an_organiser_may_step_down_when_another_remains(people, campaign):
 
 
 def test_the_service_keeps_an_organiser_too(people, campaign):
-    from annotate.kinds import InvalidInput
+    from concord.errors import InvalidInput
 
     with pytest.raises(InvalidInput) as error:
         services.add_member(campaign=campaign, username="organiser", role="assessor")

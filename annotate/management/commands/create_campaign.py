@@ -4,7 +4,8 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
 from annotate import services
-from annotate.kinds import KINDS, InvalidInput
+from concord.errors import InvalidInput
+from kinds.registry import KINDS
 from concord import jsonsafe
 
 

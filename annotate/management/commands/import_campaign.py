@@ -5,7 +5,7 @@ from django.db import transaction
 
 from annotate import importers
 from annotate.backup import load_campaign
-from annotate.kinds import InvalidInput
+from concord.errors import InvalidInput
 from scoring import services as scoring_services
 
 

@@ -4,7 +4,7 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from annotate import importers
-from annotate.kinds import InvalidInput
+from concord.errors import InvalidInput
 from annotate.models import Campaign
 
 

@@ -3,7 +3,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from annotate import importers, services
-from annotate.kinds import InvalidInput
+from concord.errors import InvalidInput
 from annotate.models import Campaign
 
 

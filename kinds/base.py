@@ -1,0 +1,244 @@
+"""The small protocol every judgment kind implements, and checking helpers.
+
+A kind says what a topic's data looks like, what a judgment payload looks
+like, and when a judgment is complete. Errors name the offending field with a
+dotted path (``payload.matches.c7``) so a client can point at it.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, ClassVar
+
+from concord import jsonsafe
+from concord.errors import InvalidInput  # defined in a core module (concord.params raises it too)
+from concord.params import Bool, Choice, ParamsSchema
+
+# Ids appear in URLs and in whitespace-separated formats such as TREC qrels.
+_ID = re.compile(r"[^\s/]{1,200}")
+
+
+class Kind:
+    """What a kind's topics and judgments look like: the ``data`` slot of its KindSpec (kinds/spec.py)."""
+
+    name: ClassVar[str]
+    label: ClassVar[str]
+    description: ClassVar[str]
+    #: The fields of a topic's data an assessor never sees (blind assessment),
+    #: as dotted paths: ``"nuggets[].label"`` is the ``label`` of every entry
+    #: of the list ``nuggets``. Every kind declares it (``()`` when nothing is
+    #: hidden); there is no default, so a new kind cannot forget it. Only
+    #: ``assessor_view()`` acts on it; tests/security/test_security_blind.py
+    #: plants markers at these paths and checks no assessor ever receives one.
+    hidden_fields: ClassVar[tuple[str, ...]]
+    #: The campaign params the kind reads, declared (concord/params.py): every
+    #: creation or change of a campaign's params is cleaned through it before
+    #: anything is stored (annotate.services.clean_campaign_params).
+    params_schema: ClassVar[ParamsSchema]
+
+    def clean_topic_data(self, data: Any, *, field: str = "data") -> dict[str, Any]:
+        raise NotImplementedError
+
+    def clean_payload(
+        self, payload: Any, topic_data: Mapping[str, Any], *, complete: bool, params: Mapping[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """Return the payload normalised; raise InvalidInput naming the field.
+
+        ``complete`` is True for a submission, which must be whole; a draft
+        may be partial but may never contain unknown ids or wrong types.
+        ``params`` are the campaign's, for kinds with campaign-level options.
+        """
+        raise NotImplementedError
+
+    def progress(self, payload: Mapping[str, Any], topic_data: Mapping[str, Any]) -> tuple[int, int]:
+        """(decisions made, decisions needed) for a progress bar."""
+        raise NotImplementedError
+
+    def empty_payload(self, topic_data: Mapping[str, Any]) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def clean_run_data(self, data: Any, topics: Mapping[str, Mapping[str, Any]], *, field: str) -> dict[str, Any]:
+        """Validate a run's data against the campaign's topics (external id -> data).
+
+        A kind that scores system runs overrides this; the others refuse runs
+        rather than store data nothing reads."""
+        raise InvalidInput(field, f"{self.label} campaigns take no runs")
+
+    def scoped(self, topic_data: Mapping[str, Any], items: list[str] | None) -> Mapping[str, Any]:
+        """The part of a topic an assessor judges (``items`` from the assignment; None: all)."""
+        return topic_data
+
+    def assessor_view(self, topic_data: Mapping[str, Any], items: list[str] | None = None) -> dict[str, Any]:
+        """What an assessor may see of a topic: the one place that decides it.
+
+        The part of the topic they judge (``scoped()`` with ``items`` from
+        their assignment; None: all of it), rebuilt from the fields an
+        assessor may see, so none of ``hidden_fields`` (nor any field a later
+        version adds to the topic data) reaches them. The judging page
+        renders only this; the topics API and every other endpoint take a
+        topic's data from annotate.selectors.topic_data_for, which gives
+        assessors this and organisers and admins the full data.
+        """
+        raise NotImplementedError
+
+    def items(self, topic_data: Mapping[str, Any]) -> list[str]:
+        """The ids an assignment can split a topic into (kinds that allow it)."""
+        raise InvalidInput("params.design", f"{self.label} topics cannot be split between assessors")
+
+    def initial_payload(self, topic_data: Mapping[str, Any], *, seed: str) -> dict[str, Any]:
+        """What the judging page starts from for a new judgment; ``seed``
+        is stable per assessor and topic."""
+        return self.empty_payload(topic_data)
+
+    def payload_from_labels(self, labels: Mapping[str, Any]) -> dict[str, Any]:
+        """A payload from imported (item id -> label) crowd rows, if the kind takes them."""
+        raise InvalidInput("campaign", f"{self.label} campaigns do not import crowd label files")
+
+
+# -- campaign params every kind declares ------------------------------------
+
+
+def demo_param() -> Bool:
+    return Bool("demo", help="Marks a demo campaign: ./run seeds a kind's demo only while none is marked.")
+
+
+def design_param(label: str, *, splittable: bool) -> Choice:
+    """``design``: how topics are assigned (annotate.services.assign_topics)."""
+    if splittable:
+        return Choice("design", "overlap", ("overlap", "one-per-item"), help=(
+            "overlap: every topic goes whole to `overlap` assessors; one-per-item: each item of a topic goes to "
+            "one assessor drawn at random (Arehart et al. 2008, section 3.2.1)."))
+    return Choice("design", "overlap", ("overlap",), help=(
+        f"overlap: every topic goes whole to `overlap` assessors; {label} topics cannot be split between assessors "
+        "(one-per-item is for pairs campaigns)."))
+
+
+# -- checking helpers shared by the kinds ---------------------------------
+
+
+def require_object(value: Any, field: str, *, allowed: Iterable[str], required: Iterable[str] = ()) -> dict:
+    if not isinstance(value, dict):
+        raise InvalidInput(field, f"expected an object, got {type_name(value)}")
+    unknown = sorted(set(value) - set(allowed))
+    if unknown:
+        raise InvalidInput(f"{field}.{unknown[0]}", f"unknown field (allowed: {', '.join(sorted(allowed))})")
+    for key in required:
+        if key not in value:
+            raise InvalidInput(f"{field}.{key}", "this field is required")
+    return value
+
+
+def clean_per_topic(
+    data: Any,
+    topics: Mapping[str, Mapping[str, Any]],
+    *,
+    field: str,
+    key: str,
+    clean: "Callable[[Any, Mapping[str, Any], str], Any]",
+) -> dict[str, Any]:
+    """Run data of the shape ``{key: {topic id: value}}``: every topic known,
+    every value cleaned by ``clean(value, topic_data, path)``."""
+    require_object(data, field, allowed={key}, required={key})
+    entries = data[key]
+    if not isinstance(entries, dict) or not entries:
+        raise InvalidInput(f"{field}.{key}", "expected an object of topic id -> value, with at least one topic")
+    cleaned = {}
+    for topic, value in entries.items():
+        if topic not in topics:
+            raise InvalidInput(f"{field}.{key}.{topic}", "unknown topic")
+        cleaned[topic] = clean(value, topics[topic], f"{field}.{key}.{topic}")
+    return {key: cleaned}
+
+
+def require_list(value: Any, field: str, *, min_length: int = 0) -> list:
+    if not isinstance(value, list):
+        raise InvalidInput(field, f"expected a list, got {type_name(value)}")
+    if len(value) < min_length:
+        raise InvalidInput(field, f"expected at least {min_length} entries, got {len(value)}")
+    return value
+
+
+def require_text(value: Any, field: str, *, allow_empty: bool = False, max_length: int = 100_000) -> str:
+    if not isinstance(value, str):
+        raise InvalidInput(field, f"expected a string, got {type_name(value)}")
+    if not allow_empty and not value.strip():
+        raise InvalidInput(field, "must not be empty")
+    if len(value) > max_length:
+        raise InvalidInput(field, f"longer than {max_length} characters")
+    unstorable(value, field)
+    return value
+
+
+def unstorable(value: str, field: str) -> None:
+    """Text that did not come through the JSON parser (a command's
+    arguments): no NUL or lone surrogate (concord.jsonsafe)."""
+    problem = jsonsafe.problem_with(value)
+    if problem:
+        raise InvalidInput(field, problem)
+
+
+def require_id(value: Any, field: str) -> str:
+    if not isinstance(value, str) or not _ID.fullmatch(value):
+        raise InvalidInput(field, "expected an id: 1 to 200 characters, no white space and no '/'")
+    unstorable(value, field)
+    if value in (".", ".."):
+        # In a link (/campaigns/1/topics/../judge/) a browser resolves them
+        # as path segments and lands on another page.
+        raise InvalidInput(field, "'.' and '..' are not ids (a link to them leads elsewhere)")
+    return value
+
+
+def require_ids(values: Any, field: str) -> list[str]:
+    """A list of id strings (checked before any set or dict operation on them)."""
+    require_list(values, field)
+    for index, value in enumerate(values):
+        if not isinstance(value, str):
+            raise InvalidInput(f"{field}[{index}]", f"expected an id (a string), got {type_name(value)}")
+    return values
+
+
+def id_key(value: str) -> str:
+    """What two ids are compared by for uniqueness: their NFC normalisation.
+
+    Ids are stored and matched as given; but two that differ only in their
+    Unicode normalisation form (``café`` composed and decomposed) look the
+    same to everyone, so they may not both name things in one topic or one
+    campaign."""
+    return unicodedata.normalize("NFC", value)
+
+
+def duplicate_id(item_id: str, seen: Mapping[str, str], field: str) -> None:
+    """Raise InvalidInput if ``item_id`` is among ``seen`` (id_key -> the id as given)."""
+    other = seen.get(id_key(item_id))
+    if other is None:
+        return
+    if other == item_id:
+        raise InvalidInput(field, f"duplicate id {item_id!r}")
+    raise InvalidInput(
+        field, f"duplicate id {item_id!r}: the same as {other!r} after Unicode normalisation (NFC)"
+    )
+
+
+def unique_ids(entries: list[dict], field: str) -> list[str]:
+    ids: list[str] = []
+    seen: dict[str, str] = {}
+    for index, entry in enumerate(entries):
+        item_id = require_id(entry.get("id"), f"{field}[{index}].id")
+        duplicate_id(item_id, seen, f"{field}[{index}].id")
+        seen[id_key(item_id)] = item_id
+        ids.append(item_id)
+    return ids
+
+
+def listing(ids: Iterable[str], limit: int = 10) -> str:
+    ids = list(ids)
+    shown = ", ".join(ids[:limit])
+    return shown + (f" and {len(ids) - limit} more" if len(ids) > limit else "")
+
+
+def type_name(value: Any) -> str:
+    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean", type(None): "null"}.get(
+        type(value), "a number" if isinstance(value, (int, float)) else type(value).__name__
+    )

@@ -1,0 +1,54 @@
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+from django.db import transaction
+
+from annotate import importers, services
+from concord.errors import InvalidInput
+from annotate.models import Campaign
+
+
+class Command(BaseCommand):
+    help = (
+        "Import an AIPHES hierarchical-summarisation topic into a clustering campaign: the nuggets as sentences "
+        "(placed in their source documents when --documents is given) and each annotator's tree cut at --depth "
+        "as that annotator's clusters. Example: import_aiphes 4 data/aiphes-hiersum/Trees/Input/"
+        "Topic_1002_cellphone_for_12_years_old_kid.txt --trees .../Annotator1/Topic_1002_*_Anno1.txt.xml ... "
+        "--topic 1002 --depth 1"
+    )
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("campaign", type=int)
+        parser.add_argument("nuggets", type=Path, help="Trees/Input/Topic_<id>_*.txt")
+        parser.add_argument("--trees", type=Path, nargs="+", required=True, help="one tree XML per annotator")
+        parser.add_argument("--topic", required=True, help="the topic's external id")
+        parser.add_argument("--title", default="")
+        parser.add_argument("--documents", type=Path, help="SourceDocuments/HierarchicalSum_<id>.xml")
+        parser.add_argument("--depth", type=int, default=1, help="cut each tree at this depth (top-level bubbles: 1)")
+
+    def handle(self, *args, campaign: int, nuggets: Path, trees: list[Path], topic: str, title: str,
+               documents: Path | None, depth: int, **options) -> None:
+        target = Campaign.objects.filter(pk=campaign, kind="clustering").first()
+        if target is None:
+            raise CommandError(f"campaign: no clustering campaign #{campaign}")
+        try:
+            data = importers.read_aiphes_topic(
+                nuggets.read_bytes(), topic=topic, title=title, documents=documents.read_bytes() if documents else None
+            )
+            entries = [
+                {"assessor": _annotator(path), "topic": topic,
+                 "payload": {"clusters": importers.read_aiphes_tree(path.read_bytes(), depth=depth)}}
+                for path in trees
+            ]
+            with transaction.atomic():
+                services.import_topics(campaign=target, topics=[data])
+                summary = services.import_judgments(campaign=target, entries=entries)
+        except InvalidInput as error:
+            raise CommandError(f"{error.field}: {error.message} (nothing imported)") from None
+        self.stdout.write(f"Imported topic {topic} with {len(data['data']['sentences'])} sentences and "
+                          f"{summary.judgments} annotators' clusterings (depth {depth}).")
+
+
+def _annotator(path: Path) -> str:
+    """Annotator1/...Anno1.txt.xml -> annotator1 (the folder names the annotator)."""
+    return path.parent.name.lower().replace(" ", "-") or path.stem

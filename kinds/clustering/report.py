@@ -1,0 +1,339 @@
+"""Sentence clustering: inter-judge agreement, edit summaries, consensus, runs.
+
+Geiss, "Creating a Gold Standard for Sentence Clustering in Multi-Document
+Summarization" (sentence-clustering-gold-standard_geiss.txt): section 6
+(irrelevant sentences added as singletons or as one bucket cluster), section
+7 and Table 3 (V_beta, V_0.5 and NVI for every pair of judges, and a random
+baseline), Table 2 (each judge's profile), section 7's narrative of what it
+takes to turn one judge's clusters into another's (the edit summary), and
+Figure 1 (every measure as a clustering is split and merged at random).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from itertools import combinations
+from math import ceil
+from typing import Any
+
+import numpy as np
+from scipy.sparse import coo_array
+from scipy.sparse.csgraph import connected_components
+
+from concord.errors import InvalidInput
+from concord.params import Choice, Int, ParamsSchema, Str
+from kinds.clustering.data import rule_violations
+from annotate.models import Campaign, Run, Topic
+from scoring.csvfiles import write_csv
+from scoring.metrics import clustering as m
+from scoring.selectors import JudgmentRow
+
+METHODS = ("singleton", "bucket")
+#: The measures of Table 3 (the report keeps all of them; pages show these).
+TABLE3 = ("v_beta", "v_half", "nvi")
+EXPORTS = {"json": ("application/json", "json"), "csv": ("text/csv", "csv")}
+EXPORT_HELP = (
+    "consensus: sentences that at least half of the judges put in one cluster form the consensus clusters "
+    "(connected components of the co-association graph at that threshold); every sentence comes with how many "
+    "judges clustered it and which. judgments: every judge's clusters with their descriptions, in importance order."
+)
+BASELINE_DRAWS = 100
+
+
+def sentence_ids(topic: Topic) -> list[str]:
+    return [s["id"] for s in topic.data["sentences"]]
+
+
+def clusterings_of(judgments: Sequence[JudgmentRow]) -> dict[str, list[list[str]]]:
+    return {j.assessor: j.payload["clusters"] for j in sorted(judgments, key=lambda j: j.assessor)}
+
+
+def compare(true_clusters: list[list[str]], pred_clusters: list[list[str]], items: list[str]) -> dict[str, dict[str, float]]:
+    """Every measure between two clusterings, with both completions of section 6."""
+    result = {}
+    for method in METHODS:
+        labels_true = m.complete_with_irrelevant(true_clusters, items, method=method)
+        labels_pred = m.complete_with_irrelevant(pred_clusters, items, method=method)
+        scores = m.clustering_scores(labels_true, labels_pred)
+        half = m.clustering_scores(labels_true, labels_pred, beta=0.5)
+        result[method] = {
+            **{name: getattr(scores, name) for name in m.MEASURES},
+            "v_half": half.v_measure,
+            "nvi": scores.normalized_variation_of_information,
+        }
+    return result
+
+
+def profile(clusters: list[list[str]], items: list[str]) -> dict[str, Any]:
+    """Table 2: sentences used, clusters, sentences per cluster."""
+    used = sum(len(c) for c in clusters)
+    return {"sentences": used, "irrelevant": len(items) - used, "clusters": len(clusters),
+            "per_cluster": used / len(clusters) if clusters else float("nan")}
+
+
+def edit_summary(source: list[list[str]], target: list[list[str]]) -> dict[str, Any]:
+    """What it takes to turn ``source``'s clusters into ``target``'s (section 7).
+
+    ``identical``: clusters equal in both. ``delete``/``add``: sentences
+    clustered only by source / only by target. Of the sentences both
+    clustered, each target cluster takes as its origin the source cluster
+    that gave it most of them (ties: the earlier). A source cluster that is
+    the origin of k > 1 target clusters is ``split`` (k - 1 splits); a source
+    cluster whose shared sentences all went into a target cluster of another
+    origin is ``merged`` into it; every other shared sentence that lands
+    away from its origin cluster is ``moved``.
+    """
+    source_of = {s: i for i, cluster in enumerate(source) for s in cluster}
+    target_of = {s: j for j, cluster in enumerate(target) for s in cluster}
+    shared = source_of.keys() & target_of.keys()
+    origin: dict[int, int] = {}
+    for j, cluster in enumerate(target):
+        counts: dict[int, int] = {}
+        for s in cluster:
+            if s in shared:
+                counts[source_of[s]] = counts.get(source_of[s], 0) + 1
+        if counts:
+            origin[j] = min(counts, key=lambda i: (-counts[i], i))
+    splits = sum(max(0, list(origin.values()).count(i) - 1) for i in range(len(source)))
+    merged: set[int] = set()
+    for i, cluster in enumerate(source):
+        homes = {target_of[s] for s in cluster if s in shared}
+        if len(homes) == 1 and origin.get(next(iter(homes))) != i:
+            merged.add(i)
+    moved = sum(
+        1 for s in shared if source_of[s] not in merged and origin.get(target_of[s]) != source_of[s]
+    )
+    return {
+        "identical": len({frozenset(c) for c in source} & {frozenset(c) for c in target}),
+        "delete": sorted(source_of.keys() - target_of.keys()),
+        "add": sorted(target_of.keys() - source_of.keys()),
+        "split": splits,
+        "merge": len(merged),
+        "move": moved,
+    }
+
+
+def baseline(clusterings: dict[str, list[list[str]]], items: list[str]) -> dict[str, dict[str, float]]:
+    """Table 3's base row: random clusterings shaped like each judge's, against every judge, pooled."""
+    judges = list(clusterings.values())
+    result = {}
+    for method in METHODS:
+        runs = [
+            m.random_baseline(clusters, judges, items, method=method, n_random=BASELINE_DRAWS, beta=0.5, seed=index)
+            for index, clusters in enumerate(judges)
+            if clusters
+        ]
+        result[method] = {
+            "v_beta": float(np.mean([r.mean["v_beta"] for r in runs])) if runs else float("nan"),
+            "v_half": float(np.mean([r.mean["v_measure"] for r in runs])) if runs else float("nan"),
+            "nvi": float(np.mean([r.mean["normalized_variation_of_information"] for r in runs])) if runs else float("nan"),
+        }
+    return result
+
+
+def consensus(clusterings: Sequence[list[list[str]]], items: list[str]) -> list[list[str]]:
+    """Clusters of the sentences at least half of the judges put together.
+
+    Two sentences are linked when at least ceil(n / 2) of the n judges put
+    them in one cluster; the consensus clusters are the connected components
+    of these links with two or more sentences, in the order of their first
+    sentence; every other sentence is irrelevant.
+    """
+    if not clusterings:
+        return []
+    index = {s: i for i, s in enumerate(items)}
+    rows, cols = [], []
+    for clusters in clusterings:
+        for cluster in clusters:
+            members = [index[s] for s in cluster]
+            for a, b in combinations(members, 2):
+                rows.append(min(a, b))
+                cols.append(max(a, b))
+    if not rows:
+        return []
+    pairs = coo_array((np.ones(len(rows)), (rows, cols)), shape=(len(items), len(items))).tocsr()
+    pairs.sum_duplicates()
+    needed = ceil(len(clusterings) / 2)
+    links = (pairs >= needed).astype(np.int8)
+    _, labels = connected_components(links, directed=False)
+    sizes = np.bincount(labels)
+    groups: dict[int, list[str]] = {}
+    for i, label in enumerate(labels):
+        if sizes[label] >= 2:
+            groups.setdefault(int(label), []).append(items[i])
+    return sorted(groups.values(), key=lambda group: index[group[0]])
+
+
+def topic_report(topic: Topic, judgments: Sequence[JudgmentRow], *, runs: Sequence[Run] = ()) -> dict[str, Any]:
+    items = sentence_ids(topic)
+    clusterings = clusterings_of(judgments)
+    judges = list(clusterings)
+    pairs = [
+        {"judges": [a, b], **compare(clusterings[a], clusterings[b], items),
+         "edits": edit_summary(clusterings[a], clusterings[b])}
+        for a, b in combinations(judges, 2)
+    ]
+    gold = consensus(list(clusterings.values()), items)
+    return {
+        "judges": judges,
+        "profiles": {j: profile(c, items) for j, c in clusterings.items()},
+        "rule_problems": {j: rule_violations(c, topic.data) for j, c in clusterings.items()},
+        "pairs": pairs,
+        "baseline": baseline(clusterings, items) if len(judges) >= 1 else None,
+        "consensus": gold,
+        "runs": {
+            run.name: {
+                **{judge: _table3(compare(clusterings[judge], run.data["clusterings"][topic.external_id], items)) for judge in judges},
+                "consensus": _table3(compare(gold, run.data["clusterings"][topic.external_id], items)),
+            }
+            for run in runs
+            if judges and topic.external_id in run.data.get("clusterings", {})
+        },
+    }
+
+
+def _table3(scores: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+    return {method: {name: scores[method][name] for name in TABLE3} for method in METHODS}
+
+
+def campaign_report(
+    campaign: Campaign, topics: Sequence[Topic], judgments: Sequence[JudgmentRow], *, runs: Sequence[Run] = ()
+) -> dict[str, Any]:
+    """Table 3: every pair of judges of every topic, and the random baseline
+    pooled over the topics with two or more judges (its "base" row)."""
+    by_topic: dict[int, list[JudgmentRow]] = {}
+    for row in judgments:
+        by_topic.setdefault(row.topic_id, []).append(row)
+    rows, baselines = [], []
+    for topic in topics:
+        items = sentence_ids(topic)
+        clusterings = clusterings_of(by_topic.get(topic.pk, []))
+        for a, b in combinations(clusterings, 2):
+            rows.append({"topic": topic.external_id, "title": topic.title, "judges": [a, b],
+                         **_table3(compare(clusterings[a], clusterings[b], items))})
+        if len(clusterings) >= 2:
+            baselines.append(baseline(clusterings, items))
+    pooled = {
+        method: {name: float(np.mean([b[method][name] for b in baselines])) for name in TABLE3} for method in METHODS
+    } if baselines else None
+    return {"kind": "clustering", "topics": len(topics), "judged_topics": len(by_topic), "pairs": rows, "baseline": pooled}
+
+
+# -- analyses ------------------------------------------------------------------------
+
+
+def split_merge_path(
+    clusters: list[list[str]], items: list[str], *, seed: int = 0, method: str = "singleton"
+) -> list[dict[str, Any]]:
+    """Figure 1: split clusters at random down to all singletons, and merge
+    them at random up to one cluster, scoring each step against the start."""
+    rng = np.random.default_rng(seed)
+    start = m.complete_with_irrelevant(clusters, items, method=method)
+
+    def score(labels: np.ndarray, step: int) -> dict[str, Any]:
+        s = m.clustering_scores(start, labels)
+        half = m.clustering_scores(start, labels, beta=0.5)
+        return {"step": step, "clusters": int(len(np.unique(labels))), "v_half": half.v_measure,
+                **{name: getattr(s, name) for name in m.MEASURES}}
+
+    path = [score(start, 0)]
+    labels = start.copy()
+    step = 0
+    while True:  # split one cluster of two or more in two random parts
+        sizes = np.bincount(labels)
+        splittable = np.flatnonzero(sizes >= 2)
+        if not splittable.size:
+            break
+        cluster = rng.choice(splittable)
+        members = np.flatnonzero(labels == cluster)
+        moving = members[rng.permutation(len(members))[: rng.integers(1, len(members))]]
+        labels = labels.copy()
+        labels[moving] = labels.max() + 1
+        step -= 1
+        path.insert(0, score(labels, step))
+    labels, step = start.copy(), 0
+    while len(np.unique(labels)) > 1:  # merge two random clusters
+        present = np.unique(labels)
+        a, b = rng.choice(present, size=2, replace=False)
+        labels = np.where(labels == b, a, labels)
+        step += 1
+        path.append(score(labels, step))
+    return path
+
+
+def split_merge_analysis(campaign: Campaign, params: dict[str, Any], progress: Callable[[float, str], None]) -> dict[str, Any]:
+    from scoring.selectors import submitted_judgments
+
+    topics = {t.external_id: t for t in campaign.topics.all()}
+    rows = submitted_judgments(campaign)
+    if not rows:
+        raise InvalidInput("campaign", "no submitted clustering yet")
+    topic_id = params.get("topic") or next(t.external_id for t in topics.values() if any(r.topic_id == t.pk for r in rows))
+    if topic_id not in topics:
+        raise InvalidInput("params.topic", f"unknown topic {topic_id!r}")
+    topic = topics[topic_id]
+    mine = {r.assessor: r.payload["clusters"] for r in rows if r.topic_id == topic.pk}
+    judge = params.get("judge") or (sorted(mine)[0] if mine else None)
+    if judge not in mine:
+        raise InvalidInput("params.judge", f"no submitted clustering of {topic_id!r} by {judge!r}")
+    method = params.get("method", "singleton")
+    if method not in METHODS:
+        raise InvalidInput("params.method", "expected singleton or bucket")
+    progress(0.1, "splitting and merging")
+    path = split_merge_path(mine[judge], sentence_ids(topic), seed=int(params.get("seed", 0)), method=method)
+    return {"topic": topic_id, "judge": judge, "method": method, "path": path}
+
+
+ANALYSES = {"split-merge": split_merge_analysis}
+#: The analyses' params (checked before a job is stored; see JOB_BUDGET in
+#: scoring/services.py). One path of at most 2 x sentences steps over one
+#: judge's clustering of one topic: its size is the topic's, not a param's.
+ANALYSIS_PARAMS = {"split-merge": ParamsSchema(
+    Str("topic", max_length=200, help="The topic (external id); default the first with a submitted clustering."),
+    Str("judge", max_length=150, help="The judge (username); default the first, by name, who clustered the topic."),
+    Choice("method", "singleton", tuple(METHODS), help="singleton or bucket: how the path starts."),
+    Int("seed", 0, min=0, max=2**32 - 1, help="Seed of the random draws (the same seed, the same result)."),
+)}
+
+
+# -- exports -------------------------------------------------------------------------------
+
+
+def truths(assessors: Sequence[str]) -> list[str]:
+    return ["consensus", "judgments"]
+
+
+def export(campaign: Campaign, topics: Sequence[Topic], judgments: Sequence[JudgmentRow], *, format: str, truth: str) -> str:
+    if truth not in truths([]):
+        raise InvalidInput("truth", f"unknown export {truth!r} (known: consensus, judgments)")
+    by_topic: dict[int, list[JudgmentRow]] = {}
+    for row in judgments:
+        by_topic.setdefault(row.topic_id, []).append(row)
+    if truth == "judgments":
+        entries = [
+            {"topic": t.external_id, "assessor": r.assessor, "clusters": r.payload["clusters"],
+             "descriptions": r.payload.get("descriptions", [])}
+            for t in topics for r in by_topic.get(t.pk, [])
+        ]
+        if format == "json":
+            return json.dumps(entries, indent=1)
+        return write_csv(["topic", "assessor", "cluster", "rank", "description", "sentence"], (
+            [e["topic"], e["assessor"], i + 1, i + 1, (e["descriptions"] or [""] * len(e["clusters"]))[i], s]
+            for e in entries for i, cluster in enumerate(e["clusters"]) for s in cluster
+        ))
+    rows = []
+    for topic in topics:
+        items = sentence_ids(topic)
+        clusterings = clusterings_of(by_topic.get(topic.pk, []))
+        gold = consensus(list(clusterings.values()), items)
+        cluster_of = {s: i + 1 for i, c in enumerate(gold) for s in c}
+        for s in items:
+            by = [j for j, clusters in clusterings.items() if any(s in c for c in clusters)]
+            rows.append({"topic": topic.external_id, "sentence": s, "cluster": cluster_of.get(s),
+                         "judges_clustered": len(by), "judges": by, "of_judges": len(clusterings)})
+    if format == "json":
+        return json.dumps(rows, indent=1)
+    return write_csv(["topic", "sentence", "cluster", "judges_clustered", "of_judges", "judges"], (
+        [r["topic"], r["sentence"], r["cluster"] or "", r["judges_clustered"], r["of_judges"], " ".join(r["judges"])] for r in rows
+    ))

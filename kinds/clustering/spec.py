@@ -1,0 +1,33 @@
+"""The clustering kind's spec: what generic code knows of it (kinds/spec.py)."""
+
+from __future__ import annotations
+
+from kinds.spec import Analysis, Export, Exports, JudgePage, KindSpec, Reports
+from kinds.clustering import demo, report
+from kinds.clustering.data import ClusteringKind
+
+SPEC = KindSpec(
+    data=ClusteringKind(),
+    judge=JudgePage(template="clustering/judge.html", script="clustering/judge.js"),
+    reports=Reports(
+        topic=report.topic_report,
+        campaign=report.campaign_report,
+        template="clustering/report.html",
+        topic_template="clustering/topic_report.html",
+    ),
+    exports=Exports(
+        formats={name: Export(content_type, extension) for name, (content_type, extension) in report.EXPORTS.items()},
+        help=report.EXPORT_HELP,
+        truths=report.truths,
+        write=report.export,
+    ),
+    analyses=(
+        Analysis(
+            name="split-merge",
+            run=report.split_merge_analysis,
+            params=report.ANALYSIS_PARAMS["split-merge"],
+            template="clustering/results/split-merge.html",
+        ),
+    ),
+    demo=demo.build,
+)

@@ -1,0 +1,312 @@
+"""Factoid analysis: agreement per phase, relations, weighted factoid scores.
+
+van Halteren & Teufel (factoid-analysis_van-halteren-teufel.txt): factoid
+annotation kappa (section 3.1) and factoid definition kappa (section 3.2)
+for Phase 1 and Phase 2; relations between annotators' inventories
+(identity, subsumption) suggested by shared sentence assignments and
+confirmed by the organiser; inventory growth (section 4, Figure 4);
+weighted factoid scores and their stability (section 5, Figures 5-7); the
+unigram comparison (end of section 5). Scores rest on the organiser's
+consensus inventory and marking.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import asdict
+from itertools import combinations
+from math import ceil
+from typing import Any
+
+import numpy as np
+
+from concord.errors import InvalidInput
+from concord.jsonready import json_ready
+from concord.params import Bool, Int, ParamsSchema, Str
+from annotate.models import Campaign, Run, Topic
+from scoring.csvfiles import write_csv
+from scoring.metrics import factoids as m
+from scoring.selectors import JudgmentRow, curation, phase_payloads
+
+EXPORTS = {"json": ("application/json", "json"), "csv": ("text/csv", "csv")}
+EXPORT_HELP = (
+    "consensus: the consensus inventory with each factoid's weight (model summaries containing it) and marks. "
+    "annotations: every annotator's inventory and marks (Phase 2, the current ones). relations: the confirmed "
+    "relations between annotators' inventories. wfs: every summary's weighted factoid score."
+)
+
+
+def summaries_of(topic: Topic) -> list[dict[str, Any]]:
+    """The topic's summaries as the metrics take them."""
+    return [
+        {"id": s["id"], "model": "author" in s, "sentences": [x["id"] for x in s["sentences"]]}
+        for s in topic.data["summaries"]
+    ]
+
+
+def relations_of(topic: Topic, first: str, second: str, one: dict, two: dict) -> tuple[list[dict], str]:
+    """Confirmed relations of an annotator pair, else the suggested ones."""
+    confirmed = curation(topic, "relations")
+    key = f"{first}|{second}"
+    if confirmed is not None and key in confirmed.data.get("pairs", {}):
+        return confirmed.data["pairs"][key], "confirmed"
+    suggested = m.suggest_relations(one, two, summaries_of(topic))
+    return [{"first": list(r.first), "second": list(r.second)} for r in suggested], "suggested"
+
+
+def agreement(topic: Topic, payloads: dict[str, dict]) -> dict[str, Any]:
+    """Definition and annotation kappa of every annotator pair for one phase."""
+    summaries = summaries_of(topic)
+    rows = []
+    for first, second in combinations(sorted(payloads), 2):
+        one, two = payloads[first], payloads[second]
+        relations, source = relations_of(topic, first, second, one, two)
+        definition = m.definition_kappa(relations, one, two, summaries)
+        # Annotation agreement on the factoids the relations call identical.
+        identities = _one_to_one([r for r in relations if len(r["first"]) == len(r["second"]) == 1])
+        keys = ({r["first"][0]: r["first"][0] for r in identities}, {r["second"][0]: r["first"][0] for r in identities})
+        annotation = m.annotation_kappa([_only(one, keys[0]), _only(two, keys[1])], summaries, factoid_keys=keys) \
+            if identities else None
+        rows.append({
+            "annotators": [first, second], "relations": source, "identities": len(identities),
+            "subsumptions": len(relations) - len(identities),
+            "definition": asdict(definition), "annotation": asdict(annotation) if annotation else None,
+        })
+    return {"pairs": rows}
+
+
+def _one_to_one(identities: list[dict]) -> list[dict]:
+    """Identities in which every factoid appears once on its side (the first wins):
+    annotation agreement compares factoid with factoid."""
+    seen_first, seen_second, kept = set(), set(), []
+    for relation in identities:
+        a, b = relation["first"][0], relation["second"][0]
+        if a not in seen_first and b not in seen_second:
+            seen_first.add(a)
+            seen_second.add(b)
+            kept.append(relation)
+    return kept
+
+
+def _only(payload: dict, keep: dict[str, str]) -> dict:
+    """The annotation restricted to the factoids in ``keep``."""
+    return {"factoids": [f for f in payload["factoids"] if f["id"] in keep],
+            "marks": {s: [f for f in found if f in keep] for s, found in payload["marks"].items()}}
+
+
+def scores(topic: Topic) -> dict[str, Any] | None:
+    """Weighted factoid scores of every summary under the consensus (section 5)."""
+    consensus = curation(topic, "consensus")
+    if consensus is None or not consensus.data.get("factoids"):
+        return None
+    table = m.factoid_table(consensus.data, summaries_of(topic))
+    wfs = m.weighted_factoid_scores(table.by_summary, table.model)
+    weights = table.by_summary[table.model].sum(axis=0)
+    return {
+        "summaries": [
+            {"id": s["id"], "source": s.get("author") or s.get("run"), "model": "author" in s, "wfs": float(score)}
+            for s, score in zip(topic.data["summaries"], wfs)
+        ],
+        "weights": {f: int(w) for f, w in zip(table.factoids, weights)},
+    }
+
+
+def topic_report(topic: Topic, judgments: Sequence[JudgmentRow], *, runs: Sequence[Run] = ()) -> dict[str, Any]:
+    campaign = topic.campaign
+    phases = {}
+    for phase in (1, 2) if campaign.params.get("phase") == 2 else (1,):
+        payloads = {a: p for (t, a), p in phase_payloads(campaign, phase).items() if t == topic.pk}
+        phases[str(phase)] = agreement(topic, payloads)
+    current = {row.assessor: row.payload for row in judgments}
+    return {
+        "phase": campaign.params.get("phase", 1),
+        "annotators": {a: {"factoids": len(p["factoids"]), "marked_sentences": len(p["marks"])} for a, p in sorted(current.items())},
+        "agreement": phases,
+        "scores": scores(topic),
+    }
+
+
+def campaign_report(
+    campaign: Campaign, topics: Sequence[Topic], judgments: Sequence[JudgmentRow], *, runs: Sequence[Run] = ()
+) -> dict[str, Any]:
+    by_topic: dict[int, list[JudgmentRow]] = {}
+    for row in judgments:
+        by_topic.setdefault(row.topic_id, []).append(row)
+    rows = []
+    for topic in topics:
+        report = topic_report(topic, by_topic.get(topic.pk, []))
+        for phase, result in report["agreement"].items():
+            for pair in result["pairs"]:
+                rows.append({"topic": topic.external_id, "title": topic.title, "phase": int(phase), **pair})
+    return {"kind": "factoids", "phase": campaign.params.get("phase", 1), "topics": len(topics), "pairs": rows,
+            "scored_topics": sum(1 for t in topics if curation(t, "consensus") is not None)}
+
+
+def judge_context(campaign: Campaign, topic: Topic, user) -> dict[str, Any]:
+    """What the annotation page adds: in Phase 2, the annotator's discrepancies
+    with the other annotators (never their factoids or reasons, section 3.1)."""
+    phase = campaign.params.get("phase", 1)
+    if phase != 2:
+        return {"phase": 1, "discrepancies": None}
+    mine = topic.judgments.filter(assessor=user).first()
+    if mine is None:
+        return {"phase": 2, "discrepancies": []}
+    me = user.get_username()
+    listing = []
+    others = topic.judgments.filter(status="submitted").exclude(assessor=user).select_related("assessor")
+    for other in others:
+        names = sorted([me, other.assessor.username])
+        one, two = (mine.payload, other.payload) if names[0] == me else (other.payload, mine.payload)
+        relations, _ = relations_of(topic, names[0], names[1], one, two)
+        mine_side, theirs_side = ("first", "second") if names[0] == me else ("second", "first")
+        counterparts = {r[mine_side][0]: r[theirs_side][0] for r in relations if len(r["first"]) == len(r["second"]) == 1}
+        for item in m.discrepancies(mine.payload, other.payload, summaries_of(topic), counterparts=counterparts):
+            listing.append({"sentence": item.sentence, "factoid": item.factoid,
+                            "kind": "you-only" if item.kind == "only_you" else "other-only", "message": item.message})
+    return {"phase": 2, "discrepancies": listing}
+
+
+# -- analyses ------------------------------------------------------------------------------
+
+
+def _consensus_table(campaign: Campaign, params: dict[str, Any]):
+    topics = {t.external_id: t for t in campaign.topics.order_by("position", "id")}
+    wanted = params.get("topic")
+    chosen = [topics[wanted]] if wanted in topics else [t for t in topics.values() if curation(t, "consensus")]
+    if wanted is not None and wanted not in topics:
+        raise InvalidInput("params.topic", f"unknown topic {wanted!r}")
+    if not chosen or curation(chosen[0], "consensus") is None:
+        raise InvalidInput("campaign", "no consensus inventory yet: build one on a topic's consensus page")
+    topic = chosen[0]
+    return topic, m.factoid_table(curation(topic, "consensus").data, summaries_of(topic))
+
+
+def growth_analysis(campaign: Campaign, params: dict[str, Any], progress: Callable[[float, str], None]) -> dict[str, Any]:
+    """Figure 4: factoids (and factoids per sentence) as summaries are added."""
+    topic, table = _consensus_table(campaign, params)
+    progress(0.1, "drawing summaries")
+    models = np.flatnonzero(table.model)
+    rows = np.isin(table.summary_of_sentence, models)
+    remap = {old: new for new, old in enumerate(models)}
+    owner = np.array([remap[s] for s in table.summary_of_sentence[rows]])
+    result = m.inventory_growth(table.by_sentence[rows], owner, n_summaries=len(models),
+                                draws=int(params.get("draws", 100)), seed=int(params.get("seed", 0)))
+    return {"topic": topic.external_id, **json_ready(asdict(result))}
+
+
+def stability_analysis(campaign: Campaign, params: dict[str, Any], progress: Callable[[float, str], None]) -> dict[str, Any]:
+    """Figure 5 (rank correlation of WFS rankings from two samples of N model
+    summaries) and Figures 6-7 (every summary's score over the draws at N)."""
+    topic, table = _consensus_table(campaign, params)
+    sizes = range(1, int(params.get("max_n", 50)) + 1)
+    # Optional, off by default (the paper reports pure frequency weights):
+    # a factoid counts 1/r in a model summary whose r-th sentence first has it.
+    position = table.first_position if params.get("position") else None
+    progress(0.1, "ranking summaries")
+    stability = m.wfs_stability(table.by_summary, table.model, sizes=sizes, pairs=int(params.get("pairs", 200)),
+                                seed=int(params.get("seed", 0)), first_position=position)
+    progress(0.7, "score distributions")
+    n = int(params.get("n", 10))
+    distribution = m.wfs_distribution(table.by_summary, table.model, n=n, draws=int(params.get("pairs", 200)),
+                                      seed=int(params.get("seed", 0)), first_position=position)
+    texts = [" ".join(x["text"] for x in s["sentences"]) for s in topic.data["summaries"]]
+    threshold = int(params.get("min_summaries", max(1, round(0.22 * int(table.model.sum())))))
+    unigrams = m.unigram_comparison(texts, table.by_summary, min_summaries=threshold)
+    return {
+        "topic": topic.external_id,
+        "position_adjusted": bool(position is not None),
+        "summaries": [{"id": s, "model": bool(flag)} for s, flag in zip(table.summaries, table.model)],
+        "stability": json_ready(asdict(stability)),
+        "distribution": {"n": n, **json_ready(asdict(distribution))},
+        "unigrams": {"min_summaries": threshold, **json_ready(asdict(unigrams))},
+    }
+
+
+
+ANALYSES = {"growth": growth_analysis, "wfs-stability": stability_analysis}
+#: The analyses' params (checked before a job is stored; see JOB_BUDGET in
+#: scoring/services.py), measured on a synthetic topic larger than the
+#: paper's (100 model summaries of 20 sentences, 500 factoids, 30 machine
+#: summaries). growth: 1000 draws take 75 s and 210 MB (per size, the
+#: drawn sentences' factoid columns packed in 64-bit words: draws x factoids
+#: x sentences / 8 bytes), so 5000 draws stay within about 6 minutes and
+#: 1 GB. wfs-stability: max_n 200 with 10000 pairs takes 72 s and 370 MB;
+#: time grows with pairs x max_n^2, memory with pairs x max_n.
+ANALYSIS_PARAMS = {
+    "growth": ParamsSchema(
+        Str("topic", max_length=200, help="The topic (external id); default the first with a consensus."),
+        Int("draws", 100, min=1, max=5_000, help="Random draws of N summaries for every N (the paper: 100)."),
+        Int("seed", 0, min=0, max=2**32 - 1, help="Seed of the random draws (the same seed, the same result)."),
+    ),
+    "wfs-stability": ParamsSchema(
+        Str("topic", max_length=200, help="The topic (external id); default the first with a consensus."),
+        Int("max_n", 50, min=1, max=200, help="Largest number N of model summaries drawn (Figure 5)."),
+        Int("pairs", 200, min=1, max=10_000, help="Pairs of samples per N (and draws of the box plots)."),
+        Int("n", 10, min=1, max=200, help="N of the score box plots (Figures 6-7)."),
+        Int("min_summaries", min=1, max=100_000,
+            help="Summaries a unigram must occur in to be a consensus unigram; default 22% of the model summaries."),
+        Bool("position", False, help="Position-adjusted weights (a factoid counts 1/r in a model summary whose r-th "
+                                     "sentence first states it); the paper reports pure frequency."),
+        Int("seed", 0, min=0, max=2**32 - 1, help="Seed of the random draws (the same seed, the same result)."),
+    ),
+}
+
+
+# -- exports -------------------------------------------------------------------------------
+
+
+def truths(assessors: Sequence[str]) -> list[str]:
+    return ["consensus", "annotations", "relations", "wfs"]
+
+
+def export(campaign: Campaign, topics: Sequence[Topic], judgments: Sequence[JudgmentRow], *, format: str, truth: str) -> str:
+    if truth not in truths([]):
+        raise InvalidInput("truth", f"unknown export {truth!r} (known: {', '.join(truths([]))})")
+    by_topic: dict[int, list[JudgmentRow]] = {}
+    for row in judgments:
+        by_topic.setdefault(row.topic_id, []).append(row)
+    if truth == "consensus":
+        rows = []
+        for topic in topics:
+            result = scores(topic)
+            data = curation(topic, "consensus")
+            if not result or data is None:
+                continue
+            for factoid in data.data["factoids"]:
+                marked = [s for s, found in data.data["marks"].items() if factoid["id"] in found]
+                rows.append({"topic": topic.external_id, "factoid": factoid["id"], "text": factoid["text"],
+                             "weight": result["weights"][factoid["id"]], "sentences": marked})
+        if format == "json":
+            return json.dumps(rows, indent=1)
+        return write_csv(["topic", "factoid", "text", "weight", "sentences"],
+                         ([r["topic"], r["factoid"], r["text"], r["weight"], " ".join(r["sentences"])] for r in rows))
+    if truth == "annotations":
+        rows = [{"topic": t.external_id, "annotator": r.assessor, **r.payload} for t in topics for r in by_topic.get(t.pk, [])]
+        if format == "json":
+            return json.dumps(rows, indent=1)
+        return write_csv(["topic", "annotator", "factoid", "text", "sentences"], (
+            [r["topic"], r["annotator"], f["id"], f["text"], " ".join(s for s, found in r["marks"].items() if f["id"] in found)]
+            for r in rows for f in r["factoids"]
+        ))
+    if truth == "relations":
+        rows = []
+        for topic in topics:
+            data = curation(topic, "relations")
+            for pair, relations in (data.data["pairs"] if data else {}).items():
+                first, second = pair.split("|")
+                for r in relations:
+                    kind = "identity" if len(r["first"]) == len(r["second"]) == 1 else "subsumption"
+                    rows.append({"topic": topic.external_id, "first_annotator": first, "second_annotator": second,
+                                 "first": r["first"], "second": r["second"], "kind": kind})
+        if format == "json":
+            return json.dumps(rows, indent=1)
+        return write_csv(["topic", "first_annotator", "first", "second_annotator", "second", "kind"], (
+            [r["topic"], r["first_annotator"], " ".join(r["first"]), r["second_annotator"], " ".join(r["second"]), r["kind"]]
+            for r in rows
+        ))
+    rows = [{"topic": t.external_id, **s} for t in topics for s in ((scores(t) or {}).get("summaries") or [])]
+    if format == "json":
+        return json.dumps(rows, indent=1)
+    return write_csv(["topic", "summary", "source", "model", "wfs"],
+                     ([r["topic"], r["id"], r["source"], int(r["model"]), r["wfs"]] for r in rows))

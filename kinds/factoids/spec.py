@@ -1,0 +1,39 @@
+"""The factoids kind's spec: what generic code knows of it (kinds/spec.py)."""
+
+from __future__ import annotations
+
+from kinds.spec import Analysis, Export, Exports, JudgePage, KindSpec, Reports
+from kinds.factoids import demo, report
+from kinds.factoids.data import FactoidsKind
+
+SPEC = KindSpec(
+    data=FactoidsKind(),
+    judge=JudgePage(template="factoids/judge.html", script="factoids/judge.js", context=report.judge_context),
+    reports=Reports(
+        topic=report.topic_report,
+        campaign=report.campaign_report,
+        template="factoids/report.html",
+        topic_template="factoids/topic_report.html",
+    ),
+    exports=Exports(
+        formats={name: Export(content_type, extension) for name, (content_type, extension) in report.EXPORTS.items()},
+        help=report.EXPORT_HELP,
+        truths=report.truths,
+        write=report.export,
+    ),
+    analyses=(
+        Analysis(
+            name="growth",
+            run=report.growth_analysis,
+            params=report.ANALYSIS_PARAMS["growth"],
+            template="factoids/results/growth.html",
+        ),
+        Analysis(
+            name="wfs-stability",
+            run=report.stability_analysis,
+            params=report.ANALYSIS_PARAMS["wfs-stability"],
+            template="factoids/results/wfs-stability.html",
+        ),
+    ),
+    demo=demo.build,
+)

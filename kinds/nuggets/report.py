@@ -1,0 +1,326 @@
+"""Nugget pyramids: weights, run scores under every model, ranking stability.
+
+Lin & Demner-Fushman, "Will Pyramids Built of Nuggets Topple Over?"
+(nugget-pyramids_lin-demner-fushman.txt): Figure 1 (nugget F), section 4
+(pyramid weights and recall), section 6: Table 3 (Kendall's tau between run
+rankings under the original labels and under each assessor's), Table 4 (the
+pyramid against each assessor), Figures 2 and 3 (pyramids of 1..n assessors:
+mean tau, zero-median questions), Table 2 (questions with one or two vital
+nuggets) and Table 5 (a question's pyramid).
+
+Assessor 0 is the "original" labelling when every nugget of every question
+carries a ``label`` in the topic data (the first assessor's, as NIST's).
+Run scores and the analyses that compare assessors use the questions some
+run answered, and the assessors who labelled every nugget of those.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from concord.errors import InvalidInput
+from concord.jsonready import json_ready
+from concord.params import Int, ParamsSchema
+from annotate.models import Campaign, Run, Topic
+from scoring.csvfiles import neutralise, write_csv
+from scoring.metrics import nuggets as m
+from scoring.selectors import JudgmentRow
+
+BETA = 3.0
+EXPORTS = {"tsv": ("text/tab-separated-values", "txt"), "json": ("application/json", "json"), "csv": ("text/csv", "csv")}
+EXPORT_HELP = (
+    "answer-key: every question's nuggets with their vital votes, pyramid weight and original label (tsv: "
+    "topic, nugget id, original label (none when there is none), votes, weight, text, like TREC nugget files; or json). scores: every run's F "
+    "on every question under the original labels, each assessor's labels and the pyramid (csv or json)."
+)
+
+
+@dataclass
+class Arrays:
+    """A campaign's judgments as arrays over a flat nugget axis."""
+
+    topics: list[Topic]
+    nugget_ids: list[str]
+    question_index: np.ndarray  # (N,)
+    assessors: list[str]  # "original" first when present; complete or not
+    labels: np.ndarray  # (A, N): 1 vital, 0 okay, NaN not labelled
+    runs: list[str]
+    matches: np.ndarray  # (R, N) bool
+    lengths: np.ndarray  # (R, Q)
+
+    @property
+    def complete(self) -> np.ndarray:
+        """Which assessors labelled every nugget."""
+        return ~np.isnan(self.labels).any(axis=1)
+
+    def answered(self) -> "Arrays":
+        """Only the questions some run answered: the ones run scores and
+        rankings rest on (a question no run answered scores every run alike)."""
+        matched = np.bincount(self.question_index, weights=self.matches.any(axis=0), minlength=len(self.topics)) > 0
+        keep_q = np.flatnonzero((self.lengths > 0).any(axis=0) | matched)
+        if len(keep_q) == len(self.topics):
+            return self
+        keep_n = np.isin(self.question_index, keep_q)
+        renumber = np.full(len(self.topics), -1)
+        renumber[keep_q] = np.arange(len(keep_q))
+        return Arrays(
+            [self.topics[q] for q in keep_q], [n for n, k in zip(self.nugget_ids, keep_n) if k],
+            renumber[self.question_index[keep_n]], self.assessors, self.labels[:, keep_n],
+            self.runs, self.matches[:, keep_n], self.lengths[:, keep_q],
+        )
+
+    @property
+    def votes(self) -> np.ndarray:
+        """Vital votes per nugget from every labelling, the original one
+        included ("using all ten sets of judgments", section 6)."""
+        return np.nansum(self.labels, axis=0) if len(self.labels) else np.zeros(len(self.nugget_ids))
+
+
+def arrays(topics: Sequence[Topic], judgments: Sequence[JudgmentRow], runs: Sequence[Run]) -> Arrays:
+    topics = list(topics)
+    nugget_ids, question = [], []
+    position: dict[tuple[int, str], int] = {}
+    for q, topic in enumerate(topics):
+        for nugget in topic.data["nuggets"]:
+            position[(topic.pk, nugget["id"])] = len(nugget_ids)
+            nugget_ids.append(nugget["id"])
+            question.append(q)
+    n = len(nugget_ids)
+    rows, names = [], []
+    originals = [nugget.get("label") for topic in topics for nugget in topic.data["nuggets"]]
+    if originals and all(label is not None for label in originals):
+        rows.append(np.array([label == "vital" for label in originals], float))
+        names.append("original")
+    by_assessor: dict[str, np.ndarray] = {}
+    for row in judgments:
+        labels = row.payload.get("labels") or {}
+        if labels:
+            target = by_assessor.setdefault(row.assessor, np.full(n, np.nan))
+            for nugget, label in labels.items():
+                target[position[(row.topic_id, nugget)]] = 1.0 if label == "vital" else 0.0
+    for name in sorted(by_assessor):
+        rows.append(by_assessor[name])
+        names.append(name)
+    run_names, matches, lengths = _runs(topics, judgments, runs, position)
+    return Arrays(
+        topics, nugget_ids, np.array(question, dtype=np.intp), names,
+        np.vstack(rows) if rows else np.empty((0, n)), run_names, matches, lengths,
+    )
+
+
+def _runs(topics, judgments, runs, position) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """Each run's matches and lengths: from the run's data when it has them,
+    else from the topic's responses and the match judgments (a nugget is in
+    a response when at least half of those who judged the response say so)."""
+    from scoring.metrics.nuggets import response_length
+
+    names = sorted({r.name for r in runs} | {resp["run"] for t in topics for resp in t.data.get("responses", [])})
+    index = {name: i for i, name in enumerate(names)}
+    matches = np.zeros((len(names), len(position)), bool)
+    lengths = np.zeros((len(names), len(topics)))
+    votes: dict[str, dict[str, int]] = {}
+    judged: dict[str, int] = {}
+    for row in judgments:
+        for response, found in (row.payload.get("matches") or {}).items():
+            judged[f"{row.topic_id}:{response}"] = judged.get(f"{row.topic_id}:{response}", 0) + 1
+            for nugget in found:
+                counts = votes.setdefault(f"{row.topic_id}:{response}", {})
+                counts[nugget] = counts.get(nugget, 0) + 1
+    for q, topic in enumerate(topics):
+        for response in topic.data.get("responses", []):
+            key = f"{topic.pk}:{response['id']}"
+            r = index[response["run"]]
+            lengths[r, q] = response_length(response["text"])
+            for nugget, count in votes.get(key, {}).items():
+                if 2 * count >= judged[key]:
+                    matches[r, position[(topic.pk, nugget)]] = True
+        for run in runs:
+            given = run.data.get("responses", {}).get(topic.external_id)
+            if given is None:
+                continue
+            r = index[run.name]
+            lengths[r, q] = given["length"]
+            if "matches" in given:  # the run's own (e.g. NIST's) matches win over judgments
+                own = {position[(topic.pk, nugget["id"])] for nugget in topic.data["nuggets"]}
+                matches[r, sorted(own)] = False
+                matches[r, [position[(topic.pk, nugget)] for nugget in given["matches"]]] = True
+    return names, matches, lengths
+
+
+def pyramid(a: Arrays) -> np.ndarray:
+    return m.pyramid_weights(a.votes, question_index=a.question_index, n_questions=len(a.topics))
+
+
+def scores(a: Arrays) -> dict[str, np.ndarray]:
+    """(R, Q) F under the pyramid, the original labels and each complete
+    assessor, over the questions the runs answered (``a.answered()``)."""
+    a = a.answered()
+    if not a.runs or not a.topics:
+        return {}
+    models = {"pyramid": pyramid(a)}
+    for name, row, complete in zip(a.assessors, a.labels, a.complete):
+        if complete:
+            models[name] = row
+    f = m.pyramid_f_batch(
+        np.vstack(list(models.values())), a.matches, a.lengths,
+        question_index=a.question_index, n_questions=len(a.topics), beta=BETA,
+    ).f
+    return dict(zip(models, f))
+
+
+def topic_report(topic: Topic, judgments: Sequence[JudgmentRow], *, runs: Sequence[Run] = ()) -> dict[str, Any]:
+    a = arrays([topic], judgments, runs)
+    return {"pyramid": _pyramid_rows(a, 0), "assessors": [x for x in a.assessors if x != "original"]}
+
+
+def _pyramid_rows(a: Arrays, q: int) -> list[dict[str, Any]]:
+    weights = pyramid(a)
+    topic = a.topics[q]
+    offset = int(np.flatnonzero(a.question_index == q)[0]) if (a.question_index == q).any() else 0
+    return [
+        {"id": nugget["id"], "text": nugget["text"], "original": nugget.get("label"),
+         "votes": int(a.votes[offset + i]), "weight": float(weights[offset + i])}
+        for i, nugget in enumerate(topic.data["nuggets"])
+    ]
+
+
+def campaign_report(
+    campaign: Campaign, topics: Sequence[Topic], judgments: Sequence[JudgmentRow], *, runs: Sequence[Run] = ()
+) -> dict[str, Any]:
+    a = arrays(topics, judgments, runs)
+    answered = a.answered()
+    question_scores = scores(answered)
+    run_means = {model: m.run_scores(f) for model, f in question_scores.items()}
+    ranking = []
+    for r, run in enumerate(a.runs):
+        ranking.append({"run": run, "scores": {model: float(means[r]) for model, means in run_means.items()}})
+    ranking.sort(key=lambda row: (-np.nan_to_num(row["scores"].get("pyramid", np.nan), nan=-np.inf), row["run"]))
+    labelled = {x: int((~np.isnan(row)).sum()) for x, row in zip(a.assessors, a.labels) if x != "original"}
+    return {
+        "kind": "nuggets",
+        "questions": len(a.topics),
+        "nuggets": len(a.nugget_ids),
+        "assessors": labelled,
+        "scored_questions": len(answered.topics),
+        "complete_assessors": [x for x, c in zip(answered.assessors, answered.complete) if c and x != "original"],
+        "has_original": bool(a.assessors) and a.assessors[0] == "original",
+        "pyramids": {t.external_id: {"title": t.title, "target": t.data["target"], "nuggets": _pyramid_rows(a, q)}
+                     for q, t in enumerate(a.topics)},
+        "runs": ranking,
+        "stability": stability(answered) if len(a.runs) >= 2 else None,
+    }
+
+
+def stability(a: Arrays) -> dict[str, Any] | None:
+    """Tables 3 and 4 over the original labels and the complete assessors."""
+    usable = [i for i, c in enumerate(a.complete) if c]
+    if len(a.runs) < 2 or len(usable) < 2 or a.assessors[0] != "original" or usable[0] != 0:
+        return None
+    agreement = m.assessor_agreement(
+        a.labels[usable].astype(bool), a.matches, a.lengths,
+        question_index=a.question_index, n_questions=len(a.topics), original=0, beta=BETA,
+    )
+    names = [a.assessors[i] for i in usable]
+    return {
+        "assessors": names,
+        "tau_original": agreement.tau_original.tolist(),
+        "tau_pyramid": agreement.tau_pyramid.tolist(),
+        "mean_tau_original": agreement.mean_tau_original,
+        "mean_tau_pyramid": agreement.mean_tau_pyramid,
+        "t_test": agreement.t_test._asdict(),
+    }
+
+
+# -- analyses ----------------------------------------------------------------------------
+
+
+def full_analysis(a: Arrays, *, max_subsets: int = 300, seed: int = 0, progress: Callable[[float, str], None] | None = None) -> dict[str, Any]:
+    """Tables 2-4 and Figures 2-3 over the original labels and the complete assessors."""
+    usable = [i for i, c in enumerate(a.complete) if c]
+    if len(usable) < 2:
+        raise InvalidInput("campaign", "needs at least two complete labellings (the original labels count as one)")
+    if len(a.runs) < 2:
+        raise InvalidInput("campaign", "needs at least two runs to rank")
+    labels = a.labels[usable].astype(bool)
+    names = [a.assessors[i] for i in usable]
+    common = {"question_index": a.question_index, "n_questions": len(a.topics), "beta": BETA}
+    if progress:
+        progress(0.05, "Tables 3 and 4")
+    agreement = m.assessor_agreement(labels, a.matches, a.lengths, original=0, **common)
+    if progress:
+        progress(0.3, "pyramids of every size (Figures 2 and 3)")
+    sizes = m.pyramid_size_analysis(labels, a.matches, a.lengths, max_subsets=max_subsets, seed=seed, **common)
+    if progress:
+        progress(0.9, "quantisation (Table 2)")
+    quantised = m.quantisation(labels, a.matches, a.lengths, **common)
+    return {
+        "assessors": names,
+        "original": names[0],
+        "tables_3_4": {
+            "tau_original": agreement.tau_original.tolist(), "tau_pyramid": agreement.tau_pyramid.tolist(),
+            "mean_tau_original": agreement.mean_tau_original, "mean_tau_pyramid": agreement.mean_tau_pyramid,
+            "t_test": agreement.t_test._asdict(),
+        },
+        "figures_2_3": json_ready(asdict(sizes)),
+        "table_2": json_ready(asdict(quantised)),
+    }
+
+
+
+def stability_analysis(campaign: Campaign, params: dict[str, Any], progress: Callable[[float, str], None]) -> dict[str, Any]:
+    from scoring.selectors import submitted_judgments
+
+    a = arrays(list(campaign.topics.order_by("position", "id")), submitted_judgments(campaign), list(campaign.runs.all()))
+    return full_analysis(a.answered(), max_subsets=int(params.get("max_subsets", 300)), seed=int(params.get("seed", 0)), progress=progress)
+
+
+ANALYSES = {"stability": stability_analysis}
+#: The analyses' params (checked before a job is stored; see JOB_BUDGET in
+#: scoring/services.py). Pyramids of every size draw at most max_subsets
+#: assessor subsets per size; the demo (6 questions, 5 labellings, 8 runs)
+#: takes 0.02 s at 300, and time and memory grow linearly with it.
+ANALYSIS_PARAMS = {"stability": ParamsSchema(
+    Int("max_subsets", 300, min=1, max=5_000, help="Assessor subsets per pyramid size (Figures 2 and 3)."),
+    Int("seed", 0, min=0, max=2**32 - 1, help="Seed of the random draws (the same seed, the same result)."),
+)}
+
+
+# -- exports ---------------------------------------------------------------------------------
+
+
+def truths(assessors: Sequence[str]) -> list[str]:
+    return ["answer-key", "scores"]
+
+
+def export(campaign: Campaign, topics: Sequence[Topic], judgments: Sequence[JudgmentRow], *, format: str, truth: str) -> str:
+    if truth not in truths([]):
+        raise InvalidInput("truth", f"unknown export {truth!r} (known: answer-key, scores)")
+    runs = list(campaign.runs.all())
+    a = arrays(topics, judgments, runs)
+    if truth == "answer-key":
+        rows = [{"topic": t.external_id, **row} for q, t in enumerate(a.topics) for row in _pyramid_rows(a, q)]
+        if format == "json":
+            return json.dumps(rows, indent=1)
+        if format == "tsv":
+            return "".join(
+                f"{neutralise(r['topic'])}\t{neutralise(r['id'])}\t{r['original'] or 'none'}\t{r['votes']}\t{r['weight']:.6f}\t"
+                f"{neutralise(' '.join(r['text'].split()))}\n"
+                for r in rows
+            )
+        return write_csv(["topic", "nugget", "original", "votes", "weight", "text"],
+                         ([r["topic"], r["id"], r["original"] or "", r["votes"], r["weight"], r["text"]] for r in rows))
+    answered = a.answered()
+    rows = [
+        {"run": run, "topic": t.external_id, "model": model, "f": float(f[r, q])}
+        for model, f in scores(answered).items() for r, run in enumerate(answered.runs) for q, t in enumerate(answered.topics)
+    ]
+    if format == "json":
+        return json.dumps(rows, indent=1)
+    if format == "tsv":
+        raise InvalidInput("format", "scores come as csv or json")
+    return write_csv(["run", "topic", "model", "f"], ([r["run"], r["topic"], r["model"], r["f"]] for r in rows))

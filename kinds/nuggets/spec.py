@@ -1,0 +1,33 @@
+"""The nuggets kind's spec: what generic code knows of it (kinds/spec.py)."""
+
+from __future__ import annotations
+
+from kinds.spec import Analysis, Export, Exports, JudgePage, KindSpec, Reports
+from kinds.nuggets import demo, report
+from kinds.nuggets.data import NuggetsKind
+
+SPEC = KindSpec(
+    data=NuggetsKind(),
+    judge=JudgePage(template="nuggets/judge.html", script="nuggets/judge.js"),
+    reports=Reports(
+        topic=report.topic_report,
+        campaign=report.campaign_report,
+        template="nuggets/report.html",
+        topic_template="nuggets/topic_report.html",
+    ),
+    exports=Exports(
+        formats={name: Export(content_type, extension) for name, (content_type, extension) in report.EXPORTS.items()},
+        help=report.EXPORT_HELP,
+        truths=report.truths,
+        write=report.export,
+    ),
+    analyses=(
+        Analysis(
+            name="stability",
+            run=report.stability_analysis,
+            params=report.ANALYSIS_PARAMS["stability"],
+            template="nuggets/results/stability.html",
+        ),
+    ),
+    demo=demo.build,
+)

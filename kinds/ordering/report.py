@@ -1,0 +1,279 @@
+"""Orderings: agreement between assessors, consensus, and run scores.
+
+Kim, Zhai & Han, "Aggregation of Multiple Judgments for Evaluating Ordered
+Lists" (ordered-lists_kim-zhai-han.txt): Kendall's tau between assessors
+(section 4.1), the rank-based consensus (4.3), run scores under AC, WCA, RBA
+and FreSPA (4.1-4.4), ED per method (5.2); analyses: noise robustness
+(5.4, Table 1), FreSPA parameter sweeps and tuning (5.5, Tables 2-4).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import asdict
+from itertools import combinations
+from typing import Any
+
+import numpy as np
+
+from concord.errors import InvalidInput
+from concord.params import Float, Int, ListOf, ParamsSchema
+from annotate.models import Campaign, Run, Topic
+from scoring.csvfiles import write_csv
+from scoring.metrics import ordering as m
+from scoring.selectors import JudgmentRow
+
+EXPORTS = {"json": ("application/json", "json"), "csv": ("text/csv", "csv")}
+EXPORT_HELP = (
+    "consensus: each topic's rank-based consensus ordering (items by summed rank over the submitted orderings, "
+    "ties as in the first ordering), with how many orderings it rests on. judgments: every submitted ordering."
+)
+
+#: Run-scoring methods (KZH Table 1), as (label, function, keyword arguments).
+METHODS: dict[str, tuple[Callable[..., float], dict[str, Any]]] = {
+    "AC-tau": (m.average_correlation, {"measure": "tau"}),
+    "AC-Sp": (m.average_correlation, {"measure": "spearman"}),
+    "WCA-tau": (m.weighted_correlation, {"measure": "tau"}),
+    "WCA-Sp": (m.weighted_correlation, {"measure": "spearman"}),
+    "RBA-tau": (m.rank_based, {"measure": "tau"}),
+    "RBA-Sp": (m.rank_based, {"measure": "spearman"}),
+    "FreSPA": (m.frespa, {}),
+}
+#: The names :func:`scoring.metrics.ordering.discriminativeness` knows them by.
+ED_NAMES = dict(zip(METHODS, m.METHODS))
+
+
+def frespa_setting(campaign: Campaign) -> m.FrespaSetting:
+    """The campaign's FreSPA parameters: tuned and saved, or the paper's defaults."""
+    return m.FrespaSetting(**campaign.params.get("frespa", {}))
+
+
+def golds_of(judgments: Sequence[JudgmentRow]) -> dict[str, list[str]]:
+    return {j.assessor: j.payload["order"] for j in sorted(judgments, key=lambda j: j.assessor)}
+
+
+def score_run(order: list[str], golds: list[list[str]], setting: m.FrespaSetting) -> dict[str, float]:
+    scores = {}
+    for label, (function, params) in METHODS.items():
+        if function is m.frespa:
+            params = setting.params(len(order))
+        scores[label] = function(order, golds, **params)
+    return scores
+
+
+def topic_report(topic: Topic, judgments: Sequence[JudgmentRow], *, runs: Sequence[Run] = ()) -> dict[str, Any]:
+    golds = golds_of(judgments)
+    assessors = list(golds)
+    tau = [[1.0 if a == b else None for b in assessors] for a in assessors]
+    for (i, a), (j, b) in combinations(enumerate(assessors), 2):
+        tau[i][j] = tau[j][i] = m.kendall_tau(golds[a], golds[b])
+    texts = {item["id"]: item["text"] for item in topic.data["items"]}
+    consensus = m.rank_consensus(list(golds.values())) if golds else []
+    setting = frespa_setting(topic.campaign)
+    run_scores = {
+        run.name: score_run(run.data["orderings"][topic.external_id], list(golds.values()), setting)
+        for run in runs
+        if golds and topic.external_id in run.data.get("orderings", {})
+    }
+    return {
+        "assessors": assessors,
+        "tau": tau,
+        "mean_tau": _mean_off_diagonal(tau),
+        "consensus": [{"id": item, "text": texts[item]} for item in consensus],
+        "runs": run_scores,
+    }
+
+
+def campaign_report(
+    campaign: Campaign, topics: Sequence[Topic], judgments: Sequence[JudgmentRow], *, runs: Sequence[Run] = ()
+) -> dict[str, Any]:
+    by_topic: dict[int, list[JudgmentRow]] = {}
+    for row in judgments:
+        by_topic.setdefault(row.topic_id, []).append(row)
+    external = {t.pk: t.external_id for t in topics}
+    golds = {external[t]: [r.payload["order"] for r in rows] for t, rows in by_topic.items()}
+    setting = frespa_setting(campaign)
+    return {
+        "kind": "ordering",
+        "topics": len(topics),
+        "topics_with_two_or_more": sum(len(g) >= 2 for g in golds.values()),
+        "ed": discriminativeness_by_method(golds, setting),
+        "frespa": asdict(setting),
+        "runs": rank_runs(golds, runs, setting),
+        "consensus": {
+            external[t]: m.rank_consensus([r.payload["order"] for r in rows]) for t, rows in sorted(by_topic.items())
+        },
+        "per_topic": {
+            external[t]: {"orderings": len(rows), "mean_tau": _mean_tau([r.payload["order"] for r in rows])}
+            for t, rows in by_topic.items()
+        },
+    }
+
+
+def discriminativeness_by_method(golds: dict[str, list[list[str]]], setting: m.FrespaSetting) -> dict[str, float]:
+    """ED of every method over the topics with two or more orderings (section 5.2).
+
+    FreSPA's pattern lengths are ratios of each topic's item count, so its
+    ED is the mean of the per-topic EDs, which is what ED over topics is.
+    """
+    usable = {t: g for t, g in golds.items() if len(g) >= 2}
+    if not usable:
+        return {label: float("nan") for label in METHODS}
+    eds = {label: m.discriminativeness(usable, name) for label, name in ED_NAMES.items() if label != "FreSPA"}
+    eds["FreSPA"] = float(
+        np.mean([m.discriminativeness(g, "frespa", **setting.params(len(g[0]))) for g in usable.values()])
+    )
+    return eds
+
+
+def rank_runs(golds: dict[str, list[list[str]]], runs: Sequence[Run], setting: m.FrespaSetting) -> list[dict[str, Any]]:
+    """Each run's mean score over the topics it ordered that have a gold, per method, with its rank."""
+    rows = []
+    for run in runs:
+        scored = [
+            score_run(order, golds[topic], setting)
+            for topic, order in run.data.get("orderings", {}).items()
+            if golds.get(topic)
+        ]
+        means = {label: float(np.mean([s[label] for s in scored])) if scored else float("nan") for label in METHODS}
+        rows.append({"run": run.name, "topics": len(scored), "scores": means})
+    for label in METHODS:
+        ranked = sorted((r for r in rows if not np.isnan(r["scores"][label])), key=lambda r: -r["scores"][label])
+        for position, row in enumerate(ranked, 1):
+            row.setdefault("ranks", {})[label] = position
+    return sorted(rows, key=lambda r: (-np.nan_to_num(r["scores"]["FreSPA"], nan=-np.inf), r["run"]))
+
+
+def _mean_tau(orderings: list[list[str]]) -> float:
+    taus = [m.kendall_tau(a, b) for a, b in combinations(orderings, 2)]
+    return float(np.mean(taus)) if taus else float("nan")
+
+
+def _mean_off_diagonal(matrix: list[list[float | None]]) -> float:
+    values = [v for i, row in enumerate(matrix) for j, v in enumerate(row) if i != j and v is not None]
+    return float(np.mean(values)) if values else float("nan")
+
+
+# -- analyses (jobs) -------------------------------------------------------------
+
+
+def _golds_by_topic(campaign: Campaign) -> dict[str, list[list[str]]]:
+    from scoring.selectors import submitted_judgments
+
+    external = dict(campaign.topics.values_list("pk", "external_id"))
+    golds: dict[str, list[list[str]]] = {}
+    for row in submitted_judgments(campaign):
+        golds.setdefault(external[row.topic_id], []).append(row.payload["order"])
+    usable = {t: g for t, g in golds.items() if len(g) >= 2}
+    if not usable:
+        raise InvalidInput("campaign", "no topic has two submitted orderings yet")
+    return usable
+
+
+def _reporter(progress: Callable[[float, str], None], start: float, span: float, what: str):
+    return lambda done, total: progress(start + span * done / total, f"{what}: {done} of {total}")
+
+
+def noise_analysis(campaign: Campaign, params: dict[str, Any], progress: Callable[[float, str], None]) -> dict[str, Any]:
+    """Table 1: ED of every method as random orderings are added."""
+    golds = _golds_by_topic(campaign)
+    ratios = params.get("ratios", [0, 0.25, 0.5, 0.75, 1])
+    seeds = params.get("seeds", 10)
+    setting = frespa_setting(campaign)
+    rows = []
+    for index, (label, name) in enumerate(ED_NAMES.items()):
+        report = _reporter(progress, index / len(ED_NAMES), 1 / len(ED_NAMES), label)
+        if name == "frespa":
+            # Pattern lengths per topic size: one FreSPA per size class of topic.
+            result = _noise_frespa(golds, setting, ratios, seeds, report)
+        else:
+            result = m.noise_robustness(golds, name, ratios=ratios, seeds=seeds, progress=report)
+        rows.append({"method": label, **asdict(result)})
+    return {"ratios": list(map(float, ratios)), "seeds": seeds, "rows": rows}
+
+
+def _noise_frespa(golds, setting, ratios, seeds, report) -> m.NoiseRobustness:
+    sizes: dict[int, dict[str, list[list[str]]]] = {}
+    for topic, orderings in golds.items():
+        sizes.setdefault(len(orderings[0]), {})[topic] = orderings
+    results = [
+        (len(group), m.noise_robustness(group, "frespa", ratios=ratios, seeds=seeds, progress=report, **setting.params(k)))
+        for k, group in sizes.items()
+    ]
+    weights = np.array([n for n, _ in results], float)
+    ed = tuple(float(v) for v in np.average([r.ed for _, r in results], axis=0, weights=weights))
+    max_min = ed[0] - ed[-1]
+    return m.NoiseRobustness(tuple(map(float, ratios)), ed, max_min, 100 * max_min / ed[0] if ed[0] else float("nan"))
+
+
+def sweep_analysis(campaign: Campaign, params: dict[str, Any], progress: Callable[[float, str], None]) -> dict[str, Any]:
+    """Tables 2-4: FreSPA's ED as each parameter varies."""
+    rows = m.frespa_sweep(_golds_by_topic(campaign), base=frespa_setting(campaign), progress=_reporter(progress, 0, 1, "settings"))
+    return {"rows": [{"parameter": r.parameter, "value": r.value, "ed": r.ed} for r in rows]}
+
+
+def tune_analysis(campaign: Campaign, params: dict[str, Any], progress: Callable[[float, str], None]) -> dict[str, Any]:
+    """Pick the FreSPA parameters with the best ED and save them on the campaign."""
+    from annotate import services as annotate_services
+    from scoring import services
+
+    best = m.tune(_golds_by_topic(campaign), progress=_reporter(progress, 0, 0.95, "settings"))
+    campaign.params = annotate_services.clean_campaign_params(
+        campaign.kind, {**campaign.params, "frespa": asdict(best.setting)}, current=campaign.params)
+    campaign.save(update_fields=["params"])
+    services.recompute_reports(campaign.pk, everything=True)
+    return {"setting": asdict(best.setting), "ed": best.ed, "settings_tried": best.n_settings, "saved": True}
+
+
+ANALYSES = {"noise": noise_analysis, "frespa-sweep": sweep_analysis, "frespa-tune": tune_analysis}
+#: The analyses' params (checked before a job is stored; see JOB_BUDGET in
+#: scoring/services.py). Noise: measured on the ordering demo (6 topics, 4
+#: orderings each), the defaults (5 ratios up to 1, 10 seeds) take 2.7 s;
+#: the time grows with seeds x ratios x (orderings with the noise)^2, so the
+#: bounds (50 seeds, 10 ratios up to 2) cost at most about 5 x 2 x 4 = 40
+#: times that; memory stays small (ranks of topics x orderings x items).
+#: The sweep and the tuning have fixed grids (PAPER_SWEEPS, TUNE_GRID).
+ANALYSIS_PARAMS = {
+    "noise": ParamsSchema(
+        ListOf("ratios", Float("ratio", min=0.0, max=2.0), [0, 0.25, 0.5, 0.75, 1], min_items=1, max_items=10,
+               help="Noise ratios r: round(r x n) random orderings join the n of each topic (Table 1)."),
+        Int("seeds", 10, min=1, max=50, help="Random draws of the noise per ratio (seeds 0 .. seeds-1)."),
+    ),
+    "frespa-sweep": ParamsSchema(help="No params: the paper's sweeps (Tables 2-4)."),
+    "frespa-tune": ParamsSchema(help="No params: a fixed grid of 54 settings; the best is saved on the campaign."),
+}
+
+
+# -- exports ---------------------------------------------------------------------------
+
+
+def truths(assessors: Sequence[str]) -> list[str]:
+    return ["consensus", "judgments"]
+
+
+def export(campaign: Campaign, topics: Sequence[Topic], judgments: Sequence[JudgmentRow], *, format: str, truth: str) -> str:
+    """Consensus orderings (with how many orderings each rests on) or every judgment."""
+    import json
+
+    if truth not in truths([]):
+        raise InvalidInput("truth", f"unknown export {truth!r} (known: consensus, judgments)")
+    external = {t.pk: t.external_id for t in topics}
+    by_topic: dict[int, list[JudgmentRow]] = {}
+    for row in judgments:
+        by_topic.setdefault(row.topic_id, []).append(row)
+    if truth == "consensus":
+        rows = [
+            {"topic": external[t], "order": m.rank_consensus([r.payload["order"] for r in rows]), "orderings": len(rows)}
+            for t, rows in by_topic.items()
+        ]
+        if format == "json":
+            return json.dumps(rows, indent=1)
+        return write_csv(["topic", "orderings", "rank", "item"], (
+            [row["topic"], row["orderings"], rank, item] for row in rows for rank, item in enumerate(row["order"], 1)
+        ))
+    entries = [{"topic": external[r.topic_id], "assessor": r.assessor, "order": r.payload["order"]} for r in judgments]
+    if format == "json":
+        return json.dumps(entries, indent=1)
+    return write_csv(["topic", "assessor", "rank", "item"], (
+        [e["topic"], e["assessor"], rank, item] for e in entries for rank, item in enumerate(e["order"], 1)
+    ))

@@ -1,0 +1,45 @@
+"""The ordering kind's spec: what generic code knows of it (kinds/spec.py)."""
+
+from __future__ import annotations
+
+from kinds.spec import Analysis, Export, Exports, JudgePage, KindSpec, Reports
+from kinds.ordering import demo, report
+from kinds.ordering.data import OrderingKind
+
+SPEC = KindSpec(
+    data=OrderingKind(),
+    judge=JudgePage(template="ordering/judge.html", script="ordering/judge.js"),
+    reports=Reports(
+        topic=report.topic_report,
+        campaign=report.campaign_report,
+        template="ordering/report.html",
+        topic_template="ordering/topic_report.html",
+    ),
+    exports=Exports(
+        formats={name: Export(content_type, extension) for name, (content_type, extension) in report.EXPORTS.items()},
+        help=report.EXPORT_HELP,
+        truths=report.truths,
+        write=report.export,
+    ),
+    analyses=(
+        Analysis(
+            name="noise",
+            run=report.noise_analysis,
+            params=report.ANALYSIS_PARAMS["noise"],
+            template="ordering/results/noise.html",
+        ),
+        Analysis(
+            name="frespa-sweep",
+            run=report.sweep_analysis,
+            params=report.ANALYSIS_PARAMS["frespa-sweep"],
+            template="ordering/results/frespa-sweep.html",
+        ),
+        Analysis(
+            name="frespa-tune",
+            run=report.tune_analysis,
+            params=report.ANALYSIS_PARAMS["frespa-tune"],
+            template="ordering/results/frespa-tune.html",
+        ),
+    ),
+    demo=demo.build,
+)

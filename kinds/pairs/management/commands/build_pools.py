@@ -1,0 +1,37 @@
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from annotate import importers, services
+from concord.errors import InvalidInput
+from annotate.models import Campaign
+
+
+class Command(BaseCommand):
+    help = (
+        "Build adjudication pools in a pairs campaign from systems' results (Arehart et al., section 2.2): "
+        "the union of the systems' candidates per query, optionally cut to each system's top --depth, exact "
+        "string matches left out, each candidate keeping the systems that returned it."
+    )
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("campaign", type=int)
+        parser.add_argument("--queries", type=Path, required=True, help='JSON {"<query id>": "<query text>"}')
+        parser.add_argument("--runs", type=Path, required=True, help='JSON [{"name", "data": {"results": ...}}]')
+        parser.add_argument("--depth", type=int)
+
+    def handle(self, *args, campaign: int, queries: Path, runs: Path, depth: int | None, **options) -> None:
+        target = Campaign.objects.filter(pk=campaign).first()
+        if target is None:
+            raise CommandError(f"campaign: no campaign #{campaign}")
+        try:
+            topics = services.build_pools(
+                campaign=target,
+                queries=importers.read_json(queries.read_bytes(), "queries"),
+                runs=importers.read_runs(runs.read_bytes(), filename=runs.name),
+                depth=depth,
+            )
+        except InvalidInput as error:
+            raise CommandError(f"{error.field}: {error.message} (nothing imported)") from None
+        pairs = sum(len(t.data["candidates"]) for t in topics)
+        self.stdout.write(f"Built {len(topics)} pools with {pairs} pairs to adjudicate.")

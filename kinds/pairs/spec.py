@@ -1,0 +1,34 @@
+"""The pairs kind's spec: what generic code knows of it (kinds/spec.py)."""
+
+from __future__ import annotations
+
+from kinds.spec import Analysis, Export, Exports, JudgePage, KindSpec, Reports
+from kinds.pairs import demo, report
+from kinds.pairs.data import PairsKind
+
+SPEC = KindSpec(
+    data=PairsKind(),
+    judge=JudgePage(template="pairs/judge.html", script="pairs/judge.js"),
+    reports=Reports(
+        topic=report.topic_report,
+        campaign=report.campaign_report,
+        template="pairs/report.html",
+        topic_template="pairs/topic_report.html",
+    ),
+    exports=Exports(
+        formats={name: Export(content_type, extension) for name, (content_type, extension) in report.EXPORTS.items()},
+        help=report.EXPORT_HELP,
+        truths=report.truths,
+        write=report.export,
+    ),
+    analyses=(
+        Analysis(
+            name="evaluation",
+            run=report.evaluation_analysis,
+            params=report.ANALYSIS_PARAMS["evaluation"],
+            template="pairs/results/evaluation.html",
+            chunks=report.CHUNKS["evaluation"],
+        ),
+    ),
+    demo=demo.build,
+)

@@ -1,0 +1,139 @@
+"""What a judgment kind is: a typed KindSpec, every slot named and documented.
+
+Generic code (annotate, scoring, their pages and the API) reaches a kind only
+through its spec, found with :func:`kinds.registry.get_kind`: no module or
+template names built from strings, no getattr on modules, no
+``if kind == ...``. Everything a spec names lives in the kind's own folder,
+``kinds/<name>/`` (docs/architecture.md, "Layout").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from concord.params import ParamsSchema
+from concord.progress import Progress
+
+if TYPE_CHECKING:  # types only; the kinds import the models themselves
+    from django.contrib.auth.models import AbstractBaseUser
+    from django.urls import URLPattern
+
+    from annotate.models import Campaign, Topic
+    from kinds.base import Kind
+
+__all__ = ["Analysis", "Export", "Exports", "JudgePage", "KindSpec", "Reports"]
+
+
+@dataclass(frozen=True)
+class JudgePage:
+    """The judging page.
+
+    ``template`` is a template of the kind's ``templates/<name>/`` folder and
+    ``script`` a file of its ``static/<name>/`` folder; ``context(campaign,
+    topic, user)`` adds what the page needs beyond the assessor view of the
+    topic and the judgment (e.g. the factoids kind's Phase 2 discrepancies).
+    """
+
+    template: str
+    script: str
+    context: Callable[[Campaign, Topic, AbstractBaseUser], dict[str, Any]] | None = None
+
+
+@dataclass(frozen=True)
+class Reports:
+    """The live reports, recomputed by the background task after submissions.
+
+    ``topic(topic, judgments, runs=...)`` and ``campaign(campaign, topics,
+    judgments, runs=...)`` return JSON-ready data (NaN is written as null);
+    ``template`` renders the campaign report (the fragment the organiser's
+    page polls), ``topic_template`` the kind's part of a topic's report page.
+    """
+
+    topic: Callable[..., dict[str, Any]]
+    campaign: Callable[..., dict[str, Any]]
+    template: str
+    topic_template: str
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """A long analysis an organiser starts; it runs as a job with progress.
+
+    ``run(campaign, params, progress)`` gets params already checked by
+    ``params`` and returns JSON-ready data (or a ``scoring.services.Chunked``
+    plan, then ``chunks`` is ``(run_chunk(snapshot, chunk), combine(snapshot,
+    results))``); ``template`` renders its result on the job page.
+    """
+
+    name: str
+    run: Callable[[Campaign, Mapping[str, Any], Progress], Any]
+    params: ParamsSchema
+    template: str
+    chunks: tuple[Callable[[dict, dict], dict], Callable[[dict, list[dict]], dict]] | None = None
+
+
+@dataclass(frozen=True)
+class Export:
+    """One download format: its content type and file extension."""
+
+    content_type: str
+    extension: str
+
+
+@dataclass(frozen=True)
+class Exports:
+    """Gold standards and other downloads (admins only).
+
+    ``truths(assessors)`` lists the ``truth`` values on offer; ``write(campaign,
+    topics, judgments, format=..., truth=...)`` returns the file's text.
+    """
+
+    formats: Mapping[str, Export]
+    help: str
+    truths: Callable[[Sequence[str]], list[str]]
+    write: Callable[..., str]
+
+
+@dataclass(frozen=True)
+class KindSpec:
+    """Everything generic code knows of one judgment kind."""
+
+    #: Topic data, payloads, runs, the assessor's view of a topic and the
+    #: campaign params (kinds.base.Kind); its ``name`` is ``Campaign.kind`` and
+    #: the name of the kind's folder, templates and static files.
+    data: Kind
+    judge: JudgePage
+    reports: Reports
+    exports: Exports
+    analyses: tuple[Analysis, ...] = ()
+    #: ``demo(organiser, simulated, people)``: the kind's demo campaign(s) for ``manage.py seed_demo``.
+    demo: Callable[..., Campaign | list[Campaign]] | None = None
+    #: Pages of the kind's own (URL patterns under ``campaigns/<int:campaign_id>/``).
+    urls: Sequence[URLPattern] = field(default_factory=tuple)
+
+    @property
+    def name(self) -> str:
+        return self.data.name
+
+    @property
+    def label(self) -> str:
+        return self.data.label
+
+    @property
+    def description(self) -> str:
+        return self.data.description
+
+    @property
+    def params(self) -> ParamsSchema:
+        """The campaign params the kind reads, checked before anything is stored."""
+        return self.data.params_schema
+
+    def analysis(self, name: str) -> Analysis | None:
+        return next((a for a in self.analyses if a.name == name), None)
+
+    def __post_init__(self) -> None:
+        names = [a.name for a in self.analyses]
+        if len(set(names)) != len(names):
+            raise ValueError(f"{self.name}: analyses named twice: {names}")
