@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # types only; the kinds import the models themselves
     from annotate.models import Campaign, Topic
     from kinds.base import Kind
 
-__all__ = ["Analysis", "Export", "Exports", "JudgePage", "KindSpec", "Reports"]
+__all__ = ["Analysis", "Examples", "Export", "Exports", "JudgePage", "KindSpec", "Reports"]
 
 
 @dataclass(frozen=True)
@@ -97,6 +97,27 @@ class Exports:
 
 
 @dataclass(frozen=True)
+class Examples:
+    """Small valid data of the kind, for its contract tests (tests/kinds/test_contract.py),
+    the blind-assessment walk and the hostile-input tests.
+
+    ``topic`` is the data of a topic with external id ``t1`` that holds every
+    field the kind hides (``data.hidden_fields``) at least once; ``payloads``
+    two complete submissions of it by two assessors who disagree somewhere;
+    ``free_text`` the dotted paths of a payload where an assessor types text
+    (``"descriptions[]"``); ``run`` the data of a system run scoring ``t1``
+    (None: the kind takes no runs); ``params`` campaign params that switch
+    every part of the kind on.
+    """
+
+    topic: Mapping[str, Any]
+    payloads: tuple[Mapping[str, Any], Mapping[str, Any]]
+    free_text: tuple[str, ...] = ()
+    run: Mapping[str, Any] | None = None
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class KindSpec:
     """Everything generic code knows of one judgment kind."""
 
@@ -107,6 +128,7 @@ class KindSpec:
     judge: JudgePage
     reports: Reports
     exports: Exports
+    examples: Examples
     analyses: tuple[Analysis, ...] = ()
     #: ``demo(organiser, simulated, people)``: the kind's demo campaign(s) for ``manage.py seed_demo``.
     demo: Callable[..., Campaign | list[Campaign]] | None = None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from kinds.spec import Analysis, Export, Exports, JudgePage, KindSpec, Reports
 from kinds.clustering import demo, report
+from kinds.clustering.examples import EXAMPLES
 from kinds.clustering.data import ClusteringKind
 
 SPEC = KindSpec(
@@ -21,6 +22,7 @@ SPEC = KindSpec(
         truths=report.truths,
         write=report.export,
     ),
+    examples=EXAMPLES,
     analyses=(
         Analysis(
             name="split-merge",

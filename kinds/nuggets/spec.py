@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from kinds.spec import Analysis, Export, Exports, JudgePage, KindSpec, Reports
 from kinds.nuggets import demo, report
+from kinds.nuggets.examples import EXAMPLES
 from kinds.nuggets.data import NuggetsKind
 
 SPEC = KindSpec(
@@ -21,6 +22,7 @@ SPEC = KindSpec(
         truths=report.truths,
         write=report.export,
     ),
+    examples=EXAMPLES,
     analyses=(
         Analysis(
             name="stability",

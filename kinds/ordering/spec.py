@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from kinds.spec import Analysis, Export, Exports, JudgePage, KindSpec, Reports
 from kinds.ordering import demo, report
+from kinds.ordering.examples import EXAMPLES
 from kinds.ordering.data import OrderingKind
 
 SPEC = KindSpec(
@@ -21,6 +22,7 @@ SPEC = KindSpec(
         truths=report.truths,
         write=report.export,
     ),
+    examples=EXAMPLES,
     analyses=(
         Analysis(
             name="noise",

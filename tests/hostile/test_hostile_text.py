@@ -178,7 +178,7 @@ def test_json_and_jsonl_uploads_name_the_path(api, people, every_kind):
         assert counts() == before, name
 
 
-CSV = "worker,topic,candidate,label\nw1,t1,c1,1\nw1,t1,c2,0\nw1,t1,c3,1\nw2,t1,c1,0\nw2,t1,c2,0\nw2,t1,c3,1\n"
+CSV = "worker,topic,candidate,label\nw1,t1,c1,1\nw1,t1,c2,0\nw1,t1,c3,1\nw2,t1,c1,0\nw2,t1,c2,0\nw2,t1,c3,1\nw1,t1,c4,1\nw2,t1,c4,0\n"
 
 
 def test_text_files_not_utf8_name_the_line(api, people, every_kind):

@@ -36,69 +36,18 @@ pytestmark = pytest.mark.django_db
 
 MARKER = "HIDDEN-MARKER"
 
-#: One topic per kind, holding every field the kind hides at least once.
-SAMPLES: dict[str, dict[str, Any]] = {
-    "pairs": {"query": "John Smith", "candidates": [
-        {"id": "c1", "text": "Jon Smith", "runs": ["sysA"]},
-        {"id": "c2", "text": "J. Smyth", "runs": ["sysA", "sysB"]},
-        {"id": "c3", "text": "Joan Smit"},
-        {"id": "c4", "text": "John Smithe", "runs": ["sysB"]},
-    ]},
-    "ordering": {"items": [{"id": "a", "text": "Boil water"}, {"id": "b", "text": "Add tea"},
-                           {"id": "c", "text": "Pour"}]},
-    "clustering": {
-        "documents": [{"id": "d1", "title": "One"}, {"id": "d2", "title": "Two"}],
-        "sentences": [
-            {"id": "s1", "document": "d1", "position": 0, "text": "The volcano erupted."},
-            {"id": "s2", "document": "d1", "position": 1, "text": "Ash fell on the town."},
-            {"id": "s3", "document": "d2", "position": 0, "text": "An eruption began on Monday."},
-            {"id": "s4", "document": "d2", "position": 1, "text": "Flights were cancelled."},
-        ],
-    },
-    "nuggets": {
-        "target": "Aspirin",
-        "nuggets": [{"id": "n1", "text": "a painkiller", "label": "vital"},
-                    {"id": "n2", "text": "made by Bayer", "label": "okay"}],
-        "responses": [{"id": "r1", "run": "sysA", "text": "Aspirin is a painkiller."},
-                      {"id": "r2", "run": "sysB", "text": "Bayer sells it."}],
-    },
-    "factoids": {
-        "text": "Iraq invaded Kuwait. Oil went up.",
-        "summaries": [
-            {"id": "M1", "author": "ann-a", "sentences": [{"id": "m1s1", "text": "Iraq invaded Kuwait."},
-                                                         {"id": "m1s2", "text": "Oil went up."}]},
-            {"id": "S1", "run": "sys-1", "sentences": [{"id": "x1", "text": "Kuwait was invaded."}]},
-        ],
-    },
-}
-
-#: Campaign params that switch every part of the kind's page on.
-PARAMS = {"nuggets": {"tasks": ["labels", "matches"]}}
-
-
 def payload(kind: str, who: str, items: list[str] | None = None) -> dict[str, Any]:
-    """A complete payload; the other assessor's (and the consensus) carry markers in their free text."""
-    secret = "eruption" if who == "alice" else f"{MARKER}-{kind}-judgment-of-{who}"
-    return {
-        "pairs": {"matches": {c: c != "c3" for c in (items or ["c1", "c2", "c3", "c4"])}},
-        "ordering": {"order": ["b", "a", "c"] if who == "bob" else ["a", "b", "c"]},
-        "clustering": {"clusters": [["s1", "s3"], ["s2", "s4"]], "descriptions": [secret, "effects"]},
-        "nuggets": {"labels": {"n1": "vital", "n2": "okay" if who == "bob" else "vital"},
-                    "matches": {"r1": ["n1"], "r2": ["n2"]}},
-        "factoids": {"factoids": [{"id": "F1", "text": secret}, {"id": "F2", "text": "Oil rose"}],
-                     "marks": {"m1s1": ["F1"], "m1s2": ["F2"], "x1": ["F1"] if who == "bob" else []}},
-    }[kind]
-
-
-def run_data(kind: str) -> dict[str, Any] | None:
-    """A run of the kind (None: the kind takes no runs)."""
-    return {
-        "pairs": {"results": {"t1": [{"id": "c1", "text": "Jon Smith", "score": 0.9}]}},
-        "ordering": {"orderings": {"t1": ["a", "c", "b"]}},
-        "clustering": {"clusterings": {"t1": [["s1", "s3"]]}},
-        "nuggets": {"responses": {"t1": {"text": "Aspirin is a painkiller.", "matches": ["n1"]}}},
-        "factoids": None,
-    }[kind]
+    """A complete payload of the kind's examples: alice's is the first; the
+    other assessor's (and the consensus) is the second, with markers in the
+    text an assessor types (``Examples.free_text``)."""
+    examples = KINDS[kind].examples
+    chosen = copy.deepcopy(dict(examples.payloads[0 if who == "alice" else 1]))
+    if who != "alice":
+        for path in examples.free_text:
+            plant(chosen, path, f"{MARKER}-{kind}-judgment-of-{who}")
+    if items is not None:  # one adjudicator per pair: only the pairs of this assessor
+        chosen["matches"] = {c: v for c, v in chosen["matches"].items() if c in items}
+    return chosen
 
 
 # -- planting markers at the dotted paths a kind declares ------------------------------------
@@ -141,13 +90,13 @@ CASES = [(name, None) for name in KINDS] + [("pairs", "one-per-item")]
 
 
 def build(people, kind: str, design: str | None) -> SimpleNamespace:
-    params = {**PARAMS.get(kind, {}), **({"design": design} if design else {})}
+    params = {**KINDS[kind].examples.params, **({"design": design} if design else {})}
     campaign = services.create_campaign(creator=people["organiser"], kind=kind, name=f"Blind {kind}", overlap=2,
                                         params=params)
     for name in ("alice", "bob"):
         services.add_member(campaign=campaign, username=name, role="assessor")
     services.import_topics(campaign=campaign, topics=[{"external_id": "t1", "title": "Topic one",
-                                                       "data": copy.deepcopy(SAMPLES[kind])}])
+                                                       "data": copy.deepcopy(dict(KINDS[kind].examples.topic))}])
     topic = Topic.objects.get(campaign=campaign, external_id="t1")
     items: dict[str, list[str] | None] = {"alice": None, "bob": None}
     if design == "one-per-item":  # a fixed split, so alice surely has some pairs and bob the others
@@ -160,12 +109,13 @@ def build(people, kind: str, design: str | None) -> SimpleNamespace:
     markers = []
     for path in KINDS[kind].data.hidden_fields:
         found = plant(data, path, f"{MARKER}-{kind}-{re.sub(r'[^a-z]+', '-', path)}")
-        assert found, f"SAMPLES[{kind!r}] has no {path}: add one so a marker can be planted there"
+        assert found, f"the {kind} kind's examples.topic has no {path}: add one so a marker can be planted there"
         markers += found
     Topic.objects.filter(pk=topic.pk).update(data=data)
     topic.refresh_from_db()
-    if run_data(kind) is not None:
-        services.import_runs(campaign=campaign, runs=[{"name": f"{MARKER}-{kind}-run-name", "data": run_data(kind)}])
+    if KINDS[kind].examples.run is not None:
+        services.import_runs(campaign=campaign, runs=[{"name": f"{MARKER}-{kind}-run-name",
+                                                       "data": copy.deepcopy(dict(KINDS[kind].examples.run))}])
     services.save_judgment(topic=topic, assessor=people["bob"], payload=payload(kind, "bob", items["bob"]),
                            status="submitted", version=0)
     services.save_judgment(topic=topic, assessor=people["alice"], payload=payload(kind, "alice", items["alice"]),
@@ -198,7 +148,6 @@ def test_every_kind_declares_what_it_hides():
         hidden = kind.hidden_fields
         assert isinstance(hidden, tuple) and all(isinstance(p, str) and _PATH.fullmatch(p) for p in hidden), (name, hidden)
         assert type(kind).assessor_view is not Kind.assessor_view, f"kind {name!r} does not define assessor_view()"
-        assert name in SAMPLES, f"add a sample topic of kind {name!r} to SAMPLES (with every hidden field in it)"
 
 
 def test_a_kind_without_hidden_fields_is_refused():
