@@ -1,0 +1,182 @@
+"""The contract every kind fulfils, checked over the registry (as scikit-learn's
+test_common.py checks every estimator): a new kind is tested here the moment
+its line is added to kinds.KIND_APPS.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from pathlib import Path
+
+import pytest
+from django.contrib.staticfiles import finders
+from django.template.loader import get_template
+
+from annotate import services
+from annotate.demo import seed
+from annotate.models import Campaign, Judgment
+from concord.params import ParamsSchema
+from kinds import KIND_APPS
+from kinds.base import Kind
+from kinds.registry import KINDS, get_kind
+from kinds.spec import Analysis, Examples, Exports, JudgePage, KindSpec, Reports
+from scoring import services as scoring_services
+from scoring.selectors import campaign_report
+
+NAMES = sorted(KINDS)
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_registry_lists_every_kind_folder_once():
+    assert [name.rsplit(".", 1)[-1] for name in KIND_APPS] == list(KINDS)
+    folders = sorted(path.parent.name for path in (ROOT / "kinds").glob("*/spec.py"))
+    assert folders == NAMES, "a kind folder is not in kinds.KIND_APPS (or the other way round)"
+
+
+def test_an_unknown_kind_is_refused_naming_the_field():
+    with pytest.raises(Exception) as error:
+        get_kind("no-such-kind")
+    assert (error.value.field, "pairs" in error.value.message) == ("kind", True)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_slot_is_filled_with_its_type(name):
+    spec = KINDS[name]
+    assert isinstance(spec, KindSpec) and spec.name == name
+    assert isinstance(spec.data, Kind) and spec.label and spec.description
+    assert isinstance(spec.params, ParamsSchema)
+    assert isinstance(spec.judge, JudgePage) and isinstance(spec.reports, Reports)
+    assert isinstance(spec.exports, Exports) and spec.exports.formats and spec.exports.help
+    assert isinstance(spec.examples, Examples)
+    assert all(isinstance(a, Analysis) and isinstance(a.params, ParamsSchema) for a in spec.analyses)
+    assert callable(spec.reports.topic) and callable(spec.reports.campaign) and callable(spec.exports.write)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_template_and_script_exists_in_the_kind_folder(name):
+    spec = KINDS[name]
+    folder = ROOT / "kinds" / name
+    templates = [spec.judge.template, spec.reports.template, spec.reports.topic_template,
+                 *(a.template for a in spec.analyses)]
+    for template in templates:
+        origin = Path(get_template(template).origin.name)
+        assert folder in origin.parents, f"{template} is not in kinds/{name}/"
+    script = finders.find(spec.judge.script)
+    assert script and folder in Path(script).parents, f"{spec.judge.script} is not in kinds/{name}/static/"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_params_schemas_validate_their_defaults(name):
+    spec = KINDS[name]
+    assert spec.params.clean({}) == spec.params.clean(spec.params.clean({}))
+    spec.params.clean(dict(spec.examples.params))
+    for analysis in spec.analyses:
+        defaults = analysis.params.clean({})
+        assert analysis.params.clean(defaults) == defaults, analysis.name
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_example_payloads_round_trip(name):
+    spec = KINDS[name]
+    topic = spec.data.clean_topic_data(copy.deepcopy(dict(spec.examples.topic)))
+    params = spec.params.clean(dict(spec.examples.params))
+    for payload in spec.examples.payloads:
+        once = spec.data.clean_payload(copy.deepcopy(dict(payload)), topic, complete=True, params=params)
+        assert spec.data.clean_payload(copy.deepcopy(once), topic, complete=True, params=params) == once
+        done, needed = spec.data.progress(once, topic)
+        assert 0 < done <= needed
+    assert spec.examples.payloads[0] != spec.examples.payloads[1], "the two examples must disagree somewhere"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_assessor_view_hides_what_the_kind_declares(name):
+    data = KINDS[name].data
+    topic = data.clean_topic_data(copy.deepcopy(dict(KINDS[name].examples.topic)))
+    view = data.assessor_view(copy.deepcopy(topic), None)
+    for path in data.hidden_fields:
+        assert _values_at(topic, path), f"examples.topic has no {path}"
+        assert not _values_at(view, path), f"the assessor view shows {path}"
+
+
+def _values_at(node, path: str) -> list:
+    head, _, rest = path.partition(".")
+    key = head.removesuffix("[]")
+    if not isinstance(node, dict) or key not in node:
+        return []
+    value = node[key]
+    children = value if head.endswith("[]") else [value]
+    return [v for child in children for v in (_values_at(child, rest) if rest else [child])]
+
+
+@pytest.fixture
+def demo_of(db, django_capture_on_commit_callbacks, replace_spec):
+    """The demo campaign(s) of one kind only (the others' demos switched off), reports computed."""
+    def build(name: str) -> list[Campaign]:
+        for other in NAMES:
+            if other != name:
+                replace_spec(other, demo=None)
+        with django_capture_on_commit_callbacks(execute=True):
+            _, campaigns = seed(reset_passwords=False)
+        for campaign in campaigns:
+            scoring_services.recompute_reports(campaign.pk, everything=True)
+        return campaigns
+
+    return build
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_demo_validates_against_the_kind_and_every_export_runs(demo_of, name, admin_client_for):
+    spec = KINDS[name]
+    campaigns = [c for c in demo_of(name) if c.kind == name]
+    assert campaigns, f"the {name} kind has no demo campaign"
+    for campaign in campaigns:
+        params = spec.params.clean(dict(campaign.params), internal=True)
+        for topic in campaign.topics.all():
+            assert spec.data.clean_topic_data(copy.deepcopy(topic.data)) == topic.data
+        for judgment in Judgment.objects.filter(topic__campaign=campaign, status="submitted").select_related("topic"):
+            spec.data.clean_payload(copy.deepcopy(judgment.payload), judgment.topic.data, complete=True, params=params)
+        assert campaign_report(campaign) is not None, "the demo campaign has no stored report"
+        client = admin_client_for()
+        assessors = sorted(Judgment.objects.filter(topic__campaign=campaign, status="submitted")
+                           .values_list("assessor__username", flat=True).distinct())
+        for truth in spec.exports.truths(assessors):
+            answers = {}
+            for format in spec.exports.formats:
+                response = client.get(f"/api/campaigns/{campaign.pk}/export/", {"format": format, "truth": truth})
+                # 400: a format this truth set does not come in, or a table that needs an analysis first.
+                assert response.status_code in (200, 400), (format, truth, response.content[:200])
+                if response.status_code == 400:
+                    assert response.json()["field"] in ("format", "truth"), response.content
+                else:
+                    assert response.content, (format, truth)
+                answers[format] = response
+            needs_analysis = all(b"analysis" in r.content or b"evaluation" in r.content for r in answers.values())
+            assert needs_analysis or any(r.status_code == 200 for r in answers.values()), f"no format for {truth}"
+
+
+@pytest.fixture
+def admin_client_for(django_user_model):
+    from rest_framework.test import APIClient
+
+    def make():
+        admin = django_user_model.objects.filter(is_staff=True).first()
+        client = APIClient()
+        client.force_authenticate(admin)
+        return client
+
+    return make
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_spec_with_analyses_named_twice_is_refused(name):
+    spec = KINDS[name]
+    twice = Analysis(name="twice", run=lambda *a: {}, params=ParamsSchema(), template="scoring/results/default.html")
+    with pytest.raises(ValueError, match="analyses named twice"):
+        dataclasses.replace(spec, analyses=(twice, twice))
+
+
+def test_campaigns_of_every_kind_are_created_with_their_default_params(people):
+    for name in NAMES:
+        campaign = services.create_campaign(creator=people["organiser"], kind=name, name=f"c-{name}")
+        assert Campaign.objects.get(pk=campaign.pk).params == KINDS[name].params.clean({})
