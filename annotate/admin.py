@@ -15,9 +15,9 @@ from django.contrib import admin
 from django.db.models import Model
 from django.http import HttpRequest
 
+from annotate.models import Assignment, Campaign, Curation, Judgment, JudgmentRevision, Membership, Run, Topic
 from concord.errors import InvalidInput
 from kinds.registry import get_kind
-from annotate.models import Assignment, Campaign, Curation, Judgment, JudgmentRevision, Membership, Run, Topic
 
 
 def _count(n: int, what: str) -> str:
@@ -91,8 +91,10 @@ class CampaignAdmin(KeepsHistory, admin.ModelAdmin):
         if not judgments and not curations:
             return None
         held = _count(judgments, "judgment") + (f" and {_count(curations, 'curation')}" if curations else "")
-        return (f"{obj}: {held} with their revision history. Export a backup first: "
-                f"manage.py export_campaign {obj.pk} FILE.json --delete writes the backup, then deletes the campaign.")
+        return (
+            f"{obj}: {held} with their revision history. Export a backup first: "
+            f"manage.py export_campaign {obj.pk} FILE.json --delete writes the backup, then deletes the campaign."
+        )
 
 
 @admin.register(Topic)
@@ -112,8 +114,10 @@ class TopicAdmin(KeepsHistory, admin.ModelAdmin):
         if not judgments and not curations:
             return None
         held = _count(judgments, "judgment") + (f" and {_count(curations, 'curation')}" if curations else "")
-        return (f"Topic {obj.external_id}: {held} with their revision history; the admin does not delete it "
-                f"(a backup and deletion of the whole campaign: manage.py export_campaign {obj.campaign_id} FILE.json --delete).")
+        return (
+            f"Topic {obj.external_id}: {held} with their revision history; the admin does not delete it "
+            f"(a backup and deletion of the whole campaign: manage.py export_campaign {obj.campaign_id} FILE.json --delete)."
+        )
 
 
 @admin.register(Assignment)

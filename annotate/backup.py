@@ -17,10 +17,6 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils.dateparse import parse_datetime
 
-from concord.errors import InvalidInput
-from kinds.registry import get_kind
-from kinds.base import require_id, require_list, require_object
-from annotate.services import require_username
 from annotate.models import (
     Assignment,
     Campaign,
@@ -32,6 +28,10 @@ from annotate.models import (
     Run,
     Topic,
 )
+from annotate.services import require_username
+from concord.errors import InvalidInput
+from kinds.base import require_id, require_list, require_object
+from kinds.registry import get_kind
 
 FORMAT = "concord-campaign"
 VERSION = 1
@@ -46,33 +46,72 @@ def dump_campaign(campaign: Campaign) -> dict[str, Any]:
     topics = list(campaign.topics.order_by("position", "id"))
     external = {t.pk: t.external_id for t in topics}
     judgments = []
-    for judgment in Judgment.objects.filter(topic__campaign=campaign).select_related("assessor").order_by("topic__position", "topic_id", "assessor__username"):
-        judgments.append({
-            "topic": external[judgment.topic_id], "assessor": judgment.assessor.username, "status": judgment.status,
-            "version": judgment.version, "payload": judgment.payload, "submitted_at": _when(judgment.submitted_at),
-            "revisions": [
-                {"version": r.version, "author": r.author.username if r.author else None, "payload": r.payload,
-                 "status": r.status, "source": r.source, "created_at": _when(r.created_at)}
-                for r in judgment.revisions.select_related("author").order_by("version")
-            ],
-        })
+    for judgment in (
+        Judgment.objects.filter(topic__campaign=campaign)
+        .select_related("assessor")
+        .order_by("topic__position", "topic_id", "assessor__username")
+    ):
+        judgments.append(
+            {
+                "topic": external[judgment.topic_id],
+                "assessor": judgment.assessor.username,
+                "status": judgment.status,
+                "version": judgment.version,
+                "payload": judgment.payload,
+                "submitted_at": _when(judgment.submitted_at),
+                "revisions": [
+                    {
+                        "version": r.version,
+                        "author": r.author.username if r.author else None,
+                        "payload": r.payload,
+                        "status": r.status,
+                        "source": r.source,
+                        "created_at": _when(r.created_at),
+                    }
+                    for r in judgment.revisions.select_related("author").order_by("version")
+                ],
+            }
+        )
     curations = [
-        {"topic": external[c.topic_id], "name": c.name, "version": c.version, "data": c.data,
-         "revisions": [{"version": r.version, "author": r.author.username if r.author else None, "data": r.data,
-                        "created_at": _when(r.created_at)} for r in c.revisions.select_related("author").order_by("version")]}
+        {
+            "topic": external[c.topic_id],
+            "name": c.name,
+            "version": c.version,
+            "data": c.data,
+            "revisions": [
+                {
+                    "version": r.version,
+                    "author": r.author.username if r.author else None,
+                    "data": r.data,
+                    "created_at": _when(r.created_at),
+                }
+                for r in c.revisions.select_related("author").order_by("version")
+            ],
+        }
         for c in Curation.objects.filter(topic__campaign=campaign).order_by("topic__position", "name")
     ]
     return {
         "format": FORMAT,
         "version": VERSION,
-        "campaign": {"kind": campaign.kind, "name": campaign.name, "guidelines": campaign.guidelines,
-                     "overlap": campaign.overlap, "params": campaign.params},
-        "members": [{"username": m.user.username, "role": m.role, "imported": m.imported}
-                    for m in campaign.memberships.select_related("user").order_by("user__username")],
-        "topics": [{"external_id": t.external_id, "title": t.title, "data": t.data, "position": t.position} for t in topics],
+        "campaign": {
+            "kind": campaign.kind,
+            "name": campaign.name,
+            "guidelines": campaign.guidelines,
+            "overlap": campaign.overlap,
+            "params": campaign.params,
+        },
+        "members": [
+            {"username": m.user.username, "role": m.role, "imported": m.imported}
+            for m in campaign.memberships.select_related("user").order_by("user__username")
+        ],
+        "topics": [
+            {"external_id": t.external_id, "title": t.title, "data": t.data, "position": t.position} for t in topics
+        ],
         "assignments": [
             {"topic": external[a.topic_id], "assessor": a.assessor.username, "items": a.items}
-            for a in Assignment.objects.filter(topic__campaign=campaign).select_related("assessor").order_by("topic__position", "assessor__username")
+            for a in Assignment.objects.filter(topic__campaign=campaign)
+            .select_related("assessor")
+            .order_by("topic__position", "assessor__username")
         ],
         "runs": [{"name": r.name, "data": r.data} for r in campaign.runs.order_by("name")],
         "judgments": judgments,
@@ -83,8 +122,12 @@ def dump_campaign(campaign: Campaign) -> dict[str, Any]:
 @transaction.atomic
 def load_campaign(document: Any, *, creator=None) -> Campaign:
     """Restore a campaign from :func:`dump_campaign`'s document, all or nothing."""
-    require_object(document, "file", allowed={"format", "version", "campaign", "members", "topics", "assignments",
-                                               "runs", "judgments", "curations"}, required={"format", "version", "campaign"})
+    require_object(
+        document,
+        "file",
+        allowed={"format", "version", "campaign", "members", "topics", "assignments", "runs", "judgments", "curations"},
+        required={"format", "version", "campaign"},
+    )
     if document["format"] != FORMAT or document["version"] != VERSION:
         raise InvalidInput("file.format", f"expected a {FORMAT} backup, version {VERSION}")
     spec = document["campaign"]
@@ -94,8 +137,12 @@ def load_campaign(document: Any, *, creator=None) -> Campaign:
     # A backup restores what Concord set itself (factoids' phase) too.
     params = kind.params.clean(spec.get("params", {}), "file.campaign.params", internal=True)
     campaign = Campaign.objects.create(
-        kind=kind.name, name=spec["name"], guidelines=spec.get("guidelines", ""), overlap=spec.get("overlap", 2),
-        params=params, created_by=creator,
+        kind=kind.name,
+        name=spec["name"],
+        guidelines=spec.get("guidelines", ""),
+        overlap=spec.get("overlap", 2),
+        params=params,
+        created_by=creator,
     )
     users: dict[str, Any] = {}
 
@@ -114,19 +161,29 @@ def load_campaign(document: Any, *, creator=None) -> Campaign:
         return users[name]
 
     for index, member in enumerate(members):
-        Membership.objects.create(campaign=campaign, user=user(member["username"], f"file.members[{index}].username"),
-                                  role=member["role"], imported=member.get("imported", False))
+        Membership.objects.create(
+            campaign=campaign,
+            user=user(member["username"], f"file.members[{index}].username"),
+            role=member["role"],
+            imported=member.get("imported", False),
+        )
     topics = {}
     for index, entry in enumerate(require_list(document.get("topics", []), "file.topics")):
         require_id(entry["external_id"], f"file.topics[{index}].external_id")
         data = kind.data.clean_topic_data(entry["data"], field=f"file.topics[{index}].data")
         topics[entry["external_id"]] = Topic.objects.create(
-            campaign=campaign, external_id=entry["external_id"], title=entry.get("title", ""), data=data,
+            campaign=campaign,
+            external_id=entry["external_id"],
+            title=entry.get("title", ""),
+            data=data,
             position=entry.get("position", index),
         )
     Assignment.objects.bulk_create(
-        Assignment(topic=topics[a["topic"]], assessor=user(a["assessor"], f"file.assignments[{i}].assessor"),
-                   items=a.get("items"))
+        Assignment(
+            topic=topics[a["topic"]],
+            assessor=user(a["assessor"], f"file.assignments[{i}].assessor"),
+            items=a.get("items"),
+        )
         for i, a in enumerate(document.get("assignments", []))
     )
     topic_data = {external_id: topic.data for external_id, topic in topics.items()}
@@ -135,25 +192,41 @@ def load_campaign(document: Any, *, creator=None) -> Campaign:
         Run.objects.create(campaign=campaign, name=run["name"], data=data)
     for index, entry in enumerate(document.get("judgments", [])):
         topic = topics[entry["topic"]]
-        kind.data.clean_payload(entry["payload"], topic.data, complete=entry["status"] == "submitted", params=campaign.params)
+        kind.data.clean_payload(
+            entry["payload"], topic.data, complete=entry["status"] == "submitted", params=campaign.params
+        )
         judgment = Judgment.objects.create(
-            topic=topic, assessor=user(entry["assessor"], f"file.judgments[{index}].assessor"), payload=entry["payload"],
+            topic=topic,
+            assessor=user(entry["assessor"], f"file.judgments[{index}].assessor"),
+            payload=entry["payload"],
             status=entry["status"],
-            version=entry["version"], submitted_at=parse_datetime(entry["submitted_at"]) if entry.get("submitted_at") else None,
+            version=entry["version"],
+            submitted_at=parse_datetime(entry["submitted_at"]) if entry.get("submitted_at") else None,
         )
         revisions = [
-            JudgmentRevision(judgment=judgment, version=r["version"], payload=r["payload"],
-                             author=user(r["author"], f"file.judgments[{index}].revisions[{i}].author"),
-                             status=r["status"], source=r.get("source", "import"))
+            JudgmentRevision(
+                judgment=judgment,
+                version=r["version"],
+                payload=r["payload"],
+                author=user(r["author"], f"file.judgments[{index}].revisions[{i}].author"),
+                status=r["status"],
+                source=r.get("source", "import"),
+            )
             for i, r in enumerate(entry.get("revisions", []))
         ]
         JudgmentRevision.objects.bulk_create(revisions)
         _keep_times(JudgmentRevision, judgment.revisions.all(), entry.get("revisions", []))
     for index, entry in enumerate(document.get("curations", [])):
-        curation = Curation.objects.create(topic=topics[entry["topic"]], name=entry["name"], data=entry["data"], version=entry["version"])
+        curation = Curation.objects.create(
+            topic=topics[entry["topic"]], name=entry["name"], data=entry["data"], version=entry["version"]
+        )
         CurationRevision.objects.bulk_create(
-            CurationRevision(curation=curation, version=r["version"], data=r["data"],
-                             author=user(r["author"], f"file.curations[{index}].revisions[{i}].author"))
+            CurationRevision(
+                curation=curation,
+                version=r["version"],
+                data=r["data"],
+                author=user(r["author"], f"file.curations[{index}].revisions[{i}].author"),
+            )
             for i, r in enumerate(entry.get("revisions", []))
         )
         _keep_times(CurationRevision, curation.revisions.all(), entry.get("revisions", []))

@@ -13,12 +13,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from annotate import services
-from concord.errors import InvalidInput
-from kinds.base import require_id, require_object
 from annotate.labels import CrowdLabel
 from annotate.models import Campaign
 from concord import jsonsafe
 from concord.digits import whole_number
+from concord.errors import InvalidInput
+from kinds.base import require_id, require_object
 
 _TRUE = {"1", "true", "yes", "match", "y"}
 _FALSE = {"0", "false", "no", "no-match", "nomatch", "n"}
@@ -302,7 +302,9 @@ def read_squality(raw: bytes | str, *, rank: str = "overall") -> CrowdFile:
             for system, answer in answers.items():
                 for review in answer["reviews"]:
                     if not isinstance(review, dict) or "worker_id" not in review or f"{rank}-rank" not in review:
-                        raise InvalidInput(f"line {line}", f"question {number}: a review without worker_id or {rank}-rank")
+                        raise InvalidInput(
+                            f"line {line}", f"question {number}: a review without worker_id or {rank}-rank"
+                        )
                     worker = f"reviewer-{review['worker_id']}"
                     result.labels.append(CrowdLabel(worker, topic, system, review[f"{rank}-rank"], line))
     if not result.labels:
@@ -334,12 +336,18 @@ def import_judgment_file(
     if on_total:
         on_total(len({(label.worker, label.topic) for label in crowd.labels}))
     return services.import_crowd_file(
-        campaign=campaign, topics=crowd.topics, labels=crowd.labels, reference=crowd.reference, progress=progress,
+        campaign=campaign,
+        topics=crowd.topics,
+        labels=crowd.labels,
+        reference=crowd.reference,
+        progress=progress,
         map_members=map_members,
     )
 
 
-def read_aiphes_topic(nuggets: bytes | str, *, topic: str, title: str = "", documents: bytes | str | None = None) -> dict[str, Any]:
+def read_aiphes_topic(
+    nuggets: bytes | str, *, topic: str, title: str = "", documents: bytes | str | None = None
+) -> dict[str, Any]:
     """An AIPHES hierarchical-summarisation topic as a clustering topic.
 
     ``nuggets`` is ``Trees/Input/Topic_<id>_*.txt`` (nugget id TAB text TAB
@@ -358,7 +366,9 @@ def read_aiphes_topic(nuggets: bytes | str, *, topic: str, title: str = "", docu
         nugget, content = fields[0].strip(), fields[1].strip()
         wanted = " ".join(content.lower().split())
         home = next((doc for doc, body in sources.items() if wanted and wanted in body), "unknown")
-        sentences.append({"id": nugget, "document": home, "position": whole_number(nugget), "text": content or f"Nugget {nugget}"})
+        sentences.append(
+            {"id": nugget, "document": home, "position": whole_number(nugget), "text": content or f"Nugget {nugget}"}
+        )
     used = list(dict.fromkeys(s["document"] for s in sentences))
     return {
         "external_id": topic,
@@ -454,8 +464,10 @@ def read_nugget_topics(questions: bytes | str, key: bytes | str) -> list[dict[st
         if label not in ("-", "none"):
             entry["label"] = label
         nuggets[topic].append(entry)
-    return [{"external_id": t, "title": f"What is {target}?", "data": {"target": target, "nuggets": nuggets[t]}}
-            for t, target in targets.items()]
+    return [
+        {"external_id": t, "title": f"What is {target}?", "data": {"target": target, "nuggets": nuggets[t]}}
+        for t, target in targets.items()
+    ]
 
 
 def read_nugget_runs(responses: bytes | str, matches: bytes | str | None = None) -> list[dict[str, Any]]:
@@ -472,9 +484,17 @@ def read_nugget_runs(responses: bytes | str, matches: bytes | str | None = None)
                 raise InvalidInput(f"matches: line {line}", f"run {run!r} has no response to {topic!r}")
             found.setdefault(run, {}).setdefault(topic, []).append(nugget)
     return [
-        {"name": run, "data": {"responses": {
-            topic: {"text": "\n".join(parts), **({"matches": found.get(run, {}).get(topic, [])} if matches is not None else {})}
-            for topic, parts in topics.items()
-        }}}
+        {
+            "name": run,
+            "data": {
+                "responses": {
+                    topic: {
+                        "text": "\n".join(parts),
+                        **({"matches": found.get(run, {}).get(topic, [])} if matches is not None else {}),
+                    }
+                    for topic, parts in topics.items()
+                }
+            },
+        }
         for run, topics in texts.items()
     ]

@@ -64,9 +64,7 @@ class Topic(models.Model):
     position = models.PositiveIntegerField(default=0)
 
     class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["campaign", "external_id"], name="unique_topic_external_id")
-        ]
+        constraints = [models.UniqueConstraint(fields=["campaign", "external_id"], name="unique_topic_external_id")]
         ordering = ["campaign", "position", "id"]
 
     def __str__(self) -> str:
@@ -174,5 +172,7 @@ class CurationRevision(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["curation", "version"], name="one_curation_revision_per_version")]
+        constraints = [
+            models.UniqueConstraint(fields=["curation", "version"], name="one_curation_revision_per_version")
+        ]
         ordering = ["curation", "version"]

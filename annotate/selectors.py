@@ -11,8 +11,8 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Q, QuerySet
 from django.http import Http404
 
-from kinds.registry import get_kind
 from annotate.models import Assignment, Campaign, Judgment, Membership, Topic
+from kinds.registry import get_kind
 
 Need = Literal["view", "organise", "admin"]
 AnyUser = AbstractBaseUser | AnonymousUser
@@ -28,9 +28,7 @@ def role_in(user: AnyUser, campaign: Campaign) -> str | None:
         return None
     if user.is_staff:
         return "admin"
-    return (
-        Membership.objects.filter(campaign=campaign, user=user).values_list("role", flat=True).first()
-    )
+    return Membership.objects.filter(campaign=campaign, user=user).values_list("role", flat=True).first()
 
 
 def can_create_campaigns(user: AnyUser) -> bool:
@@ -83,7 +81,9 @@ def topics_visible(user: AnyUser, campaign: Campaign, role: str) -> QuerySet[Top
     return topics.order_by("position", "id")
 
 
-def topic_data_for(user: AnyUser, campaign: Campaign, role: str, topics: Iterable[Topic]) -> dict[int, Mapping[str, Any]]:
+def topic_data_for(
+    user: AnyUser, campaign: Campaign, role: str, topics: Iterable[Topic]
+) -> dict[int, Mapping[str, Any]]:
     """Topic pk -> the part of its data the user may see (blind assessment).
 
     Assessors get the kind's ``assessor_view()`` of their part of each topic
@@ -144,13 +144,9 @@ def assessor_queues(user: AnyUser) -> list[CampaignQueue]:
     """Every campaign the user belongs to, with the user's own assignments."""
     memberships = Membership.objects.filter(user=user).select_related("campaign").order_by("campaign__name")
     assignments = (
-        Assignment.objects.filter(assessor=user)
-        .select_related("topic")
-        .order_by("topic__position", "topic_id")
+        Assignment.objects.filter(assessor=user).select_related("topic").order_by("topic__position", "topic_id")
     )
-    judgments = {
-        j.topic_id: j for j in Judgment.objects.filter(assessor=user).only("topic_id", "status", "version")
-    }
+    judgments = {j.topic_id: j for j in Judgment.objects.filter(assessor=user).only("topic_id", "status", "version")}
     by_campaign: dict[int, list[QueueEntry]] = {}
     for assignment in assignments:
         judgment = judgments.get(assignment.topic_id)
@@ -196,9 +192,7 @@ def assessor_progress(campaign: Campaign) -> list[AssessorProgress]:
         "user__username", flat=True
     )
     names = sorted(set(assessors) | set(assigned))
-    return [
-        AssessorProgress(name, assigned.get(name, 0), *counts.get(name, (0, 0))) for name in names
-    ]
+    return [AssessorProgress(name, assigned.get(name, 0), *counts.get(name, (0, 0))) for name in names]
 
 
 def topic_assignments(campaign: Campaign) -> list[tuple[Topic, list[tuple[str, str]]]]:

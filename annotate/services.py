@@ -17,9 +17,6 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from concord.errors import InvalidInput
-from kinds.registry import get_kind
-from kinds.base import id_key, require_id, require_ids, require_list, require_object, require_text
 from annotate.labels import CrowdLabel
 from annotate.models import (
     Assignment,
@@ -32,6 +29,9 @@ from annotate.models import (
     Run,
     Topic,
 )
+from concord.errors import InvalidInput
+from kinds.base import id_key, require_id, require_ids, require_list, require_object, require_text
+from kinds.registry import get_kind
 from scoring import services as scoring_services
 
 User = get_user_model()
@@ -339,9 +339,13 @@ def require_username(name: Any, where: str, *, what: str = "account") -> str:
     try:
         UnicodeUsernameValidator()(name)
     except ValidationError:
-        raise InvalidInput(where, f"{what} {_shown(name)}: a {what} name has only letters, digits and @ . + - _") from None
+        raise InvalidInput(
+            where, f"{what} {_shown(name)}: a {what} name has only letters, digits and @ . + - _"
+        ) from None
     if User.normalize_username(name) != name:
-        raise InvalidInput(where, f"{what} {_shown(name)} is not in Unicode normal form (NFKC: {User.normalize_username(name)!r})")
+        raise InvalidInput(
+            where, f"{what} {_shown(name)} is not in Unicode normal form (NFKC: {User.normalize_username(name)!r})"
+        )
     return name
 
 
@@ -373,7 +377,9 @@ def clean_workers(campaign: Campaign, workers: Workers, *, map_members: bool = F
         user = exact.get(name)
         if user is None:
             if name.lower() in similar:
-                raise InvalidInput(where, f"worker {_shown(name)} differs only in case from an existing account; rename it")
+                raise InvalidInput(
+                    where, f"worker {_shown(name)} differs only in case from an existing account; rename it"
+                )
             new.append(name)
             continue
         membership = memberships.get(user.pk)
@@ -445,8 +451,9 @@ def _write_crowd_judgments(
 ) -> ImportSummary:
     """Write checked judgments under the accounts :func:`clean_workers` allowed."""
     existing = set(
-        Judgment.objects.filter(topic__campaign=campaign, assessor__in=[u.pk for u in accounts.existing.values()])
-        .values_list("assessor__username", "topic__external_id")
+        Judgment.objects.filter(
+            topic__campaign=campaign, assessor__in=[u.pk for u in accounts.existing.values()]
+        ).values_list("assessor__username", "topic__external_id")
     )
     clash = next((key for key in payloads if key in existing), None)
     if clash:
@@ -476,7 +483,12 @@ def _write_crowd_judgments(
         chunk = keys[start : start + batch]
         judgments = Judgment.objects.bulk_create(
             Judgment(
-                topic=topics[t], assessor=users[w], payload=payloads[(w, t)], status="submitted", version=1, submitted_at=now
+                topic=topics[t],
+                assessor=users[w],
+                payload=payloads[(w, t)],
+                status="submitted",
+                version=1,
+                submitted_at=now,
             )
             for (w, t) in chunk
         )
@@ -499,9 +511,7 @@ def _write_crowd_judgments(
         if progress:
             progress(len(chunk))
     scoring_services.mark_all_stale(campaign)
-    return ImportSummary(
-        assessors_created=len(created), judgments=len(payloads), topics=len({t for _, t in payloads})
-    )
+    return ImportSummary(assessors_created=len(created), judgments=len(payloads), topics=len({t for _, t in payloads}))
 
 
 def import_judgments(
@@ -617,11 +627,18 @@ def build_pools(*, campaign: Campaign, queries: Any, runs: Any, depth: int | Non
     ]
     created = import_topics(campaign=campaign, topics=topics)
     pooled = {topic["external_id"] for topic in topics}
-    import_runs(campaign=campaign, runs=[
-        {**run, "data": {**run["data"], "results": {q: r for q, r in run["data"]["results"].items() if q in pooled}}}
-        if "results" in run["data"] else run
-        for run in runs
-    ])
+    import_runs(
+        campaign=campaign,
+        runs=[
+            {
+                **run,
+                "data": {**run["data"], "results": {q: r for q, r in run["data"]["results"].items() if q in pooled}},
+            }
+            if "results" in run["data"]
+            else run
+            for run in runs
+        ],
+    )
     return created
 
 
@@ -661,8 +678,15 @@ def clean_relations(data: Any, topic: Topic) -> dict[str, Any]:
     cleaned = {}
     for key, relations in data["pairs"].items():
         names = key.split("|")
-        if len(names) != 2 or names != sorted(names) or names[0] == names[1] or not all(n in inventories for n in names):
-            raise InvalidInput(f"data.pairs.{key}", "expected '<annotator>|<annotator>', names sorted, both annotators of the topic")
+        if (
+            len(names) != 2
+            or names != sorted(names)
+            or names[0] == names[1]
+            or not all(n in inventories for n in names)
+        ):
+            raise InvalidInput(
+                f"data.pairs.{key}", "expected '<annotator>|<annotator>', names sorted, both annotators of the topic"
+            )
         require_list(relations, f"data.pairs.{key}")
         rows = []
         for index, relation in enumerate(relations):

@@ -82,7 +82,9 @@ def judge(request: HttpRequest, campaign_id: int, topic_id: str) -> HttpResponse
             "topic": topic,
             "assigned": queue is not None and any(e.topic.pk == topic.pk for e in queue.entries),
             "state": {
-                "payload": judgment.payload if judgment else kind.initial_payload(topic.data, seed=f"{request.user.pk}:{topic.pk}"),
+                "payload": judgment.payload
+                if judgment
+                else kind.initial_payload(topic.data, seed=f"{request.user.pk}:{topic.pk}"),
                 "status": judgment.status if judgment else "new",
                 "version": judgment.version if judgment else 0,
             },
@@ -103,9 +105,7 @@ def consensus_editor(request: HttpRequest, campaign_id: int, topic_id: str) -> H
     spec = get_kind(campaign.kind)
     kind = spec.data
     current = scoring_selectors.curation(topic, "consensus")
-    assessors = sorted(
-        topic.judgments.filter(status="submitted").values_list("assessor__username", flat=True)
-    )
+    assessors = sorted(topic.judgments.filter(status="submitted").values_list("assessor__username", flat=True))
     start_from = request.GET.get("from")
     if current is not None:
         payload = current.data

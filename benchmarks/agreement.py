@@ -78,9 +78,7 @@ def scaled(measurement: Measurement, factor: float) -> Measurement:
     return Measurement(measurement.seconds * factor, measurement.peak_mb * factor, measurement.value)
 
 
-def fleiss_case(
-    rng: np.random.Generator, n_values: int, rows: list[list], checks: list[float]
-) -> tuple[float, float]:
+def fleiss_case(rng: np.random.Generator, n_values: int, rows: list[list], checks: list[float]) -> tuple[float, float]:
     items_by_raters = np.ascontiguousarray(ratings(rng, n_values, 0.0).T.astype(np.int64))
     ref_table = measure(lambda: aggregate_raters(items_by_raters)[0], repeat=REPEAT)
     ref_kappa = measure(lambda: statsmodels_fleiss_kappa(ref_table.value), repeat=REPEAT)
@@ -91,15 +89,47 @@ def fleiss_case(
     difference = abs(our_kappa.value - ref_kappa.value)
     checks.append(difference)
     data = f"{n_values} values, complete"
-    rows.append([f"count table ({n_values})", data, our_table.seconds, our_table.peak_mb,
-                 ref_table.seconds, ref_table.peak_mb, ref_table.seconds / our_table.seconds, "equal", "yes"])
-    rows.append([f"fleiss_kappa ({n_values})", data, our_kappa.seconds, our_kappa.peak_mb,
-                 ref_kappa.seconds, ref_kappa.peak_mb, ref_kappa.seconds / our_kappa.seconds, difference,
-                 _verdict(difference)])
+    rows.append(
+        [
+            f"count table ({n_values})",
+            data,
+            our_table.seconds,
+            our_table.peak_mb,
+            ref_table.seconds,
+            ref_table.peak_mb,
+            ref_table.seconds / our_table.seconds,
+            "equal",
+            "yes",
+        ]
+    )
+    rows.append(
+        [
+            f"fleiss_kappa ({n_values})",
+            data,
+            our_kappa.seconds,
+            our_kappa.peak_mb,
+            ref_kappa.seconds,
+            ref_kappa.peak_mb,
+            ref_kappa.seconds / our_kappa.seconds,
+            difference,
+            _verdict(difference),
+        ]
+    )
     ours = our_table.seconds + our_kappa.seconds
     reference = ref_table.seconds + ref_kappa.seconds
-    rows.append([f"FLEISS TOTAL ({n_values})", data, ours, max(our_table.peak_mb, our_kappa.peak_mb),
-                 reference, max(ref_table.peak_mb, ref_kappa.peak_mb), reference / ours, "", ""])
+    rows.append(
+        [
+            f"FLEISS TOTAL ({n_values})",
+            data,
+            ours,
+            max(our_table.peak_mb, our_kappa.peak_mb),
+            reference,
+            max(ref_table.peak_mb, ref_kappa.peak_mb),
+            reference / ours,
+            "",
+            "",
+        ]
+    )
     return ours, reference
 
 
@@ -125,8 +155,19 @@ def alpha_case(
             f"(x{N_UNITS / units:.1f}) and the 1e-12 check compares both on that subset."
         )
     checks.append(difference)
-    rows.append([f"alpha {level} ({n_values})", label, ours.seconds, ours.peak_mb, reference.seconds,
-                 reference.peak_mb, reference.seconds / ours.seconds, difference, _verdict(difference)])
+    rows.append(
+        [
+            f"alpha {level} ({n_values})",
+            label,
+            ours.seconds,
+            ours.peak_mb,
+            reference.seconds,
+            reference.peak_mb,
+            reference.seconds / ours.seconds,
+            difference,
+            _verdict(difference),
+        ]
+    )
     return ours.seconds, reference.seconds
 
 
@@ -156,8 +197,9 @@ def main() -> None:
     print(f"Agreement metrics, {N_CODERS} coders x {N_UNITS} units, seed {SEED}")
     print("Fleiss: complete data (statsmodels needs every unit fully rated). Alpha: 10% missing.")
     print("Reference: statsmodels aggregate_raters + fleiss_kappa; krippendorff.alpha.")
-    print(f"Times: best of {REPEAT} runs (the krippendorff package: 1 run at 50 values); "
-          "peak MB traced by tracemalloc.\n")
+    print(
+        f"Times: best of {REPEAT} runs (the krippendorff package: 1 run at 50 values); peak MB traced by tracemalloc.\n"
+    )
     print_table(
         ["case", "data", "concord s", "concord MB", "reference s", "reference MB", "ratio", "|diff|", "<=1e-12"],
         rows,
@@ -165,8 +207,10 @@ def main() -> None:
     for note in notes:
         print(f"NOTE: {note}")
     worst = max(checks)
-    print(f"\nIdentical to 1e-12 (Concord vs reference values): {'yes' if worst <= TOLERANCE else 'NO'} "
-          f"(largest |difference| {worst:.3g})")
+    print(
+        f"\nIdentical to 1e-12 (Concord vs reference values): {'yes' if worst <= TOLERANCE else 'NO'} "
+        f"(largest |difference| {worst:.3g})"
+    )
     print_result(
         "agreement",
         seconds=totals["ours"],

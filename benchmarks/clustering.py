@@ -75,10 +75,13 @@ def main() -> None:
     ours_spread = measure(lambda: clustering_scores(spread_truth, spread_found), repeat=REPEAT, trace_memory=False)
     ours_memory = measure(lambda: clustering_scores(truth, found), trace_memory=True)
 
-    reference = {name: measure(call, repeat=REPEAT, trace_memory=False)
-                 for name, call in sklearn_calls(truth, found).items()}
-    reference_spread = {name: measure(call, repeat=REPEAT, trace_memory=False)
-                        for name, call in sklearn_calls(spread_truth, spread_found).items()}
+    reference = {
+        name: measure(call, repeat=REPEAT, trace_memory=False) for name, call in sklearn_calls(truth, found).items()
+    }
+    reference_spread = {
+        name: measure(call, repeat=REPEAT, trace_memory=False)
+        for name, call in sklearn_calls(spread_truth, spread_found).items()
+    }
 
     target_names = ["homogeneity_completeness_v_measure", "normalized_mutual_info_score", "adjusted_rand_score"]
     target = sum(reference[name].seconds for name in target_names)
@@ -97,13 +100,19 @@ def main() -> None:
     difference = max_abs_difference(ours.value, {k: m.value for k, m in reference.items()})
     difference_spread = max_abs_difference(ours_spread.value, {k: m.value for k, m in reference_spread.items()})
     print()
-    print(f"ours, all measures together: {ours.seconds:.4f} s vs sklearn V + NMI + ARI separately: {target:.4f} s "
-          f"-> {target / ours.seconds:.1f}x faster ({'target met' if ours.seconds < target else 'TARGET MISSED'})")
-    print(f"spread labels (np.unique path): {ours_spread.seconds:.4f} s vs {target_spread:.4f} s "
-          f"-> {target_spread / ours_spread.seconds:.1f}x faster "
-          f"({'target met' if ours_spread.seconds < target_spread else 'TARGET MISSED'})")
-    print(f"max |ours - sklearn| over h, c, V, NMI, ARI, RI, FMI: {difference:.2e} "
-          f"(spread labels: {difference_spread:.2e})")
+    print(
+        f"ours, all measures together: {ours.seconds:.4f} s vs sklearn V + NMI + ARI separately: {target:.4f} s "
+        f"-> {target / ours.seconds:.1f}x faster ({'target met' if ours.seconds < target else 'TARGET MISSED'})"
+    )
+    print(
+        f"spread labels (np.unique path): {ours_spread.seconds:.4f} s vs {target_spread:.4f} s "
+        f"-> {target_spread / ours_spread.seconds:.1f}x faster "
+        f"({'target met' if ours_spread.seconds < target_spread else 'TARGET MISSED'})"
+    )
+    print(
+        f"max |ours - sklearn| over h, c, V, NMI, ARI, RI, FMI: {difference:.2e} "
+        f"(spread labels: {difference_spread:.2e})"
+    )
     print(f"peak traced memory of ours: {ours_memory.peak_mb:.1f} MB\n")
 
     print_result(

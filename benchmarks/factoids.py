@@ -128,17 +128,29 @@ def main() -> None:
     sub_growth = f.inventory_growth(by_sentence[model_sentences], owner[model_sentences], draws=SUBSET_DRAWS, seed=SEED)
     sub_stability = f.wfs_stability(by_summary, models, sizes=SUBSET_SIZES, pairs=SUBSET_DRAWS, seed=SEED)
     subset = np.array(SUBSET_SIZES) - 1
-    growth_diff = float(max(np.max(np.abs(sub_growth.mean[subset] - growth_loop[0])),
-                            np.max(np.abs(sub_growth.mean_per_sentence[subset] - growth_loop[1]))))
+    growth_diff = float(
+        max(
+            np.max(np.abs(sub_growth.mean[subset] - growth_loop[0])),
+            np.max(np.abs(sub_growth.mean_per_sentence[subset] - growth_loop[1])),
+        )
+    )
     stability_diff = float(np.max(np.abs(sub_stability.mean_rho - stability_loop)))
 
     print_table(
         ["part", "Concord s", "loop s", "loop measured on"],
         [
-            ["Figure 4 growth, 100 draws x N=1..50", growth_seconds, growth_loop_s * scale_growth,
-             f"{SUBSET_DRAWS} draws x N={SUBSET_SIZES}, extrapolated"],
-            ["Figure 5 stability, 200 pairs x N=1..50", stability_seconds, stability_loop_s * scale_stability,
-             f"{SUBSET_DRAWS} pairs x N={SUBSET_SIZES}, extrapolated"],
+            [
+                "Figure 4 growth, 100 draws x N=1..50",
+                growth_seconds,
+                growth_loop_s * scale_growth,
+                f"{SUBSET_DRAWS} draws x N={SUBSET_SIZES}, extrapolated",
+            ],
+            [
+                "Figure 5 stability, 200 pairs x N=1..50",
+                stability_seconds,
+                stability_loop_s * scale_stability,
+                f"{SUBSET_DRAWS} pairs x N={SUBSET_SIZES}, extrapolated",
+            ],
             ["full analysis", ours.seconds, reference_seconds, ""],
         ],
     )
@@ -149,8 +161,12 @@ def main() -> None:
     print(f"mean rho first above: {stability.first_above}")
     print(f"subset vs loop: max |growth mean diff| = {growth_diff:.2e}, max |rho diff| = {stability_diff:.2e}")
     print_result(
-        "factoids", seconds=ours.seconds, reference_seconds=reference_seconds, peak_mb=ours.peak_mb,
-        max_abs_diff=max(growth_diff, stability_diff), extrapolated="yes",
+        "factoids",
+        seconds=ours.seconds,
+        reference_seconds=reference_seconds,
+        peak_mb=ours.peak_mb,
+        max_abs_diff=max(growth_diff, stability_diff),
+        extrapolated="yes",
     )
 
 

@@ -82,9 +82,9 @@ def part_one() -> tuple[float, float, float, float]:
     for k in PREFIXSPAN_SIZES:
         target, golds = data(k, 10)
         # Times without tracemalloc, which slows both sides' many small allocations.
-        ours = measure(lambda: frespa(target, golds), repeat=5, trace_memory=False)
-        peak = max(peak, measure(lambda: frespa(target, golds)).peak_mb)
-        reference = measure(lambda: prefixspan_frespa(target, golds), trace_memory=False)
+        ours = measure(lambda t=target, g=golds: frespa(t, g), repeat=5, trace_memory=False)
+        peak = max(peak, measure(lambda t=target, g=golds: frespa(t, g)).peak_mb)
+        reference = measure(lambda t=target, g=golds: prefixspan_frespa(t, g), trace_memory=False)
         difference = abs(ours.value - reference.value[0])
         worst = max(worst, difference)
         ratio = reference.seconds / ours.seconds
@@ -106,7 +106,7 @@ def part_two() -> dict[str, float]:
             seconds, sets, score = budgeted_run(target, golds, threshold)
             peak = "-"
             if score is not None and seconds < 5:
-                peak = measure(lambda: frespa(target, golds, min_sup=min_sup)).peak_mb
+                peak = measure(lambda t=target, g=golds, s=min_sup: frespa(t, g, min_sup=s)).peak_mb
                 figures["peak_mb"] = max(figures["peak_mb"], peak)
             if score is not None:
                 figures[f"k{k}_n{n}{'' if min_sup == 0.75 else '_minsup09'}_seconds"] = seconds

@@ -36,8 +36,9 @@ def main() -> None:
     parser.add_argument("--users", type=int, default=50, help="concurrent assessors (default 50)")
     parser.add_argument("--seconds", type=float, default=60, help="length of each run (default 60)")
     parser.add_argument("--workers", type=int, default=4, help="gunicorn workers (default 4)")
-    parser.add_argument("--think", type=float, default=0.5,
-                        help="mean pause of an assessor between two requests, seconds (default 0.5)")
+    parser.add_argument(
+        "--think", type=float, default=0.5, help="mean pause of an assessor between two requests, seconds (default 0.5)"
+    )
     args = parser.parse_args()
     # A plain kill should stop the servers too: SystemExit runs the harness's finally blocks.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
@@ -46,21 +47,28 @@ def main() -> None:
     for engine in ENGINES:
         url = os.environ.get("DATABASE_URL") if engine == "postgresql" else None
         results[engine] = harness.run_load(
-            engine, users=args.users, seconds=args.seconds, workers=args.workers, think=args.think,
+            engine,
+            users=args.users,
+            seconds=args.seconds,
+            workers=args.workers,
+            think=args.think,
             database_url=url if url and url.startswith("postgres") else None,
             log=lambda line, engine=engine: print(f"[{engine}] {line}", flush=True),
         )
     sqlite, postgres = results["sqlite"], results["postgresql"]
 
     print()
-    print(f"{args.users} assessors + 1 organiser, {args.seconds:.0f} s, gunicorn -w {args.workers}, "
-          f"think {args.think} s between requests")
+    print(
+        f"{args.users} assessors + 1 organiser, {args.seconds:.0f} s, gunicorn -w {args.workers}, "
+        f"think {args.think} s between requests"
+    )
     print_table(["", "SQLite", "PostgreSQL"], [[label, *(fn(r) for r in (sqlite, postgres))] for label, fn in ROWS])
     print()
     print("Submit latency by kind (p50 / p95 ms):")
-    print_table(["kind", "SQLite", "PostgreSQL"], [
-        [kind, *(by_kind(r, kind) for r in (sqlite, postgres))] for kind in harness.KINDS
-    ])
+    print_table(
+        ["kind", "SQLite", "PostgreSQL"],
+        [[kind, *(by_kind(r, kind) for r in (sqlite, postgres))] for kind in harness.KINDS],
+    )
     for r in (sqlite, postgres):
         for problem in r.verification["problems"]:
             print(f"  {r.engine}: {problem}")
@@ -131,8 +139,10 @@ ROWS = [
     ("judgments checked", lambda r: r.verification["judgments"]),
     ("revisions = acknowledged saves", lambda r: f"{r.verification['revisions']} = {r.verification['saves']}"),
     ("reports caught up after the run, s", lambda r: _s(r.verification["reports_settled_s"])),
-    ("database check", lambda r: "ok" if r.verification["problem_count"] == 0
-     else f"{r.verification['problem_count']} problems"),
+    (
+        "database check",
+        lambda r: "ok" if r.verification["problem_count"] == 0 else f"{r.verification['problem_count']} problems",
+    ),
     ("peak RSS of a web worker, MB", lambda r: f"{r.peak_mb:.0f}"),
     ("CPU ms per request: web workers", lambda r: _per_request(r, "web")),
     ("  database server", lambda r: _per_request(r, "database")),
@@ -150,7 +160,6 @@ def _per_request(result: harness.LoadResult, part: str) -> str:
     if part not in result.cpu_seconds or not result.requests:
         return "-"
     return f"{1000 * result.cpu_seconds[part] / result.requests:.1f}"
-
 
 
 if __name__ == "__main__":

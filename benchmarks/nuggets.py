@@ -69,8 +69,10 @@ def loop_run_means(weights_by_question, matches, lengths, question_index, *, bin
                 if vital_total == 0:
                     continue
                 score = m.nugget_f(
-                    vital_matched=int((found & (weights == 1)).sum()), okay_matched=int((found & (weights == 0)).sum()),
-                    vital_total=vital_total, length=float(lengths[r, q]),
+                    vital_matched=int((found & (weights == 1)).sum()),
+                    okay_matched=int((found & (weights == 0)).sum()),
+                    vital_total=vital_total,
+                    length=float(lengths[r, q]),
                 ).f
             else:
                 if weights.sum() == 0:
@@ -93,8 +95,10 @@ def loop_pyramid_weights(votes: np.ndarray, question_index: np.ndarray) -> np.nd
 
 def reference(labels, matches, lengths, question_index, subsets):
     """Tables 3/4 and the Figure 2 taus of ``subsets``, by loops."""
-    assessor_means = [loop_run_means(labels[a].astype(float), matches, lengths, question_index, binary=True)
-                      for a in range(N_ASSESSORS)]
+    assessor_means = [
+        loop_run_means(labels[a].astype(float), matches, lengths, question_index, binary=True)
+        for a in range(N_ASSESSORS)
+    ]
     pyramid = loop_pyramid_weights(labels.sum(axis=0).astype(float), question_index)
     pyramid_means = loop_run_means(pyramid, matches, lengths, question_index, binary=False)
     tau_original = [kendalltau(assessor_means[0], assessor_means[a]).statistic for a in range(N_ASSESSORS)]
@@ -133,7 +137,12 @@ def main() -> None:
         ["part", "Concord s", "loop s", "note"],
         [
             ["Tables 3, 4 (11 judgment sets)", "", fixed, "measured"],
-            ["Figure 2, 1,023 pyramids", "", per_subset * len(all_subsets), f"extrapolated from {SUBSET_SAMPLE} subsets"],
+            [
+                "Figure 2, 1,023 pyramids",
+                "",
+                per_subset * len(all_subsets),
+                f"extrapolated from {SUBSET_SAMPLE} subsets",
+            ],
             ["full analysis (+ Figure 3, Table 2)", ours.seconds, reference_seconds, ""],
         ],
     )
@@ -141,8 +150,13 @@ def main() -> None:
     print(f"zero-median fraction, m = 1..10: {np.round(sizes.zero_median_fraction, 3).tolist()}")
     print(f"max |tau difference| of Tables 3 and 4 vs the loop: {max(differences):.2e}")
     print_result(
-        "nuggets", seconds=ours.seconds, reference_seconds=reference_seconds, peak_mb=ours.peak_mb,
-        max_abs_diff=float(max(differences)), subsets=len(all_subsets), extrapolated="yes",
+        "nuggets",
+        seconds=ours.seconds,
+        reference_seconds=reference_seconds,
+        peak_mb=ours.peak_mb,
+        max_abs_diff=float(max(differences)),
+        subsets=len(all_subsets),
+        extrapolated="yes",
     )
 
 

@@ -190,31 +190,50 @@ def describe_data(votes, returned, queries, hidden) -> None:
         f"{N_QUERIES} queries, {n_items} pooled pairs ({n_items / N_QUERIES:.1f} per query), {N_SYSTEMS} systems, "
         f"{N_ADJUDICATORS} adjudicators; hidden base rate {hidden.mean():.3f}"
     )
-    print("adjudicator base rates (AWM Figure 5): "
-          + ", ".join(f"{JUDGES[j]} {votes[:, j].mean():.3f}" for j in range(N_ADJUDICATORS)))
+    print(
+        "adjudicator base rates (AWM Figure 5): "
+        + ", ".join(f"{JUDGES[j]} {votes[:, j].mean():.3f}" for j in range(N_ADJUDICATORS))
+    )
     rows = []
     for first, second in itertools.combinations(range(N_ADJUDICATORS), 2):
         agreement = pairwise_agreement(votes[:, first], votes[:, second])
-        rows.append([f"{JUDGES[first]}-{JUDGES[second]}", agreement.overlap, agreement.positive,
-                     agreement.negative, agreement.kappa])
+        rows.append(
+            [
+                f"{JUDGES[first]}-{JUDGES[second]}",
+                agreement.overlap,
+                agreement.positive,
+                agreement.negative,
+                agreement.kappa,
+            ]
+        )
     print("pairwise agreement (AWM Figure 4):")
     print_table(["pair", "overlap", "p+", "p-", "kappa"], rows)
 
 
 def report_tables(result: dict) -> None:
-    print("\nTable 2, statements vs Consensus "
-          "(AWM sensitivity: Consensus .744, Union .782, Intersection .538, judges .692-.769):")
+    print(
+        "\nTable 2, statements vs Consensus "
+        "(AWM sensitivity: Consensus .744, Union .782, Intersection .538, judges .692-.769):"
+    )
     rows = []
     for name, row in result["table"].items():
         baseline = name == "Consensus"
         rows.append([name, row.sensitivity] + (["n/a", "n/a"] if baseline else [row.disagreement, row.reversal]))
     summary = result["summary"]
-    rows.append([f"Random (mean of {summary.n_sets})", summary.mean_sensitivity, summary.mean_disagreement,
-                 f"{summary.n_reversals} reversed"])
+    rows.append(
+        [
+            f"Random (mean of {summary.n_sets})",
+            summary.mean_sensitivity,
+            summary.mean_disagreement,
+            f"{summary.n_reversals} reversed",
+        ]
+    )
     print_table(["truth set", "sensitivity", "disagreement", "reversal"], rows)
     low, high = summary.sensitivity_ci
-    print("Random, AWM 3.2.1: sensitivity 0.729 [0.728, 0.731] vs Consensus 0.744, "
-          "disagreement 0.0727 [0.0714, 0.0742], no reversal")
+    print(
+        "Random, AWM 3.2.1: sensitivity 0.729 [0.728, 0.731] vs Consensus 0.744, "
+        "disagreement 0.0727 [0.0714, 0.0742], no reversal"
+    )
     print(
         f"Random, here:      sensitivity {summary.mean_sensitivity:.4f} [{low:.4f}, {high:.4f}] "
         f"vs Consensus {result['table']['Consensus'].sensitivity:.4f}, "
@@ -228,8 +247,11 @@ def report_tables(result: dict) -> None:
     print("\nSystem F1 under every truth set (AWM Figure 6); R = recall under Consensus:")
     rows = []
     for s in range(N_SYSTEMS):
-        rows.append([f"S{s + 1:02d}", special["Consensus"].recall[s]]
-                    + [special[name].f1[s] for name in names] + [result["random_f1"][:, s].mean()])
+        rows.append(
+            [f"S{s + 1:02d}", special["Consensus"].recall[s]]
+            + [special[name].f1[s] for name in names]
+            + [result["random_f1"][:, s].mean()]
+        )
     short = [name.replace("Judge ", "") for name in names]
     print_table(["system", "R"] + short + ["Random"], rows)
 
@@ -275,10 +297,19 @@ def main() -> None:
         f"(max |diff| {p_difference:.1e}); statements differing {statement_mismatches} of {loop_statements.size}"
     )
     print_result(
-        "truthsets", seconds=timed.seconds, reference_seconds=reference_seconds, peak_mb=traced.peak_mb,
-        sets=N_RANDOM_SETS, special_sets=n_sets - N_RANDOM_SETS, resamples=N_RESAMPLES,
-        pairs=N_SYSTEMS * (N_SYSTEMS - 1) // 2, items=len(queries), queries=N_QUERIES,
-        max_p_diff=p_difference, statement_mismatches=statement_mismatches, extrapolated="yes",
+        "truthsets",
+        seconds=timed.seconds,
+        reference_seconds=reference_seconds,
+        peak_mb=traced.peak_mb,
+        sets=N_RANDOM_SETS,
+        special_sets=n_sets - N_RANDOM_SETS,
+        resamples=N_RESAMPLES,
+        pairs=N_SYSTEMS * (N_SYSTEMS - 1) // 2,
+        items=len(queries),
+        queries=N_QUERIES,
+        max_p_diff=p_difference,
+        statement_mismatches=statement_mismatches,
+        extrapolated="yes",
     )
 
 

@@ -32,13 +32,14 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
-from concord.errors import InvalidInput
 from concord import tokens
+from concord.errors import InvalidInput
 from concord.security import login_username
 
 #: Django's username field is 150 characters; a longer name is no account's.
 MAX_USERNAME = 150
 MAX_PASSWORD = 4096
+
 
 def credential(data: Any, field: str, max_length: int) -> str:
     value = data.get(field)
@@ -57,18 +58,24 @@ def credential(data: Any, field: str, max_length: int) -> str:
     return value
 
 
-TokenAnswer = inline_serializer("TokenAnswer", {"token": serializers.CharField(), "expiry": serializers.DateTimeField()})
+TokenAnswer = inline_serializer(
+    "TokenAnswer", {"token": serializers.CharField(), "expiry": serializers.DateTimeField()}
+)
 TokenRows = inline_serializer(
     "TokenRow",
     fields={
-        "id": serializers.CharField(help_text="The token's first 15 characters: enough to recognise it, not to use it."),
+        "id": serializers.CharField(
+            help_text="The token's first 15 characters: enough to recognise it, not to use it."
+        ),
         "created": serializers.DateTimeField(),
         "expiry": serializers.DateTimeField(allow_null=True),
         "current": serializers.BooleanField(help_text="Whether this is the token making the request."),
     },
     many=True,
 )
-Credentials = inline_serializer("Credentials", {"username": serializers.CharField(), "password": serializers.CharField()})
+Credentials = inline_serializer(
+    "Credentials", {"username": serializers.CharField(), "password": serializers.CharField()}
+)
 SIGNED_OUT = {204: OpenApiResponse(description="Done."), 401: OpenApiResponse(description="Not signed in.")}
 when = serializers.DateTimeField()
 
@@ -82,8 +89,10 @@ class TokenView(APIView):
     @extend_schema(
         request=Credentials,
         responses={
-            200: OpenApiResponse(TokenAnswer, description="A new token for this device: send it as "
-                                 "`Authorization: Token <token>` until `expiry`."),
+            200: OpenApiResponse(
+                TokenAnswer,
+                description="A new token for this device: send it as `Authorization: Token <token>` until `expiry`.",
+            ),
             400: OpenApiResponse(description="Wrong username or password, or one of them missing: `field` names it."),
             413: OpenApiResponse(description="The request body is over the upload limit."),
             429: OpenApiResponse(description="Too many failed attempts for this username from this address."),
@@ -113,12 +122,17 @@ class TokenList(APIView):
     @extend_schema(responses={200: TokenRows, 401: OpenApiResponse(description="Not signed in.")})
     def get(self, request: Request) -> Response:
         calling = request.auth if isinstance(request.auth, AuthToken) else None
-        return Response([
-            {"id": tokens.token_id(token), "created": when.to_representation(token.created),
-             "expiry": when.to_representation(token.expiry) if token.expiry else None,
-             "current": calling is not None and token.digest == calling.digest}
-            for token in tokens.active_tokens(request.user)
-        ])
+        return Response(
+            [
+                {
+                    "id": tokens.token_id(token),
+                    "created": when.to_representation(token.created),
+                    "expiry": when.to_representation(token.expiry) if token.expiry else None,
+                    "current": calling is not None and token.digest == calling.digest,
+                }
+                for token in tokens.active_tokens(request.user)
+            ]
+        )
 
 
 class TokenDetail(APIView):

@@ -62,9 +62,7 @@ def problem_with(text: str) -> str | None:
         return None
     if match.group() == "\x00":
         return "contains a NUL character (\\u0000), which cannot be stored"
-    return (
-        f"contains a lone surrogate ({shown(match.group())}): not Unicode text, it cannot be encoded as UTF-8"
-    )
+    return f"contains a lone surrogate ({shown(match.group())}): not Unicode text, it cannot be encoded as UTF-8"
 
 
 def shown(text: str) -> str:

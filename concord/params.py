@@ -84,8 +84,9 @@ class Param:
 class Int(Param):
     """A whole number from ``min`` to ``max`` (JSON integers only: not 3.0, not true)."""
 
-    def __init__(self, name: str, default: int | None = None, *, min: int, max: int, help: str = "",
-                 internal: bool = False) -> None:
+    def __init__(
+        self, name: str, default: int | None = None, *, min: int, max: int, help: str = "", internal: bool = False
+    ) -> None:
         self.min, self.max = min, max
         self.type_text = f"a whole number from {min} to {max}"
         super().__init__(name, default, help=help, internal=internal)
@@ -102,11 +103,22 @@ class Int(Param):
 class Float(Param):
     """A finite number in a range; ``exclusive`` makes both ends open."""
 
-    def __init__(self, name: str, default: float | None = None, *, min: float, max: float, exclusive: bool = False,
-                 help: str = "", internal: bool = False) -> None:
+    def __init__(
+        self,
+        name: str,
+        default: float | None = None,
+        *,
+        min: float,
+        max: float,
+        exclusive: bool = False,
+        help: str = "",
+        internal: bool = False,
+    ) -> None:
         self.min, self.max, self.exclusive = min, max, exclusive
-        self.type_text = f"a number {'between' if exclusive else 'from'} {min:g} {'and' if exclusive else 'to'} {max:g}" + (
-            " (both excluded)" if exclusive else "")
+        self.type_text = (
+            f"a number {'between' if exclusive else 'from'} {min:g} {'and' if exclusive else 'to'} {max:g}"
+            + (" (both excluded)" if exclusive else "")
+        )
         super().__init__(name, default, help=help, internal=internal)
 
     def clean(self, value: Any, field: str) -> float:
@@ -139,8 +151,16 @@ class Bool(Param):
 class Str(Param):
     """A string of 1 to ``max_length`` characters, optionally matching ``pattern`` (whole)."""
 
-    def __init__(self, name: str, default: str | None = None, *, max_length: int = 200, pattern: str | None = None,
-                 help: str = "", internal: bool = False) -> None:
+    def __init__(
+        self,
+        name: str,
+        default: str | None = None,
+        *,
+        max_length: int = 200,
+        pattern: str | None = None,
+        help: str = "",
+        internal: bool = False,
+    ) -> None:
         self.max_length = max_length
         self.pattern = pattern
         self.type_text = f"a string of 1 to {max_length} characters" + (f" matching {pattern}" if pattern else "")
@@ -163,8 +183,15 @@ class Str(Param):
 class Choice(Param):
     """One of ``choices`` (strings)."""
 
-    def __init__(self, name: str, default: str | None = None, choices: Sequence[str] = (), *, help: str = "",
-                 internal: bool = False) -> None:
+    def __init__(
+        self,
+        name: str,
+        default: str | None = None,
+        choices: Sequence[str] = (),
+        *,
+        help: str = "",
+        internal: bool = False,
+    ) -> None:
         if not choices:
             raise ValueError(f"{name}: a Choice needs choices")
         self.choices = tuple(choices)
@@ -186,8 +213,18 @@ class Choice(Param):
 class ListOf(Param):
     """A list of ``min_items`` to ``max_items`` values, each checked by ``item`` (its name unused)."""
 
-    def __init__(self, name: str, item: Param, default: list | None = None, *, min_items: int = 0, max_items: int,
-                 unique: bool = False, help: str = "", internal: bool = False) -> None:
+    def __init__(
+        self,
+        name: str,
+        item: Param,
+        default: list | None = None,
+        *,
+        min_items: int = 0,
+        max_items: int,
+        unique: bool = False,
+        help: str = "",
+        internal: bool = False,
+    ) -> None:
         self.item, self.min_items, self.max_items, self.unique = item, min_items, max_items, unique
         self.type_text = f"a list of {min_items} to {max_items} entries" + (", each once" if unique else "")
         super().__init__(name, default, help=help, internal=internal)
@@ -203,8 +240,12 @@ class ListOf(Param):
         return cleaned
 
     def schema(self) -> dict[str, Any]:
-        schema = {"type": "array", "items": self.item.json_schema(), "minItems": self.min_items,
-                  "maxItems": self.max_items}
+        schema = {
+            "type": "array",
+            "items": self.item.json_schema(),
+            "minItems": self.min_items,
+            "maxItems": self.max_items,
+        }
         if self.unique:
             schema["uniqueItems"] = True
         return schema
@@ -215,8 +256,9 @@ class Object(Param):
 
     type_text = "an object"
 
-    def __init__(self, name: str, fields: Sequence[Param], default: dict | None = None, *, help: str = "",
-                 internal: bool = False) -> None:
+    def __init__(
+        self, name: str, fields: Sequence[Param], default: dict | None = None, *, help: str = "", internal: bool = False
+    ) -> None:
         self.fields = ParamsSchema(*fields)
         super().__init__(name, default, help=help, internal=internal)
 
@@ -242,8 +284,9 @@ class ParamsSchema:
     def defaults(self) -> dict[str, Any]:
         return self.clean({}, "params", internal=True)
 
-    def clean(self, value: Any, field: str = "params", *, current: Mapping[str, Any] | None = None,
-              internal: bool = False) -> dict[str, Any]:
+    def clean(
+        self, value: Any, field: str = "params", *, current: Mapping[str, Any] | None = None, internal: bool = False
+    ) -> dict[str, Any]:
         """``value`` checked, with defaults filled; InvalidInput names the field.
 
         ``current``: the stored params this value replaces (internal
@@ -257,8 +300,10 @@ class ParamsSchema:
         unknown = [key for key in value if key not in self.params]
         if unknown:
             allowed = [p.name for p in self if not p.internal]
-            raise InvalidInput(f"{field}.{unknown[0]}", "unknown parameter (allowed: "
-                               + (", ".join(allowed) if allowed else "none") + ")")
+            raise InvalidInput(
+                f"{field}.{unknown[0]}",
+                "unknown parameter (allowed: " + (", ".join(allowed) if allowed else "none") + ")",
+            )
         current = current or {}
         cleaned: dict[str, Any] = {}
         for name, param in self.params.items():

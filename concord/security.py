@@ -54,6 +54,7 @@ API_PREFIX = "/api/"
 
 # -- Content-Security-Policy ---------------------------------------------------
 
+
 def policy_header(policy: dict[str, list[str]]) -> str:
     return "; ".join(" ".join([directive, *sources]) for directive, sources in policy.items())
 
@@ -157,6 +158,7 @@ class UploadLimitMiddleware:
 
 
 # -- input no database stores ---------------------------------------------------
+
 
 def unstorable(request: HttpRequest) -> tuple[str, str] | None:
     """(field, problem) if the path, query or form carries a NUL character.
@@ -287,8 +289,9 @@ def seconds_blocked(request: Any, credentials: dict[str, Any] | None) -> int:
     return max(1, math.ceil(left))
 
 
-def lockout_response(request: HttpRequest, original_response: HttpResponse | None = None,
-                     credentials: dict[str, Any] | None = None) -> HttpResponse:
+def lockout_response(
+    request: HttpRequest, original_response: HttpResponse | None = None, credentials: dict[str, Any] | None = None
+) -> HttpResponse:
     """AXES_LOCKOUT_CALLABLE: 429 with Retry-After for a refused attempt."""
     if original_response is not None and not getattr(request, "concord_login_refused", False):
         return original_response

@@ -30,9 +30,7 @@ DEBUG = env_bool("CONCORD_DEBUG", default=False)
 if PRODUCTION and DEBUG:
     raise ImproperlyConfigured("CONCORD_DEBUG must be off when CONCORD_ENV=production")
 
-ALLOWED_HOSTS = env_list(
-    "ALLOWED_HOSTS", [] if PRODUCTION else ["localhost", "127.0.0.1", "[::1]", "testserver"]
-)
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", [] if PRODUCTION else ["localhost", "127.0.0.1", "[::1]", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
 INSTALLED_APPS = [

@@ -81,8 +81,9 @@ class TokenScheme(OpenApiAuthenticationExtension):
 # -- a password change revokes every token ---------------------------------------
 
 
-def note_password_change(sender: Any, instance: AbstractBaseUser, raw: bool = False,
-                         update_fields: Any = None, **kwargs: Any) -> None:
+def note_password_change(
+    sender: Any, instance: AbstractBaseUser, raw: bool = False, update_fields: Any = None, **kwargs: Any
+) -> None:
     """pre_save of the user model: mark a save that changes the password.
 
     ``set_password`` (the admin's password form, ``changepassword``, Django's

@@ -59,15 +59,23 @@ page_urls = [
     path("campaigns/<int:campaign_id>/topics/<str:topic_id>/judge/", pages.judge, name="judge"),
     path("campaigns/<int:campaign_id>/report/", scoring_pages.report, name="campaign-report"),
     path("campaigns/<int:campaign_id>/topics/<str:topic_id>/report/", scoring_pages.topic_report, name="topic-report"),
-    path("campaigns/<int:campaign_id>/topics/<str:topic_id>/relations/", scoring_pages.relations_editor, name="relations-editor"),
-    path("campaigns/<int:campaign_id>/topics/<str:topic_id>/consensus/", pages.consensus_editor, name="consensus-editor"),
+    path(
+        "campaigns/<int:campaign_id>/topics/<str:topic_id>/relations/",
+        scoring_pages.relations_editor,
+        name="relations-editor",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/topics/<str:topic_id>/consensus/", pages.consensus_editor, name="consensus-editor"
+    ),
     path("campaigns/<int:campaign_id>/phase/", scoring_pages.start_phase_two, name="campaign-phase"),
     path("campaigns/<int:campaign_id>/analyses/", scoring_pages.start_analysis, name="campaign-analyses"),
     path("campaigns/<int:campaign_id>/jobs/", scoring_pages.jobs, name="campaign-jobs"),
     path("jobs/<int:job_id>/", scoring_pages.job, name="job"),
     path("jobs/<int:job_id>/cancel/", scoring_pages.cancel_job, name="job-cancel"),
     path("campaigns/<int:campaign_id>/export/", scoring_pages.export, name="campaign-export"),
-    path("campaigns/<int:campaign_id>/export/download/", scoring_pages.export_download, name="campaign-export-download"),
+    path(
+        "campaigns/<int:campaign_id>/export/download/", scoring_pages.export_download, name="campaign-export-download"
+    ),
     path("admin/", admin.site.urls),
 ]
 

@@ -107,12 +107,24 @@ def demo_param() -> Bool:
 def design_param(label: str, *, splittable: bool) -> Choice:
     """``design``: how topics are assigned (annotate.services.assign_topics)."""
     if splittable:
-        return Choice("design", "overlap", ("overlap", "one-per-item"), help=(
-            "overlap: every topic goes whole to `overlap` assessors; one-per-item: each item of a topic goes to "
-            "one assessor drawn at random (Arehart et al. 2008, section 3.2.1)."))
-    return Choice("design", "overlap", ("overlap",), help=(
-        f"overlap: every topic goes whole to `overlap` assessors; {label} topics cannot be split between assessors "
-        "(one-per-item is for pairs campaigns)."))
+        return Choice(
+            "design",
+            "overlap",
+            ("overlap", "one-per-item"),
+            help=(
+                "overlap: every topic goes whole to `overlap` assessors; one-per-item: each item of a topic goes to "
+                "one assessor drawn at random (Arehart et al. 2008, section 3.2.1)."
+            ),
+        )
+    return Choice(
+        "design",
+        "overlap",
+        ("overlap",),
+        help=(
+            f"overlap: every topic goes whole to `overlap` assessors; {label} topics cannot be split between assessors "
+            "(one-per-item is for pairs campaigns)."
+        ),
+    )
 
 
 # -- checking helpers shared by the kinds ---------------------------------
@@ -136,7 +148,7 @@ def clean_per_topic(
     *,
     field: str,
     key: str,
-    clean: "Callable[[Any, Mapping[str, Any], str], Any]",
+    clean: Callable[[Any, Mapping[str, Any], str], Any],
 ) -> dict[str, Any]:
     """Run data of the shape ``{key: {topic id: value}}``: every topic known,
     every value cleaned by ``clean(value, topic_data, path)``."""
@@ -216,9 +228,7 @@ def duplicate_id(item_id: str, seen: Mapping[str, str], field: str) -> None:
         return
     if other == item_id:
         raise InvalidInput(field, f"duplicate id {item_id!r}")
-    raise InvalidInput(
-        field, f"duplicate id {item_id!r}: the same as {other!r} after Unicode normalisation (NFC)"
-    )
+    raise InvalidInput(field, f"duplicate id {item_id!r}: the same as {other!r} after Unicode normalisation (NFC)")
 
 
 def unique_ids(entries: list[dict], field: str) -> list[str]:

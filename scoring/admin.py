@@ -17,8 +17,19 @@ class ReportAdmin(admin.ModelAdmin):
 class JobAdmin(admin.ModelAdmin):
     list_display = ["analysis", "campaign", "status", "progress", "created_at", "finished_at"]
     list_filter = ["status", "analysis"]
-    readonly_fields = ["campaign", "analysis", "params", "status", "progress", "message", "result",
-                       "created_by", "created_at", "started_at", "finished_at"]
+    readonly_fields = [
+        "campaign",
+        "analysis",
+        "params",
+        "status",
+        "progress",
+        "message",
+        "result",
+        "created_by",
+        "created_at",
+        "started_at",
+        "finished_at",
+    ]
 
     def has_add_permission(self, request) -> bool:
         return False  # started through the app, which checks the analysis and its params

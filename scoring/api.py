@@ -30,8 +30,20 @@ class JobSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Job
-        fields = ["id", "campaign", "analysis", "params", "status", "progress", "message", "result",
-                  "created_at", "started_at", "finished_at", "attempts"]
+        fields = [
+            "id",
+            "campaign",
+            "analysis",
+            "params",
+            "status",
+            "progress",
+            "message",
+            "result",
+            "created_at",
+            "started_at",
+            "finished_at",
+            "attempts",
+        ]
         read_only_fields = fields
 
 

@@ -20,8 +20,10 @@ def export_file(campaign: Campaign, *, format: str, truth: str) -> HttpResponse:
     content = exports.write(campaign, topics, submitted_judgments(campaign), format=format, truth=truth)
     safe_truth = "".join(ch if ch.isalnum() else "-" for ch in truth)
     # encodable: a lone surrogate stored before it could be refused becomes U+FFFD, not a 500.
-    response = HttpResponse(encodable(content) if isinstance(content, str) else content,
-                            content_type=f"{chosen.content_type}; charset=utf-8")
+    response = HttpResponse(
+        encodable(content) if isinstance(content, str) else content,
+        content_type=f"{chosen.content_type}; charset=utf-8",
+    )
     response["Content-Disposition"] = f'attachment; filename="campaign-{campaign.pk}-{safe_truth}.{chosen.extension}"'
     response["X-Content-Type-Options"] = "nosniff"
     return response

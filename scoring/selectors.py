@@ -57,7 +57,8 @@ def phase_payloads(campaign: Campaign, phase: int) -> dict[tuple[int, str], dict
         return {(row.topic_id, row.assessor): row.payload for row in submitted_judgments(campaign)}
     revisions = (
         JudgmentRevision.objects.filter(
-            judgment__topic__campaign=campaign, status=Judgment.Status.SUBMITTED,
+            judgment__topic__campaign=campaign,
+            status=Judgment.Status.SUBMITTED,
             created_at__lt=datetime.fromisoformat(started),
         )
         .order_by("judgment_id", "version")

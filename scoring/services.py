@@ -22,13 +22,13 @@ from django.db.models import F, Max
 from django.utils import timezone
 
 from annotate.models import Campaign, Judgment, Topic
-from concord.errors import InvalidInput
-from concord.params import ParamsSchema
 from concord.digits import whole_number
-from scoring.models import Job, JobChunk, Report, ScoringState, StaleTopic
+from concord.errors import InvalidInput
 from concord.jsonready import json_ready
+from concord.params import ParamsSchema
 from kinds.registry import get_kind
 from kinds.spec import Analysis
+from scoring.models import Job, JobChunk, Report, ScoringState, StaleTopic
 from scoring.selectors import submitted_judgments
 
 log = logging.getLogger(__name__)
@@ -250,7 +250,9 @@ def _split(job: Job, plan: Chunked) -> None:
     with transaction.atomic():
         # Conditional, so a repeated run of the job (see recover_jobs) cannot split it twice.
         claimed = Job.objects.filter(pk=job.pk, chunks_total=0).update(
-            snapshot=json_ready(plan.snapshot), chunks_total=len(plan.chunks), chunks_done=0,
+            snapshot=json_ready(plan.snapshot),
+            chunks_total=len(plan.chunks),
+            chunks_done=0,
             message=f"0 of {len(plan.chunks)} chunks",
         )
         if not claimed:
@@ -272,7 +274,9 @@ def run_chunk(job_id: int, index: int) -> None:
     with _failures_recorded(job.pk):
         result = json_ready(run(job.snapshot, chunk.params))
         with transaction.atomic():
-            claimed = JobChunk.objects.filter(pk=chunk.pk, finished_at=None).update(result=result, finished_at=timezone.now())
+            claimed = JobChunk.objects.filter(pk=chunk.pk, finished_at=None).update(
+                result=result, finished_at=timezone.now()
+            )
             if not claimed:
                 return
             Job.objects.filter(pk=job.pk).update(chunks_done=F("chunks_done") + 1)
@@ -506,7 +510,9 @@ def _recover_job(job: Job, pending: set, recovery: Recovery, dry_run: bool) -> N
         if not dry_run:
             with transaction.atomic():
                 Job.objects.filter(pk=job.pk, chunks_total=0).update(
-                    status=Job.Status.QUEUED, progress=0.0, started_at=None,
+                    status=Job.Status.QUEUED,
+                    progress=0.0,
+                    started_at=None,
                     message="queued again: the worker running it stopped",
                 )
                 transaction.on_commit(lambda: run_analysis.enqueue(job.pk))
@@ -535,8 +541,9 @@ def _recover_recomputes(pending: set, now, grace: float, recovery: Recovery, dry
     queued = {key[1] for key in pending if key[0] == "recompute"}
     stale = set(StaleTopic.objects.values_list("campaign_id", flat=True).distinct())
     stuck = set(
-        ScoringState.objects.filter(pending=True, requested_at__lt=now - timedelta(seconds=grace))
-        .values_list("campaign_id", flat=True)
+        ScoringState.objects.filter(pending=True, requested_at__lt=now - timedelta(seconds=grace)).values_list(
+            "campaign_id", flat=True
+        )
     )
     for campaign_id in sorted((stale | stuck) - queued):
         recovery.recomputed.append(campaign_id)

@@ -9,18 +9,17 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-
 from django.views.decorators.http import require_POST
 
 from annotate import selectors
-from concord.errors import InvalidInput
 from concord.digits import whole_number
+from concord.errors import InvalidInput
 from concord.security import message_page
+from kinds.registry import get_kind
 from scoring import selectors as scoring_selectors
 from scoring import services
 from scoring.downloads import export_choices, export_file
 from scoring.models import Job
-from kinds.registry import get_kind
 
 
 def _version(text: str) -> int:
@@ -69,7 +68,9 @@ def topic_report(request: HttpRequest, campaign_id: int, topic_id: str) -> HttpR
 def start_analysis(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
     try:
-        services.start_analysis(campaign=campaign, analysis=request.POST.get("analysis", ""), params=None, user=request.user)
+        services.start_analysis(
+            campaign=campaign, analysis=request.POST.get("analysis", ""), params=None, user=request.user
+        )
     except InvalidInput as error:
         return refused(request, error, back=("Back to the campaign", reverse("campaign", args=[campaign.pk])))
     return redirect("campaign", campaign_id=campaign.pk)
@@ -78,7 +79,9 @@ def start_analysis(request: HttpRequest, campaign_id: int) -> HttpResponse:
 @login_required
 def jobs(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
-    return render(request, "scoring/jobs.html", {"campaign": campaign, "jobs": scoring_selectors.campaign_jobs(campaign)})
+    return render(
+        request, "scoring/jobs.html", {"campaign": campaign, "jobs": scoring_selectors.campaign_jobs(campaign)}
+    )
 
 
 @login_required
@@ -119,7 +122,9 @@ def export(request: HttpRequest, campaign_id: int) -> HttpResponse:
 def export_download(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign, _ = selectors.campaign_for(request.user, campaign_id, need="admin")
     try:
-        return export_file(campaign, format=request.GET.get("format", "csv"), truth=request.GET.get("truth", "consensus"))
+        return export_file(
+            campaign, format=request.GET.get("format", "csv"), truth=request.GET.get("truth", "consensus")
+        )
     except InvalidInput as error:
         return refused(request, error, back=("Back to the export page", reverse("campaign-export", args=[campaign.pk])))
 
@@ -149,7 +154,9 @@ def relations_editor(request: HttpRequest, campaign_id: int, topic_id: str) -> H
 
     campaign, role = selectors.campaign_for(request.user, campaign_id, need="organise")
     topic = selectors.topic_for(request.user, campaign, role, topic_id)
-    payloads = {j.assessor.username: j.payload for j in topic.judgments.filter(status="submitted").select_related("assessor")}
+    payloads = {
+        j.assessor.username: j.payload for j in topic.judgments.filter(status="submitted").select_related("assessor")
+    }
     current = scoring_selectors.curation(topic, "relations")
     error = None
     if request.method == "POST":
@@ -158,23 +165,41 @@ def relations_editor(request: HttpRequest, campaign_id: int, topic_id: str) -> H
             lines = request.POST.get(f"{first}|{second}", "").splitlines()
             pairs[f"{first}|{second}"] = [
                 {"first": line.split("|")[0].split(), "second": line.split("|", 1)[1].split() if "|" in line else []}
-                for line in lines if line.strip()
+                for line in lines
+                if line.strip()
             ]
         try:
-            annotate_services.save_curation(topic=topic, name="relations", data={"pairs": pairs},
-                                            version=_version(request.POST.get("version", "0")), user=request.user)
+            annotate_services.save_curation(
+                topic=topic,
+                name="relations",
+                data={"pairs": pairs},
+                version=_version(request.POST.get("version", "0")),
+                user=request.user,
+            )
             return redirect("relations-editor", campaign_id=campaign.pk, topic_id=topic.external_id)
         except (InvalidInput, Conflict) as problem:
             error = f"{getattr(problem, 'field', 'relations')}: {getattr(problem, 'message', problem)}"
     sections = []
     for first, second in itertools.combinations(sorted(payloads), 2):
         relations, source = relations_of(topic, first, second, payloads[first], payloads[second])
-        sections.append({
-            "key": f"{first}|{second}", "first": first, "second": second, "source": source,
-            "text": "\n".join(f"{' '.join(r['first'])} | {' '.join(r['second'])}" for r in relations),
-            "inventories": [(first, payloads[first]["factoids"]), (second, payloads[second]["factoids"])],
-        })
-    return render(request, "scoring/relations.html", {
-        "campaign": campaign, "topic": topic, "sections": sections, "error": error,
-        "version": current.version if current else 0,
-    })
+        sections.append(
+            {
+                "key": f"{first}|{second}",
+                "first": first,
+                "second": second,
+                "source": source,
+                "text": "\n".join(f"{' '.join(r['first'])} | {' '.join(r['second'])}" for r in relations),
+                "inventories": [(first, payloads[first]["factoids"]), (second, payloads[second]["factoids"])],
+            }
+        )
+    return render(
+        request,
+        "scoring/relations.html",
+        {
+            "campaign": campaign,
+            "topic": topic,
+            "sections": sections,
+            "error": error,
+            "version": current.version if current else 0,
+        },
+    )

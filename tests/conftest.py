@@ -27,8 +27,15 @@ def browser_type_launch_args(browser_type_launch_args):
     return {
         **browser_type_launch_args,
         "executable_path": chromium,
-        "args": ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+        "args": [
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+        ],
     }
 
 
@@ -124,8 +131,13 @@ def add_analysis(replace_spec):
     from kinds.spec import Analysis
 
     def add(kind: str, name: str, run=None, *, chunks=None) -> Analysis:
-        analysis = Analysis(name=name, run=run or (lambda campaign, params, progress: {}), params=ParamsSchema(),
-                            template="scoring/results/default.html", chunks=chunks)
+        analysis = Analysis(
+            name=name,
+            run=run or (lambda campaign, params, progress: {}),
+            params=ParamsSchema(),
+            template="scoring/results/default.html",
+            chunks=chunks,
+        )
         replace_spec(kind, analyses=(*KINDS[kind].analyses, analysis))
         return analysis
 

@@ -13,7 +13,19 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def manage(*args: str, **env: str) -> subprocess.CompletedProcess:
-    clean = {k: v for k, v in os.environ.items() if k not in {"SECRET_KEY", "CONCORD_ENV", "DJANGO_SETTINGS_MODULE", "CONCORD_DEBUG", "DATABASE_URL", "DJANGO_ALLOW_ASYNC_UNSAFE"}}
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        if k
+        not in {
+            "SECRET_KEY",
+            "CONCORD_ENV",
+            "DJANGO_SETTINGS_MODULE",
+            "CONCORD_DEBUG",
+            "DATABASE_URL",
+            "DJANGO_ALLOW_ASYNC_UNSAFE",
+        }
+    }
     return subprocess.run(
         [sys.executable, "manage.py", *args],
         cwd=ROOT,
@@ -32,8 +44,12 @@ def test_production_refuses_to_start_without_a_secret_key():
 
 def test_production_passes_the_deployment_checklist():
     result = manage(
-        "check", "--deploy", "--fail-level", "WARNING",
-        CONCORD_ENV="production", SECRET_KEY="x" * 20 + "a-long-random-production-secret-key-0123456789",
+        "check",
+        "--deploy",
+        "--fail-level",
+        "WARNING",
+        CONCORD_ENV="production",
+        SECRET_KEY="x" * 20 + "a-long-random-production-secret-key-0123456789",
         ALLOWED_HOSTS="concord.example.org",
     )
     assert result.returncode == 0, result.stdout + result.stderr
@@ -41,8 +57,11 @@ def test_production_passes_the_deployment_checklist():
 
 @pytest.mark.parametrize(
     ("name", "value", "message"),
-    [("CONCORD_DEBUG", "perhaps", "CONCORD_DEBUG='perhaps'"), ("CONCORD_SQLITE_TIMEOUT", "soon", "whole number"),
-     ("CONCORD_ENV", "staging", "expected one of development, production")],
+    [
+        ("CONCORD_DEBUG", "perhaps", "CONCORD_DEBUG='perhaps'"),
+        ("CONCORD_SQLITE_TIMEOUT", "soon", "whole number"),
+        ("CONCORD_ENV", "staging", "expected one of development, production"),
+    ],
 )
 def test_bad_environment_values_fail_loudly(name, value, message):
     result = manage("check", **{name: value})

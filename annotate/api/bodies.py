@@ -19,8 +19,8 @@ from typing import Any
 from rest_framework.parsers import JSONParser, MultiPartParser
 from rest_framework.renderers import JSONRenderer
 
-from concord.errors import InvalidInput
 from concord import jsonsafe
+from concord.errors import InvalidInput
 
 
 class StrictJSONParser(JSONParser):
@@ -53,7 +53,10 @@ class SafeJSONRenderer(JSONRenderer):
         except (UnicodeEncodeError, ValueError):
             # ASCII escapes cover lone surrogates; non-finite numbers become null.
             text = json.dumps(
-                jsonsafe.finite_numbers(data), cls=self.encoder_class, ensure_ascii=True, allow_nan=False,
+                jsonsafe.finite_numbers(data),
+                cls=self.encoder_class,
+                ensure_ascii=True,
+                allow_nan=False,
                 separators=(",", ":"),
             )
             return text.encode("ascii")

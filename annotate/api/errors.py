@@ -9,8 +9,8 @@ from rest_framework import status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from concord.errors import InvalidInput
 from annotate.services import Conflict, NotAssigned
+from concord.errors import InvalidInput
 from concord.security import too_large_message
 
 
@@ -18,13 +18,13 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     if isinstance(exc, InvalidInput):
         return Response({"detail": exc.message, "field": exc.field}, status=status.HTTP_400_BAD_REQUEST)
     if isinstance(exc, Conflict):
-        return Response(
-            {"detail": str(exc), "current_version": exc.current_version}, status=status.HTTP_409_CONFLICT
-        )
+        return Response({"detail": str(exc), "current_version": exc.current_version}, status=status.HTTP_409_CONFLICT)
     if isinstance(exc, RequestDataTooBig):
         # Django's in-memory limit, met while DRF parses a body (the hard limit
         # on the whole body is concord.security.UploadLimitMiddleware).
-        return Response({"detail": too_large_message(), "field": "body"}, status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
+        return Response(
+            {"detail": too_large_message(), "field": "body"}, status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+        )
     if isinstance(exc, NotAssigned):
         return Response({"detail": "You are not assigned to this topic."}, status=status.HTTP_403_FORBIDDEN)
     return drf_exception_handler(exc, context)

@@ -7,8 +7,8 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from kinds.registry import KINDS
 from annotate.models import Campaign, Judgment, Membership, Run, Topic
+from kinds.registry import KINDS
 
 
 class CampaignSerializer(serializers.ModelSerializer):
@@ -120,7 +120,9 @@ class JudgmentUploadSerializer(UploadSerializer):
 
 
 class TopicInputSerializer(serializers.Serializer):
-    external_id = serializers.CharField(help_text="Unique within the campaign; 1 to 200 characters, no white space or '/', not '.' or '..'.")
+    external_id = serializers.CharField(
+        help_text="Unique within the campaign; 1 to 200 characters, no white space or '/', not '.' or '..'."
+    )
     title = serializers.CharField(required=False, allow_blank=True)
     data = serializers.JSONField(help_text="The items to judge; the shape depends on the campaign's kind (README).")
 

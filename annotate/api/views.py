@@ -18,10 +18,10 @@ from rest_framework.views import APIView
 from annotate import importers, selectors, services
 from annotate.api import serializers as s
 from annotate.api.bodies import StrictJSONParser, StrictMultiPartParser
-from concord.errors import InvalidInput
-from kinds.registry import get_kind
-from kinds.base import require_object
 from annotate.models import Membership
+from concord.errors import InvalidInput
+from kinds.base import require_object
+from kinds.registry import get_kind
 
 ERRORS = {
     400: OpenApiResponse(description="Bad input: `field` names what is wrong."),
@@ -118,7 +118,7 @@ class TopicList(APIView):
         return Response(topic_rows(request, campaign, role, selectors.topics_visible(request.user, campaign, role)))
 
     @extend_schema(
-        description="A JSON list of topics, `{\"topics\": [...]}`, or a multipart `file` holding either.",
+        description='A JSON list of topics, `{"topics": [...]}`, or a multipart `file` holding either.',
         request={"application/json": s.TopicInputSerializer(many=True), "multipart/form-data": s.UploadSerializer},
         responses={201: s.TopicSerializer(many=True), **ERRORS},
     )
@@ -137,6 +137,7 @@ class TopicList(APIView):
 
 class RunList(APIView):
     parser_classes = [StrictJSONParser, StrictMultiPartParser]
+
     @extend_schema(responses={200: s.RunSerializer(many=True), **ERRORS})
     def get(self, request: Request, campaign_id: int) -> Response:
         campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
@@ -169,7 +170,9 @@ class OwnJudgment(APIView):
                 {
                     "topic": topic.external_id,
                     "assessor": request.user.get_username(),
-                    "payload": get_kind(campaign.kind).data.initial_payload(topic.data, seed=f"{request.user.pk}:{topic.pk}"),
+                    "payload": get_kind(campaign.kind).data.initial_payload(
+                        topic.data, seed=f"{request.user.pk}:{topic.pk}"
+                    ),
                     "status": "new",
                     "version": 0,
                     "updated_at": None,
@@ -242,7 +245,9 @@ class Pools(APIView):
     def post(self, request: Request, campaign_id: int) -> Response:
         campaign, role = selectors.campaign_for(request.user, campaign_id, need="organise")
         data = body(request, allowed={"queries", "runs", "depth"}, required={"queries", "runs"})
-        topics = services.build_pools(campaign=campaign, queries=data["queries"], runs=data["runs"], depth=data.get("depth"))
+        topics = services.build_pools(
+            campaign=campaign, queries=data["queries"], runs=data["runs"], depth=data.get("depth")
+        )
         return Response(topic_rows(request, campaign, role, topics), status=status.HTTP_201_CREATED)
 
 
@@ -279,5 +284,7 @@ class TopicCuration(APIView):
         # The judging page's saver sends {payload, status, version}; scripts may send {data, version}.
         data = body(request, allowed={"data", "payload", "status", "version"}, required={"version"})
         content = data.get("data", data.get("payload"))
-        curation = services.save_curation(topic=topic, name=name, data=content, version=data["version"], user=request.user)
+        curation = services.save_curation(
+            topic=topic, name=name, data=content, version=data["version"], user=request.user
+        )
         return Response({**s.CurationSerializer(curation).data, "status": data.get("status", "draft")})

@@ -14,8 +14,8 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, Permission
 from django.db import transaction
 
-from kinds.registry import KINDS
 from annotate.models import Campaign
+from kinds.registry import KINDS
 
 User = get_user_model()
 

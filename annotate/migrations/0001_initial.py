@@ -6,7 +6,6 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -15,120 +14,198 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='Campaign',
+            name="Campaign",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(max_length=32)),
-                ('name', models.CharField(max_length=200)),
-                ('guidelines', models.TextField(blank=True)),
-                ('overlap', models.PositiveSmallIntegerField(default=2, help_text='Assessors per topic.')),
-                ('params', models.JSONField(blank=True, default=dict)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("kind", models.CharField(max_length=32)),
+                ("name", models.CharField(max_length=200)),
+                ("guidelines", models.TextField(blank=True)),
+                ("overlap", models.PositiveSmallIntegerField(default=2, help_text="Assessors per topic.")),
+                ("params", models.JSONField(blank=True, default=dict)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', 'id'],
+                "ordering": ["-created_at", "id"],
             },
         ),
         migrations.CreateModel(
-            name='Topic',
+            name="Topic",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('external_id', models.CharField(max_length=200)),
-                ('title', models.CharField(blank=True, max_length=500)),
-                ('data', models.JSONField()),
-                ('position', models.PositiveIntegerField(default=0)),
-                ('campaign', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='topics', to='annotate.campaign')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("external_id", models.CharField(max_length=200)),
+                ("title", models.CharField(blank=True, max_length=500)),
+                ("data", models.JSONField()),
+                ("position", models.PositiveIntegerField(default=0)),
+                (
+                    "campaign",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="topics", to="annotate.campaign"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['campaign', 'position', 'id'],
+                "ordering": ["campaign", "position", "id"],
             },
         ),
         migrations.CreateModel(
-            name='Judgment',
+            name="Judgment",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('payload', models.JSONField(default=dict)),
-                ('status', models.CharField(choices=[('draft', 'Draft'), ('submitted', 'Submitted')], default='draft', max_length=16)),
-                ('version', models.PositiveIntegerField(default=0)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('submitted_at', models.DateTimeField(blank=True, null=True)),
-                ('assessor', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='judgments', to=settings.AUTH_USER_MODEL)),
-                ('topic', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='judgments', to='annotate.topic')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("payload", models.JSONField(default=dict)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[("draft", "Draft"), ("submitted", "Submitted")], default="draft", max_length=16
+                    ),
+                ),
+                ("version", models.PositiveIntegerField(default=0)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("submitted_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "assessor",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="judgments",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "topic",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="judgments", to="annotate.topic"
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='Assignment',
+            name="Assignment",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('assessor', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='assignments', to=settings.AUTH_USER_MODEL)),
-                ('topic', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='assignments', to='annotate.topic')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "assessor",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="assignments",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "topic",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="assignments", to="annotate.topic"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['topic__position', 'topic_id', 'assessor_id'],
+                "ordering": ["topic__position", "topic_id", "assessor_id"],
             },
         ),
         migrations.CreateModel(
-            name='JudgmentRevision',
+            name="JudgmentRevision",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('version', models.PositiveIntegerField()),
-                ('payload', models.JSONField()),
-                ('status', models.CharField(choices=[('draft', 'Draft'), ('submitted', 'Submitted')], max_length=16)),
-                ('source', models.CharField(default='web', help_text='web, api or import', max_length=32)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('author', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('judgment', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='revisions', to='annotate.judgment')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("version", models.PositiveIntegerField()),
+                ("payload", models.JSONField()),
+                ("status", models.CharField(choices=[("draft", "Draft"), ("submitted", "Submitted")], max_length=16)),
+                ("source", models.CharField(default="web", help_text="web, api or import", max_length=32)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "author",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "judgment",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="revisions", to="annotate.judgment"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['judgment', 'version'],
-                'constraints': [models.UniqueConstraint(fields=('judgment', 'version'), name='one_revision_per_version')],
+                "ordering": ["judgment", "version"],
+                "constraints": [
+                    models.UniqueConstraint(fields=("judgment", "version"), name="one_revision_per_version")
+                ],
             },
         ),
         migrations.CreateModel(
-            name='Membership',
+            name="Membership",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('role', models.CharField(choices=[('assessor', 'Assessor'), ('organiser', 'Organiser')], max_length=16)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('campaign', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='memberships', to='annotate.campaign')),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='memberships', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "role",
+                    models.CharField(choices=[("assessor", "Assessor"), ("organiser", "Organiser")], max_length=16),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "campaign",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="memberships", to="annotate.campaign"
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="memberships",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['campaign', 'role', 'user__username'],
-                'constraints': [models.UniqueConstraint(fields=('campaign', 'user'), name='one_membership_per_user')],
+                "ordering": ["campaign", "role", "user__username"],
+                "constraints": [models.UniqueConstraint(fields=("campaign", "user"), name="one_membership_per_user")],
             },
         ),
         migrations.CreateModel(
-            name='Run',
+            name="Run",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=200)),
-                ('data', models.JSONField()),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('campaign', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='runs', to='annotate.campaign')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.CharField(max_length=200)),
+                ("data", models.JSONField()),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "campaign",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="runs", to="annotate.campaign"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['campaign', 'name'],
-                'constraints': [models.UniqueConstraint(fields=('campaign', 'name'), name='unique_run_name')],
+                "ordering": ["campaign", "name"],
+                "constraints": [models.UniqueConstraint(fields=("campaign", "name"), name="unique_run_name")],
             },
         ),
         migrations.AddConstraint(
-            model_name='topic',
-            constraint=models.UniqueConstraint(fields=('campaign', 'external_id'), name='unique_topic_external_id'),
+            model_name="topic",
+            constraint=models.UniqueConstraint(fields=("campaign", "external_id"), name="unique_topic_external_id"),
         ),
         migrations.AddIndex(
-            model_name='judgment',
-            index=models.Index(fields=['status', 'topic'], name='annotate_ju_status_b5cf03_idx'),
+            model_name="judgment",
+            index=models.Index(fields=["status", "topic"], name="annotate_ju_status_b5cf03_idx"),
         ),
         migrations.AddConstraint(
-            model_name='judgment',
-            constraint=models.UniqueConstraint(fields=('topic', 'assessor'), name='one_judgment_per_assessor'),
+            model_name="judgment",
+            constraint=models.UniqueConstraint(fields=("topic", "assessor"), name="one_judgment_per_assessor"),
         ),
         migrations.AddConstraint(
-            model_name='assignment',
-            constraint=models.UniqueConstraint(fields=('topic', 'assessor'), name='one_assignment_per_topic'),
+            model_name="assignment",
+            constraint=models.UniqueConstraint(fields=("topic", "assessor"), name="one_assignment_per_topic"),
         ),
     ]

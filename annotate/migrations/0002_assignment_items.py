@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('annotate', '0001_initial'),
+        ("annotate", "0001_initial"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='assignment',
-            name='items',
+            model_name="assignment",
+            name="items",
             field=models.JSONField(blank=True, null=True),
         ),
     ]

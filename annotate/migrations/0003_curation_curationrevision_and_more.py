@@ -6,45 +6,72 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('annotate', '0002_assignment_items'),
+        ("annotate", "0002_assignment_items"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Curation',
+            name="Curation",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=64)),
-                ('data', models.JSONField()),
-                ('version', models.PositiveIntegerField(default=0)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('topic', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='curations', to='annotate.topic')),
-                ('updated_by', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.CharField(max_length=64)),
+                ("data", models.JSONField()),
+                ("version", models.PositiveIntegerField(default=0)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "topic",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="curations", to="annotate.topic"
+                    ),
+                ),
+                (
+                    "updated_by",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='CurationRevision',
+            name="CurationRevision",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('version', models.PositiveIntegerField()),
-                ('data', models.JSONField()),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('author', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('curation', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='revisions', to='annotate.curation')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("version", models.PositiveIntegerField()),
+                ("data", models.JSONField()),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "author",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "curation",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="revisions", to="annotate.curation"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['curation', 'version'],
+                "ordering": ["curation", "version"],
             },
         ),
         migrations.AddConstraint(
-            model_name='curation',
-            constraint=models.UniqueConstraint(fields=('topic', 'name'), name='one_curation_per_name'),
+            model_name="curation",
+            constraint=models.UniqueConstraint(fields=("topic", "name"), name="one_curation_per_name"),
         ),
         migrations.AddConstraint(
-            model_name='curationrevision',
-            constraint=models.UniqueConstraint(fields=('curation', 'version'), name='one_curation_revision_per_version'),
+            model_name="curationrevision",
+            constraint=models.UniqueConstraint(
+                fields=("curation", "version"), name="one_curation_revision_per_version"
+            ),
         ),
     ]

@@ -14,7 +14,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from concord.params import Choice, ParamsSchema
-
 from kinds.base import (
     InvalidInput,
     Kind,
@@ -57,8 +56,14 @@ class ClusteringKind(Kind):
     hidden_fields = ()
     #: Campaign params: ``rules`` (see RULE_MODES).
     params_schema = ParamsSchema(
-        Choice("rules", "warn", RULE_MODES, help=(
-            "warn: a submission breaking Geiss's rules 3 and 4 is flagged and let through; block: it is refused.")),
+        Choice(
+            "rules",
+            "warn",
+            RULE_MODES,
+            help=(
+                "warn: a submission breaking Geiss's rules 3 and 4 is flagged and let through; block: it is refused."
+            ),
+        ),
         design_param("Sentence clustering", splittable=False),
         demo_param(),
     )
@@ -79,15 +84,24 @@ class ClusteringKind(Kind):
         cleaned = []
         for index, sentence in enumerate(sentences):
             path = f"{field}.sentences[{index}]"
-            require_object(sentence, path, allowed={"id", "document", "position", "text"}, required={"id", "document", "position", "text"})
+            require_object(
+                sentence,
+                path,
+                allowed={"id", "document", "position", "text"},
+                required={"id", "document", "position", "text"},
+            )
             if not isinstance(sentence["document"], str) or sentence["document"] not in document_ids:
                 raise InvalidInput(f"{path}.document", f"unknown document {sentence['document']!r}")
             position = sentence["position"]
             if isinstance(position, bool) or not isinstance(position, int) or position < 0:
                 raise InvalidInput(f"{path}.position", "expected a whole number >= 0")
             cleaned.append(
-                {"id": sentence["id"], "document": sentence["document"], "position": position,
-                 "text": require_text(sentence["text"], f"{path}.text")}
+                {
+                    "id": sentence["id"],
+                    "document": sentence["document"],
+                    "position": position,
+                    "text": require_text(sentence["text"], f"{path}.text"),
+                }
             )
         unique_ids(cleaned, f"{field}.sentences")
         cleaned.sort(key=lambda s: ([d["id"] for d in cleaned_documents].index(s["document"]), s["position"]))
@@ -114,13 +128,19 @@ class ClusteringKind(Kind):
             cleaned.append(list(cluster))
         repeated = [s for s, count in seen.items() if count > 1]
         if repeated:
-            raise InvalidInput("payload.clusters", f"sentence(s) in more than one cluster (or twice in one): {listing(repeated)}")
+            raise InvalidInput(
+                "payload.clusters", f"sentence(s) in more than one cluster (or twice in one): {listing(repeated)}"
+            )
         descriptions = payload.get("descriptions", [""] * len(cleaned))
         require_list(descriptions, "payload.descriptions")
         if len(descriptions) != len(cleaned):
-            raise InvalidInput("payload.descriptions", f"expected one description per cluster ({len(cleaned)}), got {len(descriptions)}")
+            raise InvalidInput(
+                "payload.descriptions",
+                f"expected one description per cluster ({len(cleaned)}), got {len(descriptions)}",
+            )
         descriptions = [
-            require_text(d, f"payload.descriptions[{i}]", allow_empty=True, max_length=500) for i, d in enumerate(descriptions)
+            require_text(d, f"payload.descriptions[{i}]", allow_empty=True, max_length=500)
+            for i, d in enumerate(descriptions)
         ]
         if complete:
             if not cleaned:
@@ -164,7 +184,19 @@ def rule_violations(clusters: list[list[str]], topic_data: Mapping[str, Any]) ->
     problems = []
     for index, cluster in enumerate(clusters):
         if len(cluster) < 2:
-            problems.append({"cluster": index, "rule": 4, "message": f"cluster {index + 1} has one sentence; a cluster needs at least two (rule 4)"})
+            problems.append(
+                {
+                    "cluster": index,
+                    "rule": 4,
+                    "message": f"cluster {index + 1} has one sentence; a cluster needs at least two (rule 4)",
+                }
+            )
         elif len({document[s] for s in cluster}) < 2:
-            problems.append({"cluster": index, "rule": 3, "message": f"cluster {index + 1} has sentences from one document only; it needs two or more documents (rule 3)"})
+            problems.append(
+                {
+                    "cluster": index,
+                    "rule": 3,
+                    "message": f"cluster {index + 1} has sentences from one document only; it needs two or more documents (rule 3)",
+                }
+            )
     return problems

@@ -14,13 +14,17 @@ from collections.abc import Sequence
 from django.contrib.auth.models import AbstractBaseUser
 
 from annotate import services
-from kinds.clustering.data import GUIDELINES
 from annotate.models import Campaign, Membership
+from kinds.clustering.data import GUIDELINES
 
 # (document, hidden topic or None, text)
 VOLCANO = [
     ("reuters", "eruption", "Mount Kelud erupted late on Thursday, sending ash 17 kilometres into the sky."),
-    ("reuters", "evacuation", "About 100,000 people were ordered to leave villages within ten kilometres of the crater."),
+    (
+        "reuters",
+        "evacuation",
+        "About 100,000 people were ordered to leave villages within ten kilometres of the crater.",
+    ),
     ("reuters", "deaths", "Two people were killed when the roof of their house collapsed under the weight of ash."),
     ("reuters", "airports", "Seven airports on Java were closed as the ash cloud drifted west."),
     ("reuters", None, "The volcano last erupted in 2007."),
@@ -87,24 +91,35 @@ def picky(topics: dict[str, str | None], rng: random.Random) -> list[list[str]]:
 JUDGES = {"sim-ann": generaliser, "sim-ben": splitter, "sim-cara": picky}
 
 
-def build(organiser: AbstractBaseUser, simulated: Sequence[AbstractBaseUser], people: Sequence[AbstractBaseUser]) -> Campaign:
+def build(
+    organiser: AbstractBaseUser, simulated: Sequence[AbstractBaseUser], people: Sequence[AbstractBaseUser]
+) -> Campaign:
     rng = random.Random(2009)
     campaign = services.create_campaign(
-        creator=organiser, kind="clustering", name="Volcano sentences (demo)", guidelines=GUIDELINES, overlap=3,
+        creator=organiser,
+        kind="clustering",
+        name="Volcano sentences (demo)",
+        guidelines=GUIDELINES,
+        overlap=3,
         params={"demo": True, "rules": "warn"},
     )
     by_name = {u.username: u for u in simulated}
     for name in JUDGES:
         services.add_member(campaign=campaign, username=name, role=Membership.Role.ASSESSOR)
     (topic,) = services.import_topics(
-        campaign=campaign, topics=[{"external_id": "volcano", "title": "Mount Kelud erupts", "data": topic_data(VOLCANO)}]
+        campaign=campaign,
+        topics=[{"external_id": "volcano", "title": "Mount Kelud erupts", "data": topic_data(VOLCANO)}],
     )
     topics = hidden_topics(VOLCANO)
     for name, judge in JUDGES.items():
         clusters = judge(topics, rng)
         services.save_judgment(
-            topic=topic, assessor=by_name[name], payload={"clusters": clusters, "descriptions": [""] * len(clusters)},
-            status="submitted", version=0, source="import",
+            topic=topic,
+            assessor=by_name[name],
+            payload={"clusters": clusters, "descriptions": [""] * len(clusters)},
+            status="submitted",
+            version=0,
+            source="import",
         )
     for user in people:
         services.add_member(campaign=campaign, username=user.username, role=Membership.Role.ASSESSOR)
@@ -114,8 +129,15 @@ def build(organiser: AbstractBaseUser, simulated: Sequence[AbstractBaseUser], pe
     )
     services.import_runs(
         campaign=campaign,
-        runs=[{"name": "by-document", "data": {"clusterings": {"volcano": [
-            [s["id"] for s in topic.data["sentences"] if s["document"] == d] for d in DOCUMENTS
-        ]}}}],
+        runs=[
+            {
+                "name": "by-document",
+                "data": {
+                    "clusterings": {
+                        "volcano": [[s["id"] for s in topic.data["sentences"] if s["document"] == d] for d in DOCUMENTS]
+                    }
+                },
+            }
+        ],
     )
     return campaign

@@ -21,10 +21,10 @@ import numpy as np
 from scipy.sparse import coo_array
 from scipy.sparse.csgraph import connected_components
 
+from annotate.models import Campaign, Run, Topic
 from concord.errors import InvalidInput
 from concord.params import Choice, Int, ParamsSchema, Str
 from kinds.clustering.data import rule_violations
-from annotate.models import Campaign, Run, Topic
 from scoring.csvfiles import write_csv
 from scoring.metrics import clustering as m
 from scoring.selectors import JudgmentRow
@@ -49,7 +49,9 @@ def clusterings_of(judgments: Sequence[JudgmentRow]) -> dict[str, list[list[str]
     return {j.assessor: j.payload["clusters"] for j in sorted(judgments, key=lambda j: j.assessor)}
 
 
-def compare(true_clusters: list[list[str]], pred_clusters: list[list[str]], items: list[str]) -> dict[str, dict[str, float]]:
+def compare(
+    true_clusters: list[list[str]], pred_clusters: list[list[str]], items: list[str]
+) -> dict[str, dict[str, float]]:
     """Every measure between two clusterings, with both completions of section 6."""
     result = {}
     for method in METHODS:
@@ -68,8 +70,12 @@ def compare(true_clusters: list[list[str]], pred_clusters: list[list[str]], item
 def profile(clusters: list[list[str]], items: list[str]) -> dict[str, Any]:
     """Table 2: sentences used, clusters, sentences per cluster."""
     used = sum(len(c) for c in clusters)
-    return {"sentences": used, "irrelevant": len(items) - used, "clusters": len(clusters),
-            "per_cluster": used / len(clusters) if clusters else float("nan")}
+    return {
+        "sentences": used,
+        "irrelevant": len(items) - used,
+        "clusters": len(clusters),
+        "per_cluster": used / len(clusters) if clusters else float("nan"),
+    }
 
 
 def edit_summary(source: list[list[str]], target: list[list[str]]) -> dict[str, Any]:
@@ -101,9 +107,7 @@ def edit_summary(source: list[list[str]], target: list[list[str]]) -> dict[str, 
         homes = {target_of[s] for s in cluster if s in shared}
         if len(homes) == 1 and origin.get(next(iter(homes))) != i:
             merged.add(i)
-    moved = sum(
-        1 for s in shared if source_of[s] not in merged and origin.get(target_of[s]) != source_of[s]
-    )
+    moved = sum(1 for s in shared if source_of[s] not in merged and origin.get(target_of[s]) != source_of[s])
     return {
         "identical": len({frozenset(c) for c in source} & {frozenset(c) for c in target}),
         "delete": sorted(source_of.keys() - target_of.keys()),
@@ -127,7 +131,9 @@ def baseline(clusterings: dict[str, list[list[str]]], items: list[str]) -> dict[
         result[method] = {
             "v_beta": float(np.mean([r.mean["v_beta"] for r in runs])) if runs else float("nan"),
             "v_half": float(np.mean([r.mean["v_measure"] for r in runs])) if runs else float("nan"),
-            "nvi": float(np.mean([r.mean["normalized_variation_of_information"] for r in runs])) if runs else float("nan"),
+            "nvi": float(np.mean([r.mean["normalized_variation_of_information"] for r in runs]))
+            if runs
+            else float("nan"),
         }
     return result
 
@@ -170,8 +176,11 @@ def topic_report(topic: Topic, judgments: Sequence[JudgmentRow], *, runs: Sequen
     clusterings = clusterings_of(judgments)
     judges = list(clusterings)
     pairs = [
-        {"judges": [a, b], **compare(clusterings[a], clusterings[b], items),
-         "edits": edit_summary(clusterings[a], clusterings[b])}
+        {
+            "judges": [a, b],
+            **compare(clusterings[a], clusterings[b], items),
+            "edits": edit_summary(clusterings[a], clusterings[b]),
+        }
         for a, b in combinations(judges, 2)
     ]
     gold = consensus(list(clusterings.values()), items)
@@ -184,7 +193,10 @@ def topic_report(topic: Topic, judgments: Sequence[JudgmentRow], *, runs: Sequen
         "consensus": gold,
         "runs": {
             run.name: {
-                **{judge: _table3(compare(clusterings[judge], run.data["clusterings"][topic.external_id], items)) for judge in judges},
+                **{
+                    judge: _table3(compare(clusterings[judge], run.data["clusterings"][topic.external_id], items))
+                    for judge in judges
+                },
                 "consensus": _table3(compare(gold, run.data["clusterings"][topic.external_id], items)),
             }
             for run in runs
@@ -210,14 +222,28 @@ def campaign_report(
         items = sentence_ids(topic)
         clusterings = clusterings_of(by_topic.get(topic.pk, []))
         for a, b in combinations(clusterings, 2):
-            rows.append({"topic": topic.external_id, "title": topic.title, "judges": [a, b],
-                         **_table3(compare(clusterings[a], clusterings[b], items))})
+            rows.append(
+                {
+                    "topic": topic.external_id,
+                    "title": topic.title,
+                    "judges": [a, b],
+                    **_table3(compare(clusterings[a], clusterings[b], items)),
+                }
+            )
         if len(clusterings) >= 2:
             baselines.append(baseline(clusterings, items))
-    pooled = {
-        method: {name: float(np.mean([b[method][name] for b in baselines])) for name in TABLE3} for method in METHODS
-    } if baselines else None
-    return {"kind": "clustering", "topics": len(topics), "judged_topics": len(by_topic), "pairs": rows, "baseline": pooled}
+    pooled = (
+        {method: {name: float(np.mean([b[method][name] for b in baselines])) for name in TABLE3} for method in METHODS}
+        if baselines
+        else None
+    )
+    return {
+        "kind": "clustering",
+        "topics": len(topics),
+        "judged_topics": len(by_topic),
+        "pairs": rows,
+        "baseline": pooled,
+    }
 
 
 # -- analyses ------------------------------------------------------------------------
@@ -234,8 +260,12 @@ def split_merge_path(
     def score(labels: np.ndarray, step: int) -> dict[str, Any]:
         s = m.clustering_scores(start, labels)
         half = m.clustering_scores(start, labels, beta=0.5)
-        return {"step": step, "clusters": int(len(np.unique(labels))), "v_half": half.v_measure,
-                **{name: getattr(s, name) for name in m.MEASURES}}
+        return {
+            "step": step,
+            "clusters": int(len(np.unique(labels))),
+            "v_half": half.v_measure,
+            **{name: getattr(s, name) for name in m.MEASURES},
+        }
 
     path = [score(start, 0)]
     labels = start.copy()
@@ -262,14 +292,18 @@ def split_merge_path(
     return path
 
 
-def split_merge_analysis(campaign: Campaign, params: dict[str, Any], progress: Callable[[float, str], None]) -> dict[str, Any]:
+def split_merge_analysis(
+    campaign: Campaign, params: dict[str, Any], progress: Callable[[float, str], None]
+) -> dict[str, Any]:
     from scoring.selectors import submitted_judgments
 
     topics = {t.external_id: t for t in campaign.topics.all()}
     rows = submitted_judgments(campaign)
     if not rows:
         raise InvalidInput("campaign", "no submitted clustering yet")
-    topic_id = params.get("topic") or next(t.external_id for t in topics.values() if any(r.topic_id == t.pk for r in rows))
+    topic_id = params.get("topic") or next(
+        t.external_id for t in topics.values() if any(r.topic_id == t.pk for r in rows)
+    )
     if topic_id not in topics:
         raise InvalidInput("params.topic", f"unknown topic {topic_id!r}")
     topic = topics[topic_id]
@@ -289,12 +323,14 @@ ANALYSES = {"split-merge": split_merge_analysis}
 #: The analyses' params (checked before a job is stored; see JOB_BUDGET in
 #: scoring/services.py). One path of at most 2 x sentences steps over one
 #: judge's clustering of one topic: its size is the topic's, not a param's.
-ANALYSIS_PARAMS = {"split-merge": ParamsSchema(
-    Str("topic", max_length=200, help="The topic (external id); default the first with a submitted clustering."),
-    Str("judge", max_length=150, help="The judge (username); default the first, by name, who clustered the topic."),
-    Choice("method", "singleton", tuple(METHODS), help="singleton or bucket: how the path starts."),
-    Int("seed", 0, min=0, max=2**32 - 1, help="Seed of the random draws (the same seed, the same result)."),
-)}
+ANALYSIS_PARAMS = {
+    "split-merge": ParamsSchema(
+        Str("topic", max_length=200, help="The topic (external id); default the first with a submitted clustering."),
+        Str("judge", max_length=150, help="The judge (username); default the first, by name, who clustered the topic."),
+        Choice("method", "singleton", tuple(METHODS), help="singleton or bucket: how the path starts."),
+        Int("seed", 0, min=0, max=2**32 - 1, help="Seed of the random draws (the same seed, the same result)."),
+    )
+}
 
 
 # -- exports -------------------------------------------------------------------------------
@@ -304,7 +340,9 @@ def truths(assessors: Sequence[str]) -> list[str]:
     return ["consensus", "judgments"]
 
 
-def export(campaign: Campaign, topics: Sequence[Topic], judgments: Sequence[JudgmentRow], *, format: str, truth: str) -> str:
+def export(
+    campaign: Campaign, topics: Sequence[Topic], judgments: Sequence[JudgmentRow], *, format: str, truth: str
+) -> str:
     if truth not in truths([]):
         raise InvalidInput("truth", f"unknown export {truth!r} (known: consensus, judgments)")
     by_topic: dict[int, list[JudgmentRow]] = {}
@@ -312,16 +350,26 @@ def export(campaign: Campaign, topics: Sequence[Topic], judgments: Sequence[Judg
         by_topic.setdefault(row.topic_id, []).append(row)
     if truth == "judgments":
         entries = [
-            {"topic": t.external_id, "assessor": r.assessor, "clusters": r.payload["clusters"],
-             "descriptions": r.payload.get("descriptions", [])}
-            for t in topics for r in by_topic.get(t.pk, [])
+            {
+                "topic": t.external_id,
+                "assessor": r.assessor,
+                "clusters": r.payload["clusters"],
+                "descriptions": r.payload.get("descriptions", []),
+            }
+            for t in topics
+            for r in by_topic.get(t.pk, [])
         ]
         if format == "json":
             return json.dumps(entries, indent=1)
-        return write_csv(["topic", "assessor", "cluster", "rank", "description", "sentence"], (
-            [e["topic"], e["assessor"], i + 1, i + 1, (e["descriptions"] or [""] * len(e["clusters"]))[i], s]
-            for e in entries for i, cluster in enumerate(e["clusters"]) for s in cluster
-        ))
+        return write_csv(
+            ["topic", "assessor", "cluster", "rank", "description", "sentence"],
+            (
+                [e["topic"], e["assessor"], i + 1, i + 1, (e["descriptions"] or [""] * len(e["clusters"]))[i], s]
+                for e in entries
+                for i, cluster in enumerate(e["clusters"])
+                for s in cluster
+            ),
+        )
     rows = []
     for topic in topics:
         items = sentence_ids(topic)
@@ -330,10 +378,29 @@ def export(campaign: Campaign, topics: Sequence[Topic], judgments: Sequence[Judg
         cluster_of = {s: i + 1 for i, c in enumerate(gold) for s in c}
         for s in items:
             by = [j for j, clusters in clusterings.items() if any(s in c for c in clusters)]
-            rows.append({"topic": topic.external_id, "sentence": s, "cluster": cluster_of.get(s),
-                         "judges_clustered": len(by), "judges": by, "of_judges": len(clusterings)})
+            rows.append(
+                {
+                    "topic": topic.external_id,
+                    "sentence": s,
+                    "cluster": cluster_of.get(s),
+                    "judges_clustered": len(by),
+                    "judges": by,
+                    "of_judges": len(clusterings),
+                }
+            )
     if format == "json":
         return json.dumps(rows, indent=1)
-    return write_csv(["topic", "sentence", "cluster", "judges_clustered", "of_judges", "judges"], (
-        [r["topic"], r["sentence"], r["cluster"] or "", r["judges_clustered"], r["of_judges"], " ".join(r["judges"])] for r in rows
-    ))
+    return write_csv(
+        ["topic", "sentence", "cluster", "judges_clustered", "of_judges", "judges"],
+        (
+            [
+                r["topic"],
+                r["sentence"],
+                r["cluster"] or "",
+                r["judges_clustered"],
+                r["of_judges"],
+                " ".join(r["judges"]),
+            ]
+            for r in rows
+        ),
+    )

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from kinds.spec import Analysis, Export, Exports, JudgePage, KindSpec, Reports
 from kinds.clustering import demo, report
-from kinds.clustering.examples import EXAMPLES
 from kinds.clustering.data import ClusteringKind
+from kinds.clustering.examples import EXAMPLES
+from kinds.spec import Analysis, Export, Exports, JudgePage, KindSpec, Reports
 
 SPEC = KindSpec(
     data=ClusteringKind(),

@@ -15,15 +15,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from concord.params import Int, ParamsSchema, Str
-
 from kinds.base import (
     InvalidInput,
     Kind,
     demo_param,
     design_param,
     listing,
-    require_ids,
     require_id,
+    require_ids,
     require_list,
     require_object,
     require_text,
@@ -45,8 +44,13 @@ class FactoidsKind(Kind):
     #: Campaign params: ``phase`` and ``phase2_started_at`` are set only by
     #: annotate.services.start_phase_two (Phase 1 is never skipped).
     params_schema = ParamsSchema(
-        Int("phase", min=1, max=2, internal=True,
-            help="Phase 1 (independent) or 2 (discrepancies shown); the organiser starts Phase 2 on the campaign page."),
+        Int(
+            "phase",
+            min=1,
+            max=2,
+            internal=True,
+            help="Phase 1 (independent) or 2 (discrepancies shown); the organiser starts Phase 2 on the campaign page.",
+        ),
         Str("phase2_started_at", max_length=40, internal=True, help="When Phase 2 started (ISO 8601)."),
         design_param("Factoid analysis", splittable=False),
         demo_param(),
@@ -68,7 +72,9 @@ class FactoidsKind(Kind):
                 spath = f"{path}.sentences[{position}]"
                 require_object(sentence, spath, allowed={"id", "text"}, required={"id", "text"})
                 rows.append({"id": sentence["id"], "text": require_text(sentence["text"], f"{spath}.text")})
-            cleaned.append({"id": summary["id"], source: require_id(summary[source], f"{path}.{source}"), "sentences": rows})
+            cleaned.append(
+                {"id": summary["id"], source: require_id(summary[source], f"{path}.{source}"), "sentences": rows}
+            )
         unique_ids(cleaned, f"{field}.summaries")
         unique_ids([s for summary in cleaned for s in summary["sentences"]], f"{field}.sentences (all summaries)")
         result: dict[str, Any] = {"summaries": cleaned}
@@ -85,11 +91,15 @@ class FactoidsKind(Kind):
         for index, factoid in enumerate(factoids):
             path = f"payload.factoids[{index}]"
             require_object(factoid, path, allowed={"id", "text"}, required={"id", "text"})
-            cleaned.append({"id": factoid["id"], "text": require_text(factoid["text"], f"{path}.text", max_length=1000)})
+            cleaned.append(
+                {"id": factoid["id"], "text": require_text(factoid["text"], f"{path}.text", max_length=1000)}
+            )
         own = set(unique_ids(cleaned, "payload.factoids"))
         marks = payload["marks"]
         if not isinstance(marks, dict):
-            raise InvalidInput("payload.marks", f"expected an object of sentence id -> [factoid ids], got {type_name(marks)}")
+            raise InvalidInput(
+                "payload.marks", f"expected an object of sentence id -> [factoid ids], got {type_name(marks)}"
+            )
         order = sentence_ids(topic_data)
         known = set(order)
         for sentence, found in marks.items():
@@ -98,7 +108,9 @@ class FactoidsKind(Kind):
             require_ids(found, f"payload.marks.{sentence}")
             foreign = [f for f in found if f not in own]
             if foreign:
-                raise InvalidInput(f"payload.marks.{sentence}", f"not factoids of your inventory: {listing(map(str, foreign))}")
+                raise InvalidInput(
+                    f"payload.marks.{sentence}", f"not factoids of your inventory: {listing(map(str, foreign))}"
+                )
             if len(set(found)) != len(found):
                 raise InvalidInput(f"payload.marks.{sentence}", "a factoid is listed twice")
         if complete and not cleaned:
@@ -114,10 +126,16 @@ class FactoidsKind(Kind):
         (``"model": true``, by a person) or a machine summary: never the
         author or the run."""
         scoped = self.scoped(topic_data, items)
-        view: dict[str, Any] = {"summaries": [
-            {"id": s["id"], "model": "author" in s, "sentences": [{"id": x["id"], "text": x["text"]} for x in s["sentences"]]}
-            for s in scoped["summaries"]
-        ]}
+        view: dict[str, Any] = {
+            "summaries": [
+                {
+                    "id": s["id"],
+                    "model": "author" in s,
+                    "sentences": [{"id": x["id"], "text": x["text"]} for x in s["sentences"]],
+                }
+                for s in scoped["summaries"]
+            ]
+        }
         if "text" in scoped:
             view["text"] = scoped["text"]
         return view

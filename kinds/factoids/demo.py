@@ -26,12 +26,24 @@ A factoid is an atomic piece of information: when a new summary includes only pa
 Phase 1 is independent. In Phase 2 you see a list of your discrepancies with the other annotator (never their reasons) and may correct slips."""
 
 FACTS = [
-    ("The city opened a new tram line", 0.95), ("The line is 14 km long", 0.6), ("It has 22 stops", 0.45),
-    ("It links the station to the university", 0.8), ("It cost 310 million euros", 0.7), ("It was two years late", 0.55),
-    ("The mayor opened it", 0.5), ("Rides are free in the first week", 0.4), ("Trams run every six minutes", 0.35),
-    ("It expects 40,000 riders a day", 0.5), ("Shops complained about the works", 0.3), ("The trams were built locally", 0.2),
-    ("A second line is planned", 0.45), ("Bus routes will change", 0.25), ("The trams are powered by renewables", 0.3),
-    ("Opposition called it too expensive", 0.35), ("The first tram was full", 0.2), ("Parking near stops is limited", 0.15),
+    ("The city opened a new tram line", 0.95),
+    ("The line is 14 km long", 0.6),
+    ("It has 22 stops", 0.45),
+    ("It links the station to the university", 0.8),
+    ("It cost 310 million euros", 0.7),
+    ("It was two years late", 0.55),
+    ("The mayor opened it", 0.5),
+    ("Rides are free in the first week", 0.4),
+    ("Trams run every six minutes", 0.35),
+    ("It expects 40,000 riders a day", 0.5),
+    ("Shops complained about the works", 0.3),
+    ("The trams were built locally", 0.2),
+    ("A second line is planned", 0.45),
+    ("Bus routes will change", 0.25),
+    ("The trams are powered by renewables", 0.3),
+    ("Opposition called it too expensive", 0.35),
+    ("The first tram was full", 0.2),
+    ("Parking near stops is limited", 0.15),
 ]
 #: The coarse annotator writes these pairs of facts as one factoid.
 COARSE = [(1, 2), (4, 5), (7, 8)]
@@ -80,11 +92,17 @@ def annotation(facts_of: dict[str, list[int]], rng: random.Random, *, coarse: bo
     return {"factoids": factoids, "marks": marks}
 
 
-def build(organiser: AbstractBaseUser, simulated: Sequence[AbstractBaseUser], people: Sequence[AbstractBaseUser]) -> Campaign:
+def build(
+    organiser: AbstractBaseUser, simulated: Sequence[AbstractBaseUser], people: Sequence[AbstractBaseUser]
+) -> Campaign:
     rng = random.Random(2004)
     campaign = services.create_campaign(
-        creator=organiser, kind="factoids", name="Factoids of a news story (demo)", guidelines=GUIDELINES,
-        overlap=2, params={"demo": True},
+        creator=organiser,
+        kind="factoids",
+        name="Factoids of a news story (demo)",
+        guidelines=GUIDELINES,
+        overlap=2,
+        params={"demo": True},
     )
     annotators = simulated[:2]
     for user in annotators:
@@ -95,12 +113,20 @@ def build(organiser: AbstractBaseUser, simulated: Sequence[AbstractBaseUser], pe
         topics=[{"external_id": "tram", "title": "The new tram line", "data": {"summaries": data}}],
     )
     for user, coarse in zip(annotators, (False, True)):
-        services.save_judgment(topic=topic, assessor=user, payload=annotation(facts_of, rng, coarse=coarse, miss=0.05),
-                               status="submitted", version=0, source="import")
+        services.save_judgment(
+            topic=topic,
+            assessor=user,
+            payload=annotation(facts_of, rng, coarse=coarse, miss=0.05),
+            status="submitted",
+            version=0,
+            source="import",
+        )
     consensus = annotation(facts_of, random.Random(1), coarse=False, miss=0.0)
     services.save_curation(topic=topic, name="consensus", data=consensus, version=0, user=organiser)
     for user in people:
         services.add_member(campaign=campaign, username=user.username, role=Membership.Role.ASSESSOR)
-    services.import_topics(campaign=campaign, topics=[
-        {"external_id": "tram-2", "title": "The new tram line (your turn)", "data": {"summaries": data[:6]}}])
+    services.import_topics(
+        campaign=campaign,
+        topics=[{"external_id": "tram-2", "title": "The new tram line (your turn)", "data": {"summaries": data[:6]}}],
+    )
     return campaign

@@ -16,15 +16,14 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from itertools import combinations
-from math import ceil
 from typing import Any
 
 import numpy as np
 
+from annotate.models import Campaign, Run, Topic
 from concord.errors import InvalidInput
 from concord.jsonready import json_ready
 from concord.params import Bool, Int, ParamsSchema, Str
-from annotate.models import Campaign, Run, Topic
 from scoring.csvfiles import write_csv
 from scoring.metrics import factoids as m
 from scoring.selectors import JudgmentRow, curation, phase_payloads
@@ -66,13 +65,21 @@ def agreement(topic: Topic, payloads: dict[str, dict]) -> dict[str, Any]:
         # Annotation agreement on the factoids the relations call identical.
         identities = _one_to_one([r for r in relations if len(r["first"]) == len(r["second"]) == 1])
         keys = ({r["first"][0]: r["first"][0] for r in identities}, {r["second"][0]: r["first"][0] for r in identities})
-        annotation = m.annotation_kappa([_only(one, keys[0]), _only(two, keys[1])], summaries, factoid_keys=keys) \
-            if identities else None
-        rows.append({
-            "annotators": [first, second], "relations": source, "identities": len(identities),
-            "subsumptions": len(relations) - len(identities),
-            "definition": asdict(definition), "annotation": asdict(annotation) if annotation else None,
-        })
+        annotation = (
+            m.annotation_kappa([_only(one, keys[0]), _only(two, keys[1])], summaries, factoid_keys=keys)
+            if identities
+            else None
+        )
+        rows.append(
+            {
+                "annotators": [first, second],
+                "relations": source,
+                "identities": len(identities),
+                "subsumptions": len(relations) - len(identities),
+                "definition": asdict(definition),
+                "annotation": asdict(annotation) if annotation else None,
+            }
+        )
     return {"pairs": rows}
 
 
@@ -91,8 +98,10 @@ def _one_to_one(identities: list[dict]) -> list[dict]:
 
 def _only(payload: dict, keep: dict[str, str]) -> dict:
     """The annotation restricted to the factoids in ``keep``."""
-    return {"factoids": [f for f in payload["factoids"] if f["id"] in keep],
-            "marks": {s: [f for f in found if f in keep] for s, found in payload["marks"].items()}}
+    return {
+        "factoids": [f for f in payload["factoids"] if f["id"] in keep],
+        "marks": {s: [f for f in found if f in keep] for s, found in payload["marks"].items()},
+    }
 
 
 def scores(topic: Topic) -> dict[str, Any] | None:
@@ -121,7 +130,9 @@ def topic_report(topic: Topic, judgments: Sequence[JudgmentRow], *, runs: Sequen
     current = {row.assessor: row.payload for row in judgments}
     return {
         "phase": campaign.params.get("phase", 1),
-        "annotators": {a: {"factoids": len(p["factoids"]), "marked_sentences": len(p["marks"])} for a, p in sorted(current.items())},
+        "annotators": {
+            a: {"factoids": len(p["factoids"]), "marked_sentences": len(p["marks"])} for a, p in sorted(current.items())
+        },
         "agreement": phases,
         "scores": scores(topic),
     }
@@ -139,8 +150,13 @@ def campaign_report(
         for phase, result in report["agreement"].items():
             for pair in result["pairs"]:
                 rows.append({"topic": topic.external_id, "title": topic.title, "phase": int(phase), **pair})
-    return {"kind": "factoids", "phase": campaign.params.get("phase", 1), "topics": len(topics), "pairs": rows,
-            "scored_topics": sum(1 for t in topics if curation(t, "consensus") is not None)}
+    return {
+        "kind": "factoids",
+        "phase": campaign.params.get("phase", 1),
+        "topics": len(topics),
+        "pairs": rows,
+        "scored_topics": sum(1 for t in topics if curation(t, "consensus") is not None),
+    }
 
 
 def judge_context(campaign: Campaign, topic: Topic, user) -> dict[str, Any]:
@@ -160,10 +176,18 @@ def judge_context(campaign: Campaign, topic: Topic, user) -> dict[str, Any]:
         one, two = (mine.payload, other.payload) if names[0] == me else (other.payload, mine.payload)
         relations, _ = relations_of(topic, names[0], names[1], one, two)
         mine_side, theirs_side = ("first", "second") if names[0] == me else ("second", "first")
-        counterparts = {r[mine_side][0]: r[theirs_side][0] for r in relations if len(r["first"]) == len(r["second"]) == 1}
+        counterparts = {
+            r[mine_side][0]: r[theirs_side][0] for r in relations if len(r["first"]) == len(r["second"]) == 1
+        }
         for item in m.discrepancies(mine.payload, other.payload, summaries_of(topic), counterparts=counterparts):
-            listing.append({"sentence": item.sentence, "factoid": item.factoid,
-                            "kind": "you-only" if item.kind == "only_you" else "other-only", "message": item.message})
+            listing.append(
+                {
+                    "sentence": item.sentence,
+                    "factoid": item.factoid,
+                    "kind": "you-only" if item.kind == "only_you" else "other-only",
+                    "message": item.message,
+                }
+            )
     return {"phase": 2, "discrepancies": listing}
 
 
@@ -182,7 +206,9 @@ def _consensus_table(campaign: Campaign, params: dict[str, Any]):
     return topic, m.factoid_table(curation(topic, "consensus").data, summaries_of(topic))
 
 
-def growth_analysis(campaign: Campaign, params: dict[str, Any], progress: Callable[[float, str], None]) -> dict[str, Any]:
+def growth_analysis(
+    campaign: Campaign, params: dict[str, Any], progress: Callable[[float, str], None]
+) -> dict[str, Any]:
     """Figure 4: factoids (and factoids per sentence) as summaries are added."""
     topic, table = _consensus_table(campaign, params)
     progress(0.1, "drawing summaries")
@@ -190,12 +216,19 @@ def growth_analysis(campaign: Campaign, params: dict[str, Any], progress: Callab
     rows = np.isin(table.summary_of_sentence, models)
     remap = {old: new for new, old in enumerate(models)}
     owner = np.array([remap[s] for s in table.summary_of_sentence[rows]])
-    result = m.inventory_growth(table.by_sentence[rows], owner, n_summaries=len(models),
-                                draws=int(params.get("draws", 100)), seed=int(params.get("seed", 0)))
+    result = m.inventory_growth(
+        table.by_sentence[rows],
+        owner,
+        n_summaries=len(models),
+        draws=int(params.get("draws", 100)),
+        seed=int(params.get("seed", 0)),
+    )
     return {"topic": topic.external_id, **json_ready(asdict(result))}
 
 
-def stability_analysis(campaign: Campaign, params: dict[str, Any], progress: Callable[[float, str], None]) -> dict[str, Any]:
+def stability_analysis(
+    campaign: Campaign, params: dict[str, Any], progress: Callable[[float, str], None]
+) -> dict[str, Any]:
     """Figure 5 (rank correlation of WFS rankings from two samples of N model
     summaries) and Figures 6-7 (every summary's score over the draws at N)."""
     topic, table = _consensus_table(campaign, params)
@@ -204,12 +237,24 @@ def stability_analysis(campaign: Campaign, params: dict[str, Any], progress: Cal
     # a factoid counts 1/r in a model summary whose r-th sentence first has it.
     position = table.first_position if params.get("position") else None
     progress(0.1, "ranking summaries")
-    stability = m.wfs_stability(table.by_summary, table.model, sizes=sizes, pairs=int(params.get("pairs", 200)),
-                                seed=int(params.get("seed", 0)), first_position=position)
+    stability = m.wfs_stability(
+        table.by_summary,
+        table.model,
+        sizes=sizes,
+        pairs=int(params.get("pairs", 200)),
+        seed=int(params.get("seed", 0)),
+        first_position=position,
+    )
     progress(0.7, "score distributions")
     n = int(params.get("n", 10))
-    distribution = m.wfs_distribution(table.by_summary, table.model, n=n, draws=int(params.get("pairs", 200)),
-                                      seed=int(params.get("seed", 0)), first_position=position)
+    distribution = m.wfs_distribution(
+        table.by_summary,
+        table.model,
+        n=n,
+        draws=int(params.get("pairs", 200)),
+        seed=int(params.get("seed", 0)),
+        first_position=position,
+    )
     texts = [" ".join(x["text"] for x in s["sentences"]) for s in topic.data["summaries"]]
     threshold = int(params.get("min_summaries", max(1, round(0.22 * int(table.model.sum())))))
     unigrams = m.unigram_comparison(texts, table.by_summary, min_summaries=threshold)
@@ -221,7 +266,6 @@ def stability_analysis(campaign: Campaign, params: dict[str, Any], progress: Cal
         "distribution": {"n": n, **json_ready(asdict(distribution))},
         "unigrams": {"min_summaries": threshold, **json_ready(asdict(unigrams))},
     }
-
 
 
 ANALYSES = {"growth": growth_analysis, "wfs-stability": stability_analysis}
@@ -244,10 +288,18 @@ ANALYSIS_PARAMS = {
         Int("max_n", 50, min=1, max=200, help="Largest number N of model summaries drawn (Figure 5)."),
         Int("pairs", 200, min=1, max=10_000, help="Pairs of samples per N (and draws of the box plots)."),
         Int("n", 10, min=1, max=200, help="N of the score box plots (Figures 6-7)."),
-        Int("min_summaries", min=1, max=100_000,
-            help="Summaries a unigram must occur in to be a consensus unigram; default 22% of the model summaries."),
-        Bool("position", False, help="Position-adjusted weights (a factoid counts 1/r in a model summary whose r-th "
-                                     "sentence first states it); the paper reports pure frequency."),
+        Int(
+            "min_summaries",
+            min=1,
+            max=100_000,
+            help="Summaries a unigram must occur in to be a consensus unigram; default 22% of the model summaries.",
+        ),
+        Bool(
+            "position",
+            False,
+            help="Position-adjusted weights (a factoid counts 1/r in a model summary whose r-th "
+            "sentence first states it); the paper reports pure frequency.",
+        ),
         Int("seed", 0, min=0, max=2**32 - 1, help="Seed of the random draws (the same seed, the same result)."),
     ),
 }
@@ -260,7 +312,9 @@ def truths(assessors: Sequence[str]) -> list[str]:
     return ["consensus", "annotations", "relations", "wfs"]
 
 
-def export(campaign: Campaign, topics: Sequence[Topic], judgments: Sequence[JudgmentRow], *, format: str, truth: str) -> str:
+def export(
+    campaign: Campaign, topics: Sequence[Topic], judgments: Sequence[JudgmentRow], *, format: str, truth: str
+) -> str:
     if truth not in truths([]):
         raise InvalidInput("truth", f"unknown export {truth!r} (known: {', '.join(truths([]))})")
     by_topic: dict[int, list[JudgmentRow]] = {}
@@ -275,20 +329,43 @@ def export(campaign: Campaign, topics: Sequence[Topic], judgments: Sequence[Judg
                 continue
             for factoid in data.data["factoids"]:
                 marked = [s for s, found in data.data["marks"].items() if factoid["id"] in found]
-                rows.append({"topic": topic.external_id, "factoid": factoid["id"], "text": factoid["text"],
-                             "weight": result["weights"][factoid["id"]], "sentences": marked})
+                rows.append(
+                    {
+                        "topic": topic.external_id,
+                        "factoid": factoid["id"],
+                        "text": factoid["text"],
+                        "weight": result["weights"][factoid["id"]],
+                        "sentences": marked,
+                    }
+                )
         if format == "json":
             return json.dumps(rows, indent=1)
-        return write_csv(["topic", "factoid", "text", "weight", "sentences"],
-                         ([r["topic"], r["factoid"], r["text"], r["weight"], " ".join(r["sentences"])] for r in rows))
+        return write_csv(
+            ["topic", "factoid", "text", "weight", "sentences"],
+            ([r["topic"], r["factoid"], r["text"], r["weight"], " ".join(r["sentences"])] for r in rows),
+        )
     if truth == "annotations":
-        rows = [{"topic": t.external_id, "annotator": r.assessor, **r.payload} for t in topics for r in by_topic.get(t.pk, [])]
+        rows = [
+            {"topic": t.external_id, "annotator": r.assessor, **r.payload}
+            for t in topics
+            for r in by_topic.get(t.pk, [])
+        ]
         if format == "json":
             return json.dumps(rows, indent=1)
-        return write_csv(["topic", "annotator", "factoid", "text", "sentences"], (
-            [r["topic"], r["annotator"], f["id"], f["text"], " ".join(s for s, found in r["marks"].items() if f["id"] in found)]
-            for r in rows for f in r["factoids"]
-        ))
+        return write_csv(
+            ["topic", "annotator", "factoid", "text", "sentences"],
+            (
+                [
+                    r["topic"],
+                    r["annotator"],
+                    f["id"],
+                    f["text"],
+                    " ".join(s for s, found in r["marks"].items() if f["id"] in found),
+                ]
+                for r in rows
+                for f in r["factoids"]
+            ),
+        )
     if truth == "relations":
         rows = []
         for topic in topics:
@@ -297,16 +374,36 @@ def export(campaign: Campaign, topics: Sequence[Topic], judgments: Sequence[Judg
                 first, second = pair.split("|")
                 for r in relations:
                     kind = "identity" if len(r["first"]) == len(r["second"]) == 1 else "subsumption"
-                    rows.append({"topic": topic.external_id, "first_annotator": first, "second_annotator": second,
-                                 "first": r["first"], "second": r["second"], "kind": kind})
+                    rows.append(
+                        {
+                            "topic": topic.external_id,
+                            "first_annotator": first,
+                            "second_annotator": second,
+                            "first": r["first"],
+                            "second": r["second"],
+                            "kind": kind,
+                        }
+                    )
         if format == "json":
             return json.dumps(rows, indent=1)
-        return write_csv(["topic", "first_annotator", "first", "second_annotator", "second", "kind"], (
-            [r["topic"], r["first_annotator"], " ".join(r["first"]), r["second_annotator"], " ".join(r["second"]), r["kind"]]
-            for r in rows
-        ))
+        return write_csv(
+            ["topic", "first_annotator", "first", "second_annotator", "second", "kind"],
+            (
+                [
+                    r["topic"],
+                    r["first_annotator"],
+                    " ".join(r["first"]),
+                    r["second_annotator"],
+                    " ".join(r["second"]),
+                    r["kind"],
+                ]
+                for r in rows
+            ),
+        )
     rows = [{"topic": t.external_id, **s} for t in topics for s in ((scores(t) or {}).get("summaries") or [])]
     if format == "json":
         return json.dumps(rows, indent=1)
-    return write_csv(["topic", "summary", "source", "model", "wfs"],
-                     ([r["topic"], r["id"], r["source"], int(r["model"]), r["wfs"]] for r in rows))
+    return write_csv(
+        ["topic", "summary", "source", "model", "wfs"],
+        ([r["topic"], r["id"], r["source"], int(r["model"]), r["wfs"]] for r in rows),
+    )

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from kinds.spec import Analysis, Export, Exports, JudgePage, KindSpec, Reports
 from kinds.factoids import demo, report
-from kinds.factoids.examples import EXAMPLES
 from kinds.factoids.data import FactoidsKind
+from kinds.factoids.examples import EXAMPLES
+from kinds.spec import Analysis, Export, Exports, JudgePage, KindSpec, Reports
 
 SPEC = KindSpec(
     data=FactoidsKind(),

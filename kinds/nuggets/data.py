@@ -13,16 +13,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from concord.params import Choice, ListOf, ParamsSchema
-
 from kinds.base import (
     InvalidInput,
     Kind,
     clean_per_topic,
     demo_param,
     design_param,
-    require_ids,
     listing,
     require_id,
+    require_ids,
     require_list,
     require_object,
     require_text,
@@ -49,9 +48,16 @@ class NuggetsKind(Kind):
     hidden_fields = ("nuggets[].label", "responses[].run")
     #: Campaign params: ``tasks`` (see TASKS and tasks_of).
     params_schema = ParamsSchema(
-        ListOf("tasks", Choice("task", None, TASKS), ["labels"], min_items=1, max_items=len(TASKS), unique=True,
-               help="What a submission must complete: labels (vital/okay for every nugget), matches (the nuggets "
-                    "of every response), or both."),
+        ListOf(
+            "tasks",
+            Choice("task", None, TASKS),
+            ["labels"],
+            min_items=1,
+            max_items=len(TASKS),
+            unique=True,
+            help="What a submission must complete: labels (vital/okay for every nugget), matches (the nuggets "
+            "of every response), or both.",
+        ),
         design_param("Nugget pyramid", splittable=False),
         demo_param(),
     )
@@ -79,8 +85,11 @@ class NuggetsKind(Kind):
                 path = f"{field}.responses[{index}]"
                 require_object(response, path, allowed={"id", "run", "text"}, required={"id", "run", "text"})
                 result["responses"].append(
-                    {"id": response["id"], "run": require_id(response["run"], f"{path}.run"),
-                     "text": require_text(response["text"], f"{path}.text", allow_empty=True, max_length=1_000_000)}
+                    {
+                        "id": response["id"],
+                        "run": require_id(response["run"], f"{path}.run"),
+                        "text": require_text(response["text"], f"{path}.text", allow_empty=True, max_length=1_000_000),
+                    }
                 )
             unique_ids(result["responses"], f"{field}.responses")
         return result
@@ -95,7 +104,9 @@ class NuggetsKind(Kind):
         cleaned: dict[str, Any] = {}
         labels = payload.get("labels", {})
         if not isinstance(labels, dict):
-            raise InvalidInput("payload.labels", f"expected an object of nugget id -> vital|okay, got {type_name(labels)}")
+            raise InvalidInput(
+                "payload.labels", f"expected an object of nugget id -> vital|okay, got {type_name(labels)}"
+            )
         for nugget, label in labels.items():
             if nugget not in known:
                 raise InvalidInput(f"payload.labels.{nugget}", "unknown nugget id")
@@ -104,7 +115,9 @@ class NuggetsKind(Kind):
         cleaned["labels"] = {n: labels[n] for n in nuggets if n in labels}
         matches = payload.get("matches", {})
         if not isinstance(matches, dict):
-            raise InvalidInput("payload.matches", f"expected an object of response id -> [nugget ids], got {type_name(matches)}")
+            raise InvalidInput(
+                "payload.matches", f"expected an object of response id -> [nugget ids], got {type_name(matches)}"
+            )
         responses = [r["id"] for r in topic_data.get("responses", [])]
         for response, found in matches.items():
             if response not in set(responses):
@@ -131,8 +144,10 @@ class NuggetsKind(Kind):
         """The target, the nuggets' texts and the responses' texts: never the
         original labels nor the runs behind the responses."""
         scoped = self.scoped(topic_data, items)
-        view: dict[str, Any] = {"target": scoped["target"],
-                                "nuggets": [{"id": n["id"], "text": n["text"]} for n in scoped["nuggets"]]}
+        view: dict[str, Any] = {
+            "target": scoped["target"],
+            "nuggets": [{"id": n["id"], "text": n["text"]} for n in scoped["nuggets"]],
+        }
         if "responses" in scoped:
             view["responses"] = [{"id": r["id"], "text": r["text"]} for r in scoped["responses"]]
         return view
@@ -160,10 +175,14 @@ def _clean_response(response: Any, topic: Mapping[str, Any], path: str) -> dict[
     require_object(response, path, allowed={"text", "length", "matches"})
     if "text" in response:
         length = response_length(require_text(response["text"], f"{path}.text", allow_empty=True, max_length=1_000_000))
-    elif isinstance(response.get("length"), int) and not isinstance(response["length"], bool) and response["length"] >= 0:
+    elif (
+        isinstance(response.get("length"), int) and not isinstance(response["length"], bool) and response["length"] >= 0
+    ):
         length = response["length"]
     else:
-        raise InvalidInput(path, "give the response's text, or its length (non-whitespace characters, a whole number >= 0)")
+        raise InvalidInput(
+            path, "give the response's text, or its length (non-whitespace characters, a whole number >= 0)"
+        )
     entry: dict[str, Any] = {"length": length}
     if "matches" in response:
         order = [n["id"] for n in topic["nuggets"]]

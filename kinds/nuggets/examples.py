@@ -6,10 +6,14 @@ from kinds.spec import Examples
 EXAMPLES = Examples(
     topic={
         "target": "Aspirin",
-        "nuggets": [{"id": "n1", "text": "a painkiller", "label": "vital"},
-                    {"id": "n2", "text": "made by Bayer", "label": "okay"}],
-        "responses": [{"id": "r1", "run": "sysA", "text": "Aspirin is a painkiller."},
-                      {"id": "r2", "run": "sysB", "text": "Bayer sells it."}],
+        "nuggets": [
+            {"id": "n1", "text": "a painkiller", "label": "vital"},
+            {"id": "n2", "text": "made by Bayer", "label": "okay"},
+        ],
+        "responses": [
+            {"id": "r1", "run": "sysA", "text": "Aspirin is a painkiller."},
+            {"id": "r2", "run": "sysB", "text": "Bayer sells it."},
+        ],
     },
     payloads=(
         {"labels": {"n1": "vital", "n2": "vital"}, "matches": {"r1": ["n1"], "r2": ["n2"]}},

@@ -23,16 +23,20 @@ from typing import Any
 
 import numpy as np
 
+from annotate.models import Campaign, Run, Topic
 from concord.errors import InvalidInput
 from concord.jsonready import json_ready
 from concord.params import Int, ParamsSchema
-from annotate.models import Campaign, Run, Topic
 from scoring.csvfiles import neutralise, write_csv
 from scoring.metrics import nuggets as m
 from scoring.selectors import JudgmentRow
 
 BETA = 3.0
-EXPORTS = {"tsv": ("text/tab-separated-values", "txt"), "json": ("application/json", "json"), "csv": ("text/csv", "csv")}
+EXPORTS = {
+    "tsv": ("text/tab-separated-values", "txt"),
+    "json": ("application/json", "json"),
+    "csv": ("text/csv", "csv"),
+}
 EXPORT_HELP = (
     "answer-key: every question's nuggets with their vital votes, pyramid weight and original label (tsv: "
     "topic, nugget id, original label (none when there is none), votes, weight, text, like TREC nugget files; or json). scores: every run's F "
@@ -58,7 +62,7 @@ class Arrays:
         """Which assessors labelled every nugget."""
         return ~np.isnan(self.labels).any(axis=1)
 
-    def answered(self) -> "Arrays":
+    def answered(self) -> Arrays:
         """Only the questions some run answered: the ones run scores and
         rankings rest on (a question no run answered scores every run alike)."""
         matched = np.bincount(self.question_index, weights=self.matches.any(axis=0), minlength=len(self.topics)) > 0
@@ -69,9 +73,14 @@ class Arrays:
         renumber = np.full(len(self.topics), -1)
         renumber[keep_q] = np.arange(len(keep_q))
         return Arrays(
-            [self.topics[q] for q in keep_q], [n for n, k in zip(self.nugget_ids, keep_n) if k],
-            renumber[self.question_index[keep_n]], self.assessors, self.labels[:, keep_n],
-            self.runs, self.matches[:, keep_n], self.lengths[:, keep_q],
+            [self.topics[q] for q in keep_q],
+            [n for n, k in zip(self.nugget_ids, keep_n) if k],
+            renumber[self.question_index[keep_n]],
+            self.assessors,
+            self.labels[:, keep_n],
+            self.runs,
+            self.matches[:, keep_n],
+            self.lengths[:, keep_q],
         )
 
     @property
@@ -108,8 +117,14 @@ def arrays(topics: Sequence[Topic], judgments: Sequence[JudgmentRow], runs: Sequ
         names.append(name)
     run_names, matches, lengths = _runs(topics, judgments, runs, position)
     return Arrays(
-        topics, nugget_ids, np.array(question, dtype=np.intp), names,
-        np.vstack(rows) if rows else np.empty((0, n)), run_names, matches, lengths,
+        topics,
+        nugget_ids,
+        np.array(question, dtype=np.intp),
+        names,
+        np.vstack(rows) if rows else np.empty((0, n)),
+        run_names,
+        matches,
+        lengths,
     )
 
 
@@ -167,8 +182,12 @@ def scores(a: Arrays) -> dict[str, np.ndarray]:
         if complete:
             models[name] = row
     f = m.pyramid_f_batch(
-        np.vstack(list(models.values())), a.matches, a.lengths,
-        question_index=a.question_index, n_questions=len(a.topics), beta=BETA,
+        np.vstack(list(models.values())),
+        a.matches,
+        a.lengths,
+        question_index=a.question_index,
+        n_questions=len(a.topics),
+        beta=BETA,
     ).f
     return dict(zip(models, f))
 
@@ -183,8 +202,13 @@ def _pyramid_rows(a: Arrays, q: int) -> list[dict[str, Any]]:
     topic = a.topics[q]
     offset = int(np.flatnonzero(a.question_index == q)[0]) if (a.question_index == q).any() else 0
     return [
-        {"id": nugget["id"], "text": nugget["text"], "original": nugget.get("label"),
-         "votes": int(a.votes[offset + i]), "weight": float(weights[offset + i])}
+        {
+            "id": nugget["id"],
+            "text": nugget["text"],
+            "original": nugget.get("label"),
+            "votes": int(a.votes[offset + i]),
+            "weight": float(weights[offset + i]),
+        }
         for i, nugget in enumerate(topic.data["nuggets"])
     ]
 
@@ -209,8 +233,10 @@ def campaign_report(
         "scored_questions": len(answered.topics),
         "complete_assessors": [x for x, c in zip(answered.assessors, answered.complete) if c and x != "original"],
         "has_original": bool(a.assessors) and a.assessors[0] == "original",
-        "pyramids": {t.external_id: {"title": t.title, "target": t.data["target"], "nuggets": _pyramid_rows(a, q)}
-                     for q, t in enumerate(a.topics)},
+        "pyramids": {
+            t.external_id: {"title": t.title, "target": t.data["target"], "nuggets": _pyramid_rows(a, q)}
+            for q, t in enumerate(a.topics)
+        },
         "runs": ranking,
         "stability": stability(answered) if len(a.runs) >= 2 else None,
     }
@@ -222,8 +248,13 @@ def stability(a: Arrays) -> dict[str, Any] | None:
     if len(a.runs) < 2 or len(usable) < 2 or a.assessors[0] != "original" or usable[0] != 0:
         return None
     agreement = m.assessor_agreement(
-        a.labels[usable].astype(bool), a.matches, a.lengths,
-        question_index=a.question_index, n_questions=len(a.topics), original=0, beta=BETA,
+        a.labels[usable].astype(bool),
+        a.matches,
+        a.lengths,
+        question_index=a.question_index,
+        n_questions=len(a.topics),
+        original=0,
+        beta=BETA,
     )
     names = [a.assessors[i] for i in usable]
     return {
@@ -239,7 +270,9 @@ def stability(a: Arrays) -> dict[str, Any] | None:
 # -- analyses ----------------------------------------------------------------------------
 
 
-def full_analysis(a: Arrays, *, max_subsets: int = 300, seed: int = 0, progress: Callable[[float, str], None] | None = None) -> dict[str, Any]:
+def full_analysis(
+    a: Arrays, *, max_subsets: int = 300, seed: int = 0, progress: Callable[[float, str], None] | None = None
+) -> dict[str, Any]:
     """Tables 2-4 and Figures 2-3 over the original labels and the complete assessors."""
     usable = [i for i, c in enumerate(a.complete) if c]
     if len(usable) < 2:
@@ -262,8 +295,10 @@ def full_analysis(a: Arrays, *, max_subsets: int = 300, seed: int = 0, progress:
         "assessors": names,
         "original": names[0],
         "tables_3_4": {
-            "tau_original": agreement.tau_original.tolist(), "tau_pyramid": agreement.tau_pyramid.tolist(),
-            "mean_tau_original": agreement.mean_tau_original, "mean_tau_pyramid": agreement.mean_tau_pyramid,
+            "tau_original": agreement.tau_original.tolist(),
+            "tau_pyramid": agreement.tau_pyramid.tolist(),
+            "mean_tau_original": agreement.mean_tau_original,
+            "mean_tau_pyramid": agreement.mean_tau_pyramid,
             "t_test": agreement.t_test._asdict(),
         },
         "figures_2_3": json_ready(asdict(sizes)),
@@ -271,12 +306,20 @@ def full_analysis(a: Arrays, *, max_subsets: int = 300, seed: int = 0, progress:
     }
 
 
-
-def stability_analysis(campaign: Campaign, params: dict[str, Any], progress: Callable[[float, str], None]) -> dict[str, Any]:
+def stability_analysis(
+    campaign: Campaign, params: dict[str, Any], progress: Callable[[float, str], None]
+) -> dict[str, Any]:
     from scoring.selectors import submitted_judgments
 
-    a = arrays(list(campaign.topics.order_by("position", "id")), submitted_judgments(campaign), list(campaign.runs.all()))
-    return full_analysis(a.answered(), max_subsets=int(params.get("max_subsets", 300)), seed=int(params.get("seed", 0)), progress=progress)
+    a = arrays(
+        list(campaign.topics.order_by("position", "id")), submitted_judgments(campaign), list(campaign.runs.all())
+    )
+    return full_analysis(
+        a.answered(),
+        max_subsets=int(params.get("max_subsets", 300)),
+        seed=int(params.get("seed", 0)),
+        progress=progress,
+    )
 
 
 ANALYSES = {"stability": stability_analysis}
@@ -284,10 +327,12 @@ ANALYSES = {"stability": stability_analysis}
 #: scoring/services.py). Pyramids of every size draw at most max_subsets
 #: assessor subsets per size; the demo (6 questions, 5 labellings, 8 runs)
 #: takes 0.02 s at 300, and time and memory grow linearly with it.
-ANALYSIS_PARAMS = {"stability": ParamsSchema(
-    Int("max_subsets", 300, min=1, max=5_000, help="Assessor subsets per pyramid size (Figures 2 and 3)."),
-    Int("seed", 0, min=0, max=2**32 - 1, help="Seed of the random draws (the same seed, the same result)."),
-)}
+ANALYSIS_PARAMS = {
+    "stability": ParamsSchema(
+        Int("max_subsets", 300, min=1, max=5_000, help="Assessor subsets per pyramid size (Figures 2 and 3)."),
+        Int("seed", 0, min=0, max=2**32 - 1, help="Seed of the random draws (the same seed, the same result)."),
+    )
+}
 
 
 # -- exports ---------------------------------------------------------------------------------
@@ -297,7 +342,9 @@ def truths(assessors: Sequence[str]) -> list[str]:
     return ["answer-key", "scores"]
 
 
-def export(campaign: Campaign, topics: Sequence[Topic], judgments: Sequence[JudgmentRow], *, format: str, truth: str) -> str:
+def export(
+    campaign: Campaign, topics: Sequence[Topic], judgments: Sequence[JudgmentRow], *, format: str, truth: str
+) -> str:
     if truth not in truths([]):
         raise InvalidInput("truth", f"unknown export {truth!r} (known: answer-key, scores)")
     runs = list(campaign.runs.all())
@@ -312,12 +359,16 @@ def export(campaign: Campaign, topics: Sequence[Topic], judgments: Sequence[Judg
                 f"{neutralise(' '.join(r['text'].split()))}\n"
                 for r in rows
             )
-        return write_csv(["topic", "nugget", "original", "votes", "weight", "text"],
-                         ([r["topic"], r["id"], r["original"] or "", r["votes"], r["weight"], r["text"]] for r in rows))
+        return write_csv(
+            ["topic", "nugget", "original", "votes", "weight", "text"],
+            ([r["topic"], r["id"], r["original"] or "", r["votes"], r["weight"], r["text"]] for r in rows),
+        )
     answered = a.answered()
     rows = [
         {"run": run, "topic": t.external_id, "model": model, "f": float(f[r, q])}
-        for model, f in scores(answered).items() for r, run in enumerate(answered.runs) for q, t in enumerate(answered.topics)
+        for model, f in scores(answered).items()
+        for r, run in enumerate(answered.runs)
+        for q, t in enumerate(answered.topics)
     ]
     if format == "json":
         return json.dumps(rows, indent=1)

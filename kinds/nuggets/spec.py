@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from kinds.spec import Analysis, Export, Exports, JudgePage, KindSpec, Reports
 from kinds.nuggets import demo, report
-from kinds.nuggets.examples import EXAMPLES
 from kinds.nuggets.data import NuggetsKind
+from kinds.nuggets.examples import EXAMPLES
+from kinds.spec import Analysis, Export, Exports, JudgePage, KindSpec, Reports
 
 SPEC = KindSpec(
     data=NuggetsKind(),

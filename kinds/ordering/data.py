@@ -14,7 +14,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from concord.params import Float, Object, ParamsSchema
-
 from kinds.base import (
     InvalidInput,
     Kind,
@@ -38,13 +37,35 @@ class OrderingKind(Kind):
     #: Campaign params: ``frespa`` is FreSPA's setting (kinds/ordering/report.py
     #: frespa_setting; written by the frespa-tune analysis), the paper's when absent.
     params_schema = ParamsSchema(
-        Object("frespa", [
-            Float("min_sup", 0.75, min=0.0, max=1.0, help="Minimum support of a frequent pattern (share of the golds)."),
-            Float("w_len", 1.0, min=0.0, max=1000.0, help="Weight of a pattern's length."),
-            Float("w_sup", 1.0, min=0.0, max=1000.0, help="Weight of a pattern's support."),
-            Float("min_len_ratio", 0.0, min=0.0, max=1.0, help="Shortest pattern, as a ratio of the topic's items (0: 2)."),
-            Float("max_len_ratio", 1.0, min=0.0, max=1.0, help="Longest pattern, as a ratio of the topic's items (1: all)."),
-        ], help="FreSPA's parameters (Kim, Zhai & Han 2010, Tables 2-4); absent: the paper's defaults."),
+        Object(
+            "frespa",
+            [
+                Float(
+                    "min_sup",
+                    0.75,
+                    min=0.0,
+                    max=1.0,
+                    help="Minimum support of a frequent pattern (share of the golds).",
+                ),
+                Float("w_len", 1.0, min=0.0, max=1000.0, help="Weight of a pattern's length."),
+                Float("w_sup", 1.0, min=0.0, max=1000.0, help="Weight of a pattern's support."),
+                Float(
+                    "min_len_ratio",
+                    0.0,
+                    min=0.0,
+                    max=1.0,
+                    help="Shortest pattern, as a ratio of the topic's items (0: 2).",
+                ),
+                Float(
+                    "max_len_ratio",
+                    1.0,
+                    min=0.0,
+                    max=1.0,
+                    help="Longest pattern, as a ratio of the topic's items (1: all).",
+                ),
+            ],
+            help="FreSPA's parameters (Kim, Zhai & Han 2010, Tables 2-4); absent: the paper's defaults.",
+        ),
         design_param("Ordering", splittable=False),
         demo_param(),
     )
@@ -82,7 +103,10 @@ class OrderingKind(Kind):
     def clean_run_data(self, data: Any, topics: Mapping[str, Mapping[str, Any]], *, field: str) -> dict[str, Any]:
         """A system's orderings: ``{"orderings": {topic: [item ids]}}``, each a permutation."""
         return clean_per_topic(
-            data, topics, field=field, key="orderings",
+            data,
+            topics,
+            field=field,
+            key="orderings",
             clean=lambda order, topic, path: check_permutation(order, [item["id"] for item in topic["items"]], path),
         )
 

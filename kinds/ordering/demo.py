@@ -23,44 +23,97 @@ Your starting order is shuffled for you alone: it says nothing about the answer.
 
 PROCESSES = {
     "Making a cup of tea": [
-        "Fill the kettle with fresh water.", "Switch the kettle on.", "Warm the pot with a little hot water.",
-        "Empty the pot.", "Put the tea in the pot.", "Pour the boiling water over the tea.",
-        "Let it brew for four minutes.", "Pour the tea into a cup.", "Add milk if you like.",
+        "Fill the kettle with fresh water.",
+        "Switch the kettle on.",
+        "Warm the pot with a little hot water.",
+        "Empty the pot.",
+        "Put the tea in the pot.",
+        "Pour the boiling water over the tea.",
+        "Let it brew for four minutes.",
+        "Pour the tea into a cup.",
+        "Add milk if you like.",
     ],
     "The water cycle": [
-        "The sun warms the sea.", "Water evaporates into the air.", "Warm moist air rises.",
-        "The vapour cools as it rises.", "It condenses into droplets around dust.", "Droplets gather into clouds.",
-        "The droplets grow heavy.", "Rain falls on the land.", "Rivers carry the water back to the sea.",
+        "The sun warms the sea.",
+        "Water evaporates into the air.",
+        "Warm moist air rises.",
+        "The vapour cools as it rises.",
+        "It condenses into droplets around dust.",
+        "Droplets gather into clouds.",
+        "The droplets grow heavy.",
+        "Rain falls on the land.",
+        "Rivers carry the water back to the sea.",
     ],
     "Publishing a paper": [
-        "Run the experiments.", "Analyse the results.", "Write the first draft.", "Ask colleagues for comments.",
-        "Revise the draft.", "Submit to a conference.", "Receive the reviews.", "Write the rebuttal.",
-        "Receive the decision.", "Prepare the camera-ready version.", "Present the paper.",
+        "Run the experiments.",
+        "Analyse the results.",
+        "Write the first draft.",
+        "Ask colleagues for comments.",
+        "Revise the draft.",
+        "Submit to a conference.",
+        "Receive the reviews.",
+        "Write the rebuttal.",
+        "Receive the decision.",
+        "Prepare the camera-ready version.",
+        "Present the paper.",
     ],
     "Building a house": [
-        "Buy the land.", "Have the plans drawn.", "Obtain the building permit.", "Dig the foundations.",
-        "Pour the concrete slab.", "Raise the walls.", "Put on the roof.", "Install plumbing and wiring.",
-        "Plaster the walls.", "Paint the rooms.", "Move in.",
+        "Buy the land.",
+        "Have the plans drawn.",
+        "Obtain the building permit.",
+        "Dig the foundations.",
+        "Pour the concrete slab.",
+        "Raise the walls.",
+        "Put on the roof.",
+        "Install plumbing and wiring.",
+        "Plaster the walls.",
+        "Paint the rooms.",
+        "Move in.",
     ],
     "A day of a postal worker": [
-        "Arrive at the sorting office.", "Sort the letters by street.", "Load the van.", "Drive to the first street.",
-        "Deliver the letters door to door.", "Collect letters from the post boxes.", "Return to the office.",
+        "Arrive at the sorting office.",
+        "Sort the letters by street.",
+        "Load the van.",
+        "Drive to the first street.",
+        "Deliver the letters door to door.",
+        "Collect letters from the post boxes.",
+        "Return to the office.",
         "Hand in the collected letters.",
     ],
     "Life of a star": [
-        "A cloud of gas and dust collapses.", "A protostar forms.", "Hydrogen fusion begins.",
-        "The star shines on the main sequence.", "The core runs out of hydrogen.", "The star swells into a red giant.",
-        "It sheds its outer layers.", "A planetary nebula glows.", "A white dwarf remains.", "The white dwarf cools.",
+        "A cloud of gas and dust collapses.",
+        "A protostar forms.",
+        "Hydrogen fusion begins.",
+        "The star shines on the main sequence.",
+        "The core runs out of hydrogen.",
+        "The star swells into a red giant.",
+        "It sheds its outer layers.",
+        "A planetary nebula glows.",
+        "A white dwarf remains.",
+        "The white dwarf cools.",
     ],
     "Releasing software": [
-        "Freeze the features.", "Create the release branch.", "Run the full test suite.", "Fix the blocking bugs.",
-        "Tag the release candidate.", "Test the candidate on staging.", "Write the release notes.",
-        "Tag the final release.", "Publish the packages.", "Announce the release.",
+        "Freeze the features.",
+        "Create the release branch.",
+        "Run the full test suite.",
+        "Fix the blocking bugs.",
+        "Tag the release candidate.",
+        "Test the candidate on staging.",
+        "Write the release notes.",
+        "Tag the final release.",
+        "Publish the packages.",
+        "Announce the release.",
     ],
     "Planting a tree": [
-        "Choose the spot.", "Dig a hole twice as wide as the roots.", "Loosen the soil at the bottom.",
-        "Soak the roots.", "Set the tree in the hole.", "Fill the hole with soil.", "Firm the soil down.",
-        "Water generously.", "Spread mulch around the trunk.",
+        "Choose the spot.",
+        "Dig a hole twice as wide as the roots.",
+        "Loosen the soil at the bottom.",
+        "Soak the roots.",
+        "Set the tree in the hole.",
+        "Fill the hole with soil.",
+        "Firm the soil down.",
+        "Water generously.",
+        "Spread mulch around the trunk.",
     ],
 }
 CAREFUL = ["sim-ann", "sim-ben", "sim-cara"]
@@ -94,10 +147,17 @@ def careless(order: list[str], rng: random.Random) -> list[str]:
     return order[:keep] + rest
 
 
-def build(organiser: AbstractBaseUser, simulated: Sequence[AbstractBaseUser], people: Sequence[AbstractBaseUser]) -> Campaign:
+def build(
+    organiser: AbstractBaseUser, simulated: Sequence[AbstractBaseUser], people: Sequence[AbstractBaseUser]
+) -> Campaign:
     rng = random.Random(2010)
     campaign = services.create_campaign(
-        creator=organiser, kind="ordering", name="Ordering steps (demo)", guidelines=GUIDELINES, overlap=4, params={"demo": True}
+        creator=organiser,
+        kind="ordering",
+        name="Ordering steps (demo)",
+        guidelines=GUIDELINES,
+        overlap=4,
+        params={"demo": True},
     )
     for user in simulated:
         services.add_member(campaign=campaign, username=user.username, role=Membership.Role.ASSESSOR)
@@ -109,7 +169,12 @@ def build(organiser: AbstractBaseUser, simulated: Sequence[AbstractBaseUser], pe
             name = assignment.assessor.username
             order = perturbed(truth, rng.randint(1, 3), rng) if name in CAREFUL else careless(truth, rng)
             services.save_judgment(
-                topic=topic, assessor=assignment.assessor, payload={"order": order}, status="submitted", version=0, source="import"
+                topic=topic,
+                assessor=assignment.assessor,
+                payload={"order": order},
+                status="submitted",
+                version=0,
+                source="import",
             )
     for user in people:
         services.add_member(campaign=campaign, username=user.username, role=Membership.Role.ASSESSOR)

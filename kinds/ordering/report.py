@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 
+from annotate.models import Campaign, Run, Topic
 from concord.errors import InvalidInput
 from concord.params import Float, Int, ListOf, ParamsSchema
-from annotate.models import Campaign, Run, Topic
 from scoring.csvfiles import write_csv
 from scoring.metrics import ordering as m
 from scoring.selectors import JudgmentRow
@@ -174,7 +174,9 @@ def _reporter(progress: Callable[[float, str], None], start: float, span: float,
     return lambda done, total: progress(start + span * done / total, f"{what}: {done} of {total}")
 
 
-def noise_analysis(campaign: Campaign, params: dict[str, Any], progress: Callable[[float, str], None]) -> dict[str, Any]:
+def noise_analysis(
+    campaign: Campaign, params: dict[str, Any], progress: Callable[[float, str], None]
+) -> dict[str, Any]:
     """Table 1: ED of every method as random orderings are added."""
     golds = _golds_by_topic(campaign)
     ratios = params.get("ratios", [0, 0.25, 0.5, 0.75, 1])
@@ -197,7 +199,10 @@ def _noise_frespa(golds, setting, ratios, seeds, report) -> m.NoiseRobustness:
     for topic, orderings in golds.items():
         sizes.setdefault(len(orderings[0]), {})[topic] = orderings
     results = [
-        (len(group), m.noise_robustness(group, "frespa", ratios=ratios, seeds=seeds, progress=report, **setting.params(k)))
+        (
+            len(group),
+            m.noise_robustness(group, "frespa", ratios=ratios, seeds=seeds, progress=report, **setting.params(k)),
+        )
         for k, group in sizes.items()
     ]
     weights = np.array([n for n, _ in results], float)
@@ -206,9 +211,13 @@ def _noise_frespa(golds, setting, ratios, seeds, report) -> m.NoiseRobustness:
     return m.NoiseRobustness(tuple(map(float, ratios)), ed, max_min, 100 * max_min / ed[0] if ed[0] else float("nan"))
 
 
-def sweep_analysis(campaign: Campaign, params: dict[str, Any], progress: Callable[[float, str], None]) -> dict[str, Any]:
+def sweep_analysis(
+    campaign: Campaign, params: dict[str, Any], progress: Callable[[float, str], None]
+) -> dict[str, Any]:
     """Tables 2-4: FreSPA's ED as each parameter varies."""
-    rows = m.frespa_sweep(_golds_by_topic(campaign), base=frespa_setting(campaign), progress=_reporter(progress, 0, 1, "settings"))
+    rows = m.frespa_sweep(
+        _golds_by_topic(campaign), base=frespa_setting(campaign), progress=_reporter(progress, 0, 1, "settings")
+    )
     return {"rows": [{"parameter": r.parameter, "value": r.value, "ed": r.ed} for r in rows]}
 
 
@@ -219,7 +228,8 @@ def tune_analysis(campaign: Campaign, params: dict[str, Any], progress: Callable
 
     best = m.tune(_golds_by_topic(campaign), progress=_reporter(progress, 0, 0.95, "settings"))
     campaign.params = annotate_services.clean_campaign_params(
-        campaign.kind, {**campaign.params, "frespa": asdict(best.setting)}, current=campaign.params)
+        campaign.kind, {**campaign.params, "frespa": asdict(best.setting)}, current=campaign.params
+    )
     campaign.save(update_fields=["params"])
     services.recompute_reports(campaign.pk, everything=True)
     return {"setting": asdict(best.setting), "ed": best.ed, "settings_tried": best.n_settings, "saved": True}
@@ -235,8 +245,14 @@ ANALYSES = {"noise": noise_analysis, "frespa-sweep": sweep_analysis, "frespa-tun
 #: The sweep and the tuning have fixed grids (PAPER_SWEEPS, TUNE_GRID).
 ANALYSIS_PARAMS = {
     "noise": ParamsSchema(
-        ListOf("ratios", Float("ratio", min=0.0, max=2.0), [0, 0.25, 0.5, 0.75, 1], min_items=1, max_items=10,
-               help="Noise ratios r: round(r x n) random orderings join the n of each topic (Table 1)."),
+        ListOf(
+            "ratios",
+            Float("ratio", min=0.0, max=2.0),
+            [0, 0.25, 0.5, 0.75, 1],
+            min_items=1,
+            max_items=10,
+            help="Noise ratios r: round(r x n) random orderings join the n of each topic (Table 1).",
+        ),
         Int("seeds", 10, min=1, max=50, help="Random draws of the noise per ratio (seeds 0 .. seeds-1)."),
     ),
     "frespa-sweep": ParamsSchema(help="No params: the paper's sweeps (Tables 2-4)."),
@@ -251,7 +267,9 @@ def truths(assessors: Sequence[str]) -> list[str]:
     return ["consensus", "judgments"]
 
 
-def export(campaign: Campaign, topics: Sequence[Topic], judgments: Sequence[JudgmentRow], *, format: str, truth: str) -> str:
+def export(
+    campaign: Campaign, topics: Sequence[Topic], judgments: Sequence[JudgmentRow], *, format: str, truth: str
+) -> str:
     """Consensus orderings (with how many orderings each rests on) or every judgment."""
     import json
 
@@ -263,17 +281,23 @@ def export(campaign: Campaign, topics: Sequence[Topic], judgments: Sequence[Judg
         by_topic.setdefault(row.topic_id, []).append(row)
     if truth == "consensus":
         rows = [
-            {"topic": external[t], "order": m.rank_consensus([r.payload["order"] for r in rows]), "orderings": len(rows)}
+            {
+                "topic": external[t],
+                "order": m.rank_consensus([r.payload["order"] for r in rows]),
+                "orderings": len(rows),
+            }
             for t, rows in by_topic.items()
         ]
         if format == "json":
             return json.dumps(rows, indent=1)
-        return write_csv(["topic", "orderings", "rank", "item"], (
-            [row["topic"], row["orderings"], rank, item] for row in rows for rank, item in enumerate(row["order"], 1)
-        ))
+        return write_csv(
+            ["topic", "orderings", "rank", "item"],
+            ([row["topic"], row["orderings"], rank, item] for row in rows for rank, item in enumerate(row["order"], 1)),
+        )
     entries = [{"topic": external[r.topic_id], "assessor": r.assessor, "order": r.payload["order"]} for r in judgments]
     if format == "json":
         return json.dumps(entries, indent=1)
-    return write_csv(["topic", "assessor", "rank", "item"], (
-        [e["topic"], e["assessor"], rank, item] for e in entries for rank, item in enumerate(e["order"], 1)
-    ))
+    return write_csv(
+        ["topic", "assessor", "rank", "item"],
+        ([e["topic"], e["assessor"], rank, item] for e in entries for rank, item in enumerate(e["order"], 1)),
+    )

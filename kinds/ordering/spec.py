@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from kinds.spec import Analysis, Export, Exports, JudgePage, KindSpec, Reports
 from kinds.ordering import demo, report
-from kinds.ordering.examples import EXAMPLES
 from kinds.ordering.data import OrderingKind
+from kinds.ordering.examples import EXAMPLES
+from kinds.spec import Analysis, Export, Exports, JudgePage, KindSpec, Reports
 
 SPEC = KindSpec(
     data=OrderingKind(),

@@ -10,7 +10,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from concord.params import ParamsSchema
-
 from kinds.base import (
     InvalidInput,
     Kind,
@@ -65,17 +64,18 @@ class PairsKind(Kind):
         known_set = set(known)
         for candidate_id, value in matches.items():
             if candidate_id not in known_set:
-                problem = "not assigned to you" if scope is not None and any(
-                    c["id"] == candidate_id for c in topic_data["candidates"]) else "unknown candidate id"
+                problem = (
+                    "not assigned to you"
+                    if scope is not None and any(c["id"] == candidate_id for c in topic_data["candidates"])
+                    else "unknown candidate id"
+                )
                 raise InvalidInput(f"payload.matches.{candidate_id}", problem)
             if not isinstance(value, bool):
                 raise InvalidInput(f"payload.matches.{candidate_id}", f"expected true or false, got {type_name(value)}")
         if complete:
             missing = [c for c in known if c not in matches]
             if missing:
-                raise InvalidInput(
-                    "payload.matches", f"{len(missing)} candidate(s) not judged: {listing(missing)}"
-                )
+                raise InvalidInput("payload.matches", f"{len(missing)} candidate(s) not judged: {listing(missing)}")
         # Topic order, so stored payloads are canonical.
         return {"matches": {c: matches[c] for c in known if c in matches}}
 
@@ -87,7 +87,10 @@ class PairsKind(Kind):
     def assessor_view(self, topic_data: Mapping[str, Any], items: list[str] | None = None) -> dict[str, Any]:
         """The query and the assessor's candidates, without the runs that returned them."""
         scoped = self.scoped(topic_data, items)
-        return {"query": scoped["query"], "candidates": [{"id": c["id"], "text": c["text"]} for c in scoped["candidates"]]}
+        return {
+            "query": scoped["query"],
+            "candidates": [{"id": c["id"], "text": c["text"]} for c in scoped["candidates"]],
+        }
 
     def items(self, topic_data: Mapping[str, Any]) -> list[str]:
         return [c["id"] for c in topic_data["candidates"]]
@@ -115,8 +118,13 @@ class PairsKind(Kind):
                 score = result.get("score")
                 if score is not None and (isinstance(score, bool) or not isinstance(score, (int, float))):
                     raise InvalidInput(f"{path}[{index}].score", "expected a number")
-                rows.append({"id": result["id"], "text": require_text(result["text"], f"{path}[{index}].text"),
-                             **({"score": score} if score is not None else {})})
+                rows.append(
+                    {
+                        "id": result["id"],
+                        "text": require_text(result["text"], f"{path}[{index}].text"),
+                        **({"score": score} if score is not None else {}),
+                    }
+                )
             unique_ids(rows, path)
             cleaned[query] = rows
         return {"results": cleaned}
@@ -127,7 +135,9 @@ class PairsKind(Kind):
         require_object(data, field, allowed={"reference", "labels"}, required={"labels"})
         labels = data["labels"]
         if not isinstance(labels, dict) or not labels:
-            raise InvalidInput(f"{field}.labels", "expected an object of topic id -> {candidate: true|false}, with at least one topic")
+            raise InvalidInput(
+                f"{field}.labels", "expected an object of topic id -> {candidate: true|false}, with at least one topic"
+            )
         for topic, answers in labels.items():
             path = f"{field}.labels.{topic}"
             if topic not in topics:

@@ -26,12 +26,69 @@ Say no match when the names only share a common element, or when nothing plausib
 
 Keys: j / k move between candidates, y / n judge (match / no match), Enter submits once every candidate is judged."""
 
-GIVEN = ["Mohamed", "Ahmed", "Yusuf", "Olga", "Dmitri", "Chen", "Jun", "Maria", "Jose", "Nguyen", "Anh", "Priya",
-         "Rahul", "Hiroshi", "Yuki", "Fatima", "Omar", "Pierre", "Hans", "Min-jun", "Seo-yeon", "Ali", "Reza"]
-FAMILY = ["Hammadi", "Al Masri", "Ivanova", "Petrov", "Wang", "Li", "Garcia", "Fernandez", "Tran", "Le", "Sharma",
-          "Patel", "Tanaka", "Sato", "Haddad", "Dubois", "Muller", "Kim", "Park", "Hosseini", "Karimi", "O'Brien"]
-SPELLINGS = [("mohamed", "muhammad"), ("ou", "u"), ("ph", "f"), ("ee", "i"), ("y", "i"), ("ck", "k"),
-             ("sh", "ch"), ("ov", "off"), ("ei", "ai"), ("j", "dj"), ("v", "w"), ("ll", "l")]
+GIVEN = [
+    "Mohamed",
+    "Ahmed",
+    "Yusuf",
+    "Olga",
+    "Dmitri",
+    "Chen",
+    "Jun",
+    "Maria",
+    "Jose",
+    "Nguyen",
+    "Anh",
+    "Priya",
+    "Rahul",
+    "Hiroshi",
+    "Yuki",
+    "Fatima",
+    "Omar",
+    "Pierre",
+    "Hans",
+    "Min-jun",
+    "Seo-yeon",
+    "Ali",
+    "Reza",
+]
+FAMILY = [
+    "Hammadi",
+    "Al Masri",
+    "Ivanova",
+    "Petrov",
+    "Wang",
+    "Li",
+    "Garcia",
+    "Fernandez",
+    "Tran",
+    "Le",
+    "Sharma",
+    "Patel",
+    "Tanaka",
+    "Sato",
+    "Haddad",
+    "Dubois",
+    "Muller",
+    "Kim",
+    "Park",
+    "Hosseini",
+    "Karimi",
+    "O'Brien",
+]
+SPELLINGS = [
+    ("mohamed", "muhammad"),
+    ("ou", "u"),
+    ("ph", "f"),
+    ("ee", "i"),
+    ("y", "i"),
+    ("ck", "k"),
+    ("sh", "ch"),
+    ("ov", "off"),
+    ("ei", "ai"),
+    ("j", "dj"),
+    ("v", "w"),
+    ("ll", "l"),
+]
 TITLES = ["Haji", "Dr", "Sheikh", "Mme", "Herr"]
 
 SIMULATED_THRESHOLDS = {"sim-ann": 0.58, "sim-ben": 0.66, "sim-cara": 0.62, "sim-dev": 0.55}
@@ -79,7 +136,13 @@ def topics(count: int, rng: random.Random, start: int = 1) -> list[dict]:
             if text.lower() not in seen:
                 seen.add(text.lower())
                 candidates.append({"id": f"c{len(candidates) + 1}", "text": text})
-        result.append({"external_id": f"q{number:03d}", "title": f"Query {number}: {query}", "data": {"query": query, "candidates": candidates}})
+        result.append(
+            {
+                "external_id": f"q{number:03d}",
+                "title": f"Query {number}: {query}",
+                "data": {"query": query, "candidates": candidates},
+            }
+        )
     return result
 
 
@@ -93,7 +156,9 @@ def simulated_payload(topic_data: dict, assessor: str, rng: random.Random) -> di
     }
 
 
-def build(organiser: AbstractBaseUser, simulated: Sequence[AbstractBaseUser], people: Sequence[AbstractBaseUser]) -> list[Campaign]:
+def build(
+    organiser: AbstractBaseUser, simulated: Sequence[AbstractBaseUser], people: Sequence[AbstractBaseUser]
+) -> list[Campaign]:
     rng = random.Random(20081)
     campaign = services.create_campaign(
         creator=organiser,
@@ -162,8 +227,12 @@ def _candidates(query: str, rng: random.Random) -> list[dict]:
 def build_systems(organiser: AbstractBaseUser, simulated: Sequence[AbstractBaseUser]) -> Campaign:
     rng = random.Random(2008)
     campaign = services.create_campaign(
-        creator=organiser, kind="pairs", name="Name-search systems (demo)", guidelines=GUIDELINES,
-        overlap=len(simulated), params={"demo": True},
+        creator=organiser,
+        kind="pairs",
+        name="Name-search systems (demo)",
+        guidelines=GUIDELINES,
+        overlap=len(simulated),
+        params={"demo": True},
     )
     for user in simulated:
         services.add_member(campaign=campaign, username=user.username, role=Membership.Role.ASSESSOR)
@@ -172,8 +241,11 @@ def build_systems(organiser: AbstractBaseUser, simulated: Sequence[AbstractBaseU
     for topic in topics:
         for assignment in topic.assignments.select_related("assessor"):
             services.save_judgment(
-                topic=topic, assessor=assignment.assessor,
+                topic=topic,
+                assessor=assignment.assessor,
                 payload=simulated_payload(topic.data, assignment.assessor.username, rng),
-                status="submitted", version=0, source="import",
+                status="submitted",
+                version=0,
+                source="import",
             )
     return campaign

@@ -3,12 +3,15 @@ every hidden field, two assessors' submissions that disagree, a run."""
 
 from kinds.spec import Examples
 
-TOPIC = {"query": "John Smith", "candidates": [
-    {"id": "c1", "text": "Jon Smith", "runs": ["sysA"]},
-    {"id": "c2", "text": "J. Smyth", "runs": ["sysA", "sysB"]},
-    {"id": "c3", "text": "Joan Smit"},
-    {"id": "c4", "text": "John Smithe", "runs": ["sysB"]},
-]}
+TOPIC = {
+    "query": "John Smith",
+    "candidates": [
+        {"id": "c1", "text": "Jon Smith", "runs": ["sysA"]},
+        {"id": "c2", "text": "J. Smyth", "runs": ["sysA", "sysB"]},
+        {"id": "c3", "text": "Joan Smit"},
+        {"id": "c4", "text": "John Smithe", "runs": ["sysB"]},
+    ],
+}
 EXAMPLES = Examples(
     topic=TOPIC,
     payloads=(

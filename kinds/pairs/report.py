@@ -18,12 +18,12 @@ from typing import Any
 
 import numpy as np
 
-from concord.errors import InvalidInput
-from concord.digits import whole_number
-from concord.params import Bool, Choice, Float, Int, ParamsSchema
 from annotate.models import Campaign, Run, Topic
-from scoring.metrics.agreement import category_counts, fleiss_kappa, krippendorff_alpha, pairwise_agreement
+from concord.digits import whole_number
+from concord.errors import InvalidInput
+from concord.params import Bool, Choice, Float, Int, ParamsSchema
 from scoring.csvfiles import write_csv
+from scoring.metrics.agreement import category_counts, fleiss_kappa, krippendorff_alpha, pairwise_agreement
 from scoring.metrics.truthsets import consensus, intersection, single, union
 from scoring.selectors import JudgmentRow
 
@@ -167,9 +167,17 @@ def system_scores(v: Votes, runs: Sequence[Run]) -> list[dict[str, Any]]:
     sets = ("consensus", "union", "intersection")
     scored = {truth: precision_recall_f1(returned, gold_standard(v, truth)) for truth in sets}
     return [
-        {"system": run.name, **{truth: {"precision": float(np.atleast_1d(scored[truth].precision)[s]),
-                                        "recall": float(np.atleast_1d(scored[truth].recall)[s]),
-                                        "f1": float(np.atleast_1d(scored[truth].f1)[s])} for truth in sets}}
+        {
+            "system": run.name,
+            **{
+                truth: {
+                    "precision": float(np.atleast_1d(scored[truth].precision)[s]),
+                    "recall": float(np.atleast_1d(scored[truth].recall)[s]),
+                    "f1": float(np.atleast_1d(scored[truth].f1)[s]),
+                }
+                for truth in sets
+            },
+        }
         for s, run in enumerate(runs)
     ]
 
@@ -191,8 +199,10 @@ def gold_standard(v: Votes, truth: str) -> np.ndarray:
     known = truths(v.assessors)
     random_k = whole_number(truth.removeprefix("random:")) if truth.startswith("random:") else None
     if truth not in known and random_k is None:
-        raise InvalidInput("truth", f"unknown truth set {truth!r} (known: {', '.join(known)}, "
-                                    "random:<k> with k written in the digits 0-9)")
+        raise InvalidInput(
+            "truth",
+            f"unknown truth set {truth!r} (known: {', '.join(known)}, random:<k> with k written in the digits 0-9)",
+        )
     if not v.assessors:
         return np.full(len(v.items), np.nan)
     if truth.startswith("random:"):
@@ -242,8 +252,14 @@ def export(
 # -- system evaluation under every truth set (Arehart et al., sections 2.3-2.4, 3.2) --------
 
 EVALUATION_DEFAULTS = {
-    "n_random": 1000, "n_resamples": 1000, "alpha": 0.05, "seed": 0, "chunk_size": 100,
-    "method": "bootstrap", "resample": "queries", "per_query": False,
+    "n_random": 1000,
+    "n_resamples": 1000,
+    "alpha": 0.05,
+    "seed": 0,
+    "chunk_size": 100,
+    "method": "bootstrap",
+    "resample": "queries",
+    "per_query": False,
 }
 
 
@@ -271,7 +287,9 @@ def _evaluation_params(params: dict[str, Any]) -> dict[str, Any]:
     for name in ("n_random", "n_resamples", "seed", "chunk_size"):
         value = merged[name]
         if isinstance(value, bool) or not isinstance(value, int) or value < (0 if name in ("n_random", "seed") else 1):
-            raise InvalidInput(f"params.{name}", "expected a whole number" + (" >= 0" if name in ("n_random", "seed") else " >= 1"))
+            raise InvalidInput(
+                f"params.{name}", "expected a whole number" + (" >= 0" if name in ("n_random", "seed") else " >= 1")
+            )
     if not isinstance(merged["alpha"], (int, float)) or not 0 < merged["alpha"] < 1:
         raise InvalidInput("params.alpha", "expected a number between 0 and 1")
     if merged["method"] not in ("bootstrap", "randomization"):
@@ -286,8 +304,14 @@ def _compare(snapshot: dict[str, Any], truth: np.ndarray):
 
     p = snapshot["params"]
     return compare_systems(
-        np.array(snapshot["returned"], bool), truth, np.array(snapshot["queries"]),
-        n_resamples=p["n_resamples"], seed=p["seed"], alpha=p["alpha"], method=p["method"], resample=p["resample"],
+        np.array(snapshot["returned"], bool),
+        truth,
+        np.array(snapshot["queries"]),
+        n_resamples=p["n_resamples"],
+        seed=p["seed"],
+        alpha=p["alpha"],
+        method=p["method"],
+        resample=p["resample"],
     )
 
 
@@ -323,8 +347,11 @@ def evaluation_analysis(campaign: Campaign, params: dict[str, Any], progress: Ca
         labels = gold_standard(v, truth)
         result = _compare(snapshot, labels)
         fixed[truth] = {
-            "f1": result.f1.tolist(), "precision": result.precision.tolist(), "recall": result.recall.tolist(),
-            "p_values": result.p_values.tolist(), "statements": result.statements.tolist(),
+            "f1": result.f1.tolist(),
+            "precision": result.precision.tolist(),
+            "recall": result.recall.tolist(),
+            "p_values": result.p_values.tolist(),
+            "statements": result.statements.tolist(),
         }
         if settings["per_query"]:
             per_query = precision_recall_f1(
@@ -344,7 +371,11 @@ def run_evaluation_chunk(snapshot: dict[str, Any], chunk: dict[str, Any]) -> dic
 
     p = snapshot["params"]
     sets = random_truth_sets(
-        np.array(snapshot["votes"], float), n_sets=p["n_random"], seed=p["seed"], start=chunk["start"], stop=chunk["stop"]
+        np.array(snapshot["votes"], float),
+        n_sets=p["n_random"],
+        seed=p["seed"],
+        start=chunk["start"],
+        stop=chunk["stop"],
     )
     statements, f1 = [], []
     for truth in sets:
@@ -355,7 +386,12 @@ def run_evaluation_chunk(snapshot: dict[str, Any], chunk: dict[str, Any]) -> dic
 
 
 def combine_evaluation(snapshot: dict[str, Any], chunks: list[dict[str, Any]]) -> dict[str, Any]:
-    from scoring.metrics.significance import compare_statements, statement_text, summarize_against_baseline, system_pairs
+    from scoring.metrics.significance import (
+        compare_statements,
+        statement_text,
+        summarize_against_baseline,
+        system_pairs,
+    )
 
     fixed = snapshot["fixed"]
     systems = snapshot["systems"]
@@ -363,9 +399,14 @@ def combine_evaluation(snapshot: dict[str, Any], chunks: list[dict[str, Any]]) -
     table2 = []
     for truth, result in fixed.items():
         comparison = compare_statements(np.array(result["statements"]), baseline)
-        table2.append({"truth": truth, "sensitivity": float(comparison.sensitivity),
-                       "disagreement": None if truth == "consensus" else float(comparison.disagreement),
-                       "reversal": None if truth == "consensus" else float(comparison.reversal)})
+        table2.append(
+            {
+                "truth": truth,
+                "sensitivity": float(comparison.sensitivity),
+                "disagreement": None if truth == "consensus" else float(comparison.disagreement),
+                "reversal": None if truth == "consensus" else float(comparison.reversal),
+            }
+        )
     random_statements = np.array([s for chunk in chunks for s in chunk["statements"]], dtype=np.int8)
     random_f1 = np.array([f for chunk in chunks for f in chunk["f1"]])
     random_summary = None
@@ -381,11 +422,18 @@ def combine_evaluation(snapshot: dict[str, Any], chunks: list[dict[str, Any]]) -
         "table2": table2,
         "random": random_summary,
         "f1": {truth: result["f1"] for truth, result in fixed.items()},
-        "random_f1": {"mean": random_f1.mean(axis=0).tolist(), "low": np.percentile(random_f1, 2.5, axis=0).tolist(),
-                      "high": np.percentile(random_f1, 97.5, axis=0).tolist()} if len(random_f1) else None,
+        "random_f1": {
+            "mean": random_f1.mean(axis=0).tolist(),
+            "low": np.percentile(random_f1, 2.5, axis=0).tolist(),
+            "high": np.percentile(random_f1, 97.5, axis=0).tolist(),
+        }
+        if len(random_f1)
+        else None,
         "fixed": {truth: {k: v for k, v in result.items() if k != "statements"} for truth, result in fixed.items()},
         "pairs": [[systems[a], systems[b]] for a, b in pairs],
-        "statements": {truth: statement_text(np.array(result["statements"]), systems) for truth, result in fixed.items()},
+        "statements": {
+            truth: statement_text(np.array(result["statements"]), systems) for truth, result in fixed.items()
+        },
     }
 
 
@@ -397,31 +445,74 @@ ANALYSES = {"evaluation": evaluation_analysis}
 #: chunk_size x n_resamples x pooled items, its memory with n_resamples x
 #: items; chunks run on any number of workers. At the bounds one chunk
 #: (500 sets x 10000 resamples) takes about 2 minutes on that campaign.
-ANALYSIS_PARAMS = {"evaluation": ParamsSchema(
-    Int("n_random", EVALUATION_DEFAULTS["n_random"], min=0, max=10_000,
-        help="Random truth sets (one adjudicator drawn per item), as in Arehart et al.'s Table 2."),
-    Int("n_resamples", EVALUATION_DEFAULTS["n_resamples"], min=1, max=10_000,
-        help="Resamples of each significance test."),
-    Float("alpha", EVALUATION_DEFAULTS["alpha"], min=0.0, max=1.0, exclusive=True,
-          help="Significance level of the statements A > B."),
-    Int("seed", EVALUATION_DEFAULTS["seed"], min=0, max=2**32 - 1, help="Seed of the random draws (the same seed, the same result)."),
-    Int("chunk_size", EVALUATION_DEFAULTS["chunk_size"], min=1, max=500,
-        help="Random truth sets per chunk (a chunk is one task; chunks run on any number of workers)."),
-    Choice("method", EVALUATION_DEFAULTS["method"], ("bootstrap", "randomization"),
-           help="bootstrap (shift method) or randomization test."),
-    Choice("resample", EVALUATION_DEFAULTS["resample"], ("queries", "items"),
-           help="What the test resamples: whole queries or single items."),
-    Bool("per_query", EVALUATION_DEFAULTS["per_query"], help="Also report every system's F1 per query."),
-)}
+ANALYSIS_PARAMS = {
+    "evaluation": ParamsSchema(
+        Int(
+            "n_random",
+            EVALUATION_DEFAULTS["n_random"],
+            min=0,
+            max=10_000,
+            help="Random truth sets (one adjudicator drawn per item), as in Arehart et al.'s Table 2.",
+        ),
+        Int(
+            "n_resamples",
+            EVALUATION_DEFAULTS["n_resamples"],
+            min=1,
+            max=10_000,
+            help="Resamples of each significance test.",
+        ),
+        Float(
+            "alpha",
+            EVALUATION_DEFAULTS["alpha"],
+            min=0.0,
+            max=1.0,
+            exclusive=True,
+            help="Significance level of the statements A > B.",
+        ),
+        Int(
+            "seed",
+            EVALUATION_DEFAULTS["seed"],
+            min=0,
+            max=2**32 - 1,
+            help="Seed of the random draws (the same seed, the same result).",
+        ),
+        Int(
+            "chunk_size",
+            EVALUATION_DEFAULTS["chunk_size"],
+            min=1,
+            max=500,
+            help="Random truth sets per chunk (a chunk is one task; chunks run on any number of workers).",
+        ),
+        Choice(
+            "method",
+            EVALUATION_DEFAULTS["method"],
+            ("bootstrap", "randomization"),
+            help="bootstrap (shift method) or randomization test.",
+        ),
+        Choice(
+            "resample",
+            EVALUATION_DEFAULTS["resample"],
+            ("queries", "items"),
+            help="What the test resamples: whole queries or single items.",
+        ),
+        Bool("per_query", EVALUATION_DEFAULTS["per_query"], help="Also report every system's F1 per query."),
+    )
+}
 CHUNKS = {"evaluation": (run_evaluation_chunk, combine_evaluation)}
 
 
 def evaluation_table(campaign: Campaign, table: str) -> str:
     from scoring.models import Job
 
-    job = Job.objects.filter(campaign=campaign, analysis="evaluation", status=Job.Status.DONE).order_by("-finished_at").first()
+    job = (
+        Job.objects.filter(campaign=campaign, analysis="evaluation", status=Job.Status.DONE)
+        .order_by("-finished_at")
+        .first()
+    )
     if job is None:
-        raise InvalidInput("truth", f"no finished system evaluation to export {table} from; run the evaluation analysis")
+        raise InvalidInput(
+            "truth", f"no finished system evaluation to export {table} from; run the evaluation analysis"
+        )
     result = job.result
     if table == "statements":
         return write_csv(
@@ -432,12 +523,35 @@ def evaluation_table(campaign: Campaign, table: str) -> str:
                 for (a, b), text, p in zip(result["pairs"], result["statements"][truth], fixed["p_values"])
             ),
         )
-    rows = [[row["truth"], row["sensitivity"], row["disagreement"], row["reversal"], None, None, None, None, None]
-            for row in result["table2"]]
+    rows = [
+        [row["truth"], row["sensitivity"], row["disagreement"], row["reversal"], None, None, None, None, None]
+        for row in result["table2"]
+    ]
     if result.get("random"):
         r = result["random"]
         # Each 95 % interval as two number cells, never the text "low..high".
-        rows.append(["random (mean)", r["mean_sensitivity"], r["mean_disagreement"], r["n_reversals"],
-                     r["n_sets"], *r["sensitivity_ci"], *r["disagreement_ci"]])
-    return write_csv(["truth", "sensitivity", "disagreement", "reversal", "random_sets",
-                      "sensitivity_ci95_low", "sensitivity_ci95_high", "disagreement_ci95_low", "disagreement_ci95_high"], rows)
+        rows.append(
+            [
+                "random (mean)",
+                r["mean_sensitivity"],
+                r["mean_disagreement"],
+                r["n_reversals"],
+                r["n_sets"],
+                *r["sensitivity_ci"],
+                *r["disagreement_ci"],
+            ]
+        )
+    return write_csv(
+        [
+            "truth",
+            "sensitivity",
+            "disagreement",
+            "reversal",
+            "random_sets",
+            "sensitivity_ci95_low",
+            "sensitivity_ci95_high",
+            "disagreement_ci95_low",
+            "disagreement_ci95_high",
+        ],
+        rows,
+    )

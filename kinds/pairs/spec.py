@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from kinds.spec import Analysis, Export, Exports, JudgePage, KindSpec, Reports
 from kinds.pairs import demo, report
-from kinds.pairs.examples import EXAMPLES
 from kinds.pairs.data import PairsKind
+from kinds.pairs.examples import EXAMPLES
+from kinds.spec import Analysis, Export, Exports, JudgePage, KindSpec, Reports
 
 SPEC = KindSpec(
     data=PairsKind(),

@@ -590,9 +590,7 @@ _is_missing_elementwise = np.frompyfunc(_is_missing, 1, 1)
 def _plain_values(objects: np.ndarray, name: str) -> np.ndarray:
     """Turn the non-missing entries of an object array into numbers or strings."""
     values = np.asarray(objects.tolist())
-    if values.dtype.kind in "biuf" or (
-        values.dtype.kind in "US" and all(isinstance(value, str) for value in objects)
-    ):
+    if values.dtype.kind in "biuf" or (values.dtype.kind in "US" and all(isinstance(value, str) for value in objects)):
         return values
     raise ValueError(f"{name} must hold only numbers or only strings (besides missing values)")
 
@@ -702,9 +700,7 @@ def _pairable_unit_counts(codes: npt.NDArray[np.intp], n_values: int) -> np.ndar
         present = codes < n_values
         units = np.broadcast_to(np.arange(n_units)[np.newaxis, :], codes.shape)[present]
         # COO to CSR sums the duplicate (unit, value) entries: the counts.
-        counts = sparse.csr_array(
-            (np.ones(units.size), (units, codes[present])), shape=(n_units, n_values)
-        )
+        counts = sparse.csr_array((np.ones(units.size), (units, codes[present])), shape=(n_units, n_values))
     values_per_unit = np.asarray(counts.sum(axis=1)).ravel()
     return counts[np.flatnonzero(values_per_unit >= 2)]
 
@@ -760,9 +756,7 @@ def _ratio_difference(first: np.ndarray, second: np.ndarray) -> npt.NDArray[np.f
     return np.square(gap)
 
 
-def _expected_disagreement(
-    level: str, values: np.ndarray, value_totals: np.ndarray, difference: Difference
-) -> float:
+def _expected_disagreement(level: str, values: np.ndarray, value_totals: np.ndarray, difference: Difference) -> float:
     """sum over value pairs of n_c n_k delta^2(c, k), without a values x values array where possible."""
     n = value_totals.sum()
     if level == "nominal":

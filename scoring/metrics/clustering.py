@@ -612,9 +612,7 @@ def entropy(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
     return clustering_scores(labels_true, labels_pred).entropy
 
 
-def pair_f_measure(
-    labels_true: ArrayLike, labels_pred: ArrayLike, *, beta: float = 1.0
-) -> tuple[float, float, float]:
+def pair_f_measure(labels_true: ArrayLike, labels_pred: ArrayLike, *, beta: float = 1.0) -> tuple[float, float, float]:
     """Pair-counting precision, recall and F over unordered pairs of items.
 
     Hess & Kushmerick (2003); Geiss (2009), section 5.6, equation (11):
@@ -812,11 +810,7 @@ def random_baseline(
     template = _profile_template(profile, items, method)
     random_labels = _shuffled_labellings(template, int(n_random), np.random.default_rng(seed))
     values = np.array(
-        [
-            _measure_vector(_scores_from_codes(truth, drawn, beta))
-            for drawn in random_labels
-            for truth in judge_labels
-        ]
+        [_measure_vector(_scores_from_codes(truth, drawn, beta)) for drawn in random_labels for truth in judge_labels]
     )
     return _summarise(values, n_random=int(n_random), method=method, beta=beta)
 
@@ -1179,9 +1173,7 @@ def _judge_cluster_codes(
     return cluster_of, len(sizes)
 
 
-def _profile_template(
-    profile: Sequence[Sequence[Hashable]], items: Sequence[Hashable], method: str
-) -> np.ndarray:
+def _profile_template(profile: Sequence[Sequence[Hashable]], items: Sequence[Hashable], method: str) -> np.ndarray:
     """Labels of one clustering with the profile's shape, before shuffling."""
     cluster_of, n_clusters = _judge_cluster_codes(profile, _item_positions(items))
     sizes = np.bincount(cluster_of[cluster_of >= 0], minlength=n_clusters)

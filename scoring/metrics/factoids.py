@@ -252,15 +252,13 @@ class FactoidRelation:
         first = _id_tuple(self.first, "first")
         second = _id_tuple(self.second, "second")
         if len(first) > 1 and len(second) > 1:
-            raise ValueError(
-                f"a relation needs a single factoid on one side, got first={first} and second={second}"
-            )
+            raise ValueError(f"a relation needs a single factoid on one side, got first={first} and second={second}")
         object.__setattr__(self, "first", first)
         object.__setattr__(self, "second", second)
 
     @property
     def kind(self) -> Literal["identity", "subsumption"]:
-        """"identity" when both sides hold one factoid, else "subsumption"."""
+        """ "identity" when both sides hold one factoid, else "subsumption"."""
         return "identity" if len(self.first) == len(self.second) == 1 else "subsumption"
 
     @property
@@ -652,7 +650,11 @@ def factoid_table(annotation: Mapping[str, Any], summaries: Sequence[Mapping[str
     topic = _topic(summaries)
     parsed = _annotation(annotation, "annotation", topic)
     return FactoidTable(
-        parsed.inventory, topic.summary_ids, topic.model, topic.sentence_ids, topic.summary_of_sentence,
+        parsed.inventory,
+        topic.summary_ids,
+        topic.model,
+        topic.sentence_ids,
+        topic.summary_of_sentence,
         parsed.by_sentence,
     )
 
@@ -1474,9 +1476,7 @@ def inventory_growth(
     for row, size in enumerate(sizes):  # one batched computation per size
         sentence_masks = _draw_subsets(seed, int(size), draws, n_summaries)[:, owner]
         counts[row], per_sentence[row] = _remerged(presence, sentence_masks)
-    return InventoryGrowth(
-        sizes, counts.mean(axis=1), _sd(counts), _nanmean(per_sentence), _sd(per_sentence), draws
-    )
+    return InventoryGrowth(sizes, counts.mean(axis=1), _sd(counts), _nanmean(per_sentence), _sd(per_sentence), draws)
 
 
 def _nanmean(values: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
@@ -1815,7 +1815,8 @@ def unigram_comparison(
         raise ValueError(f"summary_texts has {len(texts)} texts but presence_summaries has {table.shape[0]} rows")
     min_summaries = _whole(min_summaries, "min_summaries", minimum=1)
     min_factoids = (
-        min_summaries if min_factoid_summaries is None
+        min_summaries
+        if min_factoid_summaries is None
         else _whole(min_factoid_summaries, "min_factoid_summaries", minimum=1)
     )
     token_lists = [tokenize(t) if isinstance(t, str) else _not_text(i, t) for i, t in enumerate(texts)]

@@ -331,7 +331,7 @@ def nugget_f(
     r = _counts("vital_matched", vital_matched)
     a = _counts("okay_matched", okay_matched)
     total = _counts("vital_total", vital_total)
-    l = _non_negative("length", length)
+    l = _non_negative("length", length)  # noqa: E741 (Figure 1 calls the length l)
     for name, arg in (("vital_matched", r), ("okay_matched", a), ("vital_total", total), ("length", l)):
         if arg.ndim:
             raise ValueError(f"{name} must be a scalar; use nugget_f_batch for arrays")
@@ -507,7 +507,7 @@ def pyramid_f(
     beta = _beta(beta)
     w = _weights("weights", weights, ndims=(1,))
     mask = _matched_mask(matched, w.shape[0])
-    l = _non_negative("length", length)
+    l = _non_negative("length", length)  # noqa: E741 (Figure 1 calls the length l)
     if l.ndim:
         raise ValueError("length must be a scalar; use pyramid_f_batch for arrays")
     precision = _length_precision(np.count_nonzero(mask), l)
@@ -822,9 +822,7 @@ class _Campaign:
     def pyramid_scores(self, members: np.ndarray) -> np.ndarray:
         """F under the pyramid of each (S, A) subset of assessors -> (S, R, Q)."""
         votes = members.astype(float) @ self.labels
-        weights = pyramid_weights(
-            votes, question_index=self.layout.question_index, n_questions=self.layout.n_questions
-        )
+        weights = pyramid_weights(votes, question_index=self.layout.question_index, n_questions=self.layout.n_questions)
         return self.scores(weights)
 
 

@@ -31,9 +31,8 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from scoring.metrics import _frespa
+from scoring.metrics import _frespa, rank
 from scoring.metrics._frespa import support_threshold
-from scoring.metrics import rank
 
 __all__ = [
     "METHODS",
@@ -349,9 +348,7 @@ def rank_consensus(golds: Golds, *, tie_break: TieBreak = "first") -> list[Hasha
     return topic.ordering(consensus_ranks)
 
 
-def rank_based(
-    target: Ordering, golds: Golds, *, measure: Measure = "tau", tie_break: TieBreak = "first"
-) -> float:
+def rank_based(target: Ordering, golds: Golds, *, measure: Measure = "tau", tie_break: TieBreak = "first") -> float:
     """Rank-based aggregation RBA: the correlation of ``target`` with :func:`rank_consensus` (KZH 4.3).
 
     Parameters
@@ -861,9 +858,7 @@ def _frespa_scores(
     longest = k if max_len is None else min(max_len, k)
     if min_len > longest:
         return np.zeros(len(targets))
-    counts = _frespa.count_patterns(
-        targets, golds, threshold=support_threshold(min_sup, len(golds)), max_len=longest
-    )
+    counts = _frespa.count_patterns(targets, golds, threshold=support_threshold(min_sup, len(golds)), max_len=longest)
     return np.array(
         [
             _frespa.weighted_score(counts, target=t, w_len=w_len, w_sup=w_sup, min_len=min_len, max_len=longest)

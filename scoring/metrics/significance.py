@@ -314,9 +314,7 @@ def bootstrap_f1(
     >>> result.statistic_a, result.statistic_b, result.p_value
     (0.9, 0.5, 0.001)
     """
-    return paired_bootstrap(
-        counts_a, counts_b, statistic="f1", n_resamples=n_resamples, seed=seed, alpha=alpha
-    )
+    return paired_bootstrap(counts_a, counts_b, statistic="f1", n_resamples=n_resamples, seed=seed, alpha=alpha)
 
 
 def approximate_randomization(
@@ -780,9 +778,7 @@ def _bootstrap_differences(
     return values[:, pairs[:, 0]] - values[:, pairs[:, 1]]
 
 
-def _swap_differences(
-    stats: FloatArray, pairs: NDArray[np.intp], statistic: Callable, swaps: FloatArray
-) -> FloatArray:
+def _swap_differences(stats: FloatArray, pairs: NDArray[np.intp], statistic: Callable, swaps: FloatArray) -> FloatArray:
     """d* for every swap pattern and pair: swapping unit u moves (b_u - a_u) from B's totals to A's.
 
     The swapped totals of every system are computed once, so the cost does

@@ -325,17 +325,13 @@ def query_counts(returned: ArrayLike, truth: ArrayLike, queries: ArrayLike | Non
     known = (~np.isnan(sets)).astype(np.float64)
 
     by_system_query = _system_query_matrix(systems, codes, n_queries)
-    by_query = sparse.csr_array(
-        (np.ones(n_items), (np.arange(n_items), codes)), shape=(n_items, n_queries)
-    )
+    by_query = sparse.csr_array((np.ones(n_items), (np.arange(n_items), codes)), shape=(n_items, n_queries))
     # Sparse products keep the cost proportional to the returned items, not
     # to items x systems x queries.
     true_positives = (by_system_query.T @ positive.T).T.reshape(len(sets), len(systems), n_queries)
     returned_known = (by_system_query.T @ known.T).T.reshape(len(sets), len(systems), n_queries)
     positives = (by_query.T @ positive.T).T[:, None, :]
-    counts = np.stack(
-        [true_positives, returned_known - true_positives, positives - true_positives], axis=-1
-    )
+    counts = np.stack([true_positives, returned_known - true_positives, positives - true_positives], axis=-1)
     shape = truth_array.shape[:-1] + returned_array.shape[:-1] + (n_queries, 3)
     return np.rint(counts).astype(np.int64).reshape(shape)
 
@@ -534,7 +530,5 @@ def _check_seed(seed: object) -> None:
 
 def _set_seed_sequence(seed: Seed, index: int) -> np.random.SeedSequence:
     if isinstance(seed, np.random.SeedSequence):
-        return np.random.SeedSequence(
-            seed.entropy, spawn_key=(*seed.spawn_key, index), pool_size=seed.pool_size
-        )
+        return np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, index), pool_size=seed.pool_size)
     return np.random.SeedSequence(int(seed), spawn_key=(index,))

@@ -6,66 +6,129 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('annotate', '0001_initial'),
+        ("annotate", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='ScoringState',
+            name="ScoringState",
             fields=[
-                ('campaign', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, primary_key=True, related_name='+', serialize=False, to='annotate.campaign')),
-                ('pending', models.BooleanField(default=False)),
-                ('requested_at', models.DateTimeField(null=True)),
+                (
+                    "campaign",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        primary_key=True,
+                        related_name="+",
+                        serialize=False,
+                        to="annotate.campaign",
+                    ),
+                ),
+                ("pending", models.BooleanField(default=False)),
+                ("requested_at", models.DateTimeField(null=True)),
             ],
         ),
         migrations.CreateModel(
-            name='Job',
+            name="Job",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('analysis', models.CharField(max_length=64)),
-                ('params', models.JSONField(blank=True, default=dict)),
-                ('status', models.CharField(choices=[('queued', 'Queued'), ('running', 'Running'), ('done', 'Done'), ('failed', 'Failed')], default='queued', max_length=16)),
-                ('progress', models.FloatField(default=0.0)),
-                ('message', models.CharField(blank=True, max_length=500)),
-                ('result', models.JSONField(blank=True, null=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('campaign', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='jobs', to='annotate.campaign')),
-                ('created_by', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("analysis", models.CharField(max_length=64)),
+                ("params", models.JSONField(blank=True, default=dict)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[("queued", "Queued"), ("running", "Running"), ("done", "Done"), ("failed", "Failed")],
+                        default="queued",
+                        max_length=16,
+                    ),
+                ),
+                ("progress", models.FloatField(default=0.0)),
+                ("message", models.CharField(blank=True, max_length=500)),
+                ("result", models.JSONField(blank=True, null=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "campaign",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="jobs", to="annotate.campaign"
+                    ),
+                ),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
+                "ordering": ["-created_at", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='StaleTopic',
+            name="StaleTopic",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('revision', models.BigIntegerField()),
-                ('marked_at', models.DateTimeField()),
-                ('campaign', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='annotate.campaign')),
-                ('topic', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='annotate.topic')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("revision", models.BigIntegerField()),
+                ("marked_at", models.DateTimeField()),
+                (
+                    "campaign",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to="annotate.campaign"
+                    ),
+                ),
+                (
+                    "topic",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to="annotate.topic"
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='Report',
+            name="Report",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(default='agreement', max_length=64)),
-                ('data', models.JSONField()),
-                ('computed_at', models.DateTimeField()),
-                ('judgments_seen', models.PositiveIntegerField()),
-                ('campaign', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='reports', to='annotate.campaign')),
-                ('topic', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='reports', to='annotate.topic')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.CharField(default="agreement", max_length=64)),
+                ("data", models.JSONField()),
+                ("computed_at", models.DateTimeField()),
+                ("judgments_seen", models.PositiveIntegerField()),
+                (
+                    "campaign",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="reports", to="annotate.campaign"
+                    ),
+                ),
+                (
+                    "topic",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="reports",
+                        to="annotate.topic",
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(condition=models.Q(('topic__isnull', False)), fields=('campaign', 'topic', 'name'), name='one_topic_report'), models.UniqueConstraint(condition=models.Q(('topic__isnull', True)), fields=('campaign', 'name'), name='one_campaign_report')],
+                "constraints": [
+                    models.UniqueConstraint(
+                        condition=models.Q(("topic__isnull", False)),
+                        fields=("campaign", "topic", "name"),
+                        name="one_topic_report",
+                    ),
+                    models.UniqueConstraint(
+                        condition=models.Q(("topic__isnull", True)),
+                        fields=("campaign", "name"),
+                        name="one_campaign_report",
+                    ),
+                ],
             },
         ),
     ]

@@ -5,40 +5,44 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('scoring', '0001_initial'),
+        ("scoring", "0001_initial"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='job',
-            name='chunks_done',
+            model_name="job",
+            name="chunks_done",
             field=models.PositiveIntegerField(default=0),
         ),
         migrations.AddField(
-            model_name='job',
-            name='chunks_total',
+            model_name="job",
+            name="chunks_total",
             field=models.PositiveIntegerField(default=0),
         ),
         migrations.AddField(
-            model_name='job',
-            name='snapshot',
+            model_name="job",
+            name="snapshot",
             field=models.JSONField(blank=True, null=True),
         ),
         migrations.CreateModel(
-            name='JobChunk',
+            name="JobChunk",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('index', models.PositiveIntegerField()),
-                ('params', models.JSONField(default=dict)),
-                ('result', models.JSONField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('job', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='chunks', to='scoring.job')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("index", models.PositiveIntegerField()),
+                ("params", models.JSONField(default=dict)),
+                ("result", models.JSONField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "job",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="chunks", to="scoring.job"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['job', 'index'],
-                'constraints': [models.UniqueConstraint(fields=('job', 'index'), name='one_chunk_per_index')],
+                "ordering": ["job", "index"],
+                "constraints": [models.UniqueConstraint(fields=("job", "index"), name="one_chunk_per_index")],
             },
         ),
     ]

@@ -4,20 +4,29 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('scoring', '0003_alter_job_result_alter_job_snapshot_and_more'),
+        ("scoring", "0003_alter_job_result_alter_job_snapshot_and_more"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='job',
-            name='attempts',
+            model_name="job",
+            name="attempts",
             field=models.PositiveIntegerField(default=0),
         ),
         migrations.AlterField(
-            model_name='job',
-            name='status',
-            field=models.CharField(choices=[('queued', 'Queued'), ('running', 'Running'), ('done', 'Done'), ('failed', 'Failed'), ('cancelled', 'Cancelled')], default='queued', max_length=16),
+            model_name="job",
+            name="status",
+            field=models.CharField(
+                choices=[
+                    ("queued", "Queued"),
+                    ("running", "Running"),
+                    ("done", "Done"),
+                    ("failed", "Failed"),
+                    ("cancelled", "Cancelled"),
+                ],
+                default="queued",
+                max_length=16,
+            ),
         ),
     ]

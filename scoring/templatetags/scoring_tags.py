@@ -71,8 +71,21 @@ def heatmap(assessors: list[str], matrix: list[list[float | None]], measure: str
             x, y = LABEL + j * CELL, LABEL + i * CELL
             text_fill = "#fff" if value is not None and abs(value) > 0.55 else "#111"
             cells.append(
-                (x, y, CELL - 2, CELL - 2, colour(value), assessors[i], assessors[j], measure, fmt(value, 2),
-                 x + CELL / 2, y + CELL / 2 + 4, text_fill, fmt(value, 2))
+                (
+                    x,
+                    y,
+                    CELL - 2,
+                    CELL - 2,
+                    colour(value),
+                    assessors[i],
+                    assessors[j],
+                    measure,
+                    fmt(value, 2),
+                    x + CELL / 2,
+                    y + CELL / 2 + 4,
+                    text_fill,
+                    fmt(value, 2),
+                )
             )
     rects = format_html_join(
         "",
@@ -93,7 +106,14 @@ def heatmap(assessors: list[str], matrix: list[list[float | None]], measure: str
     return format_html(
         '<svg class="heatmap" role="img" aria-label="Pairwise {} between assessors" '
         'width="{}" height="{}" viewBox="0 0 {} {}">{}{}{}</svg>',
-        measure, size, size, size, size, column_labels, row_labels, rects,
+        measure,
+        size,
+        size,
+        size,
+        size,
+        column_labels,
+        row_labels,
+        rects,
     )
 
 
@@ -125,26 +145,68 @@ def line_chart(series: dict, *, x_label: str = "", y_label: str = "", width: int
     for index, (label, line) in enumerate(series.items()):
         colour_ = PALETTE[index % len(PALETTE)]
         coords = " ".join(f"{sx(x):.1f},{sy(y):.1f}" for x, y in line if x is not None and y is not None)
-        paths.append(format_html('<polyline fill="none" stroke="{}" stroke-width="2" points="{}"><title>{}</title></polyline>', colour_, coords, label))
+        paths.append(
+            format_html(
+                '<polyline fill="none" stroke="{}" stroke-width="2" points="{}"><title>{}</title></polyline>',
+                colour_,
+                coords,
+                label,
+            )
+        )
         ly = top + 14 * index + 8
-        legend.append(format_html(
-            '<line x1="{}" x2="{}" y1="{}" y2="{}" stroke="{}" stroke-width="2"/><text x="{}" y="{}" font-size="11">{}</text>',
-            width - right + 10, width - right + 28, ly, ly, colour_, width - right + 32, ly + 4, label,
-        ))
+        legend.append(
+            format_html(
+                '<line x1="{}" x2="{}" y1="{}" y2="{}" stroke="{}" stroke-width="2"/><text x="{}" y="{}" font-size="11">{}</text>',
+                width - right + 10,
+                width - right + 28,
+                ly,
+                ly,
+                colour_,
+                width - right + 32,
+                ly + 4,
+                label,
+            )
+        )
     ticks = []
     for fraction in (0, 0.25, 0.5, 0.75, 1):
         yv = y0 + fraction * (y1 - y0)
         xv = x0 + fraction * (x1 - x0)
-        ticks.append(format_html('<text x="{}" y="{}" font-size="10" text-anchor="end">{}</text>', left - 4, sy(yv) + 3, f"{yv:.3g}"))
-        ticks.append(format_html('<text x="{}" y="{}" font-size="10" text-anchor="middle">{}</text>', sx(xv), height - bottom + 14, f"{xv:.3g}"))
+        ticks.append(
+            format_html(
+                '<text x="{}" y="{}" font-size="10" text-anchor="end">{}</text>', left - 4, sy(yv) + 3, f"{yv:.3g}"
+            )
+        )
+        ticks.append(
+            format_html(
+                '<text x="{}" y="{}" font-size="10" text-anchor="middle">{}</text>',
+                sx(xv),
+                height - bottom + 14,
+                f"{xv:.3g}",
+            )
+        )
     axes = format_html(
         '<line x1="{l}" y1="{t}" x2="{l}" y2="{b}" stroke="#999"/><line x1="{l}" y1="{b}" x2="{r}" y2="{b}" stroke="#999"/>'
         '<text x="{cx}" y="{h}" font-size="11" text-anchor="middle">{xl}</text>'
         '<text x="12" y="{cy}" font-size="11" text-anchor="middle" transform="rotate(-90 12 {cy})">{yl}</text>',
-        l=left, t=top, b=top + plot_h, r=left + plot_w, cx=left + plot_w / 2, h=height - 6, xl=x_label, cy=top + plot_h / 2, yl=y_label,
+        l=left,
+        t=top,
+        b=top + plot_h,
+        r=left + plot_w,
+        cx=left + plot_w / 2,
+        h=height - 6,
+        xl=x_label,
+        cy=top + plot_h / 2,
+        yl=y_label,
     )
     body = format_html_join("", "{}", ((item,) for item in [axes, *ticks, *paths, *legend]))
-    return format_html('<svg class="chart" role="img" width="{}" height="{}" viewBox="0 0 {} {}">{}</svg>', width, height, width, height, body)
+    return format_html(
+        '<svg class="chart" role="img" width="{}" height="{}" viewBox="0 0 {} {}">{}</svg>',
+        width,
+        height,
+        width,
+        height,
+        body,
+    )
 
 
 @register.filter
@@ -163,9 +225,17 @@ def sweep_series(rows: list[dict]) -> dict:
 
 
 #: Figure 1's measures, as (label, key in a split-merge step).
-PATH_MEASURES = (("V_beta", "v_beta"), ("V_0.5", "v_half"), ("NVI", "normalized_variation_of_information"),
-                 ("NMI", "nmi_arithmetic"), ("RI", "rand_index"), ("ARI", "adjusted_rand_index"),
-                 ("purity", "purity"), ("entropy", "entropy"), ("pair F", "pair_f"))
+PATH_MEASURES = (
+    ("V_beta", "v_beta"),
+    ("V_0.5", "v_half"),
+    ("NVI", "normalized_variation_of_information"),
+    ("NMI", "nmi_arithmetic"),
+    ("RI", "rand_index"),
+    ("ARI", "adjusted_rand_index"),
+    ("purity", "purity"),
+    ("entropy", "entropy"),
+    ("pair F", "pair_f"),
+)
 
 
 @register.filter
@@ -212,7 +282,7 @@ def box_plot(summaries: list[dict], scores: list[list[float]], width: int = 720,
     order = sorted(range(len(summaries)), key=lambda i: (not summaries[i]["model"], summaries[i]["id"]))
     low, q1, median, q3, high = np.percentile(values, [5, 25, 50, 75, 95], axis=0)
     top = float(values.max()) or 1.0
-    left, bottom, plot_h = 40, 30, height - 40
+    left, plot_h = 40, height - 40
     step = (width - left - 10) / len(order)
 
     def y(v: float) -> float:
@@ -222,16 +292,38 @@ def box_plot(summaries: list[dict], scores: list[list[float]], width: int = 720,
     for position, i in enumerate(order):
         x = left + position * step + step / 2
         colour_ = PALETTE[0] if summaries[i]["model"] else PALETTE[2]
-        boxes.append(format_html(
-            '<g><title>{}: median {}</title><line x1="{}" x2="{}" y1="{}" y2="{}" stroke="#888"/>'
-            '<rect x="{}" y="{}" width="{}" height="{}" fill="{}" opacity="0.7"/>'
-            '<line x1="{}" x2="{}" y1="{}" y2="{}" stroke="#fff" stroke-width="2"/></g>',
-            summaries[i]["id"], f"{median[i]:.1f}", x, x, y(low[i]), y(high[i]),
-            x - step * 0.3, y(q3[i]), step * 0.6, max(y(q1[i]) - y(q3[i]), 1), colour_,
-            x - step * 0.3, x + step * 0.3, y(median[i]), y(median[i]),
-        ))
-    axis = format_html('<text x="4" y="14" font-size="10">{}</text><text x="4" y="{}" font-size="10">0</text>',
-                       f"{top:.0f}", 10 + plot_h)
+        boxes.append(
+            format_html(
+                '<g><title>{}: median {}</title><line x1="{}" x2="{}" y1="{}" y2="{}" stroke="#888"/>'
+                '<rect x="{}" y="{}" width="{}" height="{}" fill="{}" opacity="0.7"/>'
+                '<line x1="{}" x2="{}" y1="{}" y2="{}" stroke="#fff" stroke-width="2"/></g>',
+                summaries[i]["id"],
+                f"{median[i]:.1f}",
+                x,
+                x,
+                y(low[i]),
+                y(high[i]),
+                x - step * 0.3,
+                y(q3[i]),
+                step * 0.6,
+                max(y(q1[i]) - y(q3[i]), 1),
+                colour_,
+                x - step * 0.3,
+                x + step * 0.3,
+                y(median[i]),
+                y(median[i]),
+            )
+        )
+    axis = format_html(
+        '<text x="4" y="14" font-size="10">{}</text><text x="4" y="{}" font-size="10">0</text>',
+        f"{top:.0f}",
+        10 + plot_h,
+    )
     body = format_html_join("", "{}", ((b,) for b in [axis, *boxes]))
-    return format_html('<svg class="chart" role="img" aria-label="Scores per summary" width="{}" height="{}">{}</svg>'
-                       '<p class="muted">Blue: model summaries; orange: machine summaries.</p>', width, height, body)
+    return format_html(
+        '<svg class="chart" role="img" aria-label="Scores per summary" width="{}" height="{}">{}</svg>'
+        '<p class="muted">Blue: model summaries; orange: machine summaries.</p>',
+        width,
+        height,
+        body,
+    )

@@ -17,7 +17,12 @@ def url_and_client(api, people, campaign):
     topic = Topic.objects.filter(campaign=campaign, assignments__assessor=people["alice"]).first()
     client = api(people["alice"])
     url = f"/api/campaigns/{campaign.pk}/topics/{topic.external_id}/judgment/"
-    assert client.put(url, {"payload": {"matches": {"c1": True}}, "status": "draft", "version": 0}, format="json").status_code == 200
+    assert (
+        client.put(
+            url, {"payload": {"matches": {"c1": True}}, "status": "draft", "version": 0}, format="json"
+        ).status_code
+        == 200
+    )
     return url, client, topic
 
 
@@ -29,9 +34,21 @@ def stored(topic, people):
 @pytest.mark.parametrize(
     ("body", "field", "detail"),
     [
-        ({"payload": {"matches": {"c99": True}}, "status": "draft", "version": 1}, "payload.matches.c99", "unknown candidate id"),
-        ({"payload": {"matches": {"c1": "yes"}}, "status": "draft", "version": 1}, "payload.matches.c1", "expected true or false"),
-        ({"payload": {"matches": {"c1": True}}, "status": "submitted", "version": 1}, "payload.matches", "3 candidate(s) not judged: c2, c3, c4"),
+        (
+            {"payload": {"matches": {"c99": True}}, "status": "draft", "version": 1},
+            "payload.matches.c99",
+            "unknown candidate id",
+        ),
+        (
+            {"payload": {"matches": {"c1": "yes"}}, "status": "draft", "version": 1},
+            "payload.matches.c1",
+            "expected true or false",
+        ),
+        (
+            {"payload": {"matches": {"c1": True}}, "status": "submitted", "version": 1},
+            "payload.matches",
+            "3 candidate(s) not judged: c2, c3, c4",
+        ),
         ({"payload": FULL, "status": "done", "version": 1}, "status", "expected one of draft, submitted"),
         ({"payload": FULL, "status": "draft", "version": "1"}, "version", "whole number"),
         ({"payload": FULL, "status": "draft"}, "body.version", "required"),

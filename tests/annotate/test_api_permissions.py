@@ -39,7 +39,12 @@ def endpoints(campaign, topic, job):
         ("get", f"{c}/topics/", None, [401, 200, 404, 200, 404, 200]),
         ("post", f"{c}/topics/", new_topic, [401, 403, 404, 201, 404, 201]),
         ("get", f"{c}/runs/", None, [401, 403, 404, 200, 404, 200]),
-        ("post", f"{c}/runs/", [{"name": "sys1", "data": {"results": {"q1": [{"id": "c1", "text": "x"}]}}}], [401, 403, 404, 201, 404, 201]),
+        (
+            "post",
+            f"{c}/runs/",
+            [{"name": "sys1", "data": {"results": {"q1": [{"id": "c1", "text": "x"}]}}}],
+            [401, 403, 404, 201, 404, 201],
+        ),
         ("get", f"{c}/topics/{topic.external_id}/judgment/", None, [401, 200, 404, 200, 404, 200]),
         (
             "put",
@@ -86,9 +91,13 @@ def test_assessors_see_only_their_own_topics_and_judgments(api, people, campaign
     assert sorted(t["external_id"] for t in topics) == sorted(
         Topic.objects.filter(assignments__assessor=alice).values_list("external_id", flat=True)
     )
-    bobs_only = Topic.objects.filter(campaign=campaign, assignments__assessor=bob).exclude(assignments__assessor=alice).first()
+    bobs_only = (
+        Topic.objects.filter(campaign=campaign, assignments__assessor=bob).exclude(assignments__assessor=alice).first()
+    )
     if bobs_only is not None:
-        assert api(alice).get(f"/api/campaigns/{campaign.pk}/topics/{bobs_only.external_id}/judgment/").status_code == 404
+        assert (
+            api(alice).get(f"/api/campaigns/{campaign.pk}/topics/{bobs_only.external_id}/judgment/").status_code == 404
+        )
     everything = api(people["organiser"]).get(f"/api/campaigns/{campaign.pk}/judgments/").json()
     assert {j["assessor"] for j in everything} == {"alice", "bob"}
 
@@ -97,7 +106,9 @@ def test_body_fields_that_would_reassign_are_refused(api, people, campaign):
     topic = alice_topic(campaign, people)
     url = f"/api/campaigns/{campaign.pk}/topics/{topic.external_id}/judgment/"
     for extra in ({"assessor": people["bob"].pk}, {"campaign": 999}, {"topic": "q2"}):
-        response = api(people["alice"]).put(url, {"payload": PAYLOAD, "status": "draft", "version": 0, **extra}, format="json")
+        response = api(people["alice"]).put(
+            url, {"payload": PAYLOAD, "status": "draft", "version": 0, **extra}, format="json"
+        )
         assert response.status_code == 400
         assert response.json()["field"] == f"body.{next(iter(extra))}"
     assert not Judgment.objects.exists()
@@ -109,7 +120,9 @@ def test_body_fields_that_would_reassign_are_refused(api, people, campaign):
 
 
 def test_organiser_creating_a_campaign_becomes_its_organiser(api, people):
-    response = api(people["organiser"]).post("/api/campaigns/", {"kind": "pairs", "name": "Fresh", "overlap": 3}, format="json")
+    response = api(people["organiser"]).post(
+        "/api/campaigns/", {"kind": "pairs", "name": "Fresh", "overlap": 3}, format="json"
+    )
     assert response.status_code == 201 and response.json()["role"] == "organiser"
     membership = Membership.objects.get(campaign_id=response.json()["id"])
     assert (membership.user.username, membership.role) == ("organiser", "organiser")

@@ -12,7 +12,9 @@ from annotate.models import Campaign, Membership
 
 def test_prints_only_the_new_id_and_makes_the_creator_organiser(people):
     out, err = io.StringIO(), io.StringIO()
-    call_command("create_campaign", "pairs", "RTE", "--organiser", "organiser", "--overlap", "3", stdout=out, stderr=err)
+    call_command(
+        "create_campaign", "pairs", "RTE", "--organiser", "organiser", "--overlap", "3", stdout=out, stderr=err
+    )
     campaign = Campaign.objects.get(name="RTE")
     assert out.getvalue().strip() == str(campaign.pk)
     assert (campaign.kind, campaign.overlap) == ("pairs", 3)

@@ -5,6 +5,7 @@ from django.contrib.auth import authenticate
 from django.core.management import call_command
 
 from annotate.models import Assignment, Campaign, Judgment
+from kinds.registry import KINDS
 from scoring.selectors import campaign_report
 
 pytestmark = pytest.mark.django_db
@@ -30,8 +31,12 @@ def test_seed_creates_logins_and_a_pairs_campaign_with_realistic_agreement(capsy
 
 def test_seeding_twice_keeps_one_demo_campaign(capsys):
     call_command("seed_demo")
+    once = sorted(Campaign.objects.filter(params__demo=True).values_list("kind", flat=True))
     call_command("seed_demo", "--keep-passwords")
-    assert sorted(Campaign.objects.filter(params__demo=True).values_list("kind", flat=True)) == ["clustering", "factoids", "nuggets", "ordering", "pairs", "pairs"]
+    assert sorted(Campaign.objects.filter(params__demo=True).values_list("kind", flat=True)) == once
+    # One demo per kind of the registry, two for pairs (adjudication, and the name-search systems).
+    assert sorted(set(once)) == sorted(name for name, spec in KINDS.items() if spec.demo) and once.count("pairs") == 2
+    assert len(once) == len(set(once)) + 1
     assert "(unchanged)" in capsys.readouterr().out
 
 

@@ -14,8 +14,8 @@ from statsmodels.stats.inter_rater import aggregate_raters
 from statsmodels.stats.inter_rater import fleiss_kappa as statsmodels_fleiss
 
 from annotate import importers, services
-from concord.errors import InvalidInput
 from annotate.models import Judgment, JudgmentRevision, Membership, Run, Topic
+from concord.errors import InvalidInput
 from scoring.selectors import campaign_report
 
 pytestmark = pytest.mark.django_db
@@ -63,7 +63,8 @@ def test_temporal_file_needs_the_positive_label(empty):
     call_command("import_judgments", empty.pk, str(TEMP), "--positive", "before", stdout=open("/dev/null", "w"))
     assert Topic.objects.filter(campaign=empty).count() == 462
     counts = Counter(
-        payload["matches"]["item"] for payload in Judgment.objects.filter(topic__campaign=empty).values_list("payload", flat=True)
+        payload["matches"]["item"]
+        for payload in Judgment.objects.filter(topic__campaign=empty).values_list("payload", flat=True)
     )
     with TEMP.open() as handle:
         assert counts[True] == sum(row["response"] == "before" for row in csv.DictReader(handle))
@@ -74,7 +75,9 @@ def test_generic_crowd_file_groups_items_into_topics(campaign, people):
         f"w{w},q1,c{c},{int((w + c) % 3 == 0)}\n" for w in (1, 2) for c in (1, 2, 3, 4)
     )
     crowd = importers.read_crowd_csv(text)
-    summary = services.import_crowd_file(campaign=campaign, topics=crowd.topics, labels=crowd.labels, reference=crowd.reference)
+    summary = services.import_crowd_file(
+        campaign=campaign, topics=crowd.topics, labels=crowd.labels, reference=crowd.reference
+    )
     assert (summary.judgments, summary.topics, summary.assessors_created) == (2, 1, 2)
     judgment = Judgment.objects.get(assessor__username="w1", topic__external_id="q1")
     assert judgment.payload == {"matches": {"c1": False, "c2": True, "c3": False, "c4": False}}
@@ -95,7 +98,9 @@ def test_malformed_crowd_files_import_nothing(campaign, text, message):
     before = (Judgment.objects.count(), Membership.objects.count(), Topic.objects.count())
     with pytest.raises(InvalidInput, match=message):
         crowd = importers.read_crowd_csv(text)
-        services.import_crowd_file(campaign=campaign, topics=crowd.topics, labels=crowd.labels, reference=crowd.reference)
+        services.import_crowd_file(
+            campaign=campaign, topics=crowd.topics, labels=crowd.labels, reference=crowd.reference
+        )
     assert (Judgment.objects.count(), Membership.objects.count(), Topic.objects.count()) == before
 
 
@@ -114,15 +119,25 @@ def test_topics_import_from_json_all_or_nothing(campaign, tmp_path):
 
 def test_duplicate_topic_ids_are_refused(campaign):
     with pytest.raises(InvalidInput, match="already exists"):
-        services.import_topics(campaign=campaign, topics=[{"external_id": "q1", "data": {"query": "Q", "candidates": [{"id": "a", "text": "A"}]}}])
+        services.import_topics(
+            campaign=campaign,
+            topics=[{"external_id": "q1", "data": {"query": "Q", "candidates": [{"id": "a", "text": "A"}]}}],
+        )
 
 
 def test_topics_upload_through_the_api(api, people, campaign):
     from django.core.files.uploadedfile import SimpleUploadedFile
 
-    upload = SimpleUploadedFile("t.json", json.dumps([{"external_id": "up1", "data": {"query": "Q", "candidates": [{"id": "a", "text": "A"}]}}]).encode())
-    response = api(people["organiser"]).post(f"/api/campaigns/{campaign.pk}/topics/", {"file": upload}, format="multipart")
+    upload = SimpleUploadedFile(
+        "t.json",
+        json.dumps([{"external_id": "up1", "data": {"query": "Q", "candidates": [{"id": "a", "text": "A"}]}}]).encode(),
+    )
+    response = api(people["organiser"]).post(
+        f"/api/campaigns/{campaign.pk}/topics/", {"file": upload}, format="multipart"
+    )
     assert response.status_code == 201 and response.json()[0]["external_id"] == "up1"
     broken = SimpleUploadedFile("t.json", b"[{")
-    response = api(people["organiser"]).post(f"/api/campaigns/{campaign.pk}/topics/", {"file": broken}, format="multipart")
+    response = api(people["organiser"]).post(
+        f"/api/campaigns/{campaign.pk}/topics/", {"file": broken}, format="multipart"
+    )
     assert response.status_code == 400 and response.json()["field"] == "file" and "line 1" in response.json()["detail"]

@@ -19,8 +19,8 @@ from django.core.management import CommandError, call_command
 from django.test import Client
 
 from annotate import backup, importers, services
-from concord.errors import InvalidInput
 from annotate.models import Assignment, Campaign, Judgment, JudgmentRevision, Membership, Run, Topic
+from concord.errors import InvalidInput
 
 pytestmark = pytest.mark.django_db
 
@@ -49,8 +49,9 @@ def rows(*workers: str, topic: str = "q1") -> str:
 def upload(api, user, campaign, text: str, name: str = "crowd.csv", **fields):
     handle = io.BytesIO(text.encode())
     handle.name = name
-    return api(user).post(f"/api/campaigns/{campaign.pk}/judgments/import/", {"file": handle, **fields},
-                          format="multipart")
+    return api(user).post(
+        f"/api/campaigns/{campaign.pk}/judgments/import/", {"file": handle, **fields}, format="multipart"
+    )
 
 
 def command(campaign, tmp_path, text: str, *options: str, name: str = "crowd.csv") -> str:
@@ -127,16 +128,25 @@ def test_the_command_refuses_and_maps_with_the_flag(people, campaign, tmp_path):
 
 
 def test_json_judgments_name_the_entry(people, campaign, tmp_path, unchanged):
-    entries = [{"assessor": "w1", "topic": "q1", "payload": {"matches": {f"c{c}": True for c in range(1, 5)}}},
-               {"assessor": "carol", "topic": "q2", "payload": {"matches": {f"c{c}": True for c in range(1, 5)}}}]
+    entries = [
+        {"assessor": "w1", "topic": "q1", "payload": {"matches": {f"c{c}": True for c in range(1, 5)}}},
+        {"assessor": "carol", "topic": "q2", "payload": {"matches": {f"c{c}": True for c in range(1, 5)}}},
+    ]
     with pytest.raises(CommandError, match=r"judgments\[1\]\.assessor: worker 'carol' is an existing account"):
         command(campaign, tmp_path, json.dumps(entries), name="judgments.json")
 
 
 def test_an_imported_worker_of_another_campaign_is_an_existing_account(people, campaign, tmp_path):
     other = services.create_campaign(creator=people["organiser"], kind="pairs", name="Other", overlap=1)
-    services.import_topics(campaign=other, topics=[{"external_id": "q1", "data": {
-        "query": "Q", "candidates": [{"id": f"c{c}", "text": f"C{c}"} for c in range(1, 5)]}}])
+    services.import_topics(
+        campaign=other,
+        topics=[
+            {
+                "external_id": "q1",
+                "data": {"query": "Q", "candidates": [{"id": f"c{c}", "text": f"C{c}"} for c in range(1, 5)]},
+            }
+        ],
+    )
     command(other, tmp_path, rows("w1"))
     before = counts()
     with pytest.raises(CommandError, match=r"line 2: worker 'w1' is an existing account"):
@@ -166,7 +176,7 @@ def test_workers_of_an_earlier_import_of_this_campaign_are_reused(api, people, c
         "two words",
         "bell\x07ring",
         "<b>bold</b>",
-        "=HYPERLINK(\"http://example.invalid\")",
+        '=HYPERLINK("http://example.invalid")',
         "ａｌｉｃｅ",  # NFKC: alice
         "Carol",  # differs from the account carol only in case
     ],
@@ -207,16 +217,19 @@ def test_imported_workers_are_marked_on_the_members_api_and_cannot_log_in(api, p
 def test_imported_workers_get_no_new_topics(api, people, campaign):
     """They never log in: topics added later go to the assessors who do."""
     assert upload(api, people["organiser"], campaign, rows("w1", "w2", "w3")).status_code == 201
-    (topic,) = services.import_topics(campaign=campaign, topics=[{"external_id": "q9", "data": {
-        "query": "Q", "candidates": [{"id": "c1", "text": "C"}]}}])
+    (topic,) = services.import_topics(
+        campaign=campaign,
+        topics=[{"external_id": "q9", "data": {"query": "Q", "candidates": [{"id": "c1", "text": "C"}]}}],
+    )
     assert sorted(topic.assignments.values_list("assessor__username", flat=True)) == ["alice", "bob"]
 
 
 def test_the_import_summary_through_the_service(people, campaign):
     crowd = importers.read_crowd_csv(rows("w1"))
     with pytest.raises(InvalidInput) as error:
-        services.import_crowd_file(campaign=campaign, topics=crowd.topics, labels=importers.read_crowd_csv(rows("bob")).labels,
-                                   reference={})
+        services.import_crowd_file(
+            campaign=campaign, topics=crowd.topics, labels=importers.read_crowd_csv(rows("bob")).labels, reference={}
+        )
     assert error.value.field == "line 2"
     summary = services.import_crowd_file(campaign=campaign, topics=crowd.topics, labels=crowd.labels, reference={})
     assert summary.assessors_created == 1
@@ -266,9 +279,16 @@ def test_the_migration_marks_the_workers_earlier_imports_created(people, campaig
     migration = importlib.import_module("annotate.migrations.0004_membership_imported")
     crowd = importers.read_crowd_csv(rows("w1"))
     services.import_crowd_file(campaign=campaign, topics=[], labels=crowd.labels, reference={})
-    services.save_judgment(topic=campaign.topics.get(external_id="q1"), assessor=people["alice"],
-                           payload={"matches": {f"c{c}": True for c in range(1, 5)}}, status="submitted", version=0,
-                           source="import")
+    services.save_judgment(
+        topic=campaign.topics.get(external_id="q1"),
+        assessor=people["alice"],
+        payload={"matches": {f"c{c}": True for c in range(1, 5)}},
+        status="submitted",
+        version=0,
+        source="import",
+    )
     Membership.objects.filter(campaign=campaign).update(imported=False)
     migration.mark_imported_workers(apps, None)
-    assert set(Membership.objects.filter(campaign=campaign, imported=True).values_list("user__username", flat=True)) == {"w1"}
+    assert set(
+        Membership.objects.filter(campaign=campaign, imported=True).values_list("user__username", flat=True)
+    ) == {"w1"}

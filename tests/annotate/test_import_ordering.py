@@ -10,8 +10,8 @@ from django.core.management import CommandError, call_command
 from scipy.stats import kendalltau
 
 from annotate import importers, services
-from concord.errors import InvalidInput
 from annotate.models import Judgment, Run, Topic
+from concord.errors import InvalidInput
 from scoring.selectors import campaign_report, topic_report
 
 pytestmark = pytest.mark.django_db
@@ -57,12 +57,19 @@ def test_squality_by_correctness_rank(empty):
 
 def test_json_judgments_import_all_or_nothing(people, tmp_path):
     campaign = services.create_campaign(creator=people["organiser"], kind="ordering", name="J", overlap=2)
-    services.import_topics(campaign=campaign, topics=[{"external_id": "t1", "data": {"items": [{"id": "a", "text": "A"}, {"id": "b", "text": "B"}]}}])
+    services.import_topics(
+        campaign=campaign,
+        topics=[{"external_id": "t1", "data": {"items": [{"id": "a", "text": "A"}, {"id": "b", "text": "B"}]}}],
+    )
     path = tmp_path / "judgments.json"
-    path.write_text(json.dumps([
-        {"assessor": "x", "topic": "t1", "payload": {"order": ["b", "a"]}},
-        {"assessor": "y", "topic": "t1", "payload": {"order": ["b", "b"]}},
-    ]))
+    path.write_text(
+        json.dumps(
+            [
+                {"assessor": "x", "topic": "t1", "payload": {"order": ["b", "a"]}},
+                {"assessor": "y", "topic": "t1", "payload": {"order": ["b", "b"]}},
+            ]
+        )
+    )
     with pytest.raises(CommandError, match=r"judgments\[1\]\.payload\.order: duplicated item id\(s\): b"):
         call_command("import_judgments", campaign.pk, str(path))
     assert not Judgment.objects.exists()
@@ -73,9 +80,10 @@ def test_json_judgments_import_all_or_nothing(people, tmp_path):
 
 def test_runs_from_csv(people, tmp_path):
     campaign = services.create_campaign(creator=people["organiser"], kind="ordering", name="R", overlap=1)
-    services.import_topics(campaign=campaign, topics=[
-        {"external_id": f"t{n}", "data": {"items": [{"id": i, "text": i} for i in "abc"]}} for n in (1, 2)
-    ])
+    services.import_topics(
+        campaign=campaign,
+        topics=[{"external_id": f"t{n}", "data": {"items": [{"id": i, "text": i} for i in "abc"]}} for n in (1, 2)],
+    )
     path = tmp_path / "runs.csv"
     path.write_text("topic,run,order\nt1,sysA,a b c\nt2,sysA,c b a\nt1,sysB,b a c\n")
     call_command("import_runs", campaign.pk, str(path), stdout=open("/dev/null", "w"))
@@ -93,7 +101,11 @@ def test_runs_upload_through_the_api(api, people):
     from django.core.files.uploadedfile import SimpleUploadedFile
 
     campaign = services.create_campaign(creator=people["organiser"], kind="ordering", name="R", overlap=1)
-    services.import_topics(campaign=campaign, topics=[{"external_id": "t1", "data": {"items": [{"id": i, "text": i} for i in "ab"]}}])
+    services.import_topics(
+        campaign=campaign, topics=[{"external_id": "t1", "data": {"items": [{"id": i, "text": i} for i in "ab"]}}]
+    )
     upload = SimpleUploadedFile("runs.csv", b"topic,run,order\nt1,s,b a\n")
-    response = api(people["organiser"]).post(f"/api/campaigns/{campaign.pk}/runs/", {"file": upload}, format="multipart")
+    response = api(people["organiser"]).post(
+        f"/api/campaigns/{campaign.pk}/runs/", {"file": upload}, format="multipart"
+    )
     assert response.status_code == 201 and response.json()[0]["data"] == {"orderings": {"t1": ["b", "a"]}}

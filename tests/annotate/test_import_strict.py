@@ -17,8 +17,8 @@ from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
 from annotate import importers, services
-from concord.errors import InvalidInput
 from annotate.models import Assignment, Campaign, Judgment, JudgmentRevision, Membership, Run, Topic
+from concord.errors import InvalidInput
 
 pytestmark = pytest.mark.django_db
 
@@ -57,29 +57,44 @@ def write(tmp_path, name: str, text: str) -> str:
 @pytest.fixture
 def ordering(people):
     campaign = services.create_campaign(creator=people["organiser"], kind="ordering", name="O", overlap=1)
-    services.import_topics(campaign=campaign, topics=[{"external_id": "t1", "data": {
-        "items": [{"id": i, "text": i} for i in "abc"]}}])
+    services.import_topics(
+        campaign=campaign, topics=[{"external_id": "t1", "data": {"items": [{"id": i, "text": i} for i in "abc"]}}]
+    )
     return campaign
 
 
 @pytest.fixture
 def clustering(people):
     campaign = services.create_campaign(creator=people["organiser"], kind="clustering", name="C", overlap=1)
-    services.import_topics(campaign=campaign, topics=[{"external_id": "t1", "data": {
-        "documents": [{"id": "d1"}, {"id": "d2"}],
-        "sentences": [{"id": "s1", "document": "d1", "position": 1, "text": "A"},
-                      {"id": "s2", "document": "d2", "position": 1, "text": "B"}]}}])
+    services.import_topics(
+        campaign=campaign,
+        topics=[
+            {
+                "external_id": "t1",
+                "data": {
+                    "documents": [{"id": "d1"}, {"id": "d2"}],
+                    "sentences": [
+                        {"id": "s1", "document": "d1", "position": 1, "text": "A"},
+                        {"id": "s2", "document": "d2", "position": 1, "text": "B"},
+                    ],
+                },
+            }
+        ],
+    )
     return campaign
 
 
 # -- header-only files ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("header", ["worker,topic,candidate,label", "worker,item,label",
-                                    "!amt_worker_ids,orig_id,response,gold,text,hypothesis"])
+@pytest.mark.parametrize(
+    "header",
+    ["worker,topic,candidate,label", "worker,item,label", "!amt_worker_ids,orig_id,response,gold,text,hypothesis"],
+)
 def test_a_header_only_crowd_csv_is_refused(api, people, campaign, unchanged, header):
-    response = post_file(api, people["organiser"], f"/api/campaigns/{campaign.pk}/judgments/import/",
-                         header + "\n", "crowd.csv")
+    response = post_file(
+        api, people["organiser"], f"/api/campaigns/{campaign.pk}/judgments/import/", header + "\n", "crowd.csv"
+    )
     assert response.status_code == 400
     assert response.json() == {"field": "file", "detail": "no rows: the file has a header and nothing else"}
 
@@ -131,9 +146,13 @@ def test_a_row_longer_than_the_header_is_refused_with_its_line(campaign, unchang
 
 
 def test_the_snow_files_columns_are_known():
-    for header in ("!amt_annotation_ids,!amt_worker_ids,orig_id,response,gold,start,end,hypothesis,task,text",
-                   "!amt_annotation_ids,!amt_worker_ids,orig_id,response,gold,start,end,event1,event2,text"):
-        crowd = importers.read_crowd_csv(header + "\n" + ",".join(["1", "w1", "7", "1", "1", "a", "b", "c", "d", "e"]) + "\n")
+    for header in (
+        "!amt_annotation_ids,!amt_worker_ids,orig_id,response,gold,start,end,hypothesis,task,text",
+        "!amt_annotation_ids,!amt_worker_ids,orig_id,response,gold,start,end,event1,event2,text",
+    ):
+        crowd = importers.read_crowd_csv(
+            header + "\n" + ",".join(["1", "w1", "7", "1", "1", "a", "b", "c", "d", "e"]) + "\n"
+        )
         assert len(crowd.labels) == 1
 
 
@@ -161,8 +180,9 @@ def pairs_topic(external_id: str = "z1") -> dict:
 
 
 def test_topics_body_with_an_unknown_field_is_refused(api, people, campaign, unchanged):
-    response = api(people["organiser"]).post(f"/api/campaigns/{campaign.pk}/topics/",
-                                             {"topics": [pairs_topic()], "x": 1}, format="json")
+    response = api(people["organiser"]).post(
+        f"/api/campaigns/{campaign.pk}/topics/", {"topics": [pairs_topic()], "x": 1}, format="json"
+    )
     assert response.status_code == 400 and response.json()["field"] == "body.x"
 
 
@@ -208,12 +228,19 @@ def test_unknown_multipart_fields_are_refused(api, people, campaign, unchanged, 
         ({"reference": True, "labels": {"q1": [True]}}, "runs[0].data.labels.q1"),
         ({"reference": True, "labels": {}}, "runs[0].data.labels"),
     ],
-    ids=["unknown-query", "labels-unknown-topic", "labels-unknown-candidate", "labels-not-bool",
-         "labels-not-object", "labels-empty"],
+    ids=[
+        "unknown-query",
+        "labels-unknown-topic",
+        "labels-unknown-candidate",
+        "labels-not-bool",
+        "labels-not-object",
+        "labels-empty",
+    ],
 )
 def test_pairs_runs_are_checked_against_the_topics(api, people, campaign, unchanged, data, field):
-    response = api(people["organiser"]).post(f"/api/campaigns/{campaign.pk}/runs/", [{"name": "s", "data": data}],
-                                             format="json")
+    response = api(people["organiser"]).post(
+        f"/api/campaigns/{campaign.pk}/runs/", [{"name": "s", "data": data}], format="json"
+    )
     assert response.status_code == 400 and response.json()["field"] == field, response.json()
 
 
@@ -225,8 +252,17 @@ def test_pairs_results_outside_the_pool_are_kept(campaign):
 
 
 def test_pools_keep_building_when_a_query_pools_nothing(campaign):
-    runs = [{"name": "s1", "data": {"results": {"p1": [{"id": "x", "text": "Ann Lee"}],
-                                                "p2": [{"id": "y", "text": "Bo Chen"}, {"id": "z", "text": "Bob Chen"}]}}}]
+    runs = [
+        {
+            "name": "s1",
+            "data": {
+                "results": {
+                    "p1": [{"id": "x", "text": "Ann Lee"}],
+                    "p2": [{"id": "y", "text": "Bo Chen"}, {"id": "z", "text": "Bob Chen"}],
+                }
+            },
+        }
+    ]
     topics = services.build_pools(campaign=campaign, queries={"p1": "Ann Lee", "p2": "Bo Chen"}, runs=runs)
     assert [t.external_id for t in topics] == ["p2"]
     assert Run.objects.get(campaign=campaign, name="s1").data["results"]["p2"][1]["id"] == "z"
@@ -235,8 +271,9 @@ def test_pools_keep_building_when_a_query_pools_nothing(campaign):
 def test_factoid_campaigns_take_no_runs(api, people):
     campaign = services.create_campaign(creator=people["organiser"], kind="factoids", name="F", overlap=1)
     before = counts()
-    response = api(people["organiser"]).post(f"/api/campaigns/{campaign.pk}/runs/",
-                                             [{"name": "s", "data": {"anything": 1}}], format="json")
+    response = api(people["organiser"]).post(
+        f"/api/campaigns/{campaign.pk}/runs/", [{"name": "s", "data": {"anything": 1}}], format="json"
+    )
     assert response.status_code == 400 and response.json()["field"] == "runs[0].data"
     assert counts() == before
 
@@ -244,7 +281,10 @@ def test_factoid_campaigns_take_no_runs(api, people):
 def test_crowdtruth_gold_is_a_valid_reference(campaign):
     crowd = importers.read_crowd_csv("!amt_worker_ids,orig_id,response,gold,text,hypothesis\nw1,i1,1,0,T,H\n")
     services.import_crowd_file(campaign=campaign, topics=crowd.topics, labels=crowd.labels, reference=crowd.reference)
-    assert Run.objects.get(campaign=campaign, name="gold").data == {"reference": True, "labels": {"i1": {"item": False}}}
+    assert Run.objects.get(campaign=campaign, name="gold").data == {
+        "reference": True,
+        "labels": {"i1": {"item": False}},
+    }
 
 
 def test_a_runs_csv_field_over_the_csv_limit_names_its_line(api, people, ordering, unchanged):

@@ -3,8 +3,8 @@
 import pytest
 
 from annotate import services
-from concord.errors import InvalidInput
 from annotate.models import Judgment, JudgmentRevision, Topic
+from concord.errors import InvalidInput
 
 pytestmark = pytest.mark.django_db
 
@@ -17,10 +17,14 @@ def alice_topic(campaign, people) -> Topic:
 
 def test_every_save_appends_a_revision_and_bumps_the_version(campaign, people):
     topic, alice = alice_topic(campaign, people), people["alice"]
-    first = services.save_judgment(topic=topic, assessor=alice, payload={"matches": {"c1": True}}, status="draft", version=0)
+    first = services.save_judgment(
+        topic=topic, assessor=alice, payload={"matches": {"c1": True}}, status="draft", version=0
+    )
     second = services.save_judgment(topic=topic, assessor=alice, payload=ALL_MATCH, status="submitted", version=1)
     assert (first.judgment.version, second.judgment.version) == (1, 2)
-    revisions = list(JudgmentRevision.objects.filter(judgment=second.judgment).values_list("version", "status", "payload"))
+    revisions = list(
+        JudgmentRevision.objects.filter(judgment=second.judgment).values_list("version", "status", "payload")
+    )
     assert revisions == [(1, "draft", {"matches": {"c1": True}}), (2, "submitted", ALL_MATCH)]
     assert second.judgment.submitted_at is not None
 
@@ -47,7 +51,9 @@ def test_a_retried_save_is_recognised_and_not_duplicated(campaign, people):
 
 def test_new_judgment_needs_version_zero(campaign, people):
     with pytest.raises(services.Conflict):
-        services.save_judgment(topic=alice_topic(campaign, people), assessor=people["alice"], payload=ALL_MATCH, status="draft", version=3)
+        services.save_judgment(
+            topic=alice_topic(campaign, people), assessor=people["alice"], payload=ALL_MATCH, status="draft", version=3
+        )
     assert not Judgment.objects.exists()
 
 
@@ -65,7 +71,13 @@ def test_new_judgment_needs_version_zero(campaign, people):
 )
 def test_bad_input_names_the_field_and_stores_nothing(campaign, people, payload, status, version, field):
     with pytest.raises(InvalidInput) as error:
-        services.save_judgment(topic=alice_topic(campaign, people), assessor=people["alice"], payload=payload, status=status, version=version)
+        services.save_judgment(
+            topic=alice_topic(campaign, people),
+            assessor=people["alice"],
+            payload=payload,
+            status=status,
+            version=version,
+        )
     assert error.value.field == field
     assert not Judgment.objects.exists() and not JudgmentRevision.objects.exists()
 

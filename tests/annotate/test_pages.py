@@ -47,7 +47,9 @@ def test_judging_page_only_for_assigned_topics(client, people, campaign):
     assert as_user(client, people["carol"]).get(url).status_code == 404
 
 
-def test_organiser_page_shows_progress_assignments_and_the_stored_report(client, people, campaign, django_capture_on_commit_callbacks):
+def test_organiser_page_shows_progress_assignments_and_the_stored_report(
+    client, people, campaign, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks(execute=True):
         for name in ("alice", "bob"):
             for topic in Topic.objects.filter(campaign=campaign, assignments__assessor=people[name]):

@@ -5,19 +5,37 @@ from __future__ import annotations
 import pytest
 
 from annotate import services
-from concord.errors import InvalidInput
 from annotate.models import Assignment, Judgment, Run, Topic
+from concord.errors import InvalidInput
 
 pytestmark = pytest.mark.django_db
 
 QUERIES = {"q1": "Mohamed Hammadi", "q2": "Olga Ivanova"}
 RUNS = [
-    {"name": "sysA", "data": {"results": {
-        "q1": [{"id": "r1", "text": "Muhammad Hamadi", "score": 0.9}, {"id": "r0", "text": "mohamed  HAMMADI", "score": 0.99},
-               {"id": "r2", "text": "Haji Mohamed Hammadi", "score": 0.5}],
-        "q2": [{"id": "r7", "text": "Olga Ivanov", "score": 0.8}]}}},
-    {"name": "sysB", "data": {"results": {
-        "q1": [{"id": "r2", "text": "Haji Mohamed Hammadi", "score": 0.7}, {"id": "r3", "text": "Ahmed Hammadi", "score": 0.4}]}}},
+    {
+        "name": "sysA",
+        "data": {
+            "results": {
+                "q1": [
+                    {"id": "r1", "text": "Muhammad Hamadi", "score": 0.9},
+                    {"id": "r0", "text": "mohamed  HAMMADI", "score": 0.99},
+                    {"id": "r2", "text": "Haji Mohamed Hammadi", "score": 0.5},
+                ],
+                "q2": [{"id": "r7", "text": "Olga Ivanov", "score": 0.8}],
+            }
+        },
+    },
+    {
+        "name": "sysB",
+        "data": {
+            "results": {
+                "q1": [
+                    {"id": "r2", "text": "Haji Mohamed Hammadi", "score": 0.7},
+                    {"id": "r3", "text": "Ahmed Hammadi", "score": 0.4},
+                ]
+            }
+        },
+    },
 ]
 
 
@@ -28,7 +46,11 @@ def candidates(campaign, query):
 def test_pools_are_the_union_without_exact_matches_with_provenance(people):
     campaign = services.create_campaign(creator=people["organiser"], kind="pairs", name="P", overlap=1)
     services.build_pools(campaign=campaign, queries=QUERIES, runs=RUNS)
-    assert candidates(campaign, "q1") == {"r1": ["sysA"], "r2": ["sysA", "sysB"], "r3": ["sysB"]}  # r0 is the query itself
+    assert candidates(campaign, "q1") == {
+        "r1": ["sysA"],
+        "r2": ["sysA", "sysB"],
+        "r3": ["sysB"],
+    }  # r0 is the query itself
     assert candidates(campaign, "q2") == {"r7": ["sysA"]}
     assert sorted(Run.objects.filter(campaign=campaign).values_list("name", flat=True)) == ["sysA", "sysB"]
 
@@ -45,7 +67,11 @@ def test_pool_depth_cuts_each_system(people):
     [
         ({"q1": ""}, RUNS, "queries.q1"),
         (QUERIES, [{"name": "s", "data": {"results": {"q9": []}}}], "runs[0].data.results.q9"),
-        (QUERIES, [{"name": "s", "data": {"results": {"q1": [{"id": "a", "text": "x", "score": "high"}]}}}], "runs[0].data.results.q1[0].score"),
+        (
+            QUERIES,
+            [{"name": "s", "data": {"results": {"q1": [{"id": "a", "text": "x", "score": "high"}]}}}],
+            "runs[0].data.results.q1[0].score",
+        ),
     ],
 )
 def test_bad_pool_input_builds_nothing(people, queries, runs, field):
@@ -70,8 +96,13 @@ def test_one_adjudicator_per_pair(api, people):
     )
     for name in ("alice", "bob", "carol"):
         services.add_member(campaign=campaign, username=name, role="assessor")
-    topics = [{"external_id": f"t{t}", "data": {"query": "Q", "candidates": [{"id": f"c{c}", "text": "x"} for c in range(12)]}}
-              for t in range(4)]
+    topics = [
+        {
+            "external_id": f"t{t}",
+            "data": {"query": "Q", "candidates": [{"id": f"c{c}", "text": "x"} for c in range(12)]},
+        }
+        for t in range(4)
+    ]
     services.import_topics(campaign=campaign, topics=topics)
     for topic in Topic.objects.filter(campaign=campaign):
         assigned = [item for a in topic.assignments.all() for item in a.items]
@@ -82,11 +113,17 @@ def test_one_adjudicator_per_pair(api, people):
     topic = Topic.objects.get(external_id="t0")
     url = f"/api/campaigns/{campaign.pk}/topics/t0/judgment/"
     others = next(c for c in (f"c{i}" for i in range(12)) if c not in items)
-    refused = api(people[name]).put(url, {"payload": {"matches": {others: True}}, "status": "draft", "version": 0}, format="json")
+    refused = api(people[name]).put(
+        url, {"payload": {"matches": {others: True}}, "status": "draft", "version": 0}, format="json"
+    )
     assert refused.status_code == 400 and refused.json()["detail"] == "not assigned to you"
-    done = api(people[name]).put(url, {"payload": {"matches": {i: True for i in items}}, "status": "submitted", "version": 0}, format="json")
+    done = api(people[name]).put(
+        url, {"payload": {"matches": {i: True for i in items}}, "status": "submitted", "version": 0}, format="json"
+    )
     assert done.status_code == 200
-    assert Judgment.objects.get(topic=topic, assessor__username=name).payload == {"matches": {i: True for i in sorted(items, key=lambda c: int(c[1:]))}}
+    assert Judgment.objects.get(topic=topic, assessor__username=name).payload == {
+        "matches": {i: True for i in sorted(items, key=lambda c: int(c[1:]))}
+    }
 
 
 def test_judging_page_shows_only_the_assigned_pairs(client, people):
@@ -95,8 +132,15 @@ def test_judging_page_shows_only_the_assigned_pairs(client, people):
     )
     for name in ("alice", "bob"):
         services.add_member(campaign=campaign, username=name, role="assessor")
-    services.import_topics(campaign=campaign, topics=[
-        {"external_id": "t0", "data": {"query": "Q", "candidates": [{"id": f"c{c}", "text": f"Cand {c}"} for c in range(10)]}}])
+    services.import_topics(
+        campaign=campaign,
+        topics=[
+            {
+                "external_id": "t0",
+                "data": {"query": "Q", "candidates": [{"id": f"c{c}", "text": f"Cand {c}"} for c in range(10)]},
+            }
+        ],
+    )
     assignment = Assignment.objects.get(topic__external_id="t0", assessor__username="alice")
     client.force_login(people["alice"])
     page = client.get(f"/campaigns/{campaign.pk}/topics/t0/judge/").content.decode()

@@ -16,9 +16,9 @@ from django.core.management import CommandError, call_command
 
 from annotate import services
 from annotate.backup import dump_campaign
+from annotate.models import Campaign, Judgment, Topic
 from concord.errors import InvalidInput
 from kinds.base import require_id
-from annotate.models import Campaign, Judgment, Topic
 
 pytestmark = pytest.mark.django_db
 
@@ -68,7 +68,9 @@ def test_crowd_files_that_create_topics_refuse_them(api, people, campaign, tmp_p
     text = f"!amt_worker_ids,orig_id,response\nw1,fine,1\nw1,{bad},0\n"
     response = api(people["organiser"]).post(
         f"/api/campaigns/{campaign.pk}/judgments/import/",
-        {"file": SimpleUploadedFile("crowd.csv", text.encode(), content_type="text/csv")}, format="multipart")
+        {"file": SimpleUploadedFile("crowd.csv", text.encode(), content_type="text/csv")},
+        format="multipart",
+    )
     assert response.status_code == 400 and response.json()["field"] == "line 3: orig_id"
     path = tmp_path / "crowd.csv"
     path.write_text(text)
@@ -100,4 +102,3 @@ def test_pools_refuse_them_as_query_ids(campaign):
         services.build_pools(campaign=campaign, queries={"..": "Some name"}, runs=runs)
     assert error.value.field == "queries..."
     assert Topic.objects.count() == before
-

@@ -9,6 +9,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+from kinds.registry import KINDS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -43,13 +44,17 @@ def instance(tmp_path: Path, name: str) -> dict:
 
 
 def manage(env: dict, *args: str) -> str:
-    result = subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    result = subprocess.run(
+        [sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     return result.stdout
 
 
 def reports(env: dict) -> dict:
-    result = subprocess.run([sys.executable, "-c", REPORTS], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    result = subprocess.run(
+        [sys.executable, "-c", REPORTS], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600
+    )
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
 
@@ -58,11 +63,22 @@ def test_every_demo_campaign_survives_backup_and_restore(tmp_path):
     source, target = instance(tmp_path, "source"), instance(tmp_path, "target")
     manage(source, "migrate", "-v0")
     manage(source, "seed_demo")
-    ids = json.loads(subprocess.run(
-        [sys.executable, "-c", "import django, json; django.setup(); from annotate.models import Campaign; "
-                               "print(json.dumps(list(Campaign.objects.values_list('pk', flat=True))))"],
-        cwd=ROOT, env=source, capture_output=True, text=True, check=True).stdout)
-    assert len(ids) == 6  # one demo per kind, two for pairs
+    ids = json.loads(
+        subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                "import django, json; django.setup(); from annotate.models import Campaign; "
+                "print(json.dumps(list(Campaign.objects.values_list('pk', flat=True))))",
+            ],
+            cwd=ROOT,
+            env=source,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    )
+    assert len(ids) == len(KINDS) + 1  # one demo per kind, two for pairs
     for pk in ids:
         manage(source, "export_campaign", str(pk), str(tmp_path / f"campaign-{pk}.json"))
     manage(target, "migrate", "-v0")
@@ -78,11 +94,34 @@ def test_every_demo_campaign_survives_backup_and_restore(tmp_path):
 def test_a_broken_backup_restores_nothing(tmp_path):
     env = instance(tmp_path, "empty")
     manage(env, "migrate", "-v0")
-    (tmp_path / "bad.json").write_text(json.dumps({"format": "concord-campaign", "version": 1, "campaign": {
-        "kind": "pairs", "name": "X"}, "topics": [{"external_id": "q1", "data": {"query": "Q", "candidates": []}}]}))
-    result = subprocess.run([sys.executable, "manage.py", "import_campaign", str(tmp_path / "bad.json")], cwd=ROOT, env=env,
-                            capture_output=True, text=True)
+    (tmp_path / "bad.json").write_text(
+        json.dumps(
+            {
+                "format": "concord-campaign",
+                "version": 1,
+                "campaign": {"kind": "pairs", "name": "X"},
+                "topics": [{"external_id": "q1", "data": {"query": "Q", "candidates": []}}],
+            }
+        )
+    )
+    result = subprocess.run(
+        [sys.executable, "manage.py", "import_campaign", str(tmp_path / "bad.json")],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode != 0 and "file.topics[0].data.candidates" in result.stderr
-    count = subprocess.run([sys.executable, "-c", "import django; django.setup(); from annotate.models import Campaign; print(Campaign.objects.count())"],
-                           cwd=ROOT, env=env, capture_output=True, text=True, check=True).stdout.strip()
+    count = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import django; django.setup(); from annotate.models import Campaign; print(Campaign.objects.count())",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     assert count == "0"

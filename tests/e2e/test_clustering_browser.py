@@ -15,29 +15,56 @@ from scoring.metrics.clustering import complete_with_irrelevant, v_beta
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 DOCUMENTS = {
-    "d1": ("Reuters", ["A strong earthquake struck the coast on Monday.", "The quake measured 7.3 on the Richter scale.",
-                       "Schools were closed for the day.", "The weather stayed mild."]),
-    "d2": ("AP", ["An earthquake hit the coastal region early Monday.", "Seismologists put its magnitude at 7.3.",
-                  "At least four people were killed."]),
-    "d3": ("BBC", ["Monday's earthquake shook buildings along the coast.", "Two people died, officials said.",
-                   "Rescue teams searched the rubble."]),
+    "d1": (
+        "Reuters",
+        [
+            "A strong earthquake struck the coast on Monday.",
+            "The quake measured 7.3 on the Richter scale.",
+            "Schools were closed for the day.",
+            "The weather stayed mild.",
+        ],
+    ),
+    "d2": (
+        "AP",
+        [
+            "An earthquake hit the coastal region early Monday.",
+            "Seismologists put its magnitude at 7.3.",
+            "At least four people were killed.",
+        ],
+    ),
+    "d3": (
+        "BBC",
+        [
+            "Monday's earthquake shook buildings along the coast.",
+            "Two people died, officials said.",
+            "Rescue teams searched the rubble.",
+        ],
+    ),
 }
 SENTENCES = [
     {"id": f"s{n}", "document": doc, "position": position, "text": text}
     for n, (doc, position, text) in enumerate(
-        ((doc, position, text) for doc, (_, texts) in DOCUMENTS.items() for position, text in enumerate(texts)), 1)
+        ((doc, position, text) for doc, (_, texts) in DOCUMENTS.items() for position, text in enumerate(texts)), 1
+    )
 ]
 TOPIC = {
     "external_id": "quake",
     "title": "Coastal earthquake",
-    "data": {"documents": [{"id": doc, "title": title} for doc, (title, _) in DOCUMENTS.items()], "sentences": SENTENCES},
+    "data": {
+        "documents": [{"id": doc, "title": title} for doc, (title, _) in DOCUMENTS.items()],
+        "sentences": SENTENCES,
+    },
 }
-BOB = {"clusters": [["s1", "s5", "s8"], ["s2", "s6"], ["s7", "s9", "s4"]], "descriptions": ["Quake", "Magnitude", "Deaths"]}
+BOB = {
+    "clusters": [["s1", "s5", "s8"], ["s2", "s6"], ["s7", "s9", "s4"]],
+    "descriptions": ["Quake", "Magnitude", "Deaths"],
+}
 
 
 def make_campaign(people, **params):
     campaign = services.create_campaign(
-        creator=people["organiser"], kind="clustering", name="Quake clusters", overlap=2, params=params or None)
+        creator=people["organiser"], kind="clustering", name="Quake clusters", overlap=2, params=params or None
+    )
     for name in ("alice", "bob"):
         services.add_member(campaign=campaign, username=name, role="assessor")
     services.import_topics(campaign=campaign, topics=[TOPIC])
@@ -54,7 +81,8 @@ def clustering_campaign(people):
 
 def shown_clusters(page) -> list[list[str]]:
     return page.locator("#clusters .cluster").evaluate_all(
-        "cs => cs.map(c => Array.from(c.querySelectorAll('.sentence')).map(s => s.dataset.id))")
+        "cs => cs.map(c => Array.from(c.querySelectorAll('.sentence')).map(s => s.dataset.id))"
+    )
 
 
 def focused(page) -> str:
@@ -89,7 +117,9 @@ def open_judging_page(new_page, login, live_server, campaign):
     return page
 
 
-def test_drag_and_drop_and_keyboard_clusters_then_live_agreement(new_page, live_server, login, people, clustering_campaign):
+def test_drag_and_drop_and_keyboard_clusters_then_live_agreement(
+    new_page, live_server, login, people, clustering_campaign
+):
     campaign = clustering_campaign
     organiser = new_page()
     login(organiser, "organiser")
@@ -107,7 +137,9 @@ def test_drag_and_drop_and_keyboard_clusters_then_live_agreement(new_page, live_
     alice.get_by_role("button", name="New cluster").click()
     alice.keyboard.type("Quake strikes the coast 3 j k x c 0")
     drag(alice, "s1", 1)
-    expect(clusters.nth(0).locator(".cluster-note")).to_have_text("cluster 1 has one sentence; a cluster needs at least two (rule 4)")
+    expect(clusters.nth(0).locator(".cluster-note")).to_have_text(
+        "cluster 1 has one sentence; a cluster needs at least two (rule 4)"
+    )
     expect(submit).to_be_enabled()  # the campaign only warns
     expect(alice.locator("#save-status")).to_contain_text("Draft saved (version 1)")
     drag(alice, "s5", 1)
@@ -213,4 +245,7 @@ def test_blocking_rules_keep_submit_disabled_until_the_clusters_are_fixed(new_pa
     alice.keyboard.press("Enter")
     alice.wait_for_url(f"{live_server.url}/campaigns/{campaign.pk}/")
     judgment = Judgment.objects.get(topic__campaign=campaign, assessor=people["alice"])
-    assert (judgment.status, judgment.payload) == ("submitted", {"clusters": [["s1", "s2", "s6"]], "descriptions": [""]})
+    assert (judgment.status, judgment.payload) == (
+        "submitted",
+        {"clusters": [["s1", "s2", "s6"]], "descriptions": [""]},
+    )

@@ -17,38 +17,64 @@ pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 # The Kuwait example of section 3.2, cut down: three model summaries and one
 # machine summary, listed out of order (the page shows the models first).
 SUMMARIES = [
-    {"id": "M01", "author": "annotator-a", "sentences": [
-        {"id": "m1s1", "text": "Iraqi troops invaded Kuwait on Thursday."},
-        {"id": "m1s2", "text": "Saddam Hussein said that they will leave the country when the situation stabilizes."},
-    ]},
-    {"id": "S17", "run": "system-17", "sentences": [
-        {"id": "x1", "text": "Kuwait was invaded by Iraq."},
-        {"id": "x2", "text": "Oil prices went up."},
-    ]},
-    {"id": "M06", "author": "annotator-f", "sentences": [
-        {"id": "m6s1", "text": "Iraq invaded its neighbour Kuwait."},
-        {"id": "m6s2", "text": "Iraq claims it would withdraw soon."},
-        {"id": "m6s3", "text": "Oil prices rose sharply."},
-    ]},
-    {"id": "M09", "author": "annotator-i", "sentences": [
-        {"id": "m9s1", "text": "Saddam Hussein's army overran Kuwait."},
-        {"id": "m9s2", "text": "Iraq will pull out once things are stable."},
-    ]},
+    {
+        "id": "M01",
+        "author": "annotator-a",
+        "sentences": [
+            {"id": "m1s1", "text": "Iraqi troops invaded Kuwait on Thursday."},
+            {
+                "id": "m1s2",
+                "text": "Saddam Hussein said that they will leave the country when the situation stabilizes.",
+            },
+        ],
+    },
+    {
+        "id": "S17",
+        "run": "system-17",
+        "sentences": [
+            {"id": "x1", "text": "Kuwait was invaded by Iraq."},
+            {"id": "x2", "text": "Oil prices went up."},
+        ],
+    },
+    {
+        "id": "M06",
+        "author": "annotator-f",
+        "sentences": [
+            {"id": "m6s1", "text": "Iraq invaded its neighbour Kuwait."},
+            {"id": "m6s2", "text": "Iraq claims it would withdraw soon."},
+            {"id": "m6s3", "text": "Oil prices rose sharply."},
+        ],
+    },
+    {
+        "id": "M09",
+        "author": "annotator-i",
+        "sentences": [
+            {"id": "m9s1", "text": "Saddam Hussein's army overran Kuwait."},
+            {"id": "m9s2", "text": "Iraq will pull out once things are stable."},
+        ],
+    },
 ]
-TOPIC = {"external_id": "kuwait", "title": "Invasion of Kuwait",
-         "data": {"text": "Iraq invaded Kuwait on 2 August 1990.", "summaries": SUMMARIES}}
+TOPIC = {
+    "external_id": "kuwait",
+    "title": "Invasion of Kuwait",
+    "data": {"text": "Iraq invaded Kuwait on 2 August 1990.", "summaries": SUMMARIES},
+}
 PAGE_ORDER = ["m1s1", "m1s2", "m6s1", "m6s2", "m6s3", "m9s1", "m9s2", "x1", "x2"]
 
 # Bob's inventory: its ids and texts must never reach Alice's page.
 BOB = {
-    "factoids": [{"id": "bobs-P30", "text": "BOBTEXT Saddam H/Iraq will leave the country soon/when situation stabilises"},
-                 {"id": "bobs-P31", "text": "BOBTEXT Iraq invaded Kuwait"}],
+    "factoids": [
+        {"id": "bobs-P30", "text": "BOBTEXT Saddam H/Iraq will leave the country soon/when situation stabilises"},
+        {"id": "bobs-P31", "text": "BOBTEXT Iraq invaded Kuwait"},
+    ],
     "marks": {"m1s1": ["bobs-P31"], "m1s2": ["bobs-P30"], "m6s2": ["bobs-P30"], "m9s2": ["bobs-P30"]},
 }
 ALICE_PHASE1 = {
-    "factoids": [{"id": "F1", "text": "Iraq invaded Kuwait"},
-                 {"id": "F2", "text": "Iraq will withdraw soon / when the situation stabilises"},
-                 {"id": "F3", "text": "Oil prices rose"}],
+    "factoids": [
+        {"id": "F1", "text": "Iraq invaded Kuwait"},
+        {"id": "F2", "text": "Iraq will withdraw soon / when the situation stabilises"},
+        {"id": "F3", "text": "Oil prices rose"},
+    ],
     "marks": {"m1s1": ["F1"], "m1s2": ["F2"], "m6s3": ["F3"]},
 }
 
@@ -186,8 +212,15 @@ def test_define_split_and_mark_with_the_keyboard_then_submit(new_page, live_serv
             {"id": "F2.1", "text": "Iraq will withdraw when the situation stabilises"},
             {"id": "F2.2", "text": "Iraq will withdraw soon"},
         ],
-        "marks": {"m1s1": ["F1"], "m1s2": ["F2.1"], "x1": ["F1"], "m6s1": ["F1"], "m6s2": ["F2.2"],
-                  "m9s1": ["F1"], "m9s2": ["F2.1"]},
+        "marks": {
+            "m1s1": ["F1"],
+            "m1s2": ["F2.1"],
+            "x1": ["F1"],
+            "m6s1": ["F1"],
+            "m6s2": ["F2.2"],
+            "m9s1": ["F1"],
+            "m9s2": ["F2.1"],
+        },
     }
 
 
@@ -234,10 +267,13 @@ def test_merge_edit_and_delete_with_the_mouse(new_page, live_server, login, peop
     page.get_by_role("button", name="Submit").click()
     page.wait_for_url(f"{live_server.url}/campaigns/{factoids_campaign.pk}/")
     judgment = Judgment.objects.get(topic=topic, assessor=people["alice"])
-    assert (judgment.status, judgment.payload) == ("submitted", {
-        "factoids": [{"id": "F1", "text": "Iraq invaded Kuwait, oil prices rose"}],
-        "marks": {"m1s1": ["F1"], "x2": ["F1"], "m6s3": ["F1"]},
-    })
+    assert (judgment.status, judgment.payload) == (
+        "submitted",
+        {
+            "factoids": [{"id": "F1", "text": "Iraq invaded Kuwait, oil prices rose"}],
+            "marks": {"m1s1": ["F1"], "x2": ["F1"], "m6s3": ["F1"]},
+        },
+    )
 
 
 def with_context(monkeypatch, **extra):
@@ -254,7 +290,8 @@ def with_context(monkeypatch, **extra):
 
 
 def test_phase_2_lists_the_discrepancies_and_nothing_else_of_the_other_annotator(
-        new_page, live_server, login, people, factoids_campaign, monkeypatch):
+    new_page, live_server, login, people, factoids_campaign, monkeypatch
+):
     topic = factoids_campaign.topics.get()
     services.save_judgment(topic=topic, assessor=people["bob"], payload=BOB, status="submitted", version=0)
     services.save_judgment(topic=topic, assessor=people["alice"], payload=ALICE_PHASE1, status="submitted", version=0)
@@ -263,8 +300,18 @@ def test_phase_2_lists_the_discrepancies_and_nothing_else_of_the_other_annotator
 
     # The panel, given a discrepancy list in the context.
     discrepancies = [
-        {"sentence": "m6s2", "factoid": "F2", "kind": "other-only", "message": "The other annotator marked something here that corresponds to your F2."},
-        {"sentence": "m6s3", "factoid": "F3", "kind": "you-only", "message": "You marked F3 here; the other annotator marked nothing corresponding."},
+        {
+            "sentence": "m6s2",
+            "factoid": "F2",
+            "kind": "other-only",
+            "message": "The other annotator marked something here that corresponds to your F2.",
+        },
+        {
+            "sentence": "m6s3",
+            "factoid": "F3",
+            "kind": "you-only",
+            "message": "You marked F3 here; the other annotator marked nothing corresponding.",
+        },
     ]
     with_context(monkeypatch, phase=2, discrepancies=discrepancies)
     page = open_page(new_page, login, live_server, factoids_campaign)
@@ -299,7 +346,8 @@ def test_phase_2_lists_the_discrepancies_and_nothing_else_of_the_other_annotator
     assert "BOBTEXT" not in html and "bobs-P3" not in html  # blind: nothing of Bob's inventory
     expect(page.locator("#phase")).to_have_text("Phase 2: correct slips")
     shown = page.locator(".discrepancy").evaluate_all(
-        "els => els.map(e => [e.dataset.sentence, e.dataset.kind, e.dataset.factoid || null])")
+        "els => els.map(e => [e.dataset.sentence, e.dataset.kind, e.dataset.factoid || null])"
+    )
     # Bob's P30 (m1s2, m6s2, m9s2) corresponds to Alice's F2 (now m1s2, m6s2):
     # he marked it on m9s2, she did not.
     assert ["m9s2", "other-only", "F2"] in shown
@@ -307,14 +355,17 @@ def test_phase_2_lists_the_discrepancies_and_nothing_else_of_the_other_annotator
 
 
 def test_the_consensus_editor_reuses_the_page_without_the_phase_2_panel(
-        new_page, live_server, login, people, factoids_campaign, monkeypatch):
+    new_page, live_server, login, people, factoids_campaign, monkeypatch
+):
     topic = factoids_campaign.topics.get()
     services.save_judgment(topic=topic, assessor=people["alice"], payload=ALICE_PHASE1, status="submitted", version=0)
     services.save_judgment(topic=topic, assessor=people["bob"], payload=BOB, status="submitted", version=0)
     factoids_campaign.params = {"phase": 2, "phase2_started_at": timezone.now().isoformat()}
     factoids_campaign.save()
     # Even if a discrepancy list reached the consensus editor, it is not shown.
-    with_context(monkeypatch, discrepancies=[{"sentence": "m1s1", "factoid": None, "kind": "other-only", "message": "x"}])
+    with_context(
+        monkeypatch, discrepancies=[{"sentence": "m1s1", "factoid": None, "kind": "other-only", "message": "x"}]
+    )
     page = new_page()
     login(page, "organiser")
     page.goto(f"{live_server.url}/campaigns/{factoids_campaign.pk}/topics/kuwait/consensus/?from=alice")
@@ -331,4 +382,6 @@ def test_the_consensus_editor_reuses_the_page_without_the_phase_2_panel(
         page.keyboard.press(key)
     page.wait_for_url(f"{live_server.url}/campaigns/{factoids_campaign.pk}/")
     assert topic.curations.get(name="consensus").data == {
-        **ALICE_PHASE1, "marks": {**ALICE_PHASE1["marks"], "m6s2": ["F2"]}}
+        **ALICE_PHASE1,
+        "marks": {**ALICE_PHASE1["marks"], "m6s2": ["F2"]},
+    }

@@ -67,8 +67,13 @@ def nuggets_campaign(people):
         services.add_member(campaign=campaign, username=name, role="assessor")
     topics = services.import_topics(campaign=campaign, topics=QUESTIONS)
     for topic in topics:
-        services.save_judgment(topic=topic, assessor=people["bob"], payload={"labels": BOB[topic.external_id]},
-                               status="submitted", version=0)
+        services.save_judgment(
+            topic=topic,
+            assessor=people["bob"],
+            payload={"labels": BOB[topic.external_id]},
+            status="submitted",
+            version=0,
+        )
     return campaign
 
 
@@ -159,7 +164,10 @@ def test_labelling_with_the_mouse(new_page, live_server, login, people, nuggets_
     page.wait_for_url(lambda url: "/topics/q2/" not in url)
     judgment = Judgment.objects.get(topic__external_id="q2", topic__campaign=nuggets_campaign, assessor=people["alice"])
     assert judgment.status == "submitted"
-    assert judgment.payload == {"labels": {"a": "vital", "b": "okay", "c": "okay", "d": "vital", "e": "okay"}, "matches": {}}
+    assert judgment.payload == {
+        "labels": {"a": "vital", "b": "okay", "c": "okay", "d": "vital", "e": "okay"},
+        "matches": {},
+    }
 
 
 MATCHING = {
@@ -169,9 +177,17 @@ MATCHING = {
         "target": "AARP",
         "nuggets": [{"id": n["id"], "text": n["text"]} for n in QUESTIONS[0]["data"]["nuggets"]],
         "responses": [
-            {"id": "r1", "run": "runAlpha", "text": "AARP, the largest organisation of seniors, is run mostly by volunteers."},
+            {
+                "id": "r1",
+                "run": "runAlpha",
+                "text": "AARP, the largest organisation of seniors, is run mostly by volunteers.",
+            },
             {"id": "r2", "run": "runBeta", "text": "The association was founded in 1958."},
-            {"id": "r3", "run": "runGamma", "text": "Anyone aged 50 or older may join.\nIt earns millions from endorsing products."},
+            {
+                "id": "r3",
+                "run": "runGamma",
+                "text": "Anyone aged 50 or older may join.\nIt earns millions from endorsing products.",
+            },
         ],
     },
 }
@@ -179,8 +195,9 @@ MATCHING = {
 
 @pytest.fixture
 def matching_campaign(people):
-    campaign = services.create_campaign(creator=people["organiser"], kind="nuggets", name="Matching", overlap=2,
-                                        params={"tasks": ["matches"]})
+    campaign = services.create_campaign(
+        creator=people["organiser"], kind="nuggets", name="Matching", overlap=2, params={"tasks": ["matches"]}
+    )
     for name in ("alice", "bob"):
         services.add_member(campaign=campaign, username=name, role="assessor")
     services.import_topics(campaign=campaign, topics=[MATCHING])
@@ -249,8 +266,9 @@ def test_matching_nuggets_in_responses_with_the_keyboard(new_page, live_server, 
 
 
 def test_both_tasks_labels_first_then_matches(new_page, live_server, login, people):
-    campaign = services.create_campaign(creator=people["organiser"], kind="nuggets", name="Both", overlap=1,
-                                        params={"tasks": ["labels", "matches"]})
+    campaign = services.create_campaign(
+        creator=people["organiser"], kind="nuggets", name="Both", overlap=1, params={"tasks": ["labels", "matches"]}
+    )
     services.add_member(campaign=campaign, username="alice", role="assessor")
     services.import_topics(campaign=campaign, topics=[MATCHING])
     page = new_page()

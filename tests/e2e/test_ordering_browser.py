@@ -22,10 +22,19 @@ def ordering_campaign(people):
         services.add_member(campaign=campaign, username=name, role="assessor")
     services.import_topics(
         campaign=campaign,
-        topics=[{"external_id": t, "title": f"Topic {t}", "data": {"items": [{"id": i, "text": f"Step {i.upper()}"} for i in ITEMS]}} for t in ("t1", "t2")],
+        topics=[
+            {
+                "external_id": t,
+                "title": f"Topic {t}",
+                "data": {"items": [{"id": i, "text": f"Step {i.upper()}"} for i in ITEMS]},
+            }
+            for t in ("t1", "t2")
+        ],
     )
     for topic in campaign.topics.all():
-        services.save_judgment(topic=topic, assessor=people["bob"], payload={"order": ITEMS}, status="submitted", version=0)
+        services.save_judgment(
+            topic=topic, assessor=people["bob"], payload={"order": ITEMS}, status="submitted", version=0
+        )
     return campaign
 
 

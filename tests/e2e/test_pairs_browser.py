@@ -40,7 +40,7 @@ def test_keyboard_judging_updates_the_organisers_kappa_live(new_page, live_serve
     alice.keyboard.press("n")  # c4
     expect(alice.locator("#remaining")).to_contain_text("Every candidate is judged")
     alice.keyboard.press("Enter")
-    alice.wait_for_url(re.compile(r"/topics/(?!%s/)[^/]+/judge/$" % re.escape(first.external_id)))
+    alice.wait_for_url(re.compile(rf"/topics/(?!{re.escape(first.external_id)}/)[^/]+/judge/$"))
 
     judgment = Judgment.objects.get(topic=first, assessor=people["alice"])
     assert judgment.status == "submitted"

@@ -53,7 +53,9 @@ def pressed(page, index: int, label: str):
 
 
 def kept(page) -> dict | None:
-    return page.evaluate("key => JSON.parse(localStorage.getItem(key))", page.locator("#judge").get_attribute("data-storage-key"))
+    return page.evaluate(
+        "key => JSON.parse(localStorage.getItem(key))", page.locator("#judge").get_attribute("data-storage-key")
+    )
 
 
 def stored(topic, people) -> Judgment | None:
@@ -89,14 +91,17 @@ def test_offline_work_is_kept_across_a_reload_and_sent_when_the_connection_retur
 
 @pytest.mark.parametrize("choice", ["Keep mine", "Use the saved version"])
 def test_a_change_made_elsewhere_while_offline_is_a_merge_prompt(context, topic, people, choice):
-    services.save_judgment(topic=topic, assessor=people["alice"], payload={"matches": {"c1": True}}, status="draft", version=0)
+    services.save_judgment(
+        topic=topic, assessor=people["alice"], payload={"matches": {"c1": True}}, status="draft", version=0
+    )
     page = judge(context, topic)
     context.set_offline(True)
     choose(page, 1, "Match")
     expect(page.locator("#save-status")).to_contain_text(OFFLINE)
     # Meanwhile, from another device.
-    services.save_judgment(topic=topic, assessor=people["alice"], payload={"matches": {"c1": False, "c3": True}},
-                           status="draft", version=1)
+    services.save_judgment(
+        topic=topic, assessor=people["alice"], payload={"matches": {"c1": False, "c3": True}}, status="draft", version=1
+    )
 
     context.set_offline(False)
     conflict = page.locator("#conflict")
@@ -129,8 +134,9 @@ def test_a_change_made_elsewhere_while_offline_is_a_merge_prompt(context, topic,
         expect(conflict).to_be_hidden()
         assert stored(topic, people).version == 2
         assert kept(page) is None
-    assert list(JudgmentRevision.objects.filter(judgment__topic=topic).values_list("version", flat=True).order_by("version")) == (
-        [1, 2, 3] if choice == "Keep mine" else [1, 2])
+    assert list(
+        JudgmentRevision.objects.filter(judgment__topic=topic).values_list("version", flat=True).order_by("version")
+    ) == ([1, 2, 3] if choice == "Keep mine" else [1, 2])
 
 
 def test_a_draft_left_for_an_older_version_is_offered_not_dropped_or_sent(context, topic, people):
@@ -140,7 +146,9 @@ def test_a_draft_left_for_an_older_version_is_offered_not_dropped_or_sent(contex
     expect(page.locator("#save-status")).to_contain_text(OFFLINE)
     page.close()  # the tab is closed while offline
     context.set_offline(False)
-    services.save_judgment(topic=topic, assessor=people["alice"], payload={"matches": {"c2": True}}, status="draft", version=0)
+    services.save_judgment(
+        topic=topic, assessor=people["alice"], payload={"matches": {"c2": True}}, status="draft", version=0
+    )
 
     page = judge(context, topic)
     expect(page.locator("#conflict")).to_be_visible()
@@ -148,7 +156,9 @@ def test_a_draft_left_for_an_older_version_is_offered_not_dropped_or_sent(contex
     expect(page.locator("#merge-rows")).to_contain_text("matches.c1")
     assert stored(topic, people).payload == {"matches": {"c2": True}}
     page.get_by_role("button", name="Keep mine").click()
-    expect(pressed(page, 0, "No match")).to_have_attribute("aria-pressed", "true")  # reloaded: mine is the saved one now
+    expect(pressed(page, 0, "No match")).to_have_attribute(
+        "aria-pressed", "true"
+    )  # reloaded: mine is the saved one now
     expect(page.locator("#conflict")).to_be_hidden()
     judgment = stored(topic, people)
     assert (judgment.version, judgment.payload) == (2, {"matches": {"c1": False}})

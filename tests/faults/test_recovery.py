@@ -40,8 +40,7 @@ def recover(*args: str) -> str:
 
 def queued(path: str) -> list[tuple]:
     return sorted(
-        (row.status, *row.args_kwargs["args"])
-        for row in DBTaskResult.objects.filter(task_path=f"scoring.tasks.{path}")
+        (row.status, *row.args_kwargs["args"]) for row in DBTaskResult.objects.filter(task_path=f"scoring.tasks.{path}")
     )
 
 
@@ -54,16 +53,27 @@ def running(task_result, worker: str) -> DBTaskResult:
 @pytest.fixture
 def summed(add_analysis):
     """A chunked analysis that sums numbers, on the pairs kind."""
-    add_analysis("pairs", "sum", chunks=(lambda snapshot, p: {"sum": sum(p["xs"])},
-                                         lambda snapshot, results: {"total": sum(r["sum"] for r in results)}))
+    add_analysis(
+        "pairs",
+        "sum",
+        chunks=(
+            lambda snapshot, p: {"sum": sum(p["xs"])},
+            lambda snapshot, results: {"total": sum(r["sum"] for r in results)},
+        ),
+    )
 
     def make(campaign, finished: int) -> Job:
-        job = Job.objects.create(campaign=campaign, analysis="sum", status="running", snapshot={}, chunks_total=3,
-                                 chunks_done=finished)
+        job = Job.objects.create(
+            campaign=campaign, analysis="sum", status="running", snapshot={}, chunks_total=3, chunks_done=finished
+        )
         for index in range(3):
-            JobChunk.objects.create(job=job, index=index, params={"xs": [index, 10]},
-                                    result={"sum": index + 10} if index < finished else None,
-                                    finished_at=timezone.now() if index < finished else None)
+            JobChunk.objects.create(
+                job=job,
+                index=index,
+                params={"xs": [index, 10]},
+                result={"sum": index + 10} if index < finished else None,
+                finished_at=timezone.now() if index < finished else None,
+            )
         return job
 
     return make
@@ -116,7 +126,11 @@ def test_only_the_unfinished_chunks_without_a_task_are_queued_again(queue, campa
     output = recover("--dead-worker", "w1")
     assert f"job {job.pk}: chunks 1 queued again" in output
     assert queued("run_analysis_chunk") == [
-        ("FAILED", job.pk, 1), ("READY", job.pk, 1), ("READY", job.pk, 2), ("SUCCESSFUL", job.pk, 0)]
+        ("FAILED", job.pk, 1),
+        ("READY", job.pk, 1),
+        ("READY", job.pk, 2),
+        ("SUCCESSFUL", job.pk, 0),
+    ]
     job.refresh_from_db()
     assert (job.status, job.result) == ("running", None)
 
@@ -176,8 +190,9 @@ def test_a_pending_flag_with_no_task_behind_it_is_cleared(queue, campaign):
 
 def test_a_queue_outside_the_database_needs_the_jobs_named(campaign):
     """The test settings' immediate backend stands for RQ: recovery cannot read it."""
-    job = Job.objects.create(campaign=campaign, analysis="agreement", status="running",
-                             created_at=timezone.now() - timedelta(hours=1))
+    job = Job.objects.create(
+        campaign=campaign, analysis="agreement", status="running", created_at=timezone.now() - timedelta(hours=1)
+    )
     assert recover() == "Nothing to recover.\n"
     assert f"job {job.pk} queued again" in recover("--job", str(job.pk))
     job.refresh_from_db()

@@ -70,9 +70,26 @@ class Server:
 
     def start(self) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "concord.wsgi", "-w", "2", "-b", f"127.0.0.1:{self.port}",
-             "--graceful-timeout", "20", "--log-level", "warning"],
-            cwd=ROOT, env=self.env, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+            [
+                sys.executable,
+                "-m",
+                "gunicorn",
+                "concord.wsgi",
+                "-w",
+                "2",
+                "-b",
+                f"127.0.0.1:{self.port}",
+                "--graceful-timeout",
+                "20",
+                "--log-level",
+                "warning",
+            ],
+            cwd=ROOT,
+            env=self.env,
+            start_new_session=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         wait_until_up(self.port)
 
@@ -110,8 +127,12 @@ def wait_until_up(port: int) -> None:
 @pytest.fixture
 def site(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "DJANGO_SETTINGS_MODULE"}}
-    env.update(DJANGO_SETTINGS_MODULE="concord.settings", CONCORD_SQLITE_PATH=str(tmp_path / "restart.sqlite3"),
-               ALLOWED_HOSTS="127.0.0.1", CONCORD_TASKS_BACKEND="db")
+    env.update(
+        DJANGO_SETTINGS_MODULE="concord.settings",
+        CONCORD_SQLITE_PATH=str(tmp_path / "restart.sqlite3"),
+        ALLOWED_HOSTS="127.0.0.1",
+        CONCORD_TASKS_BACKEND="db",
+    )
     for args in (["manage.py", "migrate", "-v0"], ["-c", SEED]):
         result = subprocess.run([sys.executable, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
         assert result.returncode == 0, result.stderr
@@ -139,8 +160,12 @@ class Client:
     def put(self, body: dict) -> tuple[int, dict]:
         connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
         try:
-            connection.request("PUT", self.path, json.dumps(body),
-                               {"Authorization": f"Token {self.token}", "Content-Type": "application/json"})
+            connection.request(
+                "PUT",
+                self.path,
+                json.dumps(body),
+                {"Authorization": f"Token {self.token}", "Content-Type": "application/json"},
+            )
             response = connection.getresponse()
             return response.status, json.loads(response.read())
         finally:
@@ -160,7 +185,8 @@ def stored(db: str, name: str, topic: str) -> tuple[int, int, list[tuple]]:
     try:
         judgments = connection.execute(
             "SELECT j.id, j.version FROM annotate_judgment j JOIN auth_user u ON u.id = j.assessor_id "
-            "JOIN annotate_topic t ON t.id = j.topic_id WHERE u.username = ? AND t.external_id = ?", (name, topic)
+            "JOIN annotate_topic t ON t.id = j.topic_id WHERE u.username = ? AND t.external_id = ?",
+            (name, topic),
         ).fetchall()
         if not judgments:
             return 0, 0, []
@@ -219,8 +245,12 @@ def test_a_retry_after_a_restart_says_whether_the_first_attempt_was_applied(site
 
     judgments, version, revisions = stored(site["db"], "ann", topic)
     assert (judgments, version) == (1, 4)
-    assert revisions == [(1, payload(0), "draft"), (2, payload(1), "draft"), (3, payload(2), "submitted"),
-                         (4, payload(3), "submitted")]
+    assert revisions == [
+        (1, payload(0), "draft"),
+        (2, payload(1), "draft"),
+        (3, payload(2), "submitted"),
+        (4, payload(3), "submitted"),
+    ]
 
 
 SAVES = 12

@@ -27,7 +27,7 @@ pytestmark = pytest.mark.skipif(bool(os.environ.get("DATABASE_URL")), reason="ru
 
 # The run script's worker id: host:pid:boot (see ./run and services.worker_id).
 AS_RUN_STARTS_IT = (
-    'boot=$(head -c 8 /proc/sys/kernel/random/boot_id 2>/dev/null || echo -); '
+    "boot=$(head -c 8 /proc/sys/kernel/random/boot_id 2>/dev/null || echo -); "
     'exec "$0" manage.py db_worker --no-startup-delay --interval 0.1 --worker-id "${HOSTNAME:0:40}:$$:$boot"'
 )
 
@@ -138,8 +138,14 @@ def job_row(env, job_id: int) -> sqlite3.Row:
 
 
 def tasks(env) -> list[dict]:
-    rows = query(env, "SELECT task_path, status, worker_ids, args_kwargs, exception_class_path FROM django_tasks_database_dbtaskresult")
-    return [{**dict(r), "worker_ids": json.loads(r["worker_ids"]), "args": json.loads(r["args_kwargs"])["args"]} for r in rows]
+    rows = query(
+        env,
+        "SELECT task_path, status, worker_ids, args_kwargs, exception_class_path FROM django_tasks_database_dbtaskresult",
+    )
+    return [
+        {**dict(r), "worker_ids": json.loads(r["worker_ids"]), "args": json.loads(r["args_kwargs"])["args"]}
+        for r in rows
+    ]
 
 
 def prepared(env, seed_script: str) -> None:
@@ -184,8 +190,14 @@ def test_a_plain_job_killed_mid_run_runs_again_from_the_start(env):
     prepared(env, ORDERING)
     reports_before = query(env, "SELECT id, computed_at, judgments_seen FROM scoring_report ORDER BY id")
     job_id = int(python(env, "-c", START, "noise", json.dumps(NOISE)))
-    worker = subprocess.Popen(["bash", "-c", AS_RUN_STARTS_IT, sys.executable], cwd=ROOT, env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    worker = subprocess.Popen(
+        ["bash", "-c", AS_RUN_STARTS_IT, sys.executable],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         # Well into the analysis: progress reports come from inside it.
         kill_when(env, worker, job_id, lambda job: job["status"] == "running" and job["progress"] > 0, kill=False)
@@ -209,7 +221,9 @@ def test_a_plain_job_killed_mid_run_runs_again_from_the_start(env):
     assert "lost task marked failed: scoring.tasks.run_analysis" in output
     job = job_row(env, job_id)
     assert (job["status"], job["progress"], job["result"]) == ("queued", 0.0, None)
-    by_status = sorted((t["status"], t["exception_class_path"]) for t in tasks(env) if t["task_path"] == "scoring.tasks.run_analysis")
+    by_status = sorted(
+        (t["status"], t["exception_class_path"]) for t in tasks(env) if t["task_path"] == "scoring.tasks.run_analysis"
+    )
     assert by_status == [("FAILED", "scoring.services.WorkerLost"), ("READY", "")]
     assert "Nothing to recover." in python(env, "manage.py", "recover_jobs")  # the queued task will run it
 
@@ -221,8 +235,21 @@ def test_a_chunked_job_killed_mid_run_runs_only_its_unfinished_chunks(env):
     prepared(env, PAIRS)
     job_id = int(python(env, "-c", START, "evaluation", json.dumps(EVALUATION)))
     worker = subprocess.Popen(
-        [sys.executable, "manage.py", "db_worker", "--no-startup-delay", "--interval", "0.1", "--worker-id", "lost-worker"],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        [
+            sys.executable,
+            "manage.py",
+            "db_worker",
+            "--no-startup-delay",
+            "--interval",
+            "0.1",
+            "--worker-id",
+            "lost-worker",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
     )
     try:
         job = kill_when(env, worker, job_id, lambda job: job["chunks_done"] >= 3)
@@ -233,7 +260,13 @@ def test_a_chunked_job_killed_mid_run_runs_only_its_unfinished_chunks(env):
 
     total = job["chunks_total"]
     assert total == 12 and 3 <= job["chunks_done"] < total and job["result"] is None
-    finished = dict(query(env, "SELECT `index`, finished_at FROM scoring_jobchunk WHERE job_id = ? AND finished_at IS NOT NULL", job_id))
+    finished = dict(
+        query(
+            env,
+            "SELECT `index`, finished_at FROM scoring_jobchunk WHERE job_id = ? AND finished_at IS NOT NULL",
+            job_id,
+        )
+    )
     assert len(finished) == job["chunks_done"]
     chunk_tasks = [t for t in tasks(env) if t["task_path"] == "scoring.tasks.run_analysis_chunk"]
     # The chunk the worker was in, if it was in one (almost always: chunks take most of the time).
@@ -254,8 +287,15 @@ def test_a_chunked_job_killed_mid_run_runs_only_its_unfinished_chunks(env):
 
     python(env, "manage.py", "db_worker", "--batch", "--no-startup-delay")
     result = result_of(env, job_id)
-    kept = dict(query(env, "SELECT `index`, finished_at FROM scoring_jobchunk WHERE job_id = ? AND `index` IN (%s)"
-                      % ",".join("?" * len(finished)), job_id, *finished))
+    marks = ",".join("?" * len(finished))
+    kept = dict(
+        query(
+            env,
+            f"SELECT `index`, finished_at FROM scoring_jobchunk WHERE job_id = ? AND `index` IN ({marks})",
+            job_id,
+            *finished,
+        )
+    )
     assert kept == finished  # the chunks finished before the kill were not run again
     assert job_row(env, job_id)["chunks_done"] == total
     assert result == uninterrupted(env, "evaluation", EVALUATION)

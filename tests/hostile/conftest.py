@@ -4,9 +4,9 @@ and assessed by alice and bob (fixtures `people`, `api` from tests/conftest.py).
 from __future__ import annotations
 
 import pytest
+from hostile_samples import TOPICS
 
 from annotate import services
-from hostile_samples import TOPICS
 
 
 @pytest.fixture

@@ -1,6 +1,8 @@
 """A small topic of every kind and a complete, valid payload for each (shared by tests/hostile),
 and hostile text."""
 
+import unicodedata
+
 from kinds.registry import KINDS
 
 #: Each kind's example topic and a complete, valid payload of it (the kind's
@@ -10,7 +12,6 @@ PAYLOADS = {name: dict(spec.examples.payloads[0]) for name, spec in KINDS.items(
 
 # -- hostile text (issue 11, item 2) ---------------------------------------------------------------
 
-import unicodedata
 
 #: Text a client can send that no response or database should choke on: lone
 #: surrogates (not encodable as UTF-8), NUL (PostgreSQL refuses it), an
@@ -36,6 +37,7 @@ def hostile_text():
 
     mixed = st.text(
         st.characters(codec=None, categories=["L", "Mn", "Cs", "Cc"], include_characters="\x00\u0301\u0308"),
-        min_size=1, max_size=8,
+        min_size=1,
+        max_size=8,
     )
     return st.sampled_from(HOSTILE_STRINGS) | mixed

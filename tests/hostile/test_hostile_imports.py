@@ -4,7 +4,6 @@ commands and the API uploads."""
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 import re
@@ -14,8 +13,8 @@ from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
 from annotate import importers, services
-from concord.errors import InvalidInput
 from annotate.models import Assignment, Curation, Judgment, JudgmentRevision, Membership, Run, Topic
+from concord.errors import InvalidInput
 
 pytestmark = pytest.mark.django_db
 
@@ -49,10 +48,13 @@ def refused(*args) -> str:
     return message
 
 
-TOPICS_JSON = json.dumps([
-    {"external_id": "t2", "data": {"query": "Ann", "candidates": [{"id": "a", "text": "Anne"}]}},
-    {"external_id": "t3", "data": {"query": "Bo", "candidates": [{"id": "b", "text": "Bob"}]}},
-], indent=1)
+TOPICS_JSON = json.dumps(
+    [
+        {"external_id": "t2", "data": {"query": "Ann", "candidates": [{"id": "a", "text": "Anne"}]}},
+        {"external_id": "t3", "data": {"query": "Bo", "candidates": [{"id": "b", "text": "Bob"}]}},
+    ],
+    indent=1,
+)
 
 
 # -- topics ----------------------------------------------------------------------
@@ -61,7 +63,7 @@ TOPICS_JSON = json.dumps([
 def test_import_topics_names_the_line_of_broken_json(every_kind, tmp_path, nothing_written):
     broken = TOPICS_JSON.replace('"Bob"', '"Bob",', 1)  # a trailing comma, line 16
     message = refused("import_topics", every_kind["pairs"].pk, write(tmp_path, "topics.json", broken))
-    line = broken.splitlines().index(next(l for l in broken.splitlines() if '"Bob",' in l)) + 1
+    line = broken.splitlines().index(next(text for text in broken.splitlines() if '"Bob",' in text)) + 1
     assert re.search(rf"line {line + 1}, column \d+", message), message  # the parser stops at the next line's '}'
 
 
@@ -74,8 +76,9 @@ def test_import_topics_is_all_or_nothing_and_names_the_field(every_kind, tmp_pat
 def test_topic_upload_through_the_api(api, people, every_kind, nothing_written):
     upload = io.BytesIO(TOPICS_JSON[:-3].encode())
     upload.name = "topics.json"
-    response = api(people["organiser"]).post(f"/api/campaigns/{every_kind['pairs'].pk}/topics/", {"file": upload},
-                                             format="multipart")
+    response = api(people["organiser"]).post(
+        f"/api/campaigns/{every_kind['pairs'].pk}/topics/", {"file": upload}, format="multipart"
+    )
     assert response.status_code == 400
     assert response.json()["field"] == "file" and re.match(r"line \d+, column \d+", response.json()["detail"])
 
@@ -103,14 +106,17 @@ def test_crowdtruth_topics_it_introduces_are_rolled_back(every_kind, tmp_path, n
 def test_crowd_csv_through_the_api(api, people, every_kind, nothing_written):
     upload = io.BytesIO(CROWD.encode())
     upload.name = "crowd.csv"
-    response = api(people["organiser"]).post(f"/api/campaigns/{every_kind['pairs'].pk}/judgments/import/",
-                                             {"file": upload}, format="multipart")
+    response = api(people["organiser"]).post(
+        f"/api/campaigns/{every_kind['pairs'].pk}/judgments/import/", {"file": upload}, format="multipart"
+    )
     assert response.status_code == 400 and response.json()["field"] == "line 4: label"
 
 
 def squality(passage: int, question: str = "1") -> str:
-    answers = {system: {"response": f"answer {system}", "reviews": [{"worker_id": "r1", "overall-rank": rank}]}
-               for rank, system in enumerate(["a", "b", "c"], 1)}
+    answers = {
+        system: {"response": f"answer {system}", "reviews": [{"worker_id": "r1", "overall-rank": rank}]}
+        for rank, system in enumerate(["a", "b", "c"], 1)
+    }
     return json.dumps({"passage-id": passage, "questions": {question: answers}})
 
 
@@ -125,10 +131,18 @@ def test_squality_names_the_line(every_kind, tmp_path, nothing_written):
 # through the API, a traceback from the command). So does a CSV row with
 # too few fields (None.strip()), and a CSV field over the csv module's limit.
 IMPORTER_CRASHES = [
-    pytest.param("all-responses.jsonl", squality(1) + "\n" + '{"passage-id": 2, "questions": {"1": "no answers"}}\n',
-                 "line 2", id="squality-answers-not-an-object"),
-    pytest.param("all-responses.jsonl", squality(1) + "\n" + squality(2).replace('"response"', '"reply"') + "\n",
-                 "line 2", id="squality-answer-without-response"),
+    pytest.param(
+        "all-responses.jsonl",
+        squality(1) + "\n" + '{"passage-id": 2, "questions": {"1": "no answers"}}\n',
+        "line 2",
+        id="squality-answers-not-an-object",
+    ),
+    pytest.param(
+        "all-responses.jsonl",
+        squality(1) + "\n" + squality(2).replace('"response"', '"reply"') + "\n",
+        "line 2",
+        id="squality-answer-without-response",
+    ),
     pytest.param("crowd.csv", "worker,topic,candidate,label\nw1,t1,c1,1\nw1,t1\n", "line 3", id="csv-row-too-short"),
     pytest.param("crowd.csv", 'worker,item,label\nw1,"' + "x" * 200_000 + '",1\n', "line 2", id="csv-field-too-long"),
 ]
@@ -141,8 +155,10 @@ def test_importer_shapes_that_used_to_crash(every_kind, tmp_path, nothing_writte
 
 
 def test_json_judgments_all_or_nothing(every_kind, tmp_path, nothing_written):
-    entries = [{"assessor": "x1", "topic": "t1", "payload": {"order": ["a", "b", "c"]}},
-               {"assessor": "x2", "topic": "t1", "payload": {"order": ["a", "b"]}}]
+    entries = [
+        {"assessor": "x1", "topic": "t1", "payload": {"order": ["a", "b", "c"]}},
+        {"assessor": "x2", "topic": "t1", "payload": {"order": ["a", "b"]}},
+    ]
     message = refused("import_judgments", every_kind["ordering"].pk, write(tmp_path, "j.json", json.dumps(entries)))
     assert "judgments[1].payload.order" in message
     message = refused("import_judgments", every_kind["ordering"].pk, write(tmp_path, "j.json", "[\n{\n"))
@@ -171,8 +187,9 @@ def test_clustering_runs_csv_names_the_line(every_kind, tmp_path, nothing_writte
 def test_runs_upload_through_the_api(api, people, every_kind, nothing_written):
     upload = io.BytesIO(b"topic,run,order\nt1,sys1,a b c\nt1,sys1,c b a\n")
     upload.name = "runs.csv"
-    response = api(people["organiser"]).post(f"/api/campaigns/{every_kind['ordering'].pk}/runs/", {"file": upload},
-                                             format="multipart")
+    response = api(people["organiser"]).post(
+        f"/api/campaigns/{every_kind['ordering'].pk}/runs/", {"file": upload}, format="multipart"
+    )
     assert response.status_code == 400 and response.json()["field"] == "line 3"
 
 
@@ -190,14 +207,18 @@ def test_import_nuggets_questions_and_runs_are_one_transaction(every_kind, tmp_p
     questions = write(tmp_path, "q.txt", "q1\tAspirin\n")
     key = write(tmp_path, "key.txt", "q1\tn1\tvital\tpainkiller\n")
     runs = write(tmp_path, "runs.txt", "sysA\tq1\tAspirin kills pain.\nsysB\tq1\n")
-    message = refused("import_nuggets", every_kind["nuggets"].pk, "--questions", questions, "--key", key, "--runs", runs)
+    message = refused(
+        "import_nuggets", every_kind["nuggets"].pk, "--questions", questions, "--key", key, "--runs", runs
+    )
     assert "responses: line 2" in message
 
 
 def test_import_nuggets_matches_name_the_line(every_kind, tmp_path, nothing_written):
     runs = write(tmp_path, "runs.txt", "sysA\tt1\tAspirin kills pain.\n")
     matches = write(tmp_path, "m.txt", "sysA\tt1\tn1\nsysB\tt1\tn2\n")
-    assert "matches: line 2" in refused("import_nuggets", every_kind["nuggets"].pk, "--runs", runs, "--matches", matches)
+    assert "matches: line 2" in refused(
+        "import_nuggets", every_kind["nuggets"].pk, "--runs", runs, "--matches", matches
+    )
 
 
 # -- AIPHES -------------------------------------------------------------------------------
@@ -244,11 +265,19 @@ def test_build_pools_names_the_line_of_broken_json(every_kind, tmp_path, nothing
 
 def test_build_pools_all_or_nothing(every_kind, tmp_path, nothing_written):
     queries = write(tmp_path, "queries.json", json.dumps({"q1": "Ann Lee", "q2": "Bo Chen"}))
-    runs = write(tmp_path, "runs.json", json.dumps([
-        {"name": "s1", "data": {"results": {"q1": [{"id": "x", "text": "Anne Lee"}]}}},
-        {"name": "s2", "data": {"results": {"q9": [{"id": "y", "text": "Nobody"}]}}},
-    ]))
-    assert "runs[1].data.results.q9" in refused("build_pools", every_kind["pairs"].pk, "--queries", queries, "--runs", runs)
+    runs = write(
+        tmp_path,
+        "runs.json",
+        json.dumps(
+            [
+                {"name": "s1", "data": {"results": {"q1": [{"id": "x", "text": "Anne Lee"}]}}},
+                {"name": "s2", "data": {"results": {"q9": [{"id": "y", "text": "Nobody"}]}}},
+            ]
+        ),
+    )
+    assert "runs[1].data.results.q9" in refused(
+        "build_pools", every_kind["pairs"].pk, "--queries", queries, "--runs", runs
+    )
 
 
 # -- the parsers themselves -------------------------------------------------------------------

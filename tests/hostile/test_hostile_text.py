@@ -38,8 +38,10 @@ BAD = "\ud800"  # a lone (high) surrogate
 
 
 def counts() -> dict[str, int]:
-    return {model.__name__: model.objects.count()
-            for model in (Campaign, Topic, Run, Judgment, JudgmentRevision, Membership, Curation, Job)}
+    return {
+        model.__name__: model.objects.count()
+        for model in (Campaign, Topic, Run, Judgment, JudgmentRevision, Membership, Curation, Job)
+    }
 
 
 def as_json(value) -> str:
@@ -63,6 +65,7 @@ def upload(name: str, content: bytes) -> io.BytesIO:
 
 # -- every JSON body field type -------------------------------------------------------------
 
+
 def judgment(body):
     return {"payload": body, "status": "draft", "version": 0}
 
@@ -70,52 +73,109 @@ def judgment(body):
 # (who, method, url, body, the field named); {kind} is /api/campaigns/<id of that kind's campaign>
 BODIES = [
     ("alice", "put", "{pairs}/topics/t1/judgment/", judgment({"matches": {"c1": BAD}}), "payload.matches.c1"),
-    ("alice", "put", "{pairs}/topics/t1/judgment/", judgment({"matches": {"c7" + BAD: True}}),
-     "payload.matches.c7\\ud800"),
+    (
+        "alice",
+        "put",
+        "{pairs}/topics/t1/judgment/",
+        judgment({"matches": {"c7" + BAD: True}}),
+        "payload.matches.c7\\ud800",
+    ),
     ("alice", "put", "{ordering}/topics/t1/judgment/", judgment({"order": ["b", "a" + BAD, "c"]}), "payload.order[1]"),
-    ("alice", "put", "{factoids}/topics/t1/judgment/",
-     judgment({"factoids": [{"id": "F1", "text": "Iraq " + BAD}], "marks": {}}), "payload.factoids[0].text"),
-    ("alice", "put", "{clustering}/topics/t1/judgment/",
-     judgment({"clusters": [["s1", "s3"], ["s2", "s4"]], "descriptions": [BAD, "x"]}), "payload.descriptions[0]"),
-    ("alice", "put", "{nuggets}/topics/t1/judgment/", judgment({"labels": {"n1": "vital" + BAD}}),
-     "payload.labels.n1"),
-    ("alice", "put", "{pairs}/topics/t1/judgment/", {"payload": {"matches": {}}, "status": "draft" + BAD, "version": 0},
-     "status"),
+    (
+        "alice",
+        "put",
+        "{factoids}/topics/t1/judgment/",
+        judgment({"factoids": [{"id": "F1", "text": "Iraq " + BAD}], "marks": {}}),
+        "payload.factoids[0].text",
+    ),
+    (
+        "alice",
+        "put",
+        "{clustering}/topics/t1/judgment/",
+        judgment({"clusters": [["s1", "s3"], ["s2", "s4"]], "descriptions": [BAD, "x"]}),
+        "payload.descriptions[0]",
+    ),
+    ("alice", "put", "{nuggets}/topics/t1/judgment/", judgment({"labels": {"n1": "vital" + BAD}}), "payload.labels.n1"),
+    (
+        "alice",
+        "put",
+        "{pairs}/topics/t1/judgment/",
+        {"payload": {"matches": {}}, "status": "draft" + BAD, "version": 0},
+        "status",
+    ),
     ("organiser", "post", "/api/campaigns/", {"kind": "pairs", "name": "Names " + BAD}, "name"),
     ("organiser", "post", "/api/campaigns/", {"kind": "pairs", "name": "x", "guidelines": BAD}, "guidelines"),
-    ("organiser", "post", "/api/campaigns/", {"kind": "pairs", "name": "x", "params": {"scope": [BAD]}},
-     "params.scope[0]"),
+    (
+        "organiser",
+        "post",
+        "/api/campaigns/",
+        {"kind": "pairs", "name": "x", "params": {"scope": [BAD]}},
+        "params.scope[0]",
+    ),
     ("organiser", "post", "/api/campaigns/", {"kind": BAD, "name": "x"}, "kind"),
-    ("organiser", "post", "{pairs}/topics/",
-     [{"external_id": "t" + BAD, "data": {"query": "q", "candidates": [{"id": "a", "text": "b"}]}}],
-     "[0].external_id"),
-    ("organiser", "post", "{pairs}/topics/",
-     {"topics": [{"external_id": "t9", "title": BAD, "data": {"query": "q", "candidates": [{"id": "a", "text": "b"}]}}]},
-     "topics[0].title"),
-    ("organiser", "post", "{pairs}/topics/",
-     [{"external_id": "t9", "data": {"query": "q", "candidates": [{"id": "a", "text": "b" + BAD}]}}],
-     "[0].data.candidates[0].text"),
-    ("organiser", "post", "{ordering}/runs/", [{"name": "sys" + BAD, "data": {"orderings": {"t1": ["a", "b", "c"]}}}],
-     "[0].name"),
-    ("organiser", "post", "{ordering}/runs/", [{"name": "sys", "data": {"orderings": {"t1": ["a", "b", BAD]}}}],
-     "[0].data.orderings.t1[2]"),
+    (
+        "organiser",
+        "post",
+        "{pairs}/topics/",
+        [{"external_id": "t" + BAD, "data": {"query": "q", "candidates": [{"id": "a", "text": "b"}]}}],
+        "[0].external_id",
+    ),
+    (
+        "organiser",
+        "post",
+        "{pairs}/topics/",
+        {
+            "topics": [
+                {"external_id": "t9", "title": BAD, "data": {"query": "q", "candidates": [{"id": "a", "text": "b"}]}}
+            ]
+        },
+        "topics[0].title",
+    ),
+    (
+        "organiser",
+        "post",
+        "{pairs}/topics/",
+        [{"external_id": "t9", "data": {"query": "q", "candidates": [{"id": "a", "text": "b" + BAD}]}}],
+        "[0].data.candidates[0].text",
+    ),
+    (
+        "organiser",
+        "post",
+        "{ordering}/runs/",
+        [{"name": "sys" + BAD, "data": {"orderings": {"t1": ["a", "b", "c"]}}}],
+        "[0].name",
+    ),
+    (
+        "organiser",
+        "post",
+        "{ordering}/runs/",
+        [{"name": "sys", "data": {"orderings": {"t1": ["a", "b", BAD]}}}],
+        "[0].data.orderings.t1[2]",
+    ),
     ("organiser", "post", "{pairs}/members/", {"username": "carol" + BAD, "role": "assessor"}, "username"),
     ("organiser", "post", "{pairs}/members/", {"username": "carol", "role": BAD}, "role"),
     ("organiser", "post", "{pairs}/analyses/", {"analysis": "agreement", "params": {"note": BAD}}, "params.note"),
     ("organiser", "post", "{pairs}/analyses/", {"analysis": BAD}, "analysis"),
     ("organiser", "post", "{pairs}/pools/", {"queries": {"q1": "Smith" + BAD}, "runs": []}, "queries.q1"),
     ("organiser", "post", "{factoids}/phase/", {"phase": BAD}, "phase"),
-    ("organiser", "put", "{factoids}/topics/t1/curations/consensus/",
-     {"data": {"factoids": [{"id": "F1", "text": BAD}], "marks": {}}, "version": 0}, "data.factoids[0].text"),
+    (
+        "organiser",
+        "put",
+        "{factoids}/topics/t1/curations/consensus/",
+        {"data": {"factoids": [{"id": "F1", "text": BAD}], "marks": {}}, "version": 0},
+        "data.factoids[0].text",
+    ),
     (None, "post", "/api/auth/token/", {"username": "alice" + BAD, "password": "pw-alice"}, "username"),
 ]
 
 
 @pytest.mark.parametrize("bad", [BAD, "\udfff", "\x00"], ids=["high-surrogate", "low-surrogate", "nul"])
-@pytest.mark.parametrize(("who", "method", "url", "data", "field"), BODIES,
-                         ids=[f"{b[1]} {b[2]} {b[4]}" for b in BODIES])
-def test_bad_text_in_any_json_body_is_refused_naming_the_path(api, people, every_kind, who, method, url, data, field,
-                                                              bad):
+@pytest.mark.parametrize(
+    ("who", "method", "url", "data", "field"), BODIES, ids=[f"{b[1]} {b[2]} {b[4]}" for b in BODIES]
+)
+def test_bad_text_in_any_json_body_is_refused_naming_the_path(
+    api, people, every_kind, who, method, url, data, field, bad
+):
     url = url.format(**{kind: f"/api/campaigns/{campaign.pk}" for kind, campaign in every_kind.items()})
     text = as_json(data).replace("\\ud800", json.dumps(bad)[1:-1])
     field = field.replace("\\ud800", json.dumps(bad)[1:-1])
@@ -156,13 +216,20 @@ def test_a_valid_surrogate_pair_is_ordinary_text(api, people, every_kind):
 
 # -- uploaded files ---------------------------------------------------------------------------
 
+
 def test_json_and_jsonl_uploads_name_the_path(api, people, every_kind):
     client = client_for(people["organiser"])
-    topics = as_json([{"external_id": "t9", "title": BAD, "data": {"query": "q", "candidates": [{"id": "a", "text": "b"}]}}])
+    topics = as_json(
+        [{"external_id": "t9", "title": BAD, "data": {"query": "q", "candidates": [{"id": "a", "text": "b"}]}}]
+    )
     runs = as_json([{"name": "r", "data": {"orderings": {"t1": ["a", "b", "c" + BAD]}}}])
     judgments = as_json([{"assessor": "ann", "topic": "t1", "payload": {"order": ["a", "b", "c"], "x": BAD}}])
-    squality = (as_json({"passage-id": 1, "questions": {}}) + "\n"
-                + as_json({"passage-id": 2, "questions": {"1": {"bart": {"response": BAD, "reviews": []}}}}) + "\n")
+    squality = (
+        as_json({"passage-id": 1, "questions": {}})
+        + "\n"
+        + as_json({"passage-id": 2, "questions": {"1": {"bart": {"response": BAD, "reviews": []}}}})
+        + "\n"
+    )
     cases = [
         ("pairs", "topics/", "topics.json", topics, "file[0].title"),
         ("ordering", "runs/", "runs.json", runs, "file[0].data.orderings.t1[2]"),
@@ -171,8 +238,9 @@ def test_json_and_jsonl_uploads_name_the_path(api, people, every_kind):
     ]
     for kind, path, name, content, field in cases:
         before = counts()
-        response = client.post(f"/api/campaigns/{every_kind[kind].pk}/{path}",
-                               {"file": upload(name, content.encode())}, format="multipart")
+        response = client.post(
+            f"/api/campaigns/{every_kind[kind].pk}/{path}", {"file": upload(name, content.encode())}, format="multipart"
+        )
         assert response.status_code == 400, (name, response.content[:300])
         assert response.json()["field"] == field, name
         assert counts() == before, name
@@ -204,8 +272,10 @@ def test_utf8_with_a_bom_and_utf16_with_a_bom_are_read(api, people, every_kind, 
     if encoding in ("utf-16-le", "utf-16-be"):  # these codecs write no byte-order mark: add it
         content = "\ufeff".encode(encoding) + content
     response = client_for(people["organiser"]).post(
-        f"/api/campaigns/{every_kind['pairs'].pk}/judgments/import/", {"file": upload("crowd.csv", content)},
-        format="multipart")
+        f"/api/campaigns/{every_kind['pairs'].pk}/judgments/import/",
+        {"file": upload("crowd.csv", content)},
+        format="multipart",
+    )
     assert response.status_code == 201, response.content[:300]
     assert Judgment.objects.filter(assessor__username__in=["w1", "w2"]).count() == 2
 
@@ -214,8 +284,9 @@ def test_the_topic_import_command_refuses_a_surrogate(people, every_kind, tmp_pa
     from django.core.management import CommandError, call_command
 
     file = tmp_path / "topics.json"
-    file.write_text(as_json([{"external_id": "t9", "title": BAD, "data": {"query": "q", "candidates": [
-        {"id": "a", "text": "b"}]}}]))
+    file.write_text(
+        as_json([{"external_id": "t9", "title": BAD, "data": {"query": "q", "candidates": [{"id": "a", "text": "b"}]}}])
+    )
     before = counts()
     with pytest.raises(CommandError, match=r"file\[0\]\.title"):
         call_command("import_topics", str(every_kind["pairs"].pk), str(file))
@@ -246,6 +317,7 @@ def test_command_arguments_are_checked_too(people):
 
 # -- stored text is always answered -----------------------------------------------------------
 
+
 def test_text_stored_before_the_checks_is_still_answered(api, people, every_kind):
     """A surrogate stored through the ORM (JSON fields keep it escaped on
     SQLite): every GET showing it answers 200, JSON and HTML alike."""
@@ -256,23 +328,33 @@ def test_text_stored_before_the_checks_is_still_answered(api, people, every_kind
     topic.data = {**topic.data, "text": "Iraq " + BAD}
     topic.save()
     payload = {**PAYLOADS["factoids"], "factoids": [{"id": "F1", "text": "Iraq " + BAD}, {"id": "F2", "text": "x"}]}
-    judgment = Judgment.objects.create(topic=topic, assessor=people["alice"], payload=payload, status="submitted",
-                                       version=1)
-    JudgmentRevision.objects.create(judgment=judgment, version=1, author=people["alice"], payload=payload,
-                                    status="submitted", source="api")
+    judgment = Judgment.objects.create(
+        topic=topic, assessor=people["alice"], payload=payload, status="submitted", version=1
+    )
+    JudgmentRevision.objects.create(
+        judgment=judgment, version=1, author=people["alice"], payload=payload, status="submitted", source="api"
+    )
     Job.objects.create(campaign=campaign, analysis="agreement", params={"note": BAD})
     base = f"/api/campaigns/{campaign.pk}"
-    for who, url in [("alice", f"{base}/topics/t1/judgment/"), ("alice", f"{base}/topics/"),
-                     ("organiser", f"{base}/judgments/"), ("organiser", f"{base}/topics/"),
-                     ("admin", f"{base}/export/?format=csv&truth=annotations"),
-                     ("admin", f"{base}/export/?format=json&truth=annotations")]:
+    for who, url in [
+        ("alice", f"{base}/topics/t1/judgment/"),
+        ("alice", f"{base}/topics/"),
+        ("organiser", f"{base}/judgments/"),
+        ("organiser", f"{base}/topics/"),
+        ("admin", f"{base}/export/?format=csv&truth=annotations"),
+        ("admin", f"{base}/export/?format=json&truth=annotations"),
+    ]:
         response = client_for(people[who]).get(url)
         assert response.status_code == 200, (who, url, response.status_code)
         body = response.content.decode("utf-8")  # valid UTF-8
         assert "\\ud800" in body or "\ufffd" in body, (url, body[:300])
     browser = Client(raise_request_exception=False)
-    for who, url in [("alice", f"/campaigns/{campaign.pk}/topics/t1/judge/"), ("organiser", f"/campaigns/{campaign.pk}/"),
-                     ("organiser", f"/campaigns/{campaign.pk}/jobs/"), ("admin", f"/admin/annotate/judgment/{judgment.pk}/change/")]:
+    for who, url in [
+        ("alice", f"/campaigns/{campaign.pk}/topics/t1/judge/"),
+        ("organiser", f"/campaigns/{campaign.pk}/"),
+        ("organiser", f"/campaigns/{campaign.pk}/jobs/"),
+        ("admin", f"/admin/annotate/judgment/{judgment.pk}/change/"),
+    ]:
         browser.force_login(people[who])
         response = browser.get(url)
         assert response.status_code == 200, (who, url, response.status_code)
@@ -287,10 +369,14 @@ NFD = unicodedata.normalize("NFD", "caf\u00e9")
 
 def test_ids_equal_after_nfc_are_duplicates_in_a_topic(api, people, every_kind):
     assert NFC != NFD
-    topic = {"external_id": "t9", "data": {"query": "q", "candidates": [{"id": NFC, "text": "a"}, {"id": NFD, "text": "b"}]}}
+    topic = {
+        "external_id": "t9",
+        "data": {"query": "q", "candidates": [{"id": NFC, "text": "a"}, {"id": NFD, "text": "b"}]},
+    }
     before = counts()
-    response = client_for(people["organiser"]).post(f"/api/campaigns/{every_kind['pairs'].pk}/topics/",
-                                                    as_json([topic]), content_type="application/json")
+    response = client_for(people["organiser"]).post(
+        f"/api/campaigns/{every_kind['pairs'].pk}/topics/", as_json([topic]), content_type="application/json"
+    )
     assert response.status_code == 400 and response.json()["field"] == "topics[0].data.candidates[1].id"
     assert "normalis" in response.json()["detail"]
     assert counts() == before
@@ -300,7 +386,10 @@ def test_topic_ids_equal_after_nfc_are_duplicates_in_a_campaign(api, people, eve
     client = client_for(people["organiser"])
     url = f"/api/campaigns/{every_kind['pairs'].pk}/topics/"
     data = {"query": "q", "candidates": [{"id": "a", "text": "b"}]}
-    assert client.post(url, as_json([{"external_id": NFC, "data": data}]), content_type="application/json").status_code == 201
+    assert (
+        client.post(url, as_json([{"external_id": NFC, "data": data}]), content_type="application/json").status_code
+        == 201
+    )
     before = counts()
     response = client.post(url, as_json([{"external_id": NFD, "data": data}]), content_type="application/json")
     assert response.status_code == 400 and response.json()["field"] == "topics[0].external_id"
@@ -309,13 +398,15 @@ def test_topic_ids_equal_after_nfc_are_duplicates_in_a_campaign(api, people, eve
 
 def test_ids_are_otherwise_kept_as_given(api, people, every_kind):
     topic = {"external_id": NFD, "data": {"query": "q", "candidates": [{"id": NFD, "text": "a"}]}}
-    response = client_for(people["organiser"]).post(f"/api/campaigns/{every_kind['pairs'].pk}/topics/",
-                                                    as_json([topic]), content_type="application/json")
+    response = client_for(people["organiser"]).post(
+        f"/api/campaigns/{every_kind['pairs'].pk}/topics/", as_json([topic]), content_type="application/json"
+    )
     assert response.status_code == 201
     assert Topic.objects.get(campaign=every_kind["pairs"], external_id=NFD).data["candidates"][0]["id"] == NFD
 
 
 # -- the property, with hostile text anywhere -------------------------------------------------------
+
 
 def plant(value, path: list[int], text: str):
     """``value`` with the string (or key) reached by following ``path`` replaced by ``text``."""
@@ -341,8 +432,9 @@ def test_hostile_text_anywhere_in_a_payload_is_never_a_500(people_and_campaigns,
     people, campaigns = people_and_campaigns
     body = judgment(plant(PAYLOADS[kind], path, text))
     before = counts()
-    response = client_for(people["alice"]).put(f"/api/campaigns/{campaigns[kind].pk}/topics/t1/judgment/",
-                                               as_json(body), content_type="application/json")
+    response = client_for(people["alice"]).put(
+        f"/api/campaigns/{campaigns[kind].pk}/topics/t1/judgment/", as_json(body), content_type="application/json"
+    )
     assert response.status_code < 500, response.content[:300]
     if response.status_code >= 400:
         assert counts() == before

@@ -46,8 +46,10 @@ def test_json_that_looks_close_but_is_fine(api, people, every_kind):
     client = organiser(api, people)
     body = '{"kind": "pairs", "name": "a\\\\u0000b"}'  # an escaped backslash, then the text u0000
     assert client.post("/api/campaigns/", body, content_type="application/json").status_code == 201
-    scores = '[{"name": "r", "data": {"results": {"t1": [{"id": "c1", "text": "x", "score": 1e300}, ' \
-             '{"id": "c2", "text": "y", "score": -2.5E-400}, {"id": "c3", "text": "z", "score": 12345678901234567890}]}}}]'
+    scores = (
+        '[{"name": "r", "data": {"results": {"t1": [{"id": "c1", "text": "x", "score": 1e300}, '
+        '{"id": "c2", "text": "y", "score": -2.5E-400}, {"id": "c3", "text": "z", "score": 12345678901234567890}]}}}]'
+    )
     response = client.post(f"/api/campaigns/{every_kind['pairs'].pk}/runs/", scores, content_type="application/json")
     assert response.status_code == 201, response.content[:200]
 
@@ -55,8 +57,11 @@ def test_json_that_looks_close_but_is_fine(api, people, every_kind):
 def test_a_judgment_with_a_nul_in_a_factoid(api, people, every_kind):
     payload = {"factoids": [{"id": "F1", "text": "x\x00"}], "marks": {}}
     client = api(people["alice"])
-    response = client.put(f"/api/campaigns/{every_kind['factoids'].pk}/topics/t1/judgment/",
-                          {"payload": payload, "status": "draft", "version": 0}, format="json")
+    response = client.put(
+        f"/api/campaigns/{every_kind['factoids'].pk}/topics/t1/judgment/",
+        {"payload": payload, "status": "draft", "version": 0},
+        format="json",
+    )
     assert response.status_code == 400 and not Judgment.objects.exists()
 
 
@@ -68,8 +73,10 @@ def test_uploaded_files(api, people, every_kind):
     runs.name = "runs.csv"
     client = organiser(api, people)
     before = Topic.objects.count(), Run.objects.count()
-    for url, upload in ((f"/api/campaigns/{every_kind['pairs'].pk}/topics/", topics),
-                        (f"/api/campaigns/{every_kind['ordering'].pk}/runs/", runs)):
+    for url, upload in (
+        (f"/api/campaigns/{every_kind['pairs'].pk}/topics/", topics),
+        (f"/api/campaigns/{every_kind['ordering'].pk}/runs/", runs),
+    ):
         assert client.post(url, {"file": upload}, format="multipart").status_code == 400
     assert (Topic.objects.count(), Run.objects.count()) == before
 

@@ -17,8 +17,10 @@ LIMIT = 4096
 
 
 def topics_file(size: int) -> io.BytesIO:
-    topics = [{"external_id": f"big{i}", "data": {"query": "q", "candidates": [{"id": "c", "text": "x" * 200}]}}
-              for i in range(size // 250 + 1)]
+    topics = [
+        {"external_id": f"big{i}", "data": {"query": "q", "candidates": [{"id": "c", "text": "x" * 200}]}}
+        for i in range(size // 250 + 1)
+    ]
     upload = io.BytesIO(json.dumps(topics).encode())
     upload.name = "topics.json"
     return upload
@@ -27,8 +29,9 @@ def topics_file(size: int) -> io.BytesIO:
 @override_settings(CONCORD_MAX_UPLOAD_BYTES=LIMIT)
 def test_an_oversized_file_upload_is_refused_by_the_api(api, people, every_kind):
     before = Topic.objects.count()
-    response = api(people["organiser"]).post(f"/api/campaigns/{every_kind['pairs'].pk}/topics/",
-                                             {"file": topics_file(2 * LIMIT)}, format="multipart")
+    response = api(people["organiser"]).post(
+        f"/api/campaigns/{every_kind['pairs'].pk}/topics/", {"file": topics_file(2 * LIMIT)}, format="multipart"
+    )
     assert response.status_code == 413
     assert response.json() == {"detail": "The request is too large: uploads are limited to 4 KiB.", "field": "body"}
     assert Topic.objects.count() == before
@@ -45,8 +48,9 @@ def test_an_oversized_json_body_is_refused_by_the_api(api, people, every_kind):
 
 @override_settings(CONCORD_MAX_UPLOAD_BYTES=LIMIT)
 def test_uploads_under_the_limit_still_work(api, people, every_kind):
-    response = api(people["organiser"]).post(f"/api/campaigns/{every_kind['pairs'].pk}/topics/",
-                                             {"file": topics_file(LIMIT // 2)}, format="multipart")
+    response = api(people["organiser"]).post(
+        f"/api/campaigns/{every_kind['pairs'].pk}/topics/", {"file": topics_file(LIMIT // 2)}, format="multipart"
+    )
     assert response.status_code == 201
 
 
@@ -71,12 +75,19 @@ def test_the_limit_applies_before_login_and_csrf(every_kind):
 def test_djangos_own_memory_limit_is_a_413_too(api, people, every_kind):
     """Should DATA_UPLOAD_MAX_MEMORY_SIZE be set below the hard limit, its
     RequestDataTooBig (a 400 by default) is still answered 413."""
-    response = api(people["organiser"]).post(f"/api/campaigns/{every_kind['pairs'].pk}/topics/",
-                                             {"file": topics_file(100), "note": "x" * 2 * LIMIT}, format="multipart")
+    response = api(people["organiser"]).post(
+        f"/api/campaigns/{every_kind['pairs'].pk}/topics/",
+        {"file": topics_file(100), "note": "x" * 2 * LIMIT},
+        format="multipart",
+    )
     assert response.status_code == 413 and response.json()["field"] == "body"
 
 
 def test_the_default_limit_comes_from_the_environment():
     from django.conf import settings
 
-    assert settings.DATA_UPLOAD_MAX_MEMORY_SIZE == settings.FILE_UPLOAD_MAX_MEMORY_SIZE == settings.CONCORD_MAX_UPLOAD_BYTES
+    assert (
+        settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        == settings.FILE_UPLOAD_MAX_MEMORY_SIZE
+        == settings.CONCORD_MAX_UPLOAD_BYTES
+    )

@@ -11,10 +11,10 @@ from sklearn.metrics import homogeneity_completeness_v_measure, normalized_mutua
 
 from annotate import importers, services
 from annotate.models import Judgment, Topic
+from kinds.clustering.report import consensus, edit_summary, split_merge_path
 from scoring import services as scoring_services
 from scoring.metrics import clustering as m
 from scoring.models import Job
-from kinds.clustering.report import consensus, edit_summary, split_merge_path
 from scoring.selectors import campaign_report, topic_report
 
 pytestmark = pytest.mark.django_db
@@ -27,7 +27,12 @@ def test_edit_summary_on_a_hand_made_pair():
     # s1-s4 split in two; s5 s6 merged into s7's cluster; s8 deleted; s9 added.
     target = [["s1", "s2"], ["s3", "s4"], ["s7", "s5", "s6", "s9"]]
     assert edit_summary(source, target) == {
-        "identical": 0, "delete": ["s8"], "add": ["s9"], "split": 1, "merge": 1, "move": 0,
+        "identical": 0,
+        "delete": ["s8"],
+        "add": ["s9"],
+        "split": 1,
+        "merge": 1,
+        "move": 0,
     }
     assert edit_summary(source, source) == {"identical": 3, "delete": [], "add": [], "split": 0, "merge": 0, "move": 0}
     # One sentence moved between clusters that otherwise stay.
@@ -47,8 +52,12 @@ def clustered(people):
     campaign = services.create_campaign(creator=people["organiser"], kind="clustering", name="C", overlap=3)
     for name in ("alice", "bob", "carol"):
         services.add_member(campaign=campaign, username=name, role="assessor")
-    data = {"documents": [{"id": "d1"}, {"id": "d2"}],
-            "sentences": [{"id": s, "document": "d1" if i < 4 else "d2", "position": i, "text": s} for i, s in enumerate(ITEMS)]}
+    data = {
+        "documents": [{"id": "d1"}, {"id": "d2"}],
+        "sentences": [
+            {"id": s, "document": "d1" if i < 4 else "d2", "position": i, "text": s} for i, s in enumerate(ITEMS)
+        ],
+    }
     services.import_topics(campaign=campaign, topics=[{"external_id": "t1", "data": data}])
     topic = campaign.topics.get()
     clusters = {
@@ -57,8 +66,12 @@ def clustered(people):
         "carol": [["s1", "s5"], ["s4", "s8"]],
     }
     for name, c in clusters.items():
-        services.save_judgment(topic=topic, assessor=people[name], payload={"clusters": c}, status="submitted", version=0)
-    services.import_runs(campaign=campaign, runs=[{"name": "sys", "data": {"clusterings": {"t1": [["s1", "s2", "s3", "s4"]]}}}])
+        services.save_judgment(
+            topic=topic, assessor=people[name], payload={"clusters": c}, status="submitted", version=0
+        )
+    services.import_runs(
+        campaign=campaign, runs=[{"name": "sys", "data": {"clusterings": {"t1": [["s1", "s2", "s3", "s4"]]}}}]
+    )
     scoring_services.recompute_reports(campaign.pk, everything=True)
     return campaign, clusters
 
@@ -90,12 +103,18 @@ def test_topic_report_against_sklearn(clustered):
 def test_exports_consensus_with_provenance(api, people, clustered):
     campaign, _ = clustered
     client = api(people["admin"])
-    rows = json.loads(client.get(f"/api/campaigns/{campaign.pk}/export/", {"format": "json", "truth": "consensus"}).content)
+    rows = json.loads(
+        client.get(f"/api/campaigns/{campaign.pk}/export/", {"format": "json", "truth": "consensus"}).content
+    )
     s1 = next(r for r in rows if r["sentence"] == "s1")
     s4 = next(r for r in rows if r["sentence"] == "s4")
     assert (s1["cluster"], s1["judges_clustered"], s1["judges"]) == (1, 3, ["alice", "bob", "carol"])
     assert (s4["cluster"], s4["judges_clustered"], s4["judges"]) == (None, 1, ["carol"])
-    csv_rows = client.get(f"/api/campaigns/{campaign.pk}/export/", {"format": "csv", "truth": "judgments"}).content.decode().splitlines()
+    csv_rows = (
+        client.get(f"/api/campaigns/{campaign.pk}/export/", {"format": "csv", "truth": "judgments"})
+        .content.decode()
+        .splitlines()
+    )
     assert csv_rows[0] == "topic,assessor,cluster,rank,description,sentence" and len(csv_rows) == 1 + 6 + 6 + 4
 
 
@@ -107,7 +126,9 @@ def test_split_merge_walks_from_singletons_to_one_cluster(clustered, django_capt
     assert start["v_beta"] == 1.0 and start["normalized_variation_of_information"] == 0.0
     assert [s["clusters"] for s in path] == sorted((s["clusters"] for s in path), reverse=True)
     with django_capture_on_commit_callbacks(execute=True):
-        job = scoring_services.start_analysis(campaign=campaign, analysis="split-merge", params={"judge": "bob"}, user=None)
+        job = scoring_services.start_analysis(
+            campaign=campaign, analysis="split-merge", params={"judge": "bob"}, user=None
+        )
     job = Job.objects.get(pk=job.pk)
     assert job.status == "done" and job.result["judge"] == "bob" and job.result["path"][-1]["clusters"] == 1
 
@@ -116,8 +137,15 @@ def test_aiphes_trees_import_and_agree_above_chance(people):
     campaign = services.create_campaign(creator=people["organiser"], kind="clustering", name="AIPHES", overlap=3)
     trees = sorted((AIPHES / "Trees" / "FinishedTrees").glob("Annotator*/Topic_1002_*.xml"))
     call_command(
-        "import_aiphes", campaign.pk, str(AIPHES / "Trees" / "Input" / "Topic_1002_cellphone_for_12_years_old_kid.txt"),
-        "--trees", *map(str, trees), "--topic", "1002", "--documents", str(AIPHES / "SourceDocuments" / "HierarchicalSum_1002.xml"),
+        "import_aiphes",
+        campaign.pk,
+        str(AIPHES / "Trees" / "Input" / "Topic_1002_cellphone_for_12_years_old_kid.txt"),
+        "--trees",
+        *map(str, trees),
+        "--topic",
+        "1002",
+        "--documents",
+        str(AIPHES / "SourceDocuments" / "HierarchicalSum_1002.xml"),
         stdout=open("/dev/null", "w"),
     )
     topic = Topic.objects.get(campaign=campaign, external_id="1002")
@@ -142,11 +170,15 @@ def test_deeper_cuts_give_more_clusters():
     tree = (AIPHES / "Trees" / "FinishedTrees" / "Annotator2").glob("Topic_1035_*.xml").__next__().read_bytes()
     counts = [len(importers.read_aiphes_tree(tree, depth=d)) for d in (1, 2, 3)]
     assert counts[0] < counts[1] <= counts[2]
-    assert sum(len(c) for c in importers.read_aiphes_tree(tree, depth=1)) == sum(len(c) for c in importers.read_aiphes_tree(tree, depth=3))
+    assert sum(len(c) for c in importers.read_aiphes_tree(tree, depth=1)) == sum(
+        len(c) for c in importers.read_aiphes_tree(tree, depth=3)
+    )
 
 
 def test_clustering_runs_from_csv():
-    runs = importers.read_runs("topic,run,sentence,cluster\nt1,r,s1,x\nt1,r,s2,x\nt1,r,s3,\nt1,r,s4,y\n", filename="r.csv")
+    runs = importers.read_runs(
+        "topic,run,sentence,cluster\nt1,r,s1,x\nt1,r,s2,x\nt1,r,s3,\nt1,r,s4,y\n", filename="r.csv"
+    )
     assert runs == [{"name": "r", "data": {"clusterings": {"t1": [["s1", "s2"], ["s4"]]}}}]
 
 
@@ -155,10 +187,15 @@ def test_bad_clustering_through_the_api_stores_nothing(api, people, clustered):
     services.add_member(campaign=campaign, username="outsider", role="assessor")
     topic = campaign.topics.get()
     services.import_topics(campaign=campaign, topics=[{"external_id": "t2", "data": topic.data}])
-    user = next(u for u in ("alice", "bob", "carol", "outsider") if Topic.objects.filter(external_id="t2", assignments__assessor__username=u).exists())
+    user = next(
+        u
+        for u in ("alice", "bob", "carol", "outsider")
+        if Topic.objects.filter(external_id="t2", assignments__assessor__username=u).exists()
+    )
     response = api(people[user]).put(
         f"/api/campaigns/{campaign.pk}/topics/t2/judgment/",
-        {"payload": {"clusters": [["s1", "s2"], ["s2", "s9"]]}, "status": "draft", "version": 0}, format="json",
+        {"payload": {"clusters": [["s1", "s2"], ["s2", "s9"]]}, "status": "draft", "version": 0},
+        format="json",
     )
     assert response.status_code == 400 and response.json()["field"] == "payload.clusters[1]"
     assert "s9" in response.json()["detail"]

@@ -57,8 +57,12 @@ def test_every_slot_is_filled_with_its_type(name):
 def test_every_template_and_script_exists_in_the_kind_folder(name):
     spec = KINDS[name]
     folder = ROOT / "kinds" / name
-    templates = [spec.judge.template, spec.reports.template, spec.reports.topic_template,
-                 *(a.template for a in spec.analyses)]
+    templates = [
+        spec.judge.template,
+        spec.reports.template,
+        spec.reports.topic_template,
+        *(a.template for a in spec.analyses),
+    ]
     for template in templates:
         origin = Path(get_template(template).origin.name)
         assert folder in origin.parents, f"{template} is not in kinds/{name}/"
@@ -112,6 +116,7 @@ def _values_at(node, path: str) -> list:
 @pytest.fixture
 def demo_of(db, django_capture_on_commit_callbacks, replace_spec):
     """The demo campaign(s) of one kind only (the others' demos switched off), reports computed."""
+
     def build(name: str) -> list[Campaign]:
         for other in NAMES:
             if other != name:
@@ -138,8 +143,11 @@ def test_the_demo_validates_against_the_kind_and_every_export_runs(demo_of, name
             spec.data.clean_payload(copy.deepcopy(judgment.payload), judgment.topic.data, complete=True, params=params)
         assert campaign_report(campaign) is not None, "the demo campaign has no stored report"
         client = admin_client_for()
-        assessors = sorted(Judgment.objects.filter(topic__campaign=campaign, status="submitted")
-                           .values_list("assessor__username", flat=True).distinct())
+        assessors = sorted(
+            Judgment.objects.filter(topic__campaign=campaign, status="submitted")
+            .values_list("assessor__username", flat=True)
+            .distinct()
+        )
         for truth in spec.exports.truths(assessors):
             answers = {}
             for format in spec.exports.formats:

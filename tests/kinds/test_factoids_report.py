@@ -7,12 +7,12 @@ import json
 import pytest
 
 from annotate import services
-from concord.errors import InvalidInput
 from annotate.models import Curation, CurationRevision, Judgment
+from concord.errors import InvalidInput
+from kinds.factoids.report import judge_context, summaries_of
 from scoring import services as scoring_services
 from scoring.metrics import factoids as m
 from scoring.models import Job
-from kinds.factoids.report import judge_context, summaries_of
 from scoring.selectors import phase_payloads, topic_report
 
 pytestmark = pytest.mark.django_db
@@ -20,10 +20,17 @@ pytestmark = pytest.mark.django_db
 # Paper section 3.2: 5 summaries a-e; annotator 1 assigns P30 to a, c, e; annotator 2
 # split it: F9.21 on a, F9.22 on c and e.
 SUMMARIES = [{"id": s, "author": f"p-{s}", "sentences": [{"id": f"{s}1", "text": f"Summary {s}."}]} for s in "abcde"]
-ALICE = {"factoids": [{"id": "P30", "text": "Iraq will leave when the situation stabilises"}],
-         "marks": {"a1": ["P30"], "c1": ["P30"], "e1": ["P30"]}}
-BOB = {"factoids": [{"id": "F9.21", "text": "Iraq will leave soon"}, {"id": "F9.22", "text": "when the situation stabilises"}],
-       "marks": {"a1": ["F9.21"], "c1": ["F9.22"], "e1": ["F9.22"]}}
+ALICE = {
+    "factoids": [{"id": "P30", "text": "Iraq will leave when the situation stabilises"}],
+    "marks": {"a1": ["P30"], "c1": ["P30"], "e1": ["P30"]},
+}
+BOB = {
+    "factoids": [
+        {"id": "F9.21", "text": "Iraq will leave soon"},
+        {"id": "F9.22", "text": "when the situation stabilises"},
+    ],
+    "marks": {"a1": ["F9.21"], "c1": ["F9.22"], "e1": ["F9.22"]},
+}
 
 
 @pytest.fixture
@@ -31,7 +38,9 @@ def annotated(people):
     campaign = services.create_campaign(creator=people["organiser"], kind="factoids", name="F", overlap=2)
     for name in ("alice", "bob"):
         services.add_member(campaign=campaign, username=name, role="assessor")
-    (topic,) = services.import_topics(campaign=campaign, topics=[{"external_id": "kuwait", "data": {"summaries": SUMMARIES}}])
+    (topic,) = services.import_topics(
+        campaign=campaign, topics=[{"external_id": "kuwait", "data": {"summaries": SUMMARIES}}]
+    )
     services.save_judgment(topic=topic, assessor=people["alice"], payload=ALICE, status="submitted", version=0)
     services.save_judgment(topic=topic, assessor=people["bob"], payload=BOB, status="submitted", version=0)
     scoring_services.recompute_reports(campaign.pk, everything=True)
@@ -63,8 +72,13 @@ def test_phase_one_is_kept_when_phase_two_corrects(annotated, people):
 def test_phase_two_shows_only_the_discrepancy_list(annotated, people, client):
     campaign, topic = annotated
     # Confirm an identity so there is something to compare: P30 = F9.22.
-    services.save_curation(topic=topic, name="relations", data={"pairs": {"alice|bob": [{"first": ["P30"], "second": ["F9.22"]}]}},
-                           version=0, user=people["organiser"])
+    services.save_curation(
+        topic=topic,
+        name="relations",
+        data={"pairs": {"alice|bob": [{"first": ["P30"], "second": ["F9.22"]}]}},
+        version=0,
+        user=people["organiser"],
+    )
     client.force_login(people["alice"])
     before = client.get(f"/campaigns/{campaign.pk}/topics/kuwait/judge/").content.decode()
     assert "F9.2" not in before and 'id="discrepancies"' not in before  # Phase 1: blind
@@ -94,15 +108,19 @@ def test_relations_are_validated_versioned_and_kept(annotated, people, django_ca
     with django_capture_on_commit_callbacks(execute=True):  # the reports follow the confirmed relations
         services.save_curation(topic=topic, name="relations", data=good, version=0, user=people["organiser"])
     with pytest.raises(services.Conflict):
-        services.save_curation(topic=topic, name="relations", data={"pairs": {"alice|bob": []}}, version=0, user=people["organiser"])
+        services.save_curation(
+            topic=topic, name="relations", data={"pairs": {"alice|bob": []}}, version=0, user=people["organiser"]
+        )
     assert Curation.objects.get(name="relations").version == 1 and CurationRevision.objects.count() == 1
     assert topic_report(topic).data["agreement"]["1"]["pairs"][0]["relations"] == "confirmed"
 
 
 def test_consensus_scores_summaries_and_exports(annotated, people, api, django_capture_on_commit_callbacks):
     campaign, topic = annotated
-    consensus = {"factoids": [{"id": "C1", "text": "leave soon"}, {"id": "C2", "text": "when stable"}],
-                 "marks": {"a1": ["C1"], "c1": ["C2"], "e1": ["C1", "C2"]}}
+    consensus = {
+        "factoids": [{"id": "C1", "text": "leave soon"}, {"id": "C2", "text": "when stable"}],
+        "marks": {"a1": ["C1"], "c1": ["C2"], "e1": ["C1", "C2"]},
+    }
     client = api(people["organiser"])
     url = f"/api/campaigns/{campaign.pk}/topics/kuwait/curations/consensus/"
     with django_capture_on_commit_callbacks(execute=True):
@@ -113,22 +131,42 @@ def test_consensus_scores_summaries_and_exports(annotated, people, api, django_c
     # weights: C1 in a and e (2), C2 in c and e (2): a 2, b 0, c 2, d 0, e 4
     assert scores == {"a": 2.0, "b": 0.0, "c": 2.0, "d": 0.0, "e": 4.0}
     admin = api(people["admin"])
-    rows = json.loads(admin.get(f"/api/campaigns/{campaign.pk}/export/", {"format": "json", "truth": "consensus"}).content)
-    assert [(r["factoid"], r["weight"], r["sentences"]) for r in rows] == [("C1", 2, ["a1", "e1"]), ("C2", 2, ["c1", "e1"])]
-    wfs = admin.get(f"/api/campaigns/{campaign.pk}/export/", {"format": "csv", "truth": "wfs"}).content.decode().splitlines()
+    rows = json.loads(
+        admin.get(f"/api/campaigns/{campaign.pk}/export/", {"format": "json", "truth": "consensus"}).content
+    )
+    assert [(r["factoid"], r["weight"], r["sentences"]) for r in rows] == [
+        ("C1", 2, ["a1", "e1"]),
+        ("C2", 2, ["c1", "e1"]),
+    ]
+    wfs = (
+        admin.get(f"/api/campaigns/{campaign.pk}/export/", {"format": "csv", "truth": "wfs"})
+        .content.decode()
+        .splitlines()
+    )
     assert wfs[0] == "topic,summary,source,model,wfs" and wfs[5] == "kuwait,e,p-e,1,4.0"
-    annotations = json.loads(admin.get(f"/api/campaigns/{campaign.pk}/export/", {"format": "json", "truth": "annotations"}).content)
+    annotations = json.loads(
+        admin.get(f"/api/campaigns/{campaign.pk}/export/", {"format": "json", "truth": "annotations"}).content
+    )
     assert {a["annotator"] for a in annotations} == {"alice", "bob"}
 
 
 def test_growth_and_stability_jobs(annotated, people, client, django_capture_on_commit_callbacks):
     campaign, topic = annotated
-    services.save_curation(topic=topic, name="consensus", version=0, user=people["organiser"],
-                           data={"factoids": [{"id": "C1", "text": "x"}, {"id": "C2", "text": "y"}],
-                                 "marks": {"a1": ["C1"], "c1": ["C2"], "e1": ["C1", "C2"]}})
+    services.save_curation(
+        topic=topic,
+        name="consensus",
+        version=0,
+        user=people["organiser"],
+        data={
+            "factoids": [{"id": "C1", "text": "x"}, {"id": "C2", "text": "y"}],
+            "marks": {"a1": ["C1"], "c1": ["C2"], "e1": ["C1", "C2"]},
+        },
+    )
     with django_capture_on_commit_callbacks(execute=True):
         growth = scoring_services.start_analysis(campaign=campaign, analysis="growth", params={"draws": 20}, user=None)
-        stability = scoring_services.start_analysis(campaign=campaign, analysis="wfs-stability", params={"max_n": 8, "pairs": 30, "n": 3}, user=None)
+        stability = scoring_services.start_analysis(
+            campaign=campaign, analysis="wfs-stability", params={"max_n": 8, "pairs": 30, "n": 3}, user=None
+        )
     growth, stability = Job.objects.get(pk=growth.pk), Job.objects.get(pk=stability.pk)
     assert growth.status == "done" and growth.result["sizes"] == [1, 2, 3, 4, 5]
     # With all five summaries C1 and C2 occur apart (a vs c): two factoids; never more than two.
@@ -148,7 +186,9 @@ def test_relations_editor_page_saves_lines(annotated, people, client):
     assert "P30 | F9.21 F9.22" in page  # the suggestion, ready to confirm
     response = client.post(url, {"version": "0", "alice|bob": "P30 | F9.21\n"})
     assert response.status_code == 302
-    assert Curation.objects.get(name="relations").data == {"pairs": {"alice|bob": [{"first": ["P30"], "second": ["F9.21"]}]}}
+    assert Curation.objects.get(name="relations").data == {
+        "pairs": {"alice|bob": [{"first": ["P30"], "second": ["F9.21"]}]}
+    }
     client.force_login(people["alice"])
     assert client.get(url).status_code == 403
 
@@ -164,17 +204,28 @@ def test_bad_factoid_payloads_store_nothing(annotated, people):
     ]
     for payload, field in bad:
         with pytest.raises(InvalidInput) as error:
-            services.save_judgment(topic=topic, assessor=people["alice"], payload=payload, status="submitted", version=1)
+            services.save_judgment(
+                topic=topic, assessor=people["alice"], payload=payload, status="submitted", version=1
+            )
         assert error.value.field == field
     assert Judgment.objects.get(topic=topic, assessor=people["alice"]).version == 1
 
 
 def test_position_adjusted_stability(annotated, people, django_capture_on_commit_callbacks):
     campaign, topic = annotated
-    services.save_curation(topic=topic, name="consensus", version=0, user=people["organiser"],
-                           data={"factoids": [{"id": "C1", "text": "x"}], "marks": {"a1": ["C1"], "c1": ["C1"]}})
+    services.save_curation(
+        topic=topic,
+        name="consensus",
+        version=0,
+        user=people["organiser"],
+        data={"factoids": [{"id": "C1", "text": "x"}], "marks": {"a1": ["C1"], "c1": ["C1"]}},
+    )
     with django_capture_on_commit_callbacks(execute=True):
-        job = scoring_services.start_analysis(campaign=campaign, analysis="wfs-stability",
-                                              params={"max_n": 3, "pairs": 10, "n": 2, "position": True}, user=None)
+        job = scoring_services.start_analysis(
+            campaign=campaign,
+            analysis="wfs-stability",
+            params={"max_n": 3, "pairs": 10, "n": 2, "position": True},
+            user=None,
+        )
     job = Job.objects.get(pk=job.pk)
     assert job.status == "done" and job.result["position_adjusted"] is True

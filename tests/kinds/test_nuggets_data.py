@@ -4,18 +4,24 @@ from concord.errors import InvalidInput
 from kinds.registry import get_kind
 
 KIND = get_kind("nuggets").data
-TOPIC = KIND.clean_topic_data({
-    "target": "AARP",
-    "nuggets": [{"id": "n1", "text": "Lobby for over-50s", "label": "vital"}, {"id": "n2", "text": "38 million members"},
-                {"id": "n3", "text": "Founded 1958", "label": "okay"}],
-    "responses": [{"id": "r1", "run": "sysA", "text": "AARP is a lobby."}, {"id": "r2", "run": "sysB", "text": ""}],
-})
+TOPIC = KIND.clean_topic_data(
+    {
+        "target": "AARP",
+        "nuggets": [
+            {"id": "n1", "text": "Lobby for over-50s", "label": "vital"},
+            {"id": "n2", "text": "38 million members"},
+            {"id": "n3", "text": "Founded 1958", "label": "okay"},
+        ],
+        "responses": [{"id": "r1", "run": "sysA", "text": "AARP is a lobby."}, {"id": "r2", "run": "sysB", "text": ""}],
+    }
+)
 
 
 def test_labels_and_matches_in_topic_order():
     payload = {"labels": {"n3": "okay", "n1": "vital", "n2": "okay"}, "matches": {"r2": [], "r1": ["n3", "n1"]}}
     assert KIND.clean_payload(payload, TOPIC, complete=True, params={"tasks": ["labels", "matches"]}) == {
-        "labels": {"n1": "vital", "n2": "okay", "n3": "okay"}, "matches": {"r1": ["n1", "n3"], "r2": []},
+        "labels": {"n1": "vital", "n2": "okay", "n3": "okay"},
+        "matches": {"r1": ["n1", "n3"], "r2": []},
     }
 
 
@@ -39,14 +45,17 @@ def test_bad_payloads_name_the_field(payload, params, field, message):
 
 
 def test_labels_only_campaigns_do_not_need_matches():
-    assert KIND.clean_payload({"labels": {"n1": "vital", "n2": "okay", "n3": "okay"}}, TOPIC, complete=True)["matches"] == {}
+    assert (
+        KIND.clean_payload({"labels": {"n1": "vital", "n2": "okay", "n3": "okay"}}, TOPIC, complete=True)["matches"]
+        == {}
+    )
 
 
 def test_run_data_takes_text_or_length_and_checks_matches():
     topics = {"q1": TOPIC}
-    assert KIND.clean_run_data({"responses": {"q1": {"text": "a b  c", "matches": ["n3", "n1"]}}}, topics, field="d") == {
-        "responses": {"q1": {"length": 3, "matches": ["n1", "n3"]}}
-    }
+    assert KIND.clean_run_data(
+        {"responses": {"q1": {"text": "a b  c", "matches": ["n3", "n1"]}}}, topics, field="d"
+    ) == {"responses": {"q1": {"length": 3, "matches": ["n1", "n3"]}}}
     with pytest.raises(InvalidInput, match="unknown nugget id"):
         KIND.clean_run_data({"responses": {"q1": {"length": 10, "matches": ["zz"]}}}, topics, field="d")
     with pytest.raises(InvalidInput, match="text, or its length"):

@@ -10,10 +10,10 @@ from django.core.management import call_command
 
 from annotate import services
 from annotate.models import Run, Topic
+from kinds.nuggets.report import arrays, full_analysis, scores
 from scoring import services as scoring_services
 from scoring.metrics import nuggets as m
 from scoring.models import Job
-from kinds.nuggets.report import arrays, full_analysis, scores
 from scoring.selectors import campaign_report, submitted_judgments, topic_report
 
 pytestmark = pytest.mark.django_db
@@ -36,20 +36,38 @@ def labelled(people):
     campaign = services.create_campaign(creator=people["organiser"], kind="nuggets", name="N", overlap=2)
     for name in ("alice", "bob"):
         services.add_member(campaign=campaign, username=name, role="assessor")
-    services.import_topics(campaign=campaign, topics=[
-        {"external_id": q, "data": {"target": q.upper(), "nuggets": [
-            {"id": f"n{i}", "text": f"fact {i}", "label": label} for i, label in enumerate(labels)]}}
-        for q, labels in ORIGINAL.items()
-    ])
+    services.import_topics(
+        campaign=campaign,
+        topics=[
+            {
+                "external_id": q,
+                "data": {
+                    "target": q.upper(),
+                    "nuggets": [{"id": f"n{i}", "text": f"fact {i}", "label": label} for i, label in enumerate(labels)],
+                },
+            }
+            for q, labels in ORIGINAL.items()
+        ],
+    )
     for topic in campaign.topics.all():
         for name, labels in LABELS.items():
             payload = {"labels": {f"n{i}": label for i, label in enumerate(labels[topic.external_id])}}
             services.save_judgment(topic=topic, assessor=people[name], payload=payload, status="submitted", version=0)
-    services.import_runs(campaign=campaign, runs=[
-        {"name": run, "data": {"responses": {q: {"length": length, "matches": [f"n{i}" for i in found]}
-                                             for q, (length, found) in questions.items()}}}
-        for run, questions in RUNS.items()
-    ])
+    services.import_runs(
+        campaign=campaign,
+        runs=[
+            {
+                "name": run,
+                "data": {
+                    "responses": {
+                        q: {"length": length, "matches": [f"n{i}" for i in found]}
+                        for q, (length, found) in questions.items()
+                    }
+                },
+            }
+            for run, questions in RUNS.items()
+        ],
+    )
     scoring_services.recompute_reports(campaign.pk, everything=True)
     return campaign
 
@@ -71,40 +89,69 @@ def test_run_scores_equal_the_scalar_formulas(labelled):
             expected = []
             for q, (length, found) in questions.items():
                 if model == "pyramid":
-                    votes = [sum(labels[q][i] == "vital" for labels in (ORIGINAL, LABELS["alice"], LABELS["bob"]))
-                             for i in range(len(ORIGINAL[q]))]
+                    votes = [
+                        sum(labels[q][i] == "vital" for labels in (ORIGINAL, LABELS["alice"], LABELS["bob"]))
+                        for i in range(len(ORIGINAL[q]))
+                    ]
                     weights = m.pyramid_weights(votes)
-                    expected.append(m.pyramid_f(weights=weights, matched=np.isin(range(len(votes)), found), length=length).f)
+                    expected.append(
+                        m.pyramid_f(weights=weights, matched=np.isin(range(len(votes)), found), length=length).f
+                    )
                 else:
                     labels = ORIGINAL[q] if model == "original" else LABELS[model][q]
                     vital = [i for i, label in enumerate(labels) if label == "vital"]
                     if not vital:
                         continue  # recall undefined: the question does not count for this model
-                    expected.append(m.nugget_f(
-                        vital_matched=len(set(found) & set(vital)), okay_matched=len(set(found) - set(vital)),
-                        vital_total=len(vital), length=length).f)
+                    expected.append(
+                        m.nugget_f(
+                            vital_matched=len(set(found) & set(vital)),
+                            okay_matched=len(set(found) - set(vital)),
+                            vital_total=len(vital),
+                            length=length,
+                        ).f
+                    )
             assert by_run[run][model] == pytest.approx(np.mean(expected), abs=1e-12), (run, model)
     assert [row["run"] for row in data["runs"]] == ["good", "verbose", "weak"]
 
 
 def test_stability_tables_3_and_4_match_the_metric(labelled):
     data = campaign_report(labelled).data
-    a = arrays(list(labelled.topics.order_by("position")), submitted_judgments(labelled), list(Run.objects.filter(campaign=labelled)))
-    expected = m.assessor_agreement(a.labels.astype(bool), a.matches, a.lengths, question_index=a.question_index, original=0)
+    a = arrays(
+        list(labelled.topics.order_by("position")),
+        submitted_judgments(labelled),
+        list(Run.objects.filter(campaign=labelled)),
+    )
+    expected = m.assessor_agreement(
+        a.labels.astype(bool), a.matches, a.lengths, question_index=a.question_index, original=0
+    )
     assert data["stability"]["assessors"] == ["original", "alice", "bob"]
     assert data["stability"]["tau_pyramid"] == pytest.approx(expected.tau_pyramid.tolist())
     assert data["stability"]["mean_tau_original"] == pytest.approx(expected.mean_tau_original)
 
 
 def test_matches_can_come_from_judgments_by_majority(people):
-    campaign = services.create_campaign(creator=people["organiser"], kind="nuggets", name="M", overlap=3, params={"tasks": ["matches"]})
+    campaign = services.create_campaign(
+        creator=people["organiser"], kind="nuggets", name="M", overlap=3, params={"tasks": ["matches"]}
+    )
     for name in ("alice", "bob", "carol"):
         services.add_member(campaign=campaign, username=name, role="assessor")
-    (topic,) = services.import_topics(campaign=campaign, topics=[{"external_id": "q", "data": {
-        "target": "T", "nuggets": [{"id": f"n{i}", "text": "x", "label": "vital"} for i in range(3)],
-        "responses": [{"id": "r1", "run": "A", "text": "one two three"}]}}])
+    (topic,) = services.import_topics(
+        campaign=campaign,
+        topics=[
+            {
+                "external_id": "q",
+                "data": {
+                    "target": "T",
+                    "nuggets": [{"id": f"n{i}", "text": "x", "label": "vital"} for i in range(3)],
+                    "responses": [{"id": "r1", "run": "A", "text": "one two three"}],
+                },
+            }
+        ],
+    )
     for name, found in (("alice", ["n0", "n1"]), ("bob", ["n0"]), ("carol", ["n0", "n2"])):
-        services.save_judgment(topic=topic, assessor=people[name], payload={"matches": {"r1": found}}, status="submitted", version=0)
+        services.save_judgment(
+            topic=topic, assessor=people[name], payload={"matches": {"r1": found}}, status="submitted", version=0
+        )
     a = arrays([topic], submitted_judgments(campaign), [])
     # n0: 3 of 3; n1: 1 of 3; n2: 1 of 3 -> only n0 is in the response
     assert a.runs == ["A"] and a.matches.tolist() == [[True, False, False]]
@@ -137,21 +184,40 @@ def test_exports(api, people, labelled):
     client = api(people["admin"])
     tsv = client.get(f"/api/campaigns/{labelled.pk}/export/", {"format": "tsv", "truth": "answer-key"}).content.decode()
     assert tsv.splitlines()[0] == "q1\tn0\tvital\t3\t1.000000\tfact 0"
-    rows = json.loads(client.get(f"/api/campaigns/{labelled.pk}/export/", {"format": "json", "truth": "scores"}).content)
+    rows = json.loads(
+        client.get(f"/api/campaigns/{labelled.pk}/export/", {"format": "json", "truth": "scores"}).content
+    )
     assert {r["model"] for r in rows} == {"pyramid", "original", "alice", "bob"} and len(rows) == 4 * 3 * 2
 
 
 def test_trec_like_text_imports(people, tmp_path):
     campaign = services.create_campaign(creator=people["organiser"], kind="nuggets", name="T", overlap=1)
     (tmp_path / "q.txt").write_text("1\tAARP\n2\tHubble\n")
-    (tmp_path / "key.txt").write_text("1\t1.1\tvital\tLobby for people over 50\n1\t1.2\tokay\tHas a magazine\n2\t2.1\t-\tOrbits the Earth\n")
-    (tmp_path / "runs.txt").write_text("sysA\t1\tAARP is a lobby.\nsysA\t1\tIt publishes a magazine.\nsysA\t2\tA telescope.\n")
+    (tmp_path / "key.txt").write_text(
+        "1\t1.1\tvital\tLobby for people over 50\n1\t1.2\tokay\tHas a magazine\n2\t2.1\t-\tOrbits the Earth\n"
+    )
+    (tmp_path / "runs.txt").write_text(
+        "sysA\t1\tAARP is a lobby.\nsysA\t1\tIt publishes a magazine.\nsysA\t2\tA telescope.\n"
+    )
     (tmp_path / "matches.txt").write_text("sysA\t1\t1.1\nsysA\t1\t1.2\n")
-    call_command("import_nuggets", campaign.pk, "--questions", str(tmp_path / "q.txt"), "--key", str(tmp_path / "key.txt"),
-                 "--runs", str(tmp_path / "runs.txt"), "--matches", str(tmp_path / "matches.txt"), stdout=open("/dev/null", "w"))
+    call_command(
+        "import_nuggets",
+        campaign.pk,
+        "--questions",
+        str(tmp_path / "q.txt"),
+        "--key",
+        str(tmp_path / "key.txt"),
+        "--runs",
+        str(tmp_path / "runs.txt"),
+        "--matches",
+        str(tmp_path / "matches.txt"),
+        stdout=open("/dev/null", "w"),
+    )
     topic = Topic.objects.get(campaign=campaign, external_id="1")
-    assert topic.data["nuggets"] == [{"id": "1.1", "text": "Lobby for people over 50", "label": "vital"},
-                                     {"id": "1.2", "text": "Has a magazine", "label": "okay"}]
+    assert topic.data["nuggets"] == [
+        {"id": "1.1", "text": "Lobby for people over 50", "label": "vital"},
+        {"id": "1.2", "text": "Has a magazine", "label": "okay"},
+    ]
     assert "label" not in Topic.objects.get(external_id="2").data["nuggets"][0]
     run = Run.objects.get(campaign=campaign, name="sysA").data["responses"]
     assert run["1"] == {"length": len("AARPisalobby.Itpublishesamagazine."), "matches": ["1.1", "1.2"]}

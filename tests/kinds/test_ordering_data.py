@@ -9,7 +9,9 @@ TOPIC = {"items": [{"id": i, "text": f"Item {i}"} for i in ("a", "b", "c", "d")]
 
 def test_a_permutation_is_accepted_for_drafts_and_submissions():
     for complete in (False, True):
-        assert KIND.clean_payload({"order": ["d", "a", "c", "b"]}, TOPIC, complete=complete) == {"order": ["d", "a", "c", "b"]}
+        assert KIND.clean_payload({"order": ["d", "a", "c", "b"]}, TOPIC, complete=complete) == {
+            "order": ["d", "a", "c", "b"]
+        }
 
 
 @pytest.mark.parametrize(

@@ -29,7 +29,9 @@ def ordered(people):
         services.add_member(campaign=campaign, username=name, role="assessor")
     services.import_topics(
         campaign=campaign,
-        topics=[{"external_id": t, "data": {"items": [{"id": i, "text": i.upper()} for i in ITEMS]}} for t in ("t1", "t2")],
+        topics=[
+            {"external_id": t, "data": {"items": [{"id": i, "text": i.upper()} for i in ITEMS]}} for t in ("t1", "t2")
+        ],
     )
     orders = {
         "alice": ["s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8"],
@@ -38,7 +40,9 @@ def ordered(people):
     }
     for topic in campaign.topics.all():
         for name, order in orders.items():
-            services.save_judgment(topic=topic, assessor=people[name], payload={"order": order}, status="submitted", version=0)
+            services.save_judgment(
+                topic=topic, assessor=people[name], payload={"order": order}, status="submitted", version=0
+            )
     services.import_runs(
         campaign=campaign,
         runs=[
@@ -65,8 +69,12 @@ def test_topic_report_tau_matrix_consensus_and_run_scores(ordered):
     assert [item["id"] for item in data["consensus"]] == ["s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8"]
     golds = list(orders.values())
     good = data["runs"]["good"]
-    assert good["AC-tau"] == pytest.approx(np.mean([kendalltau(ranks(ITEMS), ranks(g)).statistic for g in golds]), abs=1e-12)
-    assert good["AC-Sp"] == pytest.approx(np.mean([spearmanr(ranks(ITEMS), ranks(g)).statistic for g in golds]), abs=1e-12)
+    assert good["AC-tau"] == pytest.approx(
+        np.mean([kendalltau(ranks(ITEMS), ranks(g)).statistic for g in golds]), abs=1e-12
+    )
+    assert good["AC-Sp"] == pytest.approx(
+        np.mean([spearmanr(ranks(ITEMS), ranks(g)).statistic for g in golds]), abs=1e-12
+    )
     assert good["FreSPA"] == pytest.approx(m.frespa(ITEMS, golds), abs=1e-12)
     assert data["runs"]["reversed"]["AC-tau"] == pytest.approx(-good["AC-tau"], abs=1e-12)
 
@@ -116,18 +124,32 @@ def test_analyses_need_two_orderings(people, django_capture_on_commit_callbacks)
 def test_exports(api, people, ordered):
     campaign, orders = ordered
     client = api(people["admin"])
-    consensus = json.loads(client.get(f"/api/campaigns/{campaign.pk}/export/", {"format": "json", "truth": "consensus"}).content)
+    consensus = json.loads(
+        client.get(f"/api/campaigns/{campaign.pk}/export/", {"format": "json", "truth": "consensus"}).content
+    )
     assert consensus[0] == {"topic": "t1", "order": ITEMS, "orderings": 3}
-    rows = client.get(f"/api/campaigns/{campaign.pk}/export/", {"format": "csv", "truth": "judgments"}).content.decode().splitlines()
+    rows = (
+        client.get(f"/api/campaigns/{campaign.pk}/export/", {"format": "csv", "truth": "judgments"})
+        .content.decode()
+        .splitlines()
+    )
     assert rows[0] == "topic,assessor,rank,item" and rows[1] == "t1,alice,1,s1" and len(rows) == 1 + 2 * 3 * 8
 
 
 def test_bad_orderings_through_the_api_store_nothing(api, people, ordered):
     campaign, _ = ordered
-    services.import_topics(campaign=campaign, topics=[{"external_id": "t3", "data": {"items": [{"id": i, "text": i} for i in ITEMS]}}])
+    services.import_topics(
+        campaign=campaign, topics=[{"external_id": "t3", "data": {"items": [{"id": i, "text": i} for i in ITEMS]}}]
+    )
     url = f"/api/campaigns/{campaign.pk}/topics/t3/judgment/"
-    for order, message in ((ITEMS[:-1], "missing item id(s): s8"), (ITEMS + ["s1"], "duplicated item id(s): s1"), (ITEMS[:-1] + ["zz"], "unknown item id(s): zz")):
-        response = api(people["alice"]).put(url, {"payload": {"order": order}, "status": "submitted", "version": 0}, format="json")
+    for order, message in (
+        (ITEMS[:-1], "missing item id(s): s8"),
+        (ITEMS + ["s1"], "duplicated item id(s): s1"),
+        (ITEMS[:-1] + ["zz"], "unknown item id(s): zz"),
+    ):
+        response = api(people["alice"]).put(
+            url, {"payload": {"order": order}, "status": "submitted", "version": 0}, format="json"
+        )
         assert response.status_code == 400 and response.json()["field"] == "payload.order"
         assert message in response.json()["detail"]
     assert not Judgment.objects.filter(topic__external_id="t3").exists()

@@ -4,7 +4,10 @@ from concord.errors import InvalidInput
 from kinds.registry import get_kind
 
 KIND = get_kind("pairs").data
-TOPIC = {"query": "Mohamed Hammadi", "candidates": [{"id": "c1", "text": "Muhammad Hamadi"}, {"id": "c2", "text": "Olga Petrova"}]}
+TOPIC = {
+    "query": "Mohamed Hammadi",
+    "candidates": [{"id": "c1", "text": "Muhammad Hamadi"}, {"id": "c2", "text": "Olga Petrova"}],
+}
 
 
 def test_topic_data_is_cleaned_and_kept():
@@ -17,7 +20,11 @@ def test_topic_data_is_cleaned_and_kept():
         ({"query": "x"}, "data.candidates", "required"),
         ({"query": "", "candidates": [{"id": "c1", "text": "t"}]}, "data.query", "empty"),
         ({"query": "x", "candidates": []}, "data.candidates", "at least 1"),
-        ({"query": "x", "candidates": [{"id": "c1", "text": "a"}, {"id": "c1", "text": "b"}]}, "data.candidates[1].id", "duplicate"),
+        (
+            {"query": "x", "candidates": [{"id": "c1", "text": "a"}, {"id": "c1", "text": "b"}]},
+            "data.candidates[1].id",
+            "duplicate",
+        ),
         ({"query": "x", "candidates": [{"id": "has space", "text": "a"}]}, "data.candidates[0].id", "white space"),
         ({"query": "x", "candidates": [{"id": "c1", "text": 5}]}, "data.candidates[0].text", "string"),
         ({"query": "x", "candidates": [], "extra": 1}, "data.extra", "unknown field"),

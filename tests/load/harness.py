@@ -128,8 +128,9 @@ def postgres_server() -> Iterator[tuple[str, Path]]:
             shutil.chown(data, "postgres")
         _as_postgres([str(pgbin / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres"])
         options = f"-p {port} -k {data} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=100"
-        _as_postgres([str(pgbin / "pg_ctl"), "-D", str(data), "-l", str(data / "server.log"), "-w", "-o", options,
-                      "start"])
+        _as_postgres(
+            [str(pgbin / "pg_ctl"), "-D", str(data), "-l", str(data / "server.log"), "-w", "-o", options, "start"]
+        )
         yield f"postgres://postgres@127.0.0.1:{port}/postgres", data
 
 
@@ -141,8 +142,9 @@ def postgres_database(server_url: str | None = None, *, data: Path | None = None
         with postgres_server() as (url, data), postgres_database(url, data=data) as database:
             yield database
         return
-    import psycopg
     from urllib.parse import urlsplit, urlunsplit
+
+    import psycopg
 
     parts = urlsplit(server_url)
     name = f"concord_load_{os.getpid()}_{next(_database_numbers)}"
@@ -156,15 +158,23 @@ def postgres_database(server_url: str | None = None, *, data: Path | None = None
 
     with _cleanup(drop):
         url = urlunsplit(parts._replace(path=f"/{name}"))
-        yield Database("postgresql", {"DATABASE_URL": url}, f"PostgreSQL {name} on port {parts.port}",
-                       pid_file=data / "postmaster.pid" if data else None)
+        yield Database(
+            "postgresql",
+            {"DATABASE_URL": url},
+            f"PostgreSQL {name} on port {parts.port}",
+            pid_file=data / "postmaster.pid" if data else None,
+        )
 
 
 def django_env(database: Database) -> dict[str, str]:
     # Nothing of the caller's configuration leaks in (a DATABASE_URL, an RQ
     # tasks backend, ...): the load run is ./run's setup on its own database.
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CONCORD_")
-           and k not in {"DATABASE_URL", "DJANGO_SETTINGS_MODULE", "ALLOWED_HOSTS", "SECRET_KEY"}}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("CONCORD_")
+        and k not in {"DATABASE_URL", "DJANGO_SETTINGS_MODULE", "ALLOWED_HOSTS", "SECRET_KEY"}
+    }
     env.update(
         DJANGO_SETTINGS_MODULE="concord.settings",
         CONCORD_ENV="development",
@@ -189,25 +199,43 @@ def manage(env: dict[str, str], *args: str, timeout: float = 600) -> str:
 def topic_data(kind: str, index: int) -> dict[str, Any]:
     """A small topic of ``kind``, shaped as in DESIGN.md ("Topic data")."""
     if kind == "pairs":
-        return {"query": f"Name {index}",
-                "candidates": [{"id": f"c{c}", "text": f"Candidate {index}.{c}", "runs": ["sysA"]} for c in range(1, 9)]}
+        return {
+            "query": f"Name {index}",
+            "candidates": [{"id": f"c{c}", "text": f"Candidate {index}.{c}", "runs": ["sysA"]} for c in range(1, 9)],
+        }
     if kind == "ordering":
         return {"items": [{"id": f"s{i}", "text": f"Step {i} of process {index}"} for i in range(1, 7)]}
     if kind == "clustering":
-        return {"documents": [{"id": f"d{d}", "title": f"Report {d}"} for d in range(1, 4)],
-                "sentences": [{"id": f"d{d}s{p}", "document": f"d{d}", "position": p, "text": f"Sentence {p} of report {d}."}
-                              for d in range(1, 4) for p in range(1, 5)]}
+        return {
+            "documents": [{"id": f"d{d}", "title": f"Report {d}"} for d in range(1, 4)],
+            "sentences": [
+                {"id": f"d{d}s{p}", "document": f"d{d}", "position": p, "text": f"Sentence {p} of report {d}."}
+                for d in range(1, 4)
+                for p in range(1, 5)
+            ],
+        }
     if kind == "nuggets":
-        return {"target": f"Target {index}",
-                "nuggets": [{"id": f"n{n}", "text": f"Nugget {n}", "label": "vital" if n % 3 == 1 else "okay"}
-                            for n in range(1, 9)],
-                "responses": [{"id": f"r{r}", "run": f"sys{r}", "text": f"Answer {r} about target {index}."}
-                              for r in range(1, 4)]}
+        return {
+            "target": f"Target {index}",
+            "nuggets": [
+                {"id": f"n{n}", "text": f"Nugget {n}", "label": "vital" if n % 3 == 1 else "okay"} for n in range(1, 9)
+            ],
+            "responses": [
+                {"id": f"r{r}", "run": f"sys{r}", "text": f"Answer {r} about target {index}."} for r in range(1, 4)
+            ],
+        }
     if kind == "factoids":
-        return {"text": f"Story {index}.",
-                "summaries": [{"id": f"m{m}", "author": f"person-{m}",
-                               "sentences": [{"id": f"m{m}.{s}", "text": f"Sentence {s} of summary {m}."} for s in range(1, 4)]}
-                              for m in range(1, 4)]}
+        return {
+            "text": f"Story {index}.",
+            "summaries": [
+                {
+                    "id": f"m{m}",
+                    "author": f"person-{m}",
+                    "sentences": [{"id": f"m{m}.{s}", "text": f"Sentence {s} of summary {m}."} for s in range(1, 4)],
+                }
+                for m in range(1, 4)
+            ],
+        }
     raise ValueError(f"unknown kind {kind!r}")
 
 
@@ -219,9 +247,9 @@ def seed(*, users: int, per_assessor: int = 3, overlap: int = 2) -> dict[str, An
     ``per_assessor`` topics in each. Returns the plan the locustfile reads."""
     from django.contrib.auth.hashers import make_password
     from django.contrib.auth.models import User
-    from concord import tokens
 
     from annotate import services
+    from concord import tokens
 
     password = make_password(PASSWORD)  # hashed once: the same known password for everyone
     organiser = User.objects.create(username="load-organiser", password=password)
@@ -236,8 +264,10 @@ def seed(*, users: int, per_assessor: int = 3, overlap: int = 2) -> dict[str, An
             services.add_member(campaign=campaign, username=user.username, role="assessor")
         services.import_topics(
             campaign=campaign,
-            topics=[{"external_id": f"{kind[0]}{t:04d}", "title": f"{kind} {t}", "data": topic_data(kind, t)}
-                    for t in range(1, topics + 1)],
+            topics=[
+                {"external_id": f"{kind[0]}{t:04d}", "title": f"{kind} {t}", "data": topic_data(kind, t)}
+                for t in range(1, topics + 1)
+            ],
         )
         campaigns.append({"id": campaign.pk, "kind": kind, "topics": topics})
     token = lambda user: tokens.issue(user)[1]  # noqa: E731
@@ -269,16 +299,19 @@ def verify(acks: list[dict[str, Any]], *, settle_timeout: float = 300) -> dict[s
         (replays if ack["replayed"] else saves)[key].append(ack)
     problems: list[str] = []
     rows = list(
-        Judgment.objects.filter(assessor__username__startswith="load-")
-        .values_list("id", "topic__campaign_id", "topic__external_id", "assessor__username", "version", "status")
+        Judgment.objects.filter(assessor__username__startswith="load-").values_list(
+            "id", "topic__campaign_id", "topic__external_id", "assessor__username", "version", "status"
+        )
     )
     judgments: dict[tuple, list[tuple]] = defaultdict(list)
     for pk, campaign, topic, assessor, version, status in rows:
         judgments[(campaign, topic, assessor)].append((pk, version, status))
     revisions: dict[int, list[tuple[int, str]]] = defaultdict(list)
-    for judgment, version, status in JudgmentRevision.objects.filter(
-        judgment_id__in=[r[0] for r in rows]
-    ).order_by("judgment_id", "version").values_list("judgment_id", "version", "status"):
+    for judgment, version, status in (
+        JudgmentRevision.objects.filter(judgment_id__in=[r[0] for r in rows])
+        .order_by("judgment_id", "version")
+        .values_list("judgment_id", "version", "status")
+    ):
         revisions[judgment].append((version, status))
     for key, acked in saves.items():
         acked.sort(key=lambda a: a["version"])
@@ -296,7 +329,9 @@ def verify(acks: list[dict[str, Any]], *, settle_timeout: float = 300) -> dict[s
         elif [s for _, s in history] != [a["status"] for a in acked]:
             problems.append(f"{key}: revision statuses {[s for _, s in history]} differ from the acknowledged ones")
         if (version, status) != (n, acked[-1]["status"]):
-            problems.append(f"{key}: judgment at version {version} ({status}), last acknowledged {n} ({acked[-1]['status']})")
+            problems.append(
+                f"{key}: judgment at version {version} ({status}), last acknowledged {n} ({acked[-1]['status']})"
+            )
     for key, repeated in replays.items():
         versions = {a["version"] for a in saves.get(key, [])}
         stray = [a["version"] for a in repeated if a["version"] not in versions]
@@ -304,7 +339,7 @@ def verify(acks: list[dict[str, Any]], *, settle_timeout: float = 300) -> dict[s
             problems.append(f"{key}: replays answered versions {stray} that were never acknowledged")
     unacknowledged = sorted(set(judgments) - set(saves))
     problems += [f"{key}: in the database but never acknowledged" for key in unacknowledged]
-    duplicates = (Judgment.objects.values("topic_id", "assessor_id").annotate(n=Count("id")).filter(n__gt=1).count())
+    duplicates = Judgment.objects.values("topic_id", "assessor_id").annotate(n=Count("id")).filter(n__gt=1).count()
     if duplicates:
         problems.append(f"{duplicates} (topic, assessor) pairs have more than one judgment")
 
@@ -316,15 +351,21 @@ def verify(acks: list[dict[str, Any]], *, settle_timeout: float = 300) -> dict[s
         stale = StaleTopic.objects.filter(campaign__in=campaigns).exists()
         seen = {r.campaign_id: r.judgments_seen for r in Report.objects.filter(campaign__in=campaigns, topic=None)}
         submitted = {c.pk: Judgment.objects.filter(topic__campaign=c, status="submitted").count() for c in campaigns}
-        behind = {c.name: (seen.get(c.pk, 0), submitted[c.pk]) for c in campaigns if seen.get(c.pk, 0) != submitted[c.pk]}
+        behind = {
+            c.name: (seen.get(c.pk, 0), submitted[c.pk]) for c in campaigns if seen.get(c.pk, 0) != submitted[c.pk]
+        }
         if not busy and not stale and not behind:
             break
         if time.monotonic() - started > settle_timeout:
-            problems.append(f"reports still behind after {settle_timeout:.0f} s: (seen, submitted) {behind}; "
-                            f"tasks queued or running: {busy}; stale topics left: {stale}")
+            problems.append(
+                f"reports still behind after {settle_timeout:.0f} s: (seen, submitted) {behind}; "
+                f"tasks queued or running: {busy}; stale topics left: {stale}"
+            )
             break
         time.sleep(0.5)
-    tasks = {row["status"]: row["n"] for row in DBTaskResult.objects.values("status").annotate(n=Count("id")).order_by()}
+    tasks = {
+        row["status"]: row["n"] for row in DBTaskResult.objects.values("status").annotate(n=Count("id")).order_by()
+    }
     if tasks.get("FAILED"):
         problems.append(f"{tasks['FAILED']} background task(s) failed")
     return {
@@ -356,8 +397,15 @@ def _die_with_parent() -> None:
 
 def _start(command: list[str], env: dict[str, str], log: Path) -> subprocess.Popen:
     handle = log.open("ab")
-    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=handle, stderr=subprocess.STDOUT,
-                               start_new_session=True, preexec_fn=_die_with_parent)
+    process = subprocess.Popen(
+        command,
+        cwd=ROOT,
+        env=env,
+        stdout=handle,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+        preexec_fn=_die_with_parent,
+    )
     handle.close()
     return process
 
@@ -432,14 +480,30 @@ def server(env: dict[str, str], logs: Path, *, workers: int = 4, worker_interval
     ``db_worker`` (as ./run starts it) on the same database."""
     port = free_port()
     gunicorn = _start(
-        [PYTHON, "-m", "gunicorn", "concord.wsgi", "-w", str(workers), "-b", f"127.0.0.1:{port}",
-         "--timeout", "120", "--graceful-timeout", "20", "--log-level", "warning"],
-        env, logs / "gunicorn.log",
+        [
+            PYTHON,
+            "-m",
+            "gunicorn",
+            "concord.wsgi",
+            "-w",
+            str(workers),
+            "-b",
+            f"127.0.0.1:{port}",
+            "--timeout",
+            "120",
+            "--graceful-timeout",
+            "20",
+            "--log-level",
+            "warning",
+        ],
+        env,
+        logs / "gunicorn.log",
     )
     with _cleanup(lambda: _stop(gunicorn)):
         worker = _start(
             [PYTHON, "manage.py", "db_worker", "--no-startup-delay", "--interval", str(worker_interval)],
-            env, logs / "worker.log",
+            env,
+            logs / "worker.log",
         )
         with _cleanup(lambda: _stop(worker)):
             url = f"http://127.0.0.1:{port}"
@@ -478,21 +542,52 @@ def _warm_up(url: str, workers: int) -> None:
         list(pool.map(get, range(4 * workers)))
 
 
-def run_locust(url: str, plan: Path, out: Path, *, users: int, seconds: float, think: float,
-               logs: Path, sample_every: int = 10) -> dict[str, Any]:
+def run_locust(
+    url: str, plan: Path, out: Path, *, users: int, seconds: float, think: float, logs: Path, sample_every: int = 10
+) -> dict[str, Any]:
     """locust headless in a subprocess: ``users`` assessors plus one organiser."""
-    env = {**os.environ, "CONCORD_LOAD_PLAN": str(plan), "CONCORD_LOAD_OUT": str(out),
-           "CONCORD_LOAD_THINK": str(think), "CONCORD_LOAD_SAMPLE_EVERY": str(sample_every)}
+    env = {
+        **os.environ,
+        "CONCORD_LOAD_PLAN": str(plan),
+        "CONCORD_LOAD_OUT": str(out),
+        "CONCORD_LOAD_THINK": str(think),
+        "CONCORD_LOAD_SAMPLE_EVERY": str(sample_every),
+    }
     command = [
-        PYTHON, "-m", "locust", "-f", str(LOCUSTFILE), "--headless", "--host", url,
-        "-u", str(users + 1), "-r", str(users + 1), "-t", f"{max(1, round(seconds))}s",
+        PYTHON,
+        "-m",
+        "locust",
+        "-f",
+        str(LOCUSTFILE),
+        "--headless",
+        "--host",
+        url,
+        "-u",
+        str(users + 1),
+        "-r",
+        str(users + 1),
+        "-t",
+        f"{max(1, round(seconds))}s",
         # Users finish the cycle they are in: no save is cut off between the
         # server's commit and its answer, so every write is acknowledged.
-        "--stop-timeout", "120", "--only-summary", "--loglevel", "WARNING", "--exit-code-on-error", "0",
+        "--stop-timeout",
+        "120",
+        "--only-summary",
+        "--loglevel",
+        "WARNING",
+        "--exit-code-on-error",
+        "0",
     ]
     with (logs / "locust.log").open("ab") as log:
-        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-                                   start_new_session=True, preexec_fn=_die_with_parent)
+        process = subprocess.Popen(
+            command,
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            preexec_fn=_die_with_parent,
+        )
         with _cleanup(lambda: _stop(process, grace=5)):
             returncode = process.wait(seconds + 300)
     if returncode != 0 or not out.exists():
@@ -534,9 +629,18 @@ class LoadResult:
         return self.failures == 0 and self.verification["problem_count"] == 0
 
 
-def run_load(engine: str, *, users: int, seconds: float, workers: int = 4, think: float = 0.5,
-             per_assessor: int = 3, database_url: str | None = None, directory: Path | None = None,
-             log: Callable[[str], None] = lambda _: None) -> LoadResult:
+def run_load(
+    engine: str,
+    *,
+    users: int,
+    seconds: float,
+    workers: int = 4,
+    think: float = 0.5,
+    per_assessor: int = 3,
+    database_url: str | None = None,
+    directory: Path | None = None,
+    log: Callable[[str], None] = lambda _: None,
+) -> LoadResult:
     """One whole run on ``engine`` ("sqlite" or "postgresql"; with
     ``database_url`` a fresh database on that PostgreSQL server, else a
     throw-away server)."""
@@ -550,13 +654,30 @@ def run_load(engine: str, *, users: int, seconds: float, workers: int = 4, think
             log(f"{database.label}: migrating and seeding {users} assessors")
             manage(env, "manage.py", "migrate", "--no-input", "-v0")
             plan = directory / "plan.json"
-            manage(env, "-m", "tests.load.harness", "seed", "--users", str(users),
-                   "--per-assessor", str(per_assessor), "--out", str(plan))
+            manage(
+                env,
+                "-m",
+                "tests.load.harness",
+                "seed",
+                "--users",
+                str(users),
+                "--per-assessor",
+                str(per_assessor),
+                "--out",
+                str(plan),
+            )
             with server(env, directory, workers=workers) as running:
                 log(f"{running.url}: gunicorn -w {workers} and db_worker up; locust for {seconds:.0f} s")
                 before = running.cpu_seconds(database)
-                stats = run_locust(running.url, plan, directory / "results.json", users=users, seconds=seconds,
-                                   think=think, logs=directory)
+                stats = run_locust(
+                    running.url,
+                    plan,
+                    directory / "results.json",
+                    users=users,
+                    seconds=seconds,
+                    think=think,
+                    logs=directory,
+                )
                 after = running.cpu_seconds(database)
                 cpu = {part: round(after[part] - before[part], 2) for part in after}
                 log("verifying the database")
@@ -575,19 +696,29 @@ def _summarise(engine, users, seconds, workers, stats, verification, peaks, cpu,
     samples = [s["seconds"] for s in stats["time_to_report"]]
     web = [mb for name, mb in peaks.items() if name.startswith("web")]
     return LoadResult(
-        engine=engine, users=users, seconds=seconds, workers=workers,
-        requests=stats["total"]["requests"], failures=stats["total"]["failures"], rps=stats["total"]["rps"],
+        engine=engine,
+        users=users,
+        seconds=seconds,
+        workers=workers,
+        requests=stats["total"]["requests"],
+        failures=stats["total"]["failures"],
+        rps=stats["total"]["rps"],
         submits=submit.get("requests", 0),
-        submit_p50_ms=submit.get("p50_ms", 0), submit_p95_ms=submit.get("p95_ms", 0),
+        submit_p50_ms=submit.get("p50_ms", 0),
+        submit_p95_ms=submit.get("p95_ms", 0),
         submit_p99_ms=submit.get("p99_ms", 0),
-        conflicts=sum(stats["conflicts"].values()), stale_409=sum(stats["expected_conflicts"].values()),
+        conflicts=sum(stats["conflicts"].values()),
+        stale_409=sum(stats["expected_conflicts"].values()),
         replays=sum(1 for a in stats["acks"] if a["replayed"]),
         report_samples=len(samples),
         report_p50_s=statistics.median(samples) if samples else None,
         report_max_s=max(samples) if samples else None,
         report_unresolved=len(stats["unresolved_samples"]),
-        peak_mb=max(web, default=0.0), cpu_seconds=cpu, verification=verification,
-        locust={k: v for k, v in stats.items() if k != "acks"}, logs=str(directory),
+        peak_mb=max(web, default=0.0),
+        cpu_seconds=cpu,
+        verification=verification,
+        locust={k: v for k, v in stats.items() if k != "acks"},
+        logs=str(directory),
     )
 
 

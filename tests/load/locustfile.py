@@ -143,7 +143,9 @@ class Assessor(FastHttpUser):
                 f"/api/campaigns/{campaign['id']}/topics/", headers=self.headers, name="GET topics"
             )
             if response.status_code == 200:
-                self.topics += [(campaign["id"], campaign["kind"], t["external_id"], t["data"]) for t in response.json()]
+                self.topics += [
+                    (campaign["id"], campaign["kind"], t["external_id"], t["data"]) for t in response.json()
+                ]
         self.rng.shuffle(self.topics)
 
     def think(self) -> None:
@@ -164,7 +166,11 @@ class Assessor(FastHttpUser):
             return
         build = PAYLOADS[kind]
         submitted = None
-        for step, status, complete in (("draft", "draft", False), ("edit", "draft", False), ("submit", "submitted", True)):
+        for step, status, complete in (
+            ("draft", "draft", False),
+            ("edit", "draft", False),
+            ("submit", "submitted", True),
+        ):
             self.think()
             body = {"payload": build(data, self.rng, complete), "status": status, "version": version}
             saved = self.save(url, key, step, body)
@@ -205,8 +211,16 @@ class Assessor(FastHttpUser):
                 response.failure(f"{response.status_code}: {response.text[:300]}")
                 return None
             answer = response.json()
-            ACKS.append({**key, "step": step, "version": answer["version"], "status": answer["status"],
-                         "replayed": answer["replayed"], "at": time.time()})
+            ACKS.append(
+                {
+                    **key,
+                    "step": step,
+                    "version": answer["version"],
+                    "status": answer["status"],
+                    "replayed": answer["replayed"],
+                    "at": time.time(),
+                }
+            )
             if answer["replayed"] or answer["version"] != body["version"] + 1 or answer["status"] != body["status"]:
                 response.failure(f"expected a new version {body['version'] + 1} ({body['status']}), got {answer}")
                 return None
@@ -219,15 +233,24 @@ class Assessor(FastHttpUser):
     def replay(self, url: str, key: dict, body: dict, version: int) -> None:
         """The submission again, as a client whose answer was lost: nothing new is written."""
         IN_FLIGHT["saves"] += 1
-        with self.client.put(url, json=body, headers=self.headers, name="PUT judgment (replay)",
-                             catch_response=True) as response:
+        with self.client.put(
+            url, json=body, headers=self.headers, name="PUT judgment (replay)", catch_response=True
+        ) as response:
             IN_FLIGHT["saves"] -= 1
             if response.status_code != 200:
                 response.failure(f"replay: {response.status_code}: {response.text[:300]}")
                 return
             answer = response.json()
-            ACKS.append({**key, "step": "replay", "version": answer["version"], "status": answer["status"],
-                         "replayed": answer["replayed"], "at": time.time()})
+            ACKS.append(
+                {
+                    **key,
+                    "step": "replay",
+                    "version": answer["version"],
+                    "status": answer["status"],
+                    "replayed": answer["replayed"],
+                    "at": time.time(),
+                }
+            )
             if not answer["replayed"] or answer["version"] != version:
                 response.failure(f"replay: expected replayed version {version}, got {answer}")
 
@@ -235,15 +258,17 @@ class Assessor(FastHttpUser):
         """An edit from a tab that read an older version: 409, nothing written."""
         body = {"payload": PAYLOADS[kind](data, self.rng, False), "status": "draft", "version": version - 1}
         IN_FLIGHT["saves"] += 1
-        with self.client.put(url, json=body, headers=self.headers, name="PUT judgment (stale)",
-                             catch_response=True) as response:
+        with self.client.put(
+            url, json=body, headers=self.headers, name="PUT judgment (stale)", catch_response=True
+        ) as response:
             IN_FLIGHT["saves"] -= 1
             if response.status_code == 409 and response.json().get("current_version") == version:
                 EXPECTED_CONFLICTS["stale"] += 1
                 response.success()
             else:
-                response.failure(f"stale edit: expected 409 at version {version}, got {response.status_code}: "
-                                 f"{response.text[:300]}")
+                response.failure(
+                    f"stale edit: expected 409 at version {version}, got {response.status_code}: {response.text[:300]}"
+                )
 
 
 class Organiser(FastHttpUser):

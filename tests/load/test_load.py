@@ -33,15 +33,23 @@ pytestmark = pytest.mark.load
         pytest.param("sqlite", marks=pytest.mark.skipif(bool(DATABASE_URL), reason="runs in the SQLite pass")),
         pytest.param(
             "postgresql",
-            marks=[pytest.mark.postgres,
-                   pytest.mark.skipif(not ON_POSTGRES, reason="needs DATABASE_URL pointing at PostgreSQL")],
+            marks=[
+                pytest.mark.postgres,
+                pytest.mark.skipif(not ON_POSTGRES, reason="needs DATABASE_URL pointing at PostgreSQL"),
+            ],
         ),
     ],
 )
 def test_concurrent_assessors_lose_nothing_and_duplicate_nothing(engine, tmp_path):
     result = harness.run_load(
-        engine, users=8, seconds=8, workers=4, think=0.1, per_assessor=2,
-        database_url=DATABASE_URL if engine == "postgresql" else None, directory=tmp_path,
+        engine,
+        users=8,
+        seconds=8,
+        workers=4,
+        think=0.1,
+        per_assessor=2,
+        database_url=DATABASE_URL if engine == "postgresql" else None,
+        directory=tmp_path,
     )
     errors = result.locust["errors"]
     assert result.failures == 0, f"{result.failures} failed requests: {errors}"

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import pathlib
 import csv
+import pathlib
 
 import krippendorff
 import numpy as np
@@ -203,7 +203,9 @@ def test_krippendorff_alpha_sparse_and_blockwise_paths_match_package(
 
 def _rte_worker_by_pair() -> tuple[np.ndarray, np.ndarray]:
     """Snow et al. (2008) RTE: workers x pairs (NaN = not judged), and pairs x their 10 labels."""
-    with open(pathlib.Path(__file__).resolve().parents[2] / "data" / "snow2008" / "rte.csv", newline="", encoding="utf-8") as handle:
+    with open(
+        pathlib.Path(__file__).resolve().parents[2] / "data" / "snow2008" / "rte.csv", newline="", encoding="utf-8"
+    ) as handle:
         rows = [(row["!amt_worker_ids"], row["orig_id"], int(row["response"])) for row in csv.DictReader(handle)]
     workers, worker_index = np.unique([row[0] for row in rows], return_inverse=True)
     pairs, pair_index = np.unique([row[1] for row in rows], return_inverse=True)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import pathlib
 import glob
 import math
+import pathlib
 import warnings
 import xml.etree.ElementTree as ET
 from dataclasses import fields
@@ -46,7 +46,7 @@ AVERAGES = ["arithmetic", "geometric", "min", "max"]
 # "purity = (1/17) x (5 + 4 + 3) ~ 0.71"; NMI ~ 0.36 (I / [(H(Omega)+H(C))/2]);
 # TP = 20, FP = 20, FN = 24, TN = 72, "RI = (20 + 72)/(20 + 20 + 24 + 72) ~ 0.68";
 # P = 20/40 = 0.5, R = 20/44 ~ 0.455, "F5 ~ 0.456".
-IIR_CLASSES = list("xxxxxo" "xooood" "xxddd")
+IIR_CLASSES = list("xxxxxoxoooodxxddd")
 IIR_CLUSTERS = [1] * 6 + [2] * 6 + [3] * 5
 
 
@@ -248,8 +248,18 @@ def test_identical_partitions_score_exactly_perfect_whatever_the_label_names():
 def test_symmetric_measures_are_symmetric_and_the_others_swap():
     truth, found = _random_pair(4, 120, 5, 8)
     ab, ba = clustering_scores(truth, found), clustering_scores(found, truth)
-    for name in ("nmi_arithmetic", "nmi_geometric", "nmi_min", "nmi_max", "variation_of_information",
-                 "normalized_variation_of_information", "rand_index", "adjusted_rand_index", "pair_f", "v_beta"):
+    for name in (
+        "nmi_arithmetic",
+        "nmi_geometric",
+        "nmi_min",
+        "nmi_max",
+        "variation_of_information",
+        "normalized_variation_of_information",
+        "rand_index",
+        "adjusted_rand_index",
+        "pair_f",
+        "v_beta",
+    ):
         assert getattr(ab, name) == pytest.approx(getattr(ba, name), rel=1e-12, abs=1e-15), name
     assert ab.homogeneity == pytest.approx(ba.completeness, rel=1e-12)
     assert ab.pair_precision == pytest.approx(ba.pair_recall, rel=1e-12)
@@ -296,28 +306,107 @@ def test_mixed_type_labels_are_accepted():
     ("labels_true", "labels_pred", "expected"),
     [
         # empty: sklearn returns 1 for h, c, V, NMI, RI and ARI
-        ([], [], dict(homogeneity=1.0, completeness=1.0, v_measure=1.0, v_beta=1.0, nmi_min=1.0,
-                      rand_index=1.0, adjusted_rand_index=1.0, variation_of_information=0.0,
-                      normalized_variation_of_information=0.0, pair_f=0.0)),
+        (
+            [],
+            [],
+            dict(
+                homogeneity=1.0,
+                completeness=1.0,
+                v_measure=1.0,
+                v_beta=1.0,
+                nmi_min=1.0,
+                rand_index=1.0,
+                adjusted_rand_index=1.0,
+                variation_of_information=0.0,
+                normalized_variation_of_information=0.0,
+                pair_f=0.0,
+            ),
+        ),
         # N = 1
-        ([7], ["a"], dict(homogeneity=1.0, completeness=1.0, v_measure=1.0, nmi_max=1.0, rand_index=1.0,
-                          adjusted_rand_index=1.0, purity=1.0, entropy=0.0,
-                          normalized_variation_of_information=0.0, pair_precision=0.0, pair_f=0.0)),
+        (
+            [7],
+            ["a"],
+            dict(
+                homogeneity=1.0,
+                completeness=1.0,
+                v_measure=1.0,
+                nmi_max=1.0,
+                rand_index=1.0,
+                adjusted_rand_index=1.0,
+                purity=1.0,
+                entropy=0.0,
+                normalized_variation_of_information=0.0,
+                pair_precision=0.0,
+                pair_f=0.0,
+            ),
+        ),
         # one class, one cluster
-        ([0] * 5, [3] * 5, dict(v_measure=1.0, nmi_arithmetic=1.0, rand_index=1.0, adjusted_rand_index=1.0,
-                                variation_of_information=0.0, entropy=0.0, pair_f=1.0)),
+        (
+            [0] * 5,
+            [3] * 5,
+            dict(
+                v_measure=1.0,
+                nmi_arithmetic=1.0,
+                rand_index=1.0,
+                adjusted_rand_index=1.0,
+                variation_of_information=0.0,
+                entropy=0.0,
+                pair_f=1.0,
+            ),
+        ),
         # one class, all singletons
-        ([0] * 5, range(5), dict(homogeneity=1.0, completeness=0.0, v_measure=0.0, v_beta=0.0,
-                                 nmi_geometric=0.0, rand_index=0.0, adjusted_rand_index=0.0, purity=1.0,
-                                 entropy=0.0, normalized_variation_of_information=1.0, pair_precision=0.0,
-                                 pair_recall=0.0, pair_f=0.0)),
+        (
+            [0] * 5,
+            range(5),
+            dict(
+                homogeneity=1.0,
+                completeness=0.0,
+                v_measure=0.0,
+                v_beta=0.0,
+                nmi_geometric=0.0,
+                rand_index=0.0,
+                adjusted_rand_index=0.0,
+                purity=1.0,
+                entropy=0.0,
+                normalized_variation_of_information=1.0,
+                pair_precision=0.0,
+                pair_recall=0.0,
+                pair_f=0.0,
+            ),
+        ),
         # all singletons, one cluster
-        (range(5), [0] * 5, dict(homogeneity=0.0, completeness=1.0, v_measure=0.0, nmi_min=0.0,
-                                 rand_index=0.0, adjusted_rand_index=0.0, purity=0.2, entropy=1.0,
-                                 normalized_variation_of_information=1.0, pair_precision=0.0, pair_f=0.0)),
+        (
+            range(5),
+            [0] * 5,
+            dict(
+                homogeneity=0.0,
+                completeness=1.0,
+                v_measure=0.0,
+                nmi_min=0.0,
+                rand_index=0.0,
+                adjusted_rand_index=0.0,
+                purity=0.2,
+                entropy=1.0,
+                normalized_variation_of_information=1.0,
+                pair_precision=0.0,
+                pair_f=0.0,
+            ),
+        ),
         # all singletons on both sides: a perfect match, except for pair F (TP = 0)
-        (range(5), range(10, 15), dict(v_measure=1.0, nmi_max=1.0, rand_index=1.0, adjusted_rand_index=1.0,
-                                       variation_of_information=0.0, purity=1.0, entropy=0.0, pair_f=0.0)),
+        (
+            range(5),
+            range(10, 15),
+            dict(
+                v_measure=1.0,
+                nmi_max=1.0,
+                rand_index=1.0,
+                adjusted_rand_index=1.0,
+                variation_of_information=0.0,
+                purity=1.0,
+                entropy=0.0,
+                pair_f=0.0,
+            ),
+        ),
     ],
 )
 def test_degenerate_clusterings(labels_true, labels_pred, expected):
@@ -338,8 +427,14 @@ def test_degenerate_cases_match_sklearn(labels_true, labels_pred):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # sklearn itself may warn here
         h, c, v = skm.homogeneity_completeness_v_measure(labels_true, labels_pred)
-        expected = (h, c, v, skm.normalized_mutual_info_score(labels_true, labels_pred),
-                    skm.rand_score(labels_true, labels_pred), skm.adjusted_rand_score(labels_true, labels_pred))
+        expected = (
+            h,
+            c,
+            v,
+            skm.normalized_mutual_info_score(labels_true, labels_pred),
+            skm.rand_score(labels_true, labels_pred),
+            skm.adjusted_rand_score(labels_true, labels_pred),
+        )
     s = clustering_scores(labels_true, labels_pred)
     got = (s.homogeneity, s.completeness, s.v_measure, s.nmi_arithmetic, s.rand_index, s.adjusted_rand_index)
     assert got == pytest.approx(expected, abs=1e-15)
@@ -432,7 +527,9 @@ def test_vi_against_entropies_from_scipy(n, n_classes, n_clusters):
     h_c, h_l = scipy_entropy(joint.sum(axis=1), base=2), scipy_entropy(joint.sum(axis=0), base=2)
     assert variation_of_information(truth, found) == pytest.approx(2 * h_joint - h_c - h_l, abs=1e-12)
     # sklearn's I gives the same through VI = H(C) + H(L) - 2 I (in nats).
-    vi_nats = scipy_entropy(joint.sum(axis=1)) + scipy_entropy(joint.sum(axis=0)) - 2 * skm.mutual_info_score(truth, found)
+    vi_nats = (
+        scipy_entropy(joint.sum(axis=1)) + scipy_entropy(joint.sum(axis=0)) - 2 * skm.mutual_info_score(truth, found)
+    )
     assert variation_of_information(truth, found, base=math.e) == pytest.approx(vi_nats, abs=1e-12)
     assert normalized_variation_of_information(truth, found) == pytest.approx(vi_nats / math.log(n), abs=1e-12)
 
@@ -516,8 +613,10 @@ def test_shared_singletons_inflate_agreement():
     many = [f"s{k}" for k in range(40)]
 
     def agreement(items, method):
-        return v_beta(complete_with_irrelevant(clusters_a, items, method=method),
-                      complete_with_irrelevant(clusters_b, items, method=method))
+        return v_beta(
+            complete_with_irrelevant(clusters_a, items, method=method),
+            complete_with_irrelevant(clusters_b, items, method=method),
+        )
 
     assert agreement(many, "singleton") > agreement(few, "singleton") + 0.2
     # Geiss's section 7: Schulz A-B share 185 left-out sentences, V_beta 0.98.
@@ -549,8 +648,10 @@ def test_random_clusterings_keep_the_profile():
     # clusters and singletons, so n_clusters, cluster_entropy and the pair
     # count of the random side never vary.
     base = random_baseline(PROFILE, [PROFILE], BASE_ITEMS, n_random=30, seed=0, method="bucket")
-    expected = clustering_scores(complete_with_irrelevant(PROFILE, BASE_ITEMS, method="bucket"),
-                                 complete_with_irrelevant(PROFILE, BASE_ITEMS, method="bucket"))
+    expected = clustering_scores(
+        complete_with_irrelevant(PROFILE, BASE_ITEMS, method="bucket"),
+        complete_with_irrelevant(PROFILE, BASE_ITEMS, method="bucket"),
+    )
     assert base.mean["cluster_entropy"] == pytest.approx(expected.cluster_entropy, abs=1e-12)
     assert base.sd["cluster_entropy"] == pytest.approx(0.0, abs=1e-12)
     assert base.sd["class_entropy"] == pytest.approx(0.0, abs=1e-12)
@@ -559,8 +660,10 @@ def test_random_clusterings_keep_the_profile():
 def test_random_baseline_is_chance_level_and_below_the_judges():
     base = random_baseline(PROFILE, [PROFILE, OTHER], BASE_ITEMS, n_random=200, seed=1, method="bucket")
     assert abs(base.mean["adjusted_rand_index"]) < 3 * base.sd["adjusted_rand_index"] / math.sqrt(400) + 0.01
-    judges = clustering_scores(complete_with_irrelevant(PROFILE, BASE_ITEMS, method="bucket"),
-                               complete_with_irrelevant(OTHER, BASE_ITEMS, method="bucket"))
+    judges = clustering_scores(
+        complete_with_irrelevant(PROFILE, BASE_ITEMS, method="bucket"),
+        complete_with_irrelevant(OTHER, BASE_ITEMS, method="bucket"),
+    )
     assert judges.v_beta > base.mean["v_beta"]
     assert judges.normalized_variation_of_information < base.mean["normalized_variation_of_information"]
 

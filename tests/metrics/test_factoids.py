@@ -55,26 +55,47 @@ def one_sentence_summaries(names: str, *, model: bool = True) -> list[dict]:
 # --------------------------------------------------------------------------
 
 P30_SUMMARIES = one_sentence_summaries("abcde")
-P30_ONE = {"factoids": [{"id": "P30", "text": "Saddam/Iraq will leave the country soon/when situation stabilises"}],
-           "marks": {"a1": ["P30"], "c1": ["P30"], "e1": ["P30"]}}
-P30_TWO = {"factoids": [{"id": "F9.21", "text": "will leave"}, {"id": "F9.22", "text": "soon"}],
-           "marks": {"a1": ["F9.21"], "c1": ["F9.22"], "e1": ["F9.22"]}}
+P30_ONE = {
+    "factoids": [{"id": "P30", "text": "Saddam/Iraq will leave the country soon/when situation stabilises"}],
+    "marks": {"a1": ["P30"], "c1": ["P30"], "e1": ["P30"]},
+}
+P30_TWO = {
+    "factoids": [{"id": "F9.21", "text": "will leave"}, {"id": "F9.22", "text": "soon"}],
+    "marks": {"a1": ["F9.21"], "c1": ["F9.22"], "e1": ["F9.22"]},
+}
 P30_ITEMS = [
-    ("P30", "F9.21", "a", True, True), ("P30", "F9.21", "b", False, False), ("P30", "F9.21", "c", True, False),
-    ("P30", "F9.21", "d", False, False), ("P30", "F9.21", "e", True, False),
-    ("P30", "F9.22", "a", True, False), ("P30", "F9.22", "b", False, False), ("P30", "F9.22", "c", True, True),
-    ("P30", "F9.22", "d", False, False), ("P30", "F9.22", "e", True, True),
+    ("P30", "F9.21", "a", True, True),
+    ("P30", "F9.21", "b", False, False),
+    ("P30", "F9.21", "c", True, False),
+    ("P30", "F9.21", "d", False, False),
+    ("P30", "F9.21", "e", True, False),
+    ("P30", "F9.22", "a", True, False),
+    ("P30", "F9.22", "b", False, False),
+    ("P30", "F9.22", "c", True, True),
+    ("P30", "F9.22", "d", False, False),
+    ("P30", "F9.22", "e", True, True),
 ]
 
 
 @pytest.mark.parametrize(
     "relation",
-    [("P30", ["F9.21", "F9.22"]), FactoidRelation("P30", ("F9.21", "F9.22")), {"first": ["P30"], "second": ["F9.21", "F9.22"]}],
+    [
+        ("P30", ["F9.21", "F9.22"]),
+        FactoidRelation("P30", ("F9.21", "F9.22")),
+        {"first": ["P30"], "second": ["F9.21", "F9.22"]},
+    ],
 )
 def test_definition_items_worked_example(relation):
     items = definition_items([relation], P30_ONE, P30_TWO, P30_SUMMARIES)
-    got = list(zip(items.first.tolist(), items.second.tolist(), items.unit.tolist(),
-                   items.labels[:, 0].tolist(), items.labels[:, 1].tolist()))
+    got = list(
+        zip(
+            items.first.tolist(),
+            items.second.tolist(),
+            items.unit.tolist(),
+            items.labels[:, 0].tolist(),
+            items.labels[:, 1].tolist(),
+        )
+    )
     assert got == P30_ITEMS
 
 
@@ -96,7 +117,9 @@ def test_definition_kappa_is_symmetric_in_the_annotators():
     backward = definition_items([(["F9.21", "F9.22"], "P30")], P30_TWO, P30_ONE, P30_SUMMARIES)
     assert backward.first.tolist() == ["F9.21"] * 5 + ["F9.22"] * 5
     assert np.array_equal(backward.labels, forward.labels[:, ::-1])
-    assert definition_kappa([(["F9.21", "F9.22"], "P30")], P30_TWO, P30_ONE, P30_SUMMARIES).kappa == pytest.approx(13 / 33)
+    assert definition_kappa([(["F9.21", "F9.22"], "P30")], P30_TWO, P30_ONE, P30_SUMMARIES).kappa == pytest.approx(
+        13 / 33
+    )
 
 
 def test_definition_items_identity_and_sentence_unit():
@@ -166,7 +189,9 @@ def test_annotation_kappa_tiny_case_by_hand():
     assert by_summary.kappa == pytest.approx(-0.2)
 
 
-def random_annotations(rng: np.random.Generator, n_annotators: int, n_factoids: int, sentences: list[str]) -> list[dict]:
+def random_annotations(
+    rng: np.random.Generator, n_annotators: int, n_factoids: int, sentences: list[str]
+) -> list[dict]:
     truth = rng.random((len(sentences), n_factoids)) < 0.25
     annotations = []
     for _ in range(n_annotators):
@@ -212,7 +237,10 @@ def test_annotation_kappa_with_factoid_keys_equals_common_ids():
     keys = [{f"F{j}": f"k{j}" for j in range(5)}, {f"own{j}": f"k{j}" for j in range(5)}]
     by_keys = annotation_kappa([common[0], renamed], TINY_SUMMARIES, factoid_keys=keys)
     assert by_keys == annotation_kappa(common, TINY_SUMMARIES)
-    assert annotation_items([common[0], renamed], TINY_SUMMARIES, factoid_keys=keys).factoid.tolist()[:2] == ["k0", "k0"]
+    assert annotation_items([common[0], renamed], TINY_SUMMARIES, factoid_keys=keys).factoid.tolist()[:2] == [
+        "k0",
+        "k0",
+    ]
 
 
 def test_annotation_kappa_perfect_and_degenerate():
@@ -239,7 +267,11 @@ def test_marks_outside_the_summaries_are_ignored():
         ([{"marks": {}}] * 2, TINY_SUMMARIES, "'factoids'"),
         ([{"factoids": ["F1"], "marks": {"s1": "F1"}}] * 2, TINY_SUMMARIES, "sequence"),
         ([{"factoids": ["F1"], "marks": {}}] * 2, [{"id": "s", "sentences": ["x", "x"]}], "unique sentence ids"),
-        ([{"factoids": ["F1"], "marks": {}}] * 2, [{"id": "s", "sentences": ["x"]}, {"id": "s", "sentences": []}], "summary ids"),
+        (
+            [{"factoids": ["F1"], "marks": {}}] * 2,
+            [{"id": "s", "sentences": ["x"]}, {"id": "s", "sentences": []}],
+            "summary ids",
+        ),
         ([{"factoids": ["F1"], "marks": {}}] * 2, [{"id": "s", "model": "yes", "sentences": []}], "model"),
         ([{"factoids": [""], "marks": {}}] * 2, TINY_SUMMARIES, "non-empty"),
     ],
@@ -256,8 +288,11 @@ def test_annotation_kappa_rejects_bad_options():
     with pytest.raises(ValueError, match="one mapping per annotation"):
         annotation_kappa([a, a], TINY_SUMMARIES, factoid_keys=[{"F1": "k"}])
     with pytest.raises(ValueError, match="one factoid per key"):
-        annotation_kappa([{"factoids": ["F1", "F2"], "marks": {}}, a], TINY_SUMMARIES,
-                         factoid_keys=[{"F1": "k", "F2": "k"}, {"F1": "k"}])
+        annotation_kappa(
+            [{"factoids": ["F1", "F2"], "marks": {}}, a],
+            TINY_SUMMARIES,
+            factoid_keys=[{"F1": "k", "F2": "k"}, {"F1": "k"}],
+        )
 
 
 # --------------------------------------------------------------------------
@@ -274,14 +309,38 @@ def test_suggest_relations_split_identity_unrelated_and_merge():
     # and F9.22 (3); P31 = F4 up to one slip; P32 and F7 are unrelated;
     # annotator 1's Q1 and Q2 are merged by annotator 2 into G1.
     one_marks = {
-        "S0.1": ["P30"], "S1.1": ["P30"], "S2.1": ["P30"], "S3.1": ["P30"], "S4.1": ["P30"], "S5.1": ["P30"],
-        "S0.2": ["P31"], "S1.2": ["P31"], "S2.2": ["P31"], "S3.2": ["P31", "Q1"], "S4.2": ["Q1"],
-        "S5.2": ["P32"], "S6.1": ["Q1"], "S6.2": ["Q2"], "S7.1": ["Q2"],
+        "S0.1": ["P30"],
+        "S1.1": ["P30"],
+        "S2.1": ["P30"],
+        "S3.1": ["P30"],
+        "S4.1": ["P30"],
+        "S5.1": ["P30"],
+        "S0.2": ["P31"],
+        "S1.2": ["P31"],
+        "S2.2": ["P31"],
+        "S3.2": ["P31", "Q1"],
+        "S4.2": ["Q1"],
+        "S5.2": ["P32"],
+        "S6.1": ["Q1"],
+        "S6.2": ["Q2"],
+        "S7.1": ["Q2"],
     }
     two_marks = {
-        "S0.1": ["F9.21"], "S1.1": ["F9.21"], "S2.1": ["F9.21"], "S3.1": ["F9.22"], "S4.1": ["F9.22"], "S5.1": ["F9.22"],
-        "S0.2": ["F4"], "S1.2": ["F4"], "S2.2": ["F4"], "S3.2": ["F4", "G1"], "S4.2": ["G1"],
-        "S6.1": ["G1"], "S6.2": ["G1"], "S7.1": ["G1"], "S7.2": ["F7"],
+        "S0.1": ["F9.21"],
+        "S1.1": ["F9.21"],
+        "S2.1": ["F9.21"],
+        "S3.1": ["F9.22"],
+        "S4.1": ["F9.22"],
+        "S5.1": ["F9.22"],
+        "S0.2": ["F4"],
+        "S1.2": ["F4"],
+        "S2.2": ["F4"],
+        "S3.2": ["F4", "G1"],
+        "S4.2": ["G1"],
+        "S6.1": ["G1"],
+        "S6.2": ["G1"],
+        "S7.1": ["G1"],
+        "S7.2": ["F7"],
     }
     one = {"factoids": ["P30", "P31", "P32", "Q1", "Q2"], "marks": one_marks}
     two = {"factoids": ["F4", "F7", "F9.21", "F9.22", "G1"], "marks": two_marks}
@@ -384,7 +443,9 @@ def test_factoid_table_arrays():
         {"id": "empty", "model": True, "sentences": []},
         {"id": "r1", "model": False, "sentences": ["r1.1", "r1.2"]},
     ]
-    table = factoid_table({"factoids": ["A", "B", "C"], "marks": {"m1.2": ["B"], "m1.3": ["A", "B"], "r1.2": ["A"]}}, summaries)
+    table = factoid_table(
+        {"factoids": ["A", "B", "C"], "marks": {"m1.2": ["B"], "m1.3": ["A", "B"], "r1.2": ["A"]}}, summaries
+    )
     assert table.sentences == ("m1.1", "m1.2", "m1.3", "r1.1", "r1.2")
     assert table.summary_of_sentence.tolist() == [0, 0, 0, 2, 2]
     assert table.model.tolist() == [True, True, False]
@@ -400,25 +461,28 @@ def test_factoid_table_arrays():
 #   A: s0        B: s0        (never apart: always merge)
 #   C: s1, s2    D: s1        (apart only in summary 1, sentence 2)
 #   E: s3        F: s4
-REMERGE_PRESENCE = np.array([
-    # A  B  C  D  E  F
-    [1, 1, 0, 0, 0, 0],  # s0
-    [0, 0, 1, 1, 0, 0],  # s1
-    [0, 0, 1, 0, 0, 0],  # s2
-    [0, 0, 0, 0, 1, 0],  # s3
-    [0, 0, 0, 0, 0, 1],  # s4
-], dtype=bool)
+REMERGE_PRESENCE = np.array(
+    [
+        # A  B  C  D  E  F
+        [1, 1, 0, 0, 0, 0],  # s0
+        [0, 0, 1, 1, 0, 0],  # s1
+        [0, 0, 1, 0, 0, 0],  # s2
+        [0, 0, 0, 0, 1, 0],  # s3
+        [0, 0, 0, 0, 0, 1],  # s4
+    ],
+    dtype=bool,
+)
 REMERGE_OWNER = np.array([0, 0, 1, 1, 2])
 
 
 @pytest.mark.parametrize(
     ("summaries", "count"),
     [
-        ([0], 2),        # {A,B} on s0, {C,D} on s1; E, F absent
-        ([1], 2),        # C on s2, E on s3; A, B, D, F absent
-        ([2], 1),        # F
-        ([0, 1], 4),     # {A,B}, C (s1,s2), D (s1), E
-        ([0, 2], 3),     # {A,B}, {C,D}, F
+        ([0], 2),  # {A,B} on s0, {C,D} on s1; E, F absent
+        ([1], 2),  # C on s2, E on s3; A, B, D, F absent
+        ([2], 1),  # F
+        ([0, 1], 4),  # {A,B}, C (s1,s2), D (s1), E
+        ([0, 2], 3),  # {A,B}, {C,D}, F
         ([0, 1, 2], 5),  # {A,B}, C, D, E, F: A and B still merge
         ([], 0),
     ],
@@ -505,7 +569,10 @@ def test_inventory_growth_draws_are_prefix_stable():
     presence, owner = synthetic_sentences(np.random.default_rng(3), 6, 20)
     few = inventory_growth(presence, owner, draws=1, seed=9)
     many = inventory_growth(presence, owner, draws=10, seed=9)
-    first = [remerged_count(presence, owner, np.argsort(np.random.default_rng([9, n]).random((10, 6))[0])[:n]) for n in range(1, 7)]
+    first = [
+        remerged_count(presence, owner, np.argsort(np.random.default_rng([9, n]).random((10, 6))[0])[:n])
+        for n in range(1, 7)
+    ]
     assert few.mean.tolist() == first
     assert np.isnan(few.sd).all() and not np.isnan(many.sd).any()
 
@@ -516,7 +583,12 @@ def test_inventory_growth_degenerate():
     assert nothing.mean.tolist() == [0.0, 0.0] and np.isnan(nothing.mean_per_sentence).all()
     # One summary: one size, every draw identical.
     one = inventory_growth(REMERGE_PRESENCE[:2], [0, 0], draws=5)
-    assert (one.sizes.tolist(), one.mean.tolist(), one.sd.tolist(), one.mean_per_sentence.tolist()) == ([1], [2.0], [0.0], [1.0])
+    assert (one.sizes.tolist(), one.mean.tolist(), one.sd.tolist(), one.mean_per_sentence.tolist()) == (
+        [1],
+        [2.0],
+        [0.0],
+        [1.0],
+    )
     # A summary without sentences (n_summaries given): drawn alone it has no marked sentence.
     padded = inventory_growth(REMERGE_PRESENCE[:2], [0, 0], n_summaries=2, draws=50)
     assert 0 < padded.mean[0] < 2 and padded.mean_per_sentence[0] == 1.0
@@ -533,13 +605,16 @@ def test_inventory_growth_degenerate():
 # --------------------------------------------------------------------------
 
 # Model summaries m0..m2, machine summaries r0, r1; factoids F0..F3.
-WFS_PRESENCE = np.array([
-    [1, 1, 0, 0],  # m0
-    [1, 0, 1, 0],  # m1
-    [1, 1, 0, 0],  # m2
-    [0, 1, 1, 1],  # r0
-    [1, 0, 0, 0],  # r1
-], dtype=bool)
+WFS_PRESENCE = np.array(
+    [
+        [1, 1, 0, 0],  # m0
+        [1, 0, 1, 0],  # m1
+        [1, 1, 0, 0],  # m2
+        [0, 1, 1, 1],  # r0
+        [1, 0, 0, 0],  # r1
+    ],
+    dtype=bool,
+)
 WFS_MODELS = np.array([True, True, True, False, False])
 
 
@@ -678,7 +753,15 @@ def test_wfs_distribution_matches_scores_of_the_drawn_samples():
 
 
 def test_tokenize():
-    assert tokenize("Kuwait's  only sizable town—Kuwait City, 1990!") == ["kuwait's", "only", "sizable", "town", "kuwait", "city", "1990"]
+    assert tokenize("Kuwait's  only sizable town—Kuwait City, 1990!") == [
+        "kuwait's",
+        "only",
+        "sizable",
+        "town",
+        "kuwait",
+        "city",
+        "1990",
+    ]
     assert tokenize("snake_case") == ["snake", "case"]
     with pytest.raises(ValueError, match="string"):
         tokenize(None)  # type: ignore[arg-type]
@@ -686,10 +769,10 @@ def test_tokenize():
 
 def test_unigram_comparison_hand_case():
     texts = [
-        "Iraq invaded Kuwait. Iraq!",           # {iraq, invaded, kuwait}
-        "Iraq invaded Kuwait in August.",       # {iraq, invaded, kuwait, in, august}
-        "Troops invaded in August.",            # {troops, invaded, in, august}
-        "Nothing here.",                        # {nothing, here}
+        "Iraq invaded Kuwait. Iraq!",  # {iraq, invaded, kuwait}
+        "Iraq invaded Kuwait in August.",  # {iraq, invaded, kuwait, in, august}
+        "Troops invaded in August.",  # {troops, invaded, in, august}
+        "Nothing here.",  # {nothing, here}
     ]
     presence = [[1, 1, 0], [1, 0, 0], [0, 1, 1], [0, 0, 1]]
     result = unigram_comparison(texts, presence, min_summaries=2)

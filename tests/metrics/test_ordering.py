@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import pathlib
 import itertools
 import json
 import math
+import pathlib
 from collections import Counter, defaultdict
 from fractions import Fraction
 

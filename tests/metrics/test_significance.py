@@ -327,7 +327,12 @@ def test_evaluation_statements_by_hand():
     p_values = [0.001, 0.05, 0.051, 0.01, 0.2, 1.0]
     assert evaluation_statements(f1, p_values).tolist() == [1, 1, 0, -1, 0, 0]
     assert statement_text([1, 1, 0, -1, 0, 0], ["A", "B", "C", "D"]) == [
-        "A > B", "A > C", "A = D", "C > B", "B = D", "C = D",
+        "A > B",
+        "A > C",
+        "A = D",
+        "C > B",
+        "B = D",
+        "C = D",
     ]
 
 

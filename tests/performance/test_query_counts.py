@@ -20,20 +20,30 @@ def build(people, make_user, n_topics: int, n_assessors: int):
     names = ["alice", "bob"] + [make_user(f"extra{n_topics}-{i}").username for i in range(n_assessors - 2)]
     for name in names:
         services.add_member(campaign=campaign, username=name, role="assessor")
-    services.import_topics(campaign=campaign, topics=[{**t, "external_id": f"{n_topics}-{t['external_id']}"} for t in pairs_topics(n_topics)])
+    services.import_topics(
+        campaign=campaign,
+        topics=[{**t, "external_id": f"{n_topics}-{t['external_id']}"} for t in pairs_topics(n_topics)],
+    )
     from django.contrib.auth import get_user_model
 
     users = {u.username: u for u in get_user_model().objects.filter(username__in=names)}
     for topic in Topic.objects.filter(campaign=campaign):
         for a in topic.assignments.all():
             if a.assessor.username != "alice" or topic.position % 2:
-                services.save_judgment(topic=topic, assessor=users[a.assessor.username], payload=FULL, status="submitted", version=0)
+                services.save_judgment(
+                    topic=topic, assessor=users[a.assessor.username], payload=FULL, status="submitted", version=0
+                )
     scoring_services.recompute_reports(campaign.pk, everything=True)
     return campaign
 
 
 def unjudged(campaign, user) -> Topic:
-    return Topic.objects.filter(campaign=campaign, assignments__assessor=user).exclude(judgments__assessor=user).order_by("position").first()
+    return (
+        Topic.objects.filter(campaign=campaign, assignments__assessor=user)
+        .exclude(judgments__assessor=user)
+        .order_by("position")
+        .first()
+    )
 
 
 def count(client, method: str, url: str, **kwargs) -> int:
@@ -59,11 +69,15 @@ def pages(campaign, topic):
     }
 
 
-@pytest.mark.parametrize("page", ["organiser page", "report fragment", "topic report", "judging page", "assessor home", "agreement API"])
+@pytest.mark.parametrize(
+    "page", ["organiser page", "report fragment", "topic report", "judging page", "assessor home", "agreement API"]
+)
 def test_pages_do_not_grow_with_the_campaign(client, people, small_and_large, page):
     counts = []
     for campaign in small_and_large:
-        topic = Topic.objects.filter(campaign=campaign, assignments__assessor=people["alice"]).order_by("position").first()
+        topic = (
+            Topic.objects.filter(campaign=campaign, assignments__assessor=people["alice"]).order_by("position").first()
+        )
         who, url = pages(campaign, topic)[page]
         client.force_login(people[who])
         counts.append(count(client, "get", url))
@@ -76,9 +90,20 @@ def test_submitting_does_not_grow_with_the_campaign(client, people, small_and_la
         topic = unjudged(campaign, people["alice"])
         client.force_login(people["alice"])
         url = f"/api/campaigns/{campaign.pk}/topics/{topic.external_id}/judgment/"
-        counts.append(count(client, "put", url, data={"payload": FULL, "status": "submitted", "version": 0}, content_type="application/json"))
+        counts.append(
+            count(
+                client,
+                "put",
+                url,
+                data={"payload": FULL, "status": "submitted", "version": 0},
+                content_type="application/json",
+            )
+        )
     assert counts[0] == counts[1], counts
     with django_assert_max_num_queries(counts[1]):
         topic = unjudged(small_and_large[1], people["alice"])
-        client.put(f"/api/campaigns/{small_and_large[1].pk}/topics/{topic.external_id}/judgment/",
-                   data={"payload": FULL, "status": "draft", "version": 0}, content_type="application/json")
+        client.put(
+            f"/api/campaigns/{small_and_large[1].pk}/topics/{topic.external_id}/judgment/",
+            data={"payload": FULL, "status": "draft", "version": 0},
+            content_type="application/json",
+        )

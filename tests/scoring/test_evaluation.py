@@ -15,11 +15,11 @@ import numpy as np
 import pytest
 
 from annotate import services
+from kinds.pairs.report import returned_matrix, system_runs, votes
 from scoring import services as scoring_services
 from scoring.metrics.significance import compare_statements, compare_systems, summarize_against_baseline
 from scoring.metrics.truthsets import consensus, random_truth_sets
 from scoring.models import Job, JobChunk
-from kinds.pairs.report import returned_matrix, system_runs, votes
 from scoring.selectors import submitted_judgments
 
 pytestmark = pytest.mark.django_db
@@ -99,13 +99,24 @@ def test_chunks_combine_into_the_whole_analysis(evaluated):
 def test_statement_and_comparison_exports(api, people, evaluated):
     campaign, job = evaluated
     client = api(people["admin"])
-    statements = list(csv.DictReader(io.StringIO(
-        client.get(f"/api/campaigns/{campaign.pk}/export/", {"format": "csv", "truth": "statements"}).content.decode())))
+    statements = list(
+        csv.DictReader(
+            io.StringIO(
+                client.get(
+                    f"/api/campaigns/{campaign.pk}/export/", {"format": "csv", "truth": "statements"}
+                ).content.decode()
+            )
+        )
+    )
     assert len(statements) == 7 * 6 and statements[0]["truth"] == "consensus"
     assert statements[0]["statement"] == job.result["statements"]["consensus"][0]
-    table = client.get(f"/api/campaigns/{campaign.pk}/export/", {"format": "csv", "truth": "comparisons"}).content.decode()
+    table = client.get(
+        f"/api/campaigns/{campaign.pk}/export/", {"format": "csv", "truth": "comparisons"}
+    ).content.decode()
     assert table.splitlines()[-1].startswith("random (mean),")
-    qrels = client.get(f"/api/campaigns/{campaign.pk}/export/", {"format": "qrels", "truth": "random:5"}).content.decode()
+    qrels = client.get(
+        f"/api/campaigns/{campaign.pk}/export/", {"format": "qrels", "truth": "random:5"}
+    ).content.decode()
     v = votes(list(campaign.topics.order_by("position")), submitted_judgments(campaign))
     fifth = random_truth_sets(v.matrix, n_sets=6, seed=0)[5]
     assert [int(line.split()[3]) for line in qrels.splitlines()] == [int(x) for x in fifth]
@@ -130,13 +141,17 @@ def test_evaluation_needs_two_systems(people):
 
 # -- one worker or two: the same result -------------------------------------------------------
 
-SETUP = "import django\ndjango.setup()\n" + BUILD + textwrap.dedent(
-    """
+SETUP = (
+    "import django\ndjango.setup()\n"
+    + BUILD
+    + textwrap.dedent(
+        """
     organiser = User.objects.create_user("org", password="x")
     for name in ("ann", "ben", "cat"):
         User.objects.create_user(name, password="x")
     build(organiser, ["ann", "ben", "cat"])
     """
+    )
 )
 # The job starts here, so the workers waiting for tasks get only its chunks.
 START = textwrap.dedent(
@@ -148,10 +163,10 @@ START = textwrap.dedent(
     from scoring import services
     from scoring.models import Job
     with transaction.atomic():
-        job = Job.objects.create(campaign=Campaign.objects.get(), analysis="evaluation", params=%r)
+        job = Job.objects.create(campaign=Campaign.objects.get(), analysis="evaluation", params=PARAMS)
         services.run_job(job.pk)  # freezes the snapshot and queues the chunks on commit
-    """ % {**PARAMS, "chunk_size": 2}
-)
+    """
+).replace("PARAMS", repr({**PARAMS, "chunk_size": 2}))
 RESULT = textwrap.dedent(
     """
     import django, json
@@ -184,8 +199,19 @@ def evaluate_with(workers: int, tmp_path: Path) -> dict:
     run(env, "manage.py", "db_worker", "--batch", "--no-startup-delay")  # the live reports the set-up queued
     # Each worker stops after its share, so with two, both must take part.
     processes = [
-        run(env, "manage.py", "db_worker", "--no-startup-delay", "--interval", "0.1", "--worker-id", f"w{i}",
-            "--max-tasks", str(CHUNKS // workers), background=True)
+        run(
+            env,
+            "manage.py",
+            "db_worker",
+            "--no-startup-delay",
+            "--interval",
+            "0.1",
+            "--worker-id",
+            f"w{i}",
+            "--max-tasks",
+            str(CHUNKS // workers),
+            background=True,
+        )
         for i in range(workers)
     ]
     run(env, "-c", START)

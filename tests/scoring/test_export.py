@@ -24,7 +24,12 @@ def adjudicated(people):
         services.add_member(campaign=campaign, username=name, role="assessor")
     (topic,) = services.import_topics(
         campaign=campaign,
-        topics=[{"external_id": "=q1", "data": {"query": "Q", "candidates": [{"id": f"c{i}", "text": f"C{i}"} for i in range(1, 5)]}}],
+        topics=[
+            {
+                "external_id": "=q1",
+                "data": {"query": "Q", "candidates": [{"id": f"c{i}", "text": f"C{i}"} for i in range(1, 5)]},
+            }
+        ],
     )
     votes = {
         "alice": {"c1": True, "c2": True, "c3": True, "c4": False},
@@ -33,7 +38,9 @@ def adjudicated(people):
     }
     for name, matches in votes.items():
         status = "draft" if name == "carol" else "submitted"
-        services.save_judgment(topic=topic, assessor=people[name], payload={"matches": matches}, status=status, version=0)
+        services.save_judgment(
+            topic=topic, assessor=people[name], payload={"matches": matches}, status=status, version=0
+        )
     # carol's partial draft does not count until she submits.
     return campaign
 
@@ -50,7 +57,12 @@ def test_consensus_union_intersection_single(api, people, adjudicated):
         return {r["candidate"]: (r["label"], r["matches"], r["judged"]) for r in csv.DictReader(io.StringIO(body))}
 
     # Only alice and bob submitted: c1 2/2, c2 2/2, c3 1/2 (tie), c4 0/2.
-    assert labels("consensus") == {"c1": ("1", "2", "2"), "c2": ("1", "2", "2"), "c3": ("1", "1", "2"), "c4": ("0", "0", "2")}
+    assert labels("consensus") == {
+        "c1": ("1", "2", "2"),
+        "c2": ("1", "2", "2"),
+        "c3": ("1", "1", "2"),
+        "c4": ("0", "0", "2"),
+    }
     assert {k: v[0] for k, v in labels("union").items()} == {"c1": "1", "c2": "1", "c3": "1", "c4": "0"}
     assert {k: v[0] for k, v in labels("intersection").items()} == {"c1": "1", "c2": "1", "c3": "0", "c4": "0"}
     assert {k: v[0] for k, v in labels("single:bob").items()} == {"c1": "1", "c2": "1", "c3": "0", "c4": "0"}
@@ -61,8 +73,11 @@ def test_majority_with_a_third_adjudicator(api, people, adjudicated):
 
     carol = Judgment.objects.get(assessor__username="carol")
     services.save_judgment(
-        topic=carol.topic, assessor=people["carol"], payload={"matches": {"c1": True, "c2": False, "c3": False, "c4": False}},
-        status="submitted", version=1,
+        topic=carol.topic,
+        assessor=people["carol"],
+        payload={"matches": {"c1": True, "c2": False, "c3": False, "c4": False}},
+        status="submitted",
+        version=1,
     )
     body = rows(api, people, adjudicated, "consensus").content.decode()
     got = {r["candidate"]: (r["label"], r["matches"], r["judged"]) for r in csv.DictReader(io.StringIO(body))}
@@ -79,7 +94,14 @@ def test_csv_cells_that_start_a_formula_are_neutralised(api, people, adjudicated
     body = rows(api, people, adjudicated, "consensus").content.decode()
     assert body.splitlines()[1].startswith("'=q1,c1,consensus,1,2,2")
     assert [neutralise(x) for x in ("=1+1", "+1", "-1", "@SUM(A1)", "\tx", "ok", 5, -3)] == [
-        "'=1+1", "'+1", "'-1", "'@SUM(A1)", "'\tx", "ok", 5, -3,
+        "'=1+1",
+        "'+1",
+        "'-1",
+        "'@SUM(A1)",
+        "'\tx",
+        "ok",
+        5,
+        -3,
     ]
     assert write_csv(["h"], [["=cmd"]]) == "h\n'=cmd\n"
 

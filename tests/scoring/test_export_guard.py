@@ -24,16 +24,15 @@ from django.utils import timezone
 
 from annotate import services
 from annotate.importers import read_aiphes_topic
-from concord.errors import InvalidInput
 from annotate.models import Curation
 from concord.digits import whole_number
+from concord.errors import InvalidInput
 from scoring.csvfiles import neutralise, write_csv
 from scoring.models import Job
 
 pytestmark = pytest.mark.django_db
 
-NOT_ASCII_DIGITS = ["٣", "३", "３", "³", "1_000", " 3", "3 ", "+3", "-3", "3.0", "", "0x3", "3\n",
-                    "1" * 19]
+NOT_ASCII_DIGITS = ["٣", "३", "３", "³", "1_000", " 3", "3 ", "+3", "-3", "3.0", "", "0x3", "3\n", "1" * 19]
 
 
 # -- the guard ---------------------------------------------------------------------
@@ -56,13 +55,22 @@ def evaluation(campaign, low: float) -> Job:
         "pairs": [["=sys1", "sys2"]],
         "statements": {"consensus": ["=sys1 > sys2"]},
         "fixed": {"consensus": {"f1": [0.5, 0.25], "p_values": [0.03]}},
-        "table2": [{"truth": "consensus", "sensitivity": 0.5, "disagreement": None, "reversal": None},
-                   {"truth": "union", "sensitivity": 0.25, "disagreement": -0.125, "reversal": 0.0}],
-        "random": {"mean_sensitivity": 0.125, "mean_disagreement": -0.0625, "n_reversals": 2, "n_sets": 24,
-                   "sensitivity_ci": [low, 0.3214], "disagreement_ci": [-0.5, 0.25]},
+        "table2": [
+            {"truth": "consensus", "sensitivity": 0.5, "disagreement": None, "reversal": None},
+            {"truth": "union", "sensitivity": 0.25, "disagreement": -0.125, "reversal": 0.0},
+        ],
+        "random": {
+            "mean_sensitivity": 0.125,
+            "mean_disagreement": -0.0625,
+            "n_reversals": 2,
+            "n_sets": 24,
+            "sensitivity_ci": [low, 0.3214],
+            "disagreement_ci": [-0.5, 0.25],
+        },
     }
-    return Job.objects.create(campaign=campaign, analysis="evaluation", status=Job.Status.DONE, result=result,
-                              finished_at=timezone.now())
+    return Job.objects.create(
+        campaign=campaign, analysis="evaluation", status=Job.Status.DONE, result=result, finished_at=timezone.now()
+    )
 
 
 @pytest.fixture
@@ -79,9 +87,17 @@ def test_the_comparisons_table_writes_intervals_as_two_number_columns(admin, cam
     response = export(admin, campaign, "comparisons")
     assert response.status_code == 200
     rows = list(csv.DictReader(io.StringIO(response.content.decode())))
-    assert list(rows[0]) == ["truth", "sensitivity", "disagreement", "reversal", "random_sets",
-                             "sensitivity_ci95_low", "sensitivity_ci95_high",
-                             "disagreement_ci95_low", "disagreement_ci95_high"]
+    assert list(rows[0]) == [
+        "truth",
+        "sensitivity",
+        "disagreement",
+        "reversal",
+        "random_sets",
+        "sensitivity_ci95_low",
+        "sensitivity_ci95_high",
+        "disagreement_ci95_low",
+        "disagreement_ci95_high",
+    ]
     random = rows[-1]
     assert random["truth"] == "random (mean)"
     assert (random["sensitivity_ci95_low"], random["sensitivity_ci95_high"]) == ("-0.0214", "0.3214")
@@ -111,8 +127,13 @@ def test_whole_number_takes_ascii_digits_only():
 def judged(campaign, people):
     for topic in campaign.topics.all():
         for name in ("alice", "bob"):
-            services.save_judgment(topic=topic, assessor=people[name], version=0, status="submitted",
-                                   payload={"matches": {c["id"]: True for c in topic.data["candidates"]}})
+            services.save_judgment(
+                topic=topic,
+                assessor=people[name],
+                version=0,
+                status="submitted",
+                payload={"matches": {c["id"]: True for c in topic.data["candidates"]}},
+            )
     return campaign
 
 
@@ -136,12 +157,14 @@ def test_a_relations_version_in_other_digits_saves_nothing(people, world_factoid
     campaign, topic = world_factoids
     client = Client()
     client.force_login(people["organiser"])
-    response = client.post(f"/campaigns/{campaign.pk}/topics/{topic.external_id}/relations/",
-                           {"version": "٠", "alice|bob": "F1 | F1"})
+    response = client.post(
+        f"/campaigns/{campaign.pk}/topics/{topic.external_id}/relations/", {"version": "٠", "alice|bob": "F1 | F1"}
+    )
     assert response.status_code == 200 and "version" in response.content.decode()
     assert not Curation.objects.filter(topic=topic, name="relations").exists()
-    response = client.post(f"/campaigns/{campaign.pk}/topics/{topic.external_id}/relations/",
-                           {"version": "0", "alice|bob": "F1 | F1"})
+    response = client.post(
+        f"/campaigns/{campaign.pk}/topics/{topic.external_id}/relations/", {"version": "0", "alice|bob": "F1 | F1"}
+    )
     assert response.status_code == 302 and Curation.objects.filter(topic=topic, name="relations").exists()
 
 
@@ -151,8 +174,19 @@ def world_factoids(people):
     campaign = services.create_campaign(creator=people["organiser"], kind="factoids", name="K", overlap=2)
     for name in ("alice", "bob"):
         services.add_member(campaign=campaign, username=name, role="assessor")
-    (topic,) = services.import_topics(campaign=campaign, topics=[{"external_id": "k", "data": {"summaries": [
-        {"id": "M1", "author": "a", "sentences": [{"id": "m1", "text": "Iraq invaded Kuwait."}]}]}}])
+    (topic,) = services.import_topics(
+        campaign=campaign,
+        topics=[
+            {
+                "external_id": "k",
+                "data": {
+                    "summaries": [
+                        {"id": "M1", "author": "a", "sentences": [{"id": "m1", "text": "Iraq invaded Kuwait."}]}
+                    ]
+                },
+            }
+        ],
+    )
     for name in ("alice", "bob"):
         services.save_judgment(topic=topic, assessor=people[name], payload=payload, status="submitted", version=0)
     return campaign, topic

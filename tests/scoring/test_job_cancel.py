@@ -34,8 +34,10 @@ def recover(*args: str) -> str:
 
 
 def job_tasks(job: Job) -> list[str]:
-    return sorted(row.status for row in DBTaskResult.objects.filter(task_path="scoring.tasks.run_analysis",
-                                                                    args_kwargs__args=[job.pk]))
+    return sorted(
+        row.status
+        for row in DBTaskResult.objects.filter(task_path="scoring.tasks.run_analysis", args_kwargs__args=[job.pk])
+    )
 
 
 class WorkerDied(BaseException):
@@ -45,8 +47,10 @@ class WorkerDied(BaseException):
 @pytest.fixture
 def analysis(add_analysis):
     """A pairs analysis ``probe`` whose body the test gives."""
+
     def install(body):
         add_analysis("pairs", "probe", body)
+
     return install
 
 
@@ -111,8 +115,11 @@ def test_a_job_cancelled_after_its_last_progress_report_stores_no_result(campaig
 
 def test_the_chunks_of_a_cancelled_job_do_not_run(campaign, add_analysis):
     ran = []
-    add_analysis("pairs", "sum", chunks=(lambda snapshot, p: ran.append(p) or {"sum": 1},
-                                         lambda snapshot, results: {"total": len(results)}))
+    add_analysis(
+        "pairs",
+        "sum",
+        chunks=(lambda snapshot, p: ran.append(p) or {"sum": 1}, lambda snapshot, results: {"total": len(results)}),
+    )
     job = Job.objects.create(campaign=campaign, analysis="sum", status="running", snapshot={}, chunks_total=2)
     for index in range(2):
         JobChunk.objects.create(job=job, index=index, params={"i": index})
@@ -165,15 +172,19 @@ def test_a_job_whose_worker_died_twice_is_failed_not_queued_again(queue, campaig
 def test_a_dry_run_only_says_it_would_fail_the_job(queue, campaign):
     job = Job.objects.create(campaign=campaign, analysis="agreement", status="running", attempts=2)
     DBTaskResult.objects.get(pk=tasks.run_analysis.enqueue(job.pk).id).claim("w1")
-    assert f"job {job.pk} would be marked failed: the worker died 2 times" in recover("--dead-worker", "w1", "--dry-run")
+    assert f"job {job.pk} would be marked failed: the worker died 2 times" in recover(
+        "--dead-worker", "w1", "--dry-run"
+    )
     assert Job.objects.get(pk=job.pk).status == "running"
 
 
 def test_a_chunked_job_whose_workers_died_twice_is_failed(queue, campaign, add_analysis):
-    add_analysis("pairs", "sum", chunks=(lambda snapshot, p: {"sum": 1},
-                                         lambda snapshot, results: {"total": len(results)}))
-    job = Job.objects.create(campaign=campaign, analysis="sum", status="running", snapshot={}, chunks_total=1,
-                             attempts=1)  # run_job started it (and split it)
+    add_analysis(
+        "pairs", "sum", chunks=(lambda snapshot, p: {"sum": 1}, lambda snapshot, results: {"total": len(results)})
+    )
+    job = Job.objects.create(
+        campaign=campaign, analysis="sum", status="running", snapshot={}, chunks_total=1, attempts=1
+    )  # run_job started it (and split it)
     JobChunk.objects.create(job=job, index=0, params={})
     DBTaskResult.objects.get(pk=tasks.run_analysis_chunk.enqueue(job.pk, 0).id).claim("w1")
     assert f"job {job.pk}: chunks 0 queued again" in recover("--dead-worker", "w1")
@@ -187,12 +198,15 @@ def test_a_chunked_job_whose_workers_died_twice_is_failed(queue, campaign, add_a
 # -- what users read when a job fails -------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("error", "message"), [
-    (scoring_services.InvalidInput("params.topic", "unknown topic 'x'"), "params.topic: unknown topic 'x'"),
-    (MemoryError(), scoring_services.OUT_OF_MEMORY),
-    (KeyError("candidates"), scoring_services.UNEXPECTED),
-    (ValueError("draws must be an integer >= 1, got 'lots'"), scoring_services.UNEXPECTED),
-])
+@pytest.mark.parametrize(
+    ("error", "message"),
+    [
+        (scoring_services.InvalidInput("params.topic", "unknown topic 'x'"), "params.topic: unknown topic 'x'"),
+        (MemoryError(), scoring_services.OUT_OF_MEMORY),
+        (KeyError("candidates"), scoring_services.UNEXPECTED),
+        (ValueError("draws must be an integer >= 1, got 'lots'"), scoring_services.UNEXPECTED),
+    ],
+)
 def test_failures_say_what_to_change_and_the_traceback_goes_to_the_log(campaign, analysis, caplog, error, message):
     def probe(campaign, params, progress):
         raise error

@@ -9,12 +9,22 @@ from scoring.models import Job, Report
 pytestmark = pytest.mark.django_db
 
 
-def test_agreement_analysis_recomputes_every_report_with_progress(api, people, campaign, django_capture_on_commit_callbacks):
+def test_agreement_analysis_recomputes_every_report_with_progress(
+    api, people, campaign, django_capture_on_commit_callbacks
+):
     for topic in Topic.objects.filter(campaign=campaign, assignments__assessor=people["alice"]):
-        services.save_judgment(topic=topic, assessor=people["alice"], payload={"matches": {"c1": True, "c2": True, "c3": False, "c4": False}}, status="submitted", version=0)
+        services.save_judgment(
+            topic=topic,
+            assessor=people["alice"],
+            payload={"matches": {"c1": True, "c2": True, "c3": False, "c4": False}},
+            status="submitted",
+            version=0,
+        )
     Report.objects.all().delete()
     with django_capture_on_commit_callbacks(execute=True):
-        response = api(people["organiser"]).post(f"/api/campaigns/{campaign.pk}/analyses/", {"analysis": "agreement"}, format="json")
+        response = api(people["organiser"]).post(
+            f"/api/campaigns/{campaign.pk}/analyses/", {"analysis": "agreement"}, format="json"
+        )
     assert response.status_code == 202 and response.json()["status"] == "queued"
     job = api(people["organiser"]).get(f"/api/jobs/{response.json()['id']}/").json()
     assert (job["status"], job["progress"], job["result"]) == ("done", 1.0, {"topic_reports": 3})
@@ -23,7 +33,9 @@ def test_agreement_analysis_recomputes_every_report_with_progress(api, people, c
 
 
 def test_unknown_analysis_is_a_400(api, people, campaign):
-    response = api(people["organiser"]).post(f"/api/campaigns/{campaign.pk}/analyses/", {"analysis": "nope"}, format="json")
+    response = api(people["organiser"]).post(
+        f"/api/campaigns/{campaign.pk}/analyses/", {"analysis": "nope"}, format="json"
+    )
     assert response.status_code == 400 and response.json()["field"] == "analysis"
     assert not Job.objects.exists()
 
@@ -48,14 +60,20 @@ def test_job_pages_show_tables_and_charts(client, people, django_capture_on_comm
     campaign = services.create_campaign(creator=people["organiser"], kind="ordering", name="O", overlap=3)
     for name in ("alice", "bob", "carol"):
         services.add_member(campaign=campaign, username=name, role="assessor")
-    services.import_topics(campaign=campaign, topics=[{"external_id": "t", "data": {"items": [{"id": i, "text": i} for i in "abcdef"]}}])
+    services.import_topics(
+        campaign=campaign, topics=[{"external_id": "t", "data": {"items": [{"id": i, "text": i} for i in "abcdef"]}}]
+    )
     topic = campaign.topics.get()
     for name, order in (("alice", "abcdef"), ("bob", "bacdef"), ("carol", "abcdfe")):
-        services.save_judgment(topic=topic, assessor=people[name], payload={"order": list(order)}, status="submitted", version=0)
+        services.save_judgment(
+            topic=topic, assessor=people[name], payload={"order": list(order)}, status="submitted", version=0
+        )
     from scoring import services as scoring_services
 
     with django_capture_on_commit_callbacks(execute=True):
-        noise = scoring_services.start_analysis(campaign=campaign, analysis="noise", params={"ratios": [0, 0.5, 1], "seeds": 2}, user=None)
+        noise = scoring_services.start_analysis(
+            campaign=campaign, analysis="noise", params={"ratios": [0, 0.5, 1], "seeds": 2}, user=None
+        )
         sweep = scoring_services.start_analysis(campaign=campaign, analysis="frespa-sweep", params={}, user=None)
     client.force_login(people["organiser"])
     page = client.get(f"/jobs/{noise.pk}/").content.decode()

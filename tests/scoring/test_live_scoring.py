@@ -24,7 +24,9 @@ def submit(campaign, user, payload=FULL, status="submitted"):
         services.save_judgment(topic=topic, assessor=user, payload=payload, status=status, version=0)
 
 
-def test_a_submission_updates_topic_and_campaign_reports_after_commit(campaign, people, django_capture_on_commit_callbacks):
+def test_a_submission_updates_topic_and_campaign_reports_after_commit(
+    campaign, people, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
         submit(campaign, people["alice"])
         assert not Report.objects.exists()  # nothing happens before commit
@@ -68,11 +70,19 @@ def test_a_burst_of_submissions_queues_one_recompute(campaign, people, settings,
     assert not ScoringState.objects.get(campaign=campaign).pending
     with django_capture_on_commit_callbacks(execute=True):
         topic = Topic.objects.filter(campaign=campaign, assignments__assessor=people["alice"]).first()
-        services.save_judgment(topic=topic, assessor=people["alice"], payload={"matches": {**FULL["matches"], "c1": False}}, status="submitted", version=1)
+        services.save_judgment(
+            topic=topic,
+            assessor=people["alice"],
+            payload={"matches": {**FULL["matches"], "c1": False}},
+            status="submitted",
+            version=1,
+        )
     assert counting.calls == [(campaign.pk,), (campaign.pk,)]
 
 
-def test_a_submission_during_a_recompute_is_not_lost(campaign, people, replace_spec, settings, django_capture_on_commit_callbacks):
+def test_a_submission_during_a_recompute_is_not_lost(
+    campaign, people, replace_spec, settings, django_capture_on_commit_callbacks
+):
     Counting(settings)
     with django_capture_on_commit_callbacks(execute=True):
         submit(campaign, people["alice"])
@@ -89,4 +99,3 @@ def test_a_submission_during_a_recompute_is_not_lost(campaign, people, replace_s
     scoring_services.recompute_reports(campaign.pk)
     # Its mark survives the run that did not see it, and it asked for another run.
     assert list(StaleTopic.objects.values_list("topic_id", flat=True)) == [late.pk]
-

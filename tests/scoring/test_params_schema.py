@@ -13,10 +13,10 @@ from django.core.management import CommandError, call_command
 
 from annotate import services
 from annotate.backup import dump_campaign, load_campaign
-from concord.errors import InvalidInput
-from kinds.registry import KINDS
 from annotate.models import Campaign
+from concord.errors import InvalidInput
 from concord.params import Bool, Choice, Float, Int, ListOf, Object, ParamsSchema, Str
+from kinds.registry import KINDS
 from scoring import services as scoring_services
 from scoring.models import Job
 
@@ -52,29 +52,32 @@ def test_defaults_are_filled_and_optional_params_left_out():
     assert SCHEMA.clean({})["tasks"] == ["labels"]
 
 
-@pytest.mark.parametrize(("value", "field", "words"), [
-    ({"draws": 1_000_000_000}, "params.draws", "from 1 to 5000"),
-    ({"draws": 0}, "params.draws", "from 1 to 5000"),
-    ({"draws": "lots"}, "params.draws", "a whole number"),
-    ({"draws": True}, "params.draws", "a whole number"),  # a boolean is not a number
-    ({"draws": 10.0}, "params.draws", "a whole number"),
-    ({"alpha": 1}, "params.alpha", "between 0 and 1"),
-    ({"alpha": math.inf}, "params.alpha", "between 0 and 1"),
-    ({"alpha": False}, "params.alpha", "between 0 and 1"),
-    ({"rules": "blokc"}, "params.rules", "one of: warn, block"),
-    ({"position": "yes"}, "params.position", "true or false"),
-    ({"topic": ""}, "params.topic", "1 to 200 characters"),
-    ({"tasks": 5}, "params.tasks", "a list of 1 to 2 entries"),
-    ({"tasks": []}, "params.tasks", "a list of 1 to 2 entries"),
-    ({"tasks": ["labels", "nope"]}, "params.tasks[1]", "one of: labels, matches"),
-    ({"tasks": ["labels", "labels"]}, "params.tasks[1]", "listed twice"),
-    ({"frespa": "x"}, "params.frespa", "an object"),
-    ({"frespa": {"bogus": 1}}, "params.frespa.bogus", "unknown parameter (allowed: min_sup)"),
-    ({"frespa": {"min_sup": 2}}, "params.frespa.min_sup", "from 0 to 1"),
-    ({"nope": 1}, "params.nope", "unknown parameter"),
-    ({"phase": 2}, "params.phase", "set by Concord"),
-    ([], "params", "an object"),
-])
+@pytest.mark.parametrize(
+    ("value", "field", "words"),
+    [
+        ({"draws": 1_000_000_000}, "params.draws", "from 1 to 5000"),
+        ({"draws": 0}, "params.draws", "from 1 to 5000"),
+        ({"draws": "lots"}, "params.draws", "a whole number"),
+        ({"draws": True}, "params.draws", "a whole number"),  # a boolean is not a number
+        ({"draws": 10.0}, "params.draws", "a whole number"),
+        ({"alpha": 1}, "params.alpha", "between 0 and 1"),
+        ({"alpha": math.inf}, "params.alpha", "between 0 and 1"),
+        ({"alpha": False}, "params.alpha", "between 0 and 1"),
+        ({"rules": "blokc"}, "params.rules", "one of: warn, block"),
+        ({"position": "yes"}, "params.position", "true or false"),
+        ({"topic": ""}, "params.topic", "1 to 200 characters"),
+        ({"tasks": 5}, "params.tasks", "a list of 1 to 2 entries"),
+        ({"tasks": []}, "params.tasks", "a list of 1 to 2 entries"),
+        ({"tasks": ["labels", "nope"]}, "params.tasks[1]", "one of: labels, matches"),
+        ({"tasks": ["labels", "labels"]}, "params.tasks[1]", "listed twice"),
+        ({"frespa": "x"}, "params.frespa", "an object"),
+        ({"frespa": {"bogus": 1}}, "params.frespa.bogus", "unknown parameter (allowed: min_sup)"),
+        ({"frespa": {"min_sup": 2}}, "params.frespa.min_sup", "from 0 to 1"),
+        ({"nope": 1}, "params.nope", "unknown parameter"),
+        ({"phase": 2}, "params.phase", "set by Concord"),
+        ([], "params", "an object"),
+    ],
+)
 def test_bad_values_name_the_field_and_what_is_allowed(value, field, words):
     error = refused(SCHEMA, value)
     assert error.field == field
@@ -92,8 +95,13 @@ def test_internal_params_keep_their_stored_value_and_are_set_only_by_concord():
 def test_json_schema_carries_types_bounds_choices_and_help():
     schema = SCHEMA.json_schema()
     assert schema["additionalProperties"] is False
-    assert schema["properties"]["draws"] == {"type": "integer", "minimum": 1, "maximum": 5000, "description": "Draws.",
-                                            "default": 100}
+    assert schema["properties"]["draws"] == {
+        "type": "integer",
+        "minimum": 1,
+        "maximum": 5000,
+        "description": "Draws.",
+        "default": 100,
+    }
     assert schema["properties"]["rules"]["enum"] == ["warn", "block"]
     assert schema["properties"]["frespa"]["properties"]["min_sup"]["maximum"] == 1.0
     assert schema["properties"]["phase"]["readOnly"] is True
@@ -132,8 +140,9 @@ BAD_CAMPAIGN_PARAMS = [
 @pytest.mark.parametrize(("kind", "params", "field"), BAD_CAMPAIGN_PARAMS)
 def test_bad_campaign_params_are_refused_through_the_api_and_nothing_is_stored(api, people, kind, params, field):
     before = Campaign.objects.count()
-    response = api(people["organiser"]).post("/api/campaigns/", {"kind": kind, "name": "X", "params": params},
-                                             format="json")
+    response = api(people["organiser"]).post(
+        "/api/campaigns/", {"kind": kind, "name": "X", "params": params}, format="json"
+    )
     assert response.status_code == 400, response.content
     assert response.json()["field"] == field
     assert Campaign.objects.count() == before
@@ -141,35 +150,54 @@ def test_bad_campaign_params_are_refused_through_the_api_and_nothing_is_stored(a
 
 def test_messages_say_what_is_allowed(api, people):
     client = api(people["organiser"])
-    rules = client.post("/api/campaigns/", {"kind": "clustering", "name": "X", "params": {"rules": "blokc"}},
-                        format="json").json()["detail"]
+    rules = client.post(
+        "/api/campaigns/", {"kind": "clustering", "name": "X", "params": {"rules": "blokc"}}, format="json"
+    ).json()["detail"]
     assert "one of: warn, block" in rules
-    design = client.post("/api/campaigns/", {"kind": "ordering", "name": "X", "params": {"design": "one-per-item"}},
-                         format="json").json()["detail"]
+    design = client.post(
+        "/api/campaigns/", {"kind": "ordering", "name": "X", "params": {"design": "one-per-item"}}, format="json"
+    ).json()["detail"]
     assert "cannot be split" in design
 
 
 @pytest.mark.parametrize(("kind", "params", "field"), BAD_CAMPAIGN_PARAMS[:4])
 def test_the_create_campaign_command_refuses_them_too(people, kind, params, field):
     with pytest.raises(CommandError, match=field.replace("[", r"\[").replace("]", r"\]")):
-        call_command("create_campaign", kind, "X", "--organiser", "organiser", "--params", json.dumps(params),
-                     stdout=StringIO(), stderr=StringIO())
+        call_command(
+            "create_campaign",
+            kind,
+            "X",
+            "--organiser",
+            "organiser",
+            "--params",
+            json.dumps(params),
+            stdout=StringIO(),
+            stderr=StringIO(),
+        )
     assert not Campaign.objects.exists()
 
 
 def test_good_params_are_stored_cleaned_with_defaults(api, people):
     client = api(people["organiser"])
-    response = client.post("/api/campaigns/", {"kind": "nuggets", "name": "N", "params": {"tasks": ["matches"]}},
-                           format="json")
+    response = client.post(
+        "/api/campaigns/", {"kind": "nuggets", "name": "N", "params": {"tasks": ["matches"]}}, format="json"
+    )
     assert response.status_code == 201
     assert Campaign.objects.get(pk=response.json()["id"]).params == {"tasks": ["matches"], "design": "overlap"}
-    response = client.post("/api/campaigns/", {"kind": "pairs", "name": "P", "params": {"design": "one-per-item"}},
-                           format="json")
+    response = client.post(
+        "/api/campaigns/", {"kind": "pairs", "name": "P", "params": {"design": "one-per-item"}}, format="json"
+    )
     assert response.status_code == 201 and response.json()["params"]["design"] == "one-per-item"
-    response = client.post("/api/campaigns/", {"kind": "ordering", "name": "O", "params": {"frespa": {"w_len": 5}}},
-                           format="json")
-    assert response.json()["params"]["frespa"] == {"min_sup": 0.75, "w_len": 5, "w_sup": 1.0, "min_len_ratio": 0.0,
-                                                   "max_len_ratio": 1.0}
+    response = client.post(
+        "/api/campaigns/", {"kind": "ordering", "name": "O", "params": {"frespa": {"w_len": 5}}}, format="json"
+    )
+    assert response.json()["params"]["frespa"] == {
+        "min_sup": 0.75,
+        "w_len": 5,
+        "w_sup": 1.0,
+        "min_len_ratio": 0.0,
+        "max_len_ratio": 1.0,
+    }
 
 
 def test_phase_two_starts_only_through_the_phase_service_and_survives_a_backup(people):
@@ -209,8 +237,11 @@ def test_the_admin_checks_params_and_keeps_the_phase(client, people):
 
 
 def every_analysis() -> list[tuple[str, str]]:
-    return [(kind, name) for kind in sorted(KINDS)
-            for name in ["agreement", *(analysis.name for analysis in KINDS[kind].analyses)]]
+    return [
+        (kind, name)
+        for kind in sorted(KINDS)
+        for name in ["agreement", *(analysis.name for analysis in KINDS[kind].analyses)]
+    ]
 
 
 def numbers(schema: ParamsSchema, path: str = "params"):
@@ -239,7 +270,9 @@ def test_every_analysis_declares_bounded_params_whose_defaults_validate(kind, an
         shown = str(param.max) if isinstance(param, Int) else f"{param.max:g}"
         assert error.field == field and shown in error.message, (field, error)
         if isinstance(param, Int):
-            assert refused(schema, {name.removesuffix("[0]"): True if not name.endswith("[0]") else [True]}).field == field
+            assert (
+                refused(schema, {name.removesuffix("[0]"): True if not name.endswith("[0]") else [True]}).field == field
+            )
 
 
 #: Upper bounds that keep one job within the budget (scoring/services.py JOB_BUDGET).
@@ -264,34 +297,44 @@ def test_the_costly_params_have_the_documented_bounds(kind, analysis):
         assert (ratios.max_items, ratios.item.max) == (10, 2.0)
 
 
-@pytest.mark.parametrize(("params", "field"), [
-    ({"draws": 1_000_000_000}, "params.draws"),
-    ({"draws": "lots"}, "params.draws"),
-    ({"draws": 100, "seed": -1}, "params.seed"),
-    ({"drawz": 100}, "params.drawz"),
-    (["draws"], "params"),
-])
-def test_bad_analysis_params_are_refused_before_a_job_is_stored_or_queued(api, people, params, field,
-                                                                         django_capture_on_commit_callbacks):
+@pytest.mark.parametrize(
+    ("params", "field"),
+    [
+        ({"draws": 1_000_000_000}, "params.draws"),
+        ({"draws": "lots"}, "params.draws"),
+        ({"draws": 100, "seed": -1}, "params.seed"),
+        ({"drawz": 100}, "params.drawz"),
+        (["draws"], "params"),
+    ],
+)
+def test_bad_analysis_params_are_refused_before_a_job_is_stored_or_queued(
+    api, people, params, field, django_capture_on_commit_callbacks
+):
     campaign = services.create_campaign(creator=people["organiser"], kind="factoids", name="F")
     with django_capture_on_commit_callbacks() as queued:
-        response = api(people["organiser"]).post(f"/api/campaigns/{campaign.pk}/analyses/",
-                                                 {"analysis": "growth", "params": params}, format="json")
+        response = api(people["organiser"]).post(
+            f"/api/campaigns/{campaign.pk}/analyses/", {"analysis": "growth", "params": params}, format="json"
+        )
     assert response.status_code == 400, response.content
     assert response.json()["field"] == field
     assert not Job.objects.exists() and not queued
 
 
 def test_a_job_stores_its_params_cleaned(api, people, campaign):
-    response = api(people["organiser"]).post(f"/api/campaigns/{campaign.pk}/analyses/",
-                                             {"analysis": "evaluation", "params": {"n_random": 10}}, format="json")
+    response = api(people["organiser"]).post(
+        f"/api/campaigns/{campaign.pk}/analyses/", {"analysis": "evaluation", "params": {"n_random": 10}}, format="json"
+    )
     assert response.status_code == 202
-    assert Job.objects.get().params == {**scoring_services.analysis_schemas("pairs")["evaluation"].clean({}),
-                                        "n_random": 10}
+    assert Job.objects.get().params == {
+        **scoring_services.analysis_schemas("pairs")["evaluation"].clean({}),
+        "n_random": 10,
+    }
 
 
 def test_both_schemas_are_in_the_openapi_document(api, people):
-    document = json.loads(api(people["organiser"]).get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").content)
+    document = json.loads(
+        api(people["organiser"]).get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").content
+    )
     schemas = document["components"]["schemas"]
     campaign_params = schemas["CampaignCreateRequest"]["properties"]["params"]
     assert {v["title"] for v in campaign_params["anyOf"]} == set(KINDS)

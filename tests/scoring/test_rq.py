@@ -48,8 +48,21 @@ def redis_url(tmp_path):
         pytest.fail("redis-server is not installed: bash .ci/run installs it (apt-get install redis-server)")
     port = free_port()
     server = subprocess.Popen(
-        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", str(tmp_path)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
+        [
+            binary,
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            str(tmp_path),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.STDOUT,
     )
     try:
         for _ in range(100):
@@ -65,14 +78,28 @@ def redis_url(tmp_path):
 
 def evaluate_with_rq(tmp_path: Path, redis_url: str) -> dict:
     env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "DJANGO_SETTINGS_MODULE"}}
-    env.update(DJANGO_SETTINGS_MODULE="concord.settings", CONCORD_SQLITE_PATH=str(tmp_path / "rq.sqlite3"),
-               CONCORD_TASKS_BACKEND="rq", REDIS_URL=redis_url)
+    env.update(
+        DJANGO_SETTINGS_MODULE="concord.settings",
+        CONCORD_SQLITE_PATH=str(tmp_path / "rq.sqlite3"),
+        CONCORD_TASKS_BACKEND="rq",
+        REDIS_URL=redis_url,
+    )
     run(env, "manage.py", "migrate", "-v0")
     run(env, "-c", SETUP)
     run(env, "-c", START)  # the chunks wait in Redis
     workers = [
-        run(env, "manage.py", "rqworker", "default", "--job-class", "django_tasks_rq.Job", "--burst",
-            "--name", f"rq{i}", background=True)
+        run(
+            env,
+            "manage.py",
+            "rqworker",
+            "default",
+            "--job-class",
+            "django_tasks_rq.Job",
+            "--burst",
+            "--name",
+            f"rq{i}",
+            background=True,
+        )
         for i in range(2)
     ]
     for worker in workers:

@@ -8,11 +8,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pytest
+from security_helpers import FACTOIDS_PAYLOAD, FACTOIDS_TOPIC
 
 from annotate import services
 from annotate.models import Campaign, Topic
 from scoring.models import Job
-from security_helpers import FACTOIDS_PAYLOAD, FACTOIDS_TOPIC
 
 
 @dataclass
@@ -49,5 +49,3 @@ def fresh_cache():
 
 
 # -- browser tests (as in tests/e2e/conftest.py) -----------------------------------
-
-

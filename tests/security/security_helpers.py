@@ -12,15 +12,24 @@ import concord.urls
 FACTOIDS_TOPIC = {
     "external_id": "kuwait",
     "title": "Invasion of Kuwait",
-    "data": {"summaries": [
-        {"id": "M1", "author": "ann-a", "sentences": [{"id": "m1s1", "text": "Iraq invaded Kuwait."},
-                                                     {"id": "m1s2", "text": "Oil prices rose."}]},
-        {"id": "S1", "run": "sys-1", "sentences": [{"id": "x1", "text": "Kuwait was invaded by Iraq."}]},
-    ]},
+    "data": {
+        "summaries": [
+            {
+                "id": "M1",
+                "author": "ann-a",
+                "sentences": [
+                    {"id": "m1s1", "text": "Iraq invaded Kuwait."},
+                    {"id": "m1s2", "text": "Oil prices rose."},
+                ],
+            },
+            {"id": "S1", "run": "sys-1", "sentences": [{"id": "x1", "text": "Kuwait was invaded by Iraq."}]},
+        ]
+    },
 }
-FACTOIDS_PAYLOAD = {"factoids": [{"id": "F1", "text": "Iraq invaded Kuwait"}, {"id": "F2", "text": "Oil prices rose"}],
-                    "marks": {"m1s1": ["F1"], "m1s2": ["F2"], "x1": ["F1"]}}
-
+FACTOIDS_PAYLOAD = {
+    "factoids": [{"id": "F1", "text": "Iraq invaded Kuwait"}, {"id": "F2", "text": "Oil prices rose"}],
+    "marks": {"m1s1": ["F1"], "m1s2": ["F2"], "x1": ["F1"]},
+}
 
 
 def named_patterns(patterns=None, namespace: str = "") -> Iterator[tuple[str, URLPattern]]:
@@ -50,8 +59,13 @@ def project_patterns() -> dict[str, URLPattern]:
 
 
 def path_for(name: str, pattern: URLPattern, world) -> str:
-    values = {"campaign_id": world.campaign.pk, "topic_id": world.topic.external_id, "job_id": world.job.pk,
-              "name": "consensus", "token_id": "0123456789abcde"}
+    values = {
+        "campaign_id": world.campaign.pk,
+        "topic_id": world.topic.external_id,
+        "job_id": world.job.pk,
+        "name": "consensus",
+        "token_id": "0123456789abcde",
+    }
     missing = set(pattern.pattern.converters) - set(values)
     assert not missing, f"path_for(): give a value for {', '.join(sorted(missing))} (URL {name})"
     return reverse(name, kwargs={key: values[key] for key in pattern.pattern.converters})

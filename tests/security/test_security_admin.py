@@ -14,10 +14,10 @@ from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import reverse
+from security_helpers import FACTOIDS_PAYLOAD
 
 from annotate import services
 from annotate.models import Campaign, Curation, CurationRevision, Judgment, JudgmentRevision, Topic
-from security_helpers import FACTOIDS_PAYLOAD
 
 pytestmark = pytest.mark.django_db
 
@@ -32,13 +32,20 @@ def superuser(people) -> Client:
 @pytest.fixture
 def curated(world, people):
     """The organiser's consensus on `kuwait`: a curation with a revision."""
-    services.save_curation(topic=world.topic, name="consensus", data=FACTOIDS_PAYLOAD, version=0, user=people["organiser"])
+    services.save_curation(
+        topic=world.topic, name="consensus", data=FACTOIDS_PAYLOAD, version=0, user=people["organiser"]
+    )
     return world
 
 
 def history() -> tuple[int, int, int, int, int]:
-    return (Campaign.objects.count(), Topic.objects.count(), Judgment.objects.count(),
-            JudgmentRevision.objects.count(), CurationRevision.objects.count())
+    return (
+        Campaign.objects.count(),
+        Topic.objects.count(),
+        Judgment.objects.count(),
+        JudgmentRevision.objects.count(),
+        CurationRevision.objects.count(),
+    )
 
 
 def url(obj, view: str) -> str:
@@ -82,12 +89,16 @@ def empty_form(client: Client, add: str) -> dict[str, str]:
 def test_the_empty_add_judgment_form_the_browser_sends_is_refused(superuser, world):
     add = reverse("admin:annotate_judgment_add")
     before = history()
-    response = superuser.post(add, empty_form(superuser, add) or {"revisions-TOTAL_FORMS": "0", "revisions-INITIAL_FORMS": "0"})
+    response = superuser.post(
+        add, empty_form(superuser, add) or {"revisions-TOTAL_FORMS": "0", "revisions-INITIAL_FORMS": "0"}
+    )
     assert response.status_code == 403
     assert history() == before
 
 
-@pytest.mark.parametrize("model", sorted(admin.site._registry, key=lambda m: m._meta.label), ids=lambda m: m._meta.label)
+@pytest.mark.parametrize(
+    "model", sorted(admin.site._registry, key=lambda m: m._meta.label), ids=lambda m: m._meta.label
+)
 def test_no_empty_add_form_of_any_admin_answers_500(superuser, world, model):
     add = reverse(f"admin:{model._meta.app_label}_{model._meta.model_name}_add")
     rows = model.objects.count()
@@ -125,11 +136,17 @@ def test_no_revision_model_is_writable_in_the_admin(people):
     request.user = people["admin"]
     assert CurationRevision not in admin.site._registry and Curation not in admin.site._registry
     revisions = admin.site._registry[JudgmentRevision]
-    assert not (revisions.has_add_permission(request) or revisions.has_change_permission(request)
-                or revisions.has_delete_permission(request))
+    assert not (
+        revisions.has_add_permission(request)
+        or revisions.has_change_permission(request)
+        or revisions.has_delete_permission(request)
+    )
     (inline,) = admin.site._registry[Judgment].get_inline_instances(request)
-    assert not (inline.has_add_permission(request, None) or inline.has_change_permission(request)
-                or inline.has_delete_permission(request))
+    assert not (
+        inline.has_add_permission(request, None)
+        or inline.has_change_permission(request)
+        or inline.has_delete_permission(request)
+    )
 
 
 # -- deleting --------------------------------------------------------------------
@@ -174,11 +191,15 @@ def test_deleting_a_campaign_with_judgments_asks_for_a_backup(superuser, world):
 
 def test_the_delete_action_refuses_the_same(superuser, world):
     before = history()
-    for model, objs in ((Campaign, [world.campaign, world.other]), (Topic, [world.topic]),
-                        (Judgment, list(Judgment.objects.all()))):
+    for model, objs in (
+        (Campaign, [world.campaign, world.other]),
+        (Topic, [world.topic]),
+        (Judgment, list(Judgment.objects.all())),
+    ):
         changelist = reverse(f"admin:annotate_{model._meta.model_name}_changelist")
-        response = superuser.post(changelist, {"action": "delete_selected", "post": "yes",
-                                               "_selected_action": [o.pk for o in objs]})
+        response = superuser.post(
+            changelist, {"action": "delete_selected", "post": "yes", "_selected_action": [o.pk for o in objs]}
+        )
         assert response.status_code in (200, 403), model
     assert history() == before
 

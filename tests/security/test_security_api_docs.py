@@ -30,7 +30,9 @@ class Resources(HTMLParser):
 
 
 def policy(response) -> dict[str, list[str]]:
-    return {part.split()[0]: part.split()[1:] for part in response["Content-Security-Policy"].split(";") if part.strip()}
+    return {
+        part.split()[0]: part.split()[1:] for part in response["Content-Security-Policy"].split(";") if part.strip()
+    }
 
 
 def same_origin(url: str) -> bool:

@@ -26,15 +26,16 @@ from rest_framework.test import APIClient
 from security_helpers import path_for, project_patterns
 
 from annotate import services
+from annotate.models import Assignment, Judgment, Topic
 from kinds.base import Kind
 from kinds.registry import KINDS
-from annotate.models import Assignment, Judgment, Topic
 from scoring import services as scoring_services
 from scoring.models import Job
 
 pytestmark = pytest.mark.django_db
 
 MARKER = "HIDDEN-MARKER"
+
 
 def payload(kind: str, who: str, items: list[str] | None = None) -> dict[str, Any]:
     """A complete payload of the kind's examples: alice's is the first; the
@@ -91,12 +92,15 @@ CASES = [(name, None) for name in KINDS] + [("pairs", "one-per-item")]
 
 def build(people, kind: str, design: str | None) -> SimpleNamespace:
     params = {**KINDS[kind].examples.params, **({"design": design} if design else {})}
-    campaign = services.create_campaign(creator=people["organiser"], kind=kind, name=f"Blind {kind}", overlap=2,
-                                        params=params)
+    campaign = services.create_campaign(
+        creator=people["organiser"], kind=kind, name=f"Blind {kind}", overlap=2, params=params
+    )
     for name in ("alice", "bob"):
         services.add_member(campaign=campaign, username=name, role="assessor")
-    services.import_topics(campaign=campaign, topics=[{"external_id": "t1", "title": "Topic one",
-                                                       "data": copy.deepcopy(dict(KINDS[kind].examples.topic))}])
+    services.import_topics(
+        campaign=campaign,
+        topics=[{"external_id": "t1", "title": "Topic one", "data": copy.deepcopy(dict(KINDS[kind].examples.topic))}],
+    )
     topic = Topic.objects.get(campaign=campaign, external_id="t1")
     items: dict[str, list[str] | None] = {"alice": None, "bob": None}
     if design == "one-per-item":  # a fixed split, so alice surely has some pairs and bob the others
@@ -114,15 +118,20 @@ def build(people, kind: str, design: str | None) -> SimpleNamespace:
     Topic.objects.filter(pk=topic.pk).update(data=data)
     topic.refresh_from_db()
     if KINDS[kind].examples.run is not None:
-        services.import_runs(campaign=campaign, runs=[{"name": f"{MARKER}-{kind}-run-name",
-                                                       "data": copy.deepcopy(dict(KINDS[kind].examples.run))}])
-    services.save_judgment(topic=topic, assessor=people["bob"], payload=payload(kind, "bob", items["bob"]),
-                           status="submitted", version=0)
-    services.save_judgment(topic=topic, assessor=people["alice"], payload=payload(kind, "alice", items["alice"]),
-                           status="draft", version=0)
+        services.import_runs(
+            campaign=campaign,
+            runs=[{"name": f"{MARKER}-{kind}-run-name", "data": copy.deepcopy(dict(KINDS[kind].examples.run))}],
+        )
+    services.save_judgment(
+        topic=topic, assessor=people["bob"], payload=payload(kind, "bob", items["bob"]), status="submitted", version=0
+    )
+    services.save_judgment(
+        topic=topic, assessor=people["alice"], payload=payload(kind, "alice", items["alice"]), status="draft", version=0
+    )
     if kind == "factoids":
-        services.save_curation(topic=topic, name="consensus", data=payload(kind, "consensus"), version=0,
-                               user=people["organiser"])
+        services.save_curation(
+            topic=topic, name="consensus", data=payload(kind, "consensus"), version=0, user=people["organiser"]
+        )
     job = Job.objects.create(campaign=campaign, analysis="agreement")
     return SimpleNamespace(campaign=campaign, topic=topic, job=job, markers=markers, items=items["alice"], kind=kind)
 
@@ -146,12 +155,16 @@ def test_every_kind_declares_what_it_hides():
         own = [c for c in type(kind).__mro__ if c is not Kind and "hidden_fields" in vars(c)]
         assert own, f"kind {name!r} declares no hidden_fields (use () if an assessor may see all of a topic)"
         hidden = kind.hidden_fields
-        assert isinstance(hidden, tuple) and all(isinstance(p, str) and _PATH.fullmatch(p) for p in hidden), (name, hidden)
+        assert isinstance(hidden, tuple) and all(isinstance(p, str) and _PATH.fullmatch(p) for p in hidden), (
+            name,
+            hidden,
+        )
         assert type(kind).assessor_view is not Kind.assessor_view, f"kind {name!r} does not define assessor_view()"
 
 
 def test_a_kind_without_hidden_fields_is_refused():
     """The base class gives no default: forgetting the declaration is an error, not 'hide nothing'."""
+
     class Forgetful(Kind):
         name = "forgetful"
 
@@ -175,8 +188,9 @@ def test_no_url_shows_an_assessor_a_hidden_field(people, kind, design):
 
     # The assessor's PUT (submitting the judgment) answers without a marker.
     url = f"/api/campaigns/{world.campaign.pk}/topics/t1/judgment/"
-    answer = alice.put(url, {"payload": payload(kind, "alice", world.items), "status": "submitted", "version": 1},
-                       format="json")
+    answer = alice.put(
+        url, {"payload": payload(kind, "alice", world.items), "status": "submitted", "version": 1}, format="json"
+    )
     assert answer.status_code == 200, answer.content
     assert leaks(answer) == [], ("PUT", url, leaks(answer))
     assert Judgment.objects.get(topic=world.topic, assessor=people["alice"]).status == "submitted"
@@ -214,7 +228,9 @@ def test_organisers_see_consensus_in_the_agreement_api_and_only_admins_export(pe
     world = build(people, "ordering", None)
     alice_put = api(people["alice"]).put(
         f"/api/campaigns/{world.campaign.pk}/topics/t1/judgment/",
-        {"payload": payload("ordering", "alice"), "status": "submitted", "version": 1}, format="json")
+        {"payload": payload("ordering", "alice"), "status": "submitted", "version": 1},
+        format="json",
+    )
     assert alice_put.status_code == 200
     scoring_services.recompute_reports(world.campaign.pk, everything=True)
     agreement = api(people["organiser"]).get(f"/api/campaigns/{world.campaign.pk}/agreement/")
@@ -227,4 +243,7 @@ def test_organisers_see_consensus_in_the_agreement_api_and_only_admins_export(pe
     assert organiser.get(f"/campaigns/{world.campaign.pk}/export/download/", {"truth": "consensus"}).status_code == 403
     assert organiser.get(f"/campaigns/{world.campaign.pk}/export/").status_code == 403
     admin = client_for(people["admin"])
-    assert admin.get(f"/api/campaigns/{world.campaign.pk}/export/", {"format": "csv", "truth": "consensus"}).status_code == 200
+    assert (
+        admin.get(f"/api/campaigns/{world.campaign.pk}/export/", {"format": "csv", "truth": "consensus"}).status_code
+        == 200
+    )

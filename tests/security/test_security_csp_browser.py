@@ -45,8 +45,10 @@ def watched(browser, live_server):
         page = context.new_page()
         page.add_init_script(RECORD_VIOLATIONS)
         page.complaints = []
-        page.on("console", lambda message: page.complaints.append(message.text)
-                if "Content Security Policy" in message.text else None)
+        page.on(
+            "console",
+            lambda message: page.complaints.append(message.text) if "Content Security Policy" in message.text else None,
+        )
         page.on("pageerror", lambda error: page.complaints.append(f"page error: {error}"))
         page.goto(f"{live_server.url}/accounts/login/")
         page.get_by_label("Username").fill(username)

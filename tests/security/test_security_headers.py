@@ -8,14 +8,16 @@ from html.parser import HTMLParser
 
 import pytest
 from django.test import Client
+from security_helpers import FACTOIDS_PAYLOAD, path_for, project_patterns
 
 from annotate import services
-from security_helpers import FACTOIDS_PAYLOAD, path_for, project_patterns
 
 pytestmark = pytest.mark.django_db
 
-QUERY = {"campaign-export-download": {"format": "csv", "truth": "annotations"},
-         "api-export": {"format": "csv", "truth": "annotations"}}
+QUERY = {
+    "campaign-export-download": {"format": "csv", "truth": "annotations"},
+    "api-export": {"format": "csv", "truth": "annotations"},
+}
 
 
 def policy(response) -> dict[str, list[str]]:
@@ -70,8 +72,9 @@ def strict(csp: dict[str, list[str]]) -> bool:
 
 @pytest.fixture
 def admin_browser(people, world):
-    services.save_judgment(topic=world.topic, assessor=people["alice"], payload=FACTOIDS_PAYLOAD, status="submitted",
-                           version=0)
+    services.save_judgment(
+        topic=world.topic, assessor=people["alice"], payload=FACTOIDS_PAYLOAD, status="submitted", version=0
+    )
     browser = Client()
     browser.force_login(people["admin"])
     return browser
@@ -114,10 +117,9 @@ def test_the_demo_pages_of_every_kind_carry_no_inline_code():
     pages and alice's judging pages, rendered with data."""
     import io
 
+    from django.contrib.auth import get_user_model
     from django.core.management import call_command
     from django.urls import reverse
-
-    from django.contrib.auth import get_user_model
 
     from annotate.models import Campaign
 
@@ -130,14 +132,18 @@ def test_the_demo_pages_of_every_kind_carry_no_inline_code():
     for campaign in Campaign.objects.filter(params__demo=True):
         topic = campaign.topics.order_by("position").first()
         mine = campaign.topics.filter(assignments__assessor__username="alice").first()
-        pages = [(organiser, reverse("campaign", args=[campaign.pk])),
-                 (organiser, reverse("campaign-report", args=[campaign.pk])),
-                 (organiser, reverse("topic-report", args=[campaign.pk, topic.external_id])),
-                 (organiser, reverse("campaign-jobs", args=[campaign.pk])),
-                 (alice, reverse("home"))]
+        pages = [
+            (organiser, reverse("campaign", args=[campaign.pk])),
+            (organiser, reverse("campaign-report", args=[campaign.pk])),
+            (organiser, reverse("topic-report", args=[campaign.pk, topic.external_id])),
+            (organiser, reverse("campaign-jobs", args=[campaign.pk])),
+            (alice, reverse("home")),
+        ]
         if mine is not None:
-            pages += [(alice, reverse("campaign", args=[campaign.pk])),
-                      (alice, reverse("judge", args=[campaign.pk, mine.external_id]))]
+            pages += [
+                (alice, reverse("campaign", args=[campaign.pk])),
+                (alice, reverse("judge", args=[campaign.pk, mine.external_id])),
+            ]
         for browser, url in pages:
             response = browser.get(url)
             assert response.status_code == 200, url

@@ -24,7 +24,6 @@ from django.conf import settings
 from django.contrib import admin
 from django.urls import reverse
 from rest_framework.test import APIClient
-
 from security_helpers import FACTOIDS_PAYLOAD, FACTOIDS_TOPIC, api_methods, named_patterns, path_for, project_patterns
 
 pytestmark = pytest.mark.django_db
@@ -102,7 +101,10 @@ def body(name: str, method: str, role: str, world) -> tuple[object, str]:
     judgments.name = "judgments.json"
     bodies = {
         ("logout", "POST"): ({}, "multipart"),
-        ("api-token", "POST"): ({"username": "nobody" if role == "anonymous" else role, "password": f"pw-{role}"}, "json"),
+        ("api-token", "POST"): (
+            {"username": "nobody" if role == "anonymous" else role, "password": f"pw-{role}"},
+            "json",
+        ),
         ("api-token-detail", "DELETE"): (None, "json"),
         ("api-logout", "POST"): ({}, "json"),
         ("api-logoutall", "POST"): ({}, "json"),
@@ -182,8 +184,10 @@ def admin_urls() -> list[str]:
     urls = [reverse("admin:index")]
     for model in admin.site._registry:
         meta = model._meta
-        urls += [reverse(f"admin:{meta.app_label}_{meta.model_name}_changelist"),
-                 reverse(f"admin:{meta.app_label}_{meta.model_name}_add")]
+        urls += [
+            reverse(f"admin:{meta.app_label}_{meta.model_name}_changelist"),
+            reverse(f"admin:{meta.app_label}_{meta.model_name}_add"),
+        ]
     return urls
 
 

@@ -35,13 +35,22 @@ print(json.dumps({
 
 
 def production(*args: str, database: Path) -> subprocess.CompletedProcess:
-    clean = {k: v for k, v in os.environ.items()
-             if k not in {"SECRET_KEY", "CONCORD_ENV", "DJANGO_SETTINGS_MODULE", "CONCORD_DEBUG", "DATABASE_URL"}}
-    env = {**clean, "DJANGO_SETTINGS_MODULE": "concord.settings", "CONCORD_ENV": "production",
-           "SECRET_KEY": "production-test-" + "k" * 50, "ALLOWED_HOSTS": "testserver",
-           "CONCORD_SQLITE_PATH": str(database)}
-    return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=120)
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"SECRET_KEY", "CONCORD_ENV", "DJANGO_SETTINGS_MODULE", "CONCORD_DEBUG", "DATABASE_URL"}
+    }
+    env = {
+        **clean,
+        "DJANGO_SETTINGS_MODULE": "concord.settings",
+        "CONCORD_ENV": "production",
+        "SECRET_KEY": "production-test-" + "k" * 50,
+        "ALLOWED_HOSTS": "testserver",
+        "CONCORD_SQLITE_PATH": str(database),
+    }
+    return subprocess.run(
+        [sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
 
 
 def test_production_login_cookies_are_secure(tmp_path):

@@ -30,8 +30,9 @@ User = get_user_model()
 
 
 def login(username: str, password: str | None = None) -> dict:
-    response = Client().post(TOKEN, {"username": username, "password": password or f"pw-{username}"},
-                             content_type="application/json")
+    response = Client().post(
+        TOKEN, {"username": username, "password": password or f"pw-{username}"}, content_type="application/json"
+    )
     assert response.status_code == 200, response.content
     return response.json()
 
@@ -68,13 +69,15 @@ def test_the_token_endpoint_answers_no_store(people):
 
 @pytest.mark.parametrize(
     ("data", "field"),
-    [({"username": "alice", "password": "wrong"}, "password"),
-     ({"username": "nobody", "password": "pw-alice"}, "password"),
-     ({"username": "alice"}, "password"),
-     ({"password": "pw-alice"}, "username"),
-     ({"username": "", "password": "pw-alice"}, "username"),
-     ({"username": ["alice"], "password": "pw-alice"}, "username"),
-     ({"username": "alice", "password": 7}, "password")],
+    [
+        ({"username": "alice", "password": "wrong"}, "password"),
+        ({"username": "nobody", "password": "pw-alice"}, "password"),
+        ({"username": "alice"}, "password"),
+        ({"password": "pw-alice"}, "username"),
+        ({"username": "", "password": "pw-alice"}, "username"),
+        ({"username": ["alice"], "password": "pw-alice"}, "username"),
+        ({"username": "alice", "password": 7}, "password"),
+    ],
 )
 def test_the_token_endpoints_400_names_the_field(people, data, field):
     response = Client().post(TOKEN, data, content_type="application/json")
@@ -87,7 +90,9 @@ def test_tokens_are_hashed_at_rest(people):
     token = login("alice")["token"]
     assert len(token) >= 64
     for model in apps.get_models():
-        text_fields = [f.name for f in model._meta.concrete_fields if isinstance(f, (models.CharField, models.TextField))]
+        text_fields = [
+            f.name for f in model._meta.concrete_fields if isinstance(f, (models.CharField, models.TextField))
+        ]
         for row in model.objects.values_list(*text_fields) if text_fields else []:
             assert not any(isinstance(value, str) and token in value for value in row), model
 
@@ -124,9 +129,14 @@ def test_the_lifetime_comes_from_the_environment():
     env = {k: v for k, v in os.environ.items() if k not in {"DJANGO_SETTINGS_MODULE", "CONCORD_TOKEN_TTL_HOURS"}}
 
     def run(value: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "manage.py", "shell", "-c", show], cwd=root, capture_output=True,
-                              text=True, timeout=120,
-                              env={**env, "DJANGO_SETTINGS_MODULE": "concord.settings", "CONCORD_TOKEN_TTL_HOURS": value})
+        return subprocess.run(
+            [sys.executable, "manage.py", "shell", "-c", show],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**env, "DJANGO_SETTINGS_MODULE": "concord.settings", "CONCORD_TOKEN_TTL_HOURS": value},
+        )
 
     assert run("2").stdout.strip().splitlines()[-1] == "7200.0"
     bad = run("0")
@@ -205,8 +215,10 @@ def test_the_admins_password_form_revokes_every_token(people):
     token = login("alice")["token"]
     admin = Client()
     admin.force_login(people["admin"])
-    response = admin.post(f"/admin/auth/user/{people['alice'].pk}/password/",
-                          {"password1": "a-new-password-7", "password2": "a-new-password-7", "usable_password": "true"})
+    response = admin.post(
+        f"/admin/auth/user/{people['alice'].pk}/password/",
+        {"password1": "a-new-password-7", "password2": "a-new-password-7", "usable_password": "true"},
+    )
     assert response.status_code == 302, response.content[:500]
     assert not works(token)
 
@@ -274,8 +286,9 @@ def test_the_last_organiser_cannot_be_demoted(people, campaign, who):
     client = APIClient()
     client.force_login(people[who])
     before = members(campaign)
-    response = client.post(f"/api/campaigns/{campaign.pk}/members/", {"username": "organiser", "role": "assessor"},
-                           format="json")
+    response = client.post(
+        f"/api/campaigns/{campaign.pk}/members/", {"username": "organiser", "role": "assessor"}, format="json"
+    )
     assert response.status_code == 400 and response.json()["field"] == "role"
     assert "last organiser" in response.json()["detail"]
     assert members(campaign) == before
@@ -314,8 +327,9 @@ def test_existing_and_new_accounts_get_the_same_answer(people, campaign):
     unknown = client.post(url, {"username": "newcomer", "role": "assessor"}, format="json")
     assert known.status_code == unknown.status_code == 201
     assert set(known.json()) == set(unknown.json())
-    assert {k: v for k, v in known.json().items() if k != "username"} == \
-        {k: v for k, v in unknown.json().items() if k != "username"}
+    assert {k: v for k, v in known.json().items() if k != "username"} == {
+        k: v for k, v in unknown.json().items() if k != "username"
+    }
     assert (known.json()["username"], unknown.json()["username"]) == ("carol", "newcomer")
     newcomer = User.objects.get(username="newcomer")
     assert not newcomer.has_usable_password()
@@ -325,8 +339,9 @@ def test_existing_and_new_accounts_get_the_same_answer(people, campaign):
 def test_a_new_account_is_named_as_authentication_reads_it(people, campaign):
     client = APIClient()
     client.force_login(people["organiser"])
-    response = client.post(f"/api/campaigns/{campaign.pk}/members/", {"username": "ｃａｒｏｌ", "role": "assessor"},
-                           format="json")
+    response = client.post(
+        f"/api/campaigns/{campaign.pk}/members/", {"username": "ｃａｒｏｌ", "role": "assessor"}, format="json"
+    )
     assert response.status_code == 201 and response.json()["username"] == "carol"
     assert User.objects.filter(username__in=["carol", "ｃａｒｏｌ"]).count() == 1
 
@@ -336,7 +351,8 @@ def test_a_name_that_cannot_be_a_username_is_refused(people, campaign, username)
     client = APIClient()
     client.force_login(people["organiser"])
     users, before = User.objects.count(), members(campaign)
-    response = client.post(f"/api/campaigns/{campaign.pk}/members/", {"username": username, "role": "assessor"},
-                           format="json")
+    response = client.post(
+        f"/api/campaigns/{campaign.pk}/members/", {"username": username, "role": "assessor"}, format="json"
+    )
     assert response.status_code == 400 and response.json()["field"] == "username"
     assert User.objects.count() == users and members(campaign) == before

@@ -4,9 +4,9 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
 from annotate import services
+from concord import jsonsafe
 from concord.errors import InvalidInput
 from kinds.registry import KINDS
-from concord import jsonsafe
 
 
 class Command(BaseCommand):
@@ -23,8 +23,9 @@ class Command(BaseCommand):
         parser.add_argument("--overlap", type=int, default=2, help="Assessors per topic (default 2).")
         parser.add_argument("--params", default=None, help="Campaign params as a JSON object.")
 
-    def handle(self, *args, kind: str, name: str, organiser: str, guidelines: str, overlap: int,
-               params: str | None, **options) -> None:
+    def handle(
+        self, *args, kind: str, name: str, organiser: str, guidelines: str, overlap: int, params: str | None, **options
+    ) -> None:
         creator = get_user_model().objects.filter(username=organiser).first()
         if creator is None:
             raise CommandError(f"--organiser: no account {organiser!r}")

@@ -14,9 +14,10 @@ class Command(BaseCommand):
         parser.add_argument("campaign", type=int)
         parser.add_argument("file", type=Path)
         parser.add_argument(
-            "--delete", action="store_true",
+            "--delete",
+            action="store_true",
             help="then delete the campaign, once the backup is written and reads back (the admin refuses to "
-                 "delete a campaign with judgments).",
+            "delete a campaign with judgments).",
         )
 
     def handle(self, *args, campaign: int, file: Path, delete: bool = False, **options) -> None:

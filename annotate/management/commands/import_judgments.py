@@ -4,8 +4,8 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from annotate import importers
-from concord.errors import InvalidInput
 from annotate.models import Campaign
+from concord.errors import InvalidInput
 
 
 class Command(BaseCommand):
@@ -24,7 +24,8 @@ class Command(BaseCommand):
         parser.add_argument("--positive", help="CSV: the label value that means a match (for labels other than 1/0).")
         parser.add_argument("--rank", default="overall", choices=importers.SQUALITY_RANKS, help="SQuALITY: which rank.")
         parser.add_argument(
-            "--map-members", action="store_true",
+            "--map-members",
+            action="store_true",
             help="Workers named like assessors of this campaign are those assessors (only they can be mapped).",
         )
 

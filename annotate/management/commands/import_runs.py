@@ -3,8 +3,8 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from annotate import importers, services
-from concord.errors import InvalidInput
 from annotate.models import Campaign
+from concord.errors import InvalidInput
 
 
 class Command(BaseCommand):
@@ -19,7 +19,9 @@ class Command(BaseCommand):
         if target is None:
             raise CommandError(f"campaign: no campaign #{campaign}")
         try:
-            runs = services.import_runs(campaign=target, runs=importers.read_runs(file.read_bytes(), filename=file.name))
+            runs = services.import_runs(
+                campaign=target, runs=importers.read_runs(file.read_bytes(), filename=file.name)
+            )
         except InvalidInput as error:
             raise CommandError(f"{file}: {error.field}: {error.message} (nothing imported)") from None
         self.stdout.write(f"Imported {len(runs)} runs into {target.name} (#{target.pk}).")

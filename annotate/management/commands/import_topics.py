@@ -3,12 +3,12 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from annotate import importers, services
-from concord.errors import InvalidInput
 from annotate.models import Campaign
+from concord.errors import InvalidInput
 
 
 class Command(BaseCommand):
-    help = "Import topics from a JSON file (a list of topics, or {\"topics\": [...]}) into a campaign."
+    help = 'Import topics from a JSON file (a list of topics, or {"topics": [...]}) into a campaign.'
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("campaign", type=int, help="Campaign id.")

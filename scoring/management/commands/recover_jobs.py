@@ -28,21 +28,32 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser) -> None:
         parser.add_argument(
-            "--dead-worker", action="append", default=[], metavar="ID",
+            "--dead-worker",
+            action="append",
+            default=[],
+            metavar="ID",
             help="A worker id known to be gone (repeatable). Workers of this machine whose id is host:pid:boot "
             "(as ./run starts them) are checked without it.",
         )
         parser.add_argument(
-            "--no-worker-running", action="store_true",
+            "--no-worker-running",
+            action="store_true",
             help="No worker runs anywhere now: every task marked running was lost.",
         )
         parser.add_argument(
-            "--job", action="append", type=int, default=[], metavar="ID",
+            "--job",
+            action="append",
+            type=int,
+            default=[],
+            metavar="ID",
             help="Queue this unfinished job again whatever its tasks say (repeatable; for a tasks backend "
             "whose queue is not in the database, such as RQ).",
         )
         parser.add_argument(
-            "--grace", type=float, default=60.0, metavar="SECONDS",
+            "--grace",
+            type=float,
+            default=60.0,
+            metavar="SECONDS",
             help="A job with no task at all is queued again only once this old (default: %(default)s).",
         )
         parser.add_argument("--dry-run", action="store_true", help="Say what would be done; change nothing.")

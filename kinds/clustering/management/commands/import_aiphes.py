@@ -4,8 +4,8 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from annotate import importers, services
-from concord.errors import InvalidInput
 from annotate.models import Campaign
+from concord.errors import InvalidInput
 
 
 class Command(BaseCommand):
@@ -26,8 +26,18 @@ class Command(BaseCommand):
         parser.add_argument("--documents", type=Path, help="SourceDocuments/HierarchicalSum_<id>.xml")
         parser.add_argument("--depth", type=int, default=1, help="cut each tree at this depth (top-level bubbles: 1)")
 
-    def handle(self, *args, campaign: int, nuggets: Path, trees: list[Path], topic: str, title: str,
-               documents: Path | None, depth: int, **options) -> None:
+    def handle(
+        self,
+        *args,
+        campaign: int,
+        nuggets: Path,
+        trees: list[Path],
+        topic: str,
+        title: str,
+        documents: Path | None,
+        depth: int,
+        **options,
+    ) -> None:
         target = Campaign.objects.filter(pk=campaign, kind="clustering").first()
         if target is None:
             raise CommandError(f"campaign: no clustering campaign #{campaign}")
@@ -36,8 +46,11 @@ class Command(BaseCommand):
                 nuggets.read_bytes(), topic=topic, title=title, documents=documents.read_bytes() if documents else None
             )
             entries = [
-                {"assessor": _annotator(path), "topic": topic,
-                 "payload": {"clusters": importers.read_aiphes_tree(path.read_bytes(), depth=depth)}}
+                {
+                    "assessor": _annotator(path),
+                    "topic": topic,
+                    "payload": {"clusters": importers.read_aiphes_tree(path.read_bytes(), depth=depth)},
+                }
                 for path in trees
             ]
             with transaction.atomic():
@@ -45,8 +58,10 @@ class Command(BaseCommand):
                 summary = services.import_judgments(campaign=target, entries=entries)
         except InvalidInput as error:
             raise CommandError(f"{error.field}: {error.message} (nothing imported)") from None
-        self.stdout.write(f"Imported topic {topic} with {len(data['data']['sentences'])} sentences and "
-                          f"{summary.judgments} annotators' clusterings (depth {depth}).")
+        self.stdout.write(
+            f"Imported topic {topic} with {len(data['data']['sentences'])} sentences and "
+            f"{summary.judgments} annotators' clusterings (depth {depth})."
+        )
 
 
 def _annotator(path: Path) -> str:

@@ -4,8 +4,8 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from annotate import importers, services
-from concord.errors import InvalidInput
 from annotate.models import Campaign
+from concord.errors import InvalidInput
 
 
 class Command(BaseCommand):
@@ -22,8 +22,16 @@ class Command(BaseCommand):
         parser.add_argument("--runs", type=Path, help="responses, one line per run, topic and passage")
         parser.add_argument("--matches", type=Path, help="nugget matches of the runs (with --runs)")
 
-    def handle(self, *args, campaign: int, questions: Path | None, key: Path | None, runs: Path | None,
-               matches: Path | None, **options) -> None:
+    def handle(
+        self,
+        *args,
+        campaign: int,
+        questions: Path | None,
+        key: Path | None,
+        runs: Path | None,
+        matches: Path | None,
+        **options,
+    ) -> None:
         target = Campaign.objects.filter(pk=campaign, kind="nuggets").first()
         if target is None:
             raise CommandError(f"campaign: no nuggets campaign #{campaign}")
@@ -39,8 +47,10 @@ class Command(BaseCommand):
                     )
                     self.stdout.write(f"Imported {len(topics)} questions.")
                 if runs:
-                    created = services.import_runs(campaign=target, runs=importers.read_nugget_runs(
-                        runs.read_bytes(), matches.read_bytes() if matches else None))
+                    created = services.import_runs(
+                        campaign=target,
+                        runs=importers.read_nugget_runs(runs.read_bytes(), matches.read_bytes() if matches else None),
+                    )
                     self.stdout.write(f"Imported {len(created)} runs.")
         except InvalidInput as error:
             raise CommandError(f"{error.field}: {error.message} (nothing imported)") from None

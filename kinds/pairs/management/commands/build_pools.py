@@ -3,8 +3,8 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from annotate import importers, services
-from concord.errors import InvalidInput
 from annotate.models import Campaign
+from concord.errors import InvalidInput
 
 
 class Command(BaseCommand):
