@@ -22,13 +22,19 @@ from concord.errors import InvalidInput
 from kinds.registry import KINDS
 
 # More for a deeper hunt: CONCORD_HYPOTHESIS_EXAMPLES=3000.
-SETTINGS = settings(max_examples=int(os.environ.get("CONCORD_HYPOTHESIS_EXAMPLES", "300")), deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=int(os.environ.get("CONCORD_HYPOTHESIS_EXAMPLES", "300")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 
 # JSON as a client can send it (no NaN or infinity: the parser refuses them).
-SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=8)
+SCALARS = (
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=8)
+)
 JSON = st.recursive(
-    SCALARS, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    SCALARS,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
     max_leaves=8,
 )
 
@@ -75,14 +81,20 @@ def topic_ids(kind: str) -> dict[str, list[str]]:
     return {
         "pairs": lambda: {"candidates": [c["id"] for c in data["candidates"]]},
         "ordering": lambda: {"items": [i["id"] for i in data["items"]]},
-        "clustering": lambda: {"sentences": [s["id"] for s in data["sentences"]],
-                               "documents": [d["id"] for d in data["documents"]]},
-        "nuggets": lambda: {"nuggets": [n["id"] for n in data["nuggets"]], "responses": [r["id"] for r in data["responses"]]},
+        "clustering": lambda: {
+            "sentences": [s["id"] for s in data["sentences"]],
+            "documents": [d["id"] for d in data["documents"]],
+        },
+        "nuggets": lambda: {
+            "nuggets": [n["id"] for n in data["nuggets"]],
+            "responses": [r["id"] for r in data["responses"]],
+        },
         "factoids": lambda: {"sentences": [s["id"] for summary in data["summaries"] for s in summary["sentences"]]},
     }[kind]()
 
 
 # -- payloads -----------------------------------------------------------------
+
 
 #: Kinds with hand-written strategies below; any other kind is tested on its
 #: own examples (kinds/<kind>/examples.py), mutated, so a new kind needs no row here.
@@ -111,29 +123,32 @@ def payloads(kind: str) -> st.SearchStrategy:
         sentence = ids_from(known["sentences"])
         clusters = st.lists(mostly(st.lists(sentence, max_size=3)), max_size=3)
         partitions = st.permutations(known["sentences"]).flatmap(
-            lambda order: st.integers(1, len(order) - 1).map(lambda cut: [list(order[:cut]), list(order[cut:])]))
-        return obj({"clusters": mostly(partitions | clusters)},
-                   {"descriptions": mostly(st.lists(text(), max_size=3))})
+            lambda order: st.integers(1, len(order) - 1).map(lambda cut: [list(order[:cut]), list(order[cut:])])
+        )
+        return obj({"clusters": mostly(partitions | clusters)}, {"descriptions": mostly(st.lists(text(), max_size=3))})
     if kind == "nuggets":
         labels = st.dictionaries(keys_from(known["nuggets"]), mostly(st.sampled_from(["vital", "okay"])), max_size=4)
-        matches = st.dictionaries(keys_from(known["responses"]), mostly(st.lists(ids_from(known["nuggets"]), max_size=4)),
-                                  max_size=3)
+        matches = st.dictionaries(
+            keys_from(known["responses"]), mostly(st.lists(ids_from(known["nuggets"]), max_size=4)), max_size=3
+        )
         return obj({}, {"labels": mostly(labels), "matches": mostly(matches)})
     if kind == "factoids":
         factoid_ids = ["F1", "F2", "F3"]
         factoids = st.lists(obj({"id": ids_from(factoid_ids), "text": text()}), max_size=3)
-        marks = st.dictionaries(keys_from(known["sentences"]), mostly(st.lists(ids_from(factoid_ids), max_size=3)),
-                                max_size=4)
+        marks = st.dictionaries(
+            keys_from(known["sentences"]), mostly(st.lists(ids_from(factoid_ids), max_size=3)), max_size=4
+        )
         return obj({"factoids": mostly(factoids), "marks": mostly(marks)})
     raise AssertionError(f"no payload strategy for the kind {kind!r}: add one")
 
 
 def params(kind: str) -> st.SearchStrategy:
     return {
-        "pairs": st.none() | st.fixed_dictionaries({"scope": st.lists(st.sampled_from(topic_ids("pairs")["candidates"]))}),
+        "pairs": st.none()
+        | st.fixed_dictionaries({"scope": st.lists(st.sampled_from(topic_ids("pairs")["candidates"]))}),
         "clustering": st.none() | st.fixed_dictionaries({"rules": st.sampled_from(["warn", "block"])}),
-        "nuggets": st.none() | st.fixed_dictionaries(
-            {"tasks": st.sampled_from([["labels"], ["matches"], ["labels", "matches"]])}),
+        "nuggets": st.none()
+        | st.fixed_dictionaries({"tasks": st.sampled_from([["labels"], ["matches"], ["labels", "matches"]])}),
     }.get(kind, st.none() | st.just(dict(KINDS[kind].examples.params)))
 
 
@@ -159,13 +174,19 @@ KNOWN_CRASHES: dict[str, str] = {}  # nuggets and factoids ids in lists: fixed b
 
 
 def kinds_with_known_crashes(known: dict[str, str]):
-    return [pytest.param(kind, marks=pytest.mark.xfail(strict=True, raises=TypeError, reason=known[kind]))
-            if kind in known else kind for kind in sorted(KINDS)]
+    return [
+        pytest.param(kind, marks=pytest.mark.xfail(strict=True, raises=TypeError, reason=known[kind]))
+        if kind in known
+        else kind
+        for kind in sorted(KINDS)
+    ]
 
 
 def test_every_kind_has_strategies():
     for kind in KINDS:
-        assert kind in TOPICS and kind in PAYLOADS, f"tests/hostile/conftest.py: add a sample topic and payload for {kind!r}"
+        assert kind in TOPICS and kind in PAYLOADS, (
+            f"tests/hostile/conftest.py: add a sample topic and payload for {kind!r}"
+        )
         payloads(kind)
 
 
@@ -174,8 +195,13 @@ def test_the_sample_payloads_are_valid_fixed_points(kind):
     implementation = KINDS[kind].data
     topic = implementation.clean_topic_data(TOPICS[kind])
     for complete in (False, True):
-        cleaned = check_clean(implementation.clean_payload, PAYLOADS[kind], topic, complete=complete,
-                              params={"tasks": ["labels", "matches"]} if kind == "nuggets" else None)
+        cleaned = check_clean(
+            implementation.clean_payload,
+            PAYLOADS[kind],
+            topic,
+            complete=complete,
+            params={"tasks": ["labels", "matches"]} if kind == "nuggets" else None,
+        )
         assert cleaned is not None
 
 
@@ -209,29 +235,64 @@ def valid_topic_data(kind: str) -> st.SearchStrategy:
     if kind not in HAND_WRITTEN:
         return st.just(copy.deepcopy(dict(KINDS[kind].examples.topic)))
     if kind == "pairs":
-        return st.builds(lambda q, ids, runs: {"query": q, "candidates": [
-            {"id": c, "text": f"text {c}", **({"runs": runs} if i % 2 else {})} for i, c in enumerate(ids)]},
-            WORDS, unique_ids(1, 4), st.lists(ID, max_size=2))
+        return st.builds(
+            lambda q, ids, runs: {
+                "query": q,
+                "candidates": [
+                    {"id": c, "text": f"text {c}", **({"runs": runs} if i % 2 else {})} for i, c in enumerate(ids)
+                ],
+            },
+            WORDS,
+            unique_ids(1, 4),
+            st.lists(ID, max_size=2),
+        )
     if kind == "ordering":
         return unique_ids(2, 4).map(lambda ids: {"items": [{"id": i, "text": f"item {i}"} for i in ids]})
     if kind == "clustering":
+
         def build(docs, sentences, homes):
-            return {"documents": [{"id": d} for d in docs],
-                    "sentences": [{"id": s, "document": docs[h % len(docs)], "position": p, "text": f"sentence {s}"}
-                                  for p, (s, h) in enumerate(zip(sentences, homes))]}
+            return {
+                "documents": [{"id": d} for d in docs],
+                "sentences": [
+                    {"id": s, "document": docs[h % len(docs)], "position": p, "text": f"sentence {s}"}
+                    for p, (s, h) in enumerate(zip(sentences, homes))
+                ],
+            }
+
         return st.builds(build, unique_ids(1, 3), unique_ids(2, 5), st.lists(st.integers(0, 5), min_size=5, max_size=5))
     if kind == "nuggets":
-        return st.builds(lambda target, nuggets, responses, labelled: {
-            "target": target,
-            "nuggets": [{"id": n, "text": f"nugget {n}", **({"label": "vital"} if labelled else {})} for n in nuggets],
-            **({"responses": [{"id": r, "run": "run-" + r, "text": f"response {r}"} for r in responses]} if responses else {}),
-        }, WORDS, unique_ids(1, 4), unique_ids(0, 3), st.booleans())
+        return st.builds(
+            lambda target, nuggets, responses, labelled: {
+                "target": target,
+                "nuggets": [
+                    {"id": n, "text": f"nugget {n}", **({"label": "vital"} if labelled else {})} for n in nuggets
+                ],
+                **(
+                    {"responses": [{"id": r, "run": "run-" + r, "text": f"response {r}"} for r in responses]}
+                    if responses
+                    else {}
+                ),
+            },
+            WORDS,
+            unique_ids(1, 4),
+            unique_ids(0, 3),
+            st.booleans(),
+        )
     if kind == "factoids":
+
         def build(sentences, cut, by_run):
             parts = [sentences[:cut], sentences[cut:]] if 0 < cut < len(sentences) else [sentences]
-            return {"summaries": [{"id": f"S{i}", ("run" if by_run and i else "author"): f"who-{i}",
-                                   "sentences": [{"id": s, "text": f"sentence {s}"} for s in part]}
-                                  for i, part in enumerate(parts)]}
+            return {
+                "summaries": [
+                    {
+                        "id": f"S{i}",
+                        ("run" if by_run and i else "author"): f"who-{i}",
+                        "sentences": [{"id": s, "text": f"sentence {s}"} for s in part],
+                    }
+                    for i, part in enumerate(parts)
+                ]
+            }
+
         return st.builds(build, unique_ids(1, 5), st.integers(0, 4), st.booleans())
     raise AssertionError(f"no topic strategy for the kind {kind!r}: add one")
 
@@ -268,7 +329,9 @@ def mutate(value, mutations):
 
 def topic_data(kind: str) -> st.SearchStrategy:
     """A valid topic with zero to two mutations, or arbitrary JSON."""
-    mutations = st.lists(st.tuples(st.integers(0, 1000), st.sampled_from(["replace", "drop", "extra"]), JSON), max_size=2)
+    mutations = st.lists(
+        st.tuples(st.integers(0, 1000), st.sampled_from(["replace", "drop", "extra"]), JSON), max_size=2
+    )
     return mostly(st.builds(mutate, valid_topic_data(kind), mutations))
 
 
@@ -281,7 +344,9 @@ def test_topic_validators_fail_only_with_invalid_input(kind):
 
     @SETTINGS
     @given(data=topic_data(kind))
-    @example(data={"documents": [{"id": "d1"}], "sentences": [{"id": "s", "document": [], "position": 0, "text": "x"}] * 2})
+    @example(
+        data={"documents": [{"id": "d1"}], "sentences": [{"id": "s", "document": [], "position": 0, "text": "x"}] * 2}
+    )
     def check(data):
         check_clean(implementation.clean_topic_data, data)
 
@@ -302,6 +367,8 @@ def test_payloads_against_generated_topics(kind):
             return
         check_clean(implementation.clean_payload, PAYLOADS[kind], topic, complete=complete)
         check_clean(implementation.clean_payload, implementation.empty_payload(topic), topic, complete=complete)
-        check_clean(implementation.clean_payload, implementation.initial_payload(topic, seed="s"), topic, complete=False)
+        check_clean(
+            implementation.clean_payload, implementation.initial_payload(topic, seed="s"), topic, complete=False
+        )
 
     check()
