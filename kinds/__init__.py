@@ -13,4 +13,5 @@ KIND_APPS = (
     "kinds.clustering",
     "kinds.nuggets",
     "kinds.factoids",
+    "kinds.relevance",
 )

@@ -1,0 +1,25 @@
+"""Small valid data of the relevance kind (kinds.spec.Examples): a topic holding
+every hidden field, two assessors' submissions that disagree, a run."""
+
+from kinds.spec import Examples
+
+TOPIC = {
+    "title": "coral reef bleaching",
+    "description": "What causes coral reefs to bleach?",
+    "narrative": "Relevant documents name a cause of bleaching; reports of bleaching alone are related.",
+    "documents": [
+        {"id": "d1", "text": "Marine heatwaves expel the algae that live in coral tissue.", "runs": ["bm25", "dense"]},
+        {"id": "d2", "text": "The Great Barrier Reef saw mass bleaching in 2016.", "runs": ["bm25"]},
+        {"id": "d3", "text": "Reef fish markets in the Pacific."},
+        {"id": "d4", "text": "Ocean acidification and warm water stress corals.", "runs": ["dense"]},
+    ],
+}
+EXAMPLES = Examples(
+    topic=TOPIC,
+    payloads=(
+        {"grades": {"d1": 3, "d2": 1, "d3": 0, "d4": 2}},
+        {"grades": {"d1": 2, "d2": 0, "d3": 0, "d4": 2}},
+    ),
+    run={"ranking": {"t1": [["d1", 2.5], ["d2", 1.5], ["d9", 0.5]]}},
+    params={"scale": ["non-relevant", "related", "relevant", "highly relevant"], "threshold": 1},
+)

@@ -1,0 +1,156 @@
+"""TREC runs into a relevance campaign: pools to a depth, and the runs kept to be scored.
+
+The run file is TREC's six columns, ``qid Q0 docid rank score tag`` (read by
+:func:`scoring.ireval.parse_run`; several systems in one file, the tag names
+the system). A topic's pool is the union of every run's top ``depth``
+documents (ranked as trec_eval ranks: by score, descending, ties by
+document id, descending), each document keeping the systems that put it
+there; the pool is shown to assessors sorted by document id, so its order
+tells nothing of the systems' (as NIST's pools). Topics and document texts
+come from a JSON file::
+
+    {"topics": {"401": {"title": "...", "description": "...", "narrative": "..."}},
+     "documents": {"FT911-3": "text of the document", ...}}
+
+All or nothing: any error names the line of the run file (or the field of
+the topics file) and nothing is stored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from django.db import transaction
+
+from annotate import services
+from annotate.models import Campaign, Run, Topic
+from concord.errors import InvalidInput
+from kinds.base import require_id, require_object, require_text, type_name
+from kinds.relevance.data import RelevanceKind
+from scoring import ireval
+
+
+def read_topics(data: Any) -> tuple[dict[str, dict[str, str]], dict[str, str]]:
+    """The topics file: ``(topics {qid: {title, description?, narrative?}}, documents {docid: text})``."""
+    require_object(data, "topics_file", allowed={"topics", "documents"}, required={"topics", "documents"})
+    topics, documents = data["topics"], data["documents"]
+    if not isinstance(topics, dict) or not topics:
+        raise InvalidInput("topics_file.topics", f"expected an object of topic id -> query, got {type_name(topics)}")
+    if not isinstance(documents, dict):
+        raise InvalidInput(
+            "topics_file.documents", f"expected an object of document id -> text, got {type_name(documents)}"
+        )
+    cleaned = {}
+    for qid, query in topics.items():
+        path = f"topics_file.topics.{qid}"
+        require_id(qid, path)
+        require_object(query, path, allowed={"title", "description", "narrative"}, required={"title"})
+        cleaned[qid] = {
+            key: require_text(query[key], f"{path}.{key}")
+            for key in ("title", "description", "narrative")
+            if key in query
+        }
+    return cleaned, documents
+
+
+def ranked(ranking: list[tuple[str, float]]) -> list[tuple[str, float]]:
+    """trec_eval's order: score descending, then document id descending."""
+    return sorted(ranking, key=lambda pair: (pair[1], pair[0]), reverse=True)
+
+
+def pools(
+    runs: Mapping[str, Mapping[str, list[tuple[str, float]]]], depth: int | None
+) -> dict[str, dict[str, list[str]]]:
+    """``{qid: {docid: [systems]}}``: the union of every run's top ``depth`` per topic (None: whole runs)."""
+    pooled: dict[str, dict[str, list[str]]] = {}
+    for system, topics in runs.items():
+        for qid, ranking in topics.items():
+            for docid, _ in ranked(ranking)[:depth]:
+                pooled.setdefault(qid, {}).setdefault(docid, []).append(system)
+    return pooled
+
+
+def _first_lines(text: str) -> tuple[dict[str, int], dict[tuple[str, str], int], dict[tuple[str, str], int]]:
+    """Where each tag, (tag, qid) and (qid, docid) first occurs (1-based lines), to name them in errors."""
+    tags: dict[str, int] = {}
+    topics: dict[tuple[str, str], int] = {}
+    documents: dict[tuple[str, str], int] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        columns = line.split()
+        if len(columns) == 6:
+            qid, _, docid, _, _, tag = columns
+            tags.setdefault(tag, number)
+            topics.setdefault((tag, qid), number)
+            documents.setdefault((qid, docid), number)
+    return tags, topics, documents
+
+
+def plan(
+    *, campaign: Campaign, run_text: str, topics_file: Any, depth: int | None = None
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The topics (pooled) and runs to import, checked; nothing is written."""
+    if campaign.kind != RelevanceKind.name:
+        raise InvalidInput("campaign", f"TREC runs go into graded relevance campaigns, not {campaign.kind} ones")
+    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 1):
+        raise InvalidInput("depth", "expected a whole number >= 1, or nothing to pool whole runs")
+    queries, texts = read_topics(topics_file)
+    try:
+        runs = ireval.parse_run(run_text)
+    except ValueError as error:
+        raise InvalidInput("runs", str(error)) from None
+    if not runs:
+        raise InvalidInput("runs", "the run file has no line")
+    tags, topic_lines, document_lines = _first_lines(run_text)
+    taken = set(campaign.runs.values_list("name", flat=True))
+    for tag, line in tags.items():
+        try:
+            require_id(tag, "tag")
+        except InvalidInput as error:
+            raise InvalidInput("runs", f"line {line}: tag (the system's name) {tag!r}: {error.message}") from None
+        if tag in taken:
+            raise InvalidInput("runs", f"line {line}: a run named {tag!r} already exists in this campaign")
+    for (_tag, qid), line in topic_lines.items():
+        if qid not in queries:
+            raise InvalidInput("runs", f"line {line}: topic {qid!r} is not in the topics file")
+    for (_qid, docid), line in document_lines.items():
+        try:
+            require_id(docid, "docid")
+        except InvalidInput as error:
+            raise InvalidInput("runs", f"line {line}: document id {docid!r}: {error.message}") from None
+    pooled = pools(runs, depth)
+    topics = []
+    for qid, query in queries.items():
+        if qid not in pooled:
+            raise InvalidInput(f"topics_file.topics.{qid}", "no run retrieved a document for this topic")
+        documents = []
+        for docid in sorted(pooled[qid]):
+            text = texts.get(docid)
+            if not isinstance(text, str):
+                raise InvalidInput(
+                    "runs",
+                    f"line {document_lines[qid, docid]}: document {docid!r} is pooled for "
+                    f"topic {qid!r} but has no text in the topics file's documents",
+                )
+            documents.append({"id": docid, "text": text, "runs": sorted(pooled[qid][docid])})
+        topics.append({"external_id": qid, "title": query["title"], "data": {**query, "documents": documents}})
+    stored = [
+        {
+            "name": tag,
+            "data": {
+                "ranking": {qid: [[docid, score] for docid, score in ranking] for qid, ranking in by_topic.items()}
+            },
+        }
+        for tag, by_topic in runs.items()
+    ]
+    return topics, stored
+
+
+@transaction.atomic
+def import_trec_runs(
+    *, campaign: Campaign, run_text: str, topics_file: Any, depth: int | None = None
+) -> tuple[list[Topic], list[Run]]:
+    """Pool the runs into topics, assign them and store the runs (all or nothing)."""
+    topics, runs = plan(campaign=campaign, run_text=run_text, topics_file=topics_file, depth=depth)
+    created = services.import_topics(campaign=campaign, topics=topics)
+    return created, services.import_runs(campaign=campaign, runs=runs)

@@ -1,0 +1,35 @@
+"""The relevance kind's spec: what generic code knows of it (kinds/spec.py)."""
+
+from __future__ import annotations
+
+from kinds.relevance import demo, report
+from kinds.relevance.data import RelevanceKind, judge_context
+from kinds.relevance.examples import EXAMPLES
+from kinds.spec import Analysis, Export, Exports, JudgePage, KindSpec, Reports
+
+SPEC = KindSpec(
+    data=RelevanceKind(),
+    judge=JudgePage(template="relevance/judge.html", script="relevance/judge.js", context=judge_context),
+    reports=Reports(
+        topic=report.topic_report,
+        campaign=report.campaign_report,
+        template="relevance/report.html",
+        topic_template="relevance/topic_report.html",
+    ),
+    exports=Exports(
+        formats={name: Export(content_type, extension) for name, (content_type, extension) in report.EXPORTS.items()},
+        help=report.EXPORT_HELP,
+        truths=report.truths,
+        write=report.export,
+    ),
+    examples=EXAMPLES,
+    analyses=(
+        Analysis(
+            name="stability",
+            run=report.stability_analysis,
+            params=report.STABILITY_PARAMS,
+            template="relevance/results/stability.html",
+        ),
+    ),
+    demo=demo.build,
+)
