@@ -16,6 +16,7 @@ from django.db.models import Model
 from django.http import HttpRequest
 
 from annotate.models import Assignment, Campaign, Curation, Judgment, JudgmentRevision, Membership, Run, Topic
+from annotate.services import clean_campaign_params
 from concord.errors import InvalidInput
 from kinds.registry import get_kind
 
@@ -60,7 +61,6 @@ class CampaignForm(forms.ModelForm):
 
     def clean(self) -> dict:
         """Params through the kind's params_schema, as every other way in (annotate.services)."""
-        from annotate.services import clean_campaign_params
 
         cleaned = super().clean()
         kind = cleaned.get("kind") or (self.instance.kind if self.instance.pk else None)

@@ -32,6 +32,7 @@ from annotate.services import require_username
 from concord.errors import InvalidInput
 from kinds.base import require_id, require_list, require_object
 from kinds.registry import get_kind
+from scoring import services as scoring_services
 
 FORMAT = "concord-campaign"
 VERSION = 1
@@ -230,7 +231,6 @@ def load_campaign(document: Any, *, creator=None) -> Campaign:
             for i, r in enumerate(entry.get("revisions", []))
         )
         _keep_times(CurationRevision, curation.revisions.all(), entry.get("revisions", []))
-    from scoring import services as scoring_services
 
     scoring_services.mark_all_stale(campaign)
     return campaign

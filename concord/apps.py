@@ -11,6 +11,7 @@ class ConcordConfig(AppConfig):
         from django.contrib.auth import get_user_model
         from django.db.models.signals import post_save, pre_save
 
+        # Imported when Django is ready: the token model's module needs the app registry.
         from concord import tokens
 
         user_model = get_user_model()

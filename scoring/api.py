@@ -12,6 +12,7 @@ from rest_framework.views import APIView
 
 from annotate import selectors
 from annotate.api.views import ERRORS, body
+from kinds.registry import KINDS
 from scoring import selectors as scoring_selectors
 from scoring import services
 from scoring.downloads import export_file
@@ -50,7 +51,6 @@ class JobSerializer(serializers.ModelSerializer):
 def analysis_params_schema() -> dict:
     """The OpenAPI schema of an analysis's params: one alternative per kind and
     analysis, from the same declarations that check them (ANALYSIS_PARAMS)."""
-    from kinds.registry import KINDS
 
     variants = {}
     for kind in KINDS:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from annotate.models import Campaign, Judgment, Topic
+from annotate.models import Campaign, Curation, Judgment, JudgmentRevision, Topic
 from scoring.models import Job, Report
 
 
@@ -50,8 +50,6 @@ def phase_payloads(campaign: Campaign, phase: int) -> dict[tuple[int, str], dict
     """
     from datetime import datetime
 
-    from annotate.models import JudgmentRevision
-
     started = campaign.params.get("phase2_started_at")
     if phase == 2 or not started:
         return {(row.topic_id, row.assessor): row.payload for row in submitted_judgments(campaign)}
@@ -68,6 +66,5 @@ def phase_payloads(campaign: Campaign, phase: int) -> dict[tuple[int, str], dict
 
 
 def curation(topic: Topic, name: str):
-    from annotate.models import Curation
 
     return Curation.objects.filter(topic=topic, name=name).first()

@@ -12,9 +12,12 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from annotate import selectors
+from annotate import services as annotate_services
+from annotate.services import Conflict
 from concord.digits import whole_number
 from concord.errors import InvalidInput
 from concord.security import message_page
+from kinds.factoids.report import relations_of
 from kinds.registry import get_kind
 from scoring import selectors as scoring_selectors
 from scoring import services
@@ -132,7 +135,6 @@ def export_download(request: HttpRequest, campaign_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def start_phase_two(request: HttpRequest, campaign_id: int) -> HttpResponse:
-    from annotate import services as annotate_services
 
     campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
     try:
@@ -148,9 +150,6 @@ def relations_editor(request: HttpRequest, campaign_id: int, topic_id: str) -> H
 
     One relation per line: the first annotator's factoid ids, ``|``, the
     second's (one side a single id: identity or subsumption)."""
-    from annotate import services as annotate_services
-    from annotate.services import Conflict
-    from kinds.factoids.report import relations_of
 
     campaign, role = selectors.campaign_for(request.user, campaign_id, need="organise")
     topic = selectors.topic_for(request.user, campaign, role, topic_id)

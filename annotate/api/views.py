@@ -18,7 +18,7 @@ from rest_framework.views import APIView
 from annotate import importers, selectors, services
 from annotate.api import serializers as s
 from annotate.api.bodies import StrictJSONParser, StrictMultiPartParser
-from annotate.models import Membership
+from annotate.models import Curation, Membership
 from concord.errors import InvalidInput
 from kinds.base import require_object
 from kinds.registry import get_kind
@@ -267,7 +267,6 @@ class TopicCuration(APIView):
     def get(self, request: Request, campaign_id: int, topic_id: str, name: str) -> Response:
         campaign, role = selectors.campaign_for(request.user, campaign_id, need="organise")
         topic = selectors.topic_for(request.user, campaign, role, topic_id)
-        from annotate.models import Curation
 
         curation = Curation.objects.filter(topic=topic, name=name).first()
         if curation is None:

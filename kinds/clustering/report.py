@@ -27,7 +27,7 @@ from concord.params import Choice, Int, ParamsSchema, Str
 from kinds.clustering.data import rule_violations
 from scoring.csvfiles import write_csv
 from scoring.metrics import clustering as m
-from scoring.selectors import JudgmentRow
+from scoring.selectors import JudgmentRow, submitted_judgments
 
 METHODS = ("singleton", "bucket")
 #: The measures of Table 3 (the report keeps all of them; pages show these).
@@ -295,7 +295,6 @@ def split_merge_path(
 def split_merge_analysis(
     campaign: Campaign, params: dict[str, Any], progress: Callable[[float, str], None]
 ) -> dict[str, Any]:
-    from scoring.selectors import submitted_judgments
 
     topics = {t.external_id: t for t in campaign.topics.all()}
     rows = submitted_judgments(campaign)

@@ -28,6 +28,7 @@ from kinds.base import (
     type_name,
     unique_ids,
 )
+from scoring.metrics.nuggets import response_length
 
 LABELS = ("vital", "okay")
 #: Campaign ``params["tasks"]``: which parts a judgment must complete.
@@ -170,7 +171,6 @@ class NuggetsKind(Kind):
 
 
 def _clean_response(response: Any, topic: Mapping[str, Any], path: str) -> dict[str, Any]:
-    from scoring.metrics.nuggets import response_length
 
     require_object(response, path, allowed={"text", "length", "matches"})
     if "text" in response:

@@ -29,7 +29,8 @@ from concord.jsonready import json_ready
 from concord.params import Int, ParamsSchema
 from scoring.csvfiles import neutralise, write_csv
 from scoring.metrics import nuggets as m
-from scoring.selectors import JudgmentRow
+from scoring.metrics.nuggets import response_length
+from scoring.selectors import JudgmentRow, submitted_judgments
 
 BETA = 3.0
 EXPORTS = {
@@ -132,7 +133,6 @@ def _runs(topics, judgments, runs, position) -> tuple[list[str], np.ndarray, np.
     """Each run's matches and lengths: from the run's data when it has them,
     else from the topic's responses and the match judgments (a nugget is in
     a response when at least half of those who judged the response say so)."""
-    from scoring.metrics.nuggets import response_length
 
     names = sorted({r.name for r in runs} | {resp["run"] for t in topics for resp in t.data.get("responses", [])})
     index = {name: i for i, name in enumerate(names)}
@@ -309,7 +309,6 @@ def full_analysis(
 def stability_analysis(
     campaign: Campaign, params: dict[str, Any], progress: Callable[[float, str], None]
 ) -> dict[str, Any]:
-    from scoring.selectors import submitted_judgments
 
     a = arrays(
         list(campaign.topics.order_by("position", "id")), submitted_judgments(campaign), list(campaign.runs.all())

@@ -16,12 +16,14 @@ from typing import Any
 
 import numpy as np
 
+from annotate import services as annotate_services
 from annotate.models import Campaign, Run, Topic
 from concord.errors import InvalidInput
 from concord.params import Float, Int, ListOf, ParamsSchema
+from scoring import services
 from scoring.csvfiles import write_csv
 from scoring.metrics import ordering as m
-from scoring.selectors import JudgmentRow
+from scoring.selectors import JudgmentRow, submitted_judgments
 
 EXPORTS = {"json": ("application/json", "json"), "csv": ("text/csv", "csv")}
 EXPORT_HELP = (
@@ -158,7 +160,6 @@ def _mean_off_diagonal(matrix: list[list[float | None]]) -> float:
 
 
 def _golds_by_topic(campaign: Campaign) -> dict[str, list[list[str]]]:
-    from scoring.selectors import submitted_judgments
 
     external = dict(campaign.topics.values_list("pk", "external_id"))
     golds: dict[str, list[list[str]]] = {}
@@ -223,8 +224,6 @@ def sweep_analysis(
 
 def tune_analysis(campaign: Campaign, params: dict[str, Any], progress: Callable[[float, str], None]) -> dict[str, Any]:
     """Pick the FreSPA parameters with the best ED and save them on the campaign."""
-    from annotate import services as annotate_services
-    from scoring import services
 
     best = m.tune(_golds_by_topic(campaign), progress=_reporter(progress, 0, 0.95, "settings"))
     campaign.params = annotate_services.clean_campaign_params(

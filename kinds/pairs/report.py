@@ -24,8 +24,17 @@ from concord.errors import InvalidInput
 from concord.params import Bool, Choice, Float, Int, ParamsSchema
 from scoring.csvfiles import write_csv
 from scoring.metrics.agreement import category_counts, fleiss_kappa, krippendorff_alpha, pairwise_agreement
-from scoring.metrics.truthsets import consensus, intersection, single, union
-from scoring.selectors import JudgmentRow
+from scoring.metrics.significance import (
+    compare_statements,
+    compare_systems,
+    statement_text,
+    summarize_against_baseline,
+    system_pairs,
+)
+from scoring.metrics.truthsets import consensus, intersection, precision_recall_f1, random_truth_sets, single, union
+from scoring.models import Job
+from scoring.selectors import JudgmentRow, submitted_judgments
+from scoring.services import Chunked
 
 EXPORTS = {"csv": ("text/csv", "csv"), "qrels": ("text/plain", "qrels")}
 EXPORT_HELP = (
@@ -159,7 +168,6 @@ def system_scores(v: Votes, runs: Sequence[Run]) -> list[dict[str, Any]]:
     """Each system's pooled precision, recall and F1 under the Consensus,
     Union and Intersection truth sets (section 2.4; significance in the
     evaluation analysis)."""
-    from scoring.metrics.truthsets import precision_recall_f1
 
     if not runs or not v.assessors:
         return []
@@ -206,8 +214,6 @@ def gold_standard(v: Votes, truth: str) -> np.ndarray:
     if not v.assessors:
         return np.full(len(v.items), np.nan)
     if truth.startswith("random:"):
-        from scoring.metrics.truthsets import random_truth_sets
-
         k = random_k
         return random_truth_sets(v.matrix, n_sets=k + 1, seed=0, start=k, stop=k + 1)[0]
     if truth == "consensus":
@@ -300,7 +306,6 @@ def _evaluation_params(params: dict[str, Any]) -> dict[str, Any]:
 
 
 def _compare(snapshot: dict[str, Any], truth: np.ndarray):
-    from scoring.metrics.significance import compare_systems
 
     p = snapshot["params"]
     return compare_systems(
@@ -319,9 +324,6 @@ def evaluation_analysis(campaign: Campaign, params: dict[str, Any], progress: Ca
     """Score the systems under every truth set and test every pair (bootstrap,
     shift method); the Random truth sets run as chunks on any number of
     workers, each chunk's sets seeded by their index so the split changes nothing."""
-    from scoring.metrics.truthsets import precision_recall_f1
-    from scoring.selectors import submitted_judgments
-    from scoring.services import Chunked
 
     settings = _evaluation_params(params)
     topics = list(campaign.topics.order_by("position", "id"))
@@ -367,7 +369,6 @@ def evaluation_analysis(campaign: Campaign, params: dict[str, Any], progress: Ca
 
 
 def run_evaluation_chunk(snapshot: dict[str, Any], chunk: dict[str, Any]) -> dict[str, Any]:
-    from scoring.metrics.truthsets import random_truth_sets
 
     p = snapshot["params"]
     sets = random_truth_sets(
@@ -386,13 +387,6 @@ def run_evaluation_chunk(snapshot: dict[str, Any], chunk: dict[str, Any]) -> dic
 
 
 def combine_evaluation(snapshot: dict[str, Any], chunks: list[dict[str, Any]]) -> dict[str, Any]:
-    from scoring.metrics.significance import (
-        compare_statements,
-        statement_text,
-        summarize_against_baseline,
-        system_pairs,
-    )
-
     fixed = snapshot["fixed"]
     systems = snapshot["systems"]
     baseline = np.array(fixed["consensus"]["statements"])
@@ -502,7 +496,6 @@ CHUNKS = {"evaluation": (run_evaluation_chunk, combine_evaluation)}
 
 
 def evaluation_table(campaign: Campaign, table: str) -> str:
-    from scoring.models import Job
 
     job = (
         Job.objects.filter(campaign=campaign, analysis="evaluation", status=Job.Status.DONE)

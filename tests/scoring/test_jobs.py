@@ -41,12 +41,13 @@ def test_unknown_analysis_is_a_400(api, people, campaign):
 
 
 def test_a_failing_analysis_is_recorded(people, campaign, monkeypatch):
+    from scoring import jobs
     from scoring import services as scoring_services
 
     def broken(*args, **kwargs):
         raise ArithmeticError("boom")
 
-    monkeypatch.setattr(scoring_services, "recompute_reports", broken)
+    monkeypatch.setattr(jobs, "recompute_reports", broken)
     job = Job.objects.create(campaign=campaign, analysis="agreement")
     with pytest.raises(ArithmeticError):
         scoring_services.run_job(job.pk)

@@ -1,0 +1,278 @@
+"""The work of scoring: recomputing stored reports and running jobs (analyses,
+their chunks, the combine step). Called by the background tasks
+(scoring/tasks.py); it never queues a task itself, so tasks -> jobs is one
+way (what to queue next is passed in).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from annotate.models import Campaign, Topic
+from concord.errors import InvalidInput
+from concord.jsonready import json_ready
+from concord.params import ParamsSchema
+from concord.progress import Progress
+from kinds.registry import get_kind
+from kinds.spec import Analysis
+from scoring.models import Job, JobChunk, Report, ScoringState, StaleTopic
+from scoring.selectors import submitted_judgments
+
+log = logging.getLogger(__name__)
+
+#: A job in one of these states may still run (or be cancelled).
+UNFINISHED_JOB = (Job.Status.QUEUED, Job.Status.RUNNING)
+
+
+def recompute_reports(campaign_id: int, *, everything: bool = False, progress: Progress | None = None) -> int:
+    """Recompute the reports of the stale topics (or all) and of the campaign.
+
+    Returns the number of topic reports written.
+    """
+    # Cleared first: a submission from now on queues a fresh recompute, so
+    # none can fall between what this run reads and the end of the run.
+    ScoringState.objects.filter(campaign_id=campaign_id).update(pending=False)
+    campaign = Campaign.objects.get(pk=campaign_id)
+    reports = get_kind(campaign.kind).reports
+    marks = {
+        topic_id: (revision, marked_at)
+        for topic_id, revision, marked_at in StaleTopic.objects.filter(campaign=campaign).values_list(
+            "topic_id", "revision", "marked_at"
+        )
+    }
+    topics = {t.pk: t for t in campaign.topics.all()}
+    wanted = sorted(topics) if everything else sorted(marks)
+    judgments = submitted_judgments(campaign)
+    runs = list(campaign.runs.all())
+    by_topic: dict[int, list] = {}
+    for row in judgments:
+        by_topic.setdefault(row.topic_id, []).append(row)
+    now = timezone.now()
+    topic_reports = []
+    for done, topic_id in enumerate(wanted, 1):
+        rows = by_topic.get(topic_id, [])
+        data = json_ready(reports.topic(topics[topic_id], rows, runs=runs))
+        topic_reports.append((topic_id, data, len(rows)))
+        if progress and (done % 50 == 0 or done == len(wanted)):
+            progress(0.9 * done / len(wanted), f"{done} of {len(wanted)} topics")
+    campaign_data = json_ready(reports.campaign(campaign, list(topics.values()), judgments, runs=runs))
+    with transaction.atomic():
+        for topic_id, data, seen in topic_reports:
+            _store(campaign, topics[topic_id], data, seen, now)
+        _store(campaign, None, campaign_data, len(judgments), now)
+        for topic_id, (revision, marked_at) in marks.items():
+            StaleTopic.objects.filter(topic_id=topic_id, revision=revision, marked_at=marked_at).delete()
+    if progress:
+        progress(1.0, "reports stored")
+    return len(topic_reports)
+
+
+def _store(campaign: Campaign, topic: Topic | None, data: dict, seen: int, now) -> None:
+    Report.objects.update_or_create(
+        campaign=campaign,
+        topic=topic,
+        name="agreement",
+        defaults={"data": data, "computed_at": now, "judgments_seen": seen},
+    )
+
+
+# -- jobs: long analyses with progress ----------------------------------------
+
+#: Analyses every kind offers; kinds add theirs in their module's ANALYSES.
+COMMON_ANALYSES = ("agreement",)
+COMMON_ANALYSIS_PARAMS = {"agreement": ParamsSchema(help="No params: every report of the campaign is recomputed.")}
+
+#: What one job may cost. Every analysis declares its params with upper
+#: bounds (ANALYSIS_PARAMS in scoring/reports/<kind>.py, each with the
+#: measurements behind them) that keep one job, or one chunk of a chunked
+#: job, within about 2 GB of memory and 10 minutes on a 2-core, 4 GB worker.
+JOB_BUDGET = {"memory_gb": 2, "minutes": 10}
+
+#: A job whose worker died while running it is queued again until it has
+#: been started this many times; then recover_jobs marks it failed.
+MAX_ATTEMPTS = 2
+
+
+def analyses_for(campaign: Campaign) -> list[str]:
+    return [*COMMON_ANALYSES, *(analysis.name for analysis in get_kind(campaign.kind).analyses)]
+
+
+def analysis_schemas(kind: str) -> dict[str, ParamsSchema]:
+    """analysis -> its params schema, for every analysis of ``kind``."""
+    return {**COMMON_ANALYSIS_PARAMS, **{analysis.name: analysis.params for analysis in get_kind(kind).analyses}}
+
+
+def _analysis(job: Job) -> Analysis:
+    analysis = get_kind(job.campaign.kind).analysis(job.analysis)
+    if analysis is None:
+        raise InvalidInput("analysis", f"the {job.campaign.kind} kind has no analysis {job.analysis!r}")
+    return analysis
+
+
+def _chunk_steps(job: Job) -> tuple[Callable[[dict, dict], dict], Callable[[dict, list[dict]], dict]]:
+    chunks = _analysis(job).chunks
+    if chunks is None:
+        raise InvalidInput("analysis", f"{job.analysis} does not run in chunks")
+    return chunks
+
+
+class JobCancelled(Exception):
+    """Raised by a job's progress callback once the job was cancelled."""
+
+
+@dataclass(frozen=True)
+class Chunked:
+    """What an analysis returns to continue as chunks that any number of
+    workers run: the data they share, and each chunk's parameters. The
+    kind's module gives ``CHUNKS[analysis] = (run_chunk, combine)`` with
+    ``run_chunk(snapshot, params) -> dict`` and
+    ``combine(snapshot, [chunk results in index order]) -> dict``."""
+
+    snapshot: dict
+    chunks: list[dict]
+
+
+def run_job(job_id: int, *, enqueue_chunk: Callable[[int, int], object]) -> None:
+    """Run a job; a chunked analysis is split and ``enqueue_chunk(job_id, index)``
+    is called for each chunk once the split is committed (scoring.tasks passes
+    the chunk task's ``enqueue``; this module never imports the tasks)."""
+    job = Job.objects.select_related("campaign").get(pk=job_id)
+    if job.chunks_total:  # a repeated task: already split
+        return
+    # Only a queued job starts (not a finished, failed or cancelled one, nor
+    # one another worker has started); each start is an attempt.
+    claimed = Job.objects.filter(pk=job.pk, status=Job.Status.QUEUED).update(
+        status=Job.Status.RUNNING, started_at=timezone.now(), progress=0.0, attempts=F("attempts") + 1
+    )
+    if not claimed:
+        return
+    job.status = Job.Status.RUNNING
+
+    def progress(fraction: float, message: str) -> None:
+        """Record progress; raise JobCancelled once the job is no longer running (cancelled)."""
+        updated = Job.objects.filter(pk=job.pk, status=Job.Status.RUNNING).update(
+            progress=round(min(max(fraction, 0.0), 1.0), 4), message=message[:500]
+        )
+        if not updated:
+            raise JobCancelled(job.pk)
+
+    with _failures_recorded(job.pk):
+        if job.analysis == "agreement":
+            written = recompute_reports(job.campaign_id, everything=True, progress=progress)
+            result = {"topic_reports": written}
+        else:
+            result = _analysis(job).run(job.campaign, job.params, progress)
+        if isinstance(result, Chunked):
+            _split(job, result, enqueue_chunk)
+            return
+        _finish(job.pk, json_ready(result))
+
+
+def _split(job: Job, plan: Chunked, enqueue_chunk: Callable[[int, int], object]) -> None:
+    with transaction.atomic():
+        # Conditional, so a repeated run of the job (see recover_jobs) cannot split it twice.
+        claimed = Job.objects.filter(pk=job.pk, chunks_total=0).update(
+            snapshot=json_ready(plan.snapshot),
+            chunks_total=len(plan.chunks),
+            chunks_done=0,
+            message=f"0 of {len(plan.chunks)} chunks",
+        )
+        if not claimed:
+            return
+        JobChunk.objects.bulk_create(JobChunk(job=job, index=i, params=p) for i, p in enumerate(plan.chunks))
+        for index in range(len(plan.chunks)):
+            transaction.on_commit(lambda index=index: enqueue_chunk(job.pk, index))
+
+
+def run_chunk(job_id: int, index: int) -> None:
+    """Run one chunk; the worker that finishes the last one combines them."""
+    job = Job.objects.select_related("campaign").get(pk=job_id)
+    chunk = JobChunk.objects.get(job=job, index=index)
+    if chunk.finished_at is not None:  # a retried task: the work is done
+        return
+    if job.status != Job.Status.RUNNING:  # cancelled or failed: the other chunks are not worth running
+        return
+    run, _ = _chunk_steps(job)
+    with _failures_recorded(job.pk):
+        result = json_ready(run(job.snapshot, chunk.params))
+        with transaction.atomic():
+            claimed = JobChunk.objects.filter(pk=chunk.pk, finished_at=None).update(
+                result=result, finished_at=timezone.now()
+            )
+            if not claimed:
+                return
+            Job.objects.filter(pk=job.pk).update(chunks_done=F("chunks_done") + 1)
+            done = Job.objects.values_list("chunks_done", flat=True).get(pk=job.pk)
+            Job.objects.filter(pk=job.pk).update(
+                progress=round(0.98 * done / job.chunks_total, 4), message=f"{done} of {job.chunks_total} chunks"
+            )
+        if done == job.chunks_total:
+            _combine(job)
+
+
+def combine_chunks(job_id: int) -> None:
+    """Combine a chunked job whose chunks are all finished but whose combine
+    step never completed (its worker was lost; see ``recover_jobs``)."""
+    job = Job.objects.select_related("campaign").get(pk=job_id)
+    if job.status == Job.Status.DONE or not job.chunks_total:
+        return
+    if JobChunk.objects.filter(job=job, finished_at__isnull=False).count() < job.chunks_total:
+        return
+    with _failures_recorded(job.pk):
+        _combine(job)
+
+
+def _combine(job: Job) -> None:
+    _, combine = _chunk_steps(job)
+    results = list(JobChunk.objects.filter(job=job).order_by("index").values_list("result", flat=True))
+    _finish(job.pk, json_ready(combine(job.snapshot, results)))
+
+
+def _finish(job_id: int, result: dict) -> None:
+    # Conditional: a job cancelled meanwhile keeps its state and stores no result.
+    Job.objects.filter(pk=job_id, status=Job.Status.RUNNING).update(
+        status=Job.Status.DONE, progress=1.0, result=result, finished_at=timezone.now(), message="done"
+    )
+
+
+#: What a user reads when a job failed for a reason they can act on.
+OUT_OF_MEMORY = "ran out of memory: run it again with smaller parameters (fewer draws, pairs, resamples or seeds)"
+UNEXPECTED = "failed unexpectedly (logged for the administrators); run it again, or with other parameters"
+
+
+def failure_message(error: BaseException) -> str:
+    """The message a user sees for a job that raised ``error``: what to
+    change, never an exception's own text (that goes to the log)."""
+    if isinstance(error, InvalidInput):
+        return f"{error.field}: {error.message}"
+    if isinstance(error, MemoryError):
+        return OUT_OF_MEMORY
+    return UNEXPECTED
+
+
+@contextmanager
+def _failures_recorded(job_id: int):
+    try:
+        yield
+    except JobCancelled:
+        log.info("job %s stopped: it was cancelled", job_id)
+    except (InvalidInput, MemoryError) as error:  # known: the message says what to change
+        log.warning("job %s failed: %r", job_id, error)
+        fail_job(job_id, failure_message(error))
+    except Exception as error:  # the job records a generic failure; the traceback goes to the log only
+        log.exception("job %s failed", job_id)
+        fail_job(job_id, failure_message(error))
+        raise
+
+
+def fail_job(job_id: int, message: str) -> None:
+    Job.objects.filter(pk=job_id, status__in=UNFINISHED_JOB).update(
+        status=Job.Status.FAILED, finished_at=timezone.now(), message=message[:500]
+    )
