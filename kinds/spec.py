@@ -18,7 +18,6 @@ from concord.progress import Progress
 
 if TYPE_CHECKING:  # types only; the kinds import the models themselves
     from django.contrib.auth.models import AbstractBaseUser
-    from django.urls import URLPattern
 
     from annotate.models import Campaign, Topic
     from kinds.base import Kind
@@ -132,8 +131,9 @@ class KindSpec:
     analyses: tuple[Analysis, ...] = ()
     #: ``demo(organiser, simulated, people)``: the kind's demo campaign(s) for ``manage.py seed_demo``.
     demo: Callable[..., Campaign | list[Campaign]] | None = None
-    #: Pages of the kind's own (URL patterns under ``campaigns/<int:campaign_id>/``).
-    urls: Sequence[URLPattern] = field(default_factory=tuple)
+    #: ``pools(campaign=, queries=, runs=, depth=)``: topics pooled from systems' results
+    #: (``POST .../pools/``); None: the kind builds no pools.
+    pools: Callable[..., list[Topic]] | None = None
 
     @property
     def name(self) -> str:

@@ -49,6 +49,8 @@ import ir_measures
 import numpy as np
 from numpy.typing import ArrayLike
 
+from concord.digits import whole_number
+
 __all__ = [
     "Evaluation",
     "evaluate",
@@ -247,7 +249,7 @@ def parse_run(text: str) -> dict[str, Run]:
         if len(columns) != 6:
             raise ValueError(f"line {number}: expected 6 columns ({_RUN_COLUMNS}), got {len(columns)}")
         qid, _, docid, rank, score, tag = columns
-        if not rank.isdigit():
+        if whole_number(rank) is None:
             raise ValueError(f"line {number}: rank must be a whole number >= 0, got {rank!r}")
         value = _finite(score)
         if value is None:
@@ -304,14 +306,14 @@ def parse_qrels(text: str) -> Qrels:
         if len(columns) != 4:
             raise ValueError(f"line {number}: expected 4 columns ({_QRELS_COLUMNS}), got {len(columns)}")
         qid, _, docid, grade = columns
-        if not grade.isdigit():
+        if whole_number(grade) is None:
             raise ValueError(f"line {number}: grade must be a whole number >= 0, got {grade!r}")
         if (qid, docid) in first_line:
             raise ValueError(
                 f"line {number}: document {docid!r} judged twice in topic {qid!r} (first on line {first_line[qid, docid]})"
             )
         first_line[qid, docid] = number
-        qrels.setdefault(qid, {})[docid] = int(grade)
+        qrels.setdefault(qid, {})[docid] = whole_number(grade)
     return qrels
 
 
@@ -423,11 +425,15 @@ def _positive_int(value: Any, name: str) -> int:
     return int(value)
 
 
+# A decimal number as trec_eval writes one, in ASCII: float() would also take
+# other scripts' digits ("١"), underscores ("1_0") and "nan"/"inf".
+_NUMBER = re.compile(r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
+
+
 def _finite(text: str) -> float | None:
-    try:
-        value = float(text)
-    except ValueError:
+    if not _NUMBER.fullmatch(text):
         return None
+    value = float(text)
     return value if math.isfinite(value) else None
 
 

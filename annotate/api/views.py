@@ -245,9 +245,10 @@ class Pools(APIView):
     def post(self, request: Request, campaign_id: int) -> Response:
         campaign, role = selectors.campaign_for(request.user, campaign_id, need="organise")
         data = body(request, allowed={"queries", "runs", "depth"}, required={"queries", "runs"})
-        topics = services.build_pools(
-            campaign=campaign, queries=data["queries"], runs=data["runs"], depth=data.get("depth")
-        )
+        kind = get_kind(campaign.kind)
+        if kind.pools is None:
+            raise InvalidInput("campaign", f"{kind.label} campaigns build no pools")
+        topics = kind.pools(campaign=campaign, queries=data["queries"], runs=data["runs"], depth=data.get("depth"))
         return Response(topic_rows(request, campaign, role, topics), status=status.HTTP_201_CREATED)
 
 

@@ -17,6 +17,7 @@ from django.contrib.auth.models import AbstractBaseUser
 
 from annotate import services
 from annotate.models import Campaign, Membership
+from kinds.pairs.pools import build_pools
 
 GUIDELINES = """Judge whether each candidate record could name the same person as the query.
 
@@ -237,7 +238,7 @@ def build_systems(organiser: AbstractBaseUser, simulated: Sequence[AbstractBaseU
     for user in simulated:
         services.add_member(campaign=campaign, username=user.username, role=Membership.Role.ASSESSOR)
     queries = {f"n{i:03d}": f"{rng.choice(GIVEN)} {rng.choice(FAMILY)}" for i in range(1, 41)}
-    topics = services.build_pools(campaign=campaign, queries=queries, runs=system_runs(queries, rng))
+    topics = build_pools(campaign=campaign, queries=queries, runs=system_runs(queries, rng))
     for topic in topics:
         for assignment in topic.assignments.select_related("assessor"):
             services.save_judgment(

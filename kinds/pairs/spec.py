@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kinds.pairs import demo, report
+from kinds.pairs import demo, pools, report
 from kinds.pairs.data import PairsKind
 from kinds.pairs.examples import EXAMPLES
 from kinds.spec import Analysis, Export, Exports, JudgePage, KindSpec, Reports
@@ -33,4 +33,5 @@ SPEC = KindSpec(
         ),
     ),
     demo=demo.build,
+    pools=pools.build_pools,
 )

@@ -19,6 +19,7 @@ from django.core.management import CommandError, call_command
 from annotate import importers, services
 from annotate.models import Assignment, Campaign, Judgment, JudgmentRevision, Membership, Run, Topic
 from concord.errors import InvalidInput
+from kinds.pairs.pools import build_pools
 
 pytestmark = pytest.mark.django_db
 
@@ -263,7 +264,7 @@ def test_pools_keep_building_when_a_query_pools_nothing(campaign):
             },
         }
     ]
-    topics = services.build_pools(campaign=campaign, queries={"p1": "Ann Lee", "p2": "Bo Chen"}, runs=runs)
+    topics = build_pools(campaign=campaign, queries={"p1": "Ann Lee", "p2": "Bo Chen"}, runs=runs)
     assert [t.external_id for t in topics] == ["p2"]
     assert Run.objects.get(campaign=campaign, name="s1").data["results"]["p2"][1]["id"] == "z"
 

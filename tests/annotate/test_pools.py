@@ -7,6 +7,7 @@ import pytest
 from annotate import services
 from annotate.models import Assignment, Judgment, Run, Topic
 from concord.errors import InvalidInput
+from kinds.pairs.pools import build_pools
 
 pytestmark = pytest.mark.django_db
 
@@ -45,7 +46,7 @@ def candidates(campaign, query):
 
 def test_pools_are_the_union_without_exact_matches_with_provenance(people):
     campaign = services.create_campaign(creator=people["organiser"], kind="pairs", name="P", overlap=1)
-    services.build_pools(campaign=campaign, queries=QUERIES, runs=RUNS)
+    build_pools(campaign=campaign, queries=QUERIES, runs=RUNS)
     assert candidates(campaign, "q1") == {
         "r1": ["sysA"],
         "r2": ["sysA", "sysB"],
@@ -57,7 +58,7 @@ def test_pools_are_the_union_without_exact_matches_with_provenance(people):
 
 def test_pool_depth_cuts_each_system(people):
     campaign = services.create_campaign(creator=people["organiser"], kind="pairs", name="P", overlap=1)
-    services.build_pools(campaign=campaign, queries=QUERIES, runs=RUNS, depth=1)
+    build_pools(campaign=campaign, queries=QUERIES, runs=RUNS, depth=1)
     # depth 1: sysA's first result for q1 is r1 (its r0 is excluded after the cut), sysB's is r2
     assert candidates(campaign, "q1") == {"r1": ["sysA"], "r2": ["sysB"]}
 
@@ -77,7 +78,7 @@ def test_pool_depth_cuts_each_system(people):
 def test_bad_pool_input_builds_nothing(people, queries, runs, field):
     campaign = services.create_campaign(creator=people["organiser"], kind="pairs", name="P", overlap=1)
     with pytest.raises(InvalidInput) as error:
-        services.build_pools(campaign=campaign, queries=queries, runs=runs)
+        build_pools(campaign=campaign, queries=queries, runs=runs)
     assert error.value.field == field
     assert not Topic.objects.filter(campaign=campaign).exists() and not Run.objects.filter(campaign=campaign).exists()
 

@@ -14,11 +14,11 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
 
-from annotate import services
 from annotate.backup import dump_campaign
 from annotate.models import Campaign, Judgment, Topic
 from concord.errors import InvalidInput
 from kinds.base import require_id
+from kinds.pairs.pools import build_pools
 
 pytestmark = pytest.mark.django_db
 
@@ -99,6 +99,6 @@ def test_pools_refuse_them_as_query_ids(campaign):
     before = Topic.objects.count()
     runs = [{"name": "sysA", "data": {"results": {"..": [{"id": "r1", "text": "x"}]}}}]
     with pytest.raises(InvalidInput) as error:
-        services.build_pools(campaign=campaign, queries={"..": "Some name"}, runs=runs)
+        build_pools(campaign=campaign, queries={"..": "Some name"}, runs=runs)
     assert error.value.field == "queries..."
     assert Topic.objects.count() == before

@@ -62,6 +62,7 @@ PAIRS = textwrap.dedent(
     django.setup()
     from django.contrib.auth.models import User
     from annotate import services
+    from kinds.pairs.pools import build_pools
     organiser = User.objects.create_user("org", password="x")
     names = ["ann", "ben", "cat"]
     for name in names:
@@ -76,7 +77,7 @@ PAIRS = textwrap.dedent(
         q: [{"id": f"c{c}", "text": f"cand {c}"} for c in range(8)
             if (truth[(q, c)] and rng.random() < 0.5 + 0.12 * s) or (not truth[(q, c)] and rng.random() < 0.1 + 0.05 * s)]
         for q in queries}}} for s in range(4)]
-    for topic in services.build_pools(campaign=campaign, queries=queries, runs=runs):
+    for topic in build_pools(campaign=campaign, queries=queries, runs=runs):
         for a in topic.assignments.select_related("assessor"):
             flip = 0.1 + 0.1 * names.index(a.assessor.username)
             matches = {c["id"]: truth[(topic.external_id, int(c["id"][1:]))] != (rng.random() < flip)

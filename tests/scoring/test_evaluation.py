@@ -30,6 +30,7 @@ BUILD = textwrap.dedent(
     import random
     from django.contrib.auth.models import User
     from annotate import services
+    from kinds.pairs.pools import build_pools
 
     def build(organiser, names):
         rng = random.Random(5)
@@ -45,7 +46,7 @@ BUILD = textwrap.dedent(
                 q: [{"id": f"c{c}", "text": f"cand {c}"} for c in range(8)
                     if (truth[(q, c)] and rng.random() < recall) or (not truth[(q, c)] and rng.random() < noise)]
                 for q in queries}}})
-        topics = services.build_pools(campaign=campaign, queries=queries, runs=runs)
+        topics = build_pools(campaign=campaign, queries=queries, runs=runs)
         strict = {name: 0.1 * i for i, name in enumerate(names)}
         for topic in topics:
             for a in topic.assignments.select_related("assessor"):

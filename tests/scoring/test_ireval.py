@@ -259,3 +259,15 @@ def test_unknown_labels_are_refused_by_name():
 def test_module_docstring_examples():
     outcome = doctest.testmod(scoring.ireval, verbose=False)
     assert outcome.failed == 0 and outcome.attempted >= 8
+
+
+@pytest.mark.parametrize("number", ["\u0661", "\u00b3", "\uff13", "1_0", "nan", "inf"])
+def test_numbers_are_ascii_digits_only(number):
+    """Python's int(), float() and isdigit() take other scripts' digits, superscripts,
+    underscores and nan; a TREC file's numbers are plain ASCII."""
+    with pytest.raises(ValueError, match="line 1"):
+        parse_qrels(f"q1 0 d1 {number}\n")
+    with pytest.raises(ValueError, match="line 1"):
+        parse_run(f"q1 Q0 d1 {number} 1.5 sysA\n")
+    with pytest.raises(ValueError, match="line 1"):
+        parse_run(f"q1 Q0 d1 1 {number} sysA\n")

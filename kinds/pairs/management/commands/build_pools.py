@@ -2,9 +2,10 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotate import importers, services
+from annotate import importers
 from annotate.models import Campaign
 from concord.errors import InvalidInput
+from kinds.pairs.pools import build_pools
 
 
 class Command(BaseCommand):
@@ -25,7 +26,7 @@ class Command(BaseCommand):
         if target is None:
             raise CommandError(f"campaign: no campaign #{campaign}")
         try:
-            topics = services.build_pools(
+            topics = build_pools(
                 campaign=target,
                 queries=importers.read_json(queries.read_bytes(), "queries"),
                 runs=importers.read_runs(runs.read_bytes(), filename=runs.name),
