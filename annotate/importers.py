@@ -16,9 +16,10 @@ from annotate import services
 from annotate.labels import CrowdLabel
 from annotate.models import Campaign
 from concord import jsonsafe
-from concord.digits import whole_number
 from concord.errors import InvalidInput
 from kinds.base import require_id, require_object
+from kinds.registry import get_kind
+from kinds.spec import KindSpec
 
 _TRUE = {"1", "true", "yes", "match", "y"}
 _FALSE = {"0", "false", "no", "no-match", "nomatch", "n"}
@@ -216,15 +217,15 @@ def _read_generic(reader: csv.DictReader, positive: str | None, *, grouped: bool
     return result
 
 
-def read_runs(raw: bytes | str, *, filename: str = "") -> list[dict[str, Any]]:
-    """Runs as JSON (``[{"name", "data"}]``) or CSV: for orderings the header
-    ``topic,run,order`` (``order``: item ids separated by spaces), for
-    clusterings ``topic,run,sentence,cluster`` (an empty cluster: left out)."""
+def read_runs(raw: bytes | str, *, kind: KindSpec, filename: str = "") -> list[dict[str, Any]]:
+    """Runs as JSON (``[{"name", "data"}]``) or, for kinds that read them
+    (``KindSpec.runs_csv``), as CSV (a ``.csv`` file, or text starting ``topic,``)."""
     text = decode(raw)
     if filename.endswith(".csv") or text.lstrip().startswith("topic,"):
-        header = text.lstrip().split("\n", 1)[0]
+        if kind.runs_csv is None:
+            raise InvalidInput("file", f"{kind.label} runs come as JSON, not CSV")
         try:
-            return read_clustering_runs_csv(text) if "sentence" in header else _read_ordering_runs_csv(text)
+            return kind.runs_csv(text)
         except csv.Error as error:  # in the header line (csv_rows names the line of a bad row)
             raise InvalidInput("line 1", f"not CSV: {error}") from None
     data = read_json(text)
@@ -235,22 +236,6 @@ def read_runs(raw: bytes | str, *, filename: str = "") -> list[dict[str, Any]]:
     return data
 
 
-def _read_ordering_runs_csv(text: str) -> list[dict[str, Any]]:
-    reader = csv.DictReader(io.StringIO(text))
-    if not {"topic", "run", "order"} <= set(reader.fieldnames or []):
-        raise InvalidInput("file", "expected the CSV header topic,run,order")
-    check_columns(reader, ("topic", "run", "order"))
-    runs: dict[str, dict[str, list[str]]] = {}
-    for line, row in csv_rows(reader):
-        run, topic = (row["run"] or "").strip(), (row["topic"] or "").strip()
-        if not run or not topic:
-            raise InvalidInput(f"line {line}", "topic and run must not be empty")
-        if topic in runs.setdefault(run, {}):
-            raise InvalidInput(f"line {line}", f"run {run!r} orders topic {topic!r} twice")
-        runs[run][topic] = (row["order"] or "").split()
-    return [{"name": name, "data": {"orderings": orderings}} for name, orderings in runs.items()]
-
-
 def read_judgments_json(raw: bytes | str) -> list[dict[str, Any]]:
     """Judgments as JSON: ``[{"assessor", "topic", "payload"}]`` (all submitted)."""
     data = read_json(raw)
@@ -259,57 +244,6 @@ def read_judgments_json(raw: bytes | str) -> list[dict[str, Any]]:
     if not isinstance(data, list):
         raise InvalidInput("file", 'expected a JSON list of judgments or {"judgments": [...]}')
     return data
-
-
-SQUALITY_RANKS = ("overall", "correctness", "selection")
-
-
-def read_squality(raw: bytes | str, *, rank: str = "overall") -> CrowdFile:
-    """SQuALITY human evaluation (``all-responses.jsonl``): for each question,
-    each reviewer's rank of the answers becomes an ordering (best first).
-
-    A topic per question (``<passage-id>-q<n>``) with the answers as items
-    (ids: the system names); reviewers become assessors ``reviewer-<id>``.
-    """
-    if rank not in SQUALITY_RANKS:
-        raise InvalidInput("rank", f"expected one of {', '.join(SQUALITY_RANKS)}")
-    result = CrowdFile()
-    for line, text in enumerate(decode(raw).splitlines(), start=1):
-        if not text.strip():
-            continue
-        passage = parse_json(text, f"line {line}")
-        try:
-            questions = passage["questions"]
-            passage_id = str(passage["passage-id"])
-        except (KeyError, TypeError) as error:
-            raise InvalidInput(f"line {line}", f"not a SQuALITY passage ({error})") from None
-        if not isinstance(questions, dict):
-            raise InvalidInput(f"line {line}", "questions: expected an object of question -> answers")
-        for number, answers in questions.items():
-            if not isinstance(answers, dict) or not all(
-                isinstance(a, dict) and isinstance(a.get("response"), str) and isinstance(a.get("reviews"), list)
-                for a in answers.values()
-            ):
-                raise InvalidInput(f"line {line}", f"question {number}: expected answers with a response and reviews")
-            topic = f"{passage_id}-q{number}"
-            result.topics.append(
-                {
-                    "external_id": topic,
-                    "title": f"Passage {passage_id}, question {number}",
-                    "data": {"items": [{"id": system, "text": a["response"]} for system, a in answers.items()]},
-                }
-            )
-            for system, answer in answers.items():
-                for review in answer["reviews"]:
-                    if not isinstance(review, dict) or "worker_id" not in review or f"{rank}-rank" not in review:
-                        raise InvalidInput(
-                            f"line {line}", f"question {number}: a review without worker_id or {rank}-rank"
-                        )
-                    worker = f"reviewer-{review['worker_id']}"
-                    result.labels.append(CrowdLabel(worker, topic, system, review[f"{rank}-rank"], line))
-    if not result.labels:
-        raise InvalidInput("file", "no rows: no passage with reviews")
-    return result
 
 
 def import_judgment_file(
@@ -323,8 +257,9 @@ def import_judgment_file(
     on_total: Callable[[int], None] | None = None,
     map_members: bool = False,
 ) -> services.ImportSummary:
-    """Parse a judgments file by its name (``.json``: judgments; ``.jsonl``:
-    SQuALITY; anything else: a crowd CSV) and import it, all or nothing.
+    """Parse a judgments file by its name (``.json``: judgments; a suffix the
+    campaign's kind reads (``KindSpec.judgment_files``, e.g. SQuALITY's
+    ``.jsonl`` for orderings); anything else: a crowd CSV) and import it, all or nothing.
     ``map_members``: names of this campaign's assessors are theirs
     (services.clean_workers); otherwise a name that is an account is refused."""
     if filename.endswith(".json"):
@@ -332,7 +267,9 @@ def import_judgment_file(
         if on_total:
             on_total(len(entries) if isinstance(entries, list) else 0)
         return services.import_judgments(campaign=campaign, entries=entries, progress=progress, map_members=map_members)
-    crowd = read_squality(raw, rank=rank) if filename.endswith(".jsonl") else read_crowd_csv(raw, positive=positive)
+    files = get_kind(campaign.kind).judgment_files
+    reader = next((read for suffix, read in files.items() if filename.endswith(suffix)), None)
+    crowd = reader(raw, rank=rank) if reader else read_crowd_csv(raw, positive=positive)
     if on_total:
         on_total(len({(label.worker, label.topic) for label in crowd.labels}))
     return services.import_crowd_file(
@@ -343,158 +280,3 @@ def import_judgment_file(
         progress=progress,
         map_members=map_members,
     )
-
-
-def read_aiphes_topic(
-    nuggets: bytes | str, *, topic: str, title: str = "", documents: bytes | str | None = None
-) -> dict[str, Any]:
-    """An AIPHES hierarchical-summarisation topic as a clustering topic.
-
-    ``nuggets`` is ``Trees/Input/Topic_<id>_*.txt`` (nugget id TAB text TAB
-    context...). With ``documents`` (``SourceDocuments/HierarchicalSum_<id>.xml``)
-    each nugget is placed in the first source document whose text contains
-    it; otherwise, and for nuggets found nowhere, in a document ``unknown``.
-    """
-    sources = _aiphes_documents(documents) if documents is not None else {}
-    sentences = []
-    for line, text in enumerate(decode(nuggets).splitlines(), start=1):
-        if not text.strip():
-            continue
-        fields = text.split("\t")
-        if len(fields) < 2 or whole_number(fields[0].strip()) is None:
-            raise InvalidInput(f"line {line}", "expected: nugget id (digits 0-9) TAB nugget text")
-        nugget, content = fields[0].strip(), fields[1].strip()
-        wanted = " ".join(content.lower().split())
-        home = next((doc for doc, body in sources.items() if wanted and wanted in body), "unknown")
-        sentences.append(
-            {"id": nugget, "document": home, "position": whole_number(nugget), "text": content or f"Nugget {nugget}"}
-        )
-    used = list(dict.fromkeys(s["document"] for s in sentences))
-    return {
-        "external_id": topic,
-        "title": title or f"Topic {topic}",
-        "data": {"documents": [{"id": doc} for doc in used], "sentences": sentences},
-    }
-
-
-def _aiphes_documents(raw: bytes | str) -> dict[str, str]:
-    from xml.etree import ElementTree
-
-    try:
-        root = ElementTree.fromstring(decode(raw))
-    except ElementTree.ParseError as error:
-        raise InvalidInput("documents", f"not XML: {error}") from None
-    documents = {}
-    for index, document in enumerate(root.iter("document")):
-        name = document.get("clueWebID") or f"doc{index + 1}"
-        body = " ".join(" ".join((c.text or "").split()) for c in document.iter("content"))
-        documents[name.replace("/", "-")] = body.lower()
-    return documents
-
-
-def read_aiphes_tree(raw: bytes | str, *, depth: int = 1) -> list[list[str]]:
-    """One annotator's tree as clusters: every bubble at ``depth`` (top-level
-    bubbles are depth 1) with all nuggets below it forms a cluster; nuggets in
-    shallower bubbles form a cluster per bubble; nuggets outside any bubble
-    are left out (irrelevant)."""
-    from xml.etree import ElementTree
-
-    if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
-        raise InvalidInput("depth", "expected a whole number >= 1")
-    try:
-        root = ElementTree.fromstring(decode(raw))
-    except ElementTree.ParseError as error:
-        raise InvalidInput("file", f"not XML: {error}") from None
-    clusters: dict[int, list[str]] = {}
-
-    def walk(element, level: int, owner: int | None) -> None:
-        for child in element:
-            if child.tag == "Nugget" and owner is not None:
-                clusters.setdefault(owner, []).append(child.get("id"))
-            elif child.tag == "Bubble":
-                walk(child, level + 1, owner if level + 1 > depth else id(child))
-
-    walk(root, 0, None)
-    return [members for members in clusters.values() if members]
-
-
-def read_clustering_runs_csv(text: str) -> list[dict[str, Any]]:
-    """CSV ``topic,run,sentence,cluster`` -> runs of clusterings (cluster labels are any strings)."""
-    reader = csv.DictReader(io.StringIO(text))
-    columns = ("topic", "run", "sentence", "cluster")
-    check_columns(reader, columns, required=columns)
-    runs: dict[str, dict[str, dict[str, list[str]]]] = {}
-    for line, row in csv_rows(reader):
-        run, topic, sentence, cluster = ((row.get(k) or "").strip() for k in ("run", "topic", "sentence", "cluster"))
-        if not run or not topic or not sentence:
-            raise InvalidInput(f"line {line}", "topic, run and sentence must not be empty")
-        if cluster:
-            runs.setdefault(run, {}).setdefault(topic, {}).setdefault(cluster, []).append(sentence)
-    return [
-        {"name": name, "data": {"clusterings": {t: list(clusters.values()) for t, clusters in topics.items()}}}
-        for name, topics in runs.items()
-    ]
-
-
-def _tab_rows(raw: bytes | str, columns: int, what: str):
-    """Non-empty, non-comment lines split on tabs into ``columns`` fields (the last takes the rest)."""
-    for line, text in enumerate(decode(raw, what).splitlines(), start=1):
-        if not text.strip() or text.startswith("#"):
-            continue
-        fields = text.rstrip("\n").split("\t", columns - 1)
-        if len(fields) < columns or not all(f.strip() for f in fields[: columns - 1]):
-            raise InvalidInput(f"{what}: line {line}", f"expected {columns} tab-separated fields")
-        yield line, [f.strip() for f in fields]
-
-
-def read_nugget_topics(questions: bytes | str, key: bytes | str) -> list[dict[str, Any]]:
-    """Questions (``topic TAB target``) and their answer key, TREC style
-    (``topic TAB nugget id TAB vital|okay TAB text``; the label may be ``-``
-    when there is no original one), as nuggets topics."""
-    targets: dict[str, str] = {}
-    for line, (topic, target) in _tab_rows(questions, 2, "questions"):
-        if topic in targets:
-            raise InvalidInput(f"questions: line {line}", f"question {topic!r} twice")
-        targets[topic] = target
-    nuggets: dict[str, list[dict[str, str]]] = {t: [] for t in targets}
-    for line, (topic, nugget, label, text) in _tab_rows(key, 4, "key"):
-        if topic not in targets:
-            raise InvalidInput(f"key: line {line}", f"unknown question {topic!r}")
-        entry = {"id": nugget, "text": text}
-        if label not in ("-", "none"):
-            entry["label"] = label
-        nuggets[topic].append(entry)
-    return [
-        {"external_id": t, "title": f"What is {target}?", "data": {"target": target, "nuggets": nuggets[t]}}
-        for t, target in targets.items()
-    ]
-
-
-def read_nugget_runs(responses: bytes | str, matches: bytes | str | None = None) -> list[dict[str, Any]]:
-    """Runs from responses (``run TAB topic TAB text``; several lines of one
-    run and topic are one response) and, optionally, nugget matches
-    (``run TAB topic TAB nugget id``, one line per nugget found)."""
-    texts: dict[str, dict[str, list[str]]] = {}
-    for _, (run, topic, text) in _tab_rows(responses, 3, "responses"):
-        texts.setdefault(run, {}).setdefault(topic, []).append(text)
-    found: dict[str, dict[str, list[str]]] = {}
-    if matches is not None:
-        for line, (run, topic, nugget) in _tab_rows(matches, 3, "matches"):
-            if topic not in texts.get(run, {}):
-                raise InvalidInput(f"matches: line {line}", f"run {run!r} has no response to {topic!r}")
-            found.setdefault(run, {}).setdefault(topic, []).append(nugget)
-    return [
-        {
-            "name": run,
-            "data": {
-                "responses": {
-                    topic: {
-                        "text": "\n".join(parts),
-                        **({"matches": found.get(run, {}).get(topic, [])} if matches is not None else {}),
-                    }
-                    for topic, parts in topics.items()
-                }
-            },
-        }
-        for run, topics in texts.items()
-    ]

@@ -131,6 +131,11 @@ class KindSpec:
     analyses: tuple[Analysis, ...] = ()
     #: ``demo(organiser, simulated, people)``: the kind's demo campaign(s) for ``manage.py seed_demo``.
     demo: Callable[..., Campaign | list[Campaign]] | None = None
+    #: ``runs_csv(text) -> [{"name", "data"}]``: the kind's runs read from CSV; None: runs come as JSON only.
+    runs_csv: Callable[[str], list[dict[str, Any]]] | None = None
+    #: file suffix -> ``reader(raw, rank=...) -> annotate.importers.CrowdFile``: judgment files of the
+    #: kind's own format (``import_judgments``, ``POST .../judgments/import/``).
+    judgment_files: Mapping[str, Callable[..., Any]] = field(default_factory=dict)
     #: ``pools(campaign=, queries=, runs=, depth=)``: topics pooled from systems' results
     #: (``POST .../pools/``); None: the kind builds no pools.
     pools: Callable[..., list[Topic]] | None = None

@@ -154,7 +154,11 @@ class RunList(APIView):
         upload = request.FILES.get("file")
         if upload:
             form_fields(request, allowed={"file"})
-        data = importers.read_runs(upload.read(), filename=upload.name or "") if upload else request.data
+        data = (
+            importers.read_runs(upload.read(), kind=get_kind(campaign.kind), filename=upload.name or "")
+            if upload
+            else request.data
+        )
         runs = services.import_runs(campaign=campaign, runs=data)
         return Response(s.RunSerializer(runs, many=True).data, status=status.HTTP_201_CREATED)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kinds.clustering import demo, report
+from kinds.clustering import demo, importers, report
 from kinds.clustering.data import ClusteringKind
 from kinds.clustering.examples import EXAMPLES
 from kinds.spec import Analysis, Export, Exports, JudgePage, KindSpec, Reports
@@ -32,4 +32,5 @@ SPEC = KindSpec(
         ),
     ),
     demo=demo.build,
+    runs_csv=importers.read_runs_csv,
 )

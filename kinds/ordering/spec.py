@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kinds.ordering import demo, report
+from kinds.ordering import demo, importers, report
 from kinds.ordering.data import OrderingKind
 from kinds.ordering.examples import EXAMPLES
 from kinds.spec import Analysis, Export, Exports, JudgePage, KindSpec, Reports
@@ -44,4 +44,6 @@ SPEC = KindSpec(
         ),
     ),
     demo=demo.build,
+    runs_csv=importers.read_runs_csv,
+    judgment_files={".jsonl": importers.read_squality},
 )

@@ -12,6 +12,7 @@ from scipy.stats import kendalltau
 from annotate import importers, services
 from annotate.models import Judgment, Run, Topic
 from concord.errors import InvalidInput
+from kinds.ordering import importers as ordering_importers
 from scoring.selectors import campaign_report, topic_report
 
 pytestmark = pytest.mark.django_db
@@ -52,7 +53,7 @@ def test_squality_by_correctness_rank(empty):
     summary = importers.import_judgment_file(empty, SQUALITY.read_bytes(), filename="x.jsonl", rank="correctness")
     assert summary.judgments == 300
     with pytest.raises(InvalidInput, match="expected one of overall"):
-        importers.read_squality(SQUALITY.read_bytes(), rank="speed")
+        ordering_importers.read_squality(SQUALITY.read_bytes(), rank="speed")
 
 
 def test_json_judgments_import_all_or_nothing(people, tmp_path):

@@ -15,6 +15,8 @@ from django.core.management import CommandError, call_command
 from annotate import importers, services
 from annotate.models import Assignment, Curation, Judgment, JudgmentRevision, Membership, Run, Topic
 from concord.errors import InvalidInput
+from kinds.clustering import importers as clustering_importers
+from kinds.registry import KINDS
 
 pytestmark = pytest.mark.django_db
 
@@ -289,9 +291,9 @@ def test_build_pools_all_or_nothing(every_kind, tmp_path, nothing_written):
         (importers.read_topics, b"\xff\xfe[]", "file"),
         (importers.read_topics, b'{"topics": 3}', "file"),
         (lambda raw: importers.read_crowd_csv(raw), b"who,what\nx,y\n", "file"),
-        (lambda raw: importers.read_runs(raw, filename="r.json"), b'{"runs": {}}', "file"),
+        (lambda raw: importers.read_runs(raw, kind=KINDS["pairs"], filename="r.json"), b'{"runs": {}}', "file"),
         (importers.read_judgments_json, b"[1,\n2,\n", "file"),
-        (lambda raw: importers.read_aiphes_tree(raw), b"<Tree><Bubble>", "file"),
+        (lambda raw: clustering_importers.read_aiphes_tree(raw), b"<Tree><Bubble>", "file"),
     ],
 )
 def test_parsers_refuse_with_invalid_input(parse, content, field):

@@ -11,7 +11,9 @@ from sklearn.metrics import homogeneity_completeness_v_measure, normalized_mutua
 
 from annotate import importers, services
 from annotate.models import Judgment, Topic
+from kinds.clustering import importers as clustering_importers
 from kinds.clustering.report import consensus, edit_summary, split_merge_path
+from kinds.registry import KINDS
 from scoring import services as scoring_services
 from scoring.metrics import clustering as m
 from scoring.models import Job
@@ -168,16 +170,18 @@ def test_aiphes_trees_import_and_agree_above_chance(people):
 
 def test_deeper_cuts_give_more_clusters():
     tree = (AIPHES / "Trees" / "FinishedTrees" / "Annotator2").glob("Topic_1035_*.xml").__next__().read_bytes()
-    counts = [len(importers.read_aiphes_tree(tree, depth=d)) for d in (1, 2, 3)]
+    counts = [len(clustering_importers.read_aiphes_tree(tree, depth=d)) for d in (1, 2, 3)]
     assert counts[0] < counts[1] <= counts[2]
-    assert sum(len(c) for c in importers.read_aiphes_tree(tree, depth=1)) == sum(
-        len(c) for c in importers.read_aiphes_tree(tree, depth=3)
+    assert sum(len(c) for c in clustering_importers.read_aiphes_tree(tree, depth=1)) == sum(
+        len(c) for c in clustering_importers.read_aiphes_tree(tree, depth=3)
     )
 
 
 def test_clustering_runs_from_csv():
     runs = importers.read_runs(
-        "topic,run,sentence,cluster\nt1,r,s1,x\nt1,r,s2,x\nt1,r,s3,\nt1,r,s4,y\n", filename="r.csv"
+        "topic,run,sentence,cluster\nt1,r,s1,x\nt1,r,s2,x\nt1,r,s3,\nt1,r,s4,y\n",
+        kind=KINDS["clustering"],
+        filename="r.csv",
     )
     assert runs == [{"name": "r", "data": {"clusterings": {"t1": [["s1", "s2"], ["s4"]]}}}]
 

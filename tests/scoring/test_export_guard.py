@@ -23,10 +23,10 @@ from django.test import Client
 from django.utils import timezone
 
 from annotate import services
-from annotate.importers import read_aiphes_topic
 from annotate.models import Curation
 from concord.digits import whole_number
 from concord.errors import InvalidInput
+from kinds.clustering.importers import read_aiphes_topic
 from scoring.csvfiles import neutralise, write_csv
 from scoring.models import Job
 

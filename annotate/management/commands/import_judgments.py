@@ -22,7 +22,7 @@ class Command(BaseCommand):
         parser.add_argument("campaign", type=int, help="Campaign id.")
         parser.add_argument("file", type=Path)
         parser.add_argument("--positive", help="CSV: the label value that means a match (for labels other than 1/0).")
-        parser.add_argument("--rank", default="overall", choices=importers.SQUALITY_RANKS, help="SQuALITY: which rank.")
+        parser.add_argument("--rank", default="overall", help="SQuALITY: which rank (overall, correctness, selection).")
         parser.add_argument(
             "--map-members",
             action="store_true",

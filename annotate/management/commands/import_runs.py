@@ -5,6 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 from annotate import importers, services
 from annotate.models import Campaign
 from concord.errors import InvalidInput
+from kinds.registry import get_kind
 
 
 class Command(BaseCommand):
@@ -20,7 +21,8 @@ class Command(BaseCommand):
             raise CommandError(f"campaign: no campaign #{campaign}")
         try:
             runs = services.import_runs(
-                campaign=target, runs=importers.read_runs(file.read_bytes(), filename=file.name)
+                campaign=target,
+                runs=importers.read_runs(file.read_bytes(), kind=get_kind(target.kind), filename=file.name),
             )
         except InvalidInput as error:
             raise CommandError(f"{file}: {error.field}: {error.message} (nothing imported)") from None

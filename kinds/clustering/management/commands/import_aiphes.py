@@ -3,9 +3,10 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from annotate import importers, services
+from annotate import services
 from annotate.models import Campaign
 from concord.errors import InvalidInput
+from kinds.clustering import importers as clustering_importers
 
 
 class Command(BaseCommand):
@@ -42,14 +43,14 @@ class Command(BaseCommand):
         if target is None:
             raise CommandError(f"campaign: no clustering campaign #{campaign}")
         try:
-            data = importers.read_aiphes_topic(
+            data = clustering_importers.read_aiphes_topic(
                 nuggets.read_bytes(), topic=topic, title=title, documents=documents.read_bytes() if documents else None
             )
             entries = [
                 {
                     "assessor": _annotator(path),
                     "topic": topic,
-                    "payload": {"clusters": importers.read_aiphes_tree(path.read_bytes(), depth=depth)},
+                    "payload": {"clusters": clustering_importers.read_aiphes_tree(path.read_bytes(), depth=depth)},
                 }
                 for path in trees
             ]

@@ -3,9 +3,10 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from annotate import importers, services
+from annotate import services
 from annotate.models import Campaign
 from concord.errors import InvalidInput
+from kinds.nuggets import importers as nuggets_importers
 
 
 class Command(BaseCommand):
@@ -43,13 +44,16 @@ class Command(BaseCommand):
             with transaction.atomic():
                 if questions:
                     topics = services.import_topics(
-                        campaign=target, topics=importers.read_nugget_topics(questions.read_bytes(), key.read_bytes())
+                        campaign=target,
+                        topics=nuggets_importers.read_nugget_topics(questions.read_bytes(), key.read_bytes()),
                     )
                     self.stdout.write(f"Imported {len(topics)} questions.")
                 if runs:
                     created = services.import_runs(
                         campaign=target,
-                        runs=importers.read_nugget_runs(runs.read_bytes(), matches.read_bytes() if matches else None),
+                        runs=nuggets_importers.read_nugget_runs(
+                            runs.read_bytes(), matches.read_bytes() if matches else None
+                        ),
                     )
                     self.stdout.write(f"Imported {len(created)} runs.")
         except InvalidInput as error:

@@ -6,6 +6,7 @@ from annotate import importers
 from annotate.models import Campaign
 from concord.errors import InvalidInput
 from kinds.pairs.pools import build_pools
+from kinds.registry import get_kind
 
 
 class Command(BaseCommand):
@@ -29,7 +30,7 @@ class Command(BaseCommand):
             topics = build_pools(
                 campaign=target,
                 queries=importers.read_json(queries.read_bytes(), "queries"),
-                runs=importers.read_runs(runs.read_bytes(), filename=runs.name),
+                runs=importers.read_runs(runs.read_bytes(), kind=get_kind("pairs"), filename=runs.name),
                 depth=depth,
             )
         except InvalidInput as error:
