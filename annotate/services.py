@@ -30,7 +30,7 @@ from annotate.models import (
     Topic,
 )
 from concord.errors import InvalidInput
-from kinds.base import id_key, require_id, require_ids, require_list, require_object, require_text
+from kinds.base import id_key, require_id, require_list, require_object, require_text
 from kinds.registry import get_kind
 from scoring import services as scoring_services
 
@@ -576,77 +576,21 @@ def import_crowd_file(
     return summary
 
 
-# -- phases and curations (factoid analysis) -----------------------------------------------
-
-
-@transaction.atomic
-def start_phase_two(*, campaign: Campaign) -> Campaign:
-    """Phase 2 of van Halteren & Teufel (section 3.1): from now on assessors see
-    their discrepancies with the others; what they had submitted until now
-    stays the Phase 1 annotation."""
-    campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
-    if campaign.params.get("phase") == 2:
-        raise InvalidInput("phase", "the campaign is in Phase 2 already")
-    campaign.params = clean_campaign_params(
-        campaign.kind, {**campaign.params, "phase": 2, "phase2_started_at": timezone.now().isoformat()}, internal=True
-    )
-    campaign.save(update_fields=["params"])
-    scoring_services.mark_all_stale(campaign)
-    return campaign
-
-
-def clean_relations(data: Any, topic: Topic) -> dict[str, Any]:
-    """``{"pairs": {"<annotator>|<annotator>": [{"first": [ids], "second": [ids]}]}}``.
-
-    Names in a key are sorted; ``first`` holds factoids of the first named
-    annotator. One side has one factoid: one-to-one is an identity, one to
-    several a subsumption (section 3.2).
-    """
-    require_object(data, "data", allowed={"pairs"}, required={"pairs"})
-    if not isinstance(data["pairs"], dict):
-        raise InvalidInput("data.pairs", "expected an object")
-    inventories = {
-        j.assessor.username: {f["id"] for f in j.payload.get("factoids", [])}
-        for j in Judgment.objects.filter(topic=topic).select_related("assessor")
-    }
-    cleaned = {}
-    for key, relations in data["pairs"].items():
-        names = key.split("|")
-        if (
-            len(names) != 2
-            or names != sorted(names)
-            or names[0] == names[1]
-            or not all(n in inventories for n in names)
-        ):
-            raise InvalidInput(
-                f"data.pairs.{key}", "expected '<annotator>|<annotator>', names sorted, both annotators of the topic"
-            )
-        require_list(relations, f"data.pairs.{key}")
-        rows = []
-        for index, relation in enumerate(relations):
-            path = f"data.pairs.{key}[{index}]"
-            require_object(relation, path, allowed={"first", "second"}, required={"first", "second"})
-            for side, name in (("first", names[0]), ("second", names[1])):
-                ids = require_ids(require_list(relation[side], f"{path}.{side}", min_length=1), f"{path}.{side}")
-                unknown = [i for i in ids if i not in inventories[name]]
-                if unknown:
-                    raise InvalidInput(f"{path}.{side}", f"not factoids of {name}: {', '.join(map(str, unknown))}")
-            if len(relation["first"]) > 1 and len(relation["second"]) > 1:
-                raise InvalidInput(path, "one side must be a single factoid (identity or subsumption)")
-            rows.append({"first": list(relation["first"]), "second": list(relation["second"])})
-        cleaned[key] = rows
-    return {"pairs": cleaned}
+# -- curations: an organiser's versioned work on a topic (a consensus; a kind's own) ----------
 
 
 @transaction.atomic
 def save_curation(*, topic: Topic, name: str, data: Any, version: Any, user: AbstractBaseUser) -> Curation:
-    """Save an organiser's relations or consensus for ``topic`` if ``version`` is current."""
-    if name == "relations":
-        cleaned = clean_relations(data, topic)
-    elif name == "consensus":
-        cleaned = get_kind(topic.campaign.kind).data.clean_payload(data, topic.data, complete=False)
+    """Save an organiser's curation ``name`` of ``topic`` if ``version`` is current:
+    ``consensus`` (a judgment of the kind, checked as a draft) for every kind,
+    or one of the kind's own (``KindSpec.curations``, e.g. factoid relations)."""
+    kind = get_kind(topic.campaign.kind)
+    if name == "consensus":
+        cleaned = kind.data.clean_payload(data, topic.data, complete=False)
+    elif name in kind.curations:
+        cleaned = kind.curations[name](data, topic)
     else:
-        raise InvalidInput("name", "expected relations or consensus")
+        raise InvalidInput("name", f"expected one of: {', '.join(['consensus', *kind.curations])}")
     if isinstance(version, bool) or not isinstance(version, int) or version < 0:
         raise InvalidInput("version", "expected the version you read: a whole number, 0 for a new one")
     curation = Curation.objects.select_for_update().filter(topic=topic, name=name).first()

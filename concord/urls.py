@@ -1,11 +1,12 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.urls import path
+from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from annotate import views as pages
 from annotate.api import views as api
 from concord import auth_api
+from kinds.registry import KINDS
 from scoring import api as scoring_api
 from scoring import views as scoring_pages
 
@@ -21,7 +22,6 @@ api_urls = [
     path("api/campaigns/<int:campaign_id>/topics/", api.TopicList.as_view(), name="api-topics"),
     path("api/campaigns/<int:campaign_id>/runs/", api.RunList.as_view(), name="api-runs"),
     path("api/campaigns/<int:campaign_id>/pools/", api.Pools.as_view(), name="api-pools"),
-    path("api/campaigns/<int:campaign_id>/phase/", api.Phase.as_view(), name="api-phase"),
     path(
         "api/campaigns/<int:campaign_id>/topics/<str:topic_id>/curations/<str:name>/",
         api.TopicCuration.as_view(),
@@ -60,14 +60,8 @@ page_urls = [
     path("campaigns/<int:campaign_id>/report/", scoring_pages.report, name="campaign-report"),
     path("campaigns/<int:campaign_id>/topics/<str:topic_id>/report/", scoring_pages.topic_report, name="topic-report"),
     path(
-        "campaigns/<int:campaign_id>/topics/<str:topic_id>/relations/",
-        scoring_pages.relations_editor,
-        name="relations-editor",
-    ),
-    path(
         "campaigns/<int:campaign_id>/topics/<str:topic_id>/consensus/", pages.consensus_editor, name="consensus-editor"
     ),
-    path("campaigns/<int:campaign_id>/phase/", scoring_pages.start_phase_two, name="campaign-phase"),
     path("campaigns/<int:campaign_id>/analyses/", scoring_pages.start_analysis, name="campaign-analyses"),
     path("campaigns/<int:campaign_id>/jobs/", scoring_pages.jobs, name="campaign-jobs"),
     path("jobs/<int:job_id>/", scoring_pages.job, name="job"),
@@ -79,4 +73,7 @@ page_urls = [
     path("admin/", admin.site.urls),
 ]
 
-urlpatterns = api_urls + page_urls
+#: Each kind's own pages and endpoints (KindSpec.urls).
+kind_urls = [path("", include(kind.urls)) for kind in KINDS.values() if kind.urls]
+
+urlpatterns = api_urls + page_urls + kind_urls

@@ -131,6 +131,13 @@ class KindSpec:
     analyses: tuple[Analysis, ...] = ()
     #: ``demo(organiser, simulated, people)``: the kind's demo campaign(s) for ``manage.py seed_demo``.
     demo: Callable[..., Campaign | list[Campaign]] | None = None
+    #: The kind's own curations beside ``consensus``: name -> ``clean(data, topic) -> data``
+    #: (``PUT .../curations/<name>/``, versioned like judgments).
+    curations: Mapping[str, Callable[[Any, Topic], dict[str, Any]]] = field(default_factory=dict)
+    #: The module of the kind's own pages and endpoints (its ``urlpatterns``, from the site's
+    #: root; e.g. factoids' Phase 2), included by concord/urls.py. A module, not patterns: the
+    #: views import the API's serializers, which read the registry this spec is part of.
+    urls: str | None = None
     #: ``runs_csv(text) -> [{"name", "data"}]``: the kind's runs read from CSV; None: runs come as JSON only.
     runs_csv: Callable[[str], list[dict[str, Any]]] | None = None
     #: file suffix -> ``reader(raw, rank=...) -> annotate.importers.CrowdFile``: judgment files of the

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
-
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
@@ -12,24 +10,13 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from annotate import selectors
-from annotate import services as annotate_services
-from annotate.services import Conflict
-from concord.digits import whole_number
 from concord.errors import InvalidInput
 from concord.security import message_page
-from kinds.factoids.report import relations_of
 from kinds.registry import get_kind
 from scoring import selectors as scoring_selectors
 from scoring import services
 from scoring.downloads import export_choices, export_file
 from scoring.models import Job
-
-
-def _version(text: str) -> int:
-    version = whole_number(text)
-    if version is None:
-        raise InvalidInput("version", "expected the version you read: a whole number in the digits 0-9")
-    return version
 
 
 def refused(request: HttpRequest, error: InvalidInput, *, back: tuple[str, str]) -> HttpResponse:
@@ -130,75 +117,3 @@ def export_download(request: HttpRequest, campaign_id: int) -> HttpResponse:
         )
     except InvalidInput as error:
         return refused(request, error, back=("Back to the export page", reverse("campaign-export", args=[campaign.pk])))
-
-
-@login_required
-@require_POST
-def start_phase_two(request: HttpRequest, campaign_id: int) -> HttpResponse:
-
-    campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
-    try:
-        annotate_services.start_phase_two(campaign=campaign)
-    except InvalidInput as error:
-        return refused(request, error, back=("Back to the campaign", reverse("campaign", args=[campaign.pk])))
-    return redirect("campaign", campaign_id=campaign.pk)
-
-
-@login_required
-def relations_editor(request: HttpRequest, campaign_id: int, topic_id: str) -> HttpResponse:
-    """Confirm or edit the relations between each pair of annotators' inventories.
-
-    One relation per line: the first annotator's factoid ids, ``|``, the
-    second's (one side a single id: identity or subsumption)."""
-
-    campaign, role = selectors.campaign_for(request.user, campaign_id, need="organise")
-    topic = selectors.topic_for(request.user, campaign, role, topic_id)
-    payloads = {
-        j.assessor.username: j.payload for j in topic.judgments.filter(status="submitted").select_related("assessor")
-    }
-    current = scoring_selectors.curation(topic, "relations")
-    error = None
-    if request.method == "POST":
-        pairs = {}
-        for first, second in itertools.combinations(sorted(payloads), 2):
-            lines = request.POST.get(f"{first}|{second}", "").splitlines()
-            pairs[f"{first}|{second}"] = [
-                {"first": line.split("|")[0].split(), "second": line.split("|", 1)[1].split() if "|" in line else []}
-                for line in lines
-                if line.strip()
-            ]
-        try:
-            annotate_services.save_curation(
-                topic=topic,
-                name="relations",
-                data={"pairs": pairs},
-                version=_version(request.POST.get("version", "0")),
-                user=request.user,
-            )
-            return redirect("relations-editor", campaign_id=campaign.pk, topic_id=topic.external_id)
-        except (InvalidInput, Conflict) as problem:
-            error = f"{getattr(problem, 'field', 'relations')}: {getattr(problem, 'message', problem)}"
-    sections = []
-    for first, second in itertools.combinations(sorted(payloads), 2):
-        relations, source = relations_of(topic, first, second, payloads[first], payloads[second])
-        sections.append(
-            {
-                "key": f"{first}|{second}",
-                "first": first,
-                "second": second,
-                "source": source,
-                "text": "\n".join(f"{' '.join(r['first'])} | {' '.join(r['second'])}" for r in relations),
-                "inventories": [(first, payloads[first]["factoids"]), (second, payloads[second]["factoids"])],
-            }
-        )
-    return render(
-        request,
-        "scoring/relations.html",
-        {
-            "campaign": campaign,
-            "topic": topic,
-            "sections": sections,
-            "error": error,
-            "version": current.version if current else 0,
-        },
-    )

@@ -138,10 +138,6 @@ class PoolsSerializer(serializers.Serializer):
     depth = serializers.IntegerField(required=False, min_value=1, help_text="each system's top results pooled")
 
 
-class PhaseSerializer(serializers.Serializer):
-    phase = serializers.IntegerField(help_text="2: start Phase 2 (factoid analysis)")
-
-
 class CurationSerializer(serializers.Serializer):
     name = serializers.CharField()
     data = serializers.JSONField(allow_null=True)

@@ -256,17 +256,6 @@ class Pools(APIView):
         return Response(topic_rows(request, campaign, role, topics), status=status.HTTP_201_CREATED)
 
 
-class Phase(APIView):
-    @extend_schema(request=s.PhaseSerializer, responses={200: s.CampaignSerializer, **ERRORS})
-    def post(self, request: Request, campaign_id: int) -> Response:
-        campaign, role = selectors.campaign_for(request.user, campaign_id, need="organise")
-        data = body(request, allowed={"phase"}, required={"phase"})
-        if data["phase"] != 2:
-            raise InvalidInput("phase", "a campaign can only move on to Phase 2")
-        campaign = services.start_phase_two(campaign=campaign)
-        return Response(s.CampaignSerializer(campaign, context={"roles": {campaign.pk: role}}).data)
-
-
 class TopicCuration(APIView):
     @extend_schema(responses={200: s.CurationSerializer, **ERRORS})
     def get(self, request: Request, campaign_id: int, topic_id: str, name: str) -> Response:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kinds.factoids import demo, report
+from kinds.factoids import demo, report, services
 from kinds.factoids.data import FactoidsKind
 from kinds.factoids.examples import EXAMPLES
 from kinds.spec import Analysis, Export, Exports, JudgePage, KindSpec, Reports
@@ -38,4 +38,6 @@ SPEC = KindSpec(
         ),
     ),
     demo=demo.build,
+    curations={"relations": services.clean_relations},
+    urls="kinds.factoids.urls",
 )

@@ -9,6 +9,7 @@ import pytest
 from annotate import services
 from annotate.models import Curation, CurationRevision, Judgment
 from concord.errors import InvalidInput
+from kinds.factoids import services as factoid_services
 from kinds.factoids.report import judge_context, summaries_of
 from scoring import services as scoring_services
 from scoring.metrics import factoids as m
@@ -59,14 +60,14 @@ def test_the_worked_example_through_the_application(annotated):
 def test_phase_one_is_kept_when_phase_two_corrects(annotated, people):
     campaign, topic = annotated
     assert judge_context(campaign, topic, people["alice"]) == {"phase": 1, "discrepancies": None}
-    services.start_phase_two(campaign=campaign)
+    factoid_services.start_phase_two(campaign=campaign)
     campaign.refresh_from_db()
     corrected = {**ALICE, "marks": {**ALICE["marks"], "b1": ["P30"]}}
     services.save_judgment(topic=topic, assessor=people["alice"], payload=corrected, status="submitted", version=1)
     assert phase_payloads(campaign, 1)[(topic.pk, "alice")] == ALICE
     assert phase_payloads(campaign, 2)[(topic.pk, "alice")] == corrected
     with pytest.raises(InvalidInput, match="Phase 2 already"):
-        services.start_phase_two(campaign=campaign)
+        factoid_services.start_phase_two(campaign=campaign)
 
 
 def test_phase_two_shows_only_the_discrepancy_list(annotated, people, client):
@@ -82,7 +83,7 @@ def test_phase_two_shows_only_the_discrepancy_list(annotated, people, client):
     client.force_login(people["alice"])
     before = client.get(f"/campaigns/{campaign.pk}/topics/kuwait/judge/").content.decode()
     assert "F9.2" not in before and 'id="discrepancies"' not in before  # Phase 1: blind
-    services.start_phase_two(campaign=campaign)
+    factoid_services.start_phase_two(campaign=campaign)
     campaign.refresh_from_db()
     context = judge_context(campaign, topic, people["alice"])
     assert context["discrepancies"] == [

@@ -16,6 +16,7 @@ from annotate.backup import dump_campaign, load_campaign
 from annotate.models import Campaign
 from concord.errors import InvalidInput
 from concord.params import Bool, Choice, Float, Int, ListOf, Object, ParamsSchema, Str
+from kinds.factoids import services as factoid_services
 from kinds.registry import KINDS
 from scoring import services as scoring_services
 from scoring.models import Job
@@ -202,7 +203,7 @@ def test_good_params_are_stored_cleaned_with_defaults(api, people):
 
 def test_phase_two_starts_only_through_the_phase_service_and_survives_a_backup(people):
     campaign = services.create_campaign(creator=people["organiser"], kind="factoids", name="F")
-    campaign = services.start_phase_two(campaign=campaign)
+    campaign = factoid_services.start_phase_two(campaign=campaign)
     assert campaign.params["phase"] == 2 and campaign.params["phase2_started_at"]
     restored = load_campaign(json.loads(json.dumps(dump_campaign(campaign))))
     assert restored.params == campaign.params
@@ -217,7 +218,7 @@ def test_phase_two_starts_only_through_the_phase_service_and_survives_a_backup(p
 
 def test_the_admin_checks_params_and_keeps_the_phase(client, people):
     campaign = services.create_campaign(creator=people["organiser"], kind="factoids", name="F")
-    campaign = services.start_phase_two(campaign=campaign)
+    campaign = factoid_services.start_phase_two(campaign=campaign)
     stored = dict(campaign.params)
     client.force_login(people["admin"])
     url = f"/admin/annotate/campaign/{campaign.pk}/change/"

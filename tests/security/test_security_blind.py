@@ -28,6 +28,7 @@ from security_helpers import path_for, project_patterns
 from annotate import services
 from annotate.models import Assignment, Judgment, Topic
 from kinds.base import Kind
+from kinds.factoids import services as factoid_services
 from kinds.registry import KINDS
 from scoring import services as scoring_services
 from scoring.models import Job
@@ -195,7 +196,7 @@ def test_no_url_shows_an_assessor_a_hidden_field(people, kind, design):
     assert leaks(answer) == [], ("PUT", url, leaks(answer))
     assert Judgment.objects.get(topic=world.topic, assessor=people["alice"]).status == "submitted"
     if kind == "factoids":
-        services.start_phase_two(campaign=world.campaign)  # the page now lists discrepancies with bob
+        factoid_services.start_phase_two(campaign=world.campaign)  # the page now lists discrepancies with bob
         world.campaign.refresh_from_db()
     scoring_services.recompute_reports(world.campaign.pk, everything=True)
 
