@@ -42,11 +42,12 @@ from annotate.models import (
     Topic,
 )
 from concord import tokens
+from kinds.registry import KINDS as REGISTRY
 from scoring.models import Job
 
 pytestmark = pytest.mark.django_db
 
-KINDS = ["pairs", "ordering", "clustering", "nuggets", "factoids"]
+KINDS = sorted(REGISTRY)
 # More for a deeper hunt: CONCORD_SCHEMATHESIS_EXAMPLES=200 and CONCORD_SCHEMATHESIS_CHECKS=5xx.
 EXAMPLES = int(os.environ.get("CONCORD_SCHEMATHESIS_EXAMPLES", "15"))
 ONLY_5XX = os.environ.get("CONCORD_SCHEMATHESIS_CHECKS") == "5xx"
