@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import re
 from pathlib import Path
 
 import pytest
@@ -188,3 +189,25 @@ def test_campaigns_of_every_kind_are_created_with_their_default_params(people):
     for name in NAMES:
         campaign = services.create_campaign(creator=people["organiser"], kind=name, name=f"c-{name}")
         assert Campaign.objects.get(pk=campaign.pk).params == KINDS[name].params.clean({})
+
+
+def test_generic_code_never_names_a_kind():
+    """Generic code reaches kinds through their specs only: no quoted kind name,
+    no import of a kind's module (the metric library is not generic code of this kind:
+    its modules are named after the methods, and it never imports a kind)."""
+    names = "|".join(NAMES)
+    pattern = re.compile(rf"""["']({names})["']|kinds\.({names})\b|if [\w.]*kind\s*[!=]=""")
+    generic = [*ROOT.glob("annotate/**/*.py"), *ROOT.glob("concord/**/*.py"), *ROOT.glob("templates/**/*.html")]
+    generic += [p for p in ROOT.glob("scoring/**/*.py") if "metrics" not in p.parts]
+    offenders = [
+        f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
+        for path in generic
+        if "migrations" not in path.parts
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+        if pattern.search(line)
+    ]
+    assert offenders == []
+    metric_imports = [
+        p for p in ROOT.glob("scoring/metrics/*.py") if "import kinds" in p.read_text() or "from kinds" in p.read_text()
+    ]
+    assert metric_imports == []
