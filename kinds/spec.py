@@ -21,6 +21,7 @@ if TYPE_CHECKING:  # types only; the kinds import the models themselves
 
     from annotate.models import Campaign, Topic
     from kinds.base import Kind
+    from scoring.selectors import ReportInput
 
 __all__ = ["Analysis", "Examples", "Export", "Exports", "JudgePage", "KindSpec", "Reports"]
 
@@ -44,8 +45,10 @@ class JudgePage:
 class Reports:
     """The live reports, recomputed by the background task after submissions.
 
-    ``topic(topic, judgments, runs=...)`` and ``campaign(campaign, topics,
-    judgments, runs=...)`` return JSON-ready data (NaN is written as null);
+    ``topic(input, topic)`` and ``campaign(input)`` are pure functions of a
+    ``scoring.selectors.ReportInput`` (topics, submitted judgments, runs,
+    curations, phase payloads, read once by ``report_input``) and return
+    JSON-ready data (NaN is written as null);
     ``template`` renders the campaign report (the fragment the organiser's
     page polls), ``topic_template`` the kind's part of a topic's report page.
     """
@@ -60,14 +63,15 @@ class Reports:
 class Analysis:
     """A long analysis an organiser starts; it runs as a job with progress.
 
-    ``run(campaign, params, progress)`` gets params already checked by
+    ``run(input, params, progress)`` gets the campaign's ``ReportInput`` (it
+    reads nothing else) and params already checked by
     ``params`` and returns JSON-ready data (or a ``scoring.services.Chunked``
     plan, then ``chunks`` is ``(run_chunk(snapshot, chunk), combine(snapshot,
     results))``); ``template`` renders its result on the job page.
     """
 
     name: str
-    run: Callable[[Campaign, Mapping[str, Any], Progress], Any]
+    run: Callable[[ReportInput, Mapping[str, Any], Progress], Any]
     params: ParamsSchema
     template: str
     chunks: tuple[Callable[[dict, dict], dict], Callable[[dict, list[dict]], dict]] | None = None

@@ -23,7 +23,7 @@ from concord.progress import Progress
 from kinds.registry import get_kind
 from kinds.spec import Analysis
 from scoring.models import Job, JobChunk, Report, ScoringState, StaleTopic
-from scoring.selectors import submitted_judgments
+from scoring.selectors import report_input
 
 log = logging.getLogger(__name__)
 
@@ -47,26 +47,21 @@ def recompute_reports(campaign_id: int, *, everything: bool = False, progress: P
             "topic_id", "revision", "marked_at"
         )
     }
-    topics = {t.pk: t for t in campaign.topics.all()}
+    given = report_input(campaign)
+    topics = {t.pk: t for t in given.topics}
     wanted = sorted(topics) if everything else sorted(marks)
-    judgments = submitted_judgments(campaign)
-    runs = list(campaign.runs.all())
-    by_topic: dict[int, list] = {}
-    for row in judgments:
-        by_topic.setdefault(row.topic_id, []).append(row)
     now = timezone.now()
     topic_reports = []
     for done, topic_id in enumerate(wanted, 1):
-        rows = by_topic.get(topic_id, [])
-        data = json_ready(reports.topic(topics[topic_id], rows, runs=runs))
-        topic_reports.append((topic_id, data, len(rows)))
+        data = json_ready(reports.topic(given, topics[topic_id]))
+        topic_reports.append((topic_id, data, len(given.judgments_of(topics[topic_id]))))
         if progress and (done % 50 == 0 or done == len(wanted)):
             progress(0.9 * done / len(wanted), f"{done} of {len(wanted)} topics")
-    campaign_data = json_ready(reports.campaign(campaign, list(topics.values()), judgments, runs=runs))
+    campaign_data = json_ready(reports.campaign(given))
     with transaction.atomic():
         for topic_id, data, seen in topic_reports:
             _store(campaign, topics[topic_id], data, seen, now)
-        _store(campaign, None, campaign_data, len(judgments), now)
+        _store(campaign, None, campaign_data, len(given.judgments), now)
         for topic_id, (revision, marked_at) in marks.items():
             StaleTopic.objects.filter(topic_id=topic_id, revision=revision, marked_at=marked_at).delete()
     if progress:
@@ -168,7 +163,7 @@ def run_job(job_id: int, *, enqueue_chunk: Callable[[int, int], object]) -> None
             written = recompute_reports(job.campaign_id, everything=True, progress=progress)
             result = {"topic_reports": written}
         else:
-            result = _analysis(job).run(job.campaign, job.params, progress)
+            result = _analysis(job).run(report_input(job.campaign), job.params, progress)
         if isinstance(result, Chunked):
             _split(job, result, enqueue_chunk)
             return

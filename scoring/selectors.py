@@ -3,10 +3,12 @@ the stored reports that pages show."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
-from annotate.models import Campaign, Curation, Judgment, JudgmentRevision, Topic
+from annotate.models import Campaign, Curation, Judgment, JudgmentRevision, Run, Topic
 from scoring.models import Job, Report
 
 
@@ -48,8 +50,6 @@ def phase_payloads(campaign: Campaign, phase: int) -> dict[tuple[int, str], dict
     judgments. Phase 1 once Phase 2 has started: each judgment's last
     submitted revision from before the start of Phase 2.
     """
-    from datetime import datetime
-
     started = campaign.params.get("phase2_started_at")
     if phase == 2 or not started:
         return {(row.topic_id, row.assessor): row.payload for row in submitted_judgments(campaign)}
@@ -68,3 +68,59 @@ def phase_payloads(campaign: Campaign, phase: int) -> dict[tuple[int, str], dict
 def curation(topic: Topic, name: str):
 
     return Curation.objects.filter(topic=topic, name=name).first()
+
+
+@dataclass(frozen=True)
+class ReportInput:
+    """Everything a kind's reports and analyses read, assembled by :func:`report_input`.
+
+    The builders are pure functions of it: they never query the database.
+    ``curations`` maps (topic id, name) to a curation's data; ``phases`` maps
+    a phase to (topic id, assessor) -> the payload submitted in it (see
+    :func:`phase_payloads`; only campaigns that have phases have them).
+    """
+
+    campaign: Campaign
+    topics: list[Topic]
+    judgments: list[JudgmentRow]
+    runs: list[Run]
+    curations: Mapping[tuple[int, str], Any] = field(default_factory=dict)
+    phases: Mapping[int, Mapping[tuple[int, str], dict[str, Any]]] = field(default_factory=dict)
+
+    def judgments_of(self, topic: Topic) -> list[JudgmentRow]:
+        return self._by_topic().get(topic.pk, [])
+
+    def curation(self, topic: Topic, name: str) -> Any | None:
+        """The data of ``topic``'s curation ``name``, or None."""
+        return self.curations.get((topic.pk, name))
+
+    def phase_payloads(self, phase: int) -> Mapping[tuple[int, str], dict[str, Any]]:
+        return self.phases.get(phase, {})
+
+    def _by_topic(self) -> dict[int, list[JudgmentRow]]:
+        cached = self.__dict__.get("_grouped")
+        if cached is None:
+            cached = {}
+            for row in self.judgments:
+                cached.setdefault(row.topic_id, []).append(row)
+            object.__setattr__(self, "_grouped", cached)
+        return cached
+
+
+def report_input(campaign: Campaign) -> ReportInput:
+    """The one read behind every report and analysis of ``campaign``: its
+    topics in order, submitted judgments, runs, curations and phase payloads."""
+    topics = list(campaign.topics.order_by("position", "id"))
+    for topic in topics:
+        topic.campaign = campaign  # builders read the campaign's params through it: no query each
+    judgments = submitted_judgments(campaign)
+    curations = {
+        (topic_id, name): data
+        for topic_id, name, data in Curation.objects.filter(topic__campaign=campaign).values_list(
+            "topic_id", "name", "data"
+        )
+    }
+    current = {(row.topic_id, row.assessor): row.payload for row in judgments}
+    # Phase 1's payloads differ from the current ones only once a second phase has started.
+    first = phase_payloads(campaign, 1) if campaign.params.get("phase2_started_at") else current
+    return ReportInput(campaign, topics, judgments, list(campaign.runs.all()), curations, {1: first, 2: current})

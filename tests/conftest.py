@@ -133,7 +133,7 @@ def add_analysis(replace_spec):
     def add(kind: str, name: str, run=None, *, chunks=None) -> Analysis:
         analysis = Analysis(
             name=name,
-            run=run or (lambda campaign, params, progress: {}),
+            run=run or (lambda given, params, progress: {}),
             params=ParamsSchema(),
             template="scoring/results/default.html",
             chunks=chunks,

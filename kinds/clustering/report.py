@@ -21,13 +21,13 @@ import numpy as np
 from scipy.sparse import coo_array
 from scipy.sparse.csgraph import connected_components
 
-from annotate.models import Campaign, Run, Topic
+from annotate.models import Campaign, Topic
 from concord.errors import InvalidInput
 from concord.params import Choice, Int, ParamsSchema, Str
 from kinds.clustering.data import rule_violations
 from scoring.csvfiles import write_csv
 from scoring.metrics import clustering as m
-from scoring.selectors import JudgmentRow, submitted_judgments
+from scoring.selectors import JudgmentRow, ReportInput
 
 METHODS = ("singleton", "bucket")
 #: The measures of Table 3 (the report keeps all of them; pages show these).
@@ -171,7 +171,8 @@ def consensus(clusterings: Sequence[list[list[str]]], items: list[str]) -> list[
     return sorted(groups.values(), key=lambda group: index[group[0]])
 
 
-def topic_report(topic: Topic, judgments: Sequence[JudgmentRow], *, runs: Sequence[Run] = ()) -> dict[str, Any]:
+def topic_report(input: ReportInput, topic: Topic) -> dict[str, Any]:
+    judgments, runs = input.judgments_of(topic), input.runs
     items = sentence_ids(topic)
     clusterings = clusterings_of(judgments)
     judges = list(clusterings)
@@ -209,11 +210,10 @@ def _table3(scores: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
     return {method: {name: scores[method][name] for name in TABLE3} for method in METHODS}
 
 
-def campaign_report(
-    campaign: Campaign, topics: Sequence[Topic], judgments: Sequence[JudgmentRow], *, runs: Sequence[Run] = ()
-) -> dict[str, Any]:
+def campaign_report(input: ReportInput) -> dict[str, Any]:
     """Table 3: every pair of judges of every topic, and the random baseline
     pooled over the topics with two or more judges (its "base" row)."""
+    topics, judgments = input.topics, input.judgments
     by_topic: dict[int, list[JudgmentRow]] = {}
     for row in judgments:
         by_topic.setdefault(row.topic_id, []).append(row)
@@ -293,11 +293,11 @@ def split_merge_path(
 
 
 def split_merge_analysis(
-    campaign: Campaign, params: dict[str, Any], progress: Callable[[float, str], None]
+    input: ReportInput, params: dict[str, Any], progress: Callable[[float, str], None]
 ) -> dict[str, Any]:
 
-    topics = {t.external_id: t for t in campaign.topics.all()}
-    rows = submitted_judgments(campaign)
+    topics = {t.external_id: t for t in input.topics}
+    rows = input.judgments
     if not rows:
         raise InvalidInput("campaign", "no submitted clustering yet")
     topic_id = params.get("topic") or next(

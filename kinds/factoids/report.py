@@ -20,13 +20,13 @@ from typing import Any
 
 import numpy as np
 
-from annotate.models import Campaign, Run, Topic
+from annotate.models import Campaign, Topic
 from concord.errors import InvalidInput
 from concord.jsonready import json_ready
 from concord.params import Bool, Int, ParamsSchema, Str
 from scoring.csvfiles import write_csv
 from scoring.metrics import factoids as m
-from scoring.selectors import JudgmentRow, curation, phase_payloads
+from scoring.selectors import JudgmentRow, ReportInput, curation
 
 EXPORTS = {"json": ("application/json", "json"), "csv": ("text/csv", "csv")}
 EXPORT_HELP = (
@@ -44,23 +44,26 @@ def summaries_of(topic: Topic) -> list[dict[str, Any]]:
     ]
 
 
-def relations_of(topic: Topic, first: str, second: str, one: dict, two: dict) -> tuple[list[dict], str]:
-    """Confirmed relations of an annotator pair, else the suggested ones."""
-    confirmed = curation(topic, "relations")
+def relations_of(
+    topic: Topic, first: str, second: str, one: dict, two: dict, confirmed: dict | None
+) -> tuple[list[dict], str]:
+    """Confirmed relations of an annotator pair (``confirmed``: the topic's
+    ``relations`` curation), else the suggested ones."""
     key = f"{first}|{second}"
-    if confirmed is not None and key in confirmed.data.get("pairs", {}):
-        return confirmed.data["pairs"][key], "confirmed"
+    if confirmed is not None and key in confirmed.get("pairs", {}):
+        return confirmed["pairs"][key], "confirmed"
     suggested = m.suggest_relations(one, two, summaries_of(topic))
     return [{"first": list(r.first), "second": list(r.second)} for r in suggested], "suggested"
 
 
-def agreement(topic: Topic, payloads: dict[str, dict]) -> dict[str, Any]:
-    """Definition and annotation kappa of every annotator pair for one phase."""
+def agreement(topic: Topic, payloads: dict[str, dict], confirmed: dict | None = None) -> dict[str, Any]:
+    """Definition and annotation kappa of every annotator pair for one phase
+    (``confirmed``: the topic's relations curation, if any)."""
     summaries = summaries_of(topic)
     rows = []
     for first, second in combinations(sorted(payloads), 2):
         one, two = payloads[first], payloads[second]
-        relations, source = relations_of(topic, first, second, one, two)
+        relations, source = relations_of(topic, first, second, one, two, confirmed)
         definition = m.definition_kappa(relations, one, two, summaries)
         # Annotation agreement on the factoids the relations call identical.
         identities = _one_to_one([r for r in relations if len(r["first"]) == len(r["second"]) == 1])
@@ -104,12 +107,11 @@ def _only(payload: dict, keep: dict[str, str]) -> dict:
     }
 
 
-def scores(topic: Topic) -> dict[str, Any] | None:
+def scores(topic: Topic, consensus: dict | None) -> dict[str, Any] | None:
     """Weighted factoid scores of every summary under the consensus (section 5)."""
-    consensus = curation(topic, "consensus")
-    if consensus is None or not consensus.data.get("factoids"):
+    if consensus is None or not consensus.get("factoids"):
         return None
-    table = m.factoid_table(consensus.data, summaries_of(topic))
+    table = m.factoid_table(consensus, summaries_of(topic))
     wfs = m.weighted_factoid_scores(table.by_summary, table.model)
     weights = table.by_summary[table.model].sum(axis=0)
     return {
@@ -121,12 +123,13 @@ def scores(topic: Topic) -> dict[str, Any] | None:
     }
 
 
-def topic_report(topic: Topic, judgments: Sequence[JudgmentRow], *, runs: Sequence[Run] = ()) -> dict[str, Any]:
+def topic_report(input: ReportInput, topic: Topic) -> dict[str, Any]:
+    judgments = input.judgments_of(topic)
     campaign = topic.campaign
     phases = {}
     for phase in (1, 2) if campaign.params.get("phase") == 2 else (1,):
-        payloads = {a: p for (t, a), p in phase_payloads(campaign, phase).items() if t == topic.pk}
-        phases[str(phase)] = agreement(topic, payloads)
+        payloads = {a: p for (t, a), p in input.phase_payloads(phase).items() if t == topic.pk}
+        phases[str(phase)] = agreement(topic, payloads, input.curation(topic, "relations"))
     current = {row.assessor: row.payload for row in judgments}
     return {
         "phase": campaign.params.get("phase", 1),
@@ -134,19 +137,18 @@ def topic_report(topic: Topic, judgments: Sequence[JudgmentRow], *, runs: Sequen
             a: {"factoids": len(p["factoids"]), "marked_sentences": len(p["marks"])} for a, p in sorted(current.items())
         },
         "agreement": phases,
-        "scores": scores(topic),
+        "scores": scores(topic, input.curation(topic, "consensus")),
     }
 
 
-def campaign_report(
-    campaign: Campaign, topics: Sequence[Topic], judgments: Sequence[JudgmentRow], *, runs: Sequence[Run] = ()
-) -> dict[str, Any]:
+def campaign_report(input: ReportInput) -> dict[str, Any]:
+    campaign, topics, judgments = input.campaign, input.topics, input.judgments
     by_topic: dict[int, list[JudgmentRow]] = {}
     for row in judgments:
         by_topic.setdefault(row.topic_id, []).append(row)
     rows = []
     for topic in topics:
-        report = topic_report(topic, by_topic.get(topic.pk, []))
+        report = topic_report(input, topic)
         for phase, result in report["agreement"].items():
             for pair in result["pairs"]:
                 rows.append({"topic": topic.external_id, "title": topic.title, "phase": int(phase), **pair})
@@ -155,7 +157,7 @@ def campaign_report(
         "phase": campaign.params.get("phase", 1),
         "topics": len(topics),
         "pairs": rows,
-        "scored_topics": sum(1 for t in topics if curation(t, "consensus") is not None),
+        "scored_topics": sum(1 for t in topics if input.curation(t, "consensus") is not None),
     }
 
 
@@ -174,7 +176,8 @@ def judge_context(campaign: Campaign, topic: Topic, user) -> dict[str, Any]:
     for other in others:
         names = sorted([me, other.assessor.username])
         one, two = (mine.payload, other.payload) if names[0] == me else (other.payload, mine.payload)
-        relations, _ = relations_of(topic, names[0], names[1], one, two)
+        confirmed = curation(topic, "relations")
+        relations, _ = relations_of(topic, names[0], names[1], one, two, confirmed.data if confirmed else None)
         mine_side, theirs_side = ("first", "second") if names[0] == me else ("second", "first")
         counterparts = {
             r[mine_side][0]: r[theirs_side][0] for r in relations if len(r["first"]) == len(r["second"]) == 1
@@ -194,23 +197,23 @@ def judge_context(campaign: Campaign, topic: Topic, user) -> dict[str, Any]:
 # -- analyses ------------------------------------------------------------------------------
 
 
-def _consensus_table(campaign: Campaign, params: dict[str, Any]):
-    topics = {t.external_id: t for t in campaign.topics.order_by("position", "id")}
+def _consensus_table(input: ReportInput, params: dict[str, Any]):
+    topics = {t.external_id: t for t in input.topics}
     wanted = params.get("topic")
-    chosen = [topics[wanted]] if wanted in topics else [t for t in topics.values() if curation(t, "consensus")]
+    chosen = [topics[wanted]] if wanted in topics else [t for t in topics.values() if input.curation(t, "consensus")]
     if wanted is not None and wanted not in topics:
         raise InvalidInput("params.topic", f"unknown topic {wanted!r}")
-    if not chosen or curation(chosen[0], "consensus") is None:
+    if not chosen or input.curation(chosen[0], "consensus") is None:
         raise InvalidInput("campaign", "no consensus inventory yet: build one on a topic's consensus page")
     topic = chosen[0]
-    return topic, m.factoid_table(curation(topic, "consensus").data, summaries_of(topic))
+    return topic, m.factoid_table(input.curation(topic, "consensus"), summaries_of(topic))
 
 
 def growth_analysis(
-    campaign: Campaign, params: dict[str, Any], progress: Callable[[float, str], None]
+    input: ReportInput, params: dict[str, Any], progress: Callable[[float, str], None]
 ) -> dict[str, Any]:
     """Figure 4: factoids (and factoids per sentence) as summaries are added."""
-    topic, table = _consensus_table(campaign, params)
+    topic, table = _consensus_table(input, params)
     progress(0.1, "drawing summaries")
     models = np.flatnonzero(table.model)
     rows = np.isin(table.summary_of_sentence, models)
@@ -227,11 +230,11 @@ def growth_analysis(
 
 
 def stability_analysis(
-    campaign: Campaign, params: dict[str, Any], progress: Callable[[float, str], None]
+    input: ReportInput, params: dict[str, Any], progress: Callable[[float, str], None]
 ) -> dict[str, Any]:
     """Figure 5 (rank correlation of WFS rankings from two samples of N model
     summaries) and Figures 6-7 (every summary's score over the draws at N)."""
-    topic, table = _consensus_table(campaign, params)
+    topic, table = _consensus_table(input, params)
     sizes = range(1, int(params.get("max_n", 50)) + 1)
     # Optional, off by default (the paper reports pure frequency weights):
     # a factoid counts 1/r in a model summary whose r-th sentence first has it.
@@ -323,8 +326,8 @@ def export(
     if truth == "consensus":
         rows = []
         for topic in topics:
-            result = scores(topic)
             data = curation(topic, "consensus")
+            result = scores(topic, data.data if data else None)
             if not result or data is None:
                 continue
             for factoid in data.data["factoids"]:
@@ -400,7 +403,12 @@ def export(
                 for r in rows
             ),
         )
-    rows = [{"topic": t.external_id, **s} for t in topics for s in ((scores(t) or {}).get("summaries") or [])]
+    consensus = {t.pk: curation(t, "consensus") for t in topics}
+    rows = [
+        {"topic": t.external_id, **s}
+        for t in topics
+        for s in ((scores(t, consensus[t.pk].data if consensus[t.pk] else None) or {}).get("summaries") or [])
+    ]
     if format == "json":
         return json.dumps(rows, indent=1)
     return write_csv(

@@ -76,7 +76,9 @@ def relations_editor(request: HttpRequest, campaign_id: int, topic_id: str) -> H
             error = f"{getattr(problem, 'field', 'relations')}: {getattr(problem, 'message', problem)}"
     sections = []
     for first, second in itertools.combinations(sorted(payloads), 2):
-        relations, source = relations_of(topic, first, second, payloads[first], payloads[second])
+        relations, source = relations_of(
+            topic, first, second, payloads[first], payloads[second], current.data if current else None
+        )
         sections.append(
             {
                 "key": f"{first}|{second}",

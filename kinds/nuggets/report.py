@@ -30,7 +30,7 @@ from concord.params import Int, ParamsSchema
 from scoring.csvfiles import neutralise, write_csv
 from scoring.metrics import nuggets as m
 from scoring.metrics.nuggets import response_length
-from scoring.selectors import JudgmentRow, submitted_judgments
+from scoring.selectors import JudgmentRow, ReportInput
 
 BETA = 3.0
 EXPORTS = {
@@ -192,7 +192,8 @@ def scores(a: Arrays) -> dict[str, np.ndarray]:
     return dict(zip(models, f))
 
 
-def topic_report(topic: Topic, judgments: Sequence[JudgmentRow], *, runs: Sequence[Run] = ()) -> dict[str, Any]:
+def topic_report(input: ReportInput, topic: Topic) -> dict[str, Any]:
+    judgments, runs = input.judgments_of(topic), input.runs
     a = arrays([topic], judgments, runs)
     return {"pyramid": _pyramid_rows(a, 0), "assessors": [x for x in a.assessors if x != "original"]}
 
@@ -213,9 +214,8 @@ def _pyramid_rows(a: Arrays, q: int) -> list[dict[str, Any]]:
     ]
 
 
-def campaign_report(
-    campaign: Campaign, topics: Sequence[Topic], judgments: Sequence[JudgmentRow], *, runs: Sequence[Run] = ()
-) -> dict[str, Any]:
+def campaign_report(input: ReportInput) -> dict[str, Any]:
+    topics, judgments, runs = input.topics, input.judgments, input.runs
     a = arrays(topics, judgments, runs)
     answered = a.answered()
     question_scores = scores(answered)
@@ -307,12 +307,10 @@ def full_analysis(
 
 
 def stability_analysis(
-    campaign: Campaign, params: dict[str, Any], progress: Callable[[float, str], None]
+    input: ReportInput, params: dict[str, Any], progress: Callable[[float, str], None]
 ) -> dict[str, Any]:
 
-    a = arrays(
-        list(campaign.topics.order_by("position", "id")), submitted_judgments(campaign), list(campaign.runs.all())
-    )
+    a = arrays(input.topics, input.judgments, input.runs)
     return full_analysis(
         a.answered(),
         max_subsets=int(params.get("max_subsets", 300)),

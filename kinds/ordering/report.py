@@ -23,7 +23,7 @@ from concord.params import Float, Int, ListOf, ParamsSchema
 from scoring import services
 from scoring.csvfiles import write_csv
 from scoring.metrics import ordering as m
-from scoring.selectors import JudgmentRow, submitted_judgments
+from scoring.selectors import JudgmentRow, ReportInput
 
 EXPORTS = {"json": ("application/json", "json"), "csv": ("text/csv", "csv")}
 EXPORT_HELP = (
@@ -63,7 +63,8 @@ def score_run(order: list[str], golds: list[list[str]], setting: m.FrespaSetting
     return scores
 
 
-def topic_report(topic: Topic, judgments: Sequence[JudgmentRow], *, runs: Sequence[Run] = ()) -> dict[str, Any]:
+def topic_report(input: ReportInput, topic: Topic) -> dict[str, Any]:
+    judgments, runs = input.judgments_of(topic), input.runs
     golds = golds_of(judgments)
     assessors = list(golds)
     tau = [[1.0 if a == b else None for b in assessors] for a in assessors]
@@ -86,9 +87,8 @@ def topic_report(topic: Topic, judgments: Sequence[JudgmentRow], *, runs: Sequen
     }
 
 
-def campaign_report(
-    campaign: Campaign, topics: Sequence[Topic], judgments: Sequence[JudgmentRow], *, runs: Sequence[Run] = ()
-) -> dict[str, Any]:
+def campaign_report(input: ReportInput) -> dict[str, Any]:
+    campaign, topics, judgments, runs = input.campaign, input.topics, input.judgments, input.runs
     by_topic: dict[int, list[JudgmentRow]] = {}
     for row in judgments:
         by_topic.setdefault(row.topic_id, []).append(row)
@@ -159,11 +159,11 @@ def _mean_off_diagonal(matrix: list[list[float | None]]) -> float:
 # -- analyses (jobs) -------------------------------------------------------------
 
 
-def _golds_by_topic(campaign: Campaign) -> dict[str, list[list[str]]]:
+def _golds_by_topic(input: ReportInput) -> dict[str, list[list[str]]]:
 
-    external = dict(campaign.topics.values_list("pk", "external_id"))
+    external = {t.pk: t.external_id for t in input.topics}
     golds: dict[str, list[list[str]]] = {}
-    for row in submitted_judgments(campaign):
+    for row in input.judgments:
         golds.setdefault(external[row.topic_id], []).append(row.payload["order"])
     usable = {t: g for t, g in golds.items() if len(g) >= 2}
     if not usable:
@@ -176,10 +176,11 @@ def _reporter(progress: Callable[[float, str], None], start: float, span: float,
 
 
 def noise_analysis(
-    campaign: Campaign, params: dict[str, Any], progress: Callable[[float, str], None]
+    input: ReportInput, params: dict[str, Any], progress: Callable[[float, str], None]
 ) -> dict[str, Any]:
     """Table 1: ED of every method as random orderings are added."""
-    golds = _golds_by_topic(campaign)
+    campaign = input.campaign
+    golds = _golds_by_topic(input)
     ratios = params.get("ratios", [0, 0.25, 0.5, 0.75, 1])
     seeds = params.get("seeds", 10)
     setting = frespa_setting(campaign)
@@ -213,19 +214,21 @@ def _noise_frespa(golds, setting, ratios, seeds, report) -> m.NoiseRobustness:
 
 
 def sweep_analysis(
-    campaign: Campaign, params: dict[str, Any], progress: Callable[[float, str], None]
+    input: ReportInput, params: dict[str, Any], progress: Callable[[float, str], None]
 ) -> dict[str, Any]:
     """Tables 2-4: FreSPA's ED as each parameter varies."""
+    campaign = input.campaign
     rows = m.frespa_sweep(
-        _golds_by_topic(campaign), base=frespa_setting(campaign), progress=_reporter(progress, 0, 1, "settings")
+        _golds_by_topic(input), base=frespa_setting(campaign), progress=_reporter(progress, 0, 1, "settings")
     )
     return {"rows": [{"parameter": r.parameter, "value": r.value, "ed": r.ed} for r in rows]}
 
 
-def tune_analysis(campaign: Campaign, params: dict[str, Any], progress: Callable[[float, str], None]) -> dict[str, Any]:
+def tune_analysis(input: ReportInput, params: dict[str, Any], progress: Callable[[float, str], None]) -> dict[str, Any]:
     """Pick the FreSPA parameters with the best ED and save them on the campaign."""
+    campaign = input.campaign
 
-    best = m.tune(_golds_by_topic(campaign), progress=_reporter(progress, 0, 0.95, "settings"))
+    best = m.tune(_golds_by_topic(input), progress=_reporter(progress, 0, 0.95, "settings"))
     campaign.params = annotate_services.clean_campaign_params(
         campaign.kind, {**campaign.params, "frespa": asdict(best.setting)}, current=campaign.params
     )

@@ -33,7 +33,7 @@ from scoring.metrics.significance import (
 )
 from scoring.metrics.truthsets import consensus, intersection, precision_recall_f1, random_truth_sets, single, union
 from scoring.models import Job
-from scoring.selectors import JudgmentRow, submitted_judgments
+from scoring.selectors import JudgmentRow, ReportInput
 from scoring.services import Chunked
 
 EXPORTS = {"csv": ("text/csv", "csv"), "qrels": ("text/plain", "qrels")}
@@ -144,7 +144,8 @@ def _alpha(matrix: np.ndarray, judged: np.ndarray) -> dict[str, Any]:
     }
 
 
-def topic_report(topic: Topic, judgments: Sequence[JudgmentRow], *, runs: Sequence[Run] = ()) -> dict[str, Any]:
+def topic_report(input: ReportInput, topic: Topic) -> dict[str, Any]:
+    judgments = input.judgments_of(topic)
     v = votes([topic], judgments)
     matches = np.nansum(v.matrix, axis=1)
     judged = (~np.isnan(v.matrix)).sum(axis=1)
@@ -157,9 +158,8 @@ def topic_report(topic: Topic, judgments: Sequence[JudgmentRow], *, runs: Sequen
     }
 
 
-def campaign_report(
-    campaign: Campaign, topics: Sequence[Topic], judgments: Sequence[JudgmentRow], *, runs: Sequence[Run] = ()
-) -> dict[str, Any]:
+def campaign_report(input: ReportInput) -> dict[str, Any]:
+    topics, judgments, runs = input.topics, input.judgments, input.runs
     v = votes(topics, judgments)
     return {"kind": "pairs", "topics": len(topics), **agreement(v), "systems": system_scores(v, system_runs(runs))}
 
@@ -320,17 +320,17 @@ def _compare(snapshot: dict[str, Any], truth: np.ndarray):
     )
 
 
-def evaluation_analysis(campaign: Campaign, params: dict[str, Any], progress: Callable[[float, str], None]):
+def evaluation_analysis(input: ReportInput, params: dict[str, Any], progress: Callable[[float, str], None]):
     """Score the systems under every truth set and test every pair (bootstrap,
     shift method); the Random truth sets run as chunks on any number of
     workers, each chunk's sets seeded by their index so the split changes nothing."""
 
     settings = _evaluation_params(params)
-    topics = list(campaign.topics.order_by("position", "id"))
-    runs = system_runs(campaign.runs.all())
+    topics = input.topics
+    runs = system_runs(input.runs)
     if len(runs) < 2:
         raise InvalidInput("campaign", "needs the results of at least two systems (runs with results)")
-    v = votes(topics, submitted_judgments(campaign))
+    v = votes(topics, input.judgments)
     if not v.assessors:
         raise InvalidInput("campaign", "no submitted adjudication yet")
     query_of = {t.external_id: q for q, t in enumerate(topics)}

@@ -43,7 +43,7 @@ from kinds.relevance.data import scale_of, threshold_of
 from scoring import ireval
 from scoring.csvfiles import write_csv
 from scoring.metrics import relevance as m
-from scoring.selectors import JudgmentRow, submitted_judgments
+from scoring.selectors import JudgmentRow, ReportInput
 
 EXPORTS = {"qrels": ("text/plain", "qrels"), "csv": ("text/csv", "csv"), "json": ("application/json", "json")}
 EXPORT_HELP = (
@@ -273,7 +273,8 @@ def evaluation_summary(e: ireval.Evaluation | None, *, list_swaps: bool = False)
 # -- the live reports --------------------------------------------------------------------------
 
 
-def topic_report(topic: Topic, judgments: Sequence[JudgmentRow], *, runs: Sequence[Run] = ()) -> dict[str, Any]:
+def topic_report(input: ReportInput, topic: Topic) -> dict[str, Any]:
+    judgments = input.judgments_of(topic)
     params = topic.campaign.params
     scale, threshold = scale_of(params), threshold_of(params)
     g = grades([topic], judgments)
@@ -293,9 +294,8 @@ def topic_report(topic: Topic, judgments: Sequence[JudgmentRow], *, runs: Sequen
     }
 
 
-def campaign_report(
-    campaign: Campaign, topics: Sequence[Topic], judgments: Sequence[JudgmentRow], *, runs: Sequence[Run] = ()
-) -> dict[str, Any]:
+def campaign_report(input: ReportInput) -> dict[str, Any]:
+    campaign, topics, judgments, runs = input.campaign, input.topics, input.judgments, input.runs
     scale, threshold = scale_of(campaign.params), threshold_of(campaign.params)
     g = grades(topics, judgments)
     return {
@@ -326,14 +326,15 @@ STABILITY_PARAMS = ParamsSchema(
 
 
 def stability_analysis(
-    campaign: Campaign, params: Mapping[str, Any], progress: Callable[[float, str], None]
+    input: ReportInput, params: Mapping[str, Any], progress: Callable[[float, str], None]
 ) -> dict[str, Any]:
     """Systems under every qrels set and the Kendall's tau of every pair of their rankings, per measure, with the swapped pairs."""
-    topics = list(campaign.topics.order_by("position", "id"))
-    g = grades(topics, submitted_judgments(campaign))
+    campaign = input.campaign
+    topics = input.topics
+    g = grades(topics, input.judgments)
     if not g.assessors:
         raise InvalidInput("campaign", "no submitted grades yet")
-    runs = list(campaign.runs.all())
+    runs = input.runs
     if len(system_runs(runs)) < 2:
         raise InvalidInput("campaign", "needs the ranked runs of at least two systems to compare their rankings")
     progress(0.1, "evaluating the systems under every qrels set")

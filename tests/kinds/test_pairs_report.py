@@ -11,7 +11,7 @@ from sklearn.metrics import cohen_kappa_score
 
 from annotate import services
 from kinds.pairs.report import agreement, campaign_report, votes
-from scoring.selectors import JudgmentRow, submitted_judgments
+from scoring.selectors import JudgmentRow, ReportInput, report_input, submitted_judgments
 from tests.conftest import pairs_topics
 
 pytestmark = pytest.mark.django_db
@@ -59,7 +59,7 @@ def test_pairwise_figures_match_sklearn_and_hand_counts(judged):
 
 
 def test_campaign_figures_match_the_reference_packages(judged):
-    data = campaign_report(judged, list(judged.topics.order_by("position")), submitted_judgments(judged))
+    data = campaign_report(report_input(judged))
     v = votes(list(judged.topics.order_by("position")), submitted_judgments(judged))
     assert data["alpha"]["items"] == 30
     assert data["alpha"]["alpha"] == pytest.approx(
@@ -78,7 +78,7 @@ def test_campaign_figures_match_the_reference_packages(judged):
 
 
 def test_report_with_no_judgments_is_empty_not_broken(campaign):
-    data = campaign_report(campaign, list(campaign.topics.all()), [])
+    data = campaign_report(ReportInput(campaign, list(campaign.topics.all()), [], []))
     assert data["pairs"] == [] and data["items_judged"] == 0
     assert data["fleiss"]["items"] == 0 and np.isnan(data["fleiss"]["kappa"])
 
@@ -89,5 +89,5 @@ def test_perfect_agreement_gives_kappa_one(campaign):
         JudgmentRow(t.pk, name, {"matches": {"c1": True, "c2": False, "c3": True, "c4": False}})
         for t, name in itertools.product(topics, ("alice", "bob"))
     ]
-    data = campaign_report(campaign, topics, rows)
+    data = campaign_report(ReportInput(campaign, topics, rows, []))
     assert data["pairs"][0]["kappa"] == 1.0 and data["fleiss"]["kappa"] == 1.0

@@ -19,7 +19,7 @@ from kinds.registry import get_kind
 from scoring import ireval
 from scoring import services as scoring_services
 from scoring.metrics import relevance as m
-from scoring.selectors import campaign_report, topic_report
+from scoring.selectors import campaign_report, report_input, topic_report
 
 pytestmark = pytest.mark.django_db
 
@@ -189,7 +189,7 @@ def test_the_stability_analysis_lists_swaps_at_any_cutoff(trec):
     analysis = spec.analysis("stability")
     params = analysis.params.clean({"cutoff": 2})
     seen = []
-    result = analysis.run(trec, params, lambda done, what: seen.append(done))
+    result = analysis.run(report_input(trec), params, lambda done, what: seen.append(done))
     e = expected_evaluation(cutoff=2)
     assert result["measures"] == ["nDCG@2", "P@2", "MAP", "bpref"] and seen
     for measure, block in zip(e.measures, result["stability"]):
@@ -207,7 +207,9 @@ def test_the_stability_analysis_lists_swaps_at_any_cutoff(trec):
 def test_the_stability_analysis_needs_two_systems(people):
     campaign = services.create_campaign(creator=people["organiser"], kind="relevance", name="empty", overlap=1)
     with pytest.raises(Exception) as error:
-        get_kind("relevance").analysis("stability").run(campaign, {"cutoff": 10, "min_assessors": 1}, lambda *a: None)
+        get_kind("relevance").analysis("stability").run(
+            report_input(campaign), {"cutoff": 10, "min_assessors": 1}, lambda *a: None
+        )
     assert error.value.field == "campaign"
 
 
