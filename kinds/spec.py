@@ -75,6 +75,9 @@ class Analysis:
     params: ParamsSchema
     template: str
     chunks: tuple[Callable[[dict, dict], dict], Callable[[dict, list[dict]], dict]] | None = None
+    #: ``apply(campaign, result)``: what a finished analysis changes (a service of the kind's;
+    #: ``run`` itself only computes), e.g. the ordering kind's tuned FreSPA setting.
+    apply: Callable[[Campaign, dict], None] | None = None
 
 
 @dataclass(frozen=True)

@@ -163,7 +163,10 @@ def run_job(job_id: int, *, enqueue_chunk: Callable[[int, int], object]) -> None
             written = recompute_reports(job.campaign_id, everything=True, progress=progress)
             result = {"topic_reports": written}
         else:
-            result = _analysis(job).run(report_input(job.campaign), job.params, progress)
+            analysis = _analysis(job)
+            result = analysis.run(report_input(job.campaign), job.params, progress)
+            if analysis.apply is not None and not isinstance(result, Chunked):
+                analysis.apply(job.campaign, result)
         if isinstance(result, Chunked):
             _split(job, result, enqueue_chunk)
             return

@@ -16,11 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from annotate import services as annotate_services
 from annotate.models import Campaign, Run, Topic
 from concord.errors import InvalidInput
 from concord.params import Float, Int, ListOf, ParamsSchema
-from scoring import services
 from scoring.csvfiles import write_csv
 from scoring.metrics import ordering as m
 from scoring.selectors import JudgmentRow, ReportInput
@@ -225,15 +223,8 @@ def sweep_analysis(
 
 
 def tune_analysis(input: ReportInput, params: dict[str, Any], progress: Callable[[float, str], None]) -> dict[str, Any]:
-    """Pick the FreSPA parameters with the best ED and save them on the campaign."""
-    campaign = input.campaign
-
+    """Pick the FreSPA parameters with the best ED (kinds.ordering.services.apply_tuning saves them)."""
     best = m.tune(_golds_by_topic(input), progress=_reporter(progress, 0, 0.95, "settings"))
-    campaign.params = annotate_services.clean_campaign_params(
-        campaign.kind, {**campaign.params, "frespa": asdict(best.setting)}, current=campaign.params
-    )
-    campaign.save(update_fields=["params"])
-    services.recompute_reports(campaign.pk, everything=True)
     return {"setting": asdict(best.setting), "ed": best.ed, "settings_tried": best.n_settings, "saved": True}
 
 

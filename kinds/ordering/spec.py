@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kinds.ordering import demo, importers, report
+from kinds.ordering import demo, importers, report, services
 from kinds.ordering.data import OrderingKind
 from kinds.ordering.examples import EXAMPLES
 from kinds.spec import Analysis, Export, Exports, JudgePage, KindSpec, Reports
@@ -39,6 +39,7 @@ SPEC = KindSpec(
         Analysis(
             name="frespa-tune",
             run=report.tune_analysis,
+            apply=services.apply_tuning,
             params=report.ANALYSIS_PARAMS["frespa-tune"],
             template="ordering/results/frespa-tune.html",
         ),
