@@ -233,8 +233,14 @@ def test_blocking_rules_keep_submit_disabled_until_the_clusters_are_fixed(new_pa
     expect(alice.locator("#clusters .cluster")).to_have_count(2)
     expect(alice.get_by_role("button", name="Delete cluster 1")).to_be_disabled()
     expect(alice.locator("#save-status")).to_contain_text("Draft saved")
-    draft = Judgment.objects.get(topic__campaign=campaign, assessor=people["alice"])
-    assert draft.payload == {"clusters": [["s1", "s2", "s6"]], "descriptions": [""]}
+    # "Draft saved" may still be the previous save's: wait for the drag's save to land.
+    wanted = {"clusters": [["s1", "s2", "s6"]], "descriptions": [""]}
+    for _ in range(50):
+        draft = Judgment.objects.get(topic__campaign=campaign, assessor=people["alice"])
+        if draft.payload == wanted:
+            break
+        alice.wait_for_timeout(200)
+    assert draft.payload == wanted
     alice.get_by_role("button", name="Delete cluster 2").click()
     expect(alice.locator("#clusters .cluster")).to_have_count(1)
 
