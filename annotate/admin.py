@@ -14,6 +14,8 @@ from django import forms
 from django.contrib import admin
 from django.db.models import Model
 from django.http import HttpRequest
+from django.shortcuts import redirect
+from django.urls import reverse
 
 from annotate.models import Assignment, Campaign, Curation, Judgment, JudgmentRevision, Membership, Run, Topic
 from annotate.services import clean_campaign_params
@@ -46,10 +48,54 @@ class KeepsHistory:
         return deleted, model_count, perms_needed, protected
 
 
+def _organisers_left(campaign_id: int | None, *, without: set[int], demoted: set[int]) -> bool:
+    """Whether a campaign that has organisers keeps one after deleting the
+    memberships ``without`` and demoting ``demoted`` (the rule of
+    annotate.services.add_member, here for the admin's own forms)."""
+    organisers = set(
+        Membership.objects.filter(campaign_id=campaign_id, role=Membership.Role.ORGANISER).values_list("pk", flat=True)
+    )
+    return not organisers or bool(organisers - without - demoted)
+
+
+class MembershipFormSet(forms.BaseInlineFormSet):
+    def clean(self) -> None:
+        super().clean()
+        deleted, demoted, promoted = set(), set(), False
+        for form in self.forms:
+            if not hasattr(form, "cleaned_data") or not form.cleaned_data:
+                continue
+            pk = form.instance.pk
+            role = form.cleaned_data.get("role")
+            if form.cleaned_data.get("DELETE") and pk:
+                deleted.add(pk)
+            elif role == Membership.Role.ORGANISER:
+                promoted = promoted or not pk or form.instance.role != Membership.Role.ORGANISER
+            elif pk and role is not None:
+                demoted.add(pk)
+        if not promoted and not _organisers_left(self.instance.pk, without=deleted, demoted=demoted):
+            raise forms.ValidationError(
+                "A campaign cannot be left without an organiser: make someone else organiser first."
+            )
+
+
 class MembershipInline(admin.TabularInline):
     model = Membership
+    formset = MembershipFormSet
     extra = 0
     autocomplete_fields = ["user"]
+
+
+class MembershipForm(forms.ModelForm):
+    def clean(self) -> dict:
+        cleaned = super().clean()
+        demoting = self.instance.pk and cleaned.get("role") not in (None, Membership.Role.ORGANISER)
+        moving = self.instance.pk and cleaned.get("campaign") not in (None, self.instance.campaign)
+        if (demoting or moving) and not _organisers_left(
+            self.instance.campaign_id, without=set(), demoted={self.instance.pk}
+        ):
+            raise forms.ValidationError("This is the campaign's last organiser: make someone else organiser first.")
+        return cleaned
 
 
 class CampaignForm(forms.ModelForm):
@@ -187,8 +233,30 @@ class JudgmentRevisionAdmin(admin.ModelAdmin):
 
 @admin.register(Membership)
 class MembershipAdmin(admin.ModelAdmin):
+    form = MembershipForm
     list_display = ["user", "campaign", "role"]
     list_filter = ["role", "campaign"]
+
+    # Refused in the views, not by has_delete_permission: deleting a whole
+    # campaign (which takes its memberships along) must stay possible.
+    def delete_view(self, request, object_id, extra_context=None):
+        membership = self.get_object(request, object_id)
+        if membership is not None and not _organisers_left(
+            membership.campaign_id, without={membership.pk}, demoted=set()
+        ):
+            self.message_user(
+                request, "This is the campaign's last organiser: make someone else organiser first.", "error"
+            )
+            return redirect(reverse("admin:annotate_membership_change", args=[membership.pk]))
+        return super().delete_view(request, object_id, extra_context)
+
+    def delete_queryset(self, request, queryset) -> None:
+        for campaign_id in set(queryset.values_list("campaign_id", flat=True)):
+            gone = set(queryset.filter(campaign_id=campaign_id).values_list("pk", flat=True))
+            if not _organisers_left(campaign_id, without=gone, demoted=set()):
+                self.message_user(request, "Nothing deleted: a campaign would be left without an organiser.", "error")
+                return
+        super().delete_queryset(request, queryset)
 
 
 @admin.register(Run)
