@@ -25,6 +25,7 @@ from annotate.models import Campaign, Topic
 from concord.errors import InvalidInput
 from concord.params import Choice, Int, ParamsSchema, Str
 from kinds.clustering.data import rule_violations
+from kinds.spec import Export
 from scoring.csvfiles import write_csv
 from scoring.metrics import clustering as m
 from scoring.selectors import JudgmentRow, ReportInput
@@ -32,7 +33,7 @@ from scoring.selectors import JudgmentRow, ReportInput
 METHODS = ("singleton", "bucket")
 #: The measures of Table 3 (the report keeps all of them; pages show these).
 TABLE3 = ("v_beta", "v_half", "nvi")
-EXPORTS = {"json": ("application/json", "json"), "csv": ("text/csv", "csv")}
+EXPORTS = {"json": Export("application/json", "json"), "csv": Export("text/csv", "csv")}
 EXPORT_HELP = (
     "consensus: sentences that at least half of the judges put in one cluster form the consensus clusters "
     "(connected components of the co-association graph at that threshold); every sentence comes with how many "

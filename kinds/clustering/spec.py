@@ -5,7 +5,7 @@ from __future__ import annotations
 from kinds.clustering import demo, importers, report
 from kinds.clustering.data import ClusteringKind
 from kinds.clustering.examples import EXAMPLES
-from kinds.spec import Analysis, Export, Exports, JudgePage, KindSpec, Reports
+from kinds.spec import Analysis, Exports, JudgePage, KindSpec, Reports
 
 SPEC = KindSpec(
     data=ClusteringKind(),
@@ -17,7 +17,7 @@ SPEC = KindSpec(
         topic_template="clustering/topic_report.html",
     ),
     exports=Exports(
-        formats={name: Export(content_type, extension) for name, (content_type, extension) in report.EXPORTS.items()},
+        formats=report.EXPORTS,
         help=report.EXPORT_HELP,
         truths=report.truths,
         write=report.export,

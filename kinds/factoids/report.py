@@ -24,11 +24,12 @@ from annotate.models import Campaign, Topic
 from concord.errors import InvalidInput
 from concord.jsonready import json_ready
 from concord.params import Bool, Int, ParamsSchema, Str
+from kinds.spec import Export
 from scoring.csvfiles import write_csv
 from scoring.metrics import factoids as m
 from scoring.selectors import JudgmentRow, ReportInput, curation
 
-EXPORTS = {"json": ("application/json", "json"), "csv": ("text/csv", "csv")}
+EXPORTS = {"json": Export("application/json", "json"), "csv": Export("text/csv", "csv")}
 EXPORT_HELP = (
     "consensus: the consensus inventory with each factoid's weight (model summaries containing it) and marks. "
     "annotations: every annotator's inventory and marks (Phase 2, the current ones). relations: the confirmed "

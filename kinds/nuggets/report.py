@@ -27,6 +27,7 @@ from annotate.models import Campaign, Run, Topic
 from concord.errors import InvalidInput
 from concord.jsonready import json_ready
 from concord.params import Int, ParamsSchema
+from kinds.spec import Export
 from scoring.csvfiles import neutralise, write_csv
 from scoring.metrics import nuggets as m
 from scoring.metrics.nuggets import response_length
@@ -34,9 +35,9 @@ from scoring.selectors import JudgmentRow, ReportInput
 
 BETA = 3.0
 EXPORTS = {
-    "tsv": ("text/tab-separated-values", "txt"),
-    "json": ("application/json", "json"),
-    "csv": ("text/csv", "csv"),
+    "tsv": Export("text/tab-separated-values", "txt"),
+    "json": Export("application/json", "json"),
+    "csv": Export("text/csv", "csv"),
 }
 EXPORT_HELP = (
     "answer-key: every question's nuggets with their vital votes, pyramid weight and original label (tsv: "

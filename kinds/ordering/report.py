@@ -19,11 +19,12 @@ import numpy as np
 from annotate.models import Campaign, Run, Topic
 from concord.errors import InvalidInput
 from concord.params import Float, Int, ListOf, ParamsSchema
+from kinds.spec import Export
 from scoring.csvfiles import write_csv
 from scoring.metrics import ordering as m
 from scoring.selectors import JudgmentRow, ReportInput
 
-EXPORTS = {"json": ("application/json", "json"), "csv": ("text/csv", "csv")}
+EXPORTS = {"json": Export("application/json", "json"), "csv": Export("text/csv", "csv")}
 EXPORT_HELP = (
     "consensus: each topic's rank-based consensus ordering (items by summed rank over the submitted orderings, "
     "ties as in the first ordering), with how many orderings it rests on. judgments: every submitted ordering."

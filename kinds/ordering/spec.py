@@ -5,7 +5,7 @@ from __future__ import annotations
 from kinds.ordering import demo, importers, report, services
 from kinds.ordering.data import OrderingKind
 from kinds.ordering.examples import EXAMPLES
-from kinds.spec import Analysis, Export, Exports, JudgePage, KindSpec, Reports
+from kinds.spec import Analysis, Exports, JudgePage, KindSpec, Reports
 
 SPEC = KindSpec(
     data=OrderingKind(),
@@ -17,7 +17,7 @@ SPEC = KindSpec(
         topic_template="ordering/topic_report.html",
     ),
     exports=Exports(
-        formats={name: Export(content_type, extension) for name, (content_type, extension) in report.EXPORTS.items()},
+        formats=report.EXPORTS,
         help=report.EXPORT_HELP,
         truths=report.truths,
         write=report.export,

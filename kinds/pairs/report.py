@@ -22,6 +22,7 @@ from annotate.models import Campaign, Run, Topic
 from concord.digits import whole_number
 from concord.errors import InvalidInput
 from concord.params import Bool, Choice, Float, Int, ParamsSchema
+from kinds.spec import Export
 from scoring.csvfiles import write_csv
 from scoring.metrics.agreement import category_counts, fleiss_kappa, krippendorff_alpha, pairwise_agreement
 from scoring.metrics.significance import (
@@ -36,7 +37,7 @@ from scoring.models import Job
 from scoring.selectors import JudgmentRow, ReportInput
 from scoring.services import Chunked
 
-EXPORTS = {"csv": ("text/csv", "csv"), "qrels": ("text/plain", "qrels")}
+EXPORTS = {"csv": Export("text/csv", "csv"), "qrels": Export("text/plain", "qrels")}
 EXPORT_HELP = (
     "Consensus: a tie or a majority of the adjudicators who judged an item says match. Union: anyone said match. "
     "Intersection: everyone who judged it said match. Single: one adjudicator's judgments. random:k: the k-th "

@@ -40,12 +40,17 @@ from concord.errors import InvalidInput
 from concord.jsonready import json_ready
 from concord.params import Int, ParamsSchema
 from kinds.relevance.data import scale_of, threshold_of
+from kinds.spec import Export
 from scoring import ireval
 from scoring.csvfiles import write_csv
 from scoring.metrics import relevance as m
 from scoring.selectors import JudgmentRow, ReportInput
 
-EXPORTS = {"qrels": ("text/plain", "qrels"), "csv": ("text/csv", "csv"), "json": ("application/json", "json")}
+EXPORTS = {
+    "qrels": Export("text/plain", "qrels"),
+    "csv": Export("text/csv", "csv"),
+    "json": Export("application/json", "json"),
+}
 EXPORT_HELP = (
     "Truth sets: consensus (each document's lower median grade over the assessors who graded it) or "
     "single:<assessor> (one assessor's grades). qrels: the graded qrels of that set, one line 'topic 0 document "

@@ -5,7 +5,7 @@ from __future__ import annotations
 from kinds.relevance import demo, report
 from kinds.relevance.data import RelevanceKind, judge_context
 from kinds.relevance.examples import EXAMPLES
-from kinds.spec import Analysis, Export, Exports, JudgePage, KindSpec, Reports
+from kinds.spec import Analysis, Exports, JudgePage, KindSpec, Reports
 
 SPEC = KindSpec(
     data=RelevanceKind(),
@@ -17,7 +17,7 @@ SPEC = KindSpec(
         topic_template="relevance/topic_report.html",
     ),
     exports=Exports(
-        formats={name: Export(content_type, extension) for name, (content_type, extension) in report.EXPORTS.items()},
+        formats=report.EXPORTS,
         help=report.EXPORT_HELP,
         truths=report.truths,
         write=report.export,
