@@ -276,6 +276,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "concord.security.document_refusals",
+        "scoring.api.add_report_components",
     ],
     "ENUM_NAME_OVERRIDES": {
         "JudgmentStatusEnum": "annotate.models.Judgment.Status",

@@ -23,7 +23,10 @@ if TYPE_CHECKING:  # types only; the kinds import the models themselves
     from kinds.base import Kind
     from scoring.selectors import ReportInput
 
-__all__ = ["Analysis", "Examples", "Export", "Exports", "JudgePage", "KindSpec", "Reports"]
+#: A chart's lines: label -> [[x, y], ...] (None values are skipped when drawn).
+Series = dict[str, list[list[float | None]]]
+
+__all__ = ["Analysis", "Examples", "Export", "Exports", "JudgePage", "KindSpec", "Reports", "Series"]
 
 
 @dataclass(frozen=True)
@@ -47,16 +50,22 @@ class Reports:
 
     ``topic(input, topic)`` and ``campaign(input)`` are pure functions of a
     ``scoring.selectors.ReportInput`` (topics, submitted judgments, runs,
-    curations, phase payloads, read once by ``report_input``) and return
-    JSON-ready data (NaN is written as null);
-    ``template`` renders the campaign report (the fragment the organiser's
-    page polls), ``topic_template`` the kind's part of a topic's report page.
+    curations, phase payloads, read once by ``report_input``) and return a
+    ``topic_type`` and a ``campaign_type``: dataclass trees declared in the
+    kind's ``report.py``, stored as JSON (``concord.typed.dump``) and read
+    back as the same types (``concord.typed.load``, field by field), which
+    also give the API's schema of the kind's report. ``template`` renders the
+    campaign report (the fragment the organiser's page polls; ``report.data``
+    is a ``campaign_type``), ``topic_template`` the kind's part of a topic's
+    report page (``report.data`` is a ``topic_type``).
     """
 
-    topic: Callable[..., dict[str, Any]]
-    campaign: Callable[..., dict[str, Any]]
+    topic: Callable[..., Any]
+    campaign: Callable[..., Any]
     template: str
     topic_template: str
+    topic_type: type = dict  # TRANSITIONAL
+    campaign_type: type = dict  # TRANSITIONAL
 
 
 @dataclass(frozen=True)
@@ -67,7 +76,10 @@ class Analysis:
     reads nothing else) and params already checked by
     ``params`` and returns JSON-ready data (or a ``scoring.services.Chunked``
     plan, then ``chunks`` is ``(run_chunk(snapshot, chunk), combine(snapshot,
-    results))``); ``template`` renders its result on the job page.
+    results))``); ``template`` renders its result on the job page, with
+    ``charts(result)``: the chart series the kind builds from a result
+    (``{name: {line label: [[x, y], ...]}}``, drawn by the generic
+    ``line_chart`` tag).
     """
 
     name: str
@@ -78,6 +90,7 @@ class Analysis:
     #: ``apply(campaign, result)``: what a finished analysis changes (a service of the kind's;
     #: ``run`` itself only computes), e.g. the ordering kind's tuned FreSPA setting.
     apply: Callable[[Campaign, dict], None] | None = None
+    charts: Callable[[dict], Mapping[str, Series]] | None = None
 
 
 @dataclass(frozen=True)

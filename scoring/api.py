@@ -12,6 +12,7 @@ from rest_framework.views import APIView
 
 from annotate import selectors
 from annotate.api.views import ERRORS, body
+from concord import typed
 from kinds.registry import KINDS
 from scoring import selectors as scoring_selectors
 from scoring import services
@@ -19,10 +20,36 @@ from scoring.downloads import export_file
 from scoring.models import Job
 
 
+def report_types() -> list[type]:
+    """Every kind's campaign report type, in registry order."""
+    return [spec.reports.campaign_type for spec in KINDS.values()]
+
+
+def add_report_components(result: dict, generator, request, public) -> dict:
+    """drf-spectacular postprocessing hook: the components (dataclasses) the
+    kinds' report types are made of, as :func:`concord.typed.openapi_components` writes them."""
+    _, components = typed.openapi_components(report_types())
+    result.setdefault("components", {}).setdefault("schemas", {}).update(components)
+    return result
+
+
+@extend_schema_field(
+    {
+        "oneOf": typed.openapi_components(report_types())[0],
+        "nullable": True,
+        "description": "The campaign's kind's report (its 'kind' field says which); null before the first one is "
+        "computed.",
+    }
+)
+class ReportDataField(serializers.JSONField):
+    pass
+
+
 class ReportSerializer(serializers.Serializer):
+    kind = serializers.CharField()
     computed_at = serializers.DateTimeField(allow_null=True)
     judgments_seen = serializers.IntegerField()
-    data = serializers.JSONField(allow_null=True)
+    data = ReportDataField(allow_null=True)
 
 
 class JobSerializer(serializers.ModelSerializer):
@@ -80,8 +107,17 @@ class Agreement(APIView):
         campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
         report = scoring_selectors.campaign_report(campaign)
         if report is None:
-            return Response({"computed_at": None, "judgments_seen": 0, "data": None})
-        return Response(ReportSerializer(report).data)
+            return Response({"kind": campaign.kind, "computed_at": None, "judgments_seen": 0, "data": None})
+        return Response(
+            ReportSerializer(
+                {
+                    "kind": campaign.kind,
+                    "computed_at": report.computed_at,
+                    "judgments_seen": report.judgments_seen,
+                    "data": typed.dump(report.data),
+                }
+            ).data
+        )
 
 
 class Analyses(APIView):

@@ -16,6 +16,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from annotate.models import Campaign, Topic
+from concord import typed
 from concord.errors import InvalidInput
 from concord.jsonready import json_ready
 from concord.params import ParamsSchema
@@ -53,11 +54,11 @@ def recompute_reports(campaign_id: int, *, everything: bool = False, progress: P
     now = timezone.now()
     topic_reports = []
     for done, topic_id in enumerate(wanted, 1):
-        data = json_ready(reports.topic(given, topics[topic_id]))
+        data = typed.dump(reports.topic(given, topics[topic_id]))
         topic_reports.append((topic_id, data, len(given.judgments_of(topics[topic_id]))))
         if progress and (done % 50 == 0 or done == len(wanted)):
             progress(0.9 * done / len(wanted), f"{done} of {len(wanted)} topics")
-    campaign_data = json_ready(reports.campaign(given))
+    campaign_data = typed.dump(reports.campaign(given))
     with transaction.atomic():
         for topic_id, data, seen in topic_reports:
             _store(campaign, topics[topic_id], data, seen, now)

@@ -3,13 +3,18 @@ the stored reports that pages show."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from annotate.models import Campaign, Curation, Judgment, JudgmentRevision, Run, Topic
+from concord import typed
+from kinds.registry import get_kind
 from scoring.models import Job, Report
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -31,12 +36,44 @@ def submitted_judgments(campaign: Campaign, *, topic_ids: list[int] | None = Non
     ]
 
 
-def campaign_report(campaign: Campaign, name: str = "agreement") -> Report | None:
-    return Report.objects.filter(campaign=campaign, topic=None, name=name).first()
+@dataclass(frozen=True)
+class StoredReport:
+    """A stored report read back as its kind's type (``KindSpec.reports``)."""
+
+    data: Any
+    computed_at: datetime
+    judgments_seen: int
 
 
-def topic_report(topic: Topic, name: str = "agreement") -> Report | None:
-    return Report.objects.filter(topic=topic, name=name).first()
+def _typed(report: Report | None, type_: type) -> StoredReport | None:
+    """None when there is none yet, or when it was stored by an older version
+    in another shape (scoring migration 0005 marked every topic stale, so
+    the worker rewrites it)."""
+    if report is None:
+        return None
+    try:
+        data = typed.load(type_, report.data)
+    except typed.Outdated as error:
+        log.warning(
+            "report %s of campaign %s has an outdated shape (%s): waiting for its recompute",
+            report.pk,
+            report.campaign_id,
+            error,
+        )
+        return None
+    return StoredReport(data, report.computed_at, report.judgments_seen)
+
+
+def campaign_report(campaign: Campaign, name: str = "agreement") -> StoredReport | None:
+    """The stored campaign report, as the kind's ``campaign_type``."""
+    report = Report.objects.filter(campaign=campaign, topic=None, name=name).first()
+    return _typed(report, get_kind(campaign.kind).reports.campaign_type)
+
+
+def topic_report(topic: Topic, name: str = "agreement") -> StoredReport | None:
+    """The stored report of one topic, as the kind's ``topic_type``."""
+    report = Report.objects.filter(topic=topic, name=name).first()
+    return _typed(report, get_kind(topic.campaign.kind).reports.topic_type)
 
 
 def campaign_jobs(campaign: Campaign) -> list[Job]:

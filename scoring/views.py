@@ -81,7 +81,12 @@ def job(request: HttpRequest, job_id: int) -> HttpResponse:
     analysis = get_kind(job.campaign.kind).analysis(job.analysis)
     # The common "agreement" analysis (recompute every report) has no kind template.
     template = analysis.template if analysis else "scoring/results/default.html"
-    return render(request, "scoring/job.html", {"job": job, "campaign": job.campaign, "result_template": template})
+    charts = analysis.charts(job.result) if analysis and analysis.charts and job.result else {}
+    return render(
+        request,
+        "scoring/job.html",
+        {"job": job, "campaign": job.campaign, "result_template": template, "charts": charts},
+    )
 
 
 @login_required

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from itertools import combinations
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -22,6 +22,7 @@ from annotate.models import Campaign, Run, Topic
 from concord.digits import whole_number
 from concord.errors import InvalidInput
 from concord.params import Bool, Choice, Float, Int, ParamsSchema
+from concord.typed import Figure
 from kinds.spec import Export
 from scoring.csvfiles import write_csv
 from scoring.metrics.agreement import category_counts, fleiss_kappa, krippendorff_alpha, pairwise_agreement
@@ -77,8 +78,123 @@ def votes(topics: Sequence[Topic], judgments: Sequence[JudgmentRow]) -> Votes:
     return Votes(list(index), assessors, matrix)
 
 
-def agreement(v: Votes) -> dict[str, Any]:
+# -- the reports' types (stored as JSON, read back field by field: concord/typed.py) --------
+
+
+@dataclass(frozen=True)
+class PairsPair:
+    """Two assessors on the items both judged (section 3.1): the 2x2 table,
+    observed agreement, overlap a/(a+b+c), p+ 2a/(2a+b+c), p- 2d/(2d+b+c), Cohen's kappa."""
+
+    assessors: tuple[str, str]
+    a: int
+    b: int
+    c: int
+    d: int
+    n: int
+    observed: Figure
+    overlap: Figure
+    positive: Figure
+    negative: Figure
+    kappa: Figure
+
+
+@dataclass(frozen=True)
+class PairsAssessor:
+    """One assessor's base rate of acceptance (Figures 4 and 5): matches over judged items."""
+
+    assessor: str
+    judged: int
+    accepted: int
+    base_rate: Figure
+
+
+@dataclass(frozen=True)
+class PairsFleiss:
+    """Fleiss' kappa over the ``items`` that have the most common number of raters, ``raters``."""
+
+    kappa: Figure
+    items: int
+    raters: int
+
+
+@dataclass(frozen=True)
+class PairsAlpha:
+    """Krippendorff's alpha (nominal) over the ``items`` with two or more raters."""
+
+    alpha: Figure
+    items: int
+    coders: int
+
+
+@dataclass(frozen=True)
+class PairsAgreement:
     """Per pair, per assessor and campaign-wide agreement of a vote matrix."""
+
+    items: int
+    items_judged: int
+    assessors: list[PairsAssessor]
+    pairs: list[PairsPair]
+    #: assessors x assessors kappa (1 on the diagonal, None where two never judged the same item)
+    kappa_matrix: list[list[Figure]]
+    fleiss: PairsFleiss
+    alpha: PairsAlpha
+
+    @property
+    def names(self) -> list[str]:
+        return [a.assessor for a in self.assessors]
+
+
+@dataclass(frozen=True)
+class PairsCandidate:
+    """One candidate of a topic: its match votes out of the adjudicators who judged it."""
+
+    id: str
+    matches: int
+    judged: int
+
+
+@dataclass(frozen=True)
+class PairsTopicReport(PairsAgreement):
+    """A topic's agreement and its candidates' votes."""
+
+    candidates: list[PairsCandidate]
+
+
+@dataclass(frozen=True)
+class PRF:
+    """Pooled precision, recall and F1 of one system under one truth set."""
+
+    precision: Figure
+    recall: Figure
+    f1: Figure
+
+
+@dataclass(frozen=True)
+class PairsSystem:
+    """One system under the Consensus, Union and Intersection truth sets (section 2.4)."""
+
+    system: str
+    consensus: PRF
+    union: PRF
+    intersection: PRF
+
+
+@dataclass(frozen=True)
+class PairsCampaignReport(PairsAgreement):
+    """The campaign: agreement over every item and the systems' scores over the pool."""
+
+    topics: int
+    systems: list[PairsSystem]
+    kind: Literal["pairs"] = "pairs"
+
+
+def agreement(v: Votes) -> PairsAgreement:
+    """Per pair, per assessor and campaign-wide agreement of a vote matrix."""
+    return PairsAgreement(**_agreement(v))
+
+
+def _agreement(v: Votes) -> dict[str, Any]:
     judged = ~np.isnan(v.matrix)
     pairs = []
     for i, j in combinations(range(len(v.assessors)), 2):
@@ -86,14 +202,14 @@ def agreement(v: Votes) -> dict[str, Any]:
         if not shared.any():
             continue
         figures = pairwise_agreement(v.matrix[shared, i] == 1, v.matrix[shared, j] == 1)
-        pairs.append({"assessors": [v.assessors[i], v.assessors[j]], **figures.__dict__})
+        pairs.append(PairsPair(assessors=(v.assessors[i], v.assessors[j]), **asdict(figures)))
     per_assessor = [
-        {
-            "assessor": name,
-            "judged": int(judged[:, k].sum()),
-            "accepted": int(np.nansum(v.matrix[:, k])),
-            "base_rate": float(np.nanmean(v.matrix[:, k])) if judged[:, k].any() else float("nan"),
-        }
+        PairsAssessor(
+            assessor=name,
+            judged=int(judged[:, k].sum()),
+            accepted=int(np.nansum(v.matrix[:, k])),
+            base_rate=float(np.nanmean(v.matrix[:, k])) if judged[:, k].any() else float("nan"),
+        )
         for k, name in enumerate(v.assessors)
     ]
     return {
@@ -107,18 +223,18 @@ def agreement(v: Votes) -> dict[str, Any]:
     }
 
 
-def _kappa_matrix(assessors: list[str], pairs: list[dict]) -> list[list[float | None]]:
+def _kappa_matrix(assessors: list[str], pairs: list[PairsPair]) -> list[list[float | None]]:
     position = {name: i for i, name in enumerate(assessors)}
     matrix: list[list[float | None]] = [[None] * len(assessors) for _ in assessors]
     for i in range(len(assessors)):
         matrix[i][i] = 1.0
     for pair in pairs:
-        i, j = (position[name] for name in pair["assessors"])
-        matrix[i][j] = matrix[j][i] = pair["kappa"]
+        i, j = (position[name] for name in pair.assessors)
+        matrix[i][j] = matrix[j][i] = pair.kappa
     return matrix
 
 
-def _fleiss(matrix: np.ndarray, judged: np.ndarray) -> dict[str, Any]:
+def _fleiss(matrix: np.ndarray, judged: np.ndarray) -> PairsFleiss:
     """Fleiss' kappa over the items with the most common number of raters (>= 2).
 
     Fleiss (1971) needs the same number of raters on every item; while a
@@ -128,44 +244,44 @@ def _fleiss(matrix: np.ndarray, judged: np.ndarray) -> dict[str, Any]:
     raters = judged.sum(axis=1)
     counts = np.bincount(raters[raters >= 2]) if (raters >= 2).any() else np.zeros(0, int)
     if counts.size == 0:
-        return {"kappa": float("nan"), "items": 0, "raters": 0}
+        return PairsFleiss(kappa=float("nan"), items=0, raters=0)
     m = int(len(counts) - 1 - np.argmax(counts[::-1]))
     table = category_counts(matrix[raters == m], categories=[0.0, 1.0])
-    return {"kappa": fleiss_kappa(table), "items": int((raters == m).sum()), "raters": m}
+    return PairsFleiss(kappa=fleiss_kappa(table), items=int((raters == m).sum()), raters=m)
 
 
-def _alpha(matrix: np.ndarray, judged: np.ndarray) -> dict[str, Any]:
+def _alpha(matrix: np.ndarray, judged: np.ndarray) -> PairsAlpha:
     pairable = judged.sum(axis=1) >= 2
     if not pairable.any():
-        return {"alpha": float("nan"), "items": 0, "coders": int(judged.any(axis=0).sum())}
-    return {
-        "alpha": krippendorff_alpha(matrix[pairable].T, level="nominal"),
-        "items": int(pairable.sum()),
-        "coders": int(judged[pairable].any(axis=0).sum()),
-    }
+        return PairsAlpha(alpha=float("nan"), items=0, coders=int(judged.any(axis=0).sum()))
+    return PairsAlpha(
+        alpha=krippendorff_alpha(matrix[pairable].T, level="nominal"),
+        items=int(pairable.sum()),
+        coders=int(judged[pairable].any(axis=0).sum()),
+    )
 
 
-def topic_report(input: ReportInput, topic: Topic) -> dict[str, Any]:
+def topic_report(input: ReportInput, topic: Topic) -> PairsTopicReport:
     judgments = input.judgments_of(topic)
     v = votes([topic], judgments)
     matches = np.nansum(v.matrix, axis=1)
     judged = (~np.isnan(v.matrix)).sum(axis=1)
-    return {
-        **agreement(v),
-        "candidates": [
-            {"id": candidate, "matches": int(m), "judged": int(n)}
+    return PairsTopicReport(
+        **_agreement(v),
+        candidates=[
+            PairsCandidate(id=candidate, matches=int(m), judged=int(n))
             for (_, candidate), m, n in zip(v.items, matches, judged)
         ],
-    }
+    )
 
 
-def campaign_report(input: ReportInput) -> dict[str, Any]:
+def campaign_report(input: ReportInput) -> PairsCampaignReport:
     topics, judgments, runs = input.topics, input.judgments, input.runs
     v = votes(topics, judgments)
-    return {"kind": "pairs", "topics": len(topics), **agreement(v), "systems": system_scores(v, system_runs(runs))}
+    return PairsCampaignReport(**_agreement(v), topics=len(topics), systems=system_scores(v, system_runs(runs)))
 
 
-def system_scores(v: Votes, runs: Sequence[Run]) -> list[dict[str, Any]]:
+def system_scores(v: Votes, runs: Sequence[Run]) -> list[PairsSystem]:
     """Each system's pooled precision, recall and F1 under the Consensus,
     Union and Intersection truth sets (section 2.4; significance in the
     evaluation analysis)."""
@@ -176,17 +292,17 @@ def system_scores(v: Votes, runs: Sequence[Run]) -> list[dict[str, Any]]:
     sets = ("consensus", "union", "intersection")
     scored = {truth: precision_recall_f1(returned, gold_standard(v, truth)) for truth in sets}
     return [
-        {
-            "system": run.name,
+        PairsSystem(
+            system=run.name,
             **{
-                truth: {
-                    "precision": float(np.atleast_1d(scored[truth].precision)[s]),
-                    "recall": float(np.atleast_1d(scored[truth].recall)[s]),
-                    "f1": float(np.atleast_1d(scored[truth].f1)[s]),
-                }
+                truth: PRF(
+                    precision=float(np.atleast_1d(scored[truth].precision)[s]),
+                    recall=float(np.atleast_1d(scored[truth].recall)[s]),
+                    f1=float(np.atleast_1d(scored[truth].f1)[s]),
+                )
                 for truth in sets
             },
-        }
+        )
         for s, run in enumerate(runs)
     ]
 

@@ -13,6 +13,8 @@ SPEC = KindSpec(
     reports=Reports(
         topic=report.topic_report,
         campaign=report.campaign_report,
+        topic_type=report.PairsTopicReport,
+        campaign_type=report.PairsCampaignReport,
         template="pairs/report.html",
         topic_template="pairs/topic_report.html",
     ),

@@ -43,44 +43,44 @@ def judged(people):
 def test_pairwise_figures_match_sklearn_and_hand_counts(judged):
     v = votes(list(judged.topics.order_by("position")), submitted_judgments(judged))
     report = agreement(v)
-    assert [p["assessors"] for p in report["pairs"]] == [["alice", "bob"], ["alice", "carol"], ["bob", "carol"]]
-    for pair in report["pairs"]:
-        i, j = (v.assessors.index(n) for n in pair["assessors"])
+    assert [list(p.assessors) for p in report.pairs] == [["alice", "bob"], ["alice", "carol"], ["bob", "carol"]]
+    for pair in report.pairs:
+        i, j = (v.assessors.index(n) for n in pair.assessors)
         shared = ~np.isnan(v.matrix[:, i]) & ~np.isnan(v.matrix[:, j])
         x, y = v.matrix[shared, i], v.matrix[shared, j]
         a, b = int(((x == 1) & (y == 1)).sum()), int(((x == 1) & (y == 0)).sum())
         c, d = int(((x == 0) & (y == 1)).sum()), int(((x == 0) & (y == 0)).sum())
-        assert (pair["n"], pair["a"], pair["b"], pair["c"], pair["d"]) == (shared.sum(), a, b, c, d)
-        assert pair["overlap"] == pytest.approx(a / (a + b + c))
-        assert pair["positive"] == pytest.approx(2 * a / (2 * a + b + c))
-        assert pair["negative"] == pytest.approx(2 * d / (2 * d + b + c))
-        assert pair["kappa"] == pytest.approx(cohen_kappa_score(x, y), abs=1e-12)
-    assert report["pairs"][1]["n"] == 25  # carol missed one topic of five candidates
+        assert (pair.n, pair.a, pair.b, pair.c, pair.d) == (shared.sum(), a, b, c, d)
+        assert pair.overlap == pytest.approx(a / (a + b + c))
+        assert pair.positive == pytest.approx(2 * a / (2 * a + b + c))
+        assert pair.negative == pytest.approx(2 * d / (2 * d + b + c))
+        assert pair.kappa == pytest.approx(cohen_kappa_score(x, y), abs=1e-12)
+    assert report.pairs[1].n == 25  # carol missed one topic of five candidates
 
 
 def test_campaign_figures_match_the_reference_packages(judged):
     data = campaign_report(report_input(judged))
     v = votes(list(judged.topics.order_by("position")), submitted_judgments(judged))
-    assert data["alpha"]["items"] == 30
-    assert data["alpha"]["alpha"] == pytest.approx(
+    assert data.alpha.items == 30
+    assert data.alpha.alpha == pytest.approx(
         krippendorff.alpha(reliability_data=v.matrix.T, level_of_measurement="nominal"), abs=1e-12
     )
     # Fleiss over the 25 items all three rated.
     from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
     complete = v.matrix[~np.isnan(v.matrix).any(axis=1)]
-    assert (data["fleiss"]["items"], data["fleiss"]["raters"]) == (25, 3)
-    assert data["fleiss"]["kappa"] == pytest.approx(fleiss_kappa(aggregate_raters(complete)[0]), abs=1e-12)
-    rates = {a["assessor"]: a["base_rate"] for a in data["assessors"]}
+    assert (data.fleiss.items, data.fleiss.raters) == (25, 3)
+    assert data.fleiss.kappa == pytest.approx(fleiss_kappa(aggregate_raters(complete)[0]), abs=1e-12)
+    rates = {a.assessor: a.base_rate for a in data.assessors}
     assert rates["carol"] == pytest.approx(np.nanmean(v.matrix[:, v.assessors.index("carol")]))
-    matrix = data["kappa_matrix"]
-    assert matrix[0][0] == 1.0 and matrix[0][1] == matrix[1][0] == data["pairs"][0]["kappa"]
+    matrix = data.kappa_matrix
+    assert matrix[0][0] == 1.0 and matrix[0][1] == matrix[1][0] == data.pairs[0].kappa
 
 
 def test_report_with_no_judgments_is_empty_not_broken(campaign):
     data = campaign_report(ReportInput(campaign, list(campaign.topics.all()), [], []))
-    assert data["pairs"] == [] and data["items_judged"] == 0
-    assert data["fleiss"]["items"] == 0 and np.isnan(data["fleiss"]["kappa"])
+    assert data.pairs == [] and data.items_judged == 0
+    assert data.fleiss.items == 0 and np.isnan(data.fleiss.kappa)
 
 
 def test_perfect_agreement_gives_kappa_one(campaign):
@@ -90,4 +90,4 @@ def test_perfect_agreement_gives_kappa_one(campaign):
         for t, name in itertools.product(topics, ("alice", "bob"))
     ]
     data = campaign_report(ReportInput(campaign, topics, rows, []))
-    assert data["pairs"][0]["kappa"] == 1.0 and data["fleiss"]["kappa"] == 1.0
+    assert data.pairs[0].kappa == 1.0 and data.fleiss.kappa == 1.0
