@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -27,6 +27,7 @@ from annotate.models import Campaign, Run, Topic
 from concord.errors import InvalidInput
 from concord.jsonready import json_ready
 from concord.params import Int, ParamsSchema
+from concord.typed import Figure
 from kinds.spec import Export
 from scoring.csvfiles import neutralise, write_csv
 from scoring.metrics import nuggets as m
@@ -193,57 +194,144 @@ def scores(a: Arrays) -> dict[str, np.ndarray]:
     return dict(zip(models, f))
 
 
-def topic_report(input: ReportInput, topic: Topic) -> dict[str, Any]:
+# -- the reports' types (stored as JSON, read back field by field: concord/typed.py) --------
+
+
+@dataclass(frozen=True)
+class NuggetsNugget:
+    """One nugget of a question's pyramid (section 4, Table 5): its vital votes
+    from every labelling (the original one included), its pyramid weight (votes
+    over the question's most votes) and its original label (None: none given)."""
+
+    id: str
+    text: str
+    original: Literal["vital", "okay"] | None
+    votes: int
+    weight: float
+
+
+@dataclass(frozen=True)
+class NuggetsTopicReport:
+    """A question's pyramid (Table 5) and the assessors who have labelled some of its nuggets."""
+
+    pyramid: list[NuggetsNugget]
+    assessors: list[str]
+
+
+@dataclass(frozen=True)
+class NuggetsPyramid:
+    """A question's title, target and pyramid (Table 5), in the campaign report."""
+
+    title: str
+    target: str
+    nuggets: list[NuggetsNugget]
+
+
+@dataclass(frozen=True)
+class NuggetsRun:
+    """One run's mean F (beta 3, Figure 1) over the answered questions, per model:
+    ``pyramid`` (section 4), ``original`` and each complete assessor's labels
+    (None: undefined, e.g. no question with a vital nugget)."""
+
+    run: str
+    scores: dict[str, Figure]
+
+
+@dataclass(frozen=True)
+class NuggetsTTest:
+    """Two-tailed paired t-test of tau under the pyramid against tau under the
+    original labels, over the assessors (section 6; None when undefined)."""
+
+    statistic: Figure
+    pvalue: Figure
+    df: int
+
+
+@dataclass(frozen=True)
+class NuggetsStability:
+    """Tables 3 and 4 (section 6): Kendall's tau between the run rankings under
+    each assessor's labels and those under the original labels, and under the
+    pyramid; the means leave the original out."""
+
+    assessors: list[str]
+    tau_original: list[Figure]
+    tau_pyramid: list[Figure]
+    mean_tau_original: Figure
+    mean_tau_pyramid: Figure
+    t_test: NuggetsTTest
+
+
+@dataclass(frozen=True)
+class NuggetsCampaignReport:
+    """The campaign: its size, who labelled how many nuggets, every question's
+    pyramid, the runs ranked by pyramid F and the ranking's stability
+    (None: fewer than two runs, or no original labels and one complete assessor)."""
+
+    questions: int
+    nuggets: int
+    #: assessor -> nuggets labelled (the original labels left out)
+    assessors: dict[str, int]
+    scored_questions: int
+    complete_assessors: list[str]
+    has_original: bool
+    #: topic external id -> its pyramid
+    pyramids: dict[str, NuggetsPyramid]
+    runs: list[NuggetsRun]
+    stability: NuggetsStability | None
+    kind: Literal["nuggets"] = "nuggets"
+
+
+def topic_report(input: ReportInput, topic: Topic) -> NuggetsTopicReport:
     judgments, runs = input.judgments_of(topic), input.runs
     a = arrays([topic], judgments, runs)
-    return {"pyramid": _pyramid_rows(a, 0), "assessors": [x for x in a.assessors if x != "original"]}
+    return NuggetsTopicReport(pyramid=_pyramid_rows(a, 0), assessors=[x for x in a.assessors if x != "original"])
 
 
-def _pyramid_rows(a: Arrays, q: int) -> list[dict[str, Any]]:
+def _pyramid_rows(a: Arrays, q: int) -> list[NuggetsNugget]:
     weights = pyramid(a)
     topic = a.topics[q]
     offset = int(np.flatnonzero(a.question_index == q)[0]) if (a.question_index == q).any() else 0
     return [
-        {
-            "id": nugget["id"],
-            "text": nugget["text"],
-            "original": nugget.get("label"),
-            "votes": int(a.votes[offset + i]),
-            "weight": float(weights[offset + i]),
-        }
+        NuggetsNugget(
+            id=nugget["id"],
+            text=nugget["text"],
+            original=nugget.get("label"),
+            votes=int(a.votes[offset + i]),
+            weight=float(weights[offset + i]),
+        )
         for i, nugget in enumerate(topic.data["nuggets"])
     ]
 
 
-def campaign_report(input: ReportInput) -> dict[str, Any]:
+def campaign_report(input: ReportInput) -> NuggetsCampaignReport:
     topics, judgments, runs = input.topics, input.judgments, input.runs
     a = arrays(topics, judgments, runs)
     answered = a.answered()
     question_scores = scores(answered)
     run_means = {model: m.run_scores(f) for model, f in question_scores.items()}
-    ranking = []
-    for r, run in enumerate(a.runs):
-        ranking.append({"run": run, "scores": {model: float(means[r]) for model, means in run_means.items()}})
-    ranking.sort(key=lambda row: (-np.nan_to_num(row["scores"].get("pyramid", np.nan), nan=-np.inf), row["run"]))
+    ranking = [
+        NuggetsRun(run=run, scores={model: float(means[r]) for model, means in run_means.items()})
+        for r, run in enumerate(a.runs)
+    ]
+    ranking.sort(key=lambda row: (-np.nan_to_num(row.scores.get("pyramid", np.nan), nan=-np.inf), row.run))
     labelled = {x: int((~np.isnan(row)).sum()) for x, row in zip(a.assessors, a.labels) if x != "original"}
-    return {
-        "kind": "nuggets",
-        "questions": len(a.topics),
-        "nuggets": len(a.nugget_ids),
-        "assessors": labelled,
-        "scored_questions": len(answered.topics),
-        "complete_assessors": [x for x, c in zip(answered.assessors, answered.complete) if c and x != "original"],
-        "has_original": bool(a.assessors) and a.assessors[0] == "original",
-        "pyramids": {
-            t.external_id: {"title": t.title, "target": t.data["target"], "nuggets": _pyramid_rows(a, q)}
+    return NuggetsCampaignReport(
+        questions=len(a.topics),
+        nuggets=len(a.nugget_ids),
+        assessors=labelled,
+        scored_questions=len(answered.topics),
+        complete_assessors=[x for x, c in zip(answered.assessors, answered.complete) if c and x != "original"],
+        has_original=bool(a.assessors) and a.assessors[0] == "original",
+        pyramids={
+            t.external_id: NuggetsPyramid(title=t.title, target=t.data["target"], nuggets=_pyramid_rows(a, q))
             for q, t in enumerate(a.topics)
         },
-        "runs": ranking,
-        "stability": stability(answered) if len(a.runs) >= 2 else None,
-    }
+        runs=ranking,
+        stability=stability(answered) if len(a.runs) >= 2 else None,
+    )
 
 
-def stability(a: Arrays) -> dict[str, Any] | None:
+def stability(a: Arrays) -> NuggetsStability | None:
     """Tables 3 and 4 over the original labels and the complete assessors."""
     usable = [i for i, c in enumerate(a.complete) if c]
     if len(a.runs) < 2 or len(usable) < 2 or a.assessors[0] != "original" or usable[0] != 0:
@@ -258,14 +346,14 @@ def stability(a: Arrays) -> dict[str, Any] | None:
         beta=BETA,
     )
     names = [a.assessors[i] for i in usable]
-    return {
-        "assessors": names,
-        "tau_original": agreement.tau_original.tolist(),
-        "tau_pyramid": agreement.tau_pyramid.tolist(),
-        "mean_tau_original": agreement.mean_tau_original,
-        "mean_tau_pyramid": agreement.mean_tau_pyramid,
-        "t_test": agreement.t_test._asdict(),
-    }
+    return NuggetsStability(
+        assessors=names,
+        tau_original=agreement.tau_original.tolist(),
+        tau_pyramid=agreement.tau_pyramid.tolist(),
+        mean_tau_original=agreement.mean_tau_original,
+        mean_tau_pyramid=agreement.mean_tau_pyramid,
+        t_test=NuggetsTTest(**agreement.t_test._asdict()),
+    )
 
 
 # -- analyses ----------------------------------------------------------------------------
@@ -348,7 +436,7 @@ def export(
     runs = list(campaign.runs.all())
     a = arrays(topics, judgments, runs)
     if truth == "answer-key":
-        rows = [{"topic": t.external_id, **row} for q, t in enumerate(a.topics) for row in _pyramid_rows(a, q)]
+        rows = [{"topic": t.external_id, **asdict(row)} for q, t in enumerate(a.topics) for row in _pyramid_rows(a, q)]
         if format == "json":
             return json.dumps(rows, indent=1)
         if format == "tsv":

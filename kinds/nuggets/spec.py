@@ -13,6 +13,8 @@ SPEC = KindSpec(
     reports=Reports(
         topic=report.topic_report,
         campaign=report.campaign_report,
+        topic_type=report.NuggetsTopicReport,
+        campaign_type=report.NuggetsCampaignReport,
         template="nuggets/report.html",
         topic_template="nuggets/topic_report.html",
     ),

@@ -71,9 +71,9 @@ def test_clustering_demo_judges_generalise_split_and_leave_out():
 def test_nuggets_demo_pyramid_agrees_with_assessors_better_than_the_original():
     call_command("seed_demo")
     campaign = Campaign.objects.get(kind="nuggets", params__demo=True)
-    stability = campaign_report(campaign).data["stability"]
-    assert stability["assessors"][0] == "original" and len(stability["assessors"]) == 5
-    assert stability["mean_tau_pyramid"] > stability["mean_tau_original"]
+    stability = campaign_report(campaign).data.stability
+    assert stability.assessors[0] == "original" and len(stability.assessors) == 5
+    assert stability.mean_tau_pyramid > stability.mean_tau_original
     assert Assignment.objects.filter(topic__campaign=campaign, assessor__username="alice").count() == 2
 
 

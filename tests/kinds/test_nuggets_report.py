@@ -10,11 +10,13 @@ from django.core.management import call_command
 
 from annotate import services
 from annotate.models import Run, Topic
-from kinds.nuggets.report import arrays, full_analysis, scores
+from concord import typed
+from kinds.nuggets import report as nuggets_report
+from kinds.nuggets.report import NuggetsCampaignReport, NuggetsTopicReport, arrays, full_analysis, scores
 from scoring import services as scoring_services
 from scoring.metrics import nuggets as m
 from scoring.models import Job
-from scoring.selectors import campaign_report, submitted_judgments, topic_report
+from scoring.selectors import ReportInput, campaign_report, report_input, submitted_judgments, topic_report
 
 pytestmark = pytest.mark.django_db
 
@@ -74,16 +76,16 @@ def labelled(people):
 
 def test_pyramid_votes_and_weights_table5(labelled):
     topic = labelled.topics.get(external_id="q1")
-    rows = topic_report(topic).data["pyramid"]
+    rows = topic_report(topic).data.pyramid
     # votes: original + alice + bob saying vital
-    assert [r["votes"] for r in rows] == [3, 2, 1, 0]
-    assert [r["weight"] for r in rows] == pytest.approx([1, 2 / 3, 1 / 3, 0])
-    assert [r["original"] for r in rows] == ORIGINAL["q1"]
+    assert [r.votes for r in rows] == [3, 2, 1, 0]
+    assert [r.weight for r in rows] == pytest.approx([1, 2 / 3, 1 / 3, 0])
+    assert [r.original for r in rows] == ORIGINAL["q1"]
 
 
 def test_run_scores_equal_the_scalar_formulas(labelled):
     data = campaign_report(labelled).data
-    by_run = {row["run"]: row["scores"] for row in data["runs"]}
+    by_run = {row.run: row.scores for row in data.runs}
     for run, questions in RUNS.items():
         for model in ("original", "alice", "bob", "pyramid"):
             expected = []
@@ -111,7 +113,7 @@ def test_run_scores_equal_the_scalar_formulas(labelled):
                         ).f
                     )
             assert by_run[run][model] == pytest.approx(np.mean(expected), abs=1e-12), (run, model)
-    assert [row["run"] for row in data["runs"]] == ["good", "verbose", "weak"]
+    assert [row.run for row in data.runs] == ["good", "verbose", "weak"]
 
 
 def test_stability_tables_3_and_4_match_the_metric(labelled):
@@ -124,9 +126,64 @@ def test_stability_tables_3_and_4_match_the_metric(labelled):
     expected = m.assessor_agreement(
         a.labels.astype(bool), a.matches, a.lengths, question_index=a.question_index, original=0
     )
-    assert data["stability"]["assessors"] == ["original", "alice", "bob"]
-    assert data["stability"]["tau_pyramid"] == pytest.approx(expected.tau_pyramid.tolist())
-    assert data["stability"]["mean_tau_original"] == pytest.approx(expected.mean_tau_original)
+    assert data.stability.assessors == ["original", "alice", "bob"]
+    assert data.stability.tau_pyramid == pytest.approx(expected.tau_pyramid.tolist())
+    assert data.stability.mean_tau_original == pytest.approx(expected.mean_tau_original)
+
+
+def test_reports_round_trip_through_their_types_and_refuse_an_outdated_shape(labelled, people):
+    unlabelled = services.create_campaign(creator=people["organiser"], kind="nuggets", name="U", overlap=1)
+    services.import_topics(
+        campaign=unlabelled,
+        topics=[{"external_id": "q", "data": {"target": "T", "nuggets": [{"id": "n", "text": "x"}]}}],
+    )
+    full = report_input(labelled)
+    inputs = [full, ReportInput(labelled, full.topics, [], full.runs), report_input(unlabelled)]
+    for given in inputs:
+        campaign = nuggets_report.campaign_report(given)
+        assert isinstance(campaign, NuggetsCampaignReport)
+        stored = typed.dump(campaign)
+        assert typed.dump(typed.load(NuggetsCampaignReport, stored)) == stored
+        for topic in given.topics:
+            stored = typed.dump(nuggets_report.topic_report(given, topic))
+            assert typed.dump(typed.load(NuggetsTopicReport, stored)) == stored
+    # stability present and absent, original labels present and absent: every optional field was exercised
+    assert nuggets_report.campaign_report(inputs[0]).stability is not None
+    assert nuggets_report.campaign_report(inputs[1]).stability is None
+    assert nuggets_report.topic_report(inputs[2], inputs[2].topics[0]).pyramid[0].original is None
+    # What is stored keeps today's shape, the kind last.
+    stored = typed.dump(nuggets_report.campaign_report(full))
+    assert list(stored) == [
+        "questions",
+        "nuggets",
+        "assessors",
+        "scored_questions",
+        "complete_assessors",
+        "has_original",
+        "pyramids",
+        "runs",
+        "stability",
+        "kind",
+    ]
+    assert stored["kind"] == "nuggets" and stored["stability"]["t_test"]["df"] == 1
+    assert list(stored["pyramids"]["q1"]["nuggets"][0]) == ["id", "text", "original", "votes", "weight"]
+    del stored["pyramids"]["q1"]["nuggets"][0]["weight"]
+    with pytest.raises(typed.Outdated):
+        typed.load(NuggetsCampaignReport, stored)
+    with pytest.raises(typed.Outdated):
+        typed.load(NuggetsTopicReport, {"pyramid": []})
+
+
+def test_report_pages_render_the_typed_reports(labelled, client, people):
+    client.force_login(people["organiser"])
+    fragment = client.get(f"/campaigns/{labelled.pk}/report/").content.decode()
+    assert 'id="runs-table"' in fragment and 'id="stability-table"' in fragment
+    assert "<th>pyramid</th>" in fragment and "<td>good</td>" in fragment and "(df 1)" in fragment
+    assert 'data-topic="q1"' in fragment and 'data-topic="q2"' in fragment
+    assert '<td class="votes">3</td><td class="weight">1.000</td><td>vital</td>' in fragment
+    page = client.get(f"/campaigns/{labelled.pk}/topics/q1/report/").content.decode()
+    assert "judgments by alice, bob" in page and 'id="topic-pyramid"' in page
+    assert '<td class="weight">0.667</td>' in page
 
 
 def test_matches_can_come_from_judgments_by_majority(people):
