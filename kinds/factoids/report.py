@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from itertools import combinations
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -24,6 +24,7 @@ from annotate.models import Campaign, Topic
 from concord.errors import InvalidInput
 from concord.jsonready import json_ready
 from concord.params import Bool, Int, ParamsSchema, Str
+from concord.typed import Figure
 from kinds.spec import Export
 from scoring.csvfiles import write_csv
 from scoring.metrics import factoids as m
@@ -35,6 +36,119 @@ EXPORT_HELP = (
     "annotations: every annotator's inventory and marks (Phase 2, the current ones). relations: the confirmed "
     "relations between annotators' inventories. wfs: every summary's weighted factoid score."
 )
+
+
+# -- the reports' types (stored as JSON, read back field by field: concord/typed.py) --------
+
+
+@dataclass(frozen=True)
+class FactoidsKappa:
+    """Kappa over two-category items (section 3.1, Figure 1): ``(P(A) - P(E)) / (1 - P(E))``,
+    P(A) ``observed``, P(E) ``expected``, over ``n_items`` items (undefined figures: None)."""
+
+    kappa: Figure
+    observed: Figure
+    expected: Figure
+    n_items: int
+
+
+@dataclass(frozen=True)
+class FactoidsPair:
+    """Two annotators in one phase: the relations between their inventories (confirmed by the
+    organiser, else suggested from shared sentence assignments), factoid definition kappa
+    (section 3.2) and factoid annotation kappa on the factoids the relations call identical
+    (section 3.1; None without identities)."""
+
+    annotators: tuple[str, str]
+    relations: Literal["confirmed", "suggested"]
+    identities: int
+    subsumptions: int
+    definition: FactoidsKappa
+    annotation: FactoidsKappa | None
+
+
+@dataclass(frozen=True)
+class FactoidsPhaseAgreement:
+    """Every annotator pair's agreement in one phase (Phase 1 independent, Phase 2 after
+    the discrepancies were shown; section 3.1)."""
+
+    pairs: list[FactoidsPair]
+
+
+@dataclass(frozen=True)
+class FactoidsAnnotator:
+    """One annotator's current inventory: how many factoids, how many sentences marked."""
+
+    factoids: int
+    marked_sentences: int
+
+
+@dataclass(frozen=True)
+class FactoidsSummaryScore:
+    """One summary's weighted factoid score under the consensus (section 5); ``source`` is its
+    author (a model summary) or run (a machine summary)."""
+
+    id: str
+    source: str
+    model: bool
+    wfs: float
+
+
+@dataclass(frozen=True)
+class FactoidsScores:
+    """Weighted factoid scores (section 5): every summary's score and every consensus
+    factoid's weight (the model summaries containing it), factoid id -> weight."""
+
+    summaries: list[FactoidsSummaryScore]
+    weights: dict[str, int]
+
+
+@dataclass(frozen=True)
+class FactoidsTopicReport:
+    """A topic: the campaign's phase, each annotator's inventory, agreement per phase
+    (``"1"``, ``"2"``) and the scores (None until the consensus inventory exists)."""
+
+    phase: int
+    annotators: dict[str, FactoidsAnnotator]
+    agreement: dict[str, FactoidsPhaseAgreement]
+    scores: FactoidsScores | None
+
+
+@dataclass(frozen=True)
+class FactoidsCampaignPair:
+    """A :class:`FactoidsPair` of one topic and phase, as a row of the campaign's table
+    (van Halteren & Teufel, Figures 1 and 3)."""
+
+    topic: str
+    title: str
+    phase: int
+    annotators: tuple[str, str]
+    relations: Literal["confirmed", "suggested"]
+    identities: int
+    subsumptions: int
+    definition: FactoidsKappa
+    annotation: FactoidsKappa | None
+
+
+@dataclass(frozen=True)
+class FactoidsCampaignReport:
+    """The campaign: its phase, every topic's annotator pairs and how many topics have a
+    consensus inventory (and so scores)."""
+
+    phase: int
+    topics: int
+    pairs: list[FactoidsCampaignPair]
+    scored_topics: int
+    kind: Literal["factoids"] = "factoids"
+
+
+def _kappa(figures: m.FactoidKappa) -> FactoidsKappa:
+    return FactoidsKappa(
+        kappa=float(figures.kappa),
+        observed=float(figures.observed),
+        expected=float(figures.expected),
+        n_items=int(figures.n_items),
+    )
 
 
 def summaries_of(topic: Topic) -> list[dict[str, Any]]:
@@ -57,7 +171,7 @@ def relations_of(
     return [{"first": list(r.first), "second": list(r.second)} for r in suggested], "suggested"
 
 
-def agreement(topic: Topic, payloads: dict[str, dict], confirmed: dict | None = None) -> dict[str, Any]:
+def agreement(topic: Topic, payloads: dict[str, dict], confirmed: dict | None = None) -> FactoidsPhaseAgreement:
     """Definition and annotation kappa of every annotator pair for one phase
     (``confirmed``: the topic's relations curation, if any)."""
     summaries = summaries_of(topic)
@@ -75,16 +189,16 @@ def agreement(topic: Topic, payloads: dict[str, dict], confirmed: dict | None = 
             else None
         )
         rows.append(
-            {
-                "annotators": [first, second],
-                "relations": source,
-                "identities": len(identities),
-                "subsumptions": len(relations) - len(identities),
-                "definition": asdict(definition),
-                "annotation": asdict(annotation) if annotation else None,
-            }
+            FactoidsPair(
+                annotators=(first, second),
+                relations=source,
+                identities=len(identities),
+                subsumptions=len(relations) - len(identities),
+                definition=_kappa(definition),
+                annotation=_kappa(annotation) if annotation else None,
+            )
         )
-    return {"pairs": rows}
+    return FactoidsPhaseAgreement(pairs=rows)
 
 
 def _one_to_one(identities: list[dict]) -> list[dict]:
@@ -108,23 +222,25 @@ def _only(payload: dict, keep: dict[str, str]) -> dict:
     }
 
 
-def scores(topic: Topic, consensus: dict | None) -> dict[str, Any] | None:
+def scores(topic: Topic, consensus: dict | None) -> FactoidsScores | None:
     """Weighted factoid scores of every summary under the consensus (section 5)."""
     if consensus is None or not consensus.get("factoids"):
         return None
     table = m.factoid_table(consensus, summaries_of(topic))
     wfs = m.weighted_factoid_scores(table.by_summary, table.model)
     weights = table.by_summary[table.model].sum(axis=0)
-    return {
-        "summaries": [
-            {"id": s["id"], "source": s.get("author") or s.get("run"), "model": "author" in s, "wfs": float(score)}
+    return FactoidsScores(
+        summaries=[
+            FactoidsSummaryScore(
+                id=s["id"], source=s.get("author") or s.get("run"), model="author" in s, wfs=float(score)
+            )
             for s, score in zip(topic.data["summaries"], wfs)
         ],
-        "weights": {f: int(w) for f, w in zip(table.factoids, weights)},
-    }
+        weights={f: int(w) for f, w in zip(table.factoids, weights)},
+    )
 
 
-def topic_report(input: ReportInput, topic: Topic) -> dict[str, Any]:
+def topic_report(input: ReportInput, topic: Topic) -> FactoidsTopicReport:
     judgments = input.judgments_of(topic)
     campaign = topic.campaign
     phases = {}
@@ -132,17 +248,18 @@ def topic_report(input: ReportInput, topic: Topic) -> dict[str, Any]:
         payloads = {a: p for (t, a), p in input.phase_payloads(phase).items() if t == topic.pk}
         phases[str(phase)] = agreement(topic, payloads, input.curation(topic, "relations"))
     current = {row.assessor: row.payload for row in judgments}
-    return {
-        "phase": campaign.params.get("phase", 1),
-        "annotators": {
-            a: {"factoids": len(p["factoids"]), "marked_sentences": len(p["marks"])} for a, p in sorted(current.items())
+    return FactoidsTopicReport(
+        phase=campaign.params.get("phase", 1),
+        annotators={
+            a: FactoidsAnnotator(factoids=len(p["factoids"]), marked_sentences=len(p["marks"]))
+            for a, p in sorted(current.items())
         },
-        "agreement": phases,
-        "scores": scores(topic, input.curation(topic, "consensus")),
-    }
+        agreement=phases,
+        scores=scores(topic, input.curation(topic, "consensus")),
+    )
 
 
-def campaign_report(input: ReportInput) -> dict[str, Any]:
+def campaign_report(input: ReportInput) -> FactoidsCampaignReport:
     campaign, topics, judgments = input.campaign, input.topics, input.judgments
     by_topic: dict[int, list[JudgmentRow]] = {}
     for row in judgments:
@@ -150,16 +267,17 @@ def campaign_report(input: ReportInput) -> dict[str, Any]:
     rows = []
     for topic in topics:
         report = topic_report(input, topic)
-        for phase, result in report["agreement"].items():
-            for pair in result["pairs"]:
-                rows.append({"topic": topic.external_id, "title": topic.title, "phase": int(phase), **pair})
-    return {
-        "kind": "factoids",
-        "phase": campaign.params.get("phase", 1),
-        "topics": len(topics),
-        "pairs": rows,
-        "scored_topics": sum(1 for t in topics if input.curation(t, "consensus") is not None),
-    }
+        for phase, result in report.agreement.items():
+            for pair in result.pairs:
+                rows.append(
+                    FactoidsCampaignPair(topic=topic.external_id, title=topic.title, phase=int(phase), **vars(pair))
+                )
+    return FactoidsCampaignReport(
+        phase=campaign.params.get("phase", 1),
+        topics=len(topics),
+        pairs=rows,
+        scored_topics=sum(1 for t in topics if input.curation(t, "consensus") is not None),
+    )
 
 
 def judge_context(campaign: Campaign, topic: Topic, user) -> dict[str, Any]:
@@ -338,7 +456,7 @@ def export(
                         "topic": topic.external_id,
                         "factoid": factoid["id"],
                         "text": factoid["text"],
-                        "weight": result["weights"][factoid["id"]],
+                        "weight": result.weights[factoid["id"]],
                         "sentences": marked,
                     }
                 )
@@ -405,11 +523,8 @@ def export(
             ),
         )
     consensus = {t.pk: curation(t, "consensus") for t in topics}
-    rows = [
-        {"topic": t.external_id, **s}
-        for t in topics
-        for s in ((scores(t, consensus[t.pk].data if consensus[t.pk] else None) or {}).get("summaries") or [])
-    ]
+    scored = {t.pk: scores(t, consensus[t.pk].data if consensus[t.pk] else None) for t in topics}
+    rows = [{"topic": t.external_id, **asdict(s)} for t in topics if scored[t.pk] for s in scored[t.pk].summaries]
     if format == "json":
         return json.dumps(rows, indent=1)
     return write_csv(

@@ -13,6 +13,8 @@ SPEC = KindSpec(
     reports=Reports(
         topic=report.topic_report,
         campaign=report.campaign_report,
+        topic_type=report.FactoidsTopicReport,
+        campaign_type=report.FactoidsCampaignReport,
         template="factoids/report.html",
         topic_template="factoids/topic_report.html",
     ),

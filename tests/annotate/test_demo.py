@@ -97,9 +97,9 @@ def test_factoids_demo_relations_and_agreement():
     from scoring.selectors import topic_report
 
     data = topic_report(campaign.topics.get(external_id="tram")).data
-    pair = data["agreement"]["1"]["pairs"][0]
-    assert pair["subsumptions"] == 3  # the coarse annotator's three two-fact factoids
-    assert 0.5 < pair["definition"]["kappa"] < 0.95 and 0.8 < pair["annotation"]["kappa"] < 1.0
-    scores = data["scores"]["summaries"]
-    assert len(scores) == 26 and sum(not s["model"] for s in scores) == 6
+    pair = data.agreement["1"].pairs[0]
+    assert pair.subsumptions == 3  # the coarse annotator's three two-fact factoids
+    assert 0.5 < pair.definition.kappa < 0.95 and 0.8 < pair.annotation.kappa < 1.0
+    scores = data.scores.summaries
+    assert len(scores) == 26 and sum(not s.model for s in scores) == 6
     assert Assignment.objects.filter(topic__campaign=campaign, assessor__username="alice").count() == 1

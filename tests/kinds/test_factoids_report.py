@@ -9,12 +9,15 @@ import pytest
 from annotate import services
 from annotate.models import Curation, CurationRevision, Judgment
 from concord.errors import InvalidInput
+from concord.typed import Outdated, dump, load
+from kinds.factoids import demo
+from kinds.factoids import report as factoid_report
 from kinds.factoids import services as factoid_services
-from kinds.factoids.report import judge_context, summaries_of
+from kinds.factoids.report import FactoidsCampaignReport, FactoidsTopicReport, judge_context, summaries_of
 from scoring import services as scoring_services
 from scoring.metrics import factoids as m
 from scoring.models import Job
-from scoring.selectors import phase_payloads, topic_report
+from scoring.selectors import phase_payloads, report_input, topic_report
 
 pytestmark = pytest.mark.django_db
 
@@ -50,11 +53,11 @@ def annotated(people):
 
 def test_the_worked_example_through_the_application(annotated):
     campaign, topic = annotated
-    pair = topic_report(topic).data["agreement"]["1"]["pairs"][0]
-    assert (pair["identities"], pair["subsumptions"], pair["relations"]) == (0, 1, "suggested")
+    pair = topic_report(topic).data.agreement["1"].pairs[0]
+    assert (pair.identities, pair.subsumptions, pair.relations) == (0, 1, "suggested")
     expected = m.definition_kappa([{"first": ["P30"], "second": ["F9.21", "F9.22"]}], ALICE, BOB, summaries_of(topic))
-    assert pair["definition"]["n_items"] == 10
-    assert pair["definition"]["kappa"] == pytest.approx(expected.kappa)
+    assert pair.definition.n_items == 10
+    assert pair.definition.kappa == pytest.approx(expected.kappa)
 
 
 def test_phase_one_is_kept_when_phase_two_corrects(annotated, people):
@@ -113,7 +116,7 @@ def test_relations_are_validated_versioned_and_kept(annotated, people, django_ca
             topic=topic, name="relations", data={"pairs": {"alice|bob": []}}, version=0, user=people["organiser"]
         )
     assert Curation.objects.get(name="relations").version == 1 and CurationRevision.objects.count() == 1
-    assert topic_report(topic).data["agreement"]["1"]["pairs"][0]["relations"] == "confirmed"
+    assert topic_report(topic).data.agreement["1"].pairs[0].relations == "confirmed"
 
 
 def test_consensus_scores_summaries_and_exports(annotated, people, api, django_capture_on_commit_callbacks):
@@ -128,7 +131,7 @@ def test_consensus_scores_summaries_and_exports(annotated, people, api, django_c
         response = client.put(url, {"payload": consensus, "status": "draft", "version": 0}, format="json")
     assert response.status_code == 200 and response.json()["version"] == 1
     assert api(people["alice"]).put(url, {"data": consensus, "version": 1}, format="json").status_code == 403
-    scores = {s["id"]: s["wfs"] for s in topic_report(topic).data["scores"]["summaries"]}
+    scores = {s.id: s.wfs for s in topic_report(topic).data.scores.summaries}
     # weights: C1 in a and e (2), C2 in c and e (2): a 2, b 0, c 2, d 0, e 4
     assert scores == {"a": 2.0, "b": 0.0, "c": 2.0, "d": 0.0, "e": 4.0}
     admin = api(people["admin"])
@@ -230,3 +233,27 @@ def test_position_adjusted_stability(annotated, people, django_capture_on_commit
         )
     job = Job.objects.get(pk=job.pk)
     assert job.status == "done" and job.result["position_adjusted"] is True
+
+
+def test_demo_reports_round_trip_and_an_old_shape_is_outdated(people, make_user):
+    simulated = [make_user(f"sim-{name}") for name in ("ann", "ben")]
+    campaign = demo.build(people["organiser"], simulated, [people["alice"]])
+    factoid_services.start_phase_two(campaign=campaign)
+    campaign.refresh_from_db()
+    given = report_input(campaign)
+    tram, mine = given.topics  # judged, with a consensus; and the people's own, judged by nobody yet
+    full, empty = (factoid_report.topic_report(given, t) for t in (tram, mine))
+    assert set(full.agreement) == {"1", "2"} and full.scores is not None and full.agreement["1"].pairs[0].annotation
+    assert empty.annotators == {} and empty.scores is None
+    for value in (full, empty):
+        assert dump(load(FactoidsTopicReport, dump(value))) == dump(value)
+    report = factoid_report.campaign_report(given)
+    stored = dump(report)
+    assert list(stored) == ["phase", "topics", "pairs", "scored_topics", "kind"] and stored["kind"] == "factoids"
+    assert dump(load(FactoidsCampaignReport, stored)) == stored
+    old = dump(full)
+    del old["agreement"]["1"]["pairs"][0]["definition"]
+    with pytest.raises(Outdated):
+        load(FactoidsTopicReport, old)
+    with pytest.raises(Outdated):
+        load(FactoidsCampaignReport, {key: value for key, value in stored.items() if key != "scored_topics"})
