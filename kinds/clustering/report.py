@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from itertools import combinations
 from math import ceil
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from scipy.sparse import coo_array
@@ -24,6 +25,7 @@ from scipy.sparse.csgraph import connected_components
 from annotate.models import Campaign, Topic
 from concord.errors import InvalidInput
 from concord.params import Choice, Int, ParamsSchema, Str
+from concord.typed import Figure
 from kinds.clustering.data import rule_violations
 from kinds.spec import Export
 from scoring.csvfiles import write_csv
@@ -42,6 +44,147 @@ EXPORT_HELP = (
 BASELINE_DRAWS = 100
 
 
+# -- the reports' types (stored as JSON, read back field by field: concord/typed.py) --------
+
+
+@dataclass(frozen=True)
+class ClusteringMeasures:
+    """Every measure between two clusterings under one completion of section 6
+    (``scoring.metrics.clustering.MEASURES``, in its order), then V_0.5 and NVI
+    (section 7, Table 3). Entropies and mutual information in nats, VI in bits."""
+
+    homogeneity: Figure
+    completeness: Figure
+    v_measure: Figure
+    v_beta: Figure
+    class_entropy: Figure
+    cluster_entropy: Figure
+    mutual_information: Figure
+    nmi_arithmetic: Figure
+    nmi_geometric: Figure
+    nmi_min: Figure
+    nmi_max: Figure
+    variation_of_information: Figure
+    normalized_variation_of_information: Figure
+    rand_index: Figure
+    adjusted_rand_index: Figure
+    purity: Figure
+    entropy: Figure
+    pair_precision: Figure
+    pair_recall: Figure
+    pair_f: Figure
+    v_half: Figure
+    nvi: Figure
+
+
+@dataclass(frozen=True)
+class ClusteringFigures:
+    """The measures of Table 3 under one completion: V_beta, V_0.5 and NVI."""
+
+    v_beta: Figure
+    v_half: Figure
+    nvi: Figure
+
+
+@dataclass(frozen=True)
+class ClusteringTable3:
+    """Table 3's figures with the irrelevant sentences as singletons and as one
+    bucket cluster (section 6): a pair of clusterings, or the random baseline."""
+
+    singleton: ClusteringFigures
+    bucket: ClusteringFigures
+
+
+@dataclass(frozen=True)
+class ClusteringProfile:
+    """One judge's clustering of a topic (Table 2): sentences used, irrelevant
+    sentences, clusters, sentences per cluster (undefined without clusters)."""
+
+    sentences: int
+    irrelevant: int
+    clusters: int
+    per_cluster: Figure
+
+
+@dataclass(frozen=True)
+class ClusteringRuleProblem:
+    """A cluster that breaks a guideline rule (3: two or more documents; 4: two
+    or more sentences); ``cluster`` is its index in the judgment."""
+
+    cluster: int
+    rule: int
+    message: str
+
+
+@dataclass(frozen=True)
+class ClusteringEdits:
+    """What it takes to turn one judge's clusters into another's (section 7):
+    see :func:`edit_summary`."""
+
+    identical: int
+    delete: list[str]
+    add: list[str]
+    split: int
+    merge: int
+    move: int
+
+
+@dataclass(frozen=True)
+class ClusteringPair:
+    """Two judges of one topic: every measure under both completions (section 6,
+    Table 3) and the edits from the first's clusters to the second's (section 7)."""
+
+    judges: tuple[str, str]
+    singleton: ClusteringMeasures
+    bucket: ClusteringMeasures
+    edits: ClusteringEdits
+
+    @property
+    def completions(self) -> list[tuple[str, ClusteringMeasures]]:
+        """(completion, its measures), in the order of ``METHODS``."""
+        return [("singleton", self.singleton), ("bucket", self.bucket)]
+
+
+@dataclass(frozen=True)
+class ClusteringTopicReport:
+    """One topic: the judges' profiles (Table 2) and rule problems, every pair of
+    judges and the random baseline (Table 3), the consensus clusters, and each
+    run's Table 3 figures against every judge and the consensus (``runs``: run
+    name -> judge name or "consensus" -> figures)."""
+
+    judges: list[str]
+    profiles: dict[str, ClusteringProfile]
+    rule_problems: dict[str, list[ClusteringRuleProblem]]
+    pairs: list[ClusteringPair]
+    baseline: ClusteringTable3 | None
+    consensus: list[list[str]]
+    runs: dict[str, dict[str, ClusteringTable3]]
+
+
+@dataclass(frozen=True)
+class ClusteringCampaignPair:
+    """One row of Table 3: two judges of one topic."""
+
+    topic: str
+    title: str
+    judges: tuple[str, str]
+    singleton: ClusteringFigures
+    bucket: ClusteringFigures
+
+
+@dataclass(frozen=True)
+class ClusteringCampaignReport:
+    """Table 3 over the campaign: every pair of judges of every topic, and the
+    random baseline pooled over the topics with two or more judges (None
+    before there is one)."""
+
+    topics: int
+    judged_topics: int
+    pairs: list[ClusteringCampaignPair]
+    baseline: ClusteringTable3 | None
+    kind: Literal["clustering"] = "clustering"
+
+
 def sentence_ids(topic: Topic) -> list[str]:
     return [s["id"] for s in topic.data["sentences"]]
 
@@ -52,34 +195,34 @@ def clusterings_of(judgments: Sequence[JudgmentRow]) -> dict[str, list[list[str]
 
 def compare(
     true_clusters: list[list[str]], pred_clusters: list[list[str]], items: list[str]
-) -> dict[str, dict[str, float]]:
-    """Every measure between two clusterings, with both completions of section 6."""
+) -> dict[str, ClusteringMeasures]:
+    """Every measure between two clusterings, with both completions of section 6 (keyed by ``METHODS``)."""
     result = {}
     for method in METHODS:
         labels_true = m.complete_with_irrelevant(true_clusters, items, method=method)
         labels_pred = m.complete_with_irrelevant(pred_clusters, items, method=method)
         scores = m.clustering_scores(labels_true, labels_pred)
         half = m.clustering_scores(labels_true, labels_pred, beta=0.5)
-        result[method] = {
-            **{name: getattr(scores, name) for name in m.MEASURES},
-            "v_half": half.v_measure,
-            "nvi": scores.normalized_variation_of_information,
-        }
+        result[method] = ClusteringMeasures(
+            **{name: float(getattr(scores, name)) for name in m.MEASURES},
+            v_half=float(half.v_measure),
+            nvi=float(scores.normalized_variation_of_information),
+        )
     return result
 
 
-def profile(clusters: list[list[str]], items: list[str]) -> dict[str, Any]:
+def profile(clusters: list[list[str]], items: list[str]) -> ClusteringProfile:
     """Table 2: sentences used, clusters, sentences per cluster."""
     used = sum(len(c) for c in clusters)
-    return {
-        "sentences": used,
-        "irrelevant": len(items) - used,
-        "clusters": len(clusters),
-        "per_cluster": used / len(clusters) if clusters else float("nan"),
-    }
+    return ClusteringProfile(
+        sentences=used,
+        irrelevant=len(items) - used,
+        clusters=len(clusters),
+        per_cluster=used / len(clusters) if clusters else float("nan"),
+    )
 
 
-def edit_summary(source: list[list[str]], target: list[list[str]]) -> dict[str, Any]:
+def edit_summary(source: list[list[str]], target: list[list[str]]) -> ClusteringEdits:
     """What it takes to turn ``source``'s clusters into ``target``'s (section 7).
 
     ``identical``: clusters equal in both. ``delete``/``add``: sentences
@@ -109,17 +252,17 @@ def edit_summary(source: list[list[str]], target: list[list[str]]) -> dict[str, 
         if len(homes) == 1 and origin.get(next(iter(homes))) != i:
             merged.add(i)
     moved = sum(1 for s in shared if source_of[s] not in merged and origin.get(target_of[s]) != source_of[s])
-    return {
-        "identical": len({frozenset(c) for c in source} & {frozenset(c) for c in target}),
-        "delete": sorted(source_of.keys() - target_of.keys()),
-        "add": sorted(target_of.keys() - source_of.keys()),
-        "split": splits,
-        "merge": len(merged),
-        "move": moved,
-    }
+    return ClusteringEdits(
+        identical=len({frozenset(c) for c in source} & {frozenset(c) for c in target}),
+        delete=sorted(source_of.keys() - target_of.keys()),
+        add=sorted(target_of.keys() - source_of.keys()),
+        split=splits,
+        merge=len(merged),
+        move=moved,
+    )
 
 
-def baseline(clusterings: dict[str, list[list[str]]], items: list[str]) -> dict[str, dict[str, float]]:
+def baseline(clusterings: dict[str, list[list[str]]], items: list[str]) -> ClusteringTable3:
     """Table 3's base row: random clusterings shaped like each judge's, against every judge, pooled."""
     judges = list(clusterings.values())
     result = {}
@@ -129,14 +272,12 @@ def baseline(clusterings: dict[str, list[list[str]]], items: list[str]) -> dict[
             for index, clusters in enumerate(judges)
             if clusters
         ]
-        result[method] = {
-            "v_beta": float(np.mean([r.mean["v_beta"] for r in runs])) if runs else float("nan"),
-            "v_half": float(np.mean([r.mean["v_measure"] for r in runs])) if runs else float("nan"),
-            "nvi": float(np.mean([r.mean["normalized_variation_of_information"] for r in runs]))
-            if runs
-            else float("nan"),
-        }
-    return result
+        result[method] = ClusteringFigures(
+            v_beta=float(np.mean([r.mean["v_beta"] for r in runs])) if runs else float("nan"),
+            v_half=float(np.mean([r.mean["v_measure"] for r in runs])) if runs else float("nan"),
+            nvi=float(np.mean([r.mean["normalized_variation_of_information"] for r in runs])) if runs else float("nan"),
+        )
+    return ClusteringTable3(**result)
 
 
 def consensus(clusterings: Sequence[list[list[str]]], items: list[str]) -> list[list[str]]:
@@ -172,28 +313,31 @@ def consensus(clusterings: Sequence[list[list[str]]], items: list[str]) -> list[
     return sorted(groups.values(), key=lambda group: index[group[0]])
 
 
-def topic_report(input: ReportInput, topic: Topic) -> dict[str, Any]:
+def topic_report(input: ReportInput, topic: Topic) -> ClusteringTopicReport:
     judgments, runs = input.judgments_of(topic), input.runs
     items = sentence_ids(topic)
     clusterings = clusterings_of(judgments)
     judges = list(clusterings)
     pairs = [
-        {
-            "judges": [a, b],
+        ClusteringPair(
+            judges=(a, b),
             **compare(clusterings[a], clusterings[b], items),
-            "edits": edit_summary(clusterings[a], clusterings[b]),
-        }
+            edits=edit_summary(clusterings[a], clusterings[b]),
+        )
         for a, b in combinations(judges, 2)
     ]
     gold = consensus(list(clusterings.values()), items)
-    return {
-        "judges": judges,
-        "profiles": {j: profile(c, items) for j, c in clusterings.items()},
-        "rule_problems": {j: rule_violations(c, topic.data) for j, c in clusterings.items()},
-        "pairs": pairs,
-        "baseline": baseline(clusterings, items) if len(judges) >= 1 else None,
-        "consensus": gold,
-        "runs": {
+    return ClusteringTopicReport(
+        judges=judges,
+        profiles={j: profile(c, items) for j, c in clusterings.items()},
+        rule_problems={
+            j: [ClusteringRuleProblem(**problem) for problem in rule_violations(c, topic.data)]
+            for j, c in clusterings.items()
+        },
+        pairs=pairs,
+        baseline=baseline(clusterings, items) if len(judges) >= 1 else None,
+        consensus=gold,
+        runs={
             run.name: {
                 **{
                     judge: _table3(compare(clusterings[judge], run.data["clusterings"][topic.external_id], items))
@@ -204,14 +348,18 @@ def topic_report(input: ReportInput, topic: Topic) -> dict[str, Any]:
             for run in runs
             if judges and topic.external_id in run.data.get("clusterings", {})
         },
-    }
+    )
 
 
-def _table3(scores: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
-    return {method: {name: scores[method][name] for name in TABLE3} for method in METHODS}
+def _figures(measures: ClusteringMeasures) -> ClusteringFigures:
+    return ClusteringFigures(**{name: getattr(measures, name) for name in TABLE3})
 
 
-def campaign_report(input: ReportInput) -> dict[str, Any]:
+def _table3(scores: dict[str, ClusteringMeasures]) -> ClusteringTable3:
+    return ClusteringTable3(**{method: _figures(scores[method]) for method in METHODS})
+
+
+def campaign_report(input: ReportInput) -> ClusteringCampaignReport:
     """Table 3: every pair of judges of every topic, and the random baseline
     pooled over the topics with two or more judges (its "base" row)."""
     topics, judgments = input.topics, input.judgments
@@ -223,28 +371,36 @@ def campaign_report(input: ReportInput) -> dict[str, Any]:
         items = sentence_ids(topic)
         clusterings = clusterings_of(by_topic.get(topic.pk, []))
         for a, b in combinations(clusterings, 2):
+            table3 = _table3(compare(clusterings[a], clusterings[b], items))
             rows.append(
-                {
-                    "topic": topic.external_id,
-                    "title": topic.title,
-                    "judges": [a, b],
-                    **_table3(compare(clusterings[a], clusterings[b], items)),
-                }
+                ClusteringCampaignPair(
+                    topic=topic.external_id,
+                    title=topic.title,
+                    judges=(a, b),
+                    singleton=table3.singleton,
+                    bucket=table3.bucket,
+                )
             )
         if len(clusterings) >= 2:
             baselines.append(baseline(clusterings, items))
-    pooled = (
-        {method: {name: float(np.mean([b[method][name] for b in baselines])) for name in TABLE3} for method in METHODS}
-        if baselines
-        else None
+    return ClusteringCampaignReport(
+        topics=len(topics),
+        judged_topics=len(by_topic),
+        pairs=rows,
+        baseline=_pooled(baselines) if baselines else None,
     )
-    return {
-        "kind": "clustering",
-        "topics": len(topics),
-        "judged_topics": len(by_topic),
-        "pairs": rows,
-        "baseline": pooled,
-    }
+
+
+def _pooled(baselines: list[ClusteringTable3]) -> ClusteringTable3:
+    """The mean of each topic's baseline, figure by figure (NaN where any topic's is undefined)."""
+    return ClusteringTable3(
+        **{
+            method: ClusteringFigures(
+                **{name: float(np.mean([getattr(getattr(b, method), name) for b in baselines])) for name in TABLE3}
+            )
+            for method in METHODS
+        }
+    )
 
 
 # -- analyses ------------------------------------------------------------------------

@@ -13,6 +13,8 @@ SPEC = KindSpec(
     reports=Reports(
         topic=report.topic_report,
         campaign=report.campaign_report,
+        topic_type=report.ClusteringTopicReport,
+        campaign_type=report.ClusteringCampaignReport,
         template="clustering/report.html",
         topic_template="clustering/topic_report.html",
     ),

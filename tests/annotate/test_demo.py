@@ -61,11 +61,11 @@ def test_clustering_demo_judges_generalise_split_and_leave_out():
     from scoring.selectors import topic_report
 
     data = topic_report(campaign.topics.get(external_id="volcano")).data
-    profiles = data["profiles"]
-    assert max(profiles, key=lambda j: profiles[j]["clusters"]) == "sim-ben"  # splits finely
-    assert min(profiles, key=lambda j: profiles[j]["sentences"]) == "sim-cara"  # leaves many out
-    assert max(profiles, key=lambda j: profiles[j]["per_cluster"]) == "sim-ann"  # generalises
-    assert all(p["singleton"]["v_beta"] > data["baseline"]["singleton"]["v_beta"] for p in data["pairs"])
+    profiles = data.profiles
+    assert max(profiles, key=lambda j: profiles[j].clusters) == "sim-ben"  # splits finely
+    assert min(profiles, key=lambda j: profiles[j].sentences) == "sim-cara"  # leaves many out
+    assert max(profiles, key=lambda j: profiles[j].per_cluster) == "sim-ann"  # generalises
+    assert all(p.singleton.v_beta > data.baseline.singleton.v_beta for p in data.pairs)
 
 
 def test_nuggets_demo_pyramid_agrees_with_assessors_better_than_the_original():

@@ -11,13 +11,21 @@ from sklearn.metrics import homogeneity_completeness_v_measure, normalized_mutua
 
 from annotate import importers, services
 from annotate.models import Judgment, Topic
+from concord.typed import Outdated, dump, load
 from kinds.clustering import importers as clustering_importers
-from kinds.clustering.report import consensus, edit_summary, split_merge_path
+from kinds.clustering.report import (
+    ClusteringCampaignReport,
+    ClusteringEdits,
+    ClusteringTopicReport,
+    consensus,
+    edit_summary,
+    split_merge_path,
+)
 from kinds.registry import KINDS
 from scoring import services as scoring_services
 from scoring.metrics import clustering as m
 from scoring.models import Job
-from scoring.selectors import campaign_report, topic_report
+from scoring.selectors import campaign_report, report_input, topic_report
 
 pytestmark = pytest.mark.django_db
 AIPHES = Path(__file__).resolve().parents[2] / "data" / "aiphes-hiersum"
@@ -28,18 +36,18 @@ def test_edit_summary_on_a_hand_made_pair():
     source = [["s1", "s2", "s3", "s4"], ["s5", "s6"], ["s7", "s8"]]
     # s1-s4 split in two; s5 s6 merged into s7's cluster; s8 deleted; s9 added.
     target = [["s1", "s2"], ["s3", "s4"], ["s7", "s5", "s6", "s9"]]
-    assert edit_summary(source, target) == {
-        "identical": 0,
-        "delete": ["s8"],
-        "add": ["s9"],
-        "split": 1,
-        "merge": 1,
-        "move": 0,
-    }
-    assert edit_summary(source, source) == {"identical": 3, "delete": [], "add": [], "split": 0, "merge": 0, "move": 0}
+    assert edit_summary(source, target) == ClusteringEdits(
+        identical=0,
+        delete=["s8"],
+        add=["s9"],
+        split=1,
+        merge=1,
+        move=0,
+    )
+    assert edit_summary(source, source) == ClusteringEdits(identical=3, delete=[], add=[], split=0, merge=0, move=0)
     # One sentence moved between clusters that otherwise stay.
     moved = [["s1", "s2", "s3"], ["s5", "s6", "s4"], ["s7", "s8"]]
-    assert edit_summary(source, moved)["move"] == 1 and edit_summary(source, moved)["identical"] == 1
+    assert edit_summary(source, moved).move == 1 and edit_summary(source, moved).identical == 1
 
 
 def test_consensus_links_what_half_the_judges_put_together():
@@ -81,25 +89,58 @@ def clustered(people):
 def test_topic_report_against_sklearn(clustered):
     campaign, clusters = clustered
     data = topic_report(campaign.topics.get()).data
-    pair = next(p for p in data["pairs"] if p["judges"] == ["alice", "bob"])
-    for method in ("singleton", "bucket"):
+    pair = next(p for p in data.pairs if list(p.judges) == ["alice", "bob"])
+    for method, measures in pair.completions:
         a = m.complete_with_irrelevant(clusters["alice"], ITEMS, method=method)
         b = m.complete_with_irrelevant(clusters["bob"], ITEMS, method=method)
         h, c, v = homogeneity_completeness_v_measure(a, b)
-        assert pair[method]["homogeneity"] == pytest.approx(h, abs=1e-12)
-        assert pair[method]["v_measure"] == pytest.approx(v, abs=1e-12)
-        assert pair[method]["v_half"] == pytest.approx(homogeneity_completeness_v_measure(a, b, beta=0.5)[2], abs=1e-12)
-        assert pair[method]["nmi_arithmetic"] == pytest.approx(normalized_mutual_info_score(a, b), abs=1e-12)
-        assert pair[method]["v_beta"] == pytest.approx(m.v_beta(a, b), abs=1e-12)
-    assert data["profiles"]["bob"] == {"sentences": 6, "irrelevant": 2, "clusters": 2, "per_cluster": 3.0}
-    assert data["consensus"] == [["s1", "s5"], ["s2", "s6"], ["s3", "s7"]]  # pairs two of three judges share
-    assert data["rule_problems"]["alice"] == []
-    base = data["baseline"]["singleton"]
-    assert 0 < base["v_beta"] < 1 and 0 < base["nvi"] < 1
-    assert set(data["runs"]["sys"]) == {"alice", "bob", "carol", "consensus"}
+        assert measures.homogeneity == pytest.approx(h, abs=1e-12)
+        assert measures.v_measure == pytest.approx(v, abs=1e-12)
+        assert measures.v_half == pytest.approx(homogeneity_completeness_v_measure(a, b, beta=0.5)[2], abs=1e-12)
+        assert measures.nmi_arithmetic == pytest.approx(normalized_mutual_info_score(a, b), abs=1e-12)
+        assert measures.v_beta == pytest.approx(m.v_beta(a, b), abs=1e-12)
+    assert [method for method, _ in pair.completions] == ["singleton", "bucket"]
+    assert dump(data.profiles["bob"]) == {"sentences": 6, "irrelevant": 2, "clusters": 2, "per_cluster": 3.0}
+    assert data.consensus == [["s1", "s5"], ["s2", "s6"], ["s3", "s7"]]  # pairs two of three judges share
+    assert data.rule_problems["alice"] == []
+    base = data.baseline.singleton
+    assert 0 < base.v_beta < 1 and 0 < base.nvi < 1
+    assert set(data.runs["sys"]) == {"alice", "bob", "carol", "consensus"}
     campaign_data = campaign_report(campaign).data
-    assert campaign_data["pairs"][0]["singleton"]["v_beta"] == pytest.approx(pair["singleton"]["v_beta"])
-    assert campaign_data["baseline"]["bucket"]["nvi"] == pytest.approx(data["baseline"]["bucket"]["nvi"])
+    assert campaign_data.pairs[0].singleton.v_beta == pytest.approx(pair.singleton.v_beta)
+    assert campaign_data.baseline.bucket.nvi == pytest.approx(data.baseline.bucket.nvi)
+
+
+def test_reports_round_trip_and_an_older_shape_is_outdated(clustered):
+    campaign, _ = clustered
+    given = report_input(campaign)
+    topic = KINDS["clustering"].reports.topic(given, campaign.topics.get())
+    whole = KINDS["clustering"].reports.campaign(given)
+    assert isinstance(topic, ClusteringTopicReport) and isinstance(whole, ClusteringCampaignReport)
+    for value in (topic, whole):
+        assert dump(load(type(value), dump(value))) == dump(value)
+    stored = dump(whole)
+    assert list(stored) == ["topics", "judged_topics", "pairs", "baseline", "kind"]
+    assert list(dump(topic)["pairs"][0]) == ["judges", "singleton", "bucket", "edits"]
+    del stored["pairs"][0]["title"]
+    with pytest.raises(Outdated):
+        load(ClusteringCampaignReport, stored)
+    profile_missing = dump(topic)
+    del profile_missing["profiles"]["alice"]["per_cluster"]
+    with pytest.raises(Outdated):
+        load(ClusteringTopicReport, profile_missing)
+
+
+def test_report_pages_render_the_typed_reports(client, people, clustered):
+    campaign, _ = clustered
+    client.force_login(people["organiser"])
+    fragment = client.get(f"/campaigns/{campaign.pk}/report/").content.decode()
+    assert 'data-pair="alice|bob" data-topic="t1"' in fragment and 'id="baseline-row"' in fragment
+    page = client.get(f"/campaigns/{campaign.pk}/topics/t1/report/").content.decode()
+    assert 'id="profiles-table"' in page and 'id="consensus"' in page
+    assert page.count("<td>alice · bob</td><td>singleton</td>") == 1  # every measure, both completions
+    assert page.count("<td>alice · bob</td><td>bucket</td>") == 1
+    assert "<td>sys</td><td>consensus</td>" in page
 
 
 def test_exports_consensus_with_provenance(api, people, clustered):
@@ -164,8 +205,8 @@ def test_aiphes_trees_import_and_agree_above_chance(people):
     assert sorted(sorted(c) for c in payloads["annotator1"]) == sorted(expected)
     scoring_services.recompute_reports(campaign.pk, everything=True)
     data = topic_report(topic).data
-    judged = [p["singleton"]["v_beta"] for p in data["pairs"]]
-    assert min(judged) > data["baseline"]["singleton"]["v_beta"]
+    judged = [p.singleton.v_beta for p in data.pairs]
+    assert min(judged) > data.baseline.singleton.v_beta
 
 
 def test_deeper_cuts_give_more_clusters():
