@@ -10,15 +10,16 @@ and FreSPA (4.1-4.4), ED per method (5.2); analyses: noise robustness
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from itertools import combinations
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
 from annotate.models import Campaign, Run, Topic
 from concord.errors import InvalidInput
 from concord.params import Float, Int, ListOf, ParamsSchema
+from concord.typed import Figure
 from kinds.spec import Export
 from scoring.csvfiles import write_csv
 from scoring.metrics import ordering as m
@@ -58,15 +59,87 @@ def score_run(order: list[str], golds: list[list[str]], setting: m.FrespaSetting
     for label, (function, params) in METHODS.items():
         if function is m.frespa:
             params = setting.params(len(order))
-        scores[label] = function(order, golds, **params)
+        scores[label] = float(function(order, golds, **params))
     return scores
 
 
-def topic_report(input: ReportInput, topic: Topic) -> dict[str, Any]:
+# -- the reports' types (stored as JSON, read back field by field: concord/typed.py) --------
+
+
+@dataclass(frozen=True)
+class OrderingItem:
+    """One item of a topic's rank-based consensus ordering (section 4.3), with its text."""
+
+    id: str
+    text: str
+
+
+@dataclass(frozen=True)
+class OrderingTopicReport:
+    """One topic: Kendall's tau between its assessors (section 4.1), their
+    consensus (4.3) and each run's score under every method (4.1-4.4)."""
+
+    #: the assessors who submitted an ordering of the topic, by name
+    assessors: list[str]
+    #: assessors x assessors Kendall tau (1 on the diagonal)
+    tau: list[list[Figure]]
+    #: the mean of the off-diagonal taus (undefined with fewer than two assessors)
+    mean_tau: Figure
+    consensus: list[OrderingItem]
+    #: run name -> method label (:data:`METHODS`) -> the run's score on this topic
+    runs: dict[str, dict[str, Figure]]
+
+    @property
+    def methods(self) -> list[str]:
+        """The method labels of the runs' scores (the runs table's columns)."""
+        return list(next(iter(self.runs.values()), {}))
+
+
+@dataclass(frozen=True)
+class OrderingRun:
+    """One run over the campaign: its mean score per method over the ``topics``
+    it ordered that have a gold (sections 4.1-4.4), and its rank among the runs
+    per method (methods where its score is undefined give no rank)."""
+
+    run: str
+    topics: int
+    #: method label -> mean score
+    scores: dict[str, Figure]
+    #: method label -> rank (1 is best)
+    ranks: dict[str, int]
+
+
+@dataclass(frozen=True)
+class OrderingTopicSummary:
+    """One topic in the campaign report: how many orderings it has and their mean Kendall tau (section 4.1)."""
+
+    orderings: int
+    mean_tau: Figure
+
+
+@dataclass(frozen=True)
+class OrderingCampaignReport:
+    """The campaign: ED of every method (section 5.2), the FreSPA setting in
+    use (Table 3), the runs ranked per method, and each topic's consensus (4.3)."""
+
+    topics: int
+    topics_with_two_or_more: int
+    #: method label -> evaluation discriminativeness over the topics with two or more orderings
+    ed: dict[str, Figure]
+    frespa: m.FrespaSetting
+    runs: list[OrderingRun]
+    #: topic external id -> consensus ordering (item ids)
+    consensus: dict[str, list[str]]
+    #: topic external id -> its orderings and mean tau
+    per_topic: dict[str, OrderingTopicSummary]
+    kind: Literal["ordering"] = "ordering"
+
+
+def topic_report(input: ReportInput, topic: Topic) -> OrderingTopicReport:
     judgments, runs = input.judgments_of(topic), input.runs
     golds = golds_of(judgments)
     assessors = list(golds)
-    tau = [[1.0 if a == b else None for b in assessors] for a in assessors]
+    tau: list[list[float | None]] = [[1.0 if a == b else None for b in assessors] for a in assessors]
     for (i, a), (j, b) in combinations(enumerate(assessors), 2):
         tau[i][j] = tau[j][i] = m.kendall_tau(golds[a], golds[b])
     texts = {item["id"]: item["text"] for item in topic.data["items"]}
@@ -77,16 +150,16 @@ def topic_report(input: ReportInput, topic: Topic) -> dict[str, Any]:
         for run in runs
         if golds and topic.external_id in run.data.get("orderings", {})
     }
-    return {
-        "assessors": assessors,
-        "tau": tau,
-        "mean_tau": _mean_off_diagonal(tau),
-        "consensus": [{"id": item, "text": texts[item]} for item in consensus],
-        "runs": run_scores,
-    }
+    return OrderingTopicReport(
+        assessors=assessors,
+        tau=tau,
+        mean_tau=_mean_off_diagonal(tau),
+        consensus=[OrderingItem(id=item, text=texts[item]) for item in consensus],
+        runs=run_scores,
+    )
 
 
-def campaign_report(input: ReportInput) -> dict[str, Any]:
+def campaign_report(input: ReportInput) -> OrderingCampaignReport:
     campaign, topics, judgments, runs = input.campaign, input.topics, input.judgments, input.runs
     by_topic: dict[int, list[JudgmentRow]] = {}
     for row in judgments:
@@ -94,21 +167,22 @@ def campaign_report(input: ReportInput) -> dict[str, Any]:
     external = {t.pk: t.external_id for t in topics}
     golds = {external[t]: [r.payload["order"] for r in rows] for t, rows in by_topic.items()}
     setting = frespa_setting(campaign)
-    return {
-        "kind": "ordering",
-        "topics": len(topics),
-        "topics_with_two_or_more": sum(len(g) >= 2 for g in golds.values()),
-        "ed": discriminativeness_by_method(golds, setting),
-        "frespa": asdict(setting),
-        "runs": rank_runs(golds, runs, setting),
-        "consensus": {
+    return OrderingCampaignReport(
+        topics=len(topics),
+        topics_with_two_or_more=sum(len(g) >= 2 for g in golds.values()),
+        ed=discriminativeness_by_method(golds, setting),
+        frespa=setting,
+        runs=rank_runs(golds, runs, setting),
+        consensus={
             external[t]: m.rank_consensus([r.payload["order"] for r in rows]) for t, rows in sorted(by_topic.items())
         },
-        "per_topic": {
-            external[t]: {"orderings": len(rows), "mean_tau": _mean_tau([r.payload["order"] for r in rows])}
+        per_topic={
+            external[t]: OrderingTopicSummary(
+                orderings=len(rows), mean_tau=_mean_tau([r.payload["order"] for r in rows])
+            )
             for t, rows in by_topic.items()
         },
-    }
+    )
 
 
 def discriminativeness_by_method(golds: dict[str, list[list[str]]], setting: m.FrespaSetting) -> dict[str, float]:
@@ -120,29 +194,33 @@ def discriminativeness_by_method(golds: dict[str, list[list[str]]], setting: m.F
     usable = {t: g for t, g in golds.items() if len(g) >= 2}
     if not usable:
         return {label: float("nan") for label in METHODS}
-    eds = {label: m.discriminativeness(usable, name) for label, name in ED_NAMES.items() if label != "FreSPA"}
+    eds = {label: float(m.discriminativeness(usable, name)) for label, name in ED_NAMES.items() if label != "FreSPA"}
     eds["FreSPA"] = float(
         np.mean([m.discriminativeness(g, "frespa", **setting.params(len(g[0]))) for g in usable.values()])
     )
     return eds
 
 
-def rank_runs(golds: dict[str, list[list[str]]], runs: Sequence[Run], setting: m.FrespaSetting) -> list[dict[str, Any]]:
+def rank_runs(golds: dict[str, list[list[str]]], runs: Sequence[Run], setting: m.FrespaSetting) -> list[OrderingRun]:
     """Each run's mean score over the topics it ordered that have a gold, per method, with its rank."""
-    rows = []
+    topics, means = [], []
     for run in runs:
         scored = [
             score_run(order, golds[topic], setting)
             for topic, order in run.data.get("orderings", {}).items()
             if golds.get(topic)
         ]
-        means = {label: float(np.mean([s[label] for s in scored])) if scored else float("nan") for label in METHODS}
-        rows.append({"run": run.name, "topics": len(scored), "scores": means})
+        topics.append(len(scored))
+        means.append(
+            {label: float(np.mean([s[label] for s in scored])) if scored else float("nan") for label in METHODS}
+        )
+    ranks: list[dict[str, int]] = [{} for _ in runs]
     for label in METHODS:
-        ranked = sorted((r for r in rows if not np.isnan(r["scores"][label])), key=lambda r: -r["scores"][label])
-        for position, row in enumerate(ranked, 1):
-            row.setdefault("ranks", {})[label] = position
-    return sorted(rows, key=lambda r: (-np.nan_to_num(r["scores"]["FreSPA"], nan=-np.inf), r["run"]))
+        ranked = sorted((r for r in range(len(runs)) if not np.isnan(means[r][label])), key=lambda r: -means[r][label])
+        for position, r in enumerate(ranked, 1):
+            ranks[r][label] = position
+    rows = [OrderingRun(run=run.name, topics=n, scores=s, ranks=k) for run, n, s, k in zip(runs, topics, means, ranks)]
+    return sorted(rows, key=lambda r: (-np.nan_to_num(r.scores["FreSPA"], nan=-np.inf), r.run))
 
 
 def _mean_tau(orderings: list[list[str]]) -> float:

@@ -13,6 +13,8 @@ SPEC = KindSpec(
     reports=Reports(
         topic=report.topic_report,
         campaign=report.campaign_report,
+        topic_type=report.OrderingTopicReport,
+        campaign_type=report.OrderingCampaignReport,
         template="ordering/report.html",
         topic_template="ordering/topic_report.html",
     ),

@@ -44,13 +44,13 @@ def test_ordering_demo_has_a_careless_assessor_and_ranked_runs():
     call_command("seed_demo")
     campaign = Campaign.objects.get(kind="ordering", params__demo=True)
     report = campaign_report(campaign).data
-    assert [row["run"] for row in report["runs"]] == ["close-system", "rough-system", "backwards-system"]
+    assert [row.run for row in report.runs] == ["close-system", "rough-system", "backwards-system"]
     # The careless assessor agrees least with the others.
     from scoring.selectors import topic_report
 
     topic = campaign.topics.get(external_id="p1")
     data = topic_report(topic).data
-    means = {a: sum(v for v in row if v is not None) - 1 for a, row in zip(data["assessors"], data["tau"])}
+    means = {a: sum(v for v in row if v is not None) - 1 for a, row in zip(data.assessors, data.tau)}
     assert min(means, key=means.get) == "sim-dev"
     assert Assignment.objects.filter(topic__campaign=campaign, assessor__username="alice").count() == 2
 

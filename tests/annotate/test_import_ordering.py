@@ -43,10 +43,10 @@ def test_squality_reviews_become_orderings(empty, django_capture_on_commit_callb
     assert stored == {w: sorted(r, key=r.get) for w, r in ranks.items()}
     report = topic_report(topic).data
     systems = sorted(answers)
-    workers = report["assessors"]
+    workers = report.assessors
     expected = kendalltau([ranks[workers[0]][s] for s in systems], [ranks[workers[1]][s] for s in systems]).statistic
-    assert report["tau"][0][1] == pytest.approx(expected, abs=1e-12)
-    assert campaign_report(empty).data["topics_with_two_or_more"] == 100
+    assert report.tau[0][1] == pytest.approx(expected, abs=1e-12)
+    assert campaign_report(empty).data.topics_with_two_or_more == 100
 
 
 def test_squality_by_correctness_rank(empty):

@@ -11,10 +11,12 @@ from scipy.stats import kendalltau, spearmanr
 
 from annotate import services
 from annotate.models import Campaign, Judgment
+from concord.typed import Outdated, dump, load
+from kinds.ordering import report as ordering_report
 from scoring import services as scoring_services
 from scoring.metrics import ordering as m
-from scoring.models import Job
-from scoring.selectors import campaign_report, topic_report
+from scoring.models import Job, Report
+from scoring.selectors import campaign_report, report_input, topic_report
 
 pytestmark = pytest.mark.django_db
 
@@ -61,14 +63,14 @@ def ranks(order):
 def test_topic_report_tau_matrix_consensus_and_run_scores(ordered):
     campaign, orders = ordered
     data = topic_report(campaign.topics.get(external_id="t1")).data
-    assert data["assessors"] == ["alice", "bob", "carol"]
-    for (i, a), (j, b) in combinations(enumerate(data["assessors"]), 2):
+    assert data.assessors == ["alice", "bob", "carol"]
+    for (i, a), (j, b) in combinations(enumerate(data.assessors), 2):
         expected = kendalltau(ranks(orders[a]), ranks(orders[b])).statistic
-        assert data["tau"][i][j] == pytest.approx(expected, abs=1e-12) == data["tau"][j][i]
+        assert data.tau[i][j] == pytest.approx(expected, abs=1e-12) == data.tau[j][i]
     # Summed ranks: s1 0+1+0, s2 1+0+2, s3 2+2+1 ... ties as in alice's order.
-    assert [item["id"] for item in data["consensus"]] == ["s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8"]
+    assert [item.id for item in data.consensus] == ["s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8"]
     golds = list(orders.values())
-    good = data["runs"]["good"]
+    good = data.runs["good"]
     assert good["AC-tau"] == pytest.approx(
         np.mean([kendalltau(ranks(ITEMS), ranks(g)).statistic for g in golds]), abs=1e-12
     )
@@ -76,20 +78,37 @@ def test_topic_report_tau_matrix_consensus_and_run_scores(ordered):
         np.mean([spearmanr(ranks(ITEMS), ranks(g)).statistic for g in golds]), abs=1e-12
     )
     assert good["FreSPA"] == pytest.approx(m.frespa(ITEMS, golds), abs=1e-12)
-    assert data["runs"]["reversed"]["AC-tau"] == pytest.approx(-good["AC-tau"], abs=1e-12)
+    assert data.runs["reversed"]["AC-tau"] == pytest.approx(-good["AC-tau"], abs=1e-12)
 
 
 def test_campaign_report_ranks_runs_and_gives_ed_per_method(ordered):
     campaign, orders = ordered
     data = campaign_report(campaign).data
-    assert [row["run"] for row in data["runs"]] == ["good", "reversed"]
-    good, reversed_ = data["runs"]
-    assert (good["topics"], reversed_["topics"]) == (2, 1)
-    assert good["ranks"] == {label: 1 for label in good["scores"]}
+    assert [row.run for row in data.runs] == ["good", "reversed"]
+    good, reversed_ = data.runs
+    assert (good.topics, reversed_.topics) == (2, 1)
+    assert good.ranks == {label: 1 for label in good.scores}
     golds = list(orders.values())
-    assert data["ed"]["AC-tau"] == pytest.approx(m.discriminativeness(golds, "ac-tau"), abs=1e-12)
-    assert data["ed"]["FreSPA"] == pytest.approx(m.discriminativeness(golds, "frespa"), abs=1e-12)
-    assert set(data["consensus"]) == {"t1", "t2"} and data["per_topic"]["t1"]["orderings"] == 3
+    assert data.ed["AC-tau"] == pytest.approx(m.discriminativeness(golds, "ac-tau"), abs=1e-12)
+    assert data.ed["FreSPA"] == pytest.approx(m.discriminativeness(golds, "frespa"), abs=1e-12)
+    assert set(data.consensus) == {"t1", "t2"} and data.per_topic["t1"].orderings == 3
+
+
+def test_reports_round_trip_and_an_outdated_shape_is_refused(ordered):
+    campaign, _ = ordered
+    given = report_input(campaign)
+    built = [
+        (ordering_report.OrderingTopicReport, ordering_report.topic_report(given, topic)) for topic in given.topics
+    ]
+    built.append((ordering_report.OrderingCampaignReport, ordering_report.campaign_report(given)))
+    for type_, value in built:
+        assert dump(load(type_, dump(value))) == dump(value)
+    stored = Report.objects.get(campaign=campaign, topic=None).data
+    assert dump(load(ordering_report.OrderingCampaignReport, stored)) == stored
+    with pytest.raises(Outdated):
+        load(ordering_report.OrderingCampaignReport, {k: v for k, v in stored.items() if k != "per_topic"})
+    with pytest.raises(Outdated):
+        load(ordering_report.OrderingTopicReport, {**dump(built[0][1]), "consensus": [{"id": "s1"}]})
 
 
 def test_noise_sweep_and_tune_jobs(ordered, django_capture_on_commit_callbacks):
@@ -110,7 +129,7 @@ def test_noise_sweep_and_tune_jobs(ordered, django_capture_on_commit_callbacks):
             best = m.tune(list(orders.values()))
             assert job.result["ed"] == pytest.approx(best.ed, abs=1e-12)
             assert Campaign.objects.get(pk=campaign.pk).params["frespa"]["min_sup"] == best.setting.min_sup
-            assert campaign_report(campaign).data["frespa"]["min_sup"] == best.setting.min_sup
+            assert campaign_report(campaign).data.frespa.min_sup == best.setting.min_sup
 
 
 def test_analyses_need_two_orderings(people, django_capture_on_commit_callbacks):
@@ -162,3 +181,4 @@ def test_topic_report_page_shows_tau_matrix_consensus_and_runs(client, people, o
     assert 'aria-label="Pairwise tau between assessors"' in page
     assert page.count("<rect") == 9  # 3 x 3 assessors
     assert '<ol id="consensus"><li>S1' in page and "reversed" in page
+    assert "<th>Run</th><th>AC-tau</th>" in page  # the runs table's method columns
