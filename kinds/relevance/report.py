@@ -31,7 +31,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -39,6 +39,7 @@ from annotate.models import Campaign, Run, Topic
 from concord.errors import InvalidInput
 from concord.jsonready import json_ready
 from concord.params import Int, ParamsSchema
+from concord.typed import Figure, dump
 from kinds.relevance.data import scale_of, threshold_of
 from kinds.spec import Export
 from scoring import ireval
@@ -107,68 +108,226 @@ def levels(scale: Sequence[str], g: Grades) -> np.ndarray:
     return np.arange(max(len(scale), top + 1), dtype=float)
 
 
+# -- the reports' types (stored as JSON, read back field by field: concord/typed.py) --------
+
+
+@dataclass(frozen=True)
+class RelevanceAssessor:
+    """One assessor's grades: documents graded, how many of them are relevant
+    (grade >= the campaign's threshold), the mean grade, and how often each
+    grade of the scale was given (``counts[k]``: grade ``k``)."""
+
+    assessor: str
+    judged: int
+    relevant: int
+    mean_grade: Figure
+    counts: list[int]
+
+
+@dataclass(frozen=True)
+class RelevancePair:
+    """Two assessors on the documents both graded: Cohen's kappa unweighted,
+    linear and quadratic (Cohen 1960, 1968) over ``n`` documents, and
+    Voorhees' (2000) overlap of their relevant sets (intersection over union),
+    averaged over topics and pooled (summed ``intersection`` over summed ``union``)."""
+
+    assessors: tuple[str, str]
+    n: int
+    kappa: Figure
+    linear: Figure
+    quadratic: Figure
+    overlap: Figure
+    overlap_pooled: Figure
+    intersection: int
+    union: int
+
+
+@dataclass(frozen=True)
+class RelevanceKappaMatrix:
+    """assessors x assessors Cohen's kappa, one matrix per weighting (None where two never graded the same document)."""
+
+    unweighted: list[list[Figure]]
+    linear: list[list[Figure]]
+    quadratic: list[list[Figure]]
+
+
+@dataclass(frozen=True)
+class RelevanceAlpha:
+    """Krippendorff's alpha of the grades, ordinal and interval (Krippendorff
+    2011), over the ``items`` graded by two or more of the ``coders``."""
+
+    ordinal: Figure
+    interval: Figure
+    items: int
+    coders: int
+
+
+@dataclass(frozen=True)
+class RelevanceGroupOverlap:
+    """Voorhees' (2000) overlap of every assessor's relevant set at once
+    (intersection of them all over their union), averaged over topics and pooled."""
+
+    mean: Figure
+    pooled: Figure
+
+
+@dataclass(frozen=True)
+class RelevanceAgreement:
+    """Per assessor, per pair of assessors and campaign-wide agreement of the grades."""
+
+    items: int
+    items_judged: int
+    #: the assessors, in the order of the kappa matrices' rows
+    names: list[str]
+    assessors: list[RelevanceAssessor]
+    pairs: list[RelevancePair]
+    kappa_matrix: RelevanceKappaMatrix
+    alpha: RelevanceAlpha
+    group_overlap: RelevanceGroupOverlap
+
+
+@dataclass(frozen=True)
+class RelevanceDocument:
+    """One document of a topic: each assessor's grade (in ``names`` order,
+    None where not graded) and the consensus (the lower median grade, Voorhees 2000)."""
+
+    id: str
+    grades: list[int | None]
+    consensus: int | None
+
+
+@dataclass(frozen=True)
+class RelevanceTopicReport(RelevanceAgreement):
+    """A topic's agreement, the campaign's grade scale and relevance threshold, and its documents' grades."""
+
+    scale: list[str]
+    threshold: int
+    documents: list[RelevanceDocument]
+
+
+@dataclass(frozen=True)
+class RelevanceSystem:
+    """One system's mean of every measure under every qrels set: ``scores[qrels set][measure]``."""
+
+    system: str
+    scores: dict[str, dict[str, Figure]]
+
+
+@dataclass(frozen=True)
+class RelevanceSetPair:
+    """Two qrels sets: Kendall's tau-b between the system rankings under
+    them and the system pairs they order oppositely (swaps; Voorhees 2000)."""
+
+    sets: tuple[str, str]
+    tau: Figure
+    swaps: int
+
+
+@dataclass(frozen=True)
+class RelevanceStability:
+    """Ranking stability under one measure (Voorhees 2000): qrels sets x
+    qrels sets Kendall's tau-b and swaps out of ``n_pairs`` system pairs,
+    and the same per pair of sets."""
+
+    measure: str
+    qrels_sets: list[str]
+    tau: list[list[Figure]]
+    swaps: list[list[int]]
+    n_pairs: int
+    pairs: list[RelevanceSetPair]
+
+
+@dataclass(frozen=True)
+class RelevanceEvaluation:
+    """The systems evaluated under every qrels set (Voorhees 2000; trec_eval's
+    measures by ir-measures), the topics each set has grades for, and the
+    stability of the system rankings."""
+
+    qrels_sets: list[str]
+    measures: list[str]
+    threshold: int
+    topics: dict[str, int]
+    systems: list[RelevanceSystem]
+    stability: list[RelevanceStability]
+
+
+@dataclass(frozen=True)
+class RelevanceCampaignReport(RelevanceAgreement):
+    """The campaign: agreement over every document, and the systems under
+    every qrels set (None until there are runs and grades)."""
+
+    topics: int
+    scale: list[str]
+    threshold: int
+    evaluation: RelevanceEvaluation | None
+    runs: int
+    kind: Literal["relevance"] = "relevance"
+
+
 # -- agreement -------------------------------------------------------------------------------
 
 
-def agreement(g: Grades, *, scale: Sequence[str], threshold: int) -> dict[str, Any]:
+def agreement(g: Grades, *, scale: Sequence[str], threshold: int) -> RelevanceAgreement:
     """Per assessor, per pair of assessors and campaign-wide agreement of the grades."""
+    return RelevanceAgreement(**_agreement(g, scale=scale, threshold=threshold))
+
+
+def _agreement(g: Grades, *, scale: Sequence[str], threshold: int) -> dict[str, Any]:
+    """The fields of :class:`RelevanceAgreement` (shared by the topic and the campaign report)."""
     judged = ~np.isnan(g.matrix)
     grade_levels = levels(scale, g)
-    per_assessor = [
-        {
-            "assessor": name,
-            "judged": int(judged[a].sum()),
-            "relevant": int((g.matrix[a][judged[a]] >= threshold).sum()),
-            "mean_grade": float(np.nanmean(g.matrix[a])) if judged[a].any() else float("nan"),
-            "counts": [int((g.matrix[a] == level).sum()) for level in grade_levels],
-        }
-        for a, name in enumerate(g.assessors)
-    ]
     result: dict[str, Any] = {
         "items": len(g.items),
         "items_judged": int(judged.any(axis=0).sum()),
         "names": list(g.assessors),
-        "assessors": per_assessor,
+        "assessors": [
+            RelevanceAssessor(
+                assessor=name,
+                judged=int(judged[a].sum()),
+                relevant=int((g.matrix[a][judged[a]] >= threshold).sum()),
+                mean_grade=float(np.nanmean(g.matrix[a])) if judged[a].any() else float("nan"),
+                counts=[int((g.matrix[a] == level).sum()) for level in grade_levels],
+            )
+            for a, name in enumerate(g.assessors)
+        ],
         "pairs": [],
-        "kappa_matrix": {"unweighted": [], "linear": [], "quadratic": []},
-        "alpha": {
-            "ordinal": float("nan"),
-            "interval": float("nan"),
-            "items": 0,
-            "coders": int(judged.any(axis=1).sum()),
-        },
-        "group_overlap": {"mean": float("nan"), "pooled": float("nan")},
+        "kappa_matrix": RelevanceKappaMatrix(unweighted=[], linear=[], quadratic=[]),
+        "alpha": RelevanceAlpha(
+            ordinal=float("nan"), interval=float("nan"), items=0, coders=int(judged.any(axis=1).sum())
+        ),
+        "group_overlap": RelevanceGroupOverlap(mean=float("nan"), pooled=float("nan")),
     }
     if not g.assessors:
         return result
     kappa = m.pairwise_kappa(g.matrix, scale=grade_levels)
     overlap = m.relevant_overlap(g.matrix, g.topic_index, threshold=threshold, n_topics=len(g.topics))
-    for a, b in combinations(range(len(g.assessors)), 2):
-        if not kappa.n_common[a, b]:
-            continue
-        result["pairs"].append(
-            {
-                "assessors": [g.assessors[a], g.assessors[b]],
-                "n": int(kappa.n_common[a, b]),
-                "kappa": float(kappa.unweighted[a, b]),
-                "linear": float(kappa.linear[a, b]),
-                "quadratic": float(kappa.quadratic[a, b]),
-                "overlap": float(overlap.mean[a, b]),
-                "overlap_pooled": float(overlap.pooled[a, b]),
-                "intersection": int(overlap.intersection[:, a, b].sum()),
-                "union": int(overlap.union[:, a, b].sum()),
-            }
+    result["pairs"] = [
+        RelevancePair(
+            assessors=(g.assessors[a], g.assessors[b]),
+            n=int(kappa.n_common[a, b]),
+            kappa=float(kappa.unweighted[a, b]),
+            linear=float(kappa.linear[a, b]),
+            quadratic=float(kappa.quadratic[a, b]),
+            overlap=float(overlap.mean[a, b]),
+            overlap_pooled=float(overlap.pooled[a, b]),
+            intersection=int(overlap.intersection[:, a, b].sum()),
+            union=int(overlap.union[:, a, b].sum()),
         )
-    result["kappa_matrix"] = {"unweighted": kappa.unweighted, "linear": kappa.linear, "quadratic": kappa.quadratic}
+        for a, b in combinations(range(len(g.assessors)), 2)
+        if kappa.n_common[a, b]
+    ]
+    result["kappa_matrix"] = RelevanceKappaMatrix(
+        unweighted=kappa.unweighted.tolist(), linear=kappa.linear.tolist(), quadratic=kappa.quadratic.tolist()
+    )
     pairable = judged.sum(axis=0) >= 2
     alpha = m.grade_alpha(g.matrix)
-    result["alpha"] = {
-        "ordinal": alpha.ordinal,
-        "interval": alpha.interval,
-        "items": int(pairable.sum()),
-        "coders": int(judged[:, pairable].any(axis=1).sum()),
-    }
-    result["group_overlap"] = {"mean": overlap.group_mean, "pooled": overlap.group_pooled}
+    result["alpha"] = RelevanceAlpha(
+        ordinal=float(alpha.ordinal),
+        interval=float(alpha.interval),
+        items=int(pairable.sum()),
+        coders=int(judged[:, pairable].any(axis=1).sum()),
+    )
+    result["group_overlap"] = RelevanceGroupOverlap(mean=float(overlap.group_mean), pooled=float(overlap.group_pooled))
     return result
 
 
@@ -207,35 +366,40 @@ def label(measure: str) -> str:
     return LABELS.get(measure, measure)
 
 
-def stability(e: ireval.Evaluation, *, list_swaps: bool = False) -> list[dict[str, Any]]:
+def stability(e: ireval.Evaluation) -> list[RelevanceStability]:
     """Kendall's tau and swaps between the system rankings under every pair of qrels sets, per measure."""
     if len(e.systems) < 2 or len(e.qrels_sets) < 2:
         return []
     result = []
     for measure in e.measures:
-        scores = e.scores(measure)
-        s = m.ranking_stability(scores)
-        pairs = []
-        for a, b in combinations(range(len(e.qrels_sets)), 2):
-            pair: dict[str, Any] = {
-                "sets": [e.qrels_sets[a], e.qrels_sets[b]],
-                "tau": float(s.tau[a, b]),
-                "swaps": int(s.swaps[a, b]),
-            }
-            if list_swaps:
-                pair["swapped"] = swapped_systems(scores[a], scores[b], e.systems)
-            pairs.append(pair)
+        s = m.ranking_stability(e.scores(measure))
         result.append(
-            {
-                "measure": label(measure),
-                "qrels_sets": list(e.qrels_sets),
-                "tau": s.tau,
-                "swaps": s.swaps,
-                "n_pairs": s.n_pairs,
-                "pairs": pairs,
-            }
+            RelevanceStability(
+                measure=label(measure),
+                qrels_sets=list(e.qrels_sets),
+                tau=s.tau.tolist(),
+                swaps=s.swaps.tolist(),
+                n_pairs=int(s.n_pairs),
+                pairs=[
+                    RelevanceSetPair(
+                        sets=(e.qrels_sets[a], e.qrels_sets[b]), tau=float(s.tau[a, b]), swaps=int(s.swaps[a, b])
+                    )
+                    for a, b in combinations(range(len(e.qrels_sets)), 2)
+                ],
+            )
         )
     return result
+
+
+def with_swapped_systems(summary: dict[str, Any], e: ireval.Evaluation) -> dict[str, Any]:
+    """A stored evaluation summary (``dump`` of :class:`RelevanceEvaluation`) with each
+    pair of qrels sets' swapped system pairs (``swapped``), as the stability analysis shows them."""
+    for block, measure in zip(summary["stability"], e.measures):
+        scores = e.scores(measure)
+        for pair in block["pairs"]:
+            a, b = (e.qrels_sets.index(name) for name in pair["sets"])
+            pair["swapped"] = swapped_systems(scores[a], scores[b], e.systems)
+    return summary
 
 
 def swapped_systems(first: np.ndarray, second: np.ndarray, systems: Sequence[str]) -> list[list[str]]:
@@ -245,73 +409,72 @@ def swapped_systems(first: np.ndarray, second: np.ndarray, systems: Sequence[str
     return [[systems[x], systems[y]] if first[x] > first[y] else [systems[y], systems[x]] for x, y in zip(i, j)]
 
 
-def systems_table(e: ireval.Evaluation) -> list[dict[str, Any]]:
+def systems_table(e: ireval.Evaluation) -> list[RelevanceSystem]:
     """One row per system: its mean of every measure under every qrels set, best MAP under the consensus first."""
     rows = [
-        {
-            "system": system,
-            "scores": {
+        RelevanceSystem(
+            system=system,
+            scores={
                 qrels_set: {label(measure): float(e.means[q, s, k]) for k, measure in enumerate(e.measures)}
                 for q, qrels_set in enumerate(e.qrels_sets)
             },
-        }
+        )
         for s, system in enumerate(e.systems)
     ]
     first = e.qrels_sets[0]
-    return sorted(rows, key=lambda row: (-row["scores"][first]["MAP"], row["system"]))
+    return sorted(rows, key=lambda row: (-row.scores[first]["MAP"], row.system))
 
 
-def evaluation_summary(e: ireval.Evaluation | None, *, list_swaps: bool = False) -> dict[str, Any] | None:
+def evaluation_summary(e: ireval.Evaluation | None) -> RelevanceEvaluation | None:
     if e is None:
         return None
     per_set_topics = (~np.isnan(e.per_topic[:, 0, :, 0])).sum(axis=1)
-    return {
-        "qrels_sets": list(e.qrels_sets),
-        "measures": [label(measure) for measure in e.measures],
-        "threshold": e.relevance_threshold,
-        "topics": {name: int(n) for name, n in zip(e.qrels_sets, per_set_topics)},
-        "systems": systems_table(e),
-        "stability": stability(e, list_swaps=list_swaps),
-    }
+    return RelevanceEvaluation(
+        qrels_sets=list(e.qrels_sets),
+        measures=[label(measure) for measure in e.measures],
+        threshold=int(e.relevance_threshold),
+        topics={name: int(n) for name, n in zip(e.qrels_sets, per_set_topics)},
+        systems=systems_table(e),
+        stability=stability(e),
+    )
 
 
 # -- the live reports --------------------------------------------------------------------------
 
 
-def topic_report(input: ReportInput, topic: Topic) -> dict[str, Any]:
+def topic_report(input: ReportInput, topic: Topic) -> RelevanceTopicReport:
     judgments = input.judgments_of(topic)
     params = topic.campaign.params
     scale, threshold = scale_of(params), threshold_of(params)
     g = grades([topic], judgments)
     consensus = m.consensus_grades(g.matrix)
-    return {
-        **agreement(g, scale=scale, threshold=threshold),
-        "scale": scale,
-        "threshold": threshold,
-        "documents": [
-            {
-                "id": document,
-                "grades": [None if np.isnan(v) else int(v) for v in g.matrix[:, n]],
-                "consensus": None if np.isnan(consensus[n]) else int(consensus[n]),
-            }
+    return RelevanceTopicReport(
+        **_agreement(g, scale=scale, threshold=threshold),
+        scale=scale,
+        threshold=threshold,
+        documents=[
+            RelevanceDocument(
+                id=document,
+                grades=[None if np.isnan(v) else int(v) for v in g.matrix[:, n]],
+                consensus=None if np.isnan(consensus[n]) else int(consensus[n]),
+            )
             for n, (_, document) in enumerate(g.items)
         ],
-    }
+    )
 
 
-def campaign_report(input: ReportInput) -> dict[str, Any]:
+def campaign_report(input: ReportInput) -> RelevanceCampaignReport:
     campaign, topics, judgments, runs = input.campaign, input.topics, input.judgments, input.runs
     scale, threshold = scale_of(campaign.params), threshold_of(campaign.params)
     g = grades(topics, judgments)
-    return {
-        "kind": "relevance",
-        "topics": len(topics),
-        "scale": scale,
-        "threshold": threshold,
-        **agreement(g, scale=scale, threshold=threshold),
-        "evaluation": evaluation_summary(evaluation(g, runs, threshold=threshold)),
-        "runs": len(system_runs(runs)),
-    }
+    return RelevanceCampaignReport(
+        **_agreement(g, scale=scale, threshold=threshold),
+        topics=len(topics),
+        scale=scale,
+        threshold=threshold,
+        evaluation=evaluation_summary(evaluation(g, runs, threshold=threshold)),
+        runs=len(system_runs(runs)),
+    )
 
 
 # -- analysis: ranking stability at any cutoff -----------------------------------------------------
@@ -349,7 +512,8 @@ def stability_analysis(
     if e is None or len(e.qrels_sets) < 2:
         raise InvalidInput("params.min_assessors", "fewer than two qrels sets have grades")
     progress(0.8, "ranking stability")
-    return json_ready({"params": dict(params), "assessors": g.assessors, **evaluation_summary(e, list_swaps=True)})
+    summary = with_swapped_systems(dump(evaluation_summary(e)), e)
+    return json_ready({"params": dict(params), "assessors": g.assessors, **summary})
 
 
 # -- exports -----------------------------------------------------------------------------------------

@@ -13,6 +13,8 @@ SPEC = KindSpec(
     reports=Reports(
         topic=report.topic_report,
         campaign=report.campaign_report,
+        topic_type=report.RelevanceTopicReport,
+        campaign_type=report.RelevanceCampaignReport,
         template="relevance/report.html",
         topic_template="relevance/topic_report.html",
     ),

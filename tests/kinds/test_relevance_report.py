@@ -15,7 +15,10 @@ from django.core.management import CommandError, call_command
 
 from annotate import services
 from annotate.models import Assignment, Campaign, Judgment, Run, Topic
+from concord.typed import Outdated, dump, load
 from kinds.registry import get_kind
+from kinds.relevance import report
+from kinds.relevance.report import RelevanceCampaignReport, RelevanceTopicReport
 from scoring import ireval
 from scoring import services as scoring_services
 from scoring.metrics import relevance as m
@@ -89,59 +92,57 @@ def test_agreement_figures_are_the_metric_librarys(trec):
     kappa = m.pairwise_kappa(matrix(), scale=[0, 1, 2, 3])
     overlap = m.relevant_overlap(matrix(), TOPIC_INDEX, threshold=1)
     alpha = m.grade_alpha(matrix())
-    assert [p["assessors"] for p in data["pairs"]] == [["alice", "bob"], ["alice", "carol"], ["bob", "carol"]]
-    for p, (a, b) in zip(data["pairs"], [(0, 1), (0, 2), (1, 2)]):
-        assert p["n"] == 7
-        assert p["kappa"] == pytest.approx(kappa.unweighted[a, b], abs=1e-12)
-        assert p["linear"] == pytest.approx(kappa.linear[a, b], abs=1e-12)
-        assert p["quadratic"] == pytest.approx(kappa.quadratic[a, b], abs=1e-12)
-        assert p["overlap"] == pytest.approx(overlap.mean[a, b], abs=1e-12)
-        assert p["overlap_pooled"] == pytest.approx(overlap.pooled[a, b], abs=1e-12)
+    assert [list(p.assessors) for p in data.pairs] == [["alice", "bob"], ["alice", "carol"], ["bob", "carol"]]
+    for p, (a, b) in zip(data.pairs, [(0, 1), (0, 2), (1, 2)]):
+        assert p.n == 7
+        assert p.kappa == pytest.approx(kappa.unweighted[a, b], abs=1e-12)
+        assert p.linear == pytest.approx(kappa.linear[a, b], abs=1e-12)
+        assert p.quadratic == pytest.approx(kappa.quadratic[a, b], abs=1e-12)
+        assert p.overlap == pytest.approx(overlap.mean[a, b], abs=1e-12)
+        assert p.overlap_pooled == pytest.approx(overlap.pooled[a, b], abs=1e-12)
     # By hand, alice and bob at threshold 1: t1 {d1,d2,d4} vs {d1,d4}: 2/3; t2 {e1,e3} vs {e1,e2}: 1/3.
-    assert data["pairs"][0]["overlap"] == pytest.approx(0.5) and data["pairs"][0]["overlap_pooled"] == pytest.approx(
-        0.5
-    )
-    assert (data["pairs"][0]["intersection"], data["pairs"][0]["union"]) == (3, 6)
-    assert data["alpha"]["ordinal"] == pytest.approx(alpha.ordinal, abs=1e-12)
-    assert data["alpha"]["interval"] == pytest.approx(alpha.interval, abs=1e-12)
-    assert (data["alpha"]["items"], data["alpha"]["coders"]) == (7, 3)
-    assert data["group_overlap"]["mean"] == pytest.approx(overlap.group_mean, abs=1e-12)
-    assert [a["counts"] for a in data["assessors"]] == [[2, 2, 2, 1], [3, 1, 2, 1], [2, 3, 1, 1]]
-    assert [a["relevant"] for a in data["assessors"]] == [5, 4, 5]
+    assert data.pairs[0].overlap == pytest.approx(0.5) and data.pairs[0].overlap_pooled == pytest.approx(0.5)
+    assert (data.pairs[0].intersection, data.pairs[0].union) == (3, 6)
+    assert data.alpha.ordinal == pytest.approx(alpha.ordinal, abs=1e-12)
+    assert data.alpha.interval == pytest.approx(alpha.interval, abs=1e-12)
+    assert (data.alpha.items, data.alpha.coders) == (7, 3)
+    assert data.group_overlap.mean == pytest.approx(overlap.group_mean, abs=1e-12)
+    assert [a.counts for a in data.assessors] == [[2, 2, 2, 1], [3, 1, 2, 1], [2, 3, 1, 1]]
+    assert [a.relevant for a in data.assessors] == [5, 4, 5]
 
 
 def test_the_topic_report_shows_each_documents_grades_and_the_consensus(trec):
     data = topic_report(trec.topics.get(external_id="t2")).data
-    assert data["names"] == ASSESSORS
-    assert [(d["id"], d["grades"], d["consensus"]) for d in data["documents"]] == [
+    assert data.names == ASSESSORS
+    assert [(d.id, d.grades, d.consensus) for d in data.documents] == [
         ("e1", [2, 3, 1], 2),
         ("e2", [0, 1, 0], 0),
         ("e3", [1, 0, 0], 0),
     ]
     t2 = m.pairwise_kappa(matrix()[:, 4:], scale=[0, 1, 2, 3])
-    assert data["pairs"][0]["quadratic"] == pytest.approx(t2.quadratic[0, 1], abs=1e-12)
+    assert data.pairs[0].quadratic == pytest.approx(t2.quadratic[0, 1], abs=1e-12)
 
 
 def test_system_scores_and_ranking_taus_are_ir_measures_and_the_metric_librarys(trec):
     e = expected_evaluation()
-    data = campaign_report(trec).data["evaluation"]
-    assert data["qrels_sets"] == SETS and data["measures"] == ["nDCG@10", "P@10", "MAP", "bpref"]
-    assert data["topics"] == dict.fromkeys(SETS, 2)
-    rows = {row["system"]: row["scores"] for row in data["systems"]}
-    for measure, shown in zip(e.measures, data["measures"]):
+    data = campaign_report(trec).data.evaluation
+    assert data.qrels_sets == SETS and data.measures == ["nDCG@10", "P@10", "MAP", "bpref"]
+    assert data.topics == dict.fromkeys(SETS, 2)
+    rows = {row.system: row.scores for row in data.systems}
+    for measure, shown in zip(e.measures, data.measures):
         for name in SETS:
             for system in RUNS:
                 assert rows[system][name][shown] == pytest.approx(e.score(name, system, measure), abs=1e-12)
     # By hand: sysA on t1 under the consensus: relevant d1, d2, d4 (grade >= 1); it finds d1, d2 at ranks 1, 2.
     assert e.per_topic[0, 0, 0, e.measures.index("P@10")] == pytest.approx(0.2)
     assert e.per_topic[0, 0, 0, e.measures.index("AP")] == pytest.approx((1 + 1) / 3)
-    stability = {s["measure"]: s for s in data["stability"]}
-    for measure, shown in zip(e.measures, data["measures"]):
+    stability = {s.measure: s for s in data.stability}
+    for measure, shown in zip(e.measures, data.measures):
         expected = m.ranking_stability(e.scores(measure))
-        assert np.allclose(np.array(stability[shown]["tau"], float), expected.tau, equal_nan=True)
-        assert stability[shown]["swaps"] == expected.swaps.tolist()
-        pair = stability[shown]["pairs"][0]
-        assert pair["sets"] == ["consensus", "single:alice"] and pair["swaps"] == expected.swaps[0, 1]
+        assert np.allclose(np.array(stability[shown].tau, float), expected.tau, equal_nan=True)
+        assert stability[shown].swaps == expected.swaps.tolist()
+        pair = stability[shown].pairs[0]
+        assert list(pair.sets) == ["consensus", "single:alice"] and pair.swaps == expected.swaps[0, 1]
 
 
 def test_the_report_page_shows_the_taus(trec, client, people):
@@ -339,12 +340,40 @@ def test_the_demo_has_assessors_of_different_strictness_and_ranked_systems(djang
     assert campaign.name == "TREC-style relevance (demo)"
     scoring_services.recompute_reports(campaign.pk, everything=True)
     data = campaign_report(campaign).data
-    relevant = {a["assessor"]: a["relevant"] / a["judged"] for a in data["assessors"]}
+    relevant = {a.assessor: a.relevant / a.judged for a in data.assessors}
     assert max(relevant, key=relevant.get) == "sim-ann" and min(relevant, key=relevant.get) == "sim-ben"
-    quadratic = [p["quadratic"] for p in data["pairs"]]
+    quadratic = [p.quadratic for p in data.pairs]
     assert len(quadratic) == 6 and all(0.3 < k < 0.95 for k in quadratic), quadratic
-    assert len(data["evaluation"]["systems"]) == 5
-    taus = [p["tau"] for s in data["evaluation"]["stability"] for p in s["pairs"]]
+    assert len(data.evaluation.systems) == 5
+    taus = [p.tau for s in data.evaluation.stability for p in s.pairs]
     assert min(taus) < 1 and np.mean(taus) > 0.5  # rankings mostly, not entirely, agree
     assert Assignment.objects.filter(topic__campaign=campaign, assessor__username="alice").count() == 2
     assert not Judgment.objects.filter(topic__campaign=campaign, assessor__username__in=["alice", "bob"]).exists()
+
+
+def test_the_demo_reports_round_trip_through_their_types_and_an_older_shape_is_refused(
+    django_capture_on_commit_callbacks,
+):
+    from annotate.demo import seed
+
+    with django_capture_on_commit_callbacks(execute=True):
+        seed(reset_passwords=False)
+    campaign = Campaign.objects.get(kind="relevance", params__demo=True)
+    given = report_input(campaign)
+    built = [(RelevanceCampaignReport, report.campaign_report(given))]
+    built += [(RelevanceTopicReport, report.topic_report(given, topic)) for topic in given.topics]
+    for type_, value in built:
+        stored = dump(value)
+        assert dump(load(type_, stored)) == stored
+        assert json.loads(json.dumps(stored)) == stored  # plain JSON: string keys, no NaN
+    whole = dump(built[0][1])
+    assert whole["kind"] == "relevance" and whole["evaluation"]["stability"]  # runs, grades and stability present
+    ungraded = [dump(v) for _, v in built[1:] if not v.names]  # topics no one has graded yet: nulls
+    assert ungraded and all(t["alpha"]["ordinal"] is None and t["documents"][0]["consensus"] is None for t in ungraded)
+    missing = {key: value for key, value in whole.items() if key != "group_overlap"}
+    with pytest.raises(Outdated):
+        load(RelevanceCampaignReport, missing)
+    pair = whole["evaluation"]["stability"][0]["pairs"][0]
+    del pair["tau"]
+    with pytest.raises(Outdated):
+        load(RelevanceCampaignReport, whole)
