@@ -19,6 +19,8 @@ A figure that can be undefined (0/0) is a :data:`Figure`: built as a float
 {'assessors': ['a', 'b'], 'kappa': None}
 >>> load(Pair, {"assessors": ["a", "b"], "kappa": 0.5})
 Pair(assessors=('a', 'b'), kappa=0.5)
+>>> openapi_components([Pair])[1]["Pair"]["properties"]["kappa"]
+{'type': 'number', 'nullable': True}
 >>> load(Pair, {"assessors": ["a", "b"]})
 Traceback (most recent call last):
 ...
@@ -80,7 +82,7 @@ def _openapi30(schema: Any) -> Any:
         return [_openapi30(item) for item in schema]
     if not isinstance(schema, dict):
         return schema
-    schema = {key: _openapi30(value) for key, value in schema.items()}
+    schema = dict(schema)
     for union in ("anyOf", "oneOf"):
         options = schema.get(union)
         if options and {"type": "null"} in options:
@@ -95,5 +97,5 @@ def _openapi30(schema: Any) -> Any:
         items = schema.pop("prefixItems")
         schema["items"] = items[0] if all(item == items[0] for item in items) else {"anyOf": items}
     if schema.get("type") == "null":
-        schema = {"nullable": True}
-    return schema
+        return {"nullable": True}
+    return {key: _openapi30(value) for key, value in schema.items()}

@@ -64,8 +64,8 @@ class Reports:
     campaign: Callable[..., Any]
     template: str
     topic_template: str
-    topic_type: type = dict  # TRANSITIONAL
-    campaign_type: type = dict  # TRANSITIONAL
+    topic_type: type
+    campaign_type: type
 
 
 @dataclass(frozen=True)

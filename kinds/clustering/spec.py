@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kinds.clustering import demo, importers, report
+from kinds.clustering import charts, demo, importers, report
 from kinds.clustering.data import ClusteringKind
 from kinds.clustering.examples import EXAMPLES
 from kinds.spec import Analysis, Exports, JudgePage, KindSpec, Reports
@@ -31,6 +31,7 @@ SPEC = KindSpec(
             run=report.split_merge_analysis,
             params=report.ANALYSIS_PARAMS["split-merge"],
             template="clustering/results/split-merge.html",
+            charts=charts.split_merge,
         ),
     ),
     demo=demo.build,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kinds.factoids import demo, report, services
+from kinds.factoids import charts, demo, report, services
 from kinds.factoids.data import FactoidsKind
 from kinds.factoids.examples import EXAMPLES
 from kinds.spec import Analysis, Exports, JudgePage, KindSpec, Reports
@@ -31,12 +31,14 @@ SPEC = KindSpec(
             run=report.growth_analysis,
             params=report.ANALYSIS_PARAMS["growth"],
             template="factoids/results/growth.html",
+            charts=charts.growth,
         ),
         Analysis(
             name="wfs-stability",
             run=report.stability_analysis,
             params=report.ANALYSIS_PARAMS["wfs-stability"],
             template="factoids/results/wfs-stability.html",
+            charts=charts.stability,
         ),
     ),
     demo=demo.build,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kinds.nuggets import demo, report
+from kinds.nuggets import charts, demo, report
 from kinds.nuggets.data import NuggetsKind
 from kinds.nuggets.examples import EXAMPLES
 from kinds.spec import Analysis, Exports, JudgePage, KindSpec, Reports
@@ -31,6 +31,7 @@ SPEC = KindSpec(
             run=report.stability_analysis,
             params=report.ANALYSIS_PARAMS["stability"],
             template="nuggets/results/stability.html",
+            charts=charts.stability,
         ),
     ),
     demo=demo.build,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kinds.ordering import demo, importers, report, services
+from kinds.ordering import charts, demo, importers, report, services
 from kinds.ordering.data import OrderingKind
 from kinds.ordering.examples import EXAMPLES
 from kinds.spec import Analysis, Exports, JudgePage, KindSpec, Reports
@@ -31,12 +31,14 @@ SPEC = KindSpec(
             run=report.noise_analysis,
             params=report.ANALYSIS_PARAMS["noise"],
             template="ordering/results/noise.html",
+            charts=charts.noise,
         ),
         Analysis(
             name="frespa-sweep",
             run=report.sweep_analysis,
             params=report.ANALYSIS_PARAMS["frespa-sweep"],
             template="ordering/results/frespa-sweep.html",
+            charts=charts.sweep,
         ),
         Analysis(
             name="frespa-tune",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kinds.pairs import demo, pools, report
+from kinds.pairs import charts, demo, pools, report
 from kinds.pairs.data import PairsKind
 from kinds.pairs.examples import EXAMPLES
 from kinds.spec import Analysis, Exports, JudgePage, KindSpec, Reports
@@ -31,6 +31,7 @@ SPEC = KindSpec(
             run=report.evaluation_analysis,
             params=report.ANALYSIS_PARAMS["evaluation"],
             template="pairs/results/evaluation.html",
+            charts=charts.evaluation,
             chunks=report.CHUNKS["evaluation"],
         ),
     ),

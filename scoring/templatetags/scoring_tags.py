@@ -1,4 +1,5 @@
-"""Template helpers for reports: number formatting and a kappa heatmap in SVG."""
+"""Template helpers for reports: number formatting and the charts (SVG heatmap, line chart,
+box plot). What a chart shows is built by the kind (``Analysis.charts``, or a report type's fields)."""
 
 from __future__ import annotations
 
@@ -52,12 +53,6 @@ def colour(value: float | None) -> str:
     else:
         r, g, b = (int(255 - (255 - c) * -v) for c in (190, 40, 40))
     return f"#{r:02x}{g:02x}{b:02x}"
-
-
-@register.simple_tag
-def kappa_heatmap(report: dict) -> str:
-    """Pairwise kappa of a pairs report as an SVG grid."""
-    return heatmap([a["assessor"] for a in report["assessors"]], report["kappa_matrix"], "kappa")
 
 
 @register.simple_tag
@@ -207,70 +202,6 @@ def line_chart(series: dict, *, x_label: str = "", y_label: str = "", width: int
         height,
         body,
     )
-
-
-@register.filter
-def noise_series(rows: list[dict]) -> dict:
-    """Noise-robustness rows -> {method: [[ratio, ED], ...]} for :func:`line_chart`."""
-    return {row["method"]: [[r, e] for r, e in zip(row["ratios"], row["ed"])] for row in rows}
-
-
-@register.filter
-def sweep_series(rows: list[dict]) -> dict:
-    """FreSPA sweep rows -> {parameter: [[value, ED], ...]}."""
-    series: dict[str, list] = {}
-    for row in rows:
-        series.setdefault(row["parameter"], []).append([row["value"], row["ed"]])
-    return series
-
-
-#: Figure 1's measures, as (label, key in a split-merge step).
-PATH_MEASURES = (
-    ("V_beta", "v_beta"),
-    ("V_0.5", "v_half"),
-    ("NVI", "normalized_variation_of_information"),
-    ("NMI", "nmi_arithmetic"),
-    ("RI", "rand_index"),
-    ("ARI", "adjusted_rand_index"),
-    ("purity", "purity"),
-    ("entropy", "entropy"),
-    ("pair F", "pair_f"),
-)
-
-
-@register.filter
-def path_series(path: list[dict]) -> dict:
-    """Split-merge steps -> {measure: [[clusters, value], ...]}."""
-    return {label: [[step["clusters"], step[key]] for step in path] for label, key in PATH_MEASURES}
-
-
-@register.filter
-def size_series(figures: dict, key: str) -> dict:
-    """Pyramid-size results -> {key: [[m, value], ...]} for :func:`line_chart`."""
-    return {key.replace("_", " "): [[m, v] for m, v in zip(figures["sizes"], figures[key])]}
-
-
-@register.filter
-def f1_series(result: dict) -> dict:
-    """Evaluation result -> {system: [[truth-set position, F1], ...]} (Figure 6), Random mean last."""
-    truths = list(result["f1"])
-    series = {}
-    for s, system in enumerate(result["systems"]):
-        points = [[i, result["f1"][truth][s]] for i, truth in enumerate(truths)]
-        if result.get("random_f1"):
-            points.append([len(truths), result["random_f1"]["mean"][s]])
-        series[system] = points
-    return series
-
-
-@register.filter
-def growth_series(result: dict, key: str) -> dict:
-    return {key.replace("_", " "): [[n, v] for n, v in zip(result["sizes"], result[key])]}
-
-
-@register.filter
-def rho_series(stability: dict) -> dict:
-    return {"mean rho": [[n, v] for n, v in zip(stability["sizes"], stability["mean_rho"])]}
 
 
 @register.simple_tag

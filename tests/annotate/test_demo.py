@@ -20,10 +20,10 @@ def test_seed_creates_logins_and_a_pairs_campaign_with_realistic_agreement(capsy
 
     campaign = Campaign.objects.get(kind="pairs", params__demo=True, name__startswith="Person-name")
     report = campaign_report(campaign).data
-    kappas = [p["kappa"] for p in report["pairs"]]
+    kappas = [p.kappa for p in report.pairs]
     assert len(kappas) == 6  # four simulated adjudicators
     assert all(0.3 < k < 0.95 for k in kappas), kappas
-    assert 0.4 < report["fleiss"]["kappa"] < 0.9
+    assert 0.4 < report.fleiss.kappa < 0.9
     # The people have work of their own waiting, judged by nobody yet.
     assert Assignment.objects.filter(topic__campaign=campaign, assessor__username="alice").exists()
     assert not Judgment.objects.filter(assessor__username__in=["alice", "bob"]).exists()
@@ -81,10 +81,10 @@ def test_systems_demo_has_thirteen_pooled_systems_and_four_adjudicators():
     call_command("seed_demo")
     campaign = Campaign.objects.get(kind="pairs", params__demo=True, name__startswith="Name-search")
     report = campaign_report(campaign).data
-    assert len(report["systems"]) == 13 and len(report["assessors"]) == 4
-    kappas = [p["kappa"] for p in report["pairs"]]
+    assert len(report.systems) == 13 and len(report.assessors) == 4
+    kappas = [p.kappa for p in report.pairs]
     assert 0.4 < min(kappas) and max(kappas) < 0.9  # realistic disagreement, as in Figure 4
-    f1 = sorted(s["consensus"]["f1"] for s in report["systems"])
+    f1 = sorted(s.consensus.f1 for s in report.systems)
     assert f1[-1] - f1[0] > 0.1  # systems of varying quality
     topic = campaign.topics.first()
     assert all(c["runs"] for c in topic.data["candidates"])  # provenance kept

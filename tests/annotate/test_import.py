@@ -46,9 +46,9 @@ def test_rte_imports_and_its_fleiss_kappa_equals_statsmodels(empty, django_captu
     expected = statsmodels_fleiss(table, method="fleiss")
 
     report = campaign_report(empty).data
-    assert report["fleiss"]["items"] == 800 and report["fleiss"]["raters"] == 10
-    assert report["fleiss"]["kappa"] == pytest.approx(expected, abs=1e-12)
-    assert report["alpha"]["items"] == 800
+    assert report.fleiss.items == 800 and report.fleiss.raters == 10
+    assert report.fleiss.kappa == pytest.approx(expected, abs=1e-12)
+    assert report.alpha.items == 800
 
     gold = Run.objects.get(campaign=empty, name="gold").data
     with RTE.open() as handle:

@@ -32,7 +32,7 @@ def test_a_submission_updates_topic_and_campaign_reports_after_commit(
         assert not Report.objects.exists()  # nothing happens before commit
     assert callbacks
     report = campaign_report(campaign)
-    assert report.judgments_seen == 3 and report.data["items_judged"] == 12
+    assert report.judgments_seen == 3 and report.data.items_judged == 12
     topic = Topic.objects.filter(campaign=campaign, assignments__assessor=people["alice"]).first()
     assert topic_report(topic).judgments_seen == 1
     assert not StaleTopic.objects.exists()

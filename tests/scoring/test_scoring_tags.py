@@ -57,20 +57,6 @@ def test_one_line_per_series_with_its_own_colour():
     assert [c for c in tags.PALETTE[:3] if f'stroke="{c}"' in svg] == tags.PALETTE[:3]
 
 
-def test_series_builders_reshape_the_analyses_results():
-    assert tags.noise_series([{"method": "AC-tau", "ratios": [0, 0.5], "ed": [0.4, 0.3]}]) == {
-        "AC-tau": [[0, 0.4], [0.5, 0.3]]
-    }
-    rows = [{"parameter": "min_sup", "value": 0.2, "ed": 1.0}, {"parameter": "min_sup", "value": 0.4, "ed": 2.0}]
-    assert tags.sweep_series(rows) == {"min_sup": [[0.2, 1.0], [0.4, 2.0]]}
-    result = {
-        "systems": ["A", "B"],
-        "f1": {"consensus": [0.5, 0.6], "union": [0.4, 0.7]},
-        "random_f1": {"mean": [0.45, 0.65]},
-    }
-    assert tags.f1_series(result) == {"A": [[0, 0.5], [1, 0.4], [2, 0.45]], "B": [[0, 0.6], [1, 0.7], [2, 0.65]]}
-
-
 def test_the_box_plot_puts_model_summaries_first_with_their_medians():
     summaries = [{"id": "S1", "model": False}, {"id": "M1", "model": True}]
     svg = str(tags.box_plot(summaries, [[1, 10], [3, 20], [5, 30]]))

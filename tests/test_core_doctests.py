@@ -1,0 +1,16 @@
+"""The worked examples in the core modules' docstrings (concord/*.py) run and hold."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+
+import pytest
+
+CORE = ["concord.digits", "concord.jsonready", "concord.jsonsafe", "concord.params", "concord.typed"]
+
+
+@pytest.mark.parametrize("name", CORE)
+def test_docstring_examples(name):
+    result = doctest.testmod(importlib.import_module(name))
+    assert result.failed == 0, f"{result.failed} of {result.attempted} examples failed in {name}"
