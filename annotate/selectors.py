@@ -31,6 +31,11 @@ def role_in(user: AnyUser, campaign: Campaign) -> str | None:
     return Membership.objects.filter(campaign=campaign, user=user).values_list("role", flat=True).first()
 
 
+def role_phrase(role: str) -> str:
+    """'an assessor', 'an organiser', 'an admin'."""
+    return f"{'an' if role[:1] in 'aeiou' else 'a'} {role}"
+
+
 def can_create_campaigns(user: AnyUser) -> bool:
     return bool(user.is_authenticated and (user.is_staff or user.has_perm("annotate.add_campaign")))
 
@@ -52,14 +57,17 @@ def campaign_for(user: AnyUser, campaign_id: int, *, need: Need = "view") -> tup
     campaign = Campaign.objects.filter(pk=campaign_id).first()
     role = role_in(user, campaign) if campaign else None
     if campaign is None or role is None:
-        raise Http404("No such campaign.")
+        raise Http404(f"No campaign {campaign_id}, or you are not a member of it.")
     allowed = {
         "view": {"admin", "organiser", "assessor"},
         "organise": {"admin", "organiser"},
         "admin": {"admin"},
     }[need]
     if role not in allowed:
-        raise PermissionDenied(f"This needs the {need} permission on the campaign.")
+        who = {"organise": "its organisers and admins", "admin": "admins"}[need]
+        raise PermissionDenied(
+            f'You are {role_phrase(role)} in the campaign "{campaign.name}": only {who} may do this.'
+        )
     return campaign, role
 
 
@@ -70,7 +78,8 @@ def topic_for(user: AnyUser, campaign: Campaign, role: str, external_id: str) ->
         topics = topics.filter(assignments__assessor=user)
     topic = topics.filter(external_id=external_id).first()
     if topic is None:
-        raise Http404("No such topic in this campaign, or it is not assigned to you.")
+        unassigned = ", or it is not assigned to you" if role == "assessor" else ""
+        raise Http404(f'No topic {external_id} in the campaign "{campaign.name}"{unassigned}.')
     return topic
 
 
@@ -115,8 +124,13 @@ def own_judgment(topic: Topic, user: AnyUser) -> Judgment | None:
 @dataclass(frozen=True)
 class QueueEntry:
     topic: Topic
-    status: str  # "new", "draft" or "submitted"
+    status: str  # "new", or a Judgment.Status: "draft", "submitted", "reopened", "withdrawn"
     version: int
+
+    @property
+    def counts(self) -> bool:
+        """Submitted, or reopened (its submitted version still counts)."""
+        return self.status in Judgment.COUNTING
 
 
 @dataclass(frozen=True)
@@ -127,7 +141,8 @@ class CampaignQueue:
 
     @property
     def submitted(self) -> int:
-        return sum(1 for e in self.entries if e.status == "submitted")
+        """Topics whose judgment counts: submitted or reopened (withdrawn ones do not)."""
+        return sum(1 for e in self.entries if e.counts)
 
     @property
     def percent(self) -> int:
@@ -135,7 +150,7 @@ class CampaignQueue:
 
     @property
     def next_topic(self) -> Topic | None:
-        pending = [e for e in self.entries if e.status != "submitted"]
+        pending = [e for e in self.entries if not e.counts]
         drafts = [e for e in pending if e.status == "draft"]
         return (drafts or pending)[0].topic if pending else None
 
@@ -163,8 +178,14 @@ def assessor_queues(user: AnyUser) -> list[CampaignQueue]:
 class AssessorProgress:
     username: str
     assigned: int
+    #: Judgments that do not count: drafts and withdrawn ones.
     drafts: int
+    #: Judgments that count: submitted or reopened.
     submitted: int
+    #: Of ``submitted``, reopened ones (a draft on top of the submitted version).
+    reopened: int = 0
+    #: Of ``drafts``, withdrawn ones.
+    withdrawn: int = 0
 
     @property
     def percent(self) -> int:
@@ -172,7 +193,8 @@ class AssessorProgress:
 
 
 def assessor_progress(campaign: Campaign) -> list[AssessorProgress]:
-    """Per assessor of the campaign: assigned, draft and submitted topics."""
+    """Per assessor of the campaign: assigned, draft and submitted topics
+    (a reopened judgment counts as submitted, a withdrawn one as a draft)."""
     assigned = dict(
         Assignment.objects.filter(topic__campaign=campaign)
         .values("assessor__username")
@@ -183,16 +205,20 @@ def assessor_progress(campaign: Campaign) -> list[AssessorProgress]:
         Judgment.objects.filter(topic__campaign=campaign)
         .values("assessor__username")
         .annotate(
-            drafts=Count("id", filter=Q(status=Judgment.Status.DRAFT)),
-            submitted=Count("id", filter=Q(status=Judgment.Status.SUBMITTED)),
+            drafts=Count("id", filter=Q(status__in=[Judgment.Status.DRAFT, Judgment.Status.WITHDRAWN])),
+            submitted=Count("id", filter=Q(status__in=Judgment.COUNTING)),
+            reopened=Count("id", filter=Q(status=Judgment.Status.REOPENED)),
+            withdrawn=Count("id", filter=Q(status=Judgment.Status.WITHDRAWN)),
         )
     )
-    counts = {r["assessor__username"]: (r["drafts"], r["submitted"]) for r in rows}
+    counts = {
+        r["assessor__username"]: (r["drafts"], r["submitted"], r["reopened"], r["withdrawn"]) for r in rows
+    }
     assessors = Membership.objects.filter(campaign=campaign, role=Membership.Role.ASSESSOR).values_list(
         "user__username", flat=True
     )
     names = sorted(set(assessors) | set(assigned))
-    return [AssessorProgress(name, assigned.get(name, 0), *counts.get(name, (0, 0))) for name in names]
+    return [AssessorProgress(name, assigned.get(name, 0), *counts.get(name, (0, 0, 0, 0))) for name in names]
 
 
 def topic_assignments(campaign: Campaign) -> list[tuple[Topic, list[tuple[str, str]]]]:

@@ -77,3 +77,9 @@ page_urls = [
 kind_urls = [path("", include(kind.urls)) for kind in KINDS.values() if kind.urls]
 
 urlpatterns = api_urls + page_urls + kind_urls
+
+# Pages that say why (templates/400.html ... 500.html); JSON under /api/.
+handler400 = "concord.error_pages.bad_request"
+handler403 = "concord.error_pages.permission_denied"
+handler404 = "concord.error_pages.page_not_found"
+handler500 = "concord.error_pages.server_error"
