@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 
-from annotate import selectors
-from kinds.registry import get_kind
+from annotate import selectors, services
+from concord import paramforms
+from concord.digits import whole_number
+from concord.errors import InvalidInput
+from kinds.registry import KINDS, get_kind
 from scoring import selectors as scoring_selectors
 from scoring import services as scoring_services
 
@@ -30,6 +34,7 @@ def home(request: HttpRequest) -> HttpResponse:
             "assessing": [q for q in queues if q.role == "assessor"],
             "organised": organised,
             "others": others,
+            "can_create": selectors.can_create_campaigns(request.user),
         },
     )
 
@@ -51,7 +56,11 @@ def campaign(request: HttpRequest, campaign_id: int) -> HttpResponse:
             "assignments": selectors.topic_assignments(campaign),
             "report": scoring_selectors.campaign_report(campaign),
             "jobs": scoring_selectors.campaign_jobs(campaign),
-            "analyses": scoring_services.analyses_for(campaign),
+            "analyses": [
+                {"name": name, "help": schema.help, "fields": paramforms.fields(schema, form=name)}
+                for name, schema in scoring_services.analysis_schemas(campaign.kind).items()
+                if name in scoring_services.analyses_for(campaign)
+            ],
             "refresh_ms": settings.CONCORD_REFRESH_MS,
         },
     )
@@ -130,4 +139,49 @@ def consensus_editor(request: HttpRequest, campaign_id: int, topic_id: str) -> H
             "next_topic": None,
             "queue": None,
         },
+    )
+
+
+@login_required
+def new_campaign(request: HttpRequest) -> HttpResponse:
+    """Create a campaign in the browser: choose a kind, then name, guidelines,
+    overlap and the kind's params, a form generated from its params schema
+    (the same declarations and service as POST /api/campaigns/)."""
+    if not selectors.can_create_campaigns(request.user):
+        raise PermissionDenied("Only organisers and admins create campaigns.")
+    kind = request.POST.get("kind") or request.GET.get("kind")
+    if kind not in KINDS:
+        return render(request, "annotate/campaign_new.html", {"kinds": list(KINDS.values()), "spec": None})
+    spec = KINDS[kind]
+    error, values = None, {}
+    form = {"name": "", "guidelines": "", "overlap": "2"}
+    if request.method == "POST":
+        form = {key: request.POST.get(key, "") for key in form}
+        try:
+            values = paramforms.read(spec.params, request.POST)
+            overlap = whole_number(form["overlap"].strip())
+            if overlap is None:
+                raise InvalidInput("overlap", "expected a whole number of assessors per topic, from 1 to 100")
+            campaign = services.create_campaign(
+                creator=request.user,
+                kind=kind,
+                name=form["name"].strip(),
+                guidelines=form["guidelines"],
+                overlap=overlap,
+                params=values,
+            )
+        except InvalidInput as invalid:
+            error = invalid
+        else:
+            return redirect("campaign", campaign_id=campaign.pk)
+    return render(
+        request,
+        "annotate/campaign_new.html",
+        {
+            "spec": spec,
+            "form": form,
+            "error": error,
+            "fields": paramforms.fields(spec.params, values=values, error=error),
+        },
+        status=400 if error else 200,
     )

@@ -55,6 +55,7 @@ page_urls = [
     path("", pages.home, name="home"),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("campaigns/new/", pages.new_campaign, name="campaign-new"),
     path("campaigns/<int:campaign_id>/", pages.campaign, name="campaign"),
     path("campaigns/<int:campaign_id>/topics/<str:topic_id>/judge/", pages.judge, name="judge"),
     path("campaigns/<int:campaign_id>/report/", scoring_pages.report, name="campaign-report"),

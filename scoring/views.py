@@ -10,6 +10,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from annotate import selectors
+from concord import paramforms
 from concord.errors import InvalidInput
 from concord.security import message_page
 from kinds.registry import get_kind
@@ -57,13 +58,15 @@ def topic_report(request: HttpRequest, campaign_id: int, topic_id: str) -> HttpR
 @require_POST
 def start_analysis(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
+    name = request.POST.get("analysis", "")
+    schema = services.analysis_schemas(campaign.kind).get(name)
     try:
-        services.start_analysis(
-            campaign=campaign, analysis=request.POST.get("analysis", ""), params=None, user=request.user
-        )
+        params = paramforms.read(schema, request.POST) if schema is not None else None
+        job = services.start_analysis(campaign=campaign, analysis=name, params=params, user=request.user)
     except InvalidInput as error:
         return refused(request, error, back=("Back to the campaign", reverse("campaign", args=[campaign.pk])))
-    return redirect("campaign", campaign_id=campaign.pk)
+    # The job's own page: its progress at once, its result when done (not the campaign page's top).
+    return redirect("job", job_id=job.pk)
 
 
 @login_required

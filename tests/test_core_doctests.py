@@ -7,7 +7,15 @@ import importlib
 
 import pytest
 
-CORE = ["concord.digits", "concord.jsonready", "concord.jsonsafe", "concord.params", "concord.typed"]
+CORE = [
+    "concord.digits",
+    "concord.jsonready",
+    "concord.jsonsafe",
+    "concord.markdown",
+    "concord.paramforms",
+    "concord.params",
+    "concord.typed",
+]
 
 
 @pytest.mark.parametrize("name", CORE)
