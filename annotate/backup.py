@@ -59,6 +59,8 @@ def dump_campaign(campaign: Campaign) -> dict[str, Any]:
                 "status": judgment.status,
                 "version": judgment.version,
                 "payload": judgment.payload,
+                "submitted_payload": judgment.submitted_payload,
+                "submitted_version": judgment.submitted_version,
                 "submitted_at": _when(judgment.submitted_at),
                 "revisions": [
                     {
@@ -67,6 +69,7 @@ def dump_campaign(campaign: Campaign) -> dict[str, Any]:
                         "payload": r.payload,
                         "status": r.status,
                         "source": r.source,
+                        "reason": r.reason,
                         "created_at": _when(r.created_at),
                     }
                     for r in judgment.revisions.select_related("author").order_by("version")
@@ -193,15 +196,30 @@ def load_campaign(document: Any, *, creator=None) -> Campaign:
         Run.objects.create(campaign=campaign, name=run["name"], data=data)
     for index, entry in enumerate(document.get("judgments", [])):
         topic = topics[entry["topic"]]
-        kind.data.clean_payload(
-            entry["payload"], topic.data, complete=entry["status"] == "submitted", params=campaign.params
-        )
+        status = entry["status"]
+        if status not in Judgment.Status.values:
+            raise InvalidInput(
+                f"file.judgments[{index}].status", f"expected one of {', '.join(Judgment.Status.values)}"
+            )
+        kind.data.clean_payload(entry["payload"], topic.data, complete=status == "submitted", params=campaign.params)
+        counted, counted_version = None, None
+        if status in Judgment.COUNTING:
+            # Backups written before judgment states: a submitted judgment counts as it is.
+            counted = entry.get("submitted_payload", entry["payload"] if status == "submitted" else None)
+            counted_version = entry.get("submitted_version", entry["version"] if status == "submitted" else None)
+            if counted is None or not isinstance(counted_version, int):
+                raise InvalidInput(
+                    f"file.judgments[{index}].submitted_payload", f"a {status} judgment needs the version that counts"
+                )
+            kind.data.clean_payload(counted, topic.data, complete=True, params=campaign.params)
         judgment = Judgment.objects.create(
             topic=topic,
             assessor=user(entry["assessor"], f"file.judgments[{index}].assessor"),
             payload=entry["payload"],
-            status=entry["status"],
+            status=status,
             version=entry["version"],
+            submitted_payload=counted,
+            submitted_version=counted_version,
             submitted_at=parse_datetime(entry["submitted_at"]) if entry.get("submitted_at") else None,
         )
         revisions = [
@@ -212,6 +230,7 @@ def load_campaign(document: Any, *, creator=None) -> Campaign:
                 author=user(r["author"], f"file.judgments[{index}].revisions[{i}].author"),
                 status=r["status"],
                 source=r.get("source", "import"),
+                reason=r.get("reason", ""),
             )
             for i, r in enumerate(entry.get("revisions", []))
         ]

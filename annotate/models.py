@@ -87,17 +87,37 @@ class Assignment(models.Model):
 
 
 class Judgment(models.Model):
+    """One assessor's judgment of one topic.
+
+    ``payload`` is what the assessor is editing; ``submitted_payload`` (at
+    ``submitted_version``) is what counts in the reports, set while the status
+    is submitted or reopened and null otherwise. The states and the allowed
+    transitions between them are in ``annotate.services`` (README,
+    "Judgment states").
+    """
+
     class Status(models.TextChoices):
         DRAFT = "draft", "Draft"
         SUBMITTED = "submitted", "Submitted"
+        #: Submitted, then reopened: ``payload`` is a draft on top; ``submitted_payload`` still counts.
+        REOPENED = "reopened", "Reopened"
+        #: Withdrawn by its assessor: it no longer counts (the reason is in its revision).
+        WITHDRAWN = "withdrawn", "Withdrawn"
+
+    #: The statuses whose ``submitted_payload`` counts in the reports.
+    COUNTING = (Status.SUBMITTED, Status.REOPENED)
 
     topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="judgments")
     assessor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="judgments")
     payload = models.JSONField(default=dict)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.DRAFT)
     version = models.PositiveIntegerField(default=0)
+    #: The version that counts in reports, and its payload (null: nothing counts).
+    submitted_payload = models.JSONField(null=True, blank=True)
+    submitted_version = models.PositiveIntegerField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    #: When the counting version was submitted (null: nothing counts).
     submitted_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
@@ -117,6 +137,8 @@ class JudgmentRevision(models.Model):
     payload = models.JSONField()
     status = models.CharField(max_length=16, choices=Judgment.Status.choices)
     source = models.CharField(max_length=32, default="web", help_text="web, api or import")
+    #: Why the judgment was withdrawn (the assessor's words); blank otherwise.
+    reason = models.TextField(blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -211,9 +211,7 @@ def assessor_progress(campaign: Campaign) -> list[AssessorProgress]:
             withdrawn=Count("id", filter=Q(status=Judgment.Status.WITHDRAWN)),
         )
     )
-    counts = {
-        r["assessor__username"]: (r["drafts"], r["submitted"], r["reopened"], r["withdrawn"]) for r in rows
-    }
+    counts = {r["assessor__username"]: (r["drafts"], r["submitted"], r["reopened"], r["withdrawn"]) for r in rows}
     assessors = Membership.objects.filter(campaign=campaign, role=Membership.Role.ASSESSOR).values_list(
         "user__username", flat=True
     )

@@ -245,58 +245,226 @@ class SaveResult:
     replayed: bool = False
 
 
+# -- judgment states ---------------------------------------------------------------
+#
+# The one place that says which action may change a judgment from which state.
+# ``new`` is a judgment never saved. "Counts" is what the reports read
+# (``Judgment.submitted_payload``).
+#
+#   from                  action            to          what counts afterwards
+#   --------------------  ----------------  ----------  --------------------------------
+#   new, draft            save (PUT draft)  draft       nothing
+#   new, draft            submit            submitted   the submitted payload
+#   submitted             reopen            reopened    still the submitted payload
+#   reopened              save (PUT draft)  reopened    still the submitted payload
+#   reopened              submit            submitted   the newly submitted payload
+#   submitted, reopened   withdraw(reason)  withdrawn   nothing (the reason is kept)
+#   withdrawn             save (PUT draft)  draft       nothing
+#
+# Anything else (e.g. PUT draft on a submitted judgment) is refused with
+# InvalidInput("status", what to do instead) and writes nothing. Submitting
+# takes a complete payload; the others take a draft. Every transition bumps
+# the version (a stale one is a Conflict) and appends a JudgmentRevision.
+# Reports are marked stale when what counts changes: on submit and withdraw.
+
+SAVE, SUBMIT, REOPEN, WITHDRAW = "save", "submit", "reopen", "withdraw"
+NEW = "new"
+_S = Judgment.Status
+
+TRANSITIONS: dict[tuple[str, str], str] = {
+    (NEW, SAVE): _S.DRAFT,
+    (_S.DRAFT, SAVE): _S.DRAFT,
+    (NEW, SUBMIT): _S.SUBMITTED,
+    (_S.DRAFT, SUBMIT): _S.SUBMITTED,
+    (_S.SUBMITTED, REOPEN): _S.REOPENED,
+    (_S.REOPENED, SAVE): _S.REOPENED,
+    (_S.REOPENED, SUBMIT): _S.SUBMITTED,
+    (_S.SUBMITTED, WITHDRAW): _S.WITHDRAWN,
+    (_S.REOPENED, WITHDRAW): _S.WITHDRAWN,
+    (_S.WITHDRAWN, SAVE): _S.DRAFT,
+}
+
+#: What a refused transition tells the client to do instead.
+_REFUSALS: dict[tuple[str, str], str] = {
+    (_S.SUBMITTED, SAVE): "this judgment is submitted and counts in the reports: reopen it first to edit it",
+    (_S.SUBMITTED, SUBMIT): "this judgment is already submitted: reopen it first to change it",
+    (_S.WITHDRAWN, SUBMIT): "this judgment is withdrawn: save it as a draft first, then submit it",
+    (_S.REOPENED, REOPEN): "this judgment is already reopened: save your draft or submit it",
+}
+
+#: The largest withdrawal reason kept.
+REASON_MAX_LENGTH = 2000
+
+
+def transition(current: str, action: str) -> str:
+    """The status ``action`` leads to from ``current`` (``"new"``: never saved),
+    or InvalidInput("status", ...) saying what to do instead."""
+    target = TRANSITIONS.get((current, action))
+    if target is not None:
+        return target
+    message = _REFUSALS.get((current, action))
+    if message is None:
+        if action == REOPEN:
+            message = f"only a submitted judgment can be reopened; this one is {current}"
+        elif action == WITHDRAW:
+            message = (
+                f"only a submitted or reopened judgment can be withdrawn; this one is {current} and does not count"
+            )
+        else:
+            message = f"cannot {action} a {current} judgment"
+    raise InvalidInput("status", message)
+
+
+def _require_version(version: Any) -> int:
+    if isinstance(version, bool) or not isinstance(version, int) or version < 0:
+        raise InvalidInput("version", "expected the version you read: a whole number, 0 for a new judgment")
+    return version
+
+
 def clean_judgment_request(
     topic: Topic, payload: Any, status: Any, version: Any, scope: list[str] | None = None
 ) -> dict[str, Any]:
-    if status not in Judgment.Status.values:
-        raise InvalidInput("status", f"expected one of {', '.join(Judgment.Status.values)}")
-    if isinstance(version, bool) or not isinstance(version, int) or version < 0:
-        raise InvalidInput("version", "expected the version you read: a whole number, 0 for a new judgment")
+    """A PUT's payload, checked as a draft or, for ``submitted``, as complete."""
+    allowed = (_S.DRAFT, _S.SUBMITTED)
+    if status not in allowed:
+        raise InvalidInput(
+            "status",
+            f"expected one of {', '.join(allowed)} (reopen and withdraw a judgment through their own actions)",
+        )
+    _require_version(version)
     kind = get_kind(topic.campaign.kind).data
     params = topic.campaign.params if scope is None else {**topic.campaign.params, "scope": scope}
-    return kind.clean_payload(payload, topic.data, complete=status == Judgment.Status.SUBMITTED, params=params)
+    return kind.clean_payload(payload, topic.data, complete=status == _S.SUBMITTED, params=params)
+
+
+def _locked_judgment(topic: Topic, assessor: AbstractBaseUser) -> Judgment | None:
+    return Judgment.objects.select_for_update().filter(topic=topic, assessor=assessor).first()
+
+
+def _write(
+    judgment: Judgment, *, status: str, author: AbstractBaseUser, source: str, reason: str = ""
+) -> JudgmentRevision:
+    """Save ``judgment`` one version up in ``status``, its revision, and mark
+    the topic stale when what counts changed."""
+    topic = judgment.topic
+    counted = (judgment.submitted_version, judgment.status in Judgment.COUNTING)
+    judgment.status = status
+    judgment.version += 1
+    if status == _S.SUBMITTED:
+        judgment.submitted_payload = judgment.payload
+        judgment.submitted_version = judgment.version
+        judgment.submitted_at = timezone.now()
+    elif status not in Judgment.COUNTING:
+        judgment.submitted_payload = judgment.submitted_version = judgment.submitted_at = None
+    try:
+        with transaction.atomic():
+            judgment.save()
+    except IntegrityError:
+        # Another request created it between our read and our insert.
+        raise Conflict(Judgment.objects.get(topic=topic, assessor=judgment.assessor).version) from None
+    revision = JudgmentRevision.objects.create(
+        judgment=judgment,
+        version=judgment.version,
+        author=author,
+        payload=judgment.payload,
+        status=status,
+        source=source,
+        reason=reason,
+    )
+    if counted != (judgment.submitted_version, judgment.status in Judgment.COUNTING):
+        scoring_services.mark_stale(topic, revision.pk)
+    return revision
 
 
 @transaction.atomic
 def save_judgment(
     *, topic: Topic, assessor: AbstractBaseUser, payload: Any, status: Any, version: Any, source: str = "web"
 ) -> SaveResult:
-    """Save the assessor's judgment of ``topic`` if ``version`` is still current.
+    """Save (``status="draft"``) or submit (``"submitted"``) the assessor's
+    judgment of ``topic`` if ``version`` is still current (the table above).
 
-    Every save appends a JudgmentRevision. A stale version raises Conflict,
-    except an exact repeat of the last save by a retrying client, which
-    returns the stored judgment with ``replayed=True``.
+    On a reopened judgment a draft is saved on top while the submitted
+    version keeps counting. Every save appends a JudgmentRevision. A stale
+    version raises Conflict, except an exact repeat of the last save by a
+    retrying client, which returns the stored judgment with ``replayed=True``.
     """
     assignment = Assignment.objects.filter(topic=topic, assessor=assessor).first()
     if assignment is None:
         clean_judgment_request(topic, payload, status, version)
         raise NotAssigned()
     cleaned = clean_judgment_request(topic, payload, status, version, scope=assignment.items)
-    judgment = Judgment.objects.select_for_update().filter(topic=topic, assessor=assessor).first()
+    judgment = _locked_judgment(topic, assessor)
     current = judgment.version if judgment else 0
     if version != current:
-        if judgment and version == current - 1 and judgment.payload == cleaned and judgment.status == status:
+        if judgment and version == current - 1 and judgment.payload == cleaned and _repeats(judgment, status):
             return SaveResult(judgment, replayed=True)
         raise Conflict(current)
+    target = transition(judgment.status if judgment else NEW, SUBMIT if status == _S.SUBMITTED else SAVE)
     if judgment is None:
         judgment = Judgment(topic=topic, assessor=assessor)
-    was_submitted = judgment.status == Judgment.Status.SUBMITTED
     judgment.payload = cleaned
-    judgment.status = status
-    judgment.version = current + 1
-    if status == Judgment.Status.SUBMITTED:
-        judgment.submitted_at = timezone.now()
-    try:
-        with transaction.atomic():
-            judgment.save()
-    except IntegrityError:
-        # Another request created it between our read and our insert.
-        raise Conflict(Judgment.objects.get(topic=topic, assessor=assessor).version) from None
-    revision = JudgmentRevision.objects.create(
-        judgment=judgment, version=judgment.version, author=assessor, payload=cleaned, status=status, source=source
-    )
-    if status == Judgment.Status.SUBMITTED or was_submitted:
-        scoring_services.mark_stale(topic, revision.pk)
+    _write(judgment, status=target, author=assessor, source=source)
+    return SaveResult(judgment)
+
+
+def _repeats(judgment: Judgment, status: str) -> bool:
+    """Whether a PUT of ``status`` may have led to the judgment's current status."""
+    if status == _S.SUBMITTED:
+        return judgment.status == _S.SUBMITTED
+    return judgment.status in (_S.DRAFT, _S.REOPENED)
+
+
+def _assigned(topic: Topic, assessor: AbstractBaseUser) -> None:
+    if not Assignment.objects.filter(topic=topic, assessor=assessor).exists():
+        raise NotAssigned()
+
+
+@transaction.atomic
+def reopen_judgment(*, topic: Topic, assessor: AbstractBaseUser, version: Any, source: str = "web") -> SaveResult:
+    """Reopen a submitted judgment: its payload becomes a draft to edit on top,
+    while the submitted version keeps counting until it is submitted again."""
+    _require_version(version)
+    _assigned(topic, assessor)
+    judgment = _locked_judgment(topic, assessor)
+    current = judgment.version if judgment else 0
+    if version != current:
+        if judgment and version == current - 1 and judgment.status == _S.REOPENED:
+            previous = judgment.revisions.filter(version=version).values_list("status", flat=True).first()
+            if previous == _S.SUBMITTED:  # the reopen itself was the last write
+                return SaveResult(judgment, replayed=True)
+        raise Conflict(current)
+    transition(judgment.status if judgment else NEW, REOPEN)
+    _write(judgment, status=_S.REOPENED, author=assessor, source=source)
+    return SaveResult(judgment)
+
+
+def clean_reason(reason: Any) -> str:
+    if reason is None:
+        return ""
+    if isinstance(reason, str):
+        reason = reason.strip()
+    return require_text(reason, "reason", allow_empty=True, max_length=REASON_MAX_LENGTH)
+
+
+@transaction.atomic
+def withdraw_judgment(
+    *, topic: Topic, assessor: AbstractBaseUser, version: Any, reason: Any = "", source: str = "web"
+) -> SaveResult:
+    """Withdraw a submitted or reopened judgment: it no longer counts in the
+    reports. ``reason`` (optional, up to 2000 characters) is kept in the revision."""
+    _require_version(version)
+    reason = clean_reason(reason)
+    _assigned(topic, assessor)
+    judgment = _locked_judgment(topic, assessor)
+    current = judgment.version if judgment else 0
+    if version != current:
+        if judgment and version == current - 1 and judgment.status == _S.WITHDRAWN:
+            last = judgment.revisions.filter(version=current).values_list("reason", flat=True).first()
+            if last == reason:
+                return SaveResult(judgment, replayed=True)
+        raise Conflict(current)
+    transition(judgment.status if judgment else NEW, WITHDRAW)
+    _write(judgment, status=_S.WITHDRAWN, author=assessor, source=source, reason=reason)
     return SaveResult(judgment)
 
 
@@ -488,6 +656,8 @@ def _write_crowd_judgments(
                 payload=payloads[(w, t)],
                 status="submitted",
                 version=1,
+                submitted_payload=payloads[(w, t)],
+                submitted_version=1,
                 submitted_at=now,
             )
             for (w, t) in chunk

@@ -10,6 +10,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 
 from annotate import selectors, services
+from annotate.models import Judgment
 from concord import paramforms
 from concord.digits import whole_number
 from concord.errors import InvalidInput
@@ -75,7 +76,7 @@ def judge(request: HttpRequest, campaign_id: int, topic_id: str) -> HttpResponse
     assignment = topic.assignments.filter(assessor=request.user).first()
     judgment = selectors.own_judgment(topic, request.user)
     queue = next((q for q in selectors.assessor_queues(request.user) if q.campaign.pk == campaign.pk), None)
-    later = [e.topic for e in queue.entries if e.status != "submitted" and e.topic.pk != topic.pk] if queue else []
+    later = [e.topic for e in queue.entries if not e.counts and e.topic.pk != topic.pk] if queue else []
     extra_context = spec.judge.context(campaign, topic, request.user) if spec.judge.context else {}
     # Shown, never saved: the kind's assessor view of the part of the topic
     # this assessor judges (blind assessment). Organisers opening the page see
@@ -96,6 +97,8 @@ def judge(request: HttpRequest, campaign_id: int, topic_id: str) -> HttpResponse
                 else kind.initial_payload(topic.data, seed=f"{request.user.pk}:{topic.pk}"),
                 "status": judgment.status if judgment else "new",
                 "version": judgment.version if judgment else 0,
+                # The version that counts in the reports (submitted or reopened), else None.
+                "submitted_version": judgment.submitted_version if judgment else None,
             },
             "next_topic": later[0] if later else None,
             "queue": queue,
@@ -114,12 +117,14 @@ def consensus_editor(request: HttpRequest, campaign_id: int, topic_id: str) -> H
     spec = get_kind(campaign.kind)
     kind = spec.data
     current = scoring_selectors.curation(topic, "consensus")
-    assessors = sorted(topic.judgments.filter(status="submitted").values_list("assessor__username", flat=True))
+    assessors = sorted(
+        topic.judgments.filter(status__in=Judgment.COUNTING).values_list("assessor__username", flat=True)
+    )
     start_from = request.GET.get("from")
     if current is not None:
         payload = current.data
     elif start_from in assessors:
-        payload = topic.judgments.get(assessor__username=start_from).payload
+        payload = topic.judgments.get(assessor__username=start_from).submitted_payload
     else:
         payload = kind.empty_payload(topic.data)
     # The consensus is built on the judging page, which renders the assessor view.

@@ -3,6 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
+from annotate import organiser_views as organiser_pages
 from annotate import views as pages
 from annotate.api import views as api
 from concord import auth_api
@@ -32,6 +33,16 @@ api_urls = [
         api.OwnJudgment.as_view(),
         name="api-judgment",
     ),
+    path(
+        "api/campaigns/<int:campaign_id>/topics/<str:topic_id>/judgment/reopen/",
+        api.JudgmentReopen.as_view(),
+        name="api-judgment-reopen",
+    ),
+    path(
+        "api/campaigns/<int:campaign_id>/topics/<str:topic_id>/judgment/withdraw/",
+        api.JudgmentWithdraw.as_view(),
+        name="api-judgment-withdraw",
+    ),
     path("api/campaigns/<int:campaign_id>/judgments/", api.JudgmentList.as_view(), name="api-judgments"),
     path(
         "api/campaigns/<int:campaign_id>/judgments/import/", api.JudgmentImport.as_view(), name="api-judgments-import"
@@ -56,6 +67,13 @@ page_urls = [
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("campaigns/new/", pages.new_campaign, name="campaign-new"),
+    path("campaigns/<int:campaign_id>/members/", organiser_pages.campaign_members, name="campaign-members"),
+    path(
+        "accounts/reset/<uidb64>/<token>/",
+        auth_views.PasswordResetConfirmView.as_view(post_reset_login=False),
+        name="password_reset_confirm",
+    ),
+    path("accounts/reset/done/", auth_views.PasswordResetCompleteView.as_view(), name="password_reset_complete"),
     path("campaigns/<int:campaign_id>/", pages.campaign, name="campaign"),
     path("campaigns/<int:campaign_id>/topics/<str:topic_id>/judge/", pages.judge, name="judge"),
     path("campaigns/<int:campaign_id>/report/", scoring_pages.report, name="campaign-report"),

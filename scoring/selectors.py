@@ -25,13 +25,15 @@ class JudgmentRow:
 
 
 def submitted_judgments(campaign: Campaign, *, topic_ids: list[int] | None = None) -> list[JudgmentRow]:
-    judgments = Judgment.objects.filter(topic__campaign=campaign, status=Judgment.Status.SUBMITTED)
+    """The judgments that count: submitted or reopened (the submitted version,
+    never the draft on top of it); withdrawn ones and drafts do not."""
+    judgments = Judgment.objects.filter(topic__campaign=campaign, status__in=Judgment.COUNTING)
     if topic_ids is not None:
         judgments = judgments.filter(topic_id__in=topic_ids)
     return [
         JudgmentRow(topic_id, username, payload)
         for topic_id, username, payload in judgments.order_by("topic_id", "assessor__username").values_list(
-            "topic_id", "assessor__username", "payload"
+            "topic_id", "assessor__username", "submitted_payload"
         )
     ]
 
@@ -85,7 +87,8 @@ def phase_payloads(campaign: Campaign, phase: int) -> dict[tuple[int, str], dict
 
     Phase 2 (or a campaign that never left Phase 1): the current submitted
     judgments. Phase 1 once Phase 2 has started: each judgment's last
-    submitted revision from before the start of Phase 2.
+    submitted revision from before the start of Phase 2, unless it was
+    withdrawn after that submission and before the start.
     """
     started = campaign.params.get("phase2_started_at")
     if phase == 2 or not started:
@@ -93,13 +96,19 @@ def phase_payloads(campaign: Campaign, phase: int) -> dict[tuple[int, str], dict
     revisions = (
         JudgmentRevision.objects.filter(
             judgment__topic__campaign=campaign,
-            status=Judgment.Status.SUBMITTED,
+            status__in=[Judgment.Status.SUBMITTED, Judgment.Status.WITHDRAWN],
             created_at__lt=datetime.fromisoformat(started),
         )
         .order_by("judgment_id", "version")
-        .values_list("judgment__topic_id", "judgment__assessor__username", "payload")
+        .values_list("judgment__topic_id", "judgment__assessor__username", "payload", "status")
     )
-    return {(topic, assessor): payload for topic, assessor, payload in revisions}  # the last version wins
+    payloads: dict[tuple[int, str], dict[str, Any]] = {}
+    for topic, assessor, payload, status in revisions:  # the last version wins
+        if status == Judgment.Status.WITHDRAWN:
+            payloads.pop((topic, assessor), None)
+        else:
+            payloads[(topic, assessor)] = payload
+    return payloads
 
 
 def curation(topic: Topic, name: str):

@@ -86,21 +86,64 @@ class RunSerializer(serializers.ModelSerializer):
 class JudgmentSerializer(serializers.ModelSerializer):
     topic = serializers.CharField(source="topic.external_id")
     assessor = serializers.CharField(source="assessor.username")
+    payload = serializers.JSONField(help_text="The judgment as last saved: on a reopened one, the draft on top.")
     # "new": nothing saved yet (GET of a judgment never written, version 0).
-    status = serializers.ChoiceField(choices=["new", "draft", "submitted"])
+    status = serializers.ChoiceField(
+        choices=["new", *Judgment.Status.values],
+        help_text="new, draft, submitted, reopened (a draft on top of a submitted version that still counts) "
+        "or withdrawn (no longer counts). README, 'Judgment states'.",
+    )
+    submitted_version = serializers.IntegerField(
+        allow_null=True, help_text="The version that counts in the reports; null when none does."
+    )
+    submitted_payload = serializers.JSONField(
+        allow_null=True, help_text="The payload that counts in the reports; null when none does."
+    )
+    draft_differs = serializers.SerializerMethodField(
+        help_text="True when a reopened judgment's draft differs from the version that counts."
+    )
     updated_at = serializers.DateTimeField(allow_null=True)
-    submitted_at = serializers.DateTimeField(allow_null=True)
+    submitted_at = serializers.DateTimeField(allow_null=True, help_text="When the counting version was submitted.")
 
     class Meta:
         model = Judgment
-        fields = ["topic", "assessor", "payload", "status", "version", "updated_at", "submitted_at"]
+        fields = [
+            "topic",
+            "assessor",
+            "payload",
+            "status",
+            "version",
+            "submitted_version",
+            "submitted_payload",
+            "draft_differs",
+            "updated_at",
+            "submitted_at",
+        ]
         read_only_fields = fields
+
+    def get_draft_differs(self, judgment: Judgment) -> bool:
+        return judgment.status == Judgment.Status.REOPENED and judgment.payload != judgment.submitted_payload
 
 
 class JudgmentWriteSerializer(serializers.Serializer):
     payload = serializers.JSONField()
-    status = serializers.ChoiceField(choices=Judgment.Status.choices)
+    status = serializers.ChoiceField(
+        choices=[Judgment.Status.DRAFT, Judgment.Status.SUBMITTED],
+        help_text="draft: save (on a reopened judgment, a draft on top of the submitted version); "
+        "submitted: submit a complete judgment.",
+    )
     version = serializers.IntegerField(min_value=0, help_text="The version you read; 0 for a new judgment.")
+
+
+class JudgmentReopenSerializer(serializers.Serializer):
+    version = serializers.IntegerField(min_value=0, help_text="The version you read.")
+
+
+class JudgmentWithdrawSerializer(serializers.Serializer):
+    version = serializers.IntegerField(min_value=0, help_text="The version you read.")
+    reason = serializers.CharField(
+        required=False, allow_blank=True, max_length=2000, help_text="Why (optional): kept in the revision."
+    )
 
 
 class UploadSerializer(serializers.Serializer):

@@ -29,6 +29,7 @@ ERRORS = {
     403: OpenApiResponse(description="Signed in, but the role does not allow this."),
     404: OpenApiResponse(description="No such object, or not visible to you."),
 }
+CONFLICT = OpenApiResponse(description="Stale version: `current_version` says what to reload.")
 
 
 def form_fields(request: Request, *, allowed: set[str]) -> None:
@@ -179,6 +180,9 @@ class OwnJudgment(APIView):
                     ),
                     "status": "new",
                     "version": 0,
+                    "submitted_version": None,
+                    "submitted_payload": None,
+                    "draft_differs": False,
                     "updated_at": None,
                     "submitted_at": None,
                 }
@@ -187,9 +191,12 @@ class OwnJudgment(APIView):
 
     @extend_schema(
         request=s.JudgmentWriteSerializer,
+        description="Save a draft or submit. On a reopened judgment a draft is saved on top while the submitted "
+        "version keeps counting; a withdrawn one becomes a draft again. A draft on a submitted judgment is "
+        "refused (400, `field`: status): reopen it first (README, 'Judgment states').",
         responses={
             200: s.JudgmentSerializer,
-            409: OpenApiResponse(description="Stale version: `current_version` says what to reload."),
+            409: CONFLICT,
             **ERRORS,
         },
     )
@@ -203,9 +210,53 @@ class OwnJudgment(APIView):
             payload=data["payload"],
             status=data["status"],
             version=data["version"],
-            source="web" if request.auth is None else "api",
+            source=_source(request),
         )
         return Response({**s.JudgmentSerializer(result.judgment).data, "replayed": result.replayed})
+
+
+class JudgmentReopen(APIView):
+    @extend_schema(
+        request=s.JudgmentReopenSerializer,
+        description="Reopen your submitted judgment to edit it: it becomes `reopened`, its payload a draft on top "
+        "(saved with PUT status=draft) while the submitted version keeps counting in the reports until you submit "
+        "again. Only a submitted judgment can be reopened (otherwise 400, `field`: status).",
+        responses={200: s.JudgmentSerializer, 409: CONFLICT, **ERRORS},
+    )
+    def post(self, request: Request, campaign_id: int, topic_id: str) -> Response:
+        campaign, role = selectors.campaign_for(request.user, campaign_id)
+        topic = selectors.topic_for(request.user, campaign, role, topic_id)
+        data = body(request, allowed={"version"}, required={"version"})
+        result = services.reopen_judgment(
+            topic=topic, assessor=request.user, version=data["version"], source=_source(request)
+        )
+        return Response({**s.JudgmentSerializer(result.judgment).data, "replayed": result.replayed})
+
+
+class JudgmentWithdraw(APIView):
+    @extend_schema(
+        request=s.JudgmentWithdrawSerializer,
+        description="Withdraw your submitted or reopened judgment: it no longer counts in the reports; the "
+        "optional `reason` (up to 2000 characters) is kept in its revision. Saving it again makes it a draft. "
+        "Anything else is refused (400, `field`: status).",
+        responses={200: s.JudgmentSerializer, 409: CONFLICT, **ERRORS},
+    )
+    def post(self, request: Request, campaign_id: int, topic_id: str) -> Response:
+        campaign, role = selectors.campaign_for(request.user, campaign_id)
+        topic = selectors.topic_for(request.user, campaign, role, topic_id)
+        data = body(request, allowed={"version", "reason"}, required={"version"})
+        result = services.withdraw_judgment(
+            topic=topic,
+            assessor=request.user,
+            version=data["version"],
+            reason=data.get("reason", ""),
+            source=_source(request),
+        )
+        return Response({**s.JudgmentSerializer(result.judgment).data, "replayed": result.replayed})
+
+
+def _source(request: Request) -> str:
+    return "web" if request.auth is None else "api"
 
 
 class JudgmentList(APIView):

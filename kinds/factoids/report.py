@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from annotate.models import Campaign, Topic
+from annotate.models import Campaign, Judgment, Topic
 from concord.errors import InvalidInput
 from concord.jsonready import json_ready
 from concord.params import Bool, Int, ParamsSchema, Str
@@ -291,17 +291,19 @@ def judge_context(campaign: Campaign, topic: Topic, user) -> dict[str, Any]:
         return {"phase": 2, "discrepancies": []}
     me = user.get_username()
     listing = []
-    others = topic.judgments.filter(status="submitted").exclude(assessor=user).select_related("assessor")
+    # The others' versions that count (a reopened judgment's submitted one, not the draft on top).
+    others = topic.judgments.filter(status__in=Judgment.COUNTING).exclude(assessor=user).select_related("assessor")
     for other in others:
         names = sorted([me, other.assessor.username])
-        one, two = (mine.payload, other.payload) if names[0] == me else (other.payload, mine.payload)
+        theirs = other.submitted_payload
+        one, two = (mine.payload, theirs) if names[0] == me else (theirs, mine.payload)
         confirmed = curation(topic, "relations")
         relations, _ = relations_of(topic, names[0], names[1], one, two, confirmed.data if confirmed else None)
         mine_side, theirs_side = ("first", "second") if names[0] == me else ("second", "first")
         counterparts = {
             r[mine_side][0]: r[theirs_side][0] for r in relations if len(r["first"]) == len(r["second"]) == 1
         }
-        for item in m.discrepancies(mine.payload, other.payload, summaries_of(topic), counterparts=counterparts):
+        for item in m.discrepancies(mine.payload, theirs, summaries_of(topic), counterparts=counterparts):
             listing.append(
                 {
                     "sentence": item.sentence,

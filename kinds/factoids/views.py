@@ -12,6 +12,7 @@ from django.views.decorators.http import require_POST
 
 from annotate import selectors
 from annotate import services as annotate_services
+from annotate.models import Judgment
 from annotate.services import Conflict
 from concord.digits import whole_number
 from concord.errors import InvalidInput
@@ -49,8 +50,9 @@ def relations_editor(request: HttpRequest, campaign_id: int, topic_id: str) -> H
 
     campaign, role = selectors.campaign_for(request.user, campaign_id, need="organise")
     topic = selectors.topic_for(request.user, campaign, role, topic_id)
-    payloads = {
-        j.assessor.username: j.payload for j in topic.judgments.filter(status="submitted").select_related("assessor")
+    payloads = {  # the versions that count (a reopened judgment's submitted one)
+        j.assessor.username: j.submitted_payload
+        for j in topic.judgments.filter(status__in=Judgment.COUNTING).select_related("assessor")
     }
     current = scoring_selectors.curation(topic, "relations")
     error = None

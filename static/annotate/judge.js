@@ -7,6 +7,12 @@
 // shows both versions side by side: "Keep mine" sends this browser's change
 // again on top of the saved version (an informed overwrite), "Use the saved
 // version" drops it and reloads.
+//
+// A submitted judgment is not edited live (README, "Judgment states"): the
+// page is read-only until "Reopen to edit", which starts a draft on top
+// while the submitted version keeps counting in the reports until the
+// assessor submits again; "Withdraw" (with an optional reason) takes it out
+// of the reports. reopen() and withdraw(reason) are the two actions.
 "use strict";
 
 window.Concord = window.Concord || {};
@@ -17,12 +23,15 @@ Concord.Judgment = class {
     this.apiUrl = root.dataset.apiUrl;
     this.nextUrl = root.dataset.nextUrl;
     this.storageKey = root.dataset.storageKey;
-    this.readonly = root.dataset.readonly === "true";
+    // Not assigned (an organiser looking): never editable. Submitted: not until reopened.
+    this.assigned = root.dataset.readonly !== "true";
     this.csrf = root.querySelector("input[name=csrfmiddlewaretoken]").value;
     const state = JSON.parse(document.getElementById("judgment-state").textContent);
     this.version = state.version;
     this.status = state.status;
+    this.submittedVersion = state.submitted_version ?? null;
     this.payload = state.payload;
+    this.readonly = !this.assigned || this.status === "submitted";
     this.statusLine = document.getElementById("save-status");
     this.conflictBox = document.getElementById("conflict");
     this.onSaved = onSaved || (() => {});
@@ -35,6 +44,8 @@ Concord.Judgment = class {
     this.conflict = null; // {mine: {payload, status, base}, saved: {payload, status, version, by, at}}
     this.reloadAfterSave = false;
     this.wireMergePrompt();
+    this.wireStateActions();
+    this.renderState();
     this.restoreLocalDraft();
     window.addEventListener("online", () => this.flushLocal());
     window.addEventListener("offline", () => {
@@ -59,11 +70,18 @@ Concord.Judgment = class {
     }
     clearTimeout(this.timer);
     this.say("Unsaved changes…");
-    this.timer = setTimeout(() => this.send(payload, this.status === "submitted" ? "submitted" : "draft"), 500);
+    // Always a draft: on a reopened judgment it is saved on top of the submitted version.
+    this.timer = setTimeout(() => this.send(payload, "draft"), 500);
   }
 
-  submit(payload) {
+  async submit(payload) {
     clearTimeout(this.timer);
+    if (this.readonly) {
+      if (this.assigned) this.say(`Submitted (version ${this.submittedVersion}): reopen it to edit it.`);
+      return false;
+    }
+    // A withdrawn judgment is edited as a draft first (it becomes a draft), then submitted.
+    if (this.status === "withdrawn" && !(await this.send(payload, "draft"))) return false;
     return this.send(payload, "submitted");
   }
 
@@ -110,8 +128,12 @@ Concord.Judgment = class {
       this.retryDelay = 2000;
       this.version = body.version;
       this.status = body.status;
+      this.submittedVersion = body.submitted_version ?? null;
       this.dropLocal();
-      this.say(body.status === "submitted" ? `Submitted (version ${body.version}).` : `Draft saved (version ${body.version}).`);
+      this.renderState();
+      if (body.status === "submitted") this.say(`Submitted (version ${body.version}).`);
+      else if (body.status === "reopened") this.say(`Draft saved (version ${body.version}) on top of submitted version ${body.submitted_version}.`);
+      else this.say(`Draft saved (version ${body.version}).`);
       this.onSaved(body);
       if (this.reloadAfterSave) window.location.reload();
       return true;
@@ -255,12 +277,20 @@ Concord.Judgment = class {
   }
 
   // An informed overwrite: this browser's change, sent on top of the saved version.
-  keepMine() {
+  // When the saved version is submitted, the change becomes a draft on top of
+  // it (reopened): the submitted version keeps counting until a resubmission.
+  async keepMine() {
     if (!this.conflict) return;
     const { mine, saved } = this.conflict;
     this.closeConflict();
     this.version = saved.version;
-    this.send(mine.payload, mine.status);
+    if (saved.status !== undefined) this.status = saved.status;
+    if (this.assigned && this.status === "submitted") {
+      if (!(await this.reopen())) return;
+      this.reloadAfterSave = true;
+    }
+    if (mine.status === "submitted") await this.submit(mine.payload);
+    else await this.send(mine.payload, mine.status);
   }
 
   useSaved() {
@@ -277,6 +307,101 @@ Concord.Judgment = class {
   }
 
   goNext() { window.location.assign(this.nextUrl); }
+
+  // -- judgment states: reopen, withdraw, and what the page says counts ---------------
+
+  // Reopen a submitted judgment: its payload becomes a draft on top, while
+  // the submitted version keeps counting. True when done.
+  reopen() {
+    return this.act("reopen", { version: this.version }, "Reopening…", (body) =>
+      `Reopened: editing a draft on top of submitted version ${body.submitted_version}.`);
+  }
+
+  // Withdraw a submitted or reopened judgment from the reports; `reason` is kept in its history.
+  withdraw(reason = "") {
+    return this.act("withdraw", { version: this.version, reason: reason || "" }, "Withdrawing…", () =>
+      "Withdrawn: it no longer counts in the reports.");
+  }
+
+  async act(action, data, saying, done) {
+    clearTimeout(this.timer);
+    if (!this.assigned || this.blocked) return false;
+    if (this.inFlight) await this.inFlight; // a draft being saved goes first
+    this.say(saying);
+    let response;
+    try {
+      response = await fetch(`${this.apiUrl}${action}/`, {
+        method: "POST",
+        credentials: "same-origin",
+        headers: { "Content-Type": "application/json", "X-CSRFToken": this.csrf, Accept: "application/json" },
+        body: JSON.stringify({ ...data, version: this.version }),
+      });
+    } catch (error) {
+      this.say("Not done: the server cannot be reached. Try again when the connection returns.");
+      return false;
+    }
+    const body = await response.json().catch(() => ({}));
+    if (response.ok) {
+      this.version = body.version;
+      this.status = body.status;
+      this.submittedVersion = body.submitted_version ?? null;
+      this.payload = body.payload;
+      this.dropLocal();
+      this.renderState();
+      this.say(done(body));
+      this.onSaved(body);
+      return true;
+    }
+    if (response.status === 409) {
+      this.say(`Not done: this judgment changed elsewhere (it is now at version ${body.current_version}). Reload the page to see it.`);
+      return false;
+    }
+    this.say(`Not done: ${body.field ? body.field + ": " : ""}${body.detail || response.statusText}`);
+    return false;
+  }
+
+  // Which version counts, and the actions the state allows.
+  renderState() {
+    this.readonly = !this.assigned || this.status === "submitted";
+    const line = document.getElementById("judgment-state-line");
+    const reopen = document.getElementById("reopen-judgment");
+    const withdraw = document.getElementById("withdraw-judgment");
+    const submit = document.getElementById("submit-judgment");
+    const texts = {
+      submitted: `Submitted (version ${this.submittedVersion}) counts in the reports.` +
+        (this.assigned ? " To change it, reopen it." : ""),
+      reopened: `Editing a draft on top of submitted version ${this.submittedVersion}, which counts until you resubmit.`,
+      withdrawn: "Withdrawn: this judgment no longer counts in the reports. Editing it saves a new draft, to submit again.",
+    };
+    if (line) {
+      line.textContent = texts[this.status] || "";
+      line.hidden = !line.textContent;
+      line.classList.toggle("withdrawn", this.status === "withdrawn");
+    }
+    if (reopen) reopen.hidden = !(this.assigned && this.status === "submitted");
+    if (withdraw) withdraw.hidden = !(this.assigned && (this.status === "submitted" || this.status === "reopened"));
+    if (submit && this.assigned && this.status === "submitted") submit.disabled = true;
+  }
+
+  wireStateActions() {
+    const reopen = document.getElementById("reopen-judgment");
+    const withdraw = document.getElementById("withdraw-judgment");
+    const dialog = document.getElementById("withdraw-dialog");
+    // The kind's page reads `readonly` when it starts: a reload opens it for editing.
+    if (reopen) reopen.addEventListener("click", async () => { if (await this.reopen()) window.location.reload(); });
+    if (!withdraw || !dialog) return;
+    const reason = document.getElementById("withdraw-reason");
+    withdraw.addEventListener("click", () => {
+      reason.value = "";
+      dialog.showModal();
+      reason.focus();
+    });
+    document.getElementById("withdraw-cancel").addEventListener("click", () => dialog.close());
+    document.getElementById("withdraw-confirm").addEventListener("click", async () => {
+      dialog.close();
+      if (await this.withdraw(reason.value.trim())) window.location.reload();
+    });
+  }
 };
 
 // -- helpers: a compact, kind-independent view of two payloads -------------------------
@@ -335,6 +460,9 @@ function canonical(value) {
   return value;
 }
 
-function sameStatus(mine, saved) { return saved.status === undefined || mine.status === saved.status; }
+// A draft saved on a reopened judgment leaves it reopened.
+function sameStatus(mine, saved) {
+  return saved.status === undefined || mine.status === saved.status || (mine.status === "draft" && saved.status === "reopened");
+}
 
 function sameJSON(a, b) { return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b)); }

@@ -187,13 +187,13 @@ def test_define_split_and_mark_with_the_keyboard_then_submit(new_page, live_serv
     page.keyboard.press("j")
     page.keyboard.press("/")
     page.keyboard.type("stabil")
-    page.keyboard.press("Escape")  # back to the sentences; the filtered list keeps its numbers
+    page.keyboard.press("Escape")  # back to the sentences; the filter stays, the numbers do not change
     assert focused(page) == "m9s2"
     expect(page.locator("#factoid-list .factoid-id")).to_have_text(["F2.1"])
-    page.keyboard.press("1")
+    expect(page.locator("#factoid-list .factoid-number")).to_have_text(["2"])
+    page.keyboard.press("2")
     assert chips(page, "m9s2") == ["F2.1"]
-    page.keyboard.press("Escape")  # clears the filter
-    assert inventory(page) == ["F1", "F2.1", "F2.2"]
+    assert inventory(page) == ["F1", "F2.1", "F2.2"]  # a mark clears the filter
     page.keyboard.press("j")
     page.keyboard.press("1")
     page.keyboard.press("3")
@@ -202,6 +202,8 @@ def test_define_split_and_mark_with_the_keyboard_then_submit(new_page, live_serv
     expect(page.locator("#factoid-list .factoid.on .factoid-id")).to_have_text(["F1"])
     expect(page.locator("#factoid-list .factoid-uses")).to_have_text(["4", "2", "1"])
 
+    page.keyboard.press("Enter")  # asks first, with a summary
+    expect(page.locator("#confirm-summary")).to_have_text("3 factoids, marked on 7 of 9 sentences.")
     page.keyboard.press("Enter")
     page.wait_for_url(f"{live_server.url}/campaigns/{factoids_campaign.pk}/")
     judgment = Judgment.objects.get(topic__campaign=factoids_campaign, assessor=people["alice"])
@@ -265,6 +267,8 @@ def test_merge_edit_and_delete_with_the_mouse(new_page, live_server, login, peop
     assert chips(page, "m1s2") == []
 
     page.get_by_role("button", name="Submit").click()
+    expect(page.locator("#confirm-summary")).to_have_text("1 factoid, marked on 3 of 9 sentences.")
+    page.locator("#confirm-dialog").get_by_role("button", name="Submit").click()
     page.wait_for_url(f"{live_server.url}/campaigns/{factoids_campaign.pk}/")
     judgment = Judgment.objects.get(topic=topic, assessor=people["alice"])
     assert (judgment.status, judgment.payload) == (
@@ -315,6 +319,10 @@ def test_phase_2_lists_the_discrepancies_and_nothing_else_of_the_other_annotator
     ]
     with_context(monkeypatch, phase=2, discrepancies=discrepancies)
     page = open_page(new_page, login, live_server, factoids_campaign)
+    # A submitted judgment is read-only: correcting it starts with "Reopen to edit".
+    page.get_by_role("button", name="Reopen to edit").click()
+    expect(page.locator("#judgment-state-line")).to_contain_text("Editing a draft on top of submitted version 1")
+    expect(page.locator("#factoids")).to_have_attribute("data-ready", "true")
     expect(page.locator("#phase")).to_have_text("Phase 2: correct slips")
     panel = page.locator("#discrepancies-panel")
     expect(panel.locator("h2")).to_contain_text("Discrepancies with the other annotator(s)")
@@ -333,6 +341,8 @@ def test_phase_2_lists_the_discrepancies_and_nothing_else_of_the_other_annotator
     assert chips(page, "m6s2") == ["F2"]
     expect(items.nth(0)).to_have_class("discrepancy addressed current")
     expect(page.locator("#discrepancy-count")).to_have_text("(1 of 2 open)")
+    page.keyboard.press("Enter")
+    expect(page.locator("#confirm-summary")).to_have_text("3 factoids, marked on 4 of 9 sentences.")
     page.keyboard.press("Enter")
     page.wait_for_url(f"{live_server.url}/campaigns/{factoids_campaign.pk}/")
     judgment = Judgment.objects.get(topic=topic, assessor=people["alice"])
@@ -378,7 +388,7 @@ def test_the_consensus_editor_reuses_the_page_without_the_phase_2_panel(
     assert inventory(page) == ["F1", "F2", "F3"]  # started from Alice's annotation
 
     # Otherwise the same page: F2 goes on M06.2 too, then submit.
-    for key in ("j", "j", "j", "2", "Enter"):
+    for key in ("j", "j", "j", "2", "Enter", "Enter"):
         page.keyboard.press(key)
     page.wait_for_url(f"{live_server.url}/campaigns/{factoids_campaign.pk}/")
     assert topic.curations.get(name="consensus").data == {

@@ -329,7 +329,13 @@ def test_text_stored_before_the_checks_is_still_answered(api, people, every_kind
     topic.save()
     payload = {**PAYLOADS["factoids"], "factoids": [{"id": "F1", "text": "Iraq " + BAD}, {"id": "F2", "text": "x"}]}
     judgment = Judgment.objects.create(
-        topic=topic, assessor=people["alice"], payload=payload, status="submitted", version=1
+        topic=topic,
+        assessor=people["alice"],
+        payload=payload,
+        status="submitted",
+        version=1,
+        submitted_payload=payload,
+        submitted_version=1,
     )
     JudgmentRevision.objects.create(
         judgment=judgment, version=1, author=people["alice"], payload=payload, status="submitted", source="api"

@@ -66,7 +66,9 @@ def test_phase_one_is_kept_when_phase_two_corrects(annotated, people):
     factoid_services.start_phase_two(campaign=campaign)
     campaign.refresh_from_db()
     corrected = {**ALICE, "marks": {**ALICE["marks"], "b1": ["P30"]}}
-    services.save_judgment(topic=topic, assessor=people["alice"], payload=corrected, status="submitted", version=1)
+    # A submitted judgment is corrected by reopening it and submitting again.
+    services.reopen_judgment(topic=topic, assessor=people["alice"], version=1)
+    services.save_judgment(topic=topic, assessor=people["alice"], payload=corrected, status="submitted", version=2)
     assert phase_payloads(campaign, 1)[(topic.pk, "alice")] == ALICE
     assert phase_payloads(campaign, 2)[(topic.pk, "alice")] == corrected
     with pytest.raises(InvalidInput, match="Phase 2 already"):

@@ -70,12 +70,14 @@ def test_a_burst_of_submissions_queues_one_recompute(campaign, people, settings,
     assert not ScoringState.objects.get(campaign=campaign).pending
     with django_capture_on_commit_callbacks(execute=True):
         topic = Topic.objects.filter(campaign=campaign, assignments__assessor=people["alice"]).first()
+        # A submitted judgment is changed by reopening it and submitting again.
+        services.reopen_judgment(topic=topic, assessor=people["alice"], version=1)
         services.save_judgment(
             topic=topic,
             assessor=people["alice"],
             payload={"matches": {**FULL["matches"], "c1": False}},
             status="submitted",
-            version=1,
+            version=2,
         )
     assert counting.calls == [(campaign.pk,), (campaign.pk,)]
 

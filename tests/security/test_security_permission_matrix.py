@@ -77,6 +77,9 @@ EXPECTED: dict[str, dict[str, tuple]] = {
     "api-curation": {"GET": (401, 403, 404, 200, 404, 200), "PUT": (401, 403, 404, 200, 404, 200)},
     # Only assigned assessors write their own judgment; organisers may read the (empty) one of theirs.
     "api-judgment": {"GET": (401, 200, 404, 200, 404, 200), "PUT": (401, 200, 404, 403, 404, 403)},
+    # alice has nothing submitted to reopen or withdraw: 400 shows the permission check passed.
+    "api-judgment-reopen": {"POST": (401, 400, 404, 403, 404, 403)},
+    "api-judgment-withdraw": {"POST": (401, 400, 404, 403, 404, 403)},
     "api-judgments": {"GET": (401, 200, 404, 200, 404, 200)},
     "api-judgments-import": {"POST": (401, 403, 404, 201, 404, 201)},
     "api-agreement": {"GET": (401, 403, 404, 200, 404, 200)},
@@ -120,6 +123,8 @@ def body(name: str, method: str, role: str, world) -> tuple[object, str]:
         ("api-phase", "POST"): ({"phase": 2}, "json"),
         ("api-curation", "PUT"): ({"data": FACTOIDS_PAYLOAD, "version": 0}, "json"),
         ("api-judgment", "PUT"): ({"payload": FACTOIDS_PAYLOAD, "status": "submitted", "version": 0}, "json"),
+        ("api-judgment-reopen", "POST"): ({"version": 0}, "json"),
+        ("api-judgment-withdraw", "POST"): ({"version": 0, "reason": "a test"}, "json"),
         ("api-judgments-import", "POST"): ({"file": judgments}, "multipart"),
         ("api-analyses", "POST"): ({"analysis": "agreement"}, "json"),
         ("api-job-cancel", "POST"): ({}, "json"),
