@@ -162,24 +162,25 @@ def test_drag_and_drop_and_keyboard_clusters_then_live_agreement(
     assert focused(alice) == "s4"
     alice.keyboard.press("3")
     expect(clusters.nth(2).locator(".cluster-note")).to_contain_text("(rule 4)")
-    assert focused(alice) == "s7"  # on to the next sentence in no cluster
-    for key in ("j", "j"):
-        alice.keyboard.press(key)
+    assert focused(alice) == "s4"  # the focus stays with the sentence just placed
+    alice.keyboard.press("e")  # so e describes the cluster it went into
+    alice.keyboard.type("Weather and rescue work")
+    alice.keyboard.press("Enter")  # back to the sentence; does not submit
+    assert focused(alice) == "s4"
+    # The pool now reads s3 | s7 | s9 s10, then the clusters: s1 s5 s8 | s2 s6 | s4.
+    for _ in range(6):
+        alice.keyboard.press("k")
     assert focused(alice) == "s10"
     alice.keyboard.press("3")
-    assert focused(alice) == "s9"  # the last one left: back to the one before
+    for _ in range(7):
+        alice.keyboard.press("k")
+    assert focused(alice) == "s9"
     alice.keyboard.press("3")
     assert shown_clusters(alice)[2] == ["s4", "s10", "s9"]
-    assert focused(alice) == "s7"
-    # s9 was a mistake: down through the documents and the clusters to it.
-    for _ in range(8):
-        alice.keyboard.press("j")
     assert focused(alice) == "s9"
+    # s9 was a mistake: taken out again, the focus moves to its neighbour.
     alice.keyboard.press("x")
     assert focused(alice) == "s10"
-    alice.keyboard.press("e")
-    alice.keyboard.type("Weather and rescue work")
-    alice.keyboard.press("Escape")
     assert shown_clusters(alice) == [["s1", "s5", "s8"], ["s2", "s6"], ["s4", "s10"]]
     expect(alice.locator(".cluster.breaks-rule")).to_have_count(0)
     expect(alice.locator("#cluster-status")).to_contain_text("7 of 10 sentences in 3 clusters; 3 left out")
@@ -192,7 +193,9 @@ def test_drag_and_drop_and_keyboard_clusters_then_live_agreement(
     }
     assert shown_clusters(alice) == expected["clusters"]
     expect(clusters.nth(1).locator(".cluster-description")).to_have_value("Weather and rescue work")
-    submit.click()
+    submit.click()  # asks first, with a summary
+    expect(alice.locator("#confirm-summary")).to_have_text("3 clusters, 3 sentences left out, 0 rule warnings.")
+    alice.keyboard.press("Enter")  # on "Submit"
     alice.wait_for_url(f"{live_server.url}/campaigns/{campaign.pk}/")
     judgment = Judgment.objects.get(topic__campaign=campaign, assessor=people["alice"])
     assert (judgment.status, judgment.payload) == ("submitted", expected)
@@ -219,7 +222,11 @@ def test_blocking_rules_keep_submit_disabled_until_the_clusters_are_fixed(new_pa
     expect(note).to_have_text("cluster 1 has one sentence; a cluster needs at least two (rule 4)")
     expect(alice.locator("#rule-problems")).to_contain_text("Cluster 1 has one sentence")
     expect(submit).to_be_disabled()
-    alice.keyboard.press("Enter")  # does nothing while blocked
+    alice.keyboard.press("Enter")  # does nothing while blocked but say why
+    expect(alice.locator("#cluster-status")).to_have_text("Submit is blocked: fix the rules flagged below first.")
+    expect(alice.locator("#confirm-dialog")).to_have_count(0)
+    for _ in range(9):  # the focus stayed on s1, now last (in cluster 1): back up to s2
+        alice.keyboard.press("k")
     alice.keyboard.press("1")  # s2: two sentences, one document
     expect(note).to_have_text("cluster 1 has sentences from one document only; it needs two or more documents (rule 3)")
     expect(submit).to_be_disabled()
@@ -248,6 +255,10 @@ def test_blocking_rules_keep_submit_disabled_until_the_clusters_are_fixed(new_pa
     expect(alice.locator("#cluster-status")).to_contain_text("3 of 10 sentences in 1 cluster")
     assert shown_clusters(alice) == [["s1", "s2", "s6"]]
     assert focused(alice) == "s1"
+    alice.keyboard.press("Enter")
+    expect(alice.locator("#confirm-summary")).to_have_text(
+        "1 cluster, 7 sentences left out, 0 rule warnings, 1 without a description."
+    )
     alice.keyboard.press("Enter")
     alice.wait_for_url(f"{live_server.url}/campaigns/{campaign.pk}/")
     judgment = Judgment.objects.get(topic__campaign=campaign, assessor=people["alice"])

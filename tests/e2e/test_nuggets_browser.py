@@ -123,6 +123,8 @@ def test_keyboard_labelling_updates_the_organisers_pyramid_live(new_page, live_s
     expect(alice.locator('.nugget[data-id="n2"] .vital')).to_have_attribute("aria-pressed", "false")
     expect(alice.locator("#remaining")).to_have_text("Everything is done: press Enter to submit.")
     expect(submit).to_be_enabled()
+    alice.keyboard.press("Enter")  # asks first, with a summary
+    expect(alice.locator("#confirm-summary")).to_have_text("5 nuggets labelled (3 vital, 2 okay).")
     alice.keyboard.press("Enter")
     alice.wait_for_url(re.compile(r"/topics/q2/judge/$"))
     expect(alice.locator("h1.target")).to_contain_text("F16")
@@ -161,6 +163,8 @@ def test_labelling_with_the_mouse(new_page, live_server, login, people, nuggets_
     rows.nth(4).get_by_role("button", name=re.compile("^Okay")).click()
     expect(submit).to_be_enabled()
     submit.click()
+    expect(page.locator("#confirm-summary")).to_have_text("5 nuggets labelled (2 vital, 3 okay).")
+    page.locator("#confirm-dialog").get_by_role("button", name="Submit").click()
     page.wait_for_url(lambda url: "/topics/q2/" not in url)
     judgment = Judgment.objects.get(topic__external_id="q2", topic__campaign=nuggets_campaign, assessor=people["alice"])
     assert judgment.status == "submitted"
@@ -258,6 +262,8 @@ def test_matching_nuggets_in_responses_with_the_keyboard(new_page, live_server, 
     expect(page.locator("#match-progress")).to_have_text("3 of 3 responses done")
     expect(submit).to_be_enabled()
     page.keyboard.press("Enter")
+    expect(page.locator("#confirm-summary")).to_have_text("3 of 3 responses done (4 nuggets found in them).")
+    page.keyboard.press("Enter")
     page.wait_for_url(lambda url: "/topics/m1/" not in url)
 
     judgment = Judgment.objects.get(topic__campaign=matching_campaign, assessor=people["alice"])
@@ -286,6 +292,10 @@ def test_both_tasks_labels_first_then_matches(new_page, live_server, login, peop
     for key in ("x", "d", "d", "j", "x", "d"):
         page.keyboard.press(key)
     expect(page.locator("#remaining")).to_have_text("Everything is done: press Enter to submit.")
+    page.keyboard.press("Enter")
+    expect(page.locator("#confirm-summary")).to_have_text(
+        "5 nuggets labelled (2 vital, 3 okay); 3 of 3 responses done (2 nuggets found in them)."
+    )
     page.keyboard.press("Enter")
     page.wait_for_url(lambda url: "/topics/m1/" not in url)
     judgment = Judgment.objects.get(topic__campaign=campaign, assessor=people["alice"])

@@ -62,6 +62,7 @@ def test_drag_and_drop_then_keyboard_then_live_consensus(new_page, live_server, 
     expect(alice.locator("#save-status")).to_contain_text("Draft saved (version 1)")
     assert shown_order(alice) == expected
     alice.get_by_role("button", name="Submit").click()
+    alice.locator("#confirm-dialog").get_by_role("button", name="Submit").click()
     alice.wait_for_url(f"{live_server.url}/campaigns/{campaign.pk}/topics/t2/judge/")
     assert Judgment.objects.get(topic__external_id="t1", assessor=people["alice"]).payload == {"order": expected}
 
@@ -73,6 +74,10 @@ def test_drag_and_drop_then_keyboard_then_live_consensus(new_page, live_server, 
     keyboard_order = [start[3], *start[:3], start[4]]
     expect(alice.locator("#save-status")).to_contain_text("Draft saved")
     assert shown_order(alice) == keyboard_order
+    alice.keyboard.press("Enter")
+    expect(alice.locator("#confirm-summary")).to_have_text(
+        f"5 items in your order: first “Step {keyboard_order[0].upper()}”, last “Step {keyboard_order[-1].upper()}”."
+    )
     alice.keyboard.press("Enter")
     alice.wait_for_url(f"{live_server.url}/campaigns/{campaign.pk}/")
     assert Judgment.objects.get(topic__external_id="t2", assessor=people["alice"]).payload == {"order": keyboard_order}

@@ -39,7 +39,9 @@ def test_keyboard_judging_updates_the_organisers_kappa_live(new_page, live_serve
     alice.keyboard.press("n")  # c3
     alice.keyboard.press("n")  # c4
     expect(alice.locator("#remaining")).to_contain_text("Every candidate is judged")
-    alice.keyboard.press("Enter")
+    alice.keyboard.press("Enter")  # asks first, with a summary
+    expect(alice.locator("#confirm-summary")).to_have_text("4 of 4 candidates judged: 1 match, 3 no match.")
+    alice.keyboard.press("Enter")  # on "Submit"
     alice.wait_for_url(re.compile(rf"/topics/(?!{re.escape(first.external_id)}/)[^/]+/judge/$"))
 
     judgment = Judgment.objects.get(topic=first, assessor=people["alice"])
@@ -69,5 +71,6 @@ def test_mouse_judging_and_an_incomplete_submit_is_not_possible(new_page, live_s
     expect(submit).to_be_enabled()
     judged_at = page.url
     submit.click()
+    page.locator("#confirm-dialog").get_by_role("button", name="Submit").click()
     page.wait_for_url(lambda url: url != judged_at)  # on to the next topic
     assert Judgment.objects.filter(assessor=people["alice"], status="submitted").count() == 1

@@ -53,11 +53,17 @@ def test_keyboard_grading_one_document_at_a_time(new_page, live_server, login, p
     expect(page.locator("#doc-position")).to_have_text("Document 3 of 4")
     page.keyboard.press("0")  # d3
     expect(page.locator("#submit-judgment")).to_be_disabled()
-    page.keyboard.press("Enter")  # not every document graded: no submit
+    page.keyboard.press("Enter")  # not every document graded: no submit, but why
+    expect(page.locator("#key-notice")).to_have_text("3 of 4 documents graded: grade the other 1 first.")
+    expect(page.locator("#confirm-dialog")).to_have_count(0)
     page.keyboard.press("j")  # stays on the last document
     page.keyboard.press("2")  # d4
     expect(page.locator("#remaining")).to_contain_text("Every document is graded")
     first = page.url
+    page.keyboard.press("Enter")  # asks first, with a summary
+    expect(page.locator("#confirm-summary")).to_have_text(
+        "4 of 4 documents graded: 1 non-relevant, 0 related, 2 relevant, 1 highly relevant."
+    )
     page.keyboard.press("Enter")
     page.wait_for_url(lambda url: url != first and not re.search(r"/topics/t1/", url))
 

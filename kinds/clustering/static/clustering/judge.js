@@ -1,6 +1,7 @@
 // Sentence clustering page: sentences move between the documents (no
 // cluster: irrelevant) and numbered clusters, by drag and drop (SortableJS)
-// or the keyboard; rules 3 and 4 of the guidelines are checked live.
+// or the keyboard; rules 3 and 4 of the guidelines are checked live. The
+// keys, the key help, undo/redo and the confirm step: static/annotate/keys.js.
 "use strict";
 
 document.addEventListener("DOMContentLoaded", () => {
@@ -55,7 +56,7 @@ document.addEventListener("DOMContentLoaded", () => {
     clusters.push(cluster);
     if (editable) {
       cluster.sortable = Sortable.create(cluster.list, sortableOptions({}));
-      cluster.input.addEventListener("input", () => changed());
+      cluster.input.addEventListener("input", () => changed({ group: cluster }));
     } else {
       cluster.input.readOnly = true;
     }
@@ -100,19 +101,12 @@ document.addEventListener("DOMContentLoaded", () => {
   }
 
   // Taking a sentence out, the focus moves on to the one after it (the rest
-  // of its cluster); putting one in, to the next sentence still in no
-  // cluster, so the assessor keeps working down the documents.
+  // of its cluster); putting one in, the focus stays with it, so that e
+  // describes the cluster it just went into.
   function neighbourOf(id) {
     const order = flatOrder();
     const index = order.indexOf(byId.get(id));
     const next = order[index + 1] || order[index - 1];
-    return next ? next.dataset.id : id;
-  }
-
-  function nextUnclustered(id) {
-    const index = sentences.indexOf(byId.get(id));
-    const free = (el) => el !== byId.get(id) && !clusterOf(el.dataset.id);
-    const next = sentences.slice(index + 1).find(free) || sentences.slice(0, index).reverse().find(free);
     return next ? next.dataset.id : id;
   }
 
@@ -124,10 +118,9 @@ document.addEventListener("DOMContentLoaded", () => {
       return;
     }
     if (clusterOf(focusId) === cluster) return;
-    const next = clusterOf(focusId) ? focusId : nextUnclustered(focusId);
     cluster.list.appendChild(byId.get(focusId));
-    focusId = next;
     changed();
+    say(`Sentence ${byId.get(focusId).querySelector(".sentence-tag").textContent} is in cluster ${number}: e describes it.`);
     focusSentence();
   }
 
@@ -234,23 +227,56 @@ document.addEventListener("DOMContentLoaded", () => {
     submitButton.disabled = !editable || used.length === 0 || (blocking && problems.length > 0);
   }
 
-  function changed() {
+  function changed({ group = null } = {}) {
     tidyPools();
     render();
     const next = payload();
     const text = JSON.stringify(next);
     if (text !== lastSent) {
       lastSent = text;
-      judgment.changed(next);
+      judging.edited(next, { group });
     }
   }
 
-  async function submit() {
-    if (submitButton.disabled) {
-      if (editable) say(clusters.some((c) => c.list.children.length) ? "Submit is blocked: fix the rules flagged below first." : "Submit needs at least one cluster with sentences in it.");
-      return;
-    }
-    if (await judgment.submit(payload())) judgment.goNext();
+  // Undo and redo: the clusters rebuilt from a payload.
+  function load(saved) {
+    clusters.forEach((cluster) => {
+      if (cluster.sortable) cluster.sortable.destroy();
+      cluster.el.remove();
+    });
+    clusters.length = 0;
+    (saved.clusters || []).forEach((ids, index) => addCluster(ids, (saved.descriptions || [])[index] || ""));
+    tidyPools();
+    lastSent = JSON.stringify(payload());
+    render();
+    focusSentence();
+  }
+
+  const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+  function summary() {
+    const used = payload().clusters;
+    const problems = clusters.map((c, index) => problemOf(c, index + 1)).filter(Boolean);
+    if (!used.length) return { ready: false, problem: "Submit needs at least one cluster with sentences in it." };
+    if (blocking && problems.length) return { ready: false, problem: "Submit is blocked: fix the rules flagged below first." };
+    const clustered = used.reduce((n, c) => n + c.length, 0);
+    const undescribed = payload().descriptions.filter((d) => !d).length;
+    return {
+      ready: true,
+      text: `${plural(used.length, "cluster")}, ${plural(sentences.length - clustered, "sentence")} left out, ` +
+        `${plural(problems.length, "rule warning")}` + (undescribed ? `, ${undescribed} without a description.` : "."),
+    };
+  }
+
+  function describe() {
+    const here = focusId ? clusterOf(focusId) : null;
+    if (here) here.input.focus();
+    else say("This sentence is in no cluster: put it into one first.");
+  }
+
+  function moveHere(delta) {
+    const here = focusId ? clusterOf(focusId) : null;
+    if (here) moveCluster(here, delta);
+    focusSentence();
   }
 
   function newCluster() {
@@ -275,30 +301,24 @@ document.addEventListener("DOMContentLoaded", () => {
   newClusterButton.disabled = !editable;
   // With the mouse, the next thing to do is usually to name the cluster.
   newClusterButton.addEventListener("click", () => { const cluster = newCluster(); if (cluster) cluster.input.focus(); });
-  submitButton.addEventListener("click", submit);
 
-  document.addEventListener("keydown", (event) => {
-    if (event.ctrlKey || event.metaKey || event.altKey) return;
-    if (["INPUT", "TEXTAREA", "SELECT"].includes(event.target.tagName)) return;
-    const key = event.key;
-    // Enter and Space on a button or link are that button's, not ours.
-    if ((key === "Enter" || key === " ") && ["BUTTON", "A"].includes(event.target.tagName)) return;
-    const here = focusId ? clusterOf(focusId) : null;
-    if (event.shiftKey && (key === "ArrowUp" || key === "ArrowDown")) {
-      if (here) moveCluster(here, key === "ArrowUp" ? -1 : 1);
-      focusSentence();
-      event.preventDefault();
-    } else if (key === "j" || key === "ArrowDown") { step(1); event.preventDefault(); }
-    else if (key === "k" || key === "ArrowUp") { step(-1); event.preventDefault(); }
-    else if (!editable) return;
-    else if (/^[1-9]$/.test(key)) { putInto(Number(key)); event.preventDefault(); }
-    else if (key === "0" || key === "x") { takeOut(); event.preventDefault(); }
-    else if (key === "c") { newCluster(); event.preventDefault(); }
-    else if (key === "e") {
-      if (here) here.input.focus();
-      else say("This sentence is in no cluster: put it into one first.");
-      event.preventDefault();
-    } else if (key === "Enter") { submit(); event.preventDefault(); }
+  const judging = new Concord.JudgePage({
+    judgment,
+    keys: [
+      { keys: ["j", "ArrowDown"], does: "next sentence", run: () => step(1) },
+      { keys: ["k", "ArrowUp"], does: "previous sentence", run: () => step(-1) },
+      { keys: ["1-9"], does: "put the focused sentence into that cluster (the focus stays with it)", run: (event) => putInto(Number(event.key)), edits: true },
+      { keys: ["0", "x"], does: "take it out of its cluster (irrelevant)", run: takeOut, edits: true },
+      { keys: ["c"], does: "new cluster", run: newCluster, edits: true },
+      { keys: ["e"], does: "describe the focused sentence's cluster; Enter or Esc to come back", run: describe, edits: true },
+      { keys: ["Shift+ArrowUp"], does: "move the focused sentence's cluster up (more important)", run: () => moveHere(-1), edits: true },
+      { keys: ["Shift+ArrowDown"], does: "move the focused sentence's cluster down (less important)", run: () => moveHere(1), edits: true },
+    ],
+    payload,
+    load,
+    summary,
+    untouched: "No sentence is in a cluster.",
+    say,
   });
 
   render();

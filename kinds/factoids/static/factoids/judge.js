@@ -3,8 +3,10 @@
 // factoids when a summary holds only part of one, merge back, delete) and
 // marks which factoids each summary sentence contains. Everything works from
 // the keyboard: j/k move through the sentences of all summaries, a factoid's
-// number in the list (as filtered) toggles it on the focused sentence, "/"
-// searches. In Phase 2 the server's list of discrepancies with the other
+// number (its place in the whole inventory, the same while a search filters
+// the list) toggles it on the focused sentence, "/" searches; a mark clears
+// the search. The keys, the key help, undo/redo and the confirm step:
+// static/annotate/keys.js. In Phase 2 the server's list of discrepancies with the other
 // annotators (nothing of theirs but where they disagree) leads to the
 // sentences concerned.
 "use strict";
@@ -110,7 +112,7 @@ document.addEventListener("DOMContentLoaded", () => {
     const text = JSON.stringify(next);
     if (text !== lastSent) {
       lastSent = text;
-      judgment.changed(next);
+      judging.edited(next);
     }
   }
 
@@ -177,8 +179,11 @@ document.addEventListener("DOMContentLoaded", () => {
       row.classList.toggle("picked", Boolean(pending && pending.first === f));
       const toggle = row.querySelector(".factoid-toggle");
       toggle.setAttribute("aria-pressed", String(on));
-      toggle.setAttribute("aria-label", `${index + 1}: ${f.id}, ${f.text}; ${on ? "marked" : "not marked"} on ${labelOf(focusId)}`);
-      row.querySelector(".factoid-number").textContent = String(index + 1);
+      const number = factoids.indexOf(f) + 1;
+      row.dataset.number = String(number);
+      // The name starts with the visible text (id, text, uses), then the state.
+      toggle.setAttribute("aria-label", `${number}: ${f.id} ${f.text} ${count} sentence${count === 1 ? "" : "s"}; ${on ? "marked" : "not marked"} on ${labelOf(focusId)}`);
+      row.querySelector(".factoid-number").textContent = String(number);
       row.querySelector(".factoid-id").textContent = f.id;
       row.querySelector(".factoid-text").textContent = f.text;
       const usesEl = row.querySelector(".factoid-uses");
@@ -248,8 +253,11 @@ document.addEventListener("DOMContentLoaded", () => {
     changed();
   }
 
-  // A factoid chosen by number, search or click: toggled, or handed to the action waiting for it.
+  // A factoid chosen by number, search or click: toggled, or handed to the
+  // action waiting for it. The search has done its job: it clears, so the
+  // list shown is the whole inventory again.
   function choose(factoid) {
+    if (query) clearSearch();
     if (pending) pick(factoid);
     else toggle(factoid.id);
   }
@@ -258,7 +266,7 @@ document.addEventListener("DOMContentLoaded", () => {
   function digit(d) {
     clearTimeout(digitTimer);
     digits += d;
-    if (Number(digits) * 10 <= filtered().length) {
+    if (Number(digits) * 10 <= factoids.length) {
       statusLine.textContent = `${digits}…`;
       digitTimer = setTimeout(commitDigits, 700);
     } else {
@@ -271,9 +279,9 @@ document.addEventListener("DOMContentLoaded", () => {
     if (!digits) return;
     const number = Number(digits);
     digits = "";
-    const factoid = filtered()[number - 1];
+    const factoid = factoids[number - 1];
     if (factoid) choose(factoid);
-    else say(factoids.length ? `There is no factoid ${number}${query.trim() ? " in the filtered list" : ""}.` : "No factoids yet: press n to define one.");
+    else say(factoids.length ? `There is no factoid ${number}.` : "No factoids yet: press n to define one.");
   }
 
   // -- e / s / m / d, then a number (or a click) -----------------------------
@@ -700,46 +708,79 @@ document.addEventListener("DOMContentLoaded", () => {
   });
 
   newButton.addEventListener("click", () => openNew());
-  submitButton.addEventListener("click", submit);
 
-  async function submit() {
-    if (!editable) return;
-    if (!factoids.length) { say("A submission needs at least one factoid: press n to define one."); return; }
-    if (await judgment.submit(payload())) judgment.goNext();
+  const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+  function summary() {
+    if (!factoids.length) return { ready: false, problem: "A submission needs at least one factoid: press n to define one." };
+    const marked = sentences.filter((el) => marksOf(el.dataset.id).size > 0).length;
+    const used = new Set();
+    marks.forEach((set) => set.forEach((fid) => used.add(fid)));
+    const unused = factoids.filter((f) => !used.has(f.id)).length;
+    return {
+      ready: true,
+      text: `${plural(factoids.length, "factoid")}, marked on ${marked} of ${sentences.length} sentences` +
+        (unused ? `; ${plural(unused, "factoid")} marked on no sentence.` : "."),
+    };
   }
 
   // -- keys ---------------------------------------------------------------------------
 
-  const PICK_KEYS = { e: "edit", s: "split", m: "merge", d: "delete", Delete: "delete" };
+  function escape() {
+    if (pending) cancelPick();
+    else { clearSearch(); render(); }
+  }
 
-  document.addEventListener("keydown", (event) => {
-    if (dialog.open) return;  // the dialog's own fields and buttons
-    if (event.ctrlKey || event.metaKey || event.altKey) return;
-    if (["INPUT", "TEXTAREA", "SELECT"].includes(event.target.tagName)) return;
-    const key = event.key;
-    if ((key === "Enter" || key === " ") && ["BUTTON", "A", "SUMMARY"].includes(event.target.tagName)) return;
-    if (menuFor) { menuFor = null; render(); }
-    if (/^[0-9]$/.test(key)) { digit(key); event.preventDefault(); return; }
-    commitDigits();
-    if (key === "j" || key === "ArrowDown") step(1);
-    else if (key === "k" || key === "ArrowUp") step(-1);
-    else if (key === "/") { search.focus(); search.select(); }
-    else if (key === "Escape") {
-      if (pending) cancelPick();
-      else if (query) { clearSearch(); render(); }
-      else return;
-    } else if (key === "g" && discrepancies.length) nextDiscrepancy();
-    else if (!editable) return;
-    else if (key === "n") openNew();
-    else if (key in PICK_KEYS) startPick(PICK_KEYS[key]);
-    else if (key === "Enter") submit();
-    else return;
-    event.preventDefault();
-  });
+  const keys = [
+    { keys: ["j", "ArrowDown"], does: "next sentence, across the summaries", run: () => step(1) },
+    { keys: ["k", "ArrowUp"], does: "previous sentence", run: () => step(-1) },
+    {
+      keys: ["0-9"],
+      does: "mark or unmark that factoid on the focused sentence: its number in the list, the same while searching (type 1 then 2 for 12)",
+      run: (event) => digit(event.key),
+    },
+    {
+      keys: ["/"],
+      does: "search the factoids; ↓ / ↑ choose, Enter marks or unmarks the chosen one and clears the search, Esc goes back to the sentences (the filter stays until Esc again or a mark)",
+      run: () => { search.focus(); search.select(); },
+    },
+    { keys: ["Escape"], does: "cancel the action waiting for a number, or clear the search", run: escape, when: () => Boolean(pending || query) },
+  ];
+  if (discrepancies.length) keys.push({ keys: ["g"], does: "go to the next discrepancy", run: nextDiscrepancy });
+  keys.push(
+    { keys: ["n"], does: "new factoid, marked on the focused sentence", run: () => openNew(), edits: true },
+    { keys: ["e"], does: "edit a factoid: then its number (or click it)", run: () => startPick("edit"), edits: true },
+    { keys: ["s"], does: "split a factoid into finer ones: then its number", run: () => startPick("split"), edits: true },
+    { keys: ["m"], does: "merge: the number of the factoid to keep, then of the one merged into it", run: () => startPick("merge"), edits: true },
+    { keys: ["d", "Delete"], does: "delete a factoid: then its number", run: () => startPick("delete"), edits: true },
+  );
 
   load(judgment.payload || {});
   initialMarks = new Map(sentences.map((el) => [el.dataset.id, [...marksOf(el.dataset.id)].sort().join(" ")]));
   lastSent = JSON.stringify(payload());
+  const judging = new Concord.JudgePage({
+    judgment,
+    keys,
+    payload,
+    load: (from) => {
+      pending = null;
+      menuFor = null;
+      load(from);
+      lastSent = JSON.stringify(payload());
+      render();
+    },
+    summary,
+    untouched: "No factoid has been defined.",
+    say,
+  });
+
+  // Before any key of the page: an open action menu closes, and typed
+  // digits end at the first key that is not one.
+  document.addEventListener("keydown", (event) => {
+    if (Concord.Keys.ignored(event)) return;
+    if (menuFor) { menuFor = null; render(); }
+    if (!/^[0-9]$/.test(event.key)) commitDigits();
+  }, { capture: true });
+
   render();
   focusSentence();
   page.dataset.ready = "true";

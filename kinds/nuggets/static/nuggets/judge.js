@@ -3,7 +3,8 @@
 // section 5): v / o, then on to the next unlabelled nugget. Part 2: for each
 // response (run names hidden), tick the nuggets it contains and mark it
 // done; only responses marked done go into the payload, so an empty list
-// always means "contains none", never "not looked at yet".
+// always means "contains none", never "not looked at yet". The keys, the key
+// help, undo/redo and the confirm step: static/annotate/keys.js.
 "use strict";
 
 document.addEventListener("DOMContentLoaded", () => {
@@ -26,14 +27,19 @@ document.addEventListener("DOMContentLoaded", () => {
   const doMatches = tasks.has("matches") && responses.length > 0;
 
   const saved = judgment.payload || {};
-  const labels = {};
-  Object.entries(saved.labels || {}).forEach(([id, value]) => {
-    if (nuggetIds.includes(id) && (value === "vital" || value === "okay")) labels[id] = value;
-  });
-  const matches = {};  // response id -> Set of nugget ids, for responses marked done
-  Object.entries(saved.matches || {}).forEach(([id, found]) => {
-    if (responseIds.includes(id) && Array.isArray(found)) matches[id] = new Set(found.filter((n) => nuggetIds.includes(n)));
-  });
+  let labels = {};
+  let matches = {};  // response id -> Set of nugget ids, for responses marked done
+  function read(from) {
+    labels = {};
+    matches = {};
+    Object.entries(from.labels || {}).forEach(([id, value]) => {
+      if (nuggetIds.includes(id) && (value === "vital" || value === "okay")) labels[id] = value;
+    });
+    Object.entries(from.matches || {}).forEach(([id, found]) => {
+      if (responseIds.includes(id) && Array.isArray(found)) matches[id] = new Set(found.filter((n) => nuggetIds.includes(n)));
+    });
+  }
+  read(saved);
   const ticks = {};  // response id -> Set: ticked in a response not yet marked done (kept in the page only)
 
   const labelled = () => nuggetIds.filter((id) => id in labels).length;
@@ -55,7 +61,7 @@ document.addEventListener("DOMContentLoaded", () => {
     return { labels: outLabels, matches: outMatches };
   }
 
-  const save = () => judgment.changed(payload());
+  const save = () => judging.edited(payload());
 
   // What response `current` contains as shown: its saved set once done, else the ticks so far.
   function shownSet() {
@@ -219,9 +225,22 @@ document.addEventListener("DOMContentLoaded", () => {
     else render();
   }
 
-  async function submit() {
-    if (submitButton.disabled) return;
-    if (await judgment.submit(payload())) judgment.goNext();
+  const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+  function summary() {
+    const left = [];
+    if (!labelsDone()) left.push(`${plural(nuggetIds.length - labelled(), "nugget")} to label`);
+    if (!matchesDone()) left.push(`${plural(responseIds.length - judged(), "response")} to mark done`);
+    if (left.length) return { ready: false, problem: `Still to do: ${left.join(", ")}.` };
+    const parts = [];
+    if (doLabels) {
+      const vital = nuggetIds.filter((id) => labels[id] === "vital").length;
+      parts.push(`${plural(nuggetIds.length, "nugget")} labelled (${vital} vital, ${nuggetIds.length - vital} okay)`);
+    }
+    if (doMatches) {
+      const found = responseIds.reduce((n, id) => n + matches[id].size, 0);
+      parts.push(`${responseIds.length} of ${responseIds.length} responses done (${plural(found, "nugget")} found in them)`);
+    }
+    return { ready: true, text: parts.length ? `${parts.join("; ")}.` : "This question has nothing to judge." };
   }
 
   // -- mouse ---------------------------------------------------------------
@@ -239,37 +258,44 @@ document.addEventListener("DOMContentLoaded", () => {
   document.getElementById("previous-response").addEventListener("click", () => goToResponse(current - 1));
   document.getElementById("next-response").addEventListener("click", () => goToResponse(current + 1));
   document.getElementById("response-done").addEventListener("click", markDone);
-  submitButton.addEventListener("click", submit);
 
   // -- keyboard --------------------------------------------------------------
 
-  const labelKeys = {
-    j: () => moveLabel(1), ArrowDown: () => moveLabel(1),
-    k: () => moveLabel(-1), ArrowUp: () => moveLabel(-1),
-    v: () => label(labelFocus, "vital"), o: () => label(labelFocus, "okay"),
-  };
-  const matchKeys = {
-    j: () => moveMatch(1), ArrowDown: () => moveMatch(1),
-    k: () => moveMatch(-1), ArrowUp: () => moveMatch(-1),
-    " ": () => toggle(matchFocus), x: () => toggle(matchFocus),
-    "[": () => goToResponse(current - 1), PageUp: () => goToResponse(current - 1),
-    "]": () => goToResponse(current + 1), PageDown: () => goToResponse(current + 1),
-    d: markDone,
-  };
+  const inLabels = () => part === "labels";
+  const inMatches = () => part === "matches" && doMatches && !matchingLocked();
+  const keys = [];
+  if (doLabels && doMatches) {
+    keys.push(
+      { keys: ["l"], does: "part 1 (vital or okay)", run: () => showPart("labels") },
+      { keys: ["m"], does: "part 2 (nuggets in responses)", run: () => showPart("matches") },
+    );
+  }
+  keys.push(
+    { keys: ["j", "ArrowDown"], does: "next nugget", run: () => (inLabels() ? moveLabel(1) : moveMatch(1)), when: () => inLabels() || inMatches() },
+    { keys: ["k", "ArrowUp"], does: "previous nugget", run: () => (inLabels() ? moveLabel(-1) : moveMatch(-1)), when: () => inLabels() || inMatches() },
+  );
+  if (doLabels) {
+    keys.push(
+      { keys: ["v"], does: "vital, then on to the next unlabelled nugget", run: () => label(labelFocus, "vital"), when: inLabels, edits: true },
+      { keys: ["o"], does: "okay, then on to the next unlabelled nugget", run: () => label(labelFocus, "okay"), when: inLabels, edits: true },
+    );
+  }
+  if (doMatches) {
+    keys.push(
+      { keys: [" ", "x"], does: "tick or untick: the response contains the nugget", run: () => toggle(matchFocus), when: inMatches, edits: true },
+      { keys: ["d"], does: "done with this response (nothing ticked: it contains none), on to the next one", run: markDone, when: inMatches, edits: true },
+      { keys: ["[", "PageUp"], does: "previous response", run: () => goToResponse(current - 1), when: inMatches },
+      { keys: ["]", "PageDown"], does: "next response", run: () => goToResponse(current + 1), when: inMatches },
+    );
+  }
 
-  document.addEventListener("keydown", (event) => {
-    if (event.ctrlKey || event.metaKey || event.altKey) return;
-    if (["INPUT", "TEXTAREA", "SELECT"].includes(event.target.tagName)) return;
-    const key = event.key;
-    let action = null;
-    if (key === "Enter") action = submit;
-    else if (key === "l" && doLabels && doMatches) action = () => showPart("labels");
-    else if (key === "m" && doLabels && doMatches) action = () => showPart("matches");
-    else if (part === "labels") action = labelKeys[key];
-    else if (!matchingLocked()) action = matchKeys[key];
-    if (!action) return;
-    event.preventDefault();
-    action();
+  const judging = new Concord.JudgePage({
+    judgment,
+    keys,
+    payload,
+    load: (from) => { read(from); render(); },
+    summary,
+    untouched: "No nugget is labelled and no response is marked done.",
   });
 
   render();

@@ -1,4 +1,5 @@
 // Ordering page: drag and drop (SortableJS) or the keyboard; autosaved drafts.
+// The keys, the key help, undo/redo and the confirm step: static/annotate/keys.js.
 "use strict";
 
 document.addEventListener("DOMContentLoaded", () => {
@@ -8,12 +9,15 @@ document.addEventListener("DOMContentLoaded", () => {
   const submitButton = document.getElementById("submit-judgment");
   const judgment = new Concord.Judgment(root);
   const byId = new Map(Array.from(list.children).map((li) => [li.dataset.id, li]));
-  (judgment.payload.order || []).forEach((id) => byId.has(id) && list.appendChild(byId.get(id)));
 
   let focus = 0;
   let grabbed = false;
   const items = () => Array.from(list.children);
   const order = () => items().map((li) => li.dataset.id);
+
+  function arrange(ids) {
+    (ids || []).forEach((id) => byId.has(id) && list.appendChild(byId.get(id)));
+  }
 
   function render() {
     items().forEach((li, index) => {
@@ -29,7 +33,7 @@ document.addEventListener("DOMContentLoaded", () => {
   }
 
   function changed() {
-    judgment.changed({ order: order() });
+    judging.edited({ order: order() });
     render();
   }
 
@@ -38,6 +42,7 @@ document.addEventListener("DOMContentLoaded", () => {
     const target = Math.min(all.length - 1, Math.max(0, focus + delta));
     if (target === focus) return;
     if (grabbed) {
+      if (judgment.readonly) return;
       const moving = all[focus];
       if (delta < 0) list.insertBefore(moving, all[target]);
       else list.insertBefore(moving, all[target].nextSibling);
@@ -50,10 +55,35 @@ document.addEventListener("DOMContentLoaded", () => {
     items()[focus].focus();
   }
 
-  async function submit() {
-    if (submitButton.disabled) return;
-    if (await judgment.submit({ order: order() })) judgment.goNext();
+  function putDown() { grabbed = false; render(); }
+
+  function summary() {
+    const texts = items().map((li) => li.querySelector(".text").textContent.trim());
+    if (!texts.length) return { ready: true, text: "No items to order." };
+    return { ready: true, text: `${texts.length} items in your order: first “${texts[0]}”, last “${texts[texts.length - 1]}”.` };
   }
+
+  arrange(judgment.payload.order);
+  const judging = new Concord.JudgePage({
+    judgment,
+    keys: [
+      { keys: ["Enter", "Escape"], does: "with an item picked up: put it down", run: putDown, when: () => grabbed },
+      { keys: ["ArrowDown", "j"], does: "focus the next item; with an item picked up, move it down", run: () => step(1) },
+      { keys: ["ArrowUp", "k"], does: "focus the previous item; with an item picked up, move it up", run: () => step(-1) },
+      { keys: [" "], does: "pick up / put down the focused item", run: () => { grabbed = !grabbed; render(); }, edits: true },
+    ],
+    payload: () => ({ order: order() }),
+    load: (payload) => {
+      const id = items()[focus]?.dataset.id;
+      arrange(payload.order);
+      grabbed = false;
+      focus = Math.max(0, order().indexOf(id));
+      render();
+      items()[focus]?.focus();
+    },
+    summary,
+    untouched: "This is the shuffled starting order: you have not moved any item.",
+  });
 
   if (!judgment.readonly) {
     Sortable.create(list, {
@@ -62,22 +92,7 @@ document.addEventListener("DOMContentLoaded", () => {
       onEnd: (event) => { focus = event.newIndex; changed(); },
     });
   }
-  items().forEach((li, index) => li.addEventListener("click", () => { focus = items().indexOf(li); render(); }));
-  submitButton.addEventListener("click", submit);
-
-  document.addEventListener("keydown", (event) => {
-    if (event.ctrlKey || event.metaKey || event.altKey || judgment.readonly) return;
-    if (["INPUT", "TEXTAREA", "SELECT"].includes(event.target.tagName)) return;
-    const key = event.key;
-    if (key === "ArrowDown" || key === "j") { step(1); event.preventDefault(); }
-    else if (key === "ArrowUp" || key === "k") { step(-1); event.preventDefault(); }
-    else if (key === " ") { grabbed = !grabbed; render(); event.preventDefault(); }
-    else if (key === "Escape") { grabbed = false; render(); }
-    else if (key === "Enter") {
-      event.preventDefault();
-      if (grabbed) { grabbed = false; render(); } else submit();
-    }
-  });
+  items().forEach((li) => li.addEventListener("click", () => { focus = items().indexOf(li); render(); }));
 
   render();
   if (items().length) items()[0].focus();

@@ -1,4 +1,5 @@
-// Pair adjudication page: j/k move, y/n judge, Enter submits.
+// Pair adjudication page: j/k move, y/n judge; Enter asks to confirm, then submits.
+// The keys, the key help, undo/redo and the confirm step: static/annotate/keys.js.
 "use strict";
 
 document.addEventListener("DOMContentLoaded", () => {
@@ -7,8 +8,9 @@ document.addEventListener("DOMContentLoaded", () => {
   const remaining = document.getElementById("remaining");
   const submitButton = document.getElementById("submit-judgment");
   const judgment = new Concord.Judgment(root);
-  const matches = Object.assign({}, judgment.payload.matches || {});
+  let matches = Object.assign({}, judgment.payload.matches || {});
   let focus = Math.max(0, items.findIndex((li) => !(li.dataset.id in matches)));
+  const left = () => items.filter((li) => !(li.dataset.id in matches)).length;
 
   function render() {
     items.forEach((li, index) => {
@@ -19,9 +21,8 @@ document.addEventListener("DOMContentLoaded", () => {
       li.querySelector(".yes").setAttribute("aria-pressed", String(value === true));
       li.querySelector(".no").setAttribute("aria-pressed", String(value === false));
     });
-    const left = items.filter((li) => !(li.dataset.id in matches)).length;
-    remaining.textContent = left ? `${left} of ${items.length} candidates left to judge.` : "Every candidate is judged: press Enter to submit.";
-    submitButton.disabled = left > 0 || judgment.readonly;
+    remaining.textContent = left() ? `${left()} of ${items.length} candidates left to judge.` : "Every candidate is judged: press Enter to submit.";
+    submitButton.disabled = left() > 0 || judgment.readonly;
   }
 
   function move(step) {
@@ -31,37 +32,44 @@ document.addEventListener("DOMContentLoaded", () => {
   }
 
   function decide(index, value) {
+    if (judgment.readonly) return;
     matches[items[index].dataset.id] = value;
-    judgment.changed({ matches: { ...matches } });
+    judging.edited({ matches: { ...matches } });
     focus = index;
     render();
   }
 
-  async function submit() {
-    if (submitButton.disabled) return;
-    if (await judgment.submit({ matches: { ...matches } })) judgment.goNext();
+  function judgeAndMove(value) {
+    decide(focus, value);
+    if (focus < items.length - 1) move(1);
   }
+
+  const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "es"}`;
+  function summary() {
+    if (left()) return { ready: false, problem: `${items.length - left()} of ${items.length} candidates judged: judge the other ${left()} first.` };
+    const yes = items.filter((li) => matches[li.dataset.id] === true).length;
+    return { ready: true, text: `${items.length} of ${items.length} candidates judged: ${plural(yes, "match")}, ${items.length - yes} no match.` };
+  }
+
+  const judging = new Concord.JudgePage({
+    judgment,
+    keys: [
+      { keys: ["j", "ArrowDown"], does: "next candidate", run: () => move(1) },
+      { keys: ["k", "ArrowUp"], does: "previous candidate", run: () => move(-1) },
+      { keys: ["y"], does: "match, then on to the next candidate", run: () => judgeAndMove(true), edits: true },
+      { keys: ["n"], does: "no match, then on to the next candidate", run: () => judgeAndMove(false), edits: true },
+    ],
+    payload: () => ({ matches: { ...matches } }),
+    load: (payload) => { matches = Object.assign({}, payload.matches || {}); render(); },
+    summary,
+    untouched: "No candidate has been judged.",
+  });
 
   items.forEach((li, index) => {
     li.querySelectorAll(".choice").forEach((button) =>
       button.addEventListener("click", () => decide(index, button.dataset.value === "true")));
   });
-  submitButton.addEventListener("click", submit);
 
-  document.addEventListener("keydown", (event) => {
-    if (event.ctrlKey || event.metaKey || event.altKey) return;
-    if (["INPUT", "TEXTAREA", "SELECT"].includes(event.target.tagName)) return;
-    const key = event.key;
-    if (key === "j" || key === "ArrowDown") { move(1); event.preventDefault(); }
-    else if (key === "k" || key === "ArrowUp") { move(-1); event.preventDefault(); }
-    else if (key === "y" || key === "n") {
-      decide(focus, key === "y");
-      if (focus < items.length - 1) move(1);
-      event.preventDefault();
-    } else if (key === "Enter") { submit(); event.preventDefault(); }
-  });
-
-  Object.assign(matches, judgment.payload.matches || {});
   render();
   if (items.length) items[focus].focus();
 });

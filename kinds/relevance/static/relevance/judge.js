@@ -1,5 +1,5 @@
 // Graded relevance page: one document at a time beside the query; number keys
-// grade (and move on), j/k move, Enter submits. Saving, offline work and the
+// grade (and move on), j/k move, Enter asks to confirm, then submits. Saving, offline work and the
 // 409 merge are static/annotate/judge.js's, as on every judging page.
 "use strict";
 
@@ -12,7 +12,7 @@ document.addEventListener("DOMContentLoaded", () => {
   const remaining = document.getElementById("remaining");
   const submitButton = document.getElementById("submit-judgment");
   const judgment = new Concord.Judgment(root);
-  const grades = Object.assign({}, judgment.payload.grades || {});
+  let grades = Object.assign({}, judgment.payload.grades || {});
   let focus = Math.max(0, docs.findIndex((li) => !(li.dataset.id in grades)));
 
   function render() {
@@ -40,31 +40,45 @@ document.addEventListener("DOMContentLoaded", () => {
   }
 
   function grade(value) {
-    if (!docs.length || value >= buttons.length) return;
+    if (!docs.length || value >= buttons.length || judgment.readonly) return;
     grades[docs[focus].dataset.id] = value;
-    judgment.changed({ grades: { ...grades } });
+    judging.edited({ grades: { ...grades } });
     if (focus < docs.length - 1) show(focus + 1);
     else render();
   }
 
-  async function submit() {
-    if (submitButton.disabled) return;
-    if (await judgment.submit({ grades: { ...grades } })) judgment.goNext();
+  const labels = buttons.map((button) => button.textContent.replace(/^\s*\d+\s*/, "").trim());
+  function summary() {
+    const left = docs.filter((li) => !(li.dataset.id in grades)).length;
+    if (left) return { ready: false, problem: `${docs.length - left} of ${docs.length} documents graded: grade the other ${left} first.` };
+    const counts = labels.map((label, value) => [label, docs.filter((li) => grades[li.dataset.id] === value).length]);
+    return {
+      ready: true,
+      text: `${docs.length} of ${docs.length} documents graded: ${counts.map(([label, n]) => `${n} ${label}`).join(", ")}.`,
+    };
   }
+
+  const last = Math.min(9, buttons.length - 1);
+  const judging = new Concord.JudgePage({
+    judgment,
+    keys: [
+      {
+        keys: [`0-${last}`],
+        does: `grade the document (${labels.map((label, value) => `${value} ${label}`).join(", ")}), then on to the next one`,
+        run: (event) => grade(Number(event.key)),
+        edits: true,
+      },
+      { keys: ["j", "ArrowDown", "ArrowRight"], does: "next document", run: () => show(focus + 1) },
+      { keys: ["k", "ArrowUp", "ArrowLeft"], does: "previous document", run: () => show(focus - 1) },
+    ],
+    payload: () => ({ grades: { ...grades } }),
+    load: (payload) => { grades = Object.assign({}, payload.grades || {}); render(); },
+    summary,
+    untouched: "No document has been graded.",
+  });
 
   buttons.forEach((button) => button.addEventListener("click", () => grade(Number(button.dataset.grade))));
   dots.forEach((dot) => dot.addEventListener("click", () => show(Number(dot.dataset.index))));
-  submitButton.addEventListener("click", submit);
-
-  document.addEventListener("keydown", (event) => {
-    if (event.ctrlKey || event.metaKey || event.altKey) return;
-    if (["INPUT", "TEXTAREA", "SELECT"].includes(event.target.tagName)) return;
-    const key = event.key;
-    if (key === "j" || key === "ArrowDown" || key === "ArrowRight") { show(focus + 1); event.preventDefault(); }
-    else if (key === "k" || key === "ArrowUp" || key === "ArrowLeft") { show(focus - 1); event.preventDefault(); }
-    else if (/^[0-9]$/.test(key)) { grade(Number(key)); event.preventDefault(); }
-    else if (key === "Enter") { submit(); event.preventDefault(); }
-  });
 
   Object.assign(grades, judgment.payload.grades || {});
   show(focus);
