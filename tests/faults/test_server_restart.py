@@ -171,6 +171,21 @@ class Client:
         finally:
             connection.close()
 
+    def post(self, action: str, body: dict) -> tuple[int, dict]:
+        """POST .../judgment/<action>/ (reopen, withdraw)."""
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        try:
+            connection.request(
+                "POST",
+                f"{self.path}{action}/",
+                json.dumps(body),
+                {"Authorization": f"Token {self.token}", "Content-Type": "application/json"},
+            )
+            response = connection.getresponse()
+            return response.status, json.loads(response.read())
+        finally:
+            connection.close()
+
     def send_only(self, body: dict, *, cut: int | None = None) -> socket.socket:
         """Send the request (or its first ``cut`` bytes) without reading the answer."""
         raw = self.request(body)
@@ -238,8 +253,8 @@ def test_a_retry_after_a_restart_says_whether_the_first_attempt_was_applied(site
     status, body = ann.put(third)
     assert (status, body["replayed"], body["version"], body["status"]) == (200, False, 3, "submitted")
 
-    # A retry that is no longer the last save (another device saved since) is a conflict, never an overwrite.
-    assert ann.put({"payload": payload(3), "status": "submitted", "version": 3})[0] == 200
+    # A retry that is no longer the last save (another device reopened it since) is a conflict, never an overwrite.
+    assert ann.post("reopen", {"version": 3})[0] == 200
     status, body = ann.put(third)
     assert (status, body["current_version"]) == (409, 4)
 
@@ -249,7 +264,7 @@ def test_a_retry_after_a_restart_says_whether_the_first_attempt_was_applied(site
         (1, payload(0), "draft"),
         (2, payload(1), "draft"),
         (3, payload(2), "submitted"),
-        (4, payload(3), "submitted"),
+        (4, payload(2), "reopened"),
     ]
 
 

@@ -350,7 +350,9 @@ def verify(acks: list[dict[str, Any]], *, settle_timeout: float = 300) -> dict[s
         busy = DBTaskResult.objects.filter(status__in=["READY", "RUNNING"]).exists()
         stale = StaleTopic.objects.filter(campaign__in=campaigns).exists()
         seen = {r.campaign_id: r.judgments_seen for r in Report.objects.filter(campaign__in=campaigns, topic=None)}
-        submitted = {c.pk: Judgment.objects.filter(topic__campaign=c, status="submitted").count() for c in campaigns}
+        submitted = {
+            c.pk: Judgment.objects.filter(topic__campaign=c, status__in=Judgment.COUNTING).count() for c in campaigns
+        }
         behind = {
             c.name: (seen.get(c.pk, 0), submitted[c.pk]) for c in campaigns if seen.get(c.pk, 0) != submitted[c.pk]
         }

@@ -161,7 +161,7 @@ class Assessor(FastHttpUser):
         campaign_id, kind, topic, data = self.rng.choice(self.topics)
         url = f"/api/campaigns/{campaign_id}/topics/{topic}/judgment/"
         key = {"campaign": campaign_id, "topic": topic, "assessor": self.username, "kind": kind}
-        version = self.read(url)
+        version = self.open(url, key)
         if version is None:
             return
         build = PAYLOADS[kind]
@@ -175,7 +175,7 @@ class Assessor(FastHttpUser):
             body = {"payload": build(data, self.rng, complete), "status": status, "version": version}
             saved = self.save(url, key, step, body)
             if saved == "conflict":  # someone else saved: reload, apply the change again
-                version = self.read(url)
+                version = self.open(url, key)
                 if version is None:
                     return
                 body["version"] = version
@@ -195,6 +195,42 @@ class Assessor(FastHttpUser):
     def read(self, url: str) -> int | None:
         response = self.client.get(url, headers=self.headers, name="GET judgment")
         return response.json()["version"] if response.status_code == 200 else None
+
+    def open(self, url: str, key: dict) -> int | None:
+        """The version to edit: a submitted judgment is reopened first (it is never edited live)."""
+        response = self.client.get(url, headers=self.headers, name="GET judgment")
+        if response.status_code != 200:
+            return None
+        read = response.json()
+        if read["status"] != "submitted":
+            return read["version"]
+        IN_FLIGHT["saves"] += 1
+        with self.client.post(
+            f"{url}reopen/",
+            json={"version": read["version"]},
+            headers=self.headers,
+            name="POST judgment reopen",
+            catch_response=True,
+        ) as answered:
+            IN_FLIGHT["saves"] -= 1
+            if answered.status_code != 200:
+                answered.failure(f"reopen: {answered.status_code}: {answered.text[:300]}")
+                return None
+            answer = answered.json()
+            ACKS.append(
+                {
+                    **key,
+                    "step": "reopen",
+                    "version": answer["version"],
+                    "status": answer["status"],
+                    "replayed": answer["replayed"],
+                    "at": time.time(),
+                }
+            )
+            if answer["replayed"] or answer["version"] != read["version"] + 1 or answer["status"] != "reopened":
+                answered.failure(f"reopen: expected version {read['version'] + 1} (reopened), got {answer}")
+                return None
+            return answer["version"]
 
     def save(self, url: str, key: dict, step: str, body: dict) -> int | str | None:
         name = SUBMIT if step == "submit" else f"PUT judgment ({step})"
@@ -221,7 +257,9 @@ class Assessor(FastHttpUser):
                     "at": time.time(),
                 }
             )
-            if answer["replayed"] or answer["version"] != body["version"] + 1 or answer["status"] != body["status"]:
+            # A draft saved on a reopened judgment leaves it reopened.
+            expected = {"draft", "reopened"} if body["status"] == "draft" else {body["status"]}
+            if answer["replayed"] or answer["version"] != body["version"] + 1 or answer["status"] not in expected:
                 response.failure(f"expected a new version {body['version'] + 1} ({body['status']}), got {answer}")
                 return None
         if step == "submit":
