@@ -1,4 +1,4 @@
-"""The worked examples in the core modules' docstrings (concord/*.py) run and hold."""
+"""The worked examples in the core modules' docstrings (concord/*.py, and a few generic helpers) run and hold."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ CORE = [
     "concord.paramforms",
     "concord.params",
     "concord.typed",
+    "annotate.members",
 ]
 
 

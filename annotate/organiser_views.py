@@ -1,0 +1,66 @@
+"""The organiser's workbench pages beyond the campaign page: members.
+
+Thin, like every view: permission (annotate.selectors.campaign_for with
+need="organise"), one service call, render. Bad input re-renders the page
+with the message at its field (400) and changes nothing.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+
+from annotate import members, selectors, services
+from annotate.models import Membership
+from concord.errors import InvalidInput
+
+
+@login_required
+def campaign_members(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """Add members (one or a pasted list), change roles, remove, and make
+    one-time set-password links for new accounts."""
+    campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
+    error, link = None, None
+    if request.method == "POST":
+        action = request.POST.get("action", "")
+        username = request.POST.get("username", "").strip()
+        try:
+            if action == "add":
+                names = members.parse_usernames(request.POST.get("usernames", ""))
+                added = members.add_members(campaign=campaign, usernames=names, role=request.POST.get("role", ""))
+                messages.success(request, f"Added or updated {len(added)} member{'s' if len(added) != 1 else ''}.")
+            elif action == "role":
+                services.add_member(campaign=campaign, username=username, role=request.POST.get("role", ""))
+                messages.success(request, f"{username} is now {request.POST.get('role')}.")
+            elif action == "remove":
+                members.remove_member(campaign=campaign, username=username)
+                messages.success(request, f"{username} was removed; their judgments stay.")
+            elif action == "link":
+                link = request.build_absolute_uri(
+                    members.set_password_link(campaign=campaign, username=username, organiser=request.user)
+                )
+            else:
+                raise InvalidInput("action", "expected add, role, remove or link")
+        except InvalidInput as invalid:
+            error = invalid
+        else:
+            if link is None:
+                return redirect("campaign-members", campaign_id=campaign.pk)
+    return render(
+        request,
+        "annotate/members.html",
+        {
+            "campaign": campaign,
+            "accounts": members.accounts(campaign, request.user),
+            "roles": Membership.Role.choices,
+            "error": error,
+            "link": link,
+            "link_for": request.POST.get("username", "") if link else "",
+            "pasted": request.POST.get("usernames", "") if error else "",
+            "link_days": settings.PASSWORD_RESET_TIMEOUT // 86400,
+        },
+        status=400 if error else 200,
+    )

@@ -1,0 +1,108 @@
+"""The members page (issue 13, part 2): add one or a pasted list, change
+roles, remove, and one-time set-password links (Django's reset machinery)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.contrib.auth import authenticate, get_user_model
+
+from annotate import services
+from annotate.members import parse_usernames
+from annotate.models import Assignment, Judgment, Membership
+
+pytestmark = pytest.mark.django_db
+User = get_user_model()
+
+
+def test_a_pasted_list_adds_every_name_or_nobody(client, campaign, people):
+    client.force_login(people["organiser"])
+    url = f"/campaigns/{campaign.pk}/members/"
+    response = client.post(url, {"action": "add", "usernames": "dora, erik\nfrank", "role": "assessor"})
+    assert response.status_code == 302
+    assert set(campaign.memberships.filter(role="assessor").values_list("user__username", flat=True)) == {
+        "alice", "bob", "dora", "erik", "frank"
+    }  # fmt: skip
+    before = Membership.objects.count()
+    refused = client.post(url, {"action": "add", "usernames": "gina bad/name", "role": "assessor"})
+    assert refused.status_code == 400 and "usernames[1]" in refused.content.decode()
+    assert Membership.objects.count() == before and not User.objects.filter(username="gina").exists()
+    assert parse_usernames(" a;b ,, a\n\nc ") == ["a", "b", "c"]
+
+
+def test_roles_change_and_the_last_organiser_stays(client, campaign, people):
+    client.force_login(people["organiser"])
+    url = f"/campaigns/{campaign.pk}/members/"
+    assert client.post(url, {"action": "role", "username": "bob", "role": "organiser"}).status_code == 302
+    assert campaign.memberships.get(user__username="bob").role == "organiser"
+    client.post(url, {"action": "role", "username": "bob", "role": "assessor"})
+    refused = client.post(url, {"action": "remove", "username": "organiser"})
+    assert refused.status_code == 400 and "last organiser" in refused.content.decode()
+    assert campaign.memberships.filter(user__username="organiser", role="organiser").exists()
+
+
+def test_removing_an_assessor_keeps_their_judgments_and_reassigns_the_rest(client, campaign, people):
+    services.add_member(campaign=campaign, username="carol", role="assessor")
+    judged = Assignment.objects.filter(topic__campaign=campaign, assessor=people["bob"]).first().topic
+    services.save_judgment(
+        topic=judged,
+        assessor=people["bob"],
+        payload={"matches": {c["id"]: True for c in judged.data["candidates"]}},
+        status="submitted",
+        version=0,
+    )
+    unjudged = set(
+        Assignment.objects.filter(topic__campaign=campaign, assessor=people["bob"])
+        .exclude(topic=judged)
+        .values_list("topic_id", flat=True)
+    )
+    client.force_login(people["organiser"])
+    assert client.post(f"/campaigns/{campaign.pk}/members/", {"action": "remove", "username": "bob"}).status_code == 302
+    assert not campaign.memberships.filter(user__username="bob").exists()
+    assert Judgment.objects.filter(topic=judged, assessor=people["bob"], status="submitted").exists()
+    assert Assignment.objects.filter(topic=judged, assessor=people["bob"]).exists()  # judged: kept
+    assert not Assignment.objects.filter(topic_id__in=unjudged, assessor=people["bob"]).exists()
+    for topic_id in unjudged:  # topped up by the others
+        assert Assignment.objects.filter(topic_id=topic_id).count() == campaign.overlap
+
+
+def test_a_set_password_link_lets_a_new_account_choose_a_password_once(client, campaign, people):
+    client.force_login(people["organiser"])
+    url = f"/campaigns/{campaign.pk}/members/"
+    client.post(url, {"action": "add", "usernames": "newbie", "role": "assessor"})
+    page = client.post(url, {"action": "link", "username": "newbie"}).content.decode()
+    link = re.search(r'value="(http://testserver/accounts/reset/[^"]+)"', page).group(1)
+    client.logout()
+    form = client.get(link, follow=True)
+    assert form.status_code == 200 and "Choose a password" in form.content.decode()
+    done = client.post(
+        form.redirect_chain[-1][0], {"new_password1": "a long sentence 42", "new_password2": "a long sentence 42"}
+    )
+    assert done.status_code == 302 and done["Location"] == "/accounts/reset/done/"
+    assert authenticate(username="newbie", password="a long sentence 42") is not None
+    # The link is void once used.
+    assert "does not work any more" in client.get(link, follow=True).content.decode()
+
+
+@pytest.mark.parametrize("who", ["alice", "newbie_elsewhere", "admin"])
+def test_no_link_for_accounts_that_can_log_in_or_belong_elsewhere(client, campaign, people, who):
+    if who == "newbie_elsewhere":
+        # A new account that is also in a campaign this organiser does not organise.
+        other = services.create_campaign(creator=people["other_organiser"], kind="pairs", name="Other")
+        services.add_member(campaign=other, username=who, role="assessor")
+    services.add_member(campaign=campaign, username=who, role="assessor")
+    client.force_login(people["organiser"])
+    response = client.post(f"/campaigns/{campaign.pk}/members/", {"action": "link", "username": who})
+    assert response.status_code == 400 and "no link for" in response.content.decode()
+    assert "/accounts/reset/" not in response.content.decode()
+
+
+def test_only_organisers_of_the_campaign_manage_its_members(client, campaign, people):
+    for name in ("alice", "other_organiser"):
+        client.force_login(people[name])
+        response = client.post(
+            f"/campaigns/{campaign.pk}/members/", {"action": "add", "usernames": "mallory", "role": "organiser"}
+        )
+        assert response.status_code in (403, 404)
+    assert not User.objects.filter(username="mallory").exists()
