@@ -177,7 +177,7 @@ class RevisionInline(admin.TabularInline):
     model = JudgmentRevision
     extra = 0
     can_delete = False
-    readonly_fields = ["version", "author", "status", "source", "payload", "created_at"]
+    readonly_fields = ["version", "author", "status", "source", "reason", "payload", "created_at"]
 
     def has_add_permission(self, request, obj=None) -> bool:
         return False
@@ -194,7 +194,16 @@ class JudgmentAdmin(KeepsHistory, admin.ModelAdmin):
     list_display = ["topic", "assessor", "status", "version", "updated_at"]
     list_filter = ["status", "topic__campaign"]
     list_select_related = ["topic", "assessor"]
-    readonly_fields = ["topic", "assessor", "payload", "status", "version", "submitted_at"]
+    readonly_fields = [
+        "topic",
+        "assessor",
+        "payload",
+        "status",
+        "version",
+        "submitted_version",
+        "submitted_payload",
+        "submitted_at",
+    ]
     inlines = [RevisionInline]
 
     # Read-only rather than a form that validates: a judgment is written only
@@ -219,7 +228,7 @@ class JudgmentAdmin(KeepsHistory, admin.ModelAdmin):
 @admin.register(JudgmentRevision)
 class JudgmentRevisionAdmin(admin.ModelAdmin):
     list_display = ["judgment", "version", "author", "status", "source", "created_at"]
-    readonly_fields = ["judgment", "version", "author", "payload", "status", "source", "created_at"]
+    readonly_fields = ["judgment", "version", "author", "payload", "status", "source", "reason", "created_at"]
 
     def has_add_permission(self, request) -> bool:
         return False
