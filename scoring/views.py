@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
@@ -24,6 +24,19 @@ def refused(request: HttpRequest, error: InvalidInput, *, back: tuple[str, str])
     """A 400 page for bad input: the field and message (which may quote what
     the user sent) rendered through an escaping template, never as raw HTML."""
     return message_page(request, "Bad request", f"{error.field}: {error.message}", status=400, link=back)
+
+
+def job_for(request: HttpRequest, job_id: int) -> Job:
+    """A job of a campaign the user organises. A missing job and one of a
+    campaign the user is not in read the same (the 404 page says so)."""
+    job = Job.objects.select_related("campaign").filter(pk=job_id).first()
+    try:
+        if job is None:
+            raise Http404
+        selectors.campaign_for(request.user, job.campaign_id, need="organise")
+    except Http404:
+        raise Http404(f"No job {job_id}, or you are not a member of its campaign.") from None
+    return job
 
 
 @login_required
@@ -79,8 +92,7 @@ def jobs(request: HttpRequest, campaign_id: int) -> HttpResponse:
 
 @login_required
 def job(request: HttpRequest, job_id: int) -> HttpResponse:
-    job = get_object_or_404(Job, pk=job_id)
-    selectors.campaign_for(request.user, job.campaign_id, need="organise")
+    job = job_for(request, job_id)
     analysis = get_kind(job.campaign.kind).analysis(job.analysis)
     # The common "agreement" analysis (recompute every report) has no kind template.
     template = analysis.template if analysis else "scoring/results/default.html"
@@ -96,8 +108,7 @@ def job(request: HttpRequest, job_id: int) -> HttpResponse:
 @require_POST
 def cancel_job(request: HttpRequest, job_id: int) -> HttpResponse:
     """The Cancel button beside a queued or running job (campaign page, job page)."""
-    job = get_object_or_404(Job, pk=job_id)
-    selectors.campaign_for(request.user, job.campaign_id, need="organise")
+    job = job_for(request, job_id)
     try:
         services.cancel_job(job=job, user=request.user)
     except InvalidInput as error:

@@ -10,6 +10,7 @@ from django.test import RequestFactory
 from django.urls import get_resolver
 
 from concord import error_pages
+from scoring.models import Job
 
 pytestmark = pytest.mark.django_db
 
@@ -113,3 +114,17 @@ def test_the_500_page_needs_no_request_context():
     assert "Something went wrong" in page and '<a class="brand" href="/">Concord</a>' in page
     api = error_pages.server_error(RequestFactory().get("/api/campaigns/"))
     assert api.status_code == 500 and api["Content-Type"] == "application/json"
+
+
+def test_a_job_of_another_campaign_reads_as_missing(client, people, campaign):
+    job = Job.objects.create(campaign=campaign, analysis="agreement", params={}, created_by=people["organiser"])
+    client.force_login(people["other_organiser"])
+    theirs = client.get(f"/jobs/{job.pk}/")
+    missing = client.get("/jobs/99999/")
+    assert theirs.status_code == missing.status_code == 404
+    assert theirs.context["reason"] == f"No job {job.pk}, or you are not a member of its campaign."
+    assert missing.context["reason"] == "No job 99999, or you are not a member of its campaign."
+    client.force_login(people["alice"])
+    assert client.get(f"/jobs/{job.pk}/").context["reason"] == (
+        'You are an assessor in the campaign "Names": only its organisers and admins may do this.'
+    )
