@@ -57,14 +57,25 @@ def campaign(request: HttpRequest, campaign_id: int) -> HttpResponse:
             "assignments": selectors.topic_assignments(campaign),
             "report": scoring_selectors.campaign_report(campaign),
             "jobs": scoring_selectors.campaign_jobs(campaign),
-            "analyses": [
-                {"name": name, "help": schema.help, "fields": paramforms.fields(schema, form=name)}
-                for name, schema in scoring_services.analysis_schemas(campaign.kind).items()
-                if name in scoring_services.analyses_for(campaign)
-            ],
+            "analyses": analysis_forms(campaign),
             "refresh_ms": settings.CONCORD_REFRESH_MS,
         },
     )
+
+
+def analysis_forms(campaign) -> list[dict]:
+    """Each analysis of the campaign with its params form, or why it cannot run yet."""
+    facts = scoring_selectors.campaign_facts(campaign)
+    return [
+        {
+            "name": name,
+            "help": schema.help,
+            "fields": paramforms.fields(schema, form=name),
+            "reason": scoring_services.not_ready(campaign, name, facts),
+        }
+        for name, schema in scoring_services.analysis_schemas(campaign.kind).items()
+        if name in scoring_services.analyses_for(campaign)
+    ]
 
 
 @login_required
@@ -190,3 +201,10 @@ def new_campaign(request: HttpRequest) -> HttpResponse:
         },
         status=400 if error else 200,
     )
+
+
+@login_required
+def progress(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """Progress per assessor: the fragment the organiser's page polls, as it polls the report."""
+    campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
+    return render(request, "annotate/progress_table.html", {"progress": selectors.assessor_progress(campaign)})

@@ -67,6 +67,7 @@ page_urls = [
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("campaigns/new/", pages.new_campaign, name="campaign-new"),
+    path("campaigns/<int:campaign_id>/progress/", pages.progress, name="campaign-progress"),
     path("campaigns/<int:campaign_id>/members/", organiser_pages.campaign_members, name="campaign-members"),
     path(
         "accounts/reset/<uidb64>/<token>/",

@@ -91,6 +91,11 @@ class Analysis:
     #: ``run`` itself only computes), e.g. the ordering kind's tuned FreSPA setting.
     apply: Callable[[Campaign, dict], None] | None = None
     charts: Callable[[dict], Mapping[str, Series]] | None = None
+    #: ``ready(facts)``: why the analysis cannot run on the campaign now (e.g. "needs the
+    #: results of at least two systems"), or None; ``facts`` is a
+    #: ``scoring.selectors.CampaignFacts``. The page then shows the reason instead of
+    #: the form, and starting it is refused before any job is stored.
+    ready: Callable[[Any], str | None] | None = None
 
 
 @dataclass(frozen=True)

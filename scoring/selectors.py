@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from django.db.models import Count
+
 from annotate.models import Campaign, Curation, Judgment, JudgmentRevision, Run, Topic
 from concord import typed
 from kinds.registry import get_kind
@@ -109,6 +111,42 @@ def phase_payloads(campaign: Campaign, phase: int) -> dict[tuple[int, str], dict
         else:
             payloads[(topic, assessor)] = payload
     return payloads
+
+
+# -- cheap facts an analysis needs before it can run (KindSpec Analysis.ready) ------------
+
+
+@dataclass(frozen=True)
+class CampaignFacts:
+    """Counts that tell whether an analysis can run, read with a few small queries."""
+
+    judgments: int  #: judgments that count (submitted or reopened)
+    most_per_topic: int  #: the most counting judgments any one topic has
+    runs: int
+    curations: dict[str, int]  #: curation name -> topics that have one
+    campaign: Campaign
+
+    def runs_with(self, key: str) -> int:
+        """Runs whose data has the top-level ``key`` (e.g. a kind's ranked results)."""
+        return self.campaign.runs.filter(data__has_key=key).count()
+
+
+def campaign_facts(campaign: Campaign) -> CampaignFacts:
+    counting = Judgment.objects.filter(topic__campaign=campaign, status__in=Judgment.COUNTING)
+    per_topic = counting.values("topic_id").annotate(n=Count("id")).order_by("-n").values_list("n", flat=True)[:1]
+    curations = dict(
+        Curation.objects.filter(topic__campaign=campaign)
+        .values("name")
+        .annotate(n=Count("id"))
+        .values_list("name", "n")
+    )
+    return CampaignFacts(
+        judgments=counting.count(),
+        most_per_topic=next(iter(per_topic), 0),
+        runs=campaign.runs.count(),
+        curations=curations,
+        campaign=campaign,
+    )
 
 
 def curation(topic: Topic, name: str):

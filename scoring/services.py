@@ -23,6 +23,7 @@ from django.utils import timezone
 from annotate.models import Campaign, Judgment, Topic
 from concord.digits import whole_number
 from concord.errors import InvalidInput
+from kinds.registry import get_kind
 from scoring import jobs, tasks
 from scoring.jobs import (  # re-exported: the public face of scoring's writes
     COMMON_ANALYSES,
@@ -43,6 +44,7 @@ from scoring.jobs import (  # re-exported: the public face of scoring's writes
     run_chunk,
 )
 from scoring.models import Job, JobChunk, ScoringState, StaleTopic
+from scoring.selectors import CampaignFacts, campaign_facts
 
 log = logging.getLogger(__name__)
 
@@ -126,9 +128,20 @@ def start_analysis(*, campaign: Campaign, analysis: str, params: dict | None, us
     if analysis not in analyses_for(campaign):
         raise InvalidInput("analysis", f"unknown analysis {analysis!r} (known: {', '.join(analyses_for(campaign))})")
     params = analysis_schemas(campaign.kind)[analysis].clean(params, "params")
+    reason = not_ready(campaign, analysis)
+    if reason:
+        raise InvalidInput("analysis", f"{analysis} cannot run on this campaign yet: {reason}")
     job = Job.objects.create(campaign=campaign, analysis=analysis, params=params, created_by=user)
     transaction.on_commit(lambda: tasks.run_analysis.enqueue(job.pk))
     return job
+
+
+def not_ready(campaign: Campaign, analysis: str, facts: CampaignFacts | None = None) -> str | None:
+    """Why ``analysis`` cannot run on ``campaign`` now (its ``Analysis.ready``), or None."""
+    spec = get_kind(campaign.kind).analysis(analysis)
+    if spec is None or spec.ready is None:
+        return None
+    return spec.ready(facts or campaign_facts(campaign))
 
 
 def cancel_job(*, job: Job, user) -> Job:

@@ -560,3 +560,10 @@ def export(
             for r in rows
         ),
     )
+
+
+def split_merge_ready(facts) -> str | None:
+    """Why the split-merge analysis cannot run yet (``Analysis.ready``), or None."""
+    if not facts.judgments:
+        return "no submitted clustering yet"
+    return None

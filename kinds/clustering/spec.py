@@ -32,6 +32,7 @@ SPEC = KindSpec(
             params=report.ANALYSIS_PARAMS["split-merge"],
             template="clustering/results/split-merge.html",
             charts=charts.split_merge,
+            ready=report.split_merge_ready,
         ),
     ),
     demo=demo.build,

@@ -533,3 +533,10 @@ def export(
         ["topic", "summary", "source", "model", "wfs"],
         ([r["topic"], r["id"], r["source"], int(r["model"]), r["wfs"]] for r in rows),
     )
+
+
+def consensus_ready(facts) -> str | None:
+    """Why the factoid analyses cannot run yet (``Analysis.ready``), or None."""
+    if not facts.curations.get("consensus"):
+        return "no consensus inventory yet: build one on a topic's consensus page"
+    return None

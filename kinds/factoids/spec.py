@@ -32,6 +32,7 @@ SPEC = KindSpec(
             params=report.ANALYSIS_PARAMS["growth"],
             template="factoids/results/growth.html",
             charts=charts.growth,
+            ready=report.consensus_ready,
         ),
         Analysis(
             name="wfs-stability",
@@ -39,6 +40,7 @@ SPEC = KindSpec(
             params=report.ANALYSIS_PARAMS["wfs-stability"],
             template="factoids/results/wfs-stability.html",
             charts=charts.stability,
+            ready=report.consensus_ready,
         ),
     ),
     demo=demo.build,

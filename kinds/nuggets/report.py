@@ -461,3 +461,10 @@ def export(
     if format == "tsv":
         raise InvalidInput("format", "scores come as csv or json")
     return write_csv(["run", "topic", "model", "f"], ([r["run"], r["topic"], r["model"], r["f"]] for r in rows))
+
+
+def stability_ready(facts) -> str | None:
+    """Why the stability analysis cannot run yet (``Analysis.ready``), or None."""
+    if facts.runs < 2:
+        return "needs at least two runs to rank"
+    return None

@@ -32,6 +32,7 @@ SPEC = KindSpec(
             params=report.ANALYSIS_PARAMS["stability"],
             template="nuggets/results/stability.html",
             charts=charts.stability,
+            ready=report.stability_ready,
         ),
     ),
     demo=demo.build,

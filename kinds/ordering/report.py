@@ -373,3 +373,10 @@ def export(
         ["topic", "assessor", "rank", "item"],
         ([e["topic"], e["assessor"], rank, item] for e in entries for rank, item in enumerate(e["order"], 1)),
     )
+
+
+def orderings_ready(facts) -> str | None:
+    """Why the ordering analyses cannot run yet (``Analysis.ready``), or None."""
+    if facts.most_per_topic < 2:
+        return "no topic has two submitted orderings yet"
+    return None

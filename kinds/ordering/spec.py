@@ -32,6 +32,7 @@ SPEC = KindSpec(
             params=report.ANALYSIS_PARAMS["noise"],
             template="ordering/results/noise.html",
             charts=charts.noise,
+            ready=report.orderings_ready,
         ),
         Analysis(
             name="frespa-sweep",
@@ -39,6 +40,7 @@ SPEC = KindSpec(
             params=report.ANALYSIS_PARAMS["frespa-sweep"],
             template="ordering/results/frespa-sweep.html",
             charts=charts.sweep,
+            ready=report.orderings_ready,
         ),
         Analysis(
             name="frespa-tune",
@@ -46,6 +48,7 @@ SPEC = KindSpec(
             apply=services.apply_tuning,
             params=report.ANALYSIS_PARAMS["frespa-tune"],
             template="ordering/results/frespa-tune.html",
+            ready=report.orderings_ready,
         ),
     ),
     demo=demo.build,

@@ -665,3 +665,12 @@ def evaluation_table(campaign: Campaign, table: str) -> str:
         ],
         rows,
     )
+
+
+def evaluation_ready(facts) -> str | None:
+    """Why the system evaluation cannot run yet (``Analysis.ready``), or None."""
+    if facts.runs_with("results") < 2:
+        return "needs the results of at least two systems (runs with results)"
+    if not facts.judgments:
+        return "no submitted adjudication yet"
+    return None

@@ -33,6 +33,7 @@ SPEC = KindSpec(
             template="pairs/results/evaluation.html",
             charts=charts.evaluation,
             chunks=report.CHUNKS["evaluation"],
+            ready=report.evaluation_ready,
         ),
     ),
     demo=demo.build,

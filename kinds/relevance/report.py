@@ -566,3 +566,12 @@ def export(
         ["system", "truth", "topic", *columns],
         ([system, truth, "all" if topic is None else topic, *values] for system, topic, values in rows),
     )
+
+
+def stability_ready(facts) -> str | None:
+    """Why the stability analysis cannot run yet (``Analysis.ready``), or None."""
+    if not facts.judgments:
+        return "no submitted grades yet"
+    if facts.runs_with("ranking") < 2:
+        return "needs the ranked runs of at least two systems to compare their rankings"
+    return None

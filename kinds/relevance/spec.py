@@ -31,6 +31,7 @@ SPEC = KindSpec(
             run=report.stability_analysis,
             params=report.STABILITY_PARAMS,
             template="relevance/results/stability.html",
+            ready=report.stability_ready,
         ),
     ),
     demo=demo.build,

@@ -90,6 +90,23 @@ def test_an_analysis_runs_with_the_params_typed_into_its_form(client, people, dj
     client.force_login(people["organiser"])
     client.post("/campaigns/new/", {"kind": "ordering", "name": "O", "overlap": "2"})
     campaign = Campaign.objects.get(name="O")
+    # Ready to run: one topic ordered by two assessors.
+    from annotate import services
+
+    for name in ("alice", "bob"):
+        services.add_member(campaign=campaign, username=name, role="assessor")
+    items = [{"id": f"s{i}", "text": f"Sentence {i}."} for i in range(1, 5)]
+    (topic,) = services.import_topics(
+        campaign=campaign, topics=[{"external_id": "t1", "title": "T", "data": {"items": items}}]
+    )
+    for name in ("alice", "bob"):
+        services.save_judgment(
+            topic=topic,
+            assessor=people[name],
+            payload={"order": [i["id"] for i in items]},
+            status="submitted",
+            version=0,
+        )
     page = client.get(f"/campaigns/{campaign.pk}/").content.decode()
     # One form per analysis, its controls' ids unique on the page.
     assert 'id="f-noise-params-seeds"' in page
@@ -128,3 +145,34 @@ def test_guidelines_are_markdown_and_sanitised_on_the_assessors_pages(client, pe
     page = client.get(f"/campaigns/{campaign.pk}/").content.decode()
     assert "A <strong>match</strong> is the same person." in page
     assert "<script>alert" not in page and 'href="javascript:' not in page
+
+
+def test_analyses_that_cannot_run_say_why_instead_of_offering_a_form(client, campaign, people):
+    client.force_login(people["organiser"])
+    page = client.get(f"/campaigns/{campaign.pk}/").content.decode()
+    assert "Not yet: needs the results of at least two systems (runs with results)." in page
+    assert "Run evaluation" not in page and "Run agreement" in page
+    refused = client.post(f"/campaigns/{campaign.pk}/analyses/", {"analysis": "evaluation"})
+    assert refused.status_code == 400 and "cannot run on this campaign yet" in refused.content.decode()
+    assert not Job.objects.filter(campaign=campaign).exists()
+
+
+def test_progress_per_assessor_is_a_live_fragment(client, campaign, people):
+    from annotate import services
+
+    client.force_login(people["organiser"])
+    page = client.get(f"/campaigns/{campaign.pk}/").content.decode()
+    assert f'hx-get="/campaigns/{campaign.pk}/progress/"' in page
+    topic = campaign.topics.filter(assignments__assessor=people["alice"]).first()
+    services.save_judgment(
+        topic=topic,
+        assessor=people["alice"],
+        payload={"matches": {c["id"]: False for c in topic.data["candidates"]}},
+        status="submitted",
+        version=0,
+    )
+    fragment = client.get(f"/campaigns/{campaign.pk}/progress/").content.decode()
+    row = next(line for line in fragment.splitlines() if "<td>alice</td>" in line)
+    assert "<td>3</td><td>0</td><td>1</td>" in row  # assigned, drafts, submitted
+    client.force_login(people["alice"])
+    assert client.get(f"/campaigns/{campaign.pk}/progress/").status_code == 403

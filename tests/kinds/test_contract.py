@@ -276,3 +276,30 @@ def test_reports_are_typed_round_trip_and_match_the_api_schema(demo_of, name, ad
     )
     data_schema = components["Report"]["properties"]["data"]
     jsonschema.validate(body["data"], {**data_schema, "components": {"schemas": components}})
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_analyses_say_why_they_cannot_run_and_the_demo_runs_them_all(demo_of, name, people):
+    """Analysis.ready: on an empty campaign an analysis that needs data says
+    why before any job is stored (the page shows the reason instead of the
+    form); on the kind's demo campaign every analysis is ready."""
+    from concord.errors import InvalidInput
+    from scoring.models import Job
+    from scoring.selectors import campaign_facts
+
+    spec = KINDS[name]
+    empty = services.create_campaign(creator=people["organiser"], kind=name, name="Empty")
+    for analysis in spec.analyses:
+        if analysis.ready is None:
+            continue
+        reason = analysis.ready(campaign_facts(empty))
+        assert reason, f"{name}: {analysis.name} claims to be ready on an empty campaign"
+        with pytest.raises(InvalidInput, match="cannot run on this campaign yet") as refused:
+            scoring_services.start_analysis(campaign=empty, analysis=analysis.name, params={}, user=None)
+        assert refused.value.field == "analysis"
+    assert not Job.objects.filter(campaign=empty).exists()
+    # The kind's demo with systems' runs, where there are several (pairs: adjudication, name search).
+    campaign = max((c for c in demo_of(name) if c.kind == name), key=lambda c: c.runs.count())
+    facts = campaign_facts(campaign)
+    not_ready = {a.name: a.ready(facts) for a in spec.analyses if a.ready and a.ready(facts)}
+    assert not not_ready, f"{name}: the demo cannot run {not_ready}"

@@ -11,6 +11,7 @@ from scipy.stats import kendalltau, spearmanr
 
 from annotate import services
 from annotate.models import Campaign, Judgment
+from concord.errors import InvalidInput
 from concord.typed import Outdated, dump, load
 from kinds.ordering import report as ordering_report
 from scoring import services as scoring_services
@@ -133,9 +134,16 @@ def test_noise_sweep_and_tune_jobs(ordered, django_capture_on_commit_callbacks):
 
 
 def test_analyses_need_two_orderings(people, django_capture_on_commit_callbacks):
+    """Refused before any job is stored (Analysis.ready); the job itself still checks."""
     campaign = services.create_campaign(creator=people["organiser"], kind="ordering", name="E", overlap=1)
+    for analysis in ("noise", "frespa-sweep", "frespa-tune"):
+        with pytest.raises(InvalidInput, match="two submitted orderings") as refused:
+            scoring_services.start_analysis(campaign=campaign, analysis=analysis, params={}, user=None)
+        assert refused.value.field == "analysis"
+    assert not Job.objects.exists()
+    job = Job.objects.create(campaign=campaign, analysis="noise", params={"ratios": [0], "seeds": 1})
     with django_capture_on_commit_callbacks(execute=True):
-        job = scoring_services.start_analysis(campaign=campaign, analysis="noise", params={}, user=None)
+        scoring_services.tasks.run_analysis.enqueue(job.pk)
     job = Job.objects.get(pk=job.pk)
     assert job.status == "failed" and "two submitted orderings" in job.message
 

@@ -12,6 +12,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from annotate import services
+from annotate import services as annotate_services
 from annotate.backup import dump_campaign, load_campaign
 from annotate.models import Campaign
 from concord.errors import InvalidInput
@@ -322,6 +323,19 @@ def test_bad_analysis_params_are_refused_before_a_job_is_stored_or_queued(
 
 
 def test_a_job_stores_its_params_cleaned(api, people, campaign):
+    # The evaluation is ready: two systems' results and a submitted adjudication.
+    annotate_services.import_runs(
+        campaign=campaign,
+        runs=[{"name": n, "data": {"results": {"q1": [{"id": "c1", "text": "Candidate 1.1"}]}}} for n in ("A", "B")],
+    )
+    topic = campaign.topics.get(external_id="q1")
+    annotate_services.save_judgment(
+        topic=topic,
+        assessor=people["alice"],
+        payload={"matches": {c["id"]: True for c in topic.data["candidates"]}},
+        status="submitted",
+        version=0,
+    )
     response = api(people["organiser"]).post(
         f"/api/campaigns/{campaign.pk}/analyses/", {"analysis": "evaluation", "params": {"n_random": 10}}, format="json"
     )
