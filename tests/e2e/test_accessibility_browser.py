@@ -190,6 +190,8 @@ def test_the_sites_own_pages_pass_axe(demo, people, browser, live_server, login)
         ("alice", "home (assessor)", "/", 200),
         ("organiser", "home (organiser)", "/", 200),
         ("admin", "home (admin)", "/", 200),
+        ("organiser", "new campaign", "/campaigns/new/", 200),
+        ("organiser", "members page", f"/campaigns/{campaign.pk}/members/", 200),
         ("alice", "403 page", f"/campaigns/{campaign.pk}/jobs/", 403),
         ("alice", "404 page (topic)", f"/campaigns/{campaign.pk}/topics/t9/judge/", 404),
         ("alice", "404 page (address)", "/no/such/page/", 404),
