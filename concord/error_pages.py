@@ -75,3 +75,16 @@ def server_error(request: HttpRequest) -> HttpResponse:
     if _is_api(request):
         return JsonResponse({"detail": "Something went wrong on the server. It has been logged."}, status=500)
     return HttpResponse(loader.render_to_string("500.html"), status=500)
+
+
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    """CSRF_FAILURE_VIEW: the site's 403 page with what to do, not Django's
+    bare one (a form left open past a logout or from another site)."""
+    return _page(
+        request,
+        403,
+        PermissionError(
+            "This form was refused because its security token is missing or out of date "
+            "(for instance after logging out and in again in another tab). Reload the page and send it again."
+        ),
+    )

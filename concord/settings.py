@@ -32,6 +32,7 @@ if PRODUCTION and DEBUG:
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", [] if PRODUCTION else ["localhost", "127.0.0.1", "[::1]", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+CSRF_FAILURE_VIEW = "concord.error_pages.csrf_failure"
 
 INSTALLED_APPS = [
     "django.contrib.admin",

@@ -128,3 +128,15 @@ def test_a_job_of_another_campaign_reads_as_missing(client, people, campaign):
     assert client.get(f"/jobs/{job.pk}/").context["reason"] == (
         'You are an assessor in the campaign "Names": only its organisers and admins may do this.'
     )
+
+
+@pytest.mark.django_db
+def test_a_refused_csrf_token_gets_the_sites_403_page_with_what_to_do(people):
+    from django.test import Client
+
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(people["organiser"])
+    response = client.post("/campaigns/new/", {"kind": "pairs", "name": "X"})
+    page = response.content.decode()
+    assert response.status_code == 403 and "security token is missing or out of date" in page
+    assert "Reload the page" in page and 'href="/"' in page
