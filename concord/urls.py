@@ -3,7 +3,9 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
+from annotate import flag_views as flag_pages
 from annotate import organiser_views as organiser_pages
+from annotate import upload_views
 from annotate import views as pages
 from annotate.api import views as api
 from concord import auth_api
@@ -43,6 +45,16 @@ api_urls = [
         api.JudgmentWithdraw.as_view(),
         name="api-judgment-withdraw",
     ),
+    path("api/campaigns/<int:campaign_id>/topics/<str:topic_id>/skip/", api.TopicSkip.as_view(), name="api-topic-skip"),
+    path(
+        "api/campaigns/<int:campaign_id>/topics/<str:topic_id>/flags/", api.TopicFlags.as_view(), name="api-topic-flags"
+    ),
+    path("api/campaigns/<int:campaign_id>/flags/", api.CampaignFlags.as_view(), name="api-flags"),
+    path(
+        "api/campaigns/<int:campaign_id>/flags/<int:flag_id>/resolve/",
+        api.FlagResolve.as_view(),
+        name="api-flag-resolve",
+    ),
     path("api/campaigns/<int:campaign_id>/judgments/", api.JudgmentList.as_view(), name="api-judgments"),
     path(
         "api/campaigns/<int:campaign_id>/judgments/import/", api.JudgmentImport.as_view(), name="api-judgments-import"
@@ -51,6 +63,8 @@ api_urls = [
     path("api/campaigns/<int:campaign_id>/analyses/", scoring_api.Analyses.as_view(), name="api-analyses"),
     path("api/jobs/<int:job_id>/", scoring_api.JobDetail.as_view(), name="api-job"),
     path("api/jobs/<int:job_id>/cancel/", scoring_api.JobCancel.as_view(), name="api-job-cancel"),
+    path("api/jobs/<int:job_id>/apply/", scoring_api.JobApply.as_view(), name="api-job-apply"),
+    path("api/jobs/<int:job_id>/revert/", scoring_api.JobRevert.as_view(), name="api-job-revert"),
     path("api/campaigns/<int:campaign_id>/export/", scoring_api.Export.as_view(), name="api-export"),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # Swagger UI from drf-spectacular-sidecar; its start script is served by the
@@ -69,6 +83,8 @@ page_urls = [
     path("campaigns/new/", pages.new_campaign, name="campaign-new"),
     path("campaigns/<int:campaign_id>/progress/", pages.progress, name="campaign-progress"),
     path("campaigns/<int:campaign_id>/members/", organiser_pages.campaign_members, name="campaign-members"),
+    path("campaigns/<int:campaign_id>/uploads/", upload_views.campaign_uploads, name="campaign-uploads"),
+    path("campaigns/<int:campaign_id>/assignments/", upload_views.campaign_assignments, name="campaign-assignments"),
     path(
         "accounts/reset/<uidb64>/<token>/",
         auth_views.PasswordResetConfirmView.as_view(post_reset_login=False),
@@ -77,8 +93,16 @@ page_urls = [
     path("accounts/reset/done/", auth_views.PasswordResetCompleteView.as_view(), name="password_reset_complete"),
     path("campaigns/<int:campaign_id>/", pages.campaign, name="campaign"),
     path("campaigns/<int:campaign_id>/topics/<str:topic_id>/judge/", pages.judge, name="judge"),
+    path("campaigns/<int:campaign_id>/topics/<str:topic_id>/skip/", flag_pages.topic_skip, name="topic-skip"),
+    path("campaigns/<int:campaign_id>/flags/<int:flag_id>/resolve/", flag_pages.flag_resolve, name="flag-resolve"),
     path("campaigns/<int:campaign_id>/report/", scoring_pages.report, name="campaign-report"),
     path("campaigns/<int:campaign_id>/topics/<str:topic_id>/report/", scoring_pages.topic_report, name="topic-report"),
+    path("campaigns/<int:campaign_id>/report/matrix.csv", scoring_pages.report_matrix, name="campaign-report-matrix"),
+    path(
+        "campaigns/<int:campaign_id>/topics/<str:topic_id>/report/matrix.csv",
+        scoring_pages.topic_report_matrix,
+        name="topic-report-matrix",
+    ),
     path(
         "campaigns/<int:campaign_id>/topics/<str:topic_id>/consensus/", pages.consensus_editor, name="consensus-editor"
     ),
@@ -86,6 +110,8 @@ page_urls = [
     path("campaigns/<int:campaign_id>/jobs/", scoring_pages.jobs, name="campaign-jobs"),
     path("jobs/<int:job_id>/", scoring_pages.job, name="job"),
     path("jobs/<int:job_id>/cancel/", scoring_pages.cancel_job, name="job-cancel"),
+    path("jobs/<int:job_id>/apply/", scoring_pages.apply_job, name="job-apply"),
+    path("jobs/<int:job_id>/revert/", scoring_pages.revert_job, name="job-revert"),
     path("campaigns/<int:campaign_id>/export/", scoring_pages.export, name="campaign-export"),
     path(
         "campaigns/<int:campaign_id>/export/download/", scoring_pages.export_download, name="campaign-export-download"

@@ -26,7 +26,18 @@ if TYPE_CHECKING:  # types only; the kinds import the models themselves
 #: A chart's lines: label -> [[x, y], ...] (None values are skipped when drawn).
 Series = dict[str, list[list[float | None]]]
 
-__all__ = ["Analysis", "Examples", "Export", "Exports", "JudgePage", "KindSpec", "Reports", "Series"]
+__all__ = [
+    "Analysis",
+    "Examples",
+    "Export",
+    "Exports",
+    "JudgePage",
+    "KindSpec",
+    "Reports",
+    "Series",
+    "Upload",
+    "UploadFile",
+]
 
 
 @dataclass(frozen=True)
@@ -77,9 +88,9 @@ class Analysis:
     ``params`` and returns JSON-ready data (or a ``scoring.services.Chunked``
     plan, then ``chunks`` is ``(run_chunk(snapshot, chunk), combine(snapshot,
     results))``); ``template`` renders its result on the job page, with
-    ``charts(result)``: the chart series the kind builds from a result
-    (``{name: {line label: [[x, y], ...]}}``, drawn by the generic
-    ``line_chart`` tag).
+    ``charts(result)``: the charts the kind builds from a result
+    (``{name: spec}``, specs of scoring/charts.py with titles and axis titles,
+    drawn by the generic ``chart`` tag).
     """
 
     name: str
@@ -87,10 +98,13 @@ class Analysis:
     params: ParamsSchema
     template: str
     chunks: tuple[Callable[[dict, dict], dict], Callable[[dict, list[dict]], dict]] | None = None
-    #: ``apply(campaign, result)``: what a finished analysis changes (a service of the kind's;
-    #: ``run`` itself only computes), e.g. the ordering kind's tuned FreSPA setting.
-    apply: Callable[[Campaign, dict], None] | None = None
-    charts: Callable[[dict], Mapping[str, Series]] | None = None
+    #: ``apply(params, result)``: the campaign params a finished analysis proposes (a pure
+    #: function: it returns new params and writes nothing), e.g. the ordering kind's tuned
+    #: FreSPA setting. Nothing changes until an organiser confirms it on the job page
+    #: (scoring.services.apply_job, which records the params before and after so the
+    #: change can be reverted: scoring.services.revert_job).
+    apply: Callable[[Mapping[str, Any], dict], dict[str, Any]] | None = None
+    charts: Callable[[dict], Mapping[str, dict[str, Any] | None]] | None = None
     #: ``ready(facts)``: why the analysis cannot run on the campaign now (e.g. "needs the
     #: results of at least two systems"), or None; ``facts`` is a
     #: ``scoring.selectors.CampaignFacts``. The page then shows the reason instead of
@@ -142,6 +156,37 @@ class Examples:
 
 
 @dataclass(frozen=True)
+class UploadFile:
+    """One file of an :class:`Upload`: its form field, label and help; ``multiple``: several files."""
+
+    name: str
+    label: str
+    help: str = ""
+    required: bool = True
+    multiple: bool = False
+
+
+@dataclass(frozen=True)
+class Upload:
+    """One of the kind's own import formats, offered on the organiser's uploads page
+    beside the generic ones (topics, runs, judgments, pools).
+
+    ``run(campaign, files, options)`` imports all or nothing and returns a
+    sentence saying what it imported; ``files`` maps each :class:`UploadFile`
+    name to ``[(filename, bytes), ...]`` (empty when none was sent), ``options``
+    are checked by ``options`` (a ``ParamsSchema``, shown as a form). The
+    kind's management command calls the same function.
+    """
+
+    name: str
+    label: str
+    help: str
+    files: tuple[UploadFile, ...]
+    run: Callable[..., str]
+    options: ParamsSchema = field(default_factory=ParamsSchema)
+
+
+@dataclass(frozen=True)
 class KindSpec:
     """Everything generic code knows of one judgment kind."""
 
@@ -171,6 +216,8 @@ class KindSpec:
     #: ``pools(campaign=, queries=, runs=, depth=)``: topics pooled from systems' results
     #: (``POST .../pools/``); None: the kind builds no pools.
     pools: Callable[..., list[Topic]] | None = None
+    #: The kind's own import formats on the uploads page (e.g. TREC run files), beside the generic ones.
+    uploads: tuple[Upload, ...] = ()
 
     @property
     def name(self) -> str:

@@ -14,8 +14,10 @@ from concord import paramforms
 from concord.errors import InvalidInput
 from concord.security import message_page
 from kinds.registry import get_kind
+from scoring import charts as chart_specs
 from scoring import selectors as scoring_selectors
 from scoring import services
+from scoring.csvfiles import write_csv
 from scoring.downloads import export_choices, export_file
 from scoring.models import Job
 
@@ -100,8 +102,69 @@ def job(request: HttpRequest, job_id: int) -> HttpResponse:
     return render(
         request,
         "scoring/job.html",
-        {"job": job, "campaign": job.campaign, "result_template": template, "charts": charts},
+        {
+            "job": job,
+            "campaign": job.campaign,
+            "result_template": template,
+            "charts": charts,
+            # What "Apply to the campaign" would change (None: the analysis changes nothing).
+            "changes": scoring_selectors.proposed_changes(job) if job.applied_at is None or job.reverted_at else None,
+            "applied": scoring_selectors.param_changes(job.params_before, job.params_after) if job.applied_at else [],
+        },
     )
+
+
+@login_required
+def apply_job(request: HttpRequest, job_id: int) -> HttpResponse:
+    """GET: what applying the job's result changes on the campaign, and a confirm
+    button; POST: apply it (scoring.services.apply_job), then the campaign page."""
+    job = job_for(request, job_id)
+    back = reverse("job", args=[job.pk])
+    if request.method == "POST":
+        try:
+            services.apply_job(job=job, user=request.user)
+        except InvalidInput as error:
+            return refused(request, error, back=("Back to the job", back))
+        return redirect(reverse("campaign", args=[job.campaign_id]) + "#applied-changes")
+    changes = scoring_selectors.proposed_changes(job)
+    refusal = None
+    if changes is None:
+        refusal = f"Job {job.pk} ({job.analysis}, {job.status}) has no result that changes the campaign."
+    elif job.applied_at is not None and job.reverted_at is None:
+        refusal = f"Job {job.pk} is applied already (see the campaign page to revert it)."
+    elif not changes:
+        refusal = "The campaign has these values already: applying would change nothing."
+    return render(
+        request,
+        "confirm.html",
+        {
+            "title": f"Apply {job.analysis} to the campaign",
+            "campaign": job.campaign,
+            "explanation": [
+                f"Job {job.pk} proposes these parameter values. Applying them changes the campaign "
+                "and recomputes every report; you can revert it from the campaign page while nobody "
+                "has changed these parameters since."
+            ],
+            "changes": changes,
+            "question": f"Apply job {job.pk}'s result to {job.campaign.name}?",
+            "button": "Apply to the campaign",
+            "action": reverse("job-apply", args=[job.pk]),
+            "back": back,
+            "refusal": refusal,
+        },
+    )
+
+
+@login_required
+@require_POST
+def revert_job(request: HttpRequest, job_id: int) -> HttpResponse:
+    """The Revert button beside an applied analysis result (campaign page)."""
+    job = job_for(request, job_id)
+    try:
+        services.revert_job(job=job, user=request.user)
+    except InvalidInput as error:
+        return refused(request, error, back=("Back to the campaign", reverse("campaign", args=[job.campaign_id])))
+    return redirect("campaign", campaign_id=job.campaign_id)
 
 
 @login_required
@@ -136,3 +199,49 @@ def export_download(request: HttpRequest, campaign_id: int) -> HttpResponse:
         )
     except InvalidInput as error:
         return refused(request, error, back=("Back to the export page", reverse("campaign-export", args=[campaign.pk])))
+
+
+def _field(data, path: str):
+    """``data.<path>`` of a typed report (dataclasses, dicts): only public names, so a query
+    can read the report's fields and nothing else."""
+    value = data
+    for part in path.split("."):
+        if not part.isidentifier() or part.startswith("_"):
+            raise Http404(f"No field {path!r} in this report.")
+        value = value.get(part) if isinstance(value, dict) else getattr(value, part, None)
+        if value is None:
+            raise Http404(f"No field {path!r} in this report.")
+    return value
+
+
+def _matrix_csv(report, request: HttpRequest, filename: str) -> HttpResponse:
+    if report is None:
+        raise Http404("No report yet.")
+    names = _field(report.data, request.GET.get("names", ""))
+    matrix = _field(report.data, request.GET.get("values", ""))
+    if not isinstance(names, list) or not isinstance(matrix, list) or len(names) != len(matrix):
+        raise Http404("That report field is not a matrix.")
+    header, rows = chart_specs.matrix_rows(names, matrix)
+    response = HttpResponse(write_csv(header, rows), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+@login_required
+def report_matrix(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """The whole assessors x assessors matrix of a campaign report's heatmap (which shows at most
+    ``scoring.charts.HEATMAP_LIMIT`` assessors) as CSV: ``?names=<field>&values=<field>``."""
+    campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
+    values = "".join(ch if ch.isalnum() else "-" for ch in request.GET.get("values", ""))
+    report = scoring_selectors.campaign_report(campaign)
+    return _matrix_csv(report, request, f"campaign-{campaign.pk}-{values}.csv")
+
+
+@login_required
+def topic_report_matrix(request: HttpRequest, campaign_id: int, topic_id: str) -> HttpResponse:
+    campaign, role = selectors.campaign_for(request.user, campaign_id, need="organise")
+    topic = selectors.topic_for(request.user, campaign, role, topic_id)
+    values = "".join(ch if ch.isalnum() else "-" for ch in request.GET.get("values", ""))
+    return _matrix_csv(
+        scoring_selectors.topic_report(topic), request, f"campaign-{campaign.pk}-topic-{topic.pk}-{values}.csv"
+    )

@@ -1,23 +1,33 @@
-"""Chart series of the system evaluation's result (drawn by the generic ``line_chart`` tag)."""
+"""The system evaluation's chart (scoring/charts.py specs, drawn by the generic ``chart`` tag)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from kinds.spec import Series
+from scoring.charts import Axis, line
 
 
-def evaluation(result: dict[str, Any]) -> dict[str, Series]:
-    """Figure 6 (Arehart et al.): each system's F1 per truth set (x = the set's position), Random's mean last.
+def evaluation(result: dict[str, Any]) -> dict[str, dict]:
+    """Figure 6 (Arehart et al.): each system's F1 per truth set, the truth sets by name on a
+    categorical axis, Random's mean last.
 
-    >>> evaluation({"systems": ["A"], "f1": {"consensus": [0.5], "union": [0.4]}, "random_f1": {"mean": [0.45]}})
-    {'f1': {'A': [[0, 0.5], [1, 0.4], [2, 0.45]]}}
+    >>> spec = evaluation({"systems": ["A"], "f1": {"consensus": [0.5], "union": [0.4]}, "random_f1": {"mean": [0.45]}})["f1"]
+    >>> spec["x"]["categories"], spec["datasets"][0]["points"]
+    (['consensus', 'union', 'Random (mean)'], [['consensus', 0.5], ['union', 0.4], ['Random (mean)', 0.45]])
     """
     truths = list(result["f1"])
-    series: Series = {}
+    categories = [*truths, *(["Random (mean)"] if result.get("random_f1") else [])]
+    series = {}
     for s, system in enumerate(result["systems"]):
-        points = [[i, result["f1"][truth][s]] for i, truth in enumerate(truths)]
+        points = [[truth, result["f1"][truth][s]] for truth in truths]
         if result.get("random_f1"):
-            points.append([len(truths), result["random_f1"]["mean"][s]])
+            points.append(["Random (mean)", result["random_f1"]["mean"][s]])
         series[system] = points
-    return {"f1": series}
+    return {
+        "f1": line(
+            "F1 of every system under every truth set (Figure 6)",
+            Axis("truth set", categories=categories),
+            Axis("F1 (0-1)", min=0, max=1),
+            series,
+        )
+    }

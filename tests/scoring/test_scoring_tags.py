@@ -1,11 +1,14 @@
-"""The report templates' helpers: number formatting, colours and the SVG charts
-(scoring/templatetags/scoring_tags.py), checked on inputs whose output is
-worked out by hand."""
+"""The report templates' helpers: number formatting, lookups and the charts (scoring/charts.py
+specs rendered by the chart and heatmap tags of scoring/templatetags/scoring_tags.py)."""
 
 from __future__ import annotations
 
-import re
+import doctest
 
+from django.template import Context, Template
+
+from scoring import charts
+from scoring.charts import Axis, specs_in
 from scoring.templatetags import scoring_tags as tags
 
 
@@ -21,44 +24,53 @@ def test_lookups_answer_none_rather_than_fail():
     assert tags.get({"a": 1}, "a") == 1 and tags.get(None, "a") is None
 
 
-def test_colours_run_from_white_to_blue_and_red_and_clamp():
-    assert tags.colour(0.0) == "#ffffff"
-    assert tags.colour(1.0) == "#184ea0"
-    assert tags.colour(-1.0) == "#be2828"
-    assert tags.colour(3.0) == tags.colour(1.0) and tags.colour(-7) == tags.colour(-1.0)
-    assert tags.colour(None) == "#e5e5e5"
-    # Halfway to blue: each channel halfway from 255 (139.5, 166.5, 207.5, truncated).
-    assert tags.colour(0.5) == "#8ba6cf"
+def test_the_chart_module_examples_hold():
+    result = doctest.testmod(charts)
+    assert result.attempted > 0 and result.failed == 0
 
 
-def test_the_heatmap_has_a_cell_and_a_tooltip_per_pair_and_escapes_names():
-    svg = str(tags.heatmap(["ann", "<b>"], [[1.0, 0.5], [0.5, None]], "kappa"))
-    assert svg.count("<rect") == 4
-    assert "<title>ann vs &lt;b&gt;: kappa 0.50</title>" in svg
-    assert "<title>&lt;b&gt; vs &lt;b&gt;: kappa —</title>" in svg
-    assert "<b>" not in svg
-    assert 'width="198"' in svg  # 110 for the labels + 2 cells of 44
-    assert "style=" not in svg and "<script" not in svg  # the strict CSP allows neither
+def test_the_palette_is_okabe_ito_and_13_series_look_different():
+    assert charts.PALETTE[:3] == ("#0072B2", "#D55E00", "#009E73")
+    looks = [charts.style(i) for i in range(13)]
+    assert len({(s["color"], s["pointStyle"], tuple(s["dash"])) for s in looks}) == 13
+    assert len({(s["color"], s["pointStyle"], tuple(s["dash"])) for s in map(charts.style, range(105))}) == 105
 
 
-def test_a_line_chart_places_points_on_its_axes():
-    svg = str(tags.line_chart({"a <1>": [[0, 0], [1, 1], [None, 3]]}, x_label="ratio", y_label="ED"))
-    # left 52, plot 560 - 52 - 150 = 358 wide; top 12, plot 300 - 12 - 40 = 248 high.
-    assert 'points="52.0,260.0 410.0,12.0"' in svg
-    assert "<title>a &lt;1&gt;</title>" in svg and ">ratio</text>" in svg and ">ED</text>" in svg
-    ticks = re.findall(r'font-size="10" text-anchor="end">([^<]+)<', svg)
-    assert ticks == ["0", "0.25", "0.5", "0.75", "1"]
-    assert tags.line_chart({"empty": [[None, None]]}) == ""
+def test_a_chart_renders_title_data_table_downloads_and_escapes_names():
+    spec = charts.line("ED <per> ratio", Axis("ratio"), Axis("ED"), {"a <1>": [[0, 0.25], [1, 1.0], [None, 3]]})
+    out = str(tags.chart(spec))
+    assert '<figcaption class="chart-title">ED &lt;per&gt; ratio</figcaption>' in out
+    assert 'data-download="png"' in out and 'data-download="csv"' in out
+    assert '<th scope="col">a &lt;1&gt;</th>' in out and "<td>0.250</td>" in out
+    assert "<1>" not in out.replace("\\u003C1\\u003E", "")  # json_script escapes < and >
+    assert "style=" not in out and "<script>" not in out  # only type="application/json"
+    (parsed,) = specs_in(out)
+    assert parsed["datasets"][0]["points"] == [[0, 0.25], [1, 1.0]]  # the None x is left out
+    assert tags.chart(None) == ""
 
 
-def test_one_line_per_series_with_its_own_colour():
-    svg = str(tags.line_chart({f"s{i}": [[0, i], [1, i + 1]] for i in range(3)}))
-    assert svg.count("<polyline") == 3
-    assert [c for c in tags.PALETTE[:3] if f'stroke="{c}"' in svg] == tags.PALETTE[:3]
+def test_a_heatmap_of_164_assessors_shows_30_and_links_the_full_matrix():
+    names = [f"w{i:03d}" for i in range(164)]
+    # w000..w029 share items with everyone; the others only with those 30.
+    matrix = [[1.0 if i == j else (0.5 if min(i, j) < 30 else None) for j in range(164)] for i in range(164)]
+    campaign = type("C", (), {"pk": 7})()
+    out = Template("{% load scoring_tags %}{% heatmap names m 'kappa' source='names kappa_matrix' %}").render(
+        Context({"names": names, "m": matrix, "campaign": campaign})
+    )
+    (spec,) = specs_in(out)
+    assert spec["names"] == names[:30] and len(spec["values"]) == 30
+    assert "the other 134 are in the full matrix" in spec["caption"]
+    assert spec["full_csv"] == "/campaigns/7/report/matrix.csv?names=names&values=kappa_matrix"
+    assert 'href="/campaigns/7/report/matrix.csv?names=names&amp;values=kappa_matrix"' in out
+    assert len(out) < 60_000
 
 
-def test_the_box_plot_puts_model_summaries_first_with_their_medians():
-    summaries = [{"id": "S1", "model": False}, {"id": "M1", "model": True}]
-    svg = str(tags.box_plot(summaries, [[1, 10], [3, 20], [5, 30]]))
-    assert svg.index("<title>M1: median 20.0</title>") < svg.index("<title>S1: median 3.0</title>")
-    assert tags.box_plot(summaries, []) == ""
+def test_a_small_heatmap_has_every_cell_and_no_full_matrix_link():
+    out = Template("{% load scoring_tags %}{% heatmap names m 'kappa' %}").render(
+        Context({"names": ["ann", "<b>"], "m": [[1.0, 0.5], [0.5, None]]})
+    )
+    (spec,) = specs_in(out)
+    assert spec["values"] == [[1.0, 0.5], [0.5, None]] and spec["full_csv"] is None
+    assert spec["title"] == "Pairwise kappa between assessors"
+    assert '<th scope="col">&lt;b&gt;</th>' in out and "<b>" not in out  # names escaped everywhere
+    assert "full-matrix" not in out

@@ -59,16 +59,28 @@ EXPECTED: dict[str, dict[str, tuple]] = {
     "campaign-new": {"GET": (LOGIN, 403, 403, 200, 200, 200), "POST": (LOGIN, 403, 403, 302, 302, 302)},
     "campaign-members": {"GET": (LOGIN, 403, 404, 200, 404, 200), "POST": (LOGIN, 403, 404, 302, 404, 302)},
     "campaign-progress": {"GET": (LOGIN, 403, 404, 200, 404, 200)},
+    # Uploads and assignments pages (annotate/upload_views.py): organisers and admins.
+    "campaign-uploads": {"GET": (LOGIN, 403, 404, 200, 404, 200), "POST": (LOGIN, 403, 404, 302, 404, 302)},
+    "campaign-assignments": {"GET": (LOGIN, 403, 404, 200, 404, 200), "POST": (LOGIN, 403, 404, 302, 404, 302)},
     "judge": {"GET": (LOGIN, 200, 404, 200, 404, 200)},
     "campaign-report": {"GET": (LOGIN, 403, 404, 200, 404, 200)},
     "topic-report": {"GET": (LOGIN, 403, 404, 200, 404, 200)},
+    # The full matrix of a report heatmap: the world's factoids report has no assessor matrix,
+    # so the organiser's 404 names the missing field once the permission check passed.
+    "campaign-report-matrix": {"GET": (LOGIN, 403, 404, 404, 404, 404)},
+    "topic-report-matrix": {"GET": (LOGIN, 403, 404, 404, 404, 404)},
     "relations-editor": {"GET": (LOGIN, 403, 404, 200, 404, 200), "POST": (LOGIN, 403, 404, 302, 404, 302)},
     "consensus-editor": {"GET": (LOGIN, 403, 404, 200, 404, 200)},
-    "campaign-phase": {"GET": (LOGIN, 405, 405, 405, 405, 405), "POST": (LOGIN, 403, 404, 302, 404, 302)},
+    "campaign-phase": {"GET": (LOGIN, 403, 404, 200, 404, 200), "POST": (LOGIN, 403, 404, 302, 404, 302)},
+    # The campaign is in Phase 1: going back to it is refused (400) once the permission check passed.
+    "campaign-phase-revert": {"GET": (LOGIN, 403, 404, 200, 404, 200), "POST": (LOGIN, 403, 404, 400, 404, 400)},
     "campaign-analyses": {"GET": (LOGIN, 405, 405, 405, 405, 405), "POST": (LOGIN, 403, 404, 302, 404, 302)},
     "campaign-jobs": {"GET": (LOGIN, 403, 404, 200, 404, 200)},
     "job": {"GET": (LOGIN, 403, 404, 200, 404, 200)},
     "job-cancel": {"GET": (LOGIN, 405, 405, 405, 405, 405), "POST": (LOGIN, 403, 404, 302, 404, 302)},
+    # The world's job proposes no campaign params: 400 (nothing to apply or revert) shows the permission check passed.
+    "job-apply": {"GET": (LOGIN, 403, 404, 200, 404, 200), "POST": (LOGIN, 403, 404, 400, 404, 400)},
+    "job-revert": {"GET": (LOGIN, 405, 405, 405, 405, 405), "POST": (LOGIN, 403, 404, 400, 404, 400)},
     "campaign-export": {"GET": (LOGIN, 403, 404, 403, 404, 200)},
     "campaign-export-download": {"GET": (LOGIN, 403, 404, 403, 404, 200)},
     # API
@@ -93,7 +105,17 @@ EXPECTED: dict[str, dict[str, tuple]] = {
     "api-analyses": {"POST": (401, 403, 404, 202, 404, 202)},
     "api-job": {"GET": (401, 403, 404, 200, 404, 200)},
     "api-job-cancel": {"POST": (401, 403, 404, 200, 404, 200)},
+    "api-job-apply": {"POST": (401, 403, 404, 400, 404, 400)},
+    "api-job-revert": {"POST": (401, 403, 404, 400, 404, 400)},
     "api-export": {"GET": (401, 403, 404, 403, 404, 200)},
+    # Skipping and flags (annotate/flags.py): only the assigned assessor skips or flags a topic (organisers
+    # and admins pass the permission check and are not assigned: 403); organisers resolve the world's flag.
+    "topic-skip": {"GET": (LOGIN, 405, 405, 405, 405, 405), "POST": (LOGIN, 302, 404, 403, 404, 403)},
+    "flag-resolve": {"GET": (LOGIN, 405, 405, 405, 405, 405), "POST": (LOGIN, 403, 404, 302, 404, 302)},
+    "api-topic-skip": {"POST": (401, 200, 404, 403, 404, 403), "DELETE": (401, 200, 404, 403, 404, 403)},
+    "api-topic-flags": {"GET": (401, 200, 404, 200, 404, 200), "POST": (401, 201, 404, 403, 404, 403)},
+    "api-flags": {"GET": (401, 403, 404, 200, 404, 200)},
+    "api-flag-resolve": {"POST": (401, 403, 404, 200, 404, 200)},
 }
 
 #: Query strings and bodies that make a request succeed for a role it is allowed to.
@@ -109,6 +131,8 @@ def body(name: str, method: str, role: str, world) -> tuple[object, str]:
     entries = [{"assessor": "newcomer", "topic": "kuwait", "payload": FACTOIDS_PAYLOAD}]
     judgments = io.BytesIO(json.dumps(entries).encode())
     judgments.name = "judgments.json"
+    topics_file = io.BytesIO(json.dumps([{**FACTOIDS_TOPIC, "external_id": "fresh-upload"}]).encode())
+    topics_file.name = "topics.json"
     bodies = {
         ("logout", "POST"): ({}, "multipart"),
         ("api-token", "POST"): (
@@ -124,6 +148,11 @@ def body(name: str, method: str, role: str, world) -> tuple[object, str]:
         ("campaign-new", "POST"): ({"kind": "factoids", "name": "Fresh page", "overlap": "1"}, "multipart"),
         ("campaign-members", "POST"): ({"action": "add", "usernames": "newcomer2", "role": "assessor"}, "multipart"),
         ("job-cancel", "POST"): ({}, "multipart"),
+        ("campaign-uploads", "POST"): ({"what": "topics", "file": topics_file}, "multipart"),
+        ("campaign-assignments", "POST"): ({"action": "topup"}, "multipart"),
+        ("job-apply", "POST"): ({}, "multipart"),
+        ("job-revert", "POST"): ({}, "multipart"),
+        ("campaign-phase-revert", "POST"): ({}, "multipart"),
         ("api-campaigns", "POST"): ({"kind": "factoids", "name": "Fresh"}, "json"),
         ("api-members", "POST"): ({"username": "carol", "role": "assessor"}, "json"),
         ("api-topics", "POST"): ([new_topic], "json"),
@@ -137,6 +166,14 @@ def body(name: str, method: str, role: str, world) -> tuple[object, str]:
         ("api-judgments-import", "POST"): ({"file": judgments}, "multipart"),
         ("api-analyses", "POST"): ({"analysis": "agreement"}, "json"),
         ("api-job-cancel", "POST"): ({}, "json"),
+        ("topic-skip", "POST"): ({"action": "skip", "reason": "unclear"}, "multipart"),
+        ("flag-resolve", "POST"): ({"answer": "fixed"}, "multipart"),
+        ("api-topic-skip", "POST"): ({"reason": "unclear"}, "json"),
+        ("api-topic-skip", "DELETE"): (None, "json"),
+        ("api-topic-flags", "POST"): ({"comment": "a typo in m1s2"}, "json"),
+        ("api-flag-resolve", "POST"): ({"answer": "fixed"}, "json"),
+        ("api-job-apply", "POST"): ({}, "json"),
+        ("api-job-revert", "POST"): ({}, "json"),
     }
     if (name, method) not in bodies:
         raise AssertionError(f"add a request body for {method} {name} to body()")

@@ -1,0 +1,228 @@
+"""Chart specifications: what a chart shows, as JSON-ready dicts.
+
+The kinds build them (``kinds/<k>/charts.py``, ``Analysis.charts``) and the
+report templates build heatmaps from report fields (``{% heatmap %}``); the
+``{% chart %}`` tag (scoring/templatetags/scoring_tags.py) renders one as a
+``<figure>``: a ``<canvas>`` that static/annotate/charts.js draws with the
+vendored Chart.js (data passed through ``json_script``, so nothing inline runs
+under the strict CSP), a ``<details>`` "Data" table with every value, and
+PNG / CSV downloads. Every spec has a title, axis titles with units, the
+axis type (categories by name where the data are categories, integer ticks for
+counts) and, for lines, one style per series that never repeats among
+``len(PALETTE) * len(DASHES)`` series (colour, marker and dash together).
+
+>>> spec = line("ED per noise ratio", Axis("noise ratio"), Axis("ED"), {"AC-tau": [[0, 0.4], [0.5, 0.3]]})
+>>> spec["table"]
+{'header': ['noise ratio', 'AC-tau'], 'rows': [[0, 0.4], [0.5, 0.3]]}
+>>> spec["datasets"][0]["color"], spec["datasets"][0]["pointStyle"], spec["datasets"][0]["dash"]
+('#0072B2', 'circle', [])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+#: Okabe & Ito's colour-blind-safe palette (yellow left out: too pale on white).
+PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000")
+#: Chart.js point styles; 5 and 7 are coprime, so colour and marker together repeat only after 35 series.
+MARKERS = ("circle", "rect", "triangle", "rectRot", "crossRot")
+#: Line dashes: solid for the first 7 series, then dashed, then dotted.
+DASHES: tuple[list[int], ...] = ([], [6, 3], [2, 2])
+#: The most assessors a heatmap shows; the rest are summarised and in the full CSV.
+HEATMAP_LIMIT = 30
+
+
+def style(index: int) -> dict[str, Any]:
+    """The look of the ``index``-th series: distinct for the first 105 (7 colours x 5 markers x 3 dashes).
+
+    >>> [style(i)["color"] for i in (0, 7)], [style(i)["dash"] for i in (0, 7)]
+    (['#0072B2', '#0072B2'], [[], [6, 3]])
+    """
+    return {
+        "color": PALETTE[index % len(PALETTE)],
+        "pointStyle": MARKERS[index % len(MARKERS)],
+        "dash": DASHES[(index // len(PALETTE)) % len(DASHES)],
+    }
+
+
+@dataclass(frozen=True)
+class Axis:
+    """An axis: its title (with the unit, e.g. "F1 (0-1)"), named categories or
+    a numeric range, and whether its ticks are whole numbers (counts)."""
+
+    title: str
+    categories: Sequence[str] | None = None
+    integer: bool = False
+    min: float | None = None
+    max: float | None = None
+
+    def spec(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["categories"] = list(self.categories) if self.categories is not None else None
+        return data
+
+
+def _number(value: Any) -> Any:
+    if value is None:
+        return None
+    if isinstance(value, (np.integer, np.floating)):
+        value = value.item()
+    if isinstance(value, float) and not np.isfinite(value):
+        return None
+    return value
+
+
+def line(
+    title: str, x: Axis, y: Axis, series: Mapping[str, Sequence[Sequence[Any]]], *, caption: str = ""
+) -> dict[str, Any]:
+    """Lines of (x, y) points, one per label. With ``x.categories`` the x values are category names."""
+    datasets, xs = [], []
+    for i, (label, points) in enumerate(series.items()):
+        clean = [[_number(px), _number(py)] for px, py in points if px is not None]
+        datasets.append({"label": label, "points": clean, **style(i)})
+        xs.extend(px for px, _ in clean if px not in xs)
+    if x.categories is not None:
+        xs = [c for c in x.categories if c in xs] + [c for c in xs if c not in x.categories]
+    lookup = [{px: py for px, py in d["points"]} for d in datasets]
+    rows = [[px, *(values.get(px) for values in lookup)] for px in xs]
+    return {
+        "type": "line",
+        "title": title,
+        "caption": caption,
+        "x": x.spec(),
+        "y": y.spec(),
+        "datasets": datasets,
+        "table": {"header": [x.title, *series], "rows": rows},
+    }
+
+
+def most_overlapping(matrix: Sequence[Sequence[float | None]], limit: int) -> list[int]:
+    """The indexes of at most ``limit`` assessors who share items with the most
+    others (defined off-diagonal cells), in their original order.
+
+    >>> most_overlapping([[1, None, 0.5], [None, 1, None], [0.5, None, 1]], 2)
+    [0, 2]
+    """
+    n = len(matrix)
+    if n <= limit:
+        return list(range(n))
+    shared = [sum(1 for j, v in enumerate(row) if j != i and v is not None) for i, row in enumerate(matrix)]
+    chosen = sorted(range(n), key=lambda i: (-shared[i], i))[:limit]
+    return sorted(chosen)
+
+
+def heatmap(
+    title: str,
+    names: Sequence[str],
+    matrix: Sequence[Sequence[float | None]],
+    measure: str,
+    *,
+    limit: int = HEATMAP_LIMIT,
+    full_csv: str | None = None,
+    what: str = "assessors",
+) -> dict[str, Any]:
+    """A symmetric names x names matrix of ``measure`` (-1 to 1), at most ``limit`` names of it."""
+    keep = most_overlapping(matrix, limit)
+    shown = [str(names[i]) for i in keep]
+    values = [[_number(matrix[i][j]) for j in keep] for i in keep]
+    hidden = len(names) - len(keep)
+    note = ""
+    if hidden:
+        note = (
+            f"Showing the {len(keep)} of {len(names)} {what} who share items with the most others; "
+            f"the other {hidden} are in the full matrix (CSV)."
+        )
+    return {
+        "type": "heatmap",
+        "title": title,
+        "caption": note,
+        "measure": measure,
+        "x": Axis(what).spec() | {"categories": shown},
+        "y": Axis(what).spec() | {"categories": shown},
+        "names": shown,
+        "values": values,
+        "min": -1,
+        "max": 1,
+        "full_csv": full_csv if hidden else None,
+        "table": {"header": [f"{measure}: {what}", *shown], "rows": [[n, *row] for n, row in zip(shown, values)]},
+    }
+
+
+def box(
+    title: str,
+    x: Axis,
+    y: Axis,
+    labels: Sequence[str],
+    groups: Sequence[str],
+    draws: Sequence[Sequence[float]],
+    *,
+    caption: str = "",
+) -> dict[str, Any] | None:
+    """One box per label over the draws (rows of ``draws``): quartiles, whiskers at the 5th and
+    95th percentiles; ``groups`` names each label's group (one legend entry and colour per group)."""
+    values = np.asarray(draws, dtype=float)
+    if values.size == 0:
+        return None
+    p5, q1, median, q3, p95 = np.percentile(values, [5, 25, 50, 75, 95], axis=0)
+    mean = values.mean(axis=0)
+    names = list(dict.fromkeys(groups))
+    stats = [
+        {
+            "label": str(label),
+            "group": group,
+            "min": round(float(p5[i]), 6),
+            "q1": round(float(q1[i]), 6),
+            "median": round(float(median[i]), 6),
+            "q3": round(float(q3[i]), 6),
+            "max": round(float(p95[i]), 6),
+            "mean": round(float(mean[i]), 6),
+        }
+        for i, (label, group) in enumerate(zip(labels, groups))
+    ]
+    header = [
+        x.title,
+        "group",
+        "5th percentile",
+        "lower quartile",
+        "median",
+        "upper quartile",
+        "95th percentile",
+        "mean",
+    ]
+    return {
+        "type": "box",
+        "title": title,
+        "caption": caption,
+        "x": x.spec() | {"categories": [str(label) for label in labels]},
+        "y": y.spec(),
+        "groups": [{"label": g, **style(i)} for i, g in enumerate(names)],
+        "boxes": stats,
+        "table": {
+            "header": header,
+            "rows": [
+                [s["label"], s["group"], s["min"], s["q1"], s["median"], s["q3"], s["max"], s["mean"]] for s in stats
+            ],
+        },
+    }
+
+
+def matrix_rows(names: Sequence[str], matrix: Sequence[Sequence[float | None]]) -> tuple[list[str], list[list[Any]]]:
+    """A whole matrix as CSV header and rows (the heatmap's full download)."""
+    return ["", *map(str, names)], [[str(n), *(_number(v) for v in row)] for n, row in zip(names, matrix)]
+
+
+def specs_in(page: str) -> list[dict[str, Any]]:
+    """The chart specs a rendered page carries (for tests and scripts reading a page)."""
+    import json
+    import re
+
+    return [
+        json.loads(m)
+        for m in re.findall(
+            r'<figure class="chart-figure"[^>]*>.*?<script type="application/json">(.*?)</script>', page, re.S
+        )
+    ]
