@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import csv
 import io
+import re
+from collections.abc import Mapping
 from typing import Any
+
+from django.db import transaction
 
 from annotate.importers import check_columns, csv_rows, decode
 from concord.digits import whole_number
 from concord.errors import InvalidInput
+from concord.params import Int, ParamsSchema, Str
 
 
 def read_aiphes_topic(
@@ -100,3 +105,76 @@ def read_runs_csv(text: str) -> list[dict[str, Any]]:
         {"name": name, "data": {"clusterings": {t: list(clusters.values()) for t, clusters in topics.items()}}}
         for name, topics in runs.items()
     ]
+
+
+def annotator_name(filename: str) -> str:
+    """An AIPHES tree's annotator from its file name (``..._Anno2.txt.xml`` -> ``annotator2``;
+    otherwise the name before its first dot), as the page receives files without their folder.
+
+    >>> annotator_name("Topic_1002_cellphone_Anno2.txt.xml"), annotator_name("Ann B.xml")
+    ('annotator2', 'ann-b')
+    """
+    found = re.search(r"_Anno(\d+)\b", filename)
+    if found:
+        return f"annotator{found.group(1)}"
+    return filename.rsplit("/", 1)[-1].split(".", 1)[0].lower().replace(" ", "-") or "annotator"
+
+
+@transaction.atomic
+def import_aiphes(
+    *,
+    campaign: Any,
+    nuggets: bytes | str,
+    trees: list[tuple[str, bytes | str]],
+    topic: str,
+    title: str = "",
+    documents: bytes | str | None = None,
+    depth: int = 1,
+) -> tuple[dict[str, Any], Any]:
+    """An AIPHES topic and each annotator's tree cut at ``depth`` as that
+    annotator's clustering, all or nothing (``manage.py import_aiphes`` and the
+    uploads page). ``trees`` are (annotator, tree XML). Returns (the topic's
+    data, services.ImportSummary)."""
+    from annotate import services
+
+    if not trees:
+        raise InvalidInput("trees", "give one tree per annotator")
+    data = read_aiphes_topic(nuggets, topic=topic, title=title, documents=documents)
+    entries = []
+    for annotator, raw in trees:
+        try:
+            clusters = read_aiphes_tree(raw, depth=depth)
+        except InvalidInput as error:
+            field = "depth" if error.field == "depth" else f"trees: {annotator}"
+            raise InvalidInput(field, error.message) from None
+        entries.append({"assessor": annotator, "topic": topic, "payload": {"clusters": clusters}})
+    services.import_topics(campaign=campaign, topics=[data])
+    return data, services.import_judgments(campaign=campaign, entries=entries)
+
+
+#: The uploads page's options for AIPHES trees (the command's ``--topic``, ``--title``, ``--depth``).
+AIPHES_OPTIONS = ParamsSchema(
+    Str("topic", None, help="The topic's id (e.g. 1002)."),
+    Str("title", None, max_length=500, help="Its title; empty: 'Topic <id>'."),
+    Int("depth", 1, min=1, max=50, help="Cut each tree at this depth (top-level bubbles: 1)."),
+)
+
+
+def upload_aiphes(campaign: Any, files: Mapping[str, list[tuple[str, bytes]]], options: Mapping) -> str:
+    """The uploads page's AIPHES trees (``KindSpec.uploads``)."""
+    if not options.get("topic"):
+        raise InvalidInput("options.topic", "required: the topic's id")
+    documents = files.get("documents") or []
+    data, summary = import_aiphes(
+        campaign=campaign,
+        nuggets=files["nuggets"][0][1],
+        trees=[(annotator_name(name), raw) for name, raw in files["trees"]],
+        topic=options["topic"],
+        title=options.get("title") or "",
+        documents=documents[0][1] if documents else None,
+        depth=options["depth"],
+    )
+    return (
+        f"Imported topic {options['topic']} with {len(data['data']['sentences'])} sentences and "
+        f"{summary.judgments} annotators' clusterings (depth {options['depth']})."
+    )

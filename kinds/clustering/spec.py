@@ -5,7 +5,7 @@ from __future__ import annotations
 from kinds.clustering import charts, demo, importers, report
 from kinds.clustering.data import ClusteringKind
 from kinds.clustering.examples import EXAMPLES
-from kinds.spec import Analysis, Exports, JudgePage, KindSpec, Reports
+from kinds.spec import Analysis, Exports, JudgePage, KindSpec, Reports, Upload, UploadFile
 
 SPEC = KindSpec(
     data=ClusteringKind(),
@@ -37,4 +37,20 @@ SPEC = KindSpec(
     ),
     demo=demo.build,
     runs_csv=importers.read_runs_csv,
+    uploads=(
+        Upload(
+            name="aiphes",
+            label="AIPHES trees",
+            help="An AIPHES topic: its nuggets (Trees/Input/Topic_<id>_*.txt) become the sentences, placed in their "
+            "source documents when given; each annotator's tree (named by _Anno<N> in its file name), cut at the "
+            "depth, becomes that annotator's clustering (manage.py import_aiphes).",
+            files=(
+                UploadFile("nuggets", "Nuggets (Topic_<id>_*.txt)"),
+                UploadFile("trees", "Trees, one per annotator (XML)", multiple=True),
+                UploadFile("documents", "Source documents (XML)", required=False),
+            ),
+            run=importers.upload_aiphes,
+            options=importers.AIPHES_OPTIONS,
+        ),
+    ),
 )

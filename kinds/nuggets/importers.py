@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
+
+from django.db import transaction
 
 from annotate.importers import decode
 from concord.errors import InvalidInput
@@ -70,3 +73,39 @@ def read_nugget_runs(responses: bytes | str, matches: bytes | str | None = None)
         }
         for run, topics in texts.items()
     ]
+
+
+@transaction.atomic
+def import_nugget_files(
+    *,
+    campaign: Any,
+    questions: bytes | str | None = None,
+    key: bytes | str | None = None,
+    responses: bytes | str | None = None,
+    matches: bytes | str | None = None,
+) -> tuple[list[Any], list[Any]]:
+    """Questions with their answer key and/or runs' responses with their
+    matches, all or nothing (``manage.py import_nuggets`` and the uploads
+    page): (topics created, runs created)."""
+    from annotate import services
+
+    if (questions is None) != (key is None):
+        raise InvalidInput("key" if key is None else "questions", "questions and their answer key go together")
+    if matches is not None and responses is None:
+        raise InvalidInput("responses", "matches need the runs' responses")
+    if questions is None and responses is None:
+        raise InvalidInput("questions", "give questions with their key, or runs' responses, or both")
+    topics = services.import_topics(campaign=campaign, topics=read_nugget_topics(questions, key)) if questions else []
+    runs = (
+        services.import_runs(campaign=campaign, runs=read_nugget_runs(responses, matches))
+        if responses is not None
+        else []
+    )
+    return topics, runs
+
+
+def upload_nugget_files(campaign: Any, files: Mapping[str, list[tuple[str, bytes]]], options: Mapping) -> str:
+    """The uploads page's TREC-like nugget files (``KindSpec.uploads``)."""
+    given = {name: files[name][0][1] for name in ("questions", "key", "responses", "matches") if files.get(name)}
+    topics, runs = import_nugget_files(campaign=campaign, **given)
+    return f"Imported {len(topics)} questions and {len(runs)} runs."

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from kinds.nuggets import charts, demo, report
+from kinds.nuggets import charts, demo, importers, report
 from kinds.nuggets.data import NuggetsKind
 from kinds.nuggets.examples import EXAMPLES
-from kinds.spec import Analysis, Exports, JudgePage, KindSpec, Reports
+from kinds.spec import Analysis, Exports, JudgePage, KindSpec, Reports, Upload, UploadFile
 
 SPEC = KindSpec(
     data=NuggetsKind(),
@@ -36,4 +36,20 @@ SPEC = KindSpec(
         ),
     ),
     demo=demo.build,
+    uploads=(
+        Upload(
+            name="trec-nuggets",
+            label="TREC-like nugget files",
+            help="Tab-separated, # comments allowed: questions (topic, target) with their answer key (topic, nugget, "
+            "vital|okay|-, text), and/or runs' responses (run, topic, passage) with their matches (run, topic, "
+            "nugget) (manage.py import_nuggets).",
+            files=(
+                UploadFile("questions", "Questions", required=False),
+                UploadFile("key", "Answer key", "With the questions.", required=False),
+                UploadFile("responses", "Runs' responses", required=False),
+                UploadFile("matches", "Matches", "With the responses.", required=False),
+            ),
+            run=importers.upload_nugget_files,
+        ),
+    ),
 )

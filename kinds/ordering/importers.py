@@ -12,6 +12,7 @@ from concord.errors import InvalidInput
 
 
 def read_runs_csv(text: str) -> list[dict[str, Any]]:
+    """CSV ``topic,run,order`` (the item ids separated by spaces) -> runs of orderings."""
     reader = csv.DictReader(io.StringIO(text))
     if not {"topic", "run", "order"} <= set(reader.fieldnames or []):
         raise InvalidInput("file", "expected the CSV header topic,run,order")

@@ -26,6 +26,7 @@ from django.db import transaction
 from annotate import services
 from annotate.models import Campaign, Run, Topic
 from concord.errors import InvalidInput
+from concord.params import Int, ParamsSchema
 from kinds.base import require_id, require_object, require_text, type_name
 from kinds.relevance.data import RelevanceKind
 from scoring import ireval
@@ -154,3 +155,23 @@ def import_trec_runs(
     topics, runs = plan(campaign=campaign, run_text=run_text, topics_file=topics_file, depth=depth)
     created = services.import_topics(campaign=campaign, topics=topics)
     return created, services.import_runs(campaign=campaign, runs=runs)
+
+
+#: The uploads page's options for TREC run files (the command's ``--depth``).
+UPLOAD_OPTIONS = ParamsSchema(
+    Int("depth", None, min=1, max=1_000_000, help="Pool each run's top N documents per topic; empty: whole runs."),
+)
+
+
+def upload_trec_runs(campaign: Campaign, files: Mapping[str, list[tuple[str, bytes]]], options: Mapping) -> str:
+    """The uploads page's TREC runs (``KindSpec.uploads``): the run file and the
+    topics file, pooled to ``options["depth"]`` by :func:`import_trec_runs`."""
+    from annotate import importers
+
+    run_text = importers.decode(files["runs"][0][1], "runs")
+    topics_file = importers.read_json(files["topics_file"][0][1], "topics_file")
+    created, runs = import_trec_runs(
+        campaign=campaign, run_text=run_text, topics_file=topics_file, depth=options.get("depth")
+    )
+    pooled = sum(len(t.data["documents"]) for t in created)
+    return f"Imported {len(runs)} runs and {len(created)} topics with {pooled} pooled documents to grade."

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from kinds.relevance import demo, report
+from kinds.relevance import demo, importers, report
 from kinds.relevance.data import RelevanceKind, judge_context
 from kinds.relevance.examples import EXAMPLES
-from kinds.spec import Analysis, Exports, JudgePage, KindSpec, Reports
+from kinds.spec import Analysis, Exports, JudgePage, KindSpec, Reports, Upload, UploadFile
 
 SPEC = KindSpec(
     data=RelevanceKind(),
@@ -35,4 +35,20 @@ SPEC = KindSpec(
         ),
     ),
     demo=demo.build,
+    uploads=(
+        Upload(
+            name="trec-runs",
+            label="TREC run files",
+            help="Runs in TREC's six columns (qid Q0 docid rank score tag; the tag names the system) and a JSON file "
+            '{"topics": {qid: {"title", "description"?, "narrative"?}}, "documents": {docid: text}}: each topic\'s '
+            "pool is the union of every run's top depth documents; the runs are stored to be scored "
+            "(manage.py import_trec_runs).",
+            files=(
+                UploadFile("runs", "TREC run file"),
+                UploadFile("topics_file", "Topics and document texts (JSON)"),
+            ),
+            run=importers.upload_trec_runs,
+            options=importers.UPLOAD_OPTIONS,
+        ),
+    ),
 )

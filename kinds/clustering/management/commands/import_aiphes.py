@@ -1,9 +1,7 @@
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
-from django.db import transaction
 
-from annotate import services
 from annotate.models import Campaign
 from concord.errors import InvalidInput
 from kinds.clustering import importers as clustering_importers
@@ -43,20 +41,15 @@ class Command(BaseCommand):
         if target is None:
             raise CommandError(f"campaign: no clustering campaign #{campaign}")
         try:
-            data = clustering_importers.read_aiphes_topic(
-                nuggets.read_bytes(), topic=topic, title=title, documents=documents.read_bytes() if documents else None
+            data, summary = clustering_importers.import_aiphes(
+                campaign=target,
+                nuggets=nuggets.read_bytes(),
+                trees=[(_annotator(path), path.read_bytes()) for path in trees],
+                topic=topic,
+                title=title,
+                documents=documents.read_bytes() if documents else None,
+                depth=depth,
             )
-            entries = [
-                {
-                    "assessor": _annotator(path),
-                    "topic": topic,
-                    "payload": {"clusters": clustering_importers.read_aiphes_tree(path.read_bytes(), depth=depth)},
-                }
-                for path in trees
-            ]
-            with transaction.atomic():
-                services.import_topics(campaign=target, topics=[data])
-                summary = services.import_judgments(campaign=target, entries=entries)
         except InvalidInput as error:
             raise CommandError(f"{error.field}: {error.message} (nothing imported)") from None
         self.stdout.write(

@@ -1,9 +1,7 @@
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
-from django.db import transaction
 
-from annotate import services
 from annotate.models import Campaign
 from concord.errors import InvalidInput
 from kinds.nuggets import importers as nuggets_importers
@@ -41,20 +39,16 @@ class Command(BaseCommand):
         if matches and not runs:
             raise CommandError("--matches needs --runs")
         try:
-            with transaction.atomic():
-                if questions:
-                    topics = services.import_topics(
-                        campaign=target,
-                        topics=nuggets_importers.read_nugget_topics(questions.read_bytes(), key.read_bytes()),
-                    )
-                    self.stdout.write(f"Imported {len(topics)} questions.")
-                if runs:
-                    created = services.import_runs(
-                        campaign=target,
-                        runs=nuggets_importers.read_nugget_runs(
-                            runs.read_bytes(), matches.read_bytes() if matches else None
-                        ),
-                    )
-                    self.stdout.write(f"Imported {len(created)} runs.")
+            topics, created = nuggets_importers.import_nugget_files(
+                campaign=target,
+                questions=questions.read_bytes() if questions else None,
+                key=key.read_bytes() if key else None,
+                responses=runs.read_bytes() if runs else None,
+                matches=matches.read_bytes() if matches else None,
+            )
         except InvalidInput as error:
             raise CommandError(f"{error.field}: {error.message} (nothing imported)") from None
+        if questions:
+            self.stdout.write(f"Imported {len(topics)} questions.")
+        if runs:
+            self.stdout.write(f"Imported {len(created)} runs.")

@@ -1,0 +1,220 @@
+"""Who has which topic: the organiser's assignments page (reads and writes).
+
+Writes: :func:`reassign_topic` moves one topic from one assessor to another,
+only while the first has no judgment of it (a judgment, in any state, is
+never lost or moved); :func:`top_up` brings every topic up to the campaign's
+overlap (``annotate.services.assign_topics``). Both validate everything
+before writing, in one transaction.
+
+Reads: :func:`topic_table`, the filterable, sortable, paginated topic list
+with each topic's assessors and the state of each one's judgment.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.core.paginator import Paginator
+from django.db import transaction
+from django.db.models import Count, Exists, OuterRef, Q
+
+from annotate.models import Assignment, Campaign, Judgment, Membership, Topic
+from annotate.services import assign_topics
+from concord.digits import whole_number
+from concord.errors import InvalidInput
+
+User = get_user_model()
+
+#: Topics per page of the list.
+PAGE_SIZE = 50
+#: A (topic, assessor) pair without any judgment.
+NO_JUDGMENT = "new"
+#: The states the list filters by: no judgment, then every judgment status.
+STATES = (NO_JUDGMENT, *Judgment.Status.values)
+#: Sort keys (a leading ``-`` reverses): the campaign's order, the topic id, counting judgments.
+SORTS = {"position": ("position", "id"), "id": ("external_id",), "submissions": ("submissions", "position", "id")}
+
+
+# -- writes ---------------------------------------------------------------------------
+
+
+@transaction.atomic
+def reassign_topic(*, campaign: Campaign, topic: str, from_assessor: str, to_assessor: str) -> Assignment:
+    """Give ``from_assessor``'s assignment of ``topic`` (an external id) to ``to_assessor``.
+
+    Refused (InvalidInput naming the field, nothing written) unless the topic
+    is the campaign's, ``from_assessor`` is assigned it and has no judgment of
+    it (no draft, submitted, reopened or withdrawn one: judgments are never
+    lost), and ``to_assessor`` is another assessor of the campaign who can log
+    in (not an imported crowd worker) and is not assigned it yet. The
+    assignment keeps its items (a one-per-item design's share moves whole).
+    """
+    for value, field in ((topic, "topic"), (from_assessor, "from_assessor"), (to_assessor, "to_assessor")):
+        if not isinstance(value, str) or not value.strip():
+            raise InvalidInput(field, "required")
+    target = campaign.topics.filter(external_id=topic).first()
+    if target is None:
+        raise InvalidInput("topic", f"no topic {topic!r} in this campaign")
+    assignment = (
+        Assignment.objects.select_for_update()
+        .filter(topic=target, assessor__username=from_assessor)
+        .select_related("assessor")
+        .first()
+    )
+    if assignment is None:
+        raise InvalidInput("from_assessor", f"{from_assessor!r} is not assigned topic {topic!r}")
+    judgment = Judgment.objects.filter(topic=target, assessor=assignment.assessor).values_list("status", flat=True)
+    status = judgment.first()
+    if status is not None:
+        raise InvalidInput(
+            "from_assessor",
+            f"{from_assessor!r} has a {status} judgment of topic {topic!r}: a topic with a judgment stays with "
+            "its assessor (judgments are never lost); top up to the overlap instead",
+        )
+    if to_assessor == from_assessor:
+        raise InvalidInput("to_assessor", "choose another assessor than the one the topic is taken from")
+    membership = Membership.objects.filter(campaign=campaign, user__username=to_assessor).select_related("user").first()
+    if membership is None or membership.role != Membership.Role.ASSESSOR:
+        raise InvalidInput("to_assessor", f"{to_assessor!r} is not an assessor of this campaign")
+    if membership.imported:
+        raise InvalidInput("to_assessor", f"{to_assessor!r} is an imported crowd worker, who never logs in")
+    if Assignment.objects.filter(topic=target, assessor=membership.user).exists():
+        raise InvalidInput("to_assessor", f"{to_assessor!r} is already assigned topic {topic!r}")
+    assignment.assessor = membership.user
+    assignment.save(update_fields=["assessor"])
+    return assignment
+
+
+@transaction.atomic
+def top_up(campaign: Campaign) -> int:
+    """Bring every topic up to the overlap (least-loaded assessors first); how many assignments were made."""
+    return assign_topics(campaign)
+
+
+# -- reads ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Filters:
+    """The list's filters, checked: ``q`` searches ids and titles."""
+
+    q: str = ""
+    state: str = ""
+    assessor: str = ""
+    sort: str = "position"
+    page: int = 1
+
+    def query(self, **changes: Any) -> dict[str, str]:
+        """The filters as query-string parameters (those set), with ``changes``."""
+        values = {"q": self.q, "state": self.state, "assessor": self.assessor, "sort": self.sort, "page": self.page}
+        values.update(changes)
+        defaults = {"sort": "position", "page": 1}
+        return {k: str(v) for k, v in values.items() if v not in ("", None) and defaults.get(k) != v}
+
+
+def read_filters(data: Any, campaign: Campaign) -> Filters:
+    """Filters from a query string; a value that is not one of the allowed is InvalidInput naming it."""
+    q = (data.get("q") or "").strip()
+    if len(q) > 200:
+        raise InvalidInput("q", "at most 200 characters")
+    state = (data.get("state") or "").strip()
+    if state and state not in STATES:
+        raise InvalidInput("state", f"expected one of {', '.join(STATES)}")
+    assessor = (data.get("assessor") or "").strip()
+    if assessor and not Membership.objects.filter(campaign=campaign, user__username=assessor).exists():
+        raise InvalidInput("assessor", f"{assessor!r} is not a member of this campaign")
+    sort = (data.get("sort") or "position").strip()
+    if sort.removeprefix("-") not in SORTS:
+        raise InvalidInput("sort", f"expected one of {', '.join(SORTS)} (a leading - reverses)")
+    raw_page = (data.get("page") or "1").strip()
+    page = whole_number(raw_page)
+    if page is None or page < 1:
+        raise InvalidInput("page", "expected a page number, 1 or more")
+    return Filters(q=q, state=state, assessor=assessor, sort=sort, page=page)
+
+
+@dataclass(frozen=True)
+class TopicRow:
+    topic: Topic
+    submissions: int
+    #: (assessor, state) for every assessor assigned the topic or with a judgment of it, by name.
+    people: list[tuple[str, str]]
+
+    @property
+    def movable(self) -> list[str]:
+        """Assessors the topic can be taken from: assigned, without a judgment."""
+        return [name for name, state in self.people if state == NO_JUDGMENT]
+
+
+@dataclass(frozen=True)
+class TopicTable:
+    rows: list[TopicRow]
+    count: int
+    page: int
+    pages: int
+    filters: Filters
+
+
+def topic_table(campaign: Campaign, filters: Filters) -> TopicTable:
+    """One page of the campaign's topics matching ``filters``: a topic matches a
+    state when one of its assessors (``filters.assessor`` if set) is in it
+    (``new``: assigned, without a judgment)."""
+    topics = campaign.topics.annotate(
+        submissions=Count("judgments", filter=Q(judgments__status__in=Judgment.COUNTING), distinct=True)
+    )
+    if filters.q:
+        topics = topics.filter(Q(external_id__icontains=filters.q) | Q(title__icontains=filters.q))
+    who = {"assessor__username": filters.assessor} if filters.assessor else {}
+    if filters.assessor:
+        assigned = Assignment.objects.filter(topic=OuterRef("pk"), **who)
+        judged = Judgment.objects.filter(topic=OuterRef("pk"), **who)
+        topics = topics.filter(Exists(assigned) | Exists(judged))
+    if filters.state == NO_JUDGMENT:
+        unjudged = Assignment.objects.filter(topic=OuterRef("pk"), **who).exclude(
+            Exists(Judgment.objects.filter(topic=OuterRef("topic_id"), assessor=OuterRef("assessor_id")))
+        )
+        topics = topics.filter(Exists(unjudged))
+    elif filters.state:
+        topics = topics.filter(Exists(Judgment.objects.filter(topic=OuterRef("pk"), status=filters.state, **who)))
+    sort = filters.sort
+    order = SORTS[sort.removeprefix("-")]
+    # The chosen key reversed with a leading "-"; ties always in the campaign's order.
+    topics = topics.order_by(f"-{order[0]}" if sort.startswith("-") else order[0], *order[1:], "position", "id")
+    paginator = Paginator(topics, PAGE_SIZE)
+    if filters.page > max(paginator.num_pages, 1):
+        raise InvalidInput("page", f"there {'is' if paginator.num_pages == 1 else 'are'} {paginator.num_pages} page(s)")
+    page = list(paginator.page(filters.page)) if paginator.count else []
+    ids = [t.pk for t in page]
+    states = {
+        (topic_id, name): status
+        for topic_id, name, status in Judgment.objects.filter(topic_id__in=ids).values_list(
+            "topic_id", "assessor__username", "status"
+        )
+    }
+    people: dict[int, dict[str, str]] = {t: {} for t in ids}
+    for topic_id, name in Assignment.objects.filter(topic_id__in=ids).values_list("topic_id", "assessor__username"):
+        people[topic_id][name] = states.get((topic_id, name), NO_JUDGMENT)
+    for (topic_id, name), status in states.items():
+        people[topic_id].setdefault(name, status)
+    rows = [TopicRow(t, t.submissions, sorted(people[t.pk].items())) for t in page]
+    return TopicTable(rows, paginator.count, filters.page, max(paginator.num_pages, 1), filters)
+
+
+def assessor_names(campaign: Campaign) -> list[str]:
+    """Assessors a topic can go to: the campaign's assessors who log in (not imported workers), by name."""
+    return list(
+        Membership.objects.filter(campaign=campaign, role=Membership.Role.ASSESSOR, imported=False)
+        .order_by("user__username")
+        .values_list("user__username", flat=True)
+    )
+
+
+def member_names(campaign: Campaign) -> list[str]:
+    """Every assessor of the campaign (imported workers too), for the assessor filter."""
+    return list(
+        Membership.objects.filter(campaign=campaign, role=Membership.Role.ASSESSOR)
+        .order_by("user__username")
+        .values_list("user__username", flat=True)
+    )

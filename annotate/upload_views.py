@@ -1,0 +1,328 @@
+"""The organiser's uploads and assignments pages.
+
+Uploads: topics, runs, judgments and pools in every format the campaign's
+kind reads, and the kind's own formats (``KindSpec.uploads``), through the
+same readers (annotate.importers) and services as the API and the management
+commands; all or nothing, the importers' errors (naming the line or the
+field) shown at the form, 400. The page's script (static/annotate/upload.js)
+sends the form with XMLHttpRequest to show upload progress and asks for JSON
+(``Accept: application/json``); without it the form posts as usual.
+
+Assignments: the topic list (annotate.assignments.topic_table), reassigning
+a topic, topping up to the overlap.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.files.uploadedfile import UploadedFile
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.http import urlencode
+
+from annotate import assignments, importers, selectors, services
+from annotate.api.views import flag
+from annotate.models import Campaign
+from concord import paramforms
+from concord.digits import whole_number
+from concord.errors import InvalidInput
+from kinds.base import Kind
+from kinds.registry import get_kind
+from kinds.spec import KindSpec, Upload
+
+#: Form fields every upload form sends besides its own.
+COMMON_FIELDS = {"csrfmiddlewaretoken", "what"}
+
+
+@dataclass(frozen=True)
+class FileField:
+    name: str
+    label: str
+    help: str = ""
+    required: bool = True
+    multiple: bool = False
+    accept: str = ""
+
+
+@dataclass(frozen=True)
+class UploadForm:
+    """One form of the uploads page: what it imports, the formats it reads, its files and options."""
+
+    name: str
+    title: str
+    formats: list[str]
+    files: list[FileField]
+    #: Plain options the API takes too (positive, rank, map_members, depth): names the template knows.
+    options: list[str] = field(default_factory=list)
+    #: A kind's upload: its options as a params form.
+    fields: list[paramforms.Field] = field(default_factory=list)
+    help: str = ""
+
+
+def takes_crowd_labels(spec: KindSpec) -> bool:
+    """The kind turns crowd (worker, item, label) rows into payloads (it overrides ``Kind.payload_from_labels``)."""
+    return type(spec.data).payload_from_labels is not Kind.payload_from_labels
+
+
+def takes_runs(spec: KindSpec) -> bool:
+    """The kind scores system runs (``Examples.run`` is None for kinds that take none)."""
+    return spec.examples.run is not None
+
+
+def _first_line(doc: str | None) -> str:
+    return " ".join((doc or "").strip().split("\n\n", 1)[0].split()).replace("``", "")
+
+
+def upload_forms(spec: KindSpec, *, values: Any = None, error: InvalidInput | None = None, posted: str = "") -> list:
+    """Every upload the campaign's kind takes, with the formats each reads (as README, 'Import formats')."""
+    forms = [
+        UploadForm(
+            "topics",
+            "Topics",
+            ['JSON: a list of {"external_id", "title"?, "data"}, or {"topics": [...]}'],
+            [FileField("file", "Topics file", accept=".json,application/json")],
+        )
+    ]
+    if takes_runs(spec):
+        formats = ['JSON: a list of {"name", "data"}, or {"runs": [...]}']
+        if spec.runs_csv is not None:
+            formats.append(f"CSV (a .csv file): {_first_line(spec.runs_csv.__doc__)}")
+        forms.append(UploadForm("runs", "Runs (system outputs to score)", formats, [FileField("file", "Runs file")]))
+    formats = ['JSON (a .json file): a list of {"assessor", "topic", "payload"}, or {"judgments": [...]}']
+    options = ["map_members"]
+    for suffix, reader in spec.judgment_files.items():
+        formats.append(f"{suffix}: {_first_line(reader.__doc__)}")
+        options.insert(0, "rank")
+    if takes_crowd_labels(spec):
+        formats.append(
+            "Crowd CSV (any other name): CrowdTruth (!amt_worker_ids, orig_id, response, gold, ...), "
+            "worker,topic,candidate,label or worker,item,label"
+        )
+        options.insert(0, "positive")
+    forms.append(UploadForm("judgments", "Existing judgments", formats, [FileField("file", "Judgments file")], options))
+    if spec.pools is not None:
+        forms.append(
+            UploadForm(
+                "pools",
+                "Pools from systems' results",
+                [_first_line(spec.pools.__doc__)],
+                [
+                    FileField("queries", "Queries (JSON: query id -> text)", accept=".json,application/json"),
+                    FileField("runs", "Systems' results (runs)"),
+                ],
+                ["depth"],
+            )
+        )
+    for upload in spec.uploads:
+        forms.append(
+            UploadForm(
+                upload.name,
+                upload.label,
+                [],
+                [FileField(f.name, f.label, f.help, f.required, f.multiple) for f in upload.files],
+                fields=paramforms.fields(
+                    upload.options,
+                    prefix="options",
+                    values=values if posted == upload.name else None,
+                    error=error if posted == upload.name else None,
+                    form=upload.name,
+                ),
+                help=upload.help,
+            )
+        )
+    return forms
+
+
+def _allowed(request: HttpRequest, allowed: set[str]) -> None:
+    """Refuse form fields and files the form does not take (a misspelt option is not ignored)."""
+    sent = set(request.POST.keys()) | set(request.FILES.keys())
+    unknown = sorted(sent - allowed - COMMON_FIELDS - {f"{name}.shown" for name in allowed})
+    if unknown:
+        raise InvalidInput(unknown[0], f"unknown field (allowed: {', '.join(sorted(allowed))})")
+
+
+def _files(request: HttpRequest, name: str, *, required: bool = True, multiple: bool = False) -> list[UploadedFile]:
+    files = request.FILES.getlist(name)
+    if required and not files:
+        raise InvalidInput(name, "choose a file")
+    if len(files) > 1 and not multiple:
+        raise InvalidInput(name, "one file only")
+    return files
+
+
+def _depth(raw: str) -> int | None:
+    raw = (raw or "").strip()
+    if not raw:
+        return None
+    depth = whole_number(raw)
+    if depth is None or depth < 1:
+        raise InvalidInput("depth", "expected a whole number >= 1, or nothing for whole result lists")
+    return depth
+
+
+def run_upload(campaign: Campaign, spec: KindSpec, what: str, request: HttpRequest) -> str:
+    """Import what the form named ``what`` sent, through the API's readers and services; what was imported."""
+    post = request.POST
+    if what == "topics":
+        _allowed(request, {"file"})
+        created = services.import_topics(
+            campaign=campaign, topics=importers.read_topics(_files(request, "file")[0].read())
+        )
+        return f"Imported {len(created)} topic{'s' if len(created) != 1 else ''}."
+    if what == "runs":
+        _allowed(request, {"file"})
+        upload = _files(request, "file")[0]
+        runs = importers.read_runs(upload.read(), kind=spec, filename=upload.name or "")
+        created = services.import_runs(campaign=campaign, runs=runs)
+        return f"Imported {len(created)} run{'s' if len(created) != 1 else ''}."
+    if what == "judgments":
+        _allowed(request, {"file", "positive", "rank", "map_members"})
+        upload = _files(request, "file")[0]
+        summary = importers.import_judgment_file(
+            campaign,
+            upload.read(),
+            filename=upload.name or "",
+            positive=post.get("positive") or None,
+            rank=post.get("rank") or "overall",
+            map_members=flag(post.get("map_members"), "map_members"),
+        )
+        return (
+            f"Imported {summary.judgments} judgment{'s' if summary.judgments != 1 else ''} of {summary.topics} "
+            f"topic{'s' if summary.topics != 1 else ''}; {summary.assessors_created} new imported worker"
+            f"{'s' if summary.assessors_created != 1 else ''}."
+        )
+    if what == "pools" and spec.pools is not None:
+        _allowed(request, {"queries", "runs", "depth"})
+        queries = importers.read_json(_files(request, "queries")[0].read(), "queries")
+        upload = _files(request, "runs")[0]
+        runs = importers.read_runs(upload.read(), kind=spec, filename=upload.name or "")
+        topics = spec.pools(campaign=campaign, queries=queries, runs=runs, depth=_depth(post.get("depth", "")))
+        return f"Built {len(topics)} pool{'s' if len(topics) != 1 else ''} from {len(runs)} runs."
+    upload = next((u for u in spec.uploads if u.name == what), None)
+    if upload is None:
+        raise InvalidInput("what", f"{spec.label} campaigns take no upload {what!r}")
+    return _run_kind_upload(campaign, upload, request)
+
+
+def _run_kind_upload(campaign: Campaign, upload: Upload, request: HttpRequest) -> str:
+    names = {f.name for f in upload.files} | {f.name for f in paramforms.fields(upload.options, prefix="options")}
+    _allowed(request, names)
+    options = upload.options.clean(paramforms.read(upload.options, request.POST, prefix="options"), "options")
+    files = {
+        f.name: [(u.name or "", u.read()) for u in _files(request, f.name, required=f.required, multiple=f.multiple)]
+        for f in upload.files
+    }
+    return upload.run(campaign, files, options)
+
+
+def _wants_json(request: HttpRequest) -> bool:
+    return "application/json" in request.headers.get("Accept", "")
+
+
+@login_required
+def campaign_uploads(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """Upload topics, runs, judgments and pools (every format the campaign's kind reads)."""
+    campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
+    spec = get_kind(campaign.kind)
+    error, posted = None, ""
+    if request.method == "POST":
+        posted = request.POST.get("what", "")
+        try:
+            with transaction.atomic():
+                message = run_upload(campaign, spec, posted, request)
+        except InvalidInput as invalid:
+            error = invalid
+            if _wants_json(request):
+                return JsonResponse({"detail": invalid.message, "field": invalid.field}, status=400)
+        else:
+            messages.success(request, message)
+            url = reverse("campaign-uploads", args=[campaign.pk])
+            if _wants_json(request):
+                return JsonResponse({"message": message, "redirect": url})
+            return redirect(url)
+    return render(
+        request,
+        "annotate/uploads.html",
+        {
+            "campaign": campaign,
+            "kind": spec,
+            "forms": upload_forms(spec, values=request.POST, error=error, posted=posted),
+            "error": error,
+            "posted": posted,
+            "topics": campaign.topics.count(),
+            "runs": campaign.runs.count(),
+        },
+        status=400 if error else 200,
+    )
+
+
+# -- assignments ----------------------------------------------------------------------
+
+
+@login_required
+def campaign_assignments(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """Who has which topic in which state; reassign a topic; top up to the overlap."""
+    campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
+    error = None
+    if request.method == "POST":
+        action = request.POST.get("action", "")
+        try:
+            if action == "reassign":
+                assignments.reassign_topic(
+                    campaign=campaign,
+                    topic=request.POST.get("topic", ""),
+                    from_assessor=request.POST.get("from_assessor", ""),
+                    to_assessor=request.POST.get("to_assessor", ""),
+                )
+                messages.success(
+                    request,
+                    f"Topic {request.POST['topic']} moved from {request.POST['from_assessor']} "
+                    f"to {request.POST['to_assessor']}.",
+                )
+            elif action == "topup":
+                made = assignments.top_up(campaign)
+                messages.success(request, f"Topped up to the overlap: {made} new assignment{'s' if made != 1 else ''}.")
+            else:
+                raise InvalidInput("action", "expected reassign or topup")
+        except InvalidInput as invalid:
+            error = invalid
+        else:
+            return redirect(request.get_full_path())
+    try:
+        filters = assignments.read_filters(request.GET, campaign)
+        table = assignments.topic_table(campaign, filters)
+    except InvalidInput as invalid:
+        error = error or invalid
+        filters = assignments.Filters()
+        table = assignments.topic_table(campaign, filters)
+    base = reverse("campaign-assignments", args=[campaign.pk])
+    pages = {
+        "previous": f"{base}?{urlencode(filters.query(page=table.page - 1))}" if table.page > 1 else "",
+        "next": f"{base}?{urlencode(filters.query(page=table.page + 1))}" if table.page < table.pages else "",
+    }
+    sorts = {
+        key: f"{base}?{urlencode(filters.query(sort=('-' + key) if filters.sort == key else key, page=1))}"
+        for key in assignments.SORTS
+    }
+    return render(
+        request,
+        "annotate/assignments.html",
+        {
+            "campaign": campaign,
+            "table": table,
+            "filters": filters,
+            "states": assignments.STATES,
+            "members": assignments.member_names(campaign),
+            "assessors": assignments.assessor_names(campaign),
+            "pages": pages,
+            "sorts": sorts,
+            "error": error,
+        },
+        status=400 if error else 200,
+    )
