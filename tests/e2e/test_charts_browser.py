@@ -116,3 +116,41 @@ def test_csv_and_latex_helpers_escape_formulas_and_specials(new_page, live_serve
     assert "a\\_b & 50\\% \\\\" in latex
     assert "x \\& y & \\$\\#\\{\\}\\textasciitilde{}\\textasciicircum{}\\textbackslash{} \\\\" in latex
     assert errors == []
+
+
+def test_the_factoid_box_plot_draws_labelled_boxes_and_pairs_truth_sets_by_name(new_page, live_server, login, people):
+    from scoring.models import Job
+
+    factoids = services.create_campaign(creator=people["organiser"], kind="factoids", name="F", overlap=1)
+    box = Job.objects.create(
+        campaign=factoids,
+        analysis="wfs-stability",
+        status="done",
+        progress=1.0,
+        result={
+            "topic": "t",
+            "stability": {"sizes": [1, 2, 3], "mean_rho": [0.2, 0.5, 0.7], "pairs": 10, "first_above": {}},
+            "summaries": [{"id": "S1", "model": False}, {"id": "M1", "model": True}, {"id": "M2", "model": True}],
+            "distribution": {"n": 2, "scores": [[1, 10, 12], [3, 20, 14], [5, 30, 16]]},
+            "unigrams": {"min_summaries": 1, "consensus_unigrams": [], "rho": 0.5},
+        },
+    )
+    page = new_page()
+    errors = watch(page)
+    login(page, "organiser")
+    page.goto(f"{live_server.url}/jobs/{box.pk}/")
+    figure = page.locator('figure[data-chart="box"]')
+    expect(figure).to_have_attribute("data-drawn", "1")
+    drawn = page.evaluate(
+        """() => { const c = Chart.getChart(document.querySelector('figure[data-chart=box] canvas'));
+                   return {type: c.config.type, labels: c.data.labels, groups: c.data.datasets.map(d => d.label),
+                           x: c.options.scales.x.title.text}; }"""
+    )
+    assert drawn == {
+        "type": "boxplot",
+        "labels": ["M1", "M2", "S1"],
+        "groups": ["model summary", "machine summary"],
+        "x": "summary",
+    }
+    expect(page.locator('figure[data-chart="line"]')).to_have_attribute("data-drawn", "1")
+    assert errors == []
