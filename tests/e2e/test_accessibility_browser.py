@@ -164,6 +164,8 @@ def test_every_page_of_a_kind_for_every_role_passes_axe(kind, demo, people, brow
             ("organiser", "topic report", f"{base}/topics/{judged.external_id}/report/"),
             ("organiser", "job page", f"/jobs/{campaign.jobs.order_by('-pk').first().pk}/"),
             ("admin", "export page", f"{base}/export/"),
+            ("organiser", "uploads page", f"{base}/uploads/"),
+            ("organiser", "assignments page", f"{base}/assignments/"),
         ]
         if not campaign.memberships.filter(user=people["alice"]).exists():
             pages = pages[2:]
