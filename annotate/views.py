@@ -57,6 +57,7 @@ def campaign(request: HttpRequest, campaign_id: int) -> HttpResponse:
             "assignments": selectors.topic_assignments(campaign),
             "report": scoring_selectors.campaign_report(campaign),
             "jobs": scoring_selectors.campaign_jobs(campaign),
+            "applied": scoring_selectors.applied_changes(campaign),
             "analyses": analysis_forms(campaign),
             "refresh_ms": settings.CONCORD_REFRESH_MS,
         },

@@ -71,6 +71,10 @@ class JobSerializer(serializers.ModelSerializer):
             "started_at",
             "finished_at",
             "attempts",
+            "applied_at",
+            "params_before",
+            "params_after",
+            "reverted_at",
         ]
         read_only_fields = fields
 
@@ -151,6 +155,33 @@ class JobCancel(APIView):
         job = get_object_or_404(Job, pk=job_id)
         selectors.campaign_for(request.user, job.campaign_id, need="organise")
         return Response(JobSerializer(services.cancel_job(job=job, user=request.user)).data)
+
+
+class JobApply(APIView):
+    @extend_schema(
+        request=None,
+        description="Apply a finished analysis's result to its campaign (analyses that propose campaign params, "
+        "e.g. the ordering kind's frespa-tune): the params before and after are kept on the job "
+        "(params_before, params_after). A job already applied, or one with nothing to apply, answers 400.",
+        responses={200: JobSerializer, **ERRORS},
+    )
+    def post(self, request: Request, job_id: int) -> Response:
+        job = get_object_or_404(Job, pk=job_id)
+        selectors.campaign_for(request.user, job.campaign_id, need="organise")
+        return Response(JobSerializer(services.apply_job(job=job, user=request.user)).data)
+
+
+class JobRevert(APIView):
+    @extend_schema(
+        request=None,
+        description="Revert an applied job: the params it changed get their values from before. Refused with "
+        "400 naming the field when one of them has changed since it was applied.",
+        responses={200: JobSerializer, **ERRORS},
+    )
+    def post(self, request: Request, job_id: int) -> Response:
+        job = get_object_or_404(Job, pk=job_id)
+        selectors.campaign_for(request.user, job.campaign_id, need="organise")
+        return Response(JobSerializer(services.revert_job(job=job, user=request.user)).data)
 
 
 class Export(APIView):

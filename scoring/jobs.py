@@ -164,10 +164,9 @@ def run_job(job_id: int, *, enqueue_chunk: Callable[[int, int], object]) -> None
             written = recompute_reports(job.campaign_id, everything=True, progress=progress)
             result = {"topic_reports": written}
         else:
-            analysis = _analysis(job)
-            result = analysis.run(report_input(job.campaign), job.params, progress)
-            if analysis.apply is not None and not isinstance(result, Chunked):
-                analysis.apply(job.campaign, result)
+            # What an analysis proposes (Analysis.apply) changes the campaign only when
+            # an organiser applies it (scoring.services.apply_job).
+            result = _analysis(job).run(report_input(job.campaign), job.params, progress)
         if isinstance(result, Chunked):
             _split(job, result, enqueue_chunk)
             return

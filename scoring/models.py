@@ -91,6 +91,20 @@ class Job(models.Model):
     #: found unfinished after ``MAX_ATTEMPTS`` of them is failed, not queued
     #: again (scoring.services.recover_jobs).
     attempts = models.PositiveIntegerField(default=0)
+    #: An analysis with ``apply`` (e.g. the ordering kind's frespa-tune) changes the
+    #: campaign only when an organiser applies its result (scoring.services.apply_job):
+    #: the campaign's params before and after are kept, so the change can be shown
+    #: and reverted (scoring.services.revert_job) while those params are unchanged.
+    applied_at = models.DateTimeField(null=True, blank=True)
+    applied_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    params_before = models.JSONField(null=True, blank=True)
+    params_after = models.JSONField(null=True, blank=True)
+    reverted_at = models.DateTimeField(null=True, blank=True)
+    reverted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
 
     class Meta:
         ordering = ["-created_at", "-id"]

@@ -13,6 +13,7 @@ from django.db.models import Count
 
 from annotate.models import Campaign, Curation, Judgment, JudgmentRevision, Run, Topic
 from concord import typed
+from concord.errors import InvalidInput
 from kinds.registry import get_kind
 from scoring.models import Job, Report
 
@@ -208,3 +209,92 @@ def report_input(campaign: Campaign) -> ReportInput:
     # Phase 1's payloads differ from the current ones only once a second phase has started.
     first = phase_payloads(campaign, 1) if campaign.params.get("phase2_started_at") else current
     return ReportInput(campaign, topics, judgments, list(campaign.runs.all()), curations, {1: first, 2: current})
+
+
+# -- what an analysis changes on its campaign (Analysis.apply) ----------------------------
+
+
+@dataclass(frozen=True)
+class ParamChange:
+    """One campaign parameter an applied (or proposed) analysis result changes; ``field``
+    is its dotted path (``frespa.min_sup``), ``before``/``after`` None when absent."""
+
+    field: str
+    before: Any
+    after: Any
+
+
+def flat_params(params: Mapping[str, Any] | None, prefix: str = "") -> dict[str, Any]:
+    """Nested params as dotted path -> leaf value (a list is one leaf)."""
+    flat: dict[str, Any] = {}
+    for key, value in (params or {}).items():
+        path = f"{prefix}{key}"
+        if isinstance(value, Mapping) and value:
+            flat.update(flat_params(value, f"{path}."))
+        else:
+            flat[path] = value
+    return flat
+
+
+def param_changes(before: Mapping[str, Any] | None, after: Mapping[str, Any] | None) -> list[ParamChange]:
+    """The leaves that differ between two params, in path order."""
+    old, new = flat_params(before), flat_params(after)
+    return [
+        ParamChange(path, old.get(path), new.get(path))
+        for path in sorted(old.keys() | new.keys())
+        if old.get(path) != new.get(path)
+    ]
+
+
+def proposed_params(job: Job) -> dict[str, Any] | None:
+    """The campaign params ``job``'s result would give the campaign now (its
+    analysis's ``apply``), or None: the analysis changes nothing or has no result."""
+    analysis = get_kind(job.campaign.kind).analysis(job.analysis)
+    if analysis is None or analysis.apply is None or job.status != Job.Status.DONE or not job.result:
+        return None
+    return analysis.apply(job.campaign.params, job.result)
+
+
+def proposed_changes(job: Job) -> list[ParamChange] | None:
+    """What applying ``job`` would change on its campaign now ([] nothing), or None
+    (nothing to apply)."""
+    proposed = proposed_params(job)
+    return None if proposed is None else param_changes(job.campaign.params, proposed)
+
+
+@dataclass(frozen=True)
+class AppliedChange:
+    """An analysis result applied to its campaign, for the campaign page."""
+
+    job: Job
+    changes: list[ParamChange]
+    #: why it cannot be reverted (the params changed since), or None
+    stale: str | None
+
+
+def revert_refusal(job: Job, params: Mapping[str, Any]) -> InvalidInput | None:
+    """Why ``job``'s applied change cannot be reverted on ``params`` (the campaign's
+    params now): a field it changed has another value since. None: it can."""
+    now = flat_params(params)
+    for change in param_changes(job.params_before, job.params_after):
+        if now.get(change.field) != change.after:
+            return InvalidInput(
+                f"params.{change.field}",
+                f"changed since job {job.pk} was applied (it set {change.after!r}, it is {now.get(change.field)!r} "
+                "now): not reverted; change it back on the campaign instead",
+            )
+    return None
+
+
+def applied_changes(campaign: Campaign) -> list[AppliedChange]:
+    """The analysis results applied to ``campaign`` and not reverted, newest first."""
+    jobs = Job.objects.filter(campaign=campaign, applied_at__isnull=False, reverted_at__isnull=True).select_related(
+        "applied_by"
+    )
+    listing = []
+    for job in jobs.order_by("-applied_at", "-id")[:20]:
+        refusal = revert_refusal(job, campaign.params)
+        listing.append(
+            AppliedChange(job, param_changes(job.params_before, job.params_after), refusal.message if refusal else None)
+        )
+    return listing

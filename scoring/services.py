@@ -44,7 +44,14 @@ from scoring.jobs import (  # re-exported: the public face of scoring's writes
     run_chunk,
 )
 from scoring.models import Job, JobChunk, ScoringState, StaleTopic
-from scoring.selectors import CampaignFacts, campaign_facts
+from scoring.selectors import (
+    CampaignFacts,
+    campaign_facts,
+    flat_params,
+    param_changes,
+    proposed_params,
+    revert_refusal,
+)
 
 log = logging.getLogger(__name__)
 
@@ -157,6 +164,74 @@ def cancel_job(*, job: Job, user) -> Job:
         raise InvalidInput("job", f"job {job.pk} is {job.status}: only a queued or running job can be cancelled")
     log.info("job %s cancelled by %s", job.pk, who)
     return job
+
+
+@transaction.atomic
+def apply_job(*, job: Job, user) -> Job:
+    """Apply a finished analysis's result to its campaign (``Analysis.apply``): the
+    campaign's params change (checked as every change of them is), the params before
+    and after are kept on the job for :func:`revert_job`, and every report is recomputed."""
+    job = Job.objects.select_for_update().select_related("campaign").get(pk=job.pk)
+    campaign = Campaign.objects.select_for_update().get(pk=job.campaign_id)
+    job.campaign = campaign
+    if job.applied_at is not None and job.reverted_at is None:
+        raise InvalidInput("job", f"job {job.pk} is applied already")
+    proposed = proposed_params(job)
+    if proposed is None:
+        raise InvalidInput("job", f"job {job.pk} ({job.analysis}, {job.status}) has no result to apply")
+    after = _checked_params(campaign, proposed)
+    job.params_before, job.params_after = campaign.params, after
+    job.applied_at, job.applied_by, job.reverted_at, job.reverted_by = timezone.now(), user, None, None
+    campaign.params = after
+    campaign.save(update_fields=["params"])
+    job.save(update_fields=["params_before", "params_after", "applied_at", "applied_by", "reverted_at", "reverted_by"])
+    mark_all_stale(campaign)
+    log.info("job %s applied to campaign %s by %s", job.pk, campaign.pk, user)
+    return job
+
+
+@transaction.atomic
+def revert_job(*, job: Job, user) -> Job:
+    """Undo :func:`apply_job`: the fields it changed get their values from before.
+    Refused (naming the field) when one of them has changed since."""
+    job = Job.objects.select_for_update().select_related("campaign").get(pk=job.pk)
+    campaign = Campaign.objects.select_for_update().get(pk=job.campaign_id)
+    if job.applied_at is None or job.reverted_at is not None:
+        raise InvalidInput("job", f"job {job.pk} is not applied to its campaign: nothing to revert")
+    refusal = revert_refusal(job, campaign.params)
+    if refusal is not None:
+        raise refusal
+    flat = flat_params(campaign.params)
+    before = flat_params(job.params_before)
+    for change in param_changes(job.params_before, job.params_after):
+        if change.field in before:
+            flat[change.field] = before[change.field]
+        else:
+            flat.pop(change.field, None)
+    campaign.params = _checked_params(campaign, nested_params(flat))
+    campaign.save(update_fields=["params"])
+    job.reverted_at, job.reverted_by = timezone.now(), user
+    job.save(update_fields=["reverted_at", "reverted_by"])
+    mark_all_stale(campaign)
+    log.info("job %s reverted on campaign %s by %s", job.pk, campaign.pk, user)
+    return job
+
+
+def _checked_params(campaign: Campaign, params: dict) -> dict:
+    """As annotate.services.clean_campaign_params (which imports this module)."""
+    return get_kind(campaign.kind).params.clean(params, "params", current=campaign.params)
+
+
+def nested_params(flat: dict) -> dict:
+    """The inverse of ``flat_params``: dotted paths back to nested objects."""
+    nested: dict = {}
+    for path, value in flat.items():
+        *parents, leaf = path.split(".")
+        node = nested
+        for key in parents:
+            node = node.setdefault(key, {})
+        node[leaf] = value
+    return nested
 
 
 # -- recovery: work that a lost worker left unfinished ----------------------------

@@ -14,3 +14,21 @@ register = template.Library()
 def guidelines(text: str) -> SafeString:
     """A campaign's guidelines (Markdown), sanitised (concord/markdown.py)."""
     return markdown.render(text)
+
+
+@register.filter
+def id_texts(items, more=None) -> dict[str, str]:
+    """``[{"id": "c1", "text": "Jon Smith"}, ...]`` (and ``more`` such rows) as
+    ``{"c1": "Jon Smith"}``, texts cut to 80 characters: the labels a kind's judging
+    page gives the conflict box (``json_script:"item-labels"``, read by
+    static/annotate/judge.js) so that ``matches.c1`` reads with its text.
+
+    >>> id_texts([{"id": "c1", "text": "Jon Smith"}, {"id": "c2"}], [{"id": "r1", "text": "x" * 90}])
+    {'c1': 'Jon Smith', 'r1': 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…'}
+    """
+    labels: dict[str, str] = {}
+    for row in [*(items or []), *(more or [])]:
+        if isinstance(row, dict) and isinstance(row.get("id"), str) and isinstance(row.get("text"), str):
+            text = " ".join(row["text"].split())
+            labels[row["id"]] = text if len(text) <= 80 else text[:79] + "…"
+    return labels

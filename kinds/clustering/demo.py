@@ -123,10 +123,25 @@ def build(
         )
     for user in people:
         services.add_member(campaign=campaign, username=user.username, role=Membership.Role.ASSESSOR)
-    services.import_topics(
+    (theirs,) = services.import_topics(
         campaign=campaign,
         topics=[{"external_id": "volcano-2", "title": "Mount Kelud erupts (your turn)", "data": topic_data(VOLCANO)}],
     )
+    # Simulated assessors judge the people's topics too, so a person's submission moves
+    # the agreement figures at once (there is someone to agree with).
+    others = random.Random(2010)
+    for assignment in theirs.assignments.select_related("assessor"):
+        judge = JUDGES.get(assignment.assessor.username)
+        if judge is not None:
+            clusters = judge(topics, others)
+            services.save_judgment(
+                topic=theirs,
+                assessor=assignment.assessor,
+                payload={"clusters": clusters, "descriptions": [""] * len(clusters)},
+                status="submitted",
+                version=0,
+                source="import",
+            )
     services.import_runs(
         campaign=campaign,
         runs=[

@@ -159,6 +159,8 @@ class ClusteringTopicReport:
     baseline: ClusteringTable3 | None
     consensus: list[list[str]]
     runs: dict[str, dict[str, ClusteringTable3]]
+    #: the text of each sentence in ``consensus`` (id -> text), shown beside the ids
+    sentences: dict[str, str]
 
 
 @dataclass(frozen=True)
@@ -337,6 +339,9 @@ def topic_report(input: ReportInput, topic: Topic) -> ClusteringTopicReport:
         pairs=pairs,
         baseline=baseline(clusterings, items) if len(judges) >= 1 else None,
         consensus=gold,
+        sentences={
+            s["id"]: s.get("text", "") for s in topic.data.get("sentences", []) if any(s["id"] in c for c in gold)
+        },
         runs={
             run.name: {
                 **{

@@ -16,7 +16,10 @@ from kinds.factoids import services
 
 
 class PhaseSerializer(serializers.Serializer):
-    phase = serializers.IntegerField(help_text="2: start Phase 2 (factoid analysis)")
+    phase = serializers.IntegerField(
+        help_text="2: start Phase 2 (factoid analysis); 1: back to Phase 1, refused (400) once a judgment "
+        "was saved in Phase 2"
+    )
 
 
 class Phase(APIView):
@@ -24,7 +27,10 @@ class Phase(APIView):
     def post(self, request: Request, campaign_id: int) -> Response:
         campaign, role = selectors.campaign_for(request.user, campaign_id, need="organise")
         data = body(request, allowed={"phase"}, required={"phase"})
-        if data["phase"] != 2:
-            raise InvalidInput("phase", "a campaign can only move on to Phase 2")
-        campaign = services.start_phase_two(campaign=campaign)
+        if data["phase"] == 2:
+            campaign = services.start_phase_two(campaign=campaign)
+        elif data["phase"] == 1:  # back to Phase 1: only while nothing was saved in Phase 2
+            campaign = services.revert_phase_two(campaign=campaign)
+        else:
+            raise InvalidInput("phase", "expected 2 (start Phase 2) or 1 (back to Phase 1)")
         return Response(s.CampaignSerializer(campaign, context={"roles": {campaign.pk: role}}).data)

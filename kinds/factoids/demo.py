@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from django.contrib.auth.models import AbstractBaseUser
 
 from annotate import services
-from annotate.models import Campaign, Membership
+from annotate.models import Assignment, Campaign, Membership
 
 GUIDELINES = """Build your own factoid inventory for this text and mark, for every summary sentence, the factoids it contains.
 
@@ -125,8 +125,26 @@ def build(
     services.save_curation(topic=topic, name="consensus", data=consensus, version=0, user=organiser)
     for user in people:
         services.add_member(campaign=campaign, username=user.username, role=Membership.Role.ASSESSOR)
-    services.import_topics(
+    (theirs,) = services.import_topics(
         campaign=campaign,
         topics=[{"external_id": "tram-2", "title": "The new tram line (your turn)", "data": {"summaries": data[:6]}}],
+    )
+    # A third simulated annotator on the people's topic (its overlap of two goes to alice
+    # and bob), so that their submissions move the agreement figures at once.
+    if len(simulated) < 3:
+        return campaign
+    third = simulated[2]
+    services.add_member(campaign=campaign, username=third.username, role=Membership.Role.ASSESSOR)
+    Assignment.objects.get_or_create(topic=theirs, assessor=third)
+    shown = {s["id"] for summary in data[:6] for s in summary["sentences"]}
+    services.save_judgment(
+        topic=theirs,
+        assessor=third,
+        payload=annotation(
+            {s: f for s, f in facts_of.items() if s in shown}, random.Random(2005), coarse=False, miss=0.1
+        ),
+        status="submitted",
+        version=0,
+        source="import",
     )
     return campaign

@@ -3,12 +3,13 @@ relations between two annotators' inventories (section 3.2), a curation."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
 
-from annotate.models import Campaign, Judgment, Topic
+from annotate.models import Campaign, Judgment, JudgmentRevision, Topic
 from annotate.services import clean_campaign_params
 from concord.errors import InvalidInput
 from kinds.base import require_ids, require_list, require_object
@@ -26,6 +27,52 @@ def start_phase_two(*, campaign: Campaign) -> Campaign:
     campaign.params = clean_campaign_params(
         campaign.kind, {**campaign.params, "phase": 2, "phase2_started_at": timezone.now().isoformat()}, internal=True
     )
+    campaign.save(update_fields=["params"])
+    scoring_services.mark_all_stale(campaign)
+    return campaign
+
+
+def phase_two_saves(campaign: Campaign) -> list[str]:
+    """Who saved which topic since Phase 2 started ("alice on t1", oldest first): any
+    saved version (draft or submitted) of a judgment keeps the campaign in Phase 2."""
+    started = campaign.params.get("phase2_started_at")
+    if campaign.params.get("phase") != 2 or not started:
+        return []
+    rows = (
+        JudgmentRevision.objects.filter(
+            judgment__topic__campaign=campaign, created_at__gte=datetime.fromisoformat(started)
+        )
+        .order_by("created_at", "id")
+        .values_list("judgment__assessor__username", "judgment__topic__external_id")
+    )
+    return list(dict.fromkeys(f"{name} on {topic}" for name, topic in rows))
+
+
+def phase_one_refusal(campaign: Campaign) -> InvalidInput | None:
+    """Why the campaign cannot go back to Phase 1 now, or None."""
+    if campaign.params.get("phase") != 2:
+        return InvalidInput("phase", "the campaign is in Phase 1 already")
+    saved = phase_two_saves(campaign)
+    if saved:
+        shown = ", ".join(saved[:5]) + (f" and {len(saved) - 5} more" if len(saved) > 5 else "")
+        return InvalidInput(
+            "phase",
+            f"{len(saved)} judgment{'s were' if len(saved) != 1 else ' was'} saved in Phase 2 ({shown}): "
+            "going back to Phase 1 would mix them into the independent annotation",
+        )
+    return None
+
+
+@transaction.atomic
+def revert_phase_two(*, campaign: Campaign) -> Campaign:
+    """Back to Phase 1, allowed while no judgment has been saved since Phase 2 started
+    (a start by mistake): assessors stop seeing the others' discrepancies."""
+    campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
+    refusal = phase_one_refusal(campaign)
+    if refusal is not None:
+        raise refusal
+    params = {k: v for k, v in campaign.params.items() if k not in ("phase", "phase2_started_at")}
+    campaign.params = clean_campaign_params(campaign.kind, params, internal=True)
     campaign.save(update_fields=["params"])
     scoring_services.mark_all_stale(campaign)
     return campaign

@@ -8,7 +8,6 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_POST
 
 from annotate import selectors
 from annotate import services as annotate_services
@@ -30,15 +29,66 @@ def _version(text: str) -> int:
 
 
 @login_required
-@require_POST
 def start_phase_two(request: HttpRequest, campaign_id: int) -> HttpResponse:
-
+    """GET: what starting Phase 2 means, and a confirm button; POST: start it."""
     campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
-    try:
-        factoid_services.start_phase_two(campaign=campaign)
-    except InvalidInput as error:
-        return refused(request, error, back=("Back to the campaign", reverse("campaign", args=[campaign.pk])))
-    return redirect("campaign", campaign_id=campaign.pk)
+    back = reverse("campaign", args=[campaign.pk])
+    if request.method == "POST":
+        try:
+            factoid_services.start_phase_two(campaign=campaign)
+        except InvalidInput as error:
+            return refused(request, error, back=("Back to the campaign", back))
+        return redirect("campaign", campaign_id=campaign.pk)
+    return render(
+        request,
+        "confirm.html",
+        {
+            "title": "Start Phase 2",
+            "campaign": campaign,
+            "explanation": [
+                "In Phase 2 every annotator sees, on each topic, where their factoids and markings differ "
+                "from the others' and may correct slips (van Halteren & Teufel, section 3.1). What they "
+                "submitted until now stays the Phase 1 annotation; the reports then show both phases.",
+                "You can go back to Phase 1 from the campaign page until someone saves a judgment in Phase 2.",
+            ],
+            "question": f"Start Phase 2 of {campaign.name}?",
+            "button": "Start Phase 2",
+            "action": reverse("campaign-phase", args=[campaign.pk]),
+            "back": back,
+            "refusal": "The campaign is in Phase 2 already." if campaign.params.get("phase") == 2 else None,
+        },
+    )
+
+
+@login_required
+def revert_phase_two(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """GET: going back to Phase 1 (or why it cannot), and a confirm button; POST: do it."""
+    campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
+    back = reverse("campaign", args=[campaign.pk])
+    if request.method == "POST":
+        try:
+            factoid_services.revert_phase_two(campaign=campaign)
+        except InvalidInput as error:
+            return refused(request, error, back=("Back to the campaign", back))
+        return redirect("campaign", campaign_id=campaign.pk)
+    refusal = factoid_services.phase_one_refusal(campaign)
+    return render(
+        request,
+        "confirm.html",
+        {
+            "title": "Back to Phase 1",
+            "campaign": campaign,
+            "explanation": [
+                "Annotators stop seeing their discrepancies with the others, and the reports show Phase 1 only."
+            ],
+            "question": f"Take {campaign.name} back to Phase 1?",
+            "button": "Back to Phase 1",
+            "danger": True,
+            "action": reverse("campaign-phase-revert", args=[campaign.pk]),
+            "back": back,
+            "refusal": f"Cannot go back to Phase 1: {refusal.message}." if refusal else None,
+        },
+    )
 
 
 @login_required

@@ -178,7 +178,25 @@ def build(
             )
     for user in people:
         services.add_member(campaign=campaign, username=user.username, role=Membership.Role.ASSESSOR)
-    services.import_topics(campaign=campaign, topics=all_topics[6:])
+    theirs = services.import_topics(campaign=campaign, topics=all_topics[6:])
+    # Simulated assessors judge the people's topics too, so a person's submission moves
+    # the agreement figures at once (there is someone to agree with).
+    others = random.Random(2011)
+    for topic in theirs:
+        truth = [item["id"] for item in topic.data["items"]]
+        for assignment in topic.assignments.select_related("assessor"):
+            name = assignment.assessor.username
+            if name not in {u.username for u in simulated}:
+                continue
+            order = perturbed(truth, others.randint(1, 3), others) if name in CAREFUL else careless(truth, others)
+            services.save_judgment(
+                topic=topic,
+                assessor=assignment.assessor,
+                payload={"order": order},
+                status="submitted",
+                version=0,
+                source="import",
+            )
     truths = {t["external_id"]: [i["id"] for i in t["data"]["items"]] for t in all_topics}
     services.import_runs(
         campaign=campaign,

@@ -9,7 +9,7 @@ and FreSPA (4.1-4.4), ED per method (5.2); analyses: noise robustness
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from itertools import combinations
 from typing import Any, Literal
@@ -302,9 +302,15 @@ def sweep_analysis(
 
 
 def tune_analysis(input: ReportInput, params: dict[str, Any], progress: Callable[[float, str], None]) -> dict[str, Any]:
-    """Pick the FreSPA parameters with the best ED (kinds.ordering.services.apply_tuning saves them)."""
+    """Pick the FreSPA parameters with the best ED; they change the campaign only once an
+    organiser applies them (:func:`tuned_params`, scoring.services.apply_job)."""
     best = m.tune(_golds_by_topic(input), progress=_reporter(progress, 0, 0.95, "settings"))
-    return {"setting": asdict(best.setting), "ed": best.ed, "settings_tried": best.n_settings, "saved": True}
+    return {"setting": asdict(best.setting), "ed": best.ed, "settings_tried": best.n_settings}
+
+
+def tuned_params(params: Mapping[str, Any], result: dict[str, Any]) -> dict[str, Any]:
+    """The campaign params with the ``frespa-tune`` result's setting (``Analysis.apply``)."""
+    return {**params, "frespa": dict(result["setting"])}
 
 
 ANALYSES = {"noise": noise_analysis, "frespa-sweep": sweep_analysis, "frespa-tune": tune_analysis}
@@ -328,7 +334,9 @@ ANALYSIS_PARAMS = {
         Int("seeds", 10, min=1, max=50, help="Random draws of the noise per ratio (seeds 0 .. seeds-1)."),
     ),
     "frespa-sweep": ParamsSchema(help="No params: the paper's sweeps (Tables 2-4)."),
-    "frespa-tune": ParamsSchema(help="No params: a fixed grid of 54 settings; the best is saved on the campaign."),
+    "frespa-tune": ParamsSchema(
+        help="No params: a fixed grid of 54 settings; you review the best and may apply it to the campaign."
+    ),
 }
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kinds.ordering import charts, demo, importers, report, services
+from kinds.ordering import charts, demo, importers, report
 from kinds.ordering.data import OrderingKind
 from kinds.ordering.examples import EXAMPLES
 from kinds.spec import Analysis, Exports, JudgePage, KindSpec, Reports
@@ -45,7 +45,7 @@ SPEC = KindSpec(
         Analysis(
             name="frespa-tune",
             run=report.tune_analysis,
-            apply=services.apply_tuning,
+            apply=report.tuned_params,
             params=report.ANALYSIS_PARAMS["frespa-tune"],
             template="ordering/results/frespa-tune.html",
             ready=report.orderings_ready,

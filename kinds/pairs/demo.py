@@ -187,7 +187,21 @@ def build(
     # and their own judgments move the live report.
     for user in people:
         services.add_member(campaign=campaign, username=user.username, role=Membership.Role.ASSESSOR)
-    services.import_topics(campaign=campaign, topics=topics(6, rng, start=25))
+    theirs = services.import_topics(campaign=campaign, topics=topics(6, rng, start=25))
+    # Simulated assessors judge the people's topics too, so a person's submission moves
+    # the agreement figures at once (there is someone to agree with).
+    others, names = random.Random(20082), {u.username for u in simulated}
+    for topic in theirs:
+        for assignment in topic.assignments.select_related("assessor"):
+            if assignment.assessor.username in names:
+                services.save_judgment(
+                    topic=topic,
+                    assessor=assignment.assessor,
+                    payload=simulated_payload(topic.data, assignment.assessor.username, others),
+                    status="submitted",
+                    version=0,
+                    source="import",
+                )
     return [campaign, build_systems(organiser, simulated)]
 
 

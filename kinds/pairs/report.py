@@ -150,6 +150,8 @@ class PairsCandidate:
     """One candidate of a topic: its match votes out of the adjudicators who judged it."""
 
     id: str
+    #: the candidate's text (its name), shown beside the id
+    text: str
     matches: int
     judged: int
 
@@ -266,10 +268,11 @@ def topic_report(input: ReportInput, topic: Topic) -> PairsTopicReport:
     v = votes([topic], judgments)
     matches = np.nansum(v.matrix, axis=1)
     judged = (~np.isnan(v.matrix)).sum(axis=1)
+    texts = {c["id"]: c.get("text", "") for c in topic.data.get("candidates", [])}
     return PairsTopicReport(
         **_agreement(v),
         candidates=[
-            PairsCandidate(id=candidate, matches=int(m), judged=int(n))
+            PairsCandidate(id=candidate, text=texts.get(candidate, ""), matches=int(m), judged=int(n))
             for (_, candidate), m, n in zip(v.items, matches, judged)
         ],
     )

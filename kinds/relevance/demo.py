@@ -294,7 +294,23 @@ def build(
     # The people join last, so the least-loaded rule gives them the new topics.
     for user in people:
         services.add_member(campaign=campaign, username=user.username, role=Membership.Role.ASSESSOR)
-    services.import_topics(campaign=campaign, topics=topic_rows(range(JUDGED_TOPICS, len(TOPICS)), collections, pooled))
+    theirs = services.import_topics(
+        campaign=campaign, topics=topic_rows(range(JUDGED_TOPICS, len(TOPICS)), collections, pooled)
+    )
+    # Simulated assessors judge the people's topics too, so a person's submission moves
+    # the agreement figures at once (there is someone to agree with).
+    others = random.Random(2001)
+    for topic in theirs:
+        for assignment in topic.assignments.select_related("assessor"):
+            if assignment.assessor.username in ASSESSORS:
+                services.save_judgment(
+                    topic=topic,
+                    assessor=assignment.assessor,
+                    payload=simulated_payload(topic.data, truth, assignment.assessor.username, others),
+                    status="submitted",
+                    version=0,
+                    source="import",
+                )
     services.import_runs(
         campaign=campaign, runs=[{"name": system, "data": {"ranking": ranking}} for system, ranking in runs.items()]
     )

@@ -192,6 +192,8 @@ class RelevanceDocument:
     None where not graded) and the consensus (the lower median grade, Voorhees 2000)."""
 
     id: str
+    #: the document's text (its start, for the table), shown beside the id
+    text: str
     grades: list[int | None]
     consensus: int | None
 
@@ -448,6 +450,7 @@ def topic_report(input: ReportInput, topic: Topic) -> RelevanceTopicReport:
     scale, threshold = scale_of(params), threshold_of(params)
     g = grades([topic], judgments)
     consensus = m.consensus_grades(g.matrix)
+    texts = {d["id"]: d.get("title") or d.get("text", "") for d in topic.data.get("documents", [])}
     return RelevanceTopicReport(
         **_agreement(g, scale=scale, threshold=threshold),
         scale=scale,
@@ -455,6 +458,7 @@ def topic_report(input: ReportInput, topic: Topic) -> RelevanceTopicReport:
         documents=[
             RelevanceDocument(
                 id=document,
+                text=texts.get(document, "")[:200],
                 grades=[None if np.isnan(v) else int(v) for v in g.matrix[:, n]],
                 consensus=None if np.isnan(consensus[n]) else int(consensus[n]),
             )

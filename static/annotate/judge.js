@@ -270,7 +270,7 @@ Concord.Judgment = class {
       saved.payload === undefined ? null : { ...status(saved), ...flatten(saved.payload) },
     );
     const shown = differences.slice(0, 20);
-    for (const [path, yours, theirs] of shown) rows.appendChild(row(path, yours, theirs));
+    for (const [path, yours, theirs] of shown) rows.appendChild(row(path, yours, theirs, itemLabels()));
     if (differences.length > shown.length) rows.appendChild(row("…", `${differences.length - shown.length} more differences`, ""));
     if (!differences.length) rows.appendChild(row("", "the same content", "the same content"));
     document.getElementById("merge").hidden = false;
@@ -442,14 +442,35 @@ function show(value) {
   return JSON.stringify(value);
 }
 
-function row(path, yours, theirs) {
+function row(path, yours, theirs, labels = {}) {
   const tr = document.createElement("tr");
   for (const text of [path, yours, theirs]) {
     const cell = document.createElement(tr.children.length ? "td" : "th");
     cell.textContent = text;
     tr.appendChild(cell);
   }
+  // The text of the items a path names (matches.c1 -> "Jon Smith"), from the kind's page.
+  const named = String(path).split(/[.[\]]/).filter((part) => Object.hasOwn(labels, part));
+  if (named.length) {
+    const label = document.createElement("span");
+    label.className = "item-label";
+    label.textContent = named.map((part) => `“${labels[part]}”`).join(" · ");
+    tr.firstChild.append(" ", label);
+  }
   return tr;
+}
+
+// id -> text of the page's items: the kind's template gives them as
+// {{ ...|id_texts|json_script:"item-labels" }} (none: paths are shown alone).
+function itemLabels() {
+  const element = document.getElementById("item-labels");
+  if (!element) return {};
+  try {
+    const labels = JSON.parse(element.textContent);
+    return labels !== null && typeof labels === "object" && !Array.isArray(labels) ? labels : {};
+  } catch (error) {
+    return {};
+  }
 }
 
 function canonical(value) {

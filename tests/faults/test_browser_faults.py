@@ -110,15 +110,15 @@ def test_a_change_made_elsewhere_while_offline_is_a_merge_prompt(context, topic,
     expect(page.locator("#merge-mine-head")).to_contain_text("Your unsaved change (made on version 1)")
     expect(page.locator("#merge-saved-head")).to_contain_text("Saved version 2 by alice")
     rows = page.locator("#merge-rows tr")
-    expect(rows).to_have_count(3)  # c1, c2 and c3 differ
-    expect(rows.nth(0)).to_have_text(re.compile(r"matches\.c1\s*true\s*false"))
-    expect(rows.nth(1)).to_have_text(re.compile(r"matches\.c2\s*true\s*—"))
-    expect(rows.nth(2)).to_have_text(re.compile(r"matches\.c3\s*—\s*true"))
+    expect(rows).to_have_count(3)  # c1, c2 and c3 differ, each with its candidate's text (the page's item-labels)
+    expect(rows.nth(0)).to_have_text(re.compile(r"matches\.c1\s*“Candidate \d\.1”\s*true\s*false"))
+    expect(rows.nth(1)).to_have_text(re.compile(r"matches\.c2\s*“Candidate \d\.2”\s*true\s*—"))
+    expect(rows.nth(2)).to_have_text(re.compile(r"matches\.c3\s*“Candidate \d\.3”\s*—\s*true"))
     expect(page.locator("#save-status")).to_contain_text("Not saved")
     # Nothing is overwritten until the user chooses, whatever else happens meanwhile.
     choose(page, 3, "No match")
     page.evaluate("window.dispatchEvent(new Event('online'))")
-    expect(rows.nth(3)).to_have_text(re.compile(r"matches\.c4\s*false\s*—"))
+    expect(rows.nth(3)).to_have_text(re.compile(r"matches\.c4\s*“Candidate \d\.4”\s*false\s*—"))
     judgment = stored(topic, people)
     assert (judgment.version, judgment.payload) == (2, {"matches": {"c1": False, "c3": True}})
 

@@ -359,6 +359,9 @@ def test_the_demo_reports_round_trip_through_their_types_and_an_older_shape_is_r
     with django_capture_on_commit_callbacks(execute=True):
         seed(reset_passwords=False)
     campaign = Campaign.objects.get(kind="relevance", params__demo=True)
+    # The people's topics are judged by simulated assessors too: a topic nobody has graded yet.
+    data = campaign.topics.order_by("position").first().data
+    services.import_topics(campaign=campaign, topics=[{"external_id": "ungraded", "title": "Ungraded", "data": data}])
     given = report_input(campaign)
     built = [(RelevanceCampaignReport, report.campaign_report(given))]
     built += [(RelevanceTopicReport, report.topic_report(given, topic)) for topic in given.topics]
