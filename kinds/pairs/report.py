@@ -454,6 +454,13 @@ def evaluation_analysis(input: ReportInput, params: dict[str, Any], progress: Ca
     if not v.assessors:
         raise InvalidInput("campaign", "no submitted adjudication yet")
     query_of = {t.external_id: q for q, t in enumerate(topics)}
+    judged_queries = {topic for (topic, _), row in zip(v.items, v.matrix) if not np.isnan(row).all()}
+    if settings["resample"] == "queries" and len(judged_queries) < 2:
+        raise InvalidInput(
+            "params.resample",
+            f"resampling queries needs at least 2 judged queries, and {len(judged_queries)} is judged: "
+            "resample items, or judge more queries",
+        )
     snapshot = {
         "params": settings,
         "systems": [r.name for r in runs],

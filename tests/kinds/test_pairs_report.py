@@ -91,3 +91,30 @@ def test_perfect_agreement_gives_kappa_one(campaign):
     ]
     data = campaign_report(ReportInput(campaign, topics, rows, []))
     assert data.pairs[0].kappa == 1.0 and data.fleiss.kappa == 1.0
+
+
+def test_the_evaluation_says_what_to_change_when_one_query_is_judged(campaign, people):
+    """Resampling whole queries needs two judged queries: with one, the job says
+    to resample items (it used to fail 'unexpectedly' with a ValueError)."""
+    from concord.errors import InvalidInput
+    from kinds.pairs.report import evaluation_analysis
+    from scoring.services import analysis_schemas
+
+    runs = [{"name": n, "data": {"results": {"q1": [{"id": "c1", "text": "Candidate 1.1"}]}}} for n in ("A", "B")]
+    services.import_runs(campaign=campaign, runs=runs)
+    topic = campaign.topics.get(external_id="q1")
+    services.save_judgment(
+        topic=topic,
+        assessor=people["alice"],
+        payload={"matches": {c["id"]: c["id"] == "c1" for c in topic.data["candidates"]}},
+        status="submitted",
+        version=0,
+    )
+    schema = analysis_schemas("pairs")["evaluation"]
+    with pytest.raises(InvalidInput, match="needs at least 2 judged queries, and 1 is judged") as refused:
+        evaluation_analysis(report_input(campaign), schema.clean({"n_random": 0}), lambda *a: None)
+    assert refused.value.field == "params.resample"
+    result = evaluation_analysis(
+        report_input(campaign), schema.clean({"n_random": 0, "resample": "items", "n_resamples": 20}), lambda *a: None
+    )
+    assert result["systems"] == ["A", "B"] and result["items"] == 12  # 3 topics x 4 candidates
