@@ -17,7 +17,7 @@ from django.http import HttpRequest
 from django.shortcuts import redirect
 from django.urls import reverse
 
-from annotate.models import Assignment, Campaign, Curation, Judgment, JudgmentRevision, Membership, Run, Topic
+from annotate.models import Assignment, Campaign, Curation, Flag, Judgment, JudgmentRevision, Membership, Run, Topic
 from annotate.services import clean_campaign_params
 from concord.errors import InvalidInput
 from kinds.registry import get_kind
@@ -168,7 +168,7 @@ class TopicAdmin(KeepsHistory, admin.ModelAdmin):
 
 @admin.register(Assignment)
 class AssignmentAdmin(admin.ModelAdmin):
-    list_display = ["topic", "assessor", "created_at"]
+    list_display = ["topic", "assessor", "created_at", "skipped_at"]
     list_filter = ["topic__campaign"]
     list_select_related = ["topic", "assessor"]
 
@@ -203,6 +203,7 @@ class JudgmentAdmin(KeepsHistory, admin.ModelAdmin):
         "submitted_version",
         "submitted_payload",
         "submitted_at",
+        "active_ms",
     ]
     inlines = [RevisionInline]
 
@@ -223,6 +224,22 @@ class JudgmentAdmin(KeepsHistory, admin.ModelAdmin):
         if not revisions:
             return None
         return f"{obj}: {_count(revisions, 'revision')} of history; judgments are not deleted in the admin."
+
+
+@admin.register(Flag)
+class FlagAdmin(admin.ModelAdmin):
+    """Assessors' flags (annotate/flags.py): read here; organisers resolve them on the campaign page."""
+
+    list_display = ["topic", "item", "author", "created_at", "resolved_at"]
+    list_filter = ["topic__campaign", ("resolved_at", admin.EmptyFieldListFilter)]
+    list_select_related = ["topic", "author"]
+    readonly_fields = ["topic", "author", "item", "comment", "created_at", "resolved_at", "resolved_by", "answer"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Flag | None = None) -> bool:
+        return False
 
 
 @admin.register(JudgmentRevision)

@@ -22,6 +22,7 @@ from annotate.models import (
     Campaign,
     Curation,
     CurationRevision,
+    Flag,
     Judgment,
     JudgmentRevision,
     Membership,
@@ -62,6 +63,7 @@ def dump_campaign(campaign: Campaign) -> dict[str, Any]:
                 "submitted_payload": judgment.submitted_payload,
                 "submitted_version": judgment.submitted_version,
                 "submitted_at": _when(judgment.submitted_at),
+                "active_ms": judgment.active_ms,
                 "revisions": [
                     {
                         "version": r.version,
@@ -112,7 +114,13 @@ def dump_campaign(campaign: Campaign) -> dict[str, Any]:
             {"external_id": t.external_id, "title": t.title, "data": t.data, "position": t.position} for t in topics
         ],
         "assignments": [
-            {"topic": external[a.topic_id], "assessor": a.assessor.username, "items": a.items}
+            {
+                "topic": external[a.topic_id],
+                "assessor": a.assessor.username,
+                "items": a.items,
+                "skipped_at": _when(a.skipped_at),
+                "skip_reason": a.skip_reason,
+            }
             for a in Assignment.objects.filter(topic__campaign=campaign)
             .select_related("assessor")
             .order_by("topic__position", "assessor__username")
@@ -120,6 +128,21 @@ def dump_campaign(campaign: Campaign) -> dict[str, Any]:
         "runs": [{"name": r.name, "data": r.data} for r in campaign.runs.order_by("name")],
         "judgments": judgments,
         "curations": curations,
+        "flags": [
+            {
+                "topic": external[f.topic_id],
+                "author": f.author.username,
+                "item": f.item,
+                "comment": f.comment,
+                "created_at": _when(f.created_at),
+                "resolved_at": _when(f.resolved_at),
+                "resolved_by": f.resolved_by.username if f.resolved_by else None,
+                "answer": f.answer,
+            }
+            for f in Flag.objects.filter(topic__campaign=campaign)
+            .select_related("author", "resolved_by")
+            .order_by("created_at", "id")
+        ],
     }
 
 
@@ -129,7 +152,18 @@ def load_campaign(document: Any, *, creator=None) -> Campaign:
     require_object(
         document,
         "file",
-        allowed={"format", "version", "campaign", "members", "topics", "assignments", "runs", "judgments", "curations"},
+        allowed={
+            "format",
+            "version",
+            "campaign",
+            "members",
+            "topics",
+            "assignments",
+            "runs",
+            "judgments",
+            "curations",
+            "flags",
+        },
         required={"format", "version", "campaign"},
     )
     if document["format"] != FORMAT or document["version"] != VERSION:
@@ -187,6 +221,8 @@ def load_campaign(document: Any, *, creator=None) -> Campaign:
             topic=topics[a["topic"]],
             assessor=user(a["assessor"], f"file.assignments[{i}].assessor"),
             items=a.get("items"),
+            skipped_at=parse_datetime(a["skipped_at"]) if a.get("skipped_at") else None,
+            skip_reason=a.get("skip_reason", "") if a.get("skipped_at") else "",
         )
         for i, a in enumerate(document.get("assignments", []))
     )
@@ -221,6 +257,7 @@ def load_campaign(document: Any, *, creator=None) -> Campaign:
             submitted_payload=counted,
             submitted_version=counted_version,
             submitted_at=parse_datetime(entry["submitted_at"]) if entry.get("submitted_at") else None,
+            active_ms=_active_ms(entry.get("active_ms", 0), f"file.judgments[{index}].active_ms"),
         )
         revisions = [
             JudgmentRevision(
@@ -251,8 +288,28 @@ def load_campaign(document: Any, *, creator=None) -> Campaign:
         )
         _keep_times(CurationRevision, curation.revisions.all(), entry.get("revisions", []))
 
+    for index, entry in enumerate(document.get("flags", [])):
+        where = f"file.flags[{index}]"
+        flag = Flag.objects.create(
+            topic=topics[entry["topic"]],
+            author=user(entry["author"], f"{where}.author"),
+            item=entry.get("item", ""),
+            comment=entry["comment"],
+            resolved_at=parse_datetime(entry["resolved_at"]) if entry.get("resolved_at") else None,
+            resolved_by=user(entry.get("resolved_by"), f"{where}.resolved_by"),
+            answer=entry.get("answer", ""),
+        )
+        if entry.get("created_at"):
+            Flag.objects.filter(pk=flag.pk).update(created_at=parse_datetime(entry["created_at"]))
+
     scoring_services.mark_all_stale(campaign)
     return campaign
+
+
+def _active_ms(value: Any, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise InvalidInput(where, "expected the active time in milliseconds: a whole number, 0 or more")
+    return value
 
 
 def _clean_members(members: Any) -> list[dict[str, Any]]:

@@ -77,6 +77,11 @@ class Assignment(models.Model):
     #: The items of the topic this assessor judges; null: all of them.
     items = models.JSONField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    #: When the assessor skipped the topic (null: not skipped). A skipped topic
+    #: leaves their "next topic" order; its judgment, if any, stays and counts.
+    skipped_at = models.DateTimeField(null=True, blank=True)
+    #: Why (the assessor's words, optional); blank when not skipped.
+    skip_reason = models.TextField(blank=True, default="")
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["topic", "assessor"], name="one_assignment_per_topic")]
@@ -119,6 +124,12 @@ class Judgment(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
     #: When the counting version was submitted (null: nothing counts).
     submitted_at = models.DateTimeField(null=True, blank=True)
+    #: Active time spent on the topic, in milliseconds: the sum of the
+    #: ``active_ms`` increments sent with the saves (the page counts only while
+    #: it is visible and the assessor did something in the last 60 s).
+    active_ms = models.PositiveBigIntegerField(
+        default=0, help_text="Active time spent judging, in milliseconds (not wall clock)."
+    )
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["topic", "assessor"], name="one_judgment_per_assessor")]
@@ -198,3 +209,33 @@ class CurationRevision(models.Model):
             models.UniqueConstraint(fields=["curation", "version"], name="one_curation_revision_per_version")
         ]
         ordering = ["curation", "version"]
+
+
+class Flag(models.Model):
+    """An assessor's comment for the organisers on a topic or one item of it
+    (``item``: an id of the kind's ``Kind.items()``; blank: the whole topic).
+    Open until an organiser resolves it, with an optional answer the
+    assessor sees on the topic's page."""
+
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="flags")
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="flags")
+    item = models.CharField(max_length=200, blank=True, default="", help_text="Blank: the whole topic.")
+    comment = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+    resolved_at = models.DateTimeField(null=True, blank=True)
+    resolved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    answer = models.TextField(blank=True, default="")
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["topic", "resolved_at"])]
+
+    @property
+    def is_open(self) -> bool:
+        return self.resolved_at is None
+
+    def __str__(self) -> str:
+        what = f"{self.topic} ({self.item})" if self.item else str(self.topic)
+        return f"{self.author} on {what}: {'open' if self.is_open else 'resolved'}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -126,6 +127,9 @@ class QueueEntry:
     topic: Topic
     status: str  # "new", or a Judgment.Status: "draft", "submitted", "reopened", "withdrawn"
     version: int
+    #: The assessor skipped it (annotate.flags): it is left out of "next topic".
+    skipped: bool = False
+    skip_reason: str = ""
 
     @property
     def counts(self) -> bool:
@@ -149,10 +153,25 @@ class CampaignQueue:
         return round(100 * self.submitted / len(self.entries)) if self.entries else 0
 
     @property
+    def skipped(self) -> int:
+        return sum(1 for e in self.entries if e.skipped)
+
+    @property
     def next_topic(self) -> Topic | None:
-        pending = [e for e in self.entries if not e.counts]
+        """The first draft, else the first topic not judged yet; skipped topics are left out."""
+        pending = [e for e in self.entries if not e.counts and not e.skipped]
         drafts = [e for e in pending if e.status == "draft"]
         return (drafts or pending)[0].topic if pending else None
+
+    def neighbours(self, topic: Topic) -> tuple[Topic | None, Topic | None]:
+        """The topics before and after ``topic`` in the queue's order (every topic, skipped ones too)."""
+        ids = [e.topic.pk for e in self.entries]
+        if topic.pk not in ids:
+            return None, None
+        at = ids.index(topic.pk)
+        before = self.entries[at - 1].topic if at > 0 else None
+        after = self.entries[at + 1].topic if at + 1 < len(self.entries) else None
+        return before, after
 
 
 def assessor_queues(user: AnyUser) -> list[CampaignQueue]:
@@ -169,6 +188,8 @@ def assessor_queues(user: AnyUser) -> list[CampaignQueue]:
             topic=assignment.topic,
             status=judgment.status if judgment else "new",
             version=judgment.version if judgment else 0,
+            skipped=assignment.skipped_at is not None,
+            skip_reason=assignment.skip_reason,
         )
         by_campaign.setdefault(assignment.topic.campaign_id, []).append(entry)
     return [CampaignQueue(m.campaign, m.role, by_campaign.get(m.campaign_id, [])) for m in memberships]
@@ -186,6 +207,11 @@ class AssessorProgress:
     reopened: int = 0
     #: Of ``drafts``, withdrawn ones.
     withdrawn: int = 0
+    #: Topics the assessor skipped (annotate.flags).
+    skipped: int = 0
+    #: Active time (Judgment.active_ms) per submitted topic: the total and the median, in ms.
+    active_total_ms: int = 0
+    active_median_ms: int | None = None
 
     @property
     def percent(self) -> int:
@@ -216,7 +242,29 @@ def assessor_progress(campaign: Campaign) -> list[AssessorProgress]:
         "user__username", flat=True
     )
     names = sorted(set(assessors) | set(assigned))
-    return [AssessorProgress(name, assigned.get(name, 0), *counts.get(name, (0, 0, 0, 0))) for name in names]
+    skipped = dict(
+        Assignment.objects.filter(topic__campaign=campaign, skipped_at__isnull=False)
+        .values("assessor__username")
+        .annotate(n=Count("id"))
+        .values_list("assessor__username", "n")
+    )
+    # Active time per submitted topic (a counting judgment: submitted or reopened).
+    times: dict[str, list[int]] = {}
+    for name, active in Judgment.objects.filter(topic__campaign=campaign, status__in=Judgment.COUNTING).values_list(
+        "assessor__username", "active_ms"
+    ):
+        times.setdefault(name, []).append(active)
+    return [
+        AssessorProgress(
+            name,
+            assigned.get(name, 0),
+            *counts.get(name, (0, 0, 0, 0)),
+            skipped=skipped.get(name, 0),
+            active_total_ms=sum(times.get(name, [])),
+            active_median_ms=round(statistics.median(times[name])) if times.get(name) else None,
+        )
+        for name in names
+    ]
 
 
 def topic_assignments(campaign: Campaign) -> list[tuple[Topic, list[tuple[str, str]]]]:

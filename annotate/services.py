@@ -376,9 +376,32 @@ def _write(
     return revision
 
 
+#: The most active time one save may add (10 minutes, in milliseconds): one
+#: request cannot add hours; a page sends longer spells over several saves.
+ACTIVE_MS_MAX = 10 * 60 * 1000
+
+
+def clean_active_ms(value: Any) -> int:
+    """An ``active_ms`` increment: a whole number of milliseconds, 0 to 10 minutes."""
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= ACTIVE_MS_MAX:
+        raise InvalidInput(
+            "active_ms", f"expected the active time since the last save: a whole number of ms, 0 to {ACTIVE_MS_MAX}"
+        )
+    return value
+
+
 @transaction.atomic
 def save_judgment(
-    *, topic: Topic, assessor: AbstractBaseUser, payload: Any, status: Any, version: Any, source: str = "web"
+    *,
+    topic: Topic,
+    assessor: AbstractBaseUser,
+    payload: Any,
+    status: Any,
+    version: Any,
+    source: str = "web",
+    active_ms: Any = 0,
 ) -> SaveResult:
     """Save (``status="draft"``) or submit (``"submitted"``) the assessor's
     judgment of ``topic`` if ``version`` is still current (the table above).
@@ -386,8 +409,11 @@ def save_judgment(
     On a reopened judgment a draft is saved on top while the submitted
     version keeps counting. Every save appends a JudgmentRevision. A stale
     version raises Conflict, except an exact repeat of the last save by a
-    retrying client, which returns the stored judgment with ``replayed=True``.
+    retrying client, which returns the stored judgment with ``replayed=True``
+    (and adds no time). ``active_ms`` (:func:`clean_active_ms`) is added to
+    the judgment's active time.
     """
+    active_ms = clean_active_ms(active_ms)
     assignment = Assignment.objects.filter(topic=topic, assessor=assessor).first()
     if assignment is None:
         clean_judgment_request(topic, payload, status, version)
@@ -403,6 +429,7 @@ def save_judgment(
     if judgment is None:
         judgment = Judgment(topic=topic, assessor=assessor)
     judgment.payload = cleaned
+    judgment.active_ms += active_ms
     _write(judgment, status=target, author=assessor, source=source)
     return SaveResult(judgment)
 

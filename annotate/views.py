@@ -9,7 +9,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 
-from annotate import selectors, services
+from annotate import flags, selectors, services
 from annotate.models import Judgment
 from concord import paramforms
 from concord.digits import whole_number
@@ -59,6 +59,7 @@ def campaign(request: HttpRequest, campaign_id: int) -> HttpResponse:
             "jobs": scoring_selectors.campaign_jobs(campaign),
             "applied": scoring_selectors.applied_changes(campaign),
             "analyses": analysis_forms(campaign),
+            "inbox": flags.inbox(campaign),
             "refresh_ms": settings.CONCORD_REFRESH_MS,
         },
     )
@@ -88,7 +89,12 @@ def judge(request: HttpRequest, campaign_id: int, topic_id: str) -> HttpResponse
     assignment = topic.assignments.filter(assessor=request.user).first()
     judgment = selectors.own_judgment(topic, request.user)
     queue = next((q for q in selectors.assessor_queues(request.user) if q.campaign.pk == campaign.pk), None)
-    later = [e.topic for e in queue.entries if not e.counts and e.topic.pk != topic.pk] if queue else []
+    # After a submission or a skip: the next topic to judge, skipped ones left out.
+    later = (
+        [e.topic for e in queue.entries if not e.counts and not e.skipped and e.topic.pk != topic.pk] if queue else []
+    )
+    previous_topic, following_topic = queue.neighbours(topic) if queue else (None, None)
+    entry = next((e for e in queue.entries if e.topic.pk == topic.pk), None) if queue else None
     extra_context = spec.judge.context(campaign, topic, request.user) if spec.judge.context else {}
     # Shown, never saved: the kind's assessor view of the part of the topic
     # this assessor judges (blind assessment). Organisers opening the page see
@@ -114,6 +120,13 @@ def judge(request: HttpRequest, campaign_id: int, topic_id: str) -> HttpResponse
             },
             "next_topic": later[0] if later else None,
             "queue": queue,
+            # Previous / next in the assessor's own queue order (keys Alt+← / Alt+→).
+            "previous_topic": previous_topic,
+            "following_topic": following_topic,
+            "skipped": entry.skipped if entry else False,
+            "skip_reason": entry.skip_reason if entry else "",
+            "flags": list(flags.topic_flags(topic, request.user, "assessor")) if entry else [],
+            "flag_items": flags.flaggable_items(topic, assignment) if entry else [],
         },
     )
 

@@ -4,10 +4,10 @@ nothing else (an assessor, a campaign, a version) can be assigned."""
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema_field
+from drf_spectacular.utils import OpenApiParameter, extend_schema_field
 from rest_framework import serializers
 
-from annotate.models import Campaign, Judgment, Membership, Run, Topic
+from annotate.models import Campaign, Flag, Judgment, Membership, Run, Topic
 from kinds.registry import KINDS
 
 
@@ -104,6 +104,10 @@ class JudgmentSerializer(serializers.ModelSerializer):
     )
     updated_at = serializers.DateTimeField(allow_null=True)
     submitted_at = serializers.DateTimeField(allow_null=True, help_text="When the counting version was submitted.")
+    active_ms = serializers.IntegerField(
+        help_text="Active time spent on the topic in milliseconds (counted by the judging page only while it is "
+        "visible and the assessor did something in the last 60 s; the sum of the saves' `active_ms`)."
+    )
 
     class Meta:
         model = Judgment
@@ -118,6 +122,7 @@ class JudgmentSerializer(serializers.ModelSerializer):
             "draft_differs",
             "updated_at",
             "submitted_at",
+            "active_ms",
         ]
         read_only_fields = fields
 
@@ -133,6 +138,13 @@ class JudgmentWriteSerializer(serializers.Serializer):
         "submitted: submit a complete judgment.",
     )
     version = serializers.IntegerField(min_value=0, help_text="The version you read; 0 for a new judgment.")
+    active_ms = serializers.IntegerField(
+        required=False,
+        min_value=0,
+        max_value=600000,
+        help_text="Active time spent on the topic since the last save, in ms (0 to 10 minutes per request); "
+        "added to the judgment's `active_ms` (not on a replayed save).",
+    )
 
 
 class JudgmentReopenSerializer(serializers.Serializer):
@@ -191,3 +203,65 @@ class CurationSerializer(serializers.Serializer):
 class CurationWriteSerializer(serializers.Serializer):
     data = serializers.JSONField(help_text="relations: {pairs: {...}}; consensus: {factoids, marks}")
     version = serializers.IntegerField(min_value=0)
+
+
+class SkipSerializer(serializers.Serializer):
+    reason = serializers.CharField(
+        required=False, allow_blank=True, max_length=2000, help_text="Why (optional), for the organisers."
+    )
+
+
+class SkipStateSerializer(serializers.Serializer):
+    topic = serializers.CharField()
+    skipped = serializers.BooleanField()
+    reason = serializers.CharField(allow_blank=True)
+    skipped_at = serializers.DateTimeField(allow_null=True)
+
+
+class FlagSerializer(serializers.ModelSerializer):
+    id = serializers.IntegerField()
+    topic = serializers.CharField(source="topic.external_id")
+    author = serializers.CharField(source="author.username")
+    item = serializers.CharField(allow_blank=True, help_text="The flagged item's id; blank: the whole topic.")
+    state = serializers.SerializerMethodField(help_text="open or resolved")
+    resolved_by = serializers.CharField(source="resolved_by.username", allow_null=True, default=None)
+
+    class Meta:
+        model = Flag
+        fields = [
+            "id",
+            "topic",
+            "author",
+            "item",
+            "comment",
+            "state",
+            "created_at",
+            "resolved_at",
+            "resolved_by",
+            "answer",
+        ]
+        read_only_fields = fields
+
+    def get_state(self, flag: Flag) -> str:
+        return "open" if flag.is_open else "resolved"
+
+
+class FlagCreateSerializer(serializers.Serializer):
+    comment = serializers.CharField(max_length=2000, help_text="For the organisers (1 to 2000 characters).")
+    item = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        help_text="One item of the topic, as the kind lists them (e.g. a candidate or document id); "
+        "left out or blank: the whole topic.",
+    )
+
+
+class FlagResolveSerializer(serializers.Serializer):
+    answer = serializers.CharField(
+        required=False, allow_blank=True, max_length=2000, help_text="Shown to the flag's author on the topic's page."
+    )
+
+
+FLAG_STATE_PARAMETER = OpenApiParameter(
+    "state", str, enum=["open", "resolved"], required=False, description="open or resolved; left out: all"
+)

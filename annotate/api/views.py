@@ -15,7 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotate import importers, selectors, services
+from annotate import flags, importers, selectors, services
 from annotate.api import serializers as s
 from annotate.api.bodies import StrictJSONParser, StrictMultiPartParser
 from annotate.models import Curation, Membership
@@ -203,7 +203,9 @@ class OwnJudgment(APIView):
     def put(self, request: Request, campaign_id: int, topic_id: str) -> Response:
         campaign, role = selectors.campaign_for(request.user, campaign_id)
         topic = selectors.topic_for(request.user, campaign, role, topic_id)
-        data = body(request, allowed={"payload", "status", "version"}, required={"payload", "status", "version"})
+        data = body(
+            request, allowed={"payload", "status", "version", "active_ms"}, required={"payload", "status", "version"}
+        )
         result = services.save_judgment(
             topic=topic,
             assessor=request.user,
@@ -211,6 +213,7 @@ class OwnJudgment(APIView):
             status=data["status"],
             version=data["version"],
             source=_source(request),
+            active_ms=data.get("active_ms", 0),
         )
         return Response({**s.JudgmentSerializer(result.judgment).data, "replayed": result.replayed})
 
@@ -332,3 +335,89 @@ class TopicCuration(APIView):
             topic=topic, name=name, data=content, version=data["version"], user=request.user
         )
         return Response({**s.CurationSerializer(curation).data, "status": data.get("status", "draft")})
+
+
+# -- skipping and flags (annotate/flags.py) ---------------------------------------------
+
+
+def _skip_state(assignment) -> dict[str, Any]:
+    return {
+        "topic": assignment.topic.external_id,
+        "skipped": assignment.skipped_at is not None,
+        "reason": assignment.skip_reason,
+        "skipped_at": assignment.skipped_at,
+    }
+
+
+class TopicSkip(APIView):
+    @extend_schema(
+        request=s.SkipSerializer,
+        description="Skip one of your topics (optional `reason`, up to 2000 characters, for the organisers): it "
+        "leaves your 'next topic' order. Its judgment, if any, stays (a submitted one still counts). Skipping "
+        "again replaces the reason.",
+        responses={200: s.SkipStateSerializer, **ERRORS},
+    )
+    def post(self, request: Request, campaign_id: int, topic_id: str) -> Response:
+        campaign, role = selectors.campaign_for(request.user, campaign_id)
+        topic = selectors.topic_for(request.user, campaign, role, topic_id)
+        data = body(request, allowed={"reason"})
+        return Response(_skip_state(flags.skip_topic(topic=topic, assessor=request.user, reason=data.get("reason"))))
+
+    @extend_schema(
+        description="Unskip: the topic is back in your queue.", responses={200: s.SkipStateSerializer, **ERRORS}
+    )
+    def delete(self, request: Request, campaign_id: int, topic_id: str) -> Response:
+        campaign, role = selectors.campaign_for(request.user, campaign_id)
+        topic = selectors.topic_for(request.user, campaign, role, topic_id)
+        return Response(_skip_state(flags.unskip_topic(topic=topic, assessor=request.user)))
+
+
+class TopicFlags(APIView):
+    @extend_schema(
+        description="The flags of a topic: assessors their own (with the organisers' answers), organisers all.",
+        responses={200: s.FlagSerializer(many=True), **ERRORS},
+    )
+    def get(self, request: Request, campaign_id: int, topic_id: str) -> Response:
+        campaign, role = selectors.campaign_for(request.user, campaign_id)
+        topic = selectors.topic_for(request.user, campaign, role, topic_id)
+        return Response(s.FlagSerializer(flags.topic_flags(topic, request.user, role), many=True).data)
+
+    @extend_schema(
+        request=s.FlagCreateSerializer,
+        description="Flag one of your topics, or one `item` of it (an id of your part of the topic, as the kind "
+        "lists its items; kinds without items take the whole topic only), with a `comment` for the organisers.",
+        responses={201: s.FlagSerializer, **ERRORS},
+    )
+    def post(self, request: Request, campaign_id: int, topic_id: str) -> Response:
+        campaign, role = selectors.campaign_for(request.user, campaign_id)
+        topic = selectors.topic_for(request.user, campaign, role, topic_id)
+        data = body(request, allowed={"comment", "item"}, required={"comment"})
+        flag = flags.create_flag(topic=topic, author=request.user, comment=data["comment"], item=data.get("item", ""))
+        return Response(s.FlagSerializer(flag).data, status=status.HTTP_201_CREATED)
+
+
+class CampaignFlags(APIView):
+    @extend_schema(
+        description="The campaign's flags and comments inbox, newest first; `?state=open` or `resolved`.",
+        parameters=[s.FLAG_STATE_PARAMETER],
+        responses={200: s.FlagSerializer(many=True), **ERRORS},
+    )
+    def get(self, request: Request, campaign_id: int) -> Response:
+        campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
+        found = flags.campaign_flags(campaign, state=request.query_params.get("state", ""))
+        return Response(s.FlagSerializer(found, many=True).data)
+
+
+class FlagResolve(APIView):
+    @extend_schema(
+        request=s.FlagResolveSerializer,
+        description="Resolve a flag, with an optional `answer` its author sees on the topic's page. Repeating it "
+        "with the same answer changes nothing; a resolved flag is otherwise refused (400, `field`: flag).",
+        responses={200: s.FlagSerializer, **ERRORS},
+    )
+    def post(self, request: Request, campaign_id: int, flag_id: int) -> Response:
+        campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
+        flag = flags.flag_for(campaign, flag_id)
+        data = body(request, allowed={"answer"})
+        flag = flags.resolve_flag(flag=flag, organiser=request.user, answer=data.get("answer", ""))
+        return Response(s.FlagSerializer(flag).data)

@@ -17,6 +17,25 @@ def guidelines(text: str) -> SafeString:
 
 
 @register.filter
+def duration_ms(ms: int | None) -> str:
+    """Milliseconds as people read a duration: "45 s", "4 min 05 s", "2 h 03 min".
+
+    >>> duration_ms(45_400), duration_ms(245_000), duration_ms(7_380_000), duration_ms(0)
+    ('45 s', '4 min 05 s', '2 h 03 min', '0 s')
+    """
+    if ms is None:
+        return ""
+    seconds = round(ms / 1000)
+    if seconds < 60:
+        return f"{seconds} s"
+    minutes, seconds = divmod(seconds, 60)
+    if minutes < 60:
+        return f"{minutes} min {seconds:02d} s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes:02d} min"
+
+
+@register.filter
 def id_texts(items, more=None) -> dict[str, str]:
     """``[{"id": "c1", "text": "Jon Smith"}, ...]`` (and ``more`` such rows) as
     ``{"c1": "Jon Smith"}``, texts cut to 80 characters: the labels a kind's judging

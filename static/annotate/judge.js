@@ -13,6 +13,12 @@
 // while the submitted version keeps counting in the reports until the
 // assessor submits again; "Withdraw" (with an optional reason) takes it out
 // of the reports. reopen() and withdraw(reason) are the two actions.
+//
+// Active time (Concord.ActiveTime) is counted only while the page is visible
+// and focused and the assessor did something in the last 60 s, and sent with
+// each save as `active_ms` (at most 10 minutes a request). Leaving for the
+// previous or next topic, or skipping, saves a pending draft first
+// (Concord.TopicActions, whose keys keys.js adds to every page's table).
 "use strict";
 
 window.Concord = window.Concord || {};
@@ -43,6 +49,9 @@ Concord.Judgment = class {
     this.blocked = false;
     this.conflict = null; // {mine: {payload, status, base}, saved: {payload, status, version, by, at}}
     this.reloadAfterSave = false;
+    this.dirty = false; // a change waits for its (debounced) draft save
+    // Only an assessor's own judgment counts time (not the consensus editor, not an organiser looking).
+    this.activeTime = root.dataset.countTime === "true" ? new Concord.ActiveTime() : null;
     this.wireMergePrompt();
     this.wireStateActions();
     this.renderState();
@@ -51,6 +60,8 @@ Concord.Judgment = class {
     window.addEventListener("offline", () => {
       if (!this.readonly) this.say("Offline: your work is kept in this browser and will be sent when the connection returns.");
     });
+    // Leaving with a change not sent yet: kept in this browser, sent when the topic is opened again.
+    window.addEventListener("pagehide", () => { if (this.dirty) this.keepLocal(this.payload, "draft"); });
   }
 
   say(text) { this.statusLine.textContent = text; }
@@ -70,12 +81,28 @@ Concord.Judgment = class {
     }
     clearTimeout(this.timer);
     this.say("Unsaved changes…");
+    this.dirty = true;
     // Always a draft: on a reopened judgment it is saved on top of the submitted version.
-    this.timer = setTimeout(() => this.send(payload, "draft"), 500);
+    this.timer = setTimeout(() => { this.dirty = false; this.send(payload, "draft"); }, 500);
+  }
+
+  // Send a draft still waiting for its save, and wait for the saves under way:
+  // true when nothing is left unsaved (before leaving the page).
+  async flush() {
+    if (this.blocked) return false;
+    let ok = true;
+    if (this.dirty) {
+      clearTimeout(this.timer);
+      this.dirty = false;
+      ok = await this.send(this.payload, "draft");
+    }
+    while (this.inFlight) ok = await this.inFlight;
+    return ok && !this.blocked;
   }
 
   async submit(payload) {
     clearTimeout(this.timer);
+    this.dirty = false;
     if (this.readonly) {
       if (this.assigned) this.say(`Submitted (version ${this.submittedVersion}): reopen it to edit it.`);
       return false;
@@ -107,21 +134,27 @@ Concord.Judgment = class {
 
   async put(payload, status) {
     this.say(status === "submitted" ? "Submitting…" : "Saving draft…");
+    const request = { payload, status, version: this.version };
+    // The active time since the last save (at most 10 minutes; the rest goes with the next save).
+    const active = this.activeTime ? this.activeTime.take() : 0;
+    if (this.activeTime) request.active_ms = active;
     let response;
     try {
       response = await fetch(this.apiUrl, {
         method: "PUT",
         credentials: "same-origin",
         headers: { "Content-Type": "application/json", "X-CSRFToken": this.csrf, Accept: "application/json" },
-        body: JSON.stringify({ payload, status, version: this.version }),
+        body: JSON.stringify(request),
       });
     } catch (error) {
+      if (this.activeTime) this.activeTime.giveBack(active);
       this.keepLocal(payload, status);
       this.say("Offline: your work is kept in this browser and will be sent when the connection returns.");
       this.retryLater();
       return false;
     }
     const body = await response.json().catch(() => ({}));
+    if (!response.ok && this.activeTime) this.activeTime.giveBack(active); // not saved: sent with the next save
     if (response.ok) {
       // "replayed": a retry of a save the server had already applied (its answer was lost).
       clearTimeout(this.retryTimer);
@@ -401,6 +434,196 @@ Concord.Judgment = class {
       dialog.close();
       if (await this.withdraw(reason.value.trim())) window.location.reload();
     });
+  }
+};
+
+// -- active time ------------------------------------------------------------------------
+
+// Time spent on the topic, not wall clock: a spell starts when the assessor
+// does something (a key, the pointer, scrolling) while the page is visible
+// and focused, and ends 60 s after the last thing they did, or at once when
+// the page is hidden or loses the focus. take() hands over what was counted
+// since it was last called (at most `max`; the rest stays for the next call).
+Concord.ActiveTime = class {
+  constructor({ idleMs = 60000, now = () => performance.now() } = {}) {
+    this.idleMs = idleMs;
+    this.now = now;
+    this.banked = 0; // counted, not sent yet
+    this.since = null; // the start of the current spell
+    this.last = -Infinity; // the last thing the assessor did
+    const interacted = () => this.interacted();
+    for (const type of ["keydown", "pointerdown", "pointermove", "wheel", "scroll", "input", "touchstart"]) {
+      document.addEventListener(type, interacted, { capture: true, passive: true });
+    }
+    document.addEventListener("visibilitychange", () => { if (document.visibilityState !== "visible") this.stop(); });
+    window.addEventListener("blur", () => this.stop());
+    window.addEventListener("pagehide", () => this.stop());
+    this.interacted(); // opening the topic is the first thing done on it
+  }
+
+  active() { return document.visibilityState === "visible" && document.hasFocus(); }
+
+  interacted() {
+    const t = this.now();
+    this.settle(t);
+    this.last = t;
+    if (this.since === null && this.active()) this.since = t;
+  }
+
+  // A spell with nothing done for 60 s ends 60 s after the last thing done.
+  settle(t) {
+    if (this.since !== null && t - this.last > this.idleMs) {
+      this.banked += Math.max(0, this.last + this.idleMs - this.since);
+      this.since = null;
+    }
+  }
+
+  stop() {
+    const t = this.now();
+    this.settle(t);
+    if (this.since !== null) this.banked += Math.max(0, t - this.since);
+    this.since = null;
+  }
+
+  take(max = 600000) {
+    const t = this.now();
+    this.settle(t);
+    if (this.since !== null) {
+      this.banked += Math.max(0, t - this.since);
+      this.since = t;
+    }
+    const ms = Math.max(0, Math.min(Math.floor(this.banked), max));
+    this.banked -= ms;
+    return ms;
+  }
+
+  giveBack(ms) { this.banked += ms; }
+};
+
+// -- moving between topics, skipping, flagging ------------------------------------------
+
+// The judging page's topic actions, on an assessor's own topic: previous /
+// next topic in their queue (Alt+← / Alt+→), skip (Shift+S, optional
+// reason) and flag (Shift+F: the topic or one item, with a comment). Leaving
+// saves a pending draft first; a draft that cannot be saved keeps the page.
+Concord.TopicActions = class {
+  constructor(judgment, say) {
+    this.judgment = judgment;
+    this.say = say;
+    this.nav = document.getElementById("topic-nav");
+    this.previous = document.getElementById("previous-topic");
+    this.following = document.getElementById("following-topic");
+    this.skipButton = document.getElementById("skip-topic");
+    this.flagButton = document.getElementById("flag-topic");
+    for (const link of [this.previous, this.following]) {
+      if (link) link.addEventListener("click", (event) => { event.preventDefault(); this.leave(link.href); });
+    }
+    this.wireDialog("skip", () => this.skip());
+    this.wireDialog("flag", () => this.flag());
+  }
+
+  keys() {
+    const keys = [];
+    if (this.nav) {
+      keys.push(
+        { keys: ["Alt+ArrowLeft"], does: "previous topic in your queue (your draft is saved first)", run: () => this.go(this.previous, "This is the first topic in your queue.") },
+        { keys: ["Alt+ArrowRight"], does: "next topic in your queue (your draft is saved first)", run: () => this.go(this.following, "This is the last topic in your queue.") },
+      );
+    }
+    if (this.skipButton) keys.push({ keys: ["Shift+S"], does: "skip this topic (a reason is optional): it leaves your next-topic order; unskip it on the campaign page", run: () => this.open("skip") });
+    if (this.flagButton) keys.push({ keys: ["Shift+F"], does: "flag this topic or one item of it for the organisers, with a comment", run: () => this.open("flag") });
+    return keys;
+  }
+
+  go(link, none) {
+    if (link) this.leave(link.href);
+    else this.say(none);
+  }
+
+  async leave(url) {
+    this.say("Saving your draft before leaving…");
+    if (!(await this.judgment.flush())) {
+      this.say("Not moved: your draft is not saved yet (see the line below the buttons).");
+      return false;
+    }
+    window.location.assign(url);
+    return true;
+  }
+
+  wireDialog(name, confirm) {
+    const button = document.getElementById(`${name}-topic`);
+    const dialog = document.getElementById(`${name}-dialog`);
+    if (!button || !dialog) return;
+    button.addEventListener("click", () => this.open(name));
+    document.getElementById(`${name}-cancel`).addEventListener("click", () => dialog.close());
+    document.getElementById(`${name}-confirm`).addEventListener("click", confirm);
+    // Ctrl+Enter in the text sends it.
+    dialog.querySelector("textarea").addEventListener("keydown", (event) => {
+      if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) { event.preventDefault(); confirm(); }
+    });
+  }
+
+  open(name) {
+    const dialog = document.getElementById(`${name}-dialog`);
+    if (!dialog || dialog.open) return;
+    dialog.querySelector("textarea").value = "";
+    const error = dialog.querySelector(".dialog-error");
+    error.hidden = true;
+    dialog.showModal();
+    (dialog.querySelector("select") || dialog.querySelector("textarea")).focus();
+  }
+
+  async post(url, data, dialog) {
+    const error = dialog.querySelector(".dialog-error");
+    let response;
+    try {
+      response = await fetch(url, {
+        method: "POST",
+        credentials: "same-origin",
+        headers: { "Content-Type": "application/json", "X-CSRFToken": this.judgment.csrf, Accept: "application/json" },
+        body: JSON.stringify(data),
+      });
+    } catch (problem) {
+      error.textContent = "Not sent: the server cannot be reached. Try again when the connection returns.";
+      error.hidden = false;
+      return null;
+    }
+    const body = await response.json().catch(() => ({}));
+    if (!response.ok) {
+      error.textContent = `Not sent: ${body.field ? body.field + ": " : ""}${body.detail || response.statusText}`;
+      error.hidden = false;
+      return null;
+    }
+    return body;
+  }
+
+  async skip() {
+    const dialog = document.getElementById("skip-dialog");
+    const reason = document.getElementById("skip-reason").value.trim();
+    if (!(await this.judgment.flush())) {
+      dialog.close();
+      this.say("Not skipped: your draft is not saved yet (see the line below the buttons).");
+      return;
+    }
+    if (!(await this.post(dialog.dataset.url, { reason }, dialog))) return;
+    dialog.close();
+    window.location.assign(this.judgment.nextUrl);
+  }
+
+  async flag() {
+    const dialog = document.getElementById("flag-dialog");
+    const item = document.getElementById("flag-item");
+    const data = { comment: document.getElementById("flag-comment").value.trim(), item: item ? item.value : "" };
+    const flag = await this.post(dialog.dataset.url, data, dialog);
+    if (!flag) return;
+    dialog.close();
+    const list = document.getElementById("topic-flag-list");
+    const entry = document.createElement("li");
+    entry.className = "flag open";
+    entry.textContent = `${flag.item ? `Item ${flag.item}` : "The whole topic"}: “${flag.comment}” (open)`;
+    list.prepend(entry);
+    list.closest("section").hidden = false;
+    this.say(`Flagged ${flag.item ? `item ${flag.item}` : "the topic"} for the organisers.`);
   }
 };
 

@@ -8,7 +8,7 @@
 // A kind's judge.js builds its page with
 //   const page = new Concord.JudgePage({judgment, keys, load, payload, summary, untouched});
 // keys: [{keys: ["j", "ArrowDown"], does: "next candidate", run(event), when?(), edits?}]
-//   ("Shift+ArrowUp", "Ctrl+z"; "1-9" is any digit from 1 to 9); the first
+//   ("Shift+ArrowUp", "Ctrl+z", "Alt+ArrowLeft"; "1-9" is any digit from 1 to 9); the first
 //   entry whose keys match and whose when() holds runs; edits: not on a
 //   read-only page.
 // load(payload): re-render the page from a payload (undo / redo).
@@ -27,19 +27,19 @@ window.Concord = window.Concord || {};
 (() => {
   const NAMES = {
     ArrowUp: "↑", ArrowDown: "↓", ArrowLeft: "←", ArrowRight: "→", " ": "Space", Escape: "Esc",
-    PageUp: "PgUp", PageDown: "PgDn", Delete: "Del", Ctrl: "Ctrl", Shift: "Shift",
+    PageUp: "PgUp", PageDown: "PgDn", Delete: "Del", Ctrl: "Ctrl", Shift: "Shift", Alt: "Alt",
   };
 
   function parse(spec) {
     const parts = spec.length > 1 ? spec.split("+") : [spec];
     const key = parts.pop();
     const mods = new Set(parts.map((p) => p.toLowerCase()));
-    return { key, shift: mods.has("shift"), ctrl: mods.has("ctrl") };
+    return { key, shift: mods.has("shift"), ctrl: mods.has("ctrl"), alt: mods.has("alt") };
   }
 
   function matches(spec, event) {
-    const { key, shift, ctrl } = parse(spec);
-    if (Boolean(event.ctrlKey || event.metaKey) !== ctrl || event.altKey) return false;
+    const { key, shift, ctrl, alt } = parse(spec);
+    if (Boolean(event.ctrlKey || event.metaKey) !== ctrl || Boolean(event.altKey) !== alt) return false;
     const range = /^(\d)-(\d)$/.exec(key);
     if (range) return /^\d$/.test(event.key) && event.key >= range[1] && event.key <= range[2] && !ctrl;
     // Letters with Ctrl: Shift changes event.key's case, not which key it is.
@@ -52,7 +52,7 @@ window.Concord = window.Concord || {};
   }
 
   function keyLabel(spec) {
-    const { key, shift, ctrl } = parse(spec);
+    const { key, shift, ctrl, alt } = parse(spec);
     const range = /^(\d)-(\d)$/.exec(key);
     const kbd = (text) => {
       const element = document.createElement("kbd");
@@ -61,6 +61,7 @@ window.Concord = window.Concord || {};
     };
     const out = [];
     if (ctrl) out.push(kbd("Ctrl"), " + ");
+    if (alt) out.push(kbd("Alt"), " + ");
     if (shift) out.push(kbd("Shift"), " + ");
     if (range) out.push(kbd(range[1]), " … ", kbd(range[2]));
     else out.push(kbd(NAMES[key] || (ctrl ? key.toUpperCase() : key)));
@@ -197,11 +198,14 @@ window.Concord = window.Concord || {};
       this.current = copy(this.start);
       this.group = null;
       this.confirming = false;
+      // Previous / next topic, skip and flag (static/annotate/judge.js), on an assessor's own topic.
+      this.topic = Concord.TopicActions ? new Concord.TopicActions(judgment, this.say) : null;
       this.table = keys.concat([
         { keys: ["Enter"], does: "submit: first a summary of what is submitted; Enter again (on “Submit”) sends it, Esc goes back", run: () => this.submit(), edits: true },
         { keys: ["Ctrl+z"], does: "undo the last change", run: () => this.undo(), edits: true },
         { keys: ["Ctrl+Shift+z", "Ctrl+y"], does: "redo", run: () => this.redo(), edits: true },
-      ]);
+      ], this.topic ? this.topic.keys() : []);
+      Concord.JudgePage.current = this;
       Concord.Keys.renderHelp(this.table, helpList || document.getElementById("key-help"));
       this.submitButton = submitButton || document.getElementById("submit-judgment");
       if (this.submitButton) this.submitButton.addEventListener("click", () => this.submit());

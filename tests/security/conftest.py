@@ -10,8 +10,8 @@ from dataclasses import dataclass
 import pytest
 from security_helpers import FACTOIDS_PAYLOAD, FACTOIDS_TOPIC
 
-from annotate import services
-from annotate.models import Campaign, Topic
+from annotate import flags, services
+from annotate.models import Campaign, Flag, Topic
 from scoring.models import Job
 
 
@@ -21,6 +21,8 @@ class World:
     topic: Topic
     job: Job
     other: Campaign
+    #: bob's open flag on the topic (annotate/flags.py)
+    flag: Flag | None = None
 
 
 @pytest.fixture
@@ -35,7 +37,8 @@ def world(people) -> World:
     services.add_member(campaign=other, username="carol", role="assessor")
     services.import_topics(campaign=other, topics=[FACTOIDS_TOPIC])
     job = Job.objects.create(campaign=campaign, analysis="agreement")
-    return World(campaign=campaign, topic=topic, job=job, other=other)
+    flag = flags.create_flag(topic=topic, author=people["bob"], comment="m1s2 reads oddly", item="")
+    return World(campaign=campaign, topic=topic, job=job, other=other, flag=flag)
 
 
 @pytest.fixture(autouse=True)

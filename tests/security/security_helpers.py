@@ -63,6 +63,7 @@ def path_for(name: str, pattern: URLPattern, world) -> str:
         "campaign_id": world.campaign.pk,
         "topic_id": world.topic.external_id,
         "job_id": world.job.pk,
+        "flag_id": world.flag.pk,
         "name": "consensus",
         "token_id": "0123456789abcde",
         # A set-password link of nobody's: the page answers "this link does not work" to everyone.
