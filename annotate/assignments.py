@@ -18,12 +18,13 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.paginator import Paginator
 from django.db import transaction
-from django.db.models import Count, Exists, OuterRef, Q
+from django.db.models import Count, Exists, F, OuterRef, Q, Subquery
 
-from annotate.models import Assignment, Campaign, Judgment, Membership, Topic
+from annotate.models import Assignment, Campaign, Flag, Judgment, Membership, Topic
 from annotate.services import assign_topics
 from concord.digits import whole_number
 from concord.errors import InvalidInput
+from scoring.models import Report
 
 User = get_user_model()
 
@@ -34,7 +35,14 @@ NO_JUDGMENT = "new"
 #: The states the list filters by: no judgment, then every judgment status.
 STATES = (NO_JUDGMENT, *Judgment.Status.values)
 #: Sort keys (a leading ``-`` reverses): the campaign's order, the topic id, counting judgments.
-SORTS = {"position": ("position", "id"), "id": ("external_id",), "submissions": ("submissions", "position", "id")}
+SORTS = {
+    "position": ("position", "id"),
+    "id": ("external_id",),
+    "submissions": ("submissions", "position", "id"),
+    "disagreement": ("disagreement", "position", "id"),
+}
+#: The largest disagreement a kind defines (1 - mean tau reaches 2).
+MAX_DISAGREEMENT = 2.0
 
 
 # -- writes ---------------------------------------------------------------------------
@@ -105,10 +113,22 @@ class Filters:
     assessor: str = ""
     sort: str = "position"
     page: int = 1
+    #: only topics whose stored report's disagreement is at least this (None: any topic)
+    disagreement: float | None = None
+    #: only topics with an open flag (an assessor's comment not yet resolved)
+    flagged: bool = False
 
     def query(self, **changes: Any) -> dict[str, str]:
         """The filters as query-string parameters (those set), with ``changes``."""
-        values = {"q": self.q, "state": self.state, "assessor": self.assessor, "sort": self.sort, "page": self.page}
+        values = {
+            "q": self.q,
+            "state": self.state,
+            "assessor": self.assessor,
+            "disagreement": "" if self.disagreement is None else f"{self.disagreement:g}",
+            "flagged": "1" if self.flagged else "",
+            "sort": self.sort,
+            "page": self.page,
+        }
         values.update(changes)
         defaults = {"sort": "position", "page": 1}
         return {k: str(v) for k, v in values.items() if v not in ("", None) and defaults.get(k) != v}
@@ -128,11 +148,25 @@ def read_filters(data: Any, campaign: Campaign) -> Filters:
     sort = (data.get("sort") or "position").strip()
     if sort.removeprefix("-") not in SORTS:
         raise InvalidInput("sort", f"expected one of {', '.join(SORTS)} (a leading - reverses)")
+    raw = (data.get("disagreement") or "").strip()
+    disagreement = None
+    if raw:
+        try:
+            disagreement = float(raw)
+        except ValueError:
+            disagreement = -1.0
+        if not 0.0 <= disagreement <= MAX_DISAGREEMENT:
+            raise InvalidInput("disagreement", f"expected a number from 0 to {MAX_DISAGREEMENT:g}")
     raw_page = (data.get("page") or "1").strip()
     page = whole_number(raw_page)
     if page is None or page < 1:
         raise InvalidInput("page", "expected a page number, 1 or more")
-    return Filters(q=q, state=state, assessor=assessor, sort=sort, page=page)
+    flagged = (data.get("flagged") or "").strip()
+    if flagged not in ("", "1"):
+        raise InvalidInput("flagged", "expected 1 (only topics with an open flag) or nothing")
+    return Filters(
+        q=q, state=state, assessor=assessor, sort=sort, page=page, disagreement=disagreement, flagged=flagged == "1"
+    )
 
 
 @dataclass(frozen=True)
@@ -141,6 +175,8 @@ class TopicRow:
     submissions: int
     #: (assessor, state) for every assessor assigned the topic or with a judgment of it, by name.
     people: list[tuple[str, str]]
+    #: how much its assessors disagree (the kind's measure; None: fewer than two judgments)
+    disagreement: float | None = None
 
     @property
     def movable(self) -> list[str]:
@@ -161,9 +197,15 @@ def topic_table(campaign: Campaign, filters: Filters) -> TopicTable:
     """One page of the campaign's topics matching ``filters``: a topic matches a
     state when one of its assessors (``filters.assessor`` if set) is in it
     (``new``: assigned, without a judgment)."""
+    stored = Report.objects.filter(topic=OuterRef("pk"), name="agreement").values("disagreement")[:1]
     topics = campaign.topics.annotate(
-        submissions=Count("judgments", filter=Q(judgments__status__in=Judgment.COUNTING), distinct=True)
+        submissions=Count("judgments", filter=Q(judgments__status__in=Judgment.COUNTING), distinct=True),
+        disagreement=Subquery(stored),
     )
+    if filters.disagreement is not None:
+        topics = topics.filter(disagreement__gte=filters.disagreement)
+    if filters.flagged:
+        topics = topics.filter(Exists(Flag.objects.filter(topic=OuterRef("pk"), resolved_at__isnull=True)))
     if filters.q:
         topics = topics.filter(Q(external_id__icontains=filters.q) | Q(title__icontains=filters.q))
     who = {"assessor__username": filters.assessor} if filters.assessor else {}
@@ -181,7 +223,9 @@ def topic_table(campaign: Campaign, filters: Filters) -> TopicTable:
     sort = filters.sort
     order = SORTS[sort.removeprefix("-")]
     # The chosen key reversed with a leading "-"; ties always in the campaign's order.
-    topics = topics.order_by(f"-{order[0]}" if sort.startswith("-") else order[0], *order[1:], "position", "id")
+    # Topics with no disagreement yet (fewer than two judgments) come last either way.
+    key = F(order[0]).desc(nulls_last=True) if sort.startswith("-") else F(order[0]).asc(nulls_last=True)
+    topics = topics.order_by(key, *order[1:], "position", "id")
     paginator = Paginator(topics, PAGE_SIZE)
     if filters.page > max(paginator.num_pages, 1):
         raise InvalidInput("page", f"there {'is' if paginator.num_pages == 1 else 'are'} {paginator.num_pages} page(s)")
@@ -198,7 +242,7 @@ def topic_table(campaign: Campaign, filters: Filters) -> TopicTable:
         people[topic_id][name] = states.get((topic_id, name), NO_JUDGMENT)
     for (topic_id, name), status in states.items():
         people[topic_id].setdefault(name, status)
-    rows = [TopicRow(t, t.submissions, sorted(people[t.pk].items())) for t in page]
+    rows = [TopicRow(t, t.submissions, sorted(people[t.pk].items()), t.disagreement) for t in page]
     return TopicTable(rows, paginator.count, filters.page, max(paginator.num_pages, 1), filters)
 
 

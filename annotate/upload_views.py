@@ -323,6 +323,10 @@ def campaign_assignments(request: HttpRequest, campaign_id: int) -> HttpResponse
             "pages": pages,
             "sorts": sorts,
             "error": error,
+            # What the kind's disagreement measures: the first paragraph of its docstring.
+            "disagreement_help": " ".join(
+                (get_kind(campaign.kind).reports.disagreement.__doc__ or "").split("\n\n")[0].split()
+            ),
         },
         status=400 if error else 200,
     )

@@ -77,6 +77,11 @@ class Reports:
     topic_template: str
     topic_type: type
     campaign_type: type
+    #: ``disagreement(topic report)``: how much the topic's assessors disagree, a
+    #: number the kind defines (0: full agreement; e.g. the share of split votes,
+    #: 1 - mean pairwise tau), or None with fewer than two judgments. Stored
+    #: with the topic's report; the assignments page filters and sorts by it.
+    disagreement: Callable[[Any], float | None]
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ way (what to queue next is passed in).
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -54,14 +55,16 @@ def recompute_reports(campaign_id: int, *, everything: bool = False, progress: P
     now = timezone.now()
     topic_reports = []
     for done, topic_id in enumerate(wanted, 1):
-        data = typed.dump(reports.topic(given, topics[topic_id]))
-        topic_reports.append((topic_id, data, len(given.judgments_of(topics[topic_id]))))
+        built = reports.topic(given, topics[topic_id])
+        disagreement = reports.disagreement(built)
+        data = typed.dump(built)
+        topic_reports.append((topic_id, data, len(given.judgments_of(topics[topic_id])), disagreement))
         if progress and (done % 50 == 0 or done == len(wanted)):
             progress(0.9 * done / len(wanted), f"{done} of {len(wanted)} topics")
     campaign_data = typed.dump(reports.campaign(given))
     with transaction.atomic():
-        for topic_id, data, seen in topic_reports:
-            _store(campaign, topics[topic_id], data, seen, now)
+        for topic_id, data, seen, disagreement in topic_reports:
+            _store(campaign, topics[topic_id], data, seen, now, disagreement)
         _store(campaign, None, campaign_data, len(given.judgments), now)
         for topic_id, (revision, marked_at) in marks.items():
             StaleTopic.objects.filter(topic_id=topic_id, revision=revision, marked_at=marked_at).delete()
@@ -70,12 +73,16 @@ def recompute_reports(campaign_id: int, *, everything: bool = False, progress: P
     return len(topic_reports)
 
 
-def _store(campaign: Campaign, topic: Topic | None, data: dict, seen: int, now) -> None:
+def _store(
+    campaign: Campaign, topic: Topic | None, data: dict, seen: int, now, disagreement: float | None = None
+) -> None:
+    if disagreement is not None and not math.isfinite(disagreement):
+        disagreement = None
     Report.objects.update_or_create(
         campaign=campaign,
         topic=topic,
         name="agreement",
-        defaults={"data": data, "computed_at": now, "judgments_seen": seen},
+        defaults={"data": data, "computed_at": now, "judgments_seen": seen, "disagreement": disagreement},
     )
 
 

@@ -19,6 +19,9 @@ class Report(models.Model):
     data = OrderedJSONField()
     computed_at = models.DateTimeField()
     judgments_seen = models.PositiveIntegerField()
+    #: A topic report's disagreement (KindSpec ``Reports.disagreement``), kept
+    #: beside the JSON so that lists can filter and sort topics by it.
+    disagreement = models.FloatField(null=True, blank=True)
 
     class Meta:
         constraints = [

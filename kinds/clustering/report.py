@@ -572,3 +572,14 @@ def split_merge_ready(facts) -> str | None:
     if not facts.judgments:
         return "no submitted clustering yet"
     return None
+
+
+# -- disagreement per topic (KindSpec Reports.disagreement) ---------------------------------
+
+
+def topic_disagreement(report: ClusteringTopicReport) -> float | None:
+    """1 - the mean pairwise V_beta between the judges' clusterings
+    (irrelevant sentences as singletons; None: fewer than two judges)."""
+    values = [p.singleton.v_beta for p in report.pairs if p.singleton.v_beta is not None]
+    values = [v for v in values if v == v]
+    return 1.0 - sum(values) / len(values) if values else None

@@ -15,6 +15,7 @@ SPEC = KindSpec(
         campaign=report.campaign_report,
         topic_type=report.ClusteringTopicReport,
         campaign_type=report.ClusteringCampaignReport,
+        disagreement=report.topic_disagreement,
         template="clustering/report.html",
         topic_template="clustering/topic_report.html",
     ),

@@ -540,3 +540,15 @@ def consensus_ready(facts) -> str | None:
     if not facts.curations.get("consensus"):
         return "no consensus inventory yet: build one on a topic's consensus page"
     return None
+
+
+# -- disagreement per topic (KindSpec Reports.disagreement) ---------------------------------
+
+
+def topic_disagreement(report: FactoidsTopicReport) -> float | None:
+    """1 - the mean definition kappa of the current phase's annotator pairs
+    (van Halteren & Teufel, section 3.2; None: no pair, or kappa undefined)."""
+    phase = report.agreement.get(str(report.phase))
+    kappas = [p.definition.kappa for p in phase.pairs] if phase else []
+    kappas = [k for k in kappas if k is not None and k == k]
+    return 1.0 - sum(kappas) / len(kappas) if kappas else None

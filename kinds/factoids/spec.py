@@ -15,6 +15,7 @@ SPEC = KindSpec(
         campaign=report.campaign_report,
         topic_type=report.FactoidsTopicReport,
         campaign_type=report.FactoidsCampaignReport,
+        disagreement=report.topic_disagreement,
         template="factoids/report.html",
         topic_template="factoids/topic_report.html",
     ),

@@ -468,3 +468,22 @@ def stability_ready(facts) -> str | None:
     if facts.runs < 2:
         return "needs at least two runs to rank"
     return None
+
+
+# -- disagreement per topic (KindSpec Reports.disagreement) ---------------------------------
+
+
+def topic_disagreement(report: NuggetsTopicReport) -> float | None:
+    """Share of split labels: nuggets labelled by two or more (the original
+    labelling counts) that some called vital and some okay (None: no such nugget).
+
+    >>> n = lambda votes, original: NuggetsNugget("n", "", original, votes, 0.0)
+    >>> topic_disagreement(NuggetsTopicReport([n(3, "vital"), n(1, "okay"), n(0, None)], ["a", "b"]))
+    0.3333333333333333
+    """
+    labellings = len(report.assessors)
+    rows = [(n.votes, labellings + (n.original is not None)) for n in report.pyramid]
+    shared = [(votes, total) for votes, total in rows if total >= 2]
+    if not shared:
+        return None
+    return sum(0 < votes < total for votes, total in shared) / len(shared)

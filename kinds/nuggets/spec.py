@@ -15,6 +15,7 @@ SPEC = KindSpec(
         campaign=report.campaign_report,
         topic_type=report.NuggetsTopicReport,
         campaign_type=report.NuggetsCampaignReport,
+        disagreement=report.topic_disagreement,
         template="nuggets/report.html",
         topic_template="nuggets/topic_report.html",
     ),

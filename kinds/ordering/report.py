@@ -388,3 +388,17 @@ def orderings_ready(facts) -> str | None:
     if facts.most_per_topic < 2:
         return "no topic has two submitted orderings yet"
     return None
+
+
+# -- disagreement per topic (KindSpec Reports.disagreement) ---------------------------------
+
+
+def topic_disagreement(report: OrderingTopicReport) -> float | None:
+    """1 - the mean pairwise Kendall tau of the topic's orderings (0: all
+    identical, 2: all reversed; None: fewer than two orderings).
+
+    >>> topic_disagreement(OrderingTopicReport(["a", "b"], [[1.0, 0.5], [0.5, 1.0]], 0.5, [], {}))
+    0.5
+    """
+    tau = report.mean_tau
+    return None if tau is None or tau != tau else 1.0 - tau

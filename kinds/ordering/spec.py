@@ -15,6 +15,7 @@ SPEC = KindSpec(
         campaign=report.campaign_report,
         topic_type=report.OrderingTopicReport,
         campaign_type=report.OrderingCampaignReport,
+        disagreement=report.topic_disagreement,
         template="ordering/report.html",
         topic_template="ordering/topic_report.html",
     ),

@@ -684,3 +684,23 @@ def evaluation_ready(facts) -> str | None:
     if not facts.judgments:
         return "no submitted adjudication yet"
     return None
+
+
+# -- disagreement per topic (KindSpec Reports.disagreement) ---------------------------------
+
+
+def topic_disagreement(report: PairsTopicReport) -> float | None:
+    """Share of split votes: candidates judged by two or more adjudicators on
+    which they did not all give the same answer (None: no such candidate).
+
+    >>> import dataclasses
+    >>> c = lambda m, n: PairsCandidate(id="c", text="", matches=m, judged=n)
+    >>> report = PairsTopicReport(**{f.name: None for f in dataclasses.fields(PairsAgreement)},
+    ...     candidates=[c(2, 2), c(1, 2), c(0, 2), c(1, 1)])
+    >>> topic_disagreement(report)
+    0.3333333333333333
+    """
+    shared = [c for c in report.candidates if c.judged >= 2]
+    if not shared:
+        return None
+    return sum(0 < c.matches < c.judged for c in shared) / len(shared)

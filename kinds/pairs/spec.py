@@ -15,6 +15,7 @@ SPEC = KindSpec(
         campaign=report.campaign_report,
         topic_type=report.PairsTopicReport,
         campaign_type=report.PairsCampaignReport,
+        disagreement=report.topic_disagreement,
         template="pairs/report.html",
         topic_template="pairs/topic_report.html",
     ),

@@ -579,3 +579,23 @@ def stability_ready(facts) -> str | None:
     if facts.runs_with("ranking") < 2:
         return "needs the ranked runs of at least two systems to compare their rankings"
     return None
+
+
+# -- disagreement per topic (KindSpec Reports.disagreement) ---------------------------------
+
+
+def topic_disagreement(report: RelevanceTopicReport) -> float | None:
+    """Share of documents graded by two or more assessors who did not all give
+    the same grade (None: no such document).
+
+    >>> import dataclasses
+    >>> d = lambda *grades: RelevanceDocument("d", "", list(grades), None)
+    >>> fields = {f.name: None for f in dataclasses.fields(RelevanceAgreement)}
+    >>> topic_disagreement(RelevanceTopicReport(**fields, scale=[], threshold=1, documents=[d(1, 1), d(0, 2), d(3, None)]))
+    0.5
+    """
+    shared = [[g for g in d.grades if g is not None] for d in report.documents]
+    shared = [grades for grades in shared if len(grades) >= 2]
+    if not shared:
+        return None
+    return sum(len(set(grades)) > 1 for grades in shared) / len(shared)

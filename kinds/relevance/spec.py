@@ -15,6 +15,7 @@ SPEC = KindSpec(
         campaign=report.campaign_report,
         topic_type=report.RelevanceTopicReport,
         campaign_type=report.RelevanceCampaignReport,
+        disagreement=report.topic_disagreement,
         template="relevance/report.html",
         topic_template="relevance/topic_report.html",
     ),
