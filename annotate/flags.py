@@ -78,17 +78,14 @@ def unskip_topic(*, topic: Topic, assessor: AbstractBaseUser) -> Assignment:
 # -- flags -------------------------------------------------------------------------
 
 
-def flaggable_items(topic: Topic, assignment: Assignment | None) -> list[str]:
-    """The item ids of ``topic`` an assessor may flag: the kind's
-    ``Kind.items()`` within their assignment's part of the topic; none for
-    kinds whose topics have no items (flag the whole topic instead)."""
+def flaggable_items(topic: Topic, assignment: Assignment | None) -> list[tuple[str, str]]:
+    """What an assessor may flag one by one, as (id, text): the kind's
+    ``Kind.flag_targets`` of their assessor view (their part of the topic,
+    nothing hidden); none for kinds that show nothing by id (flag the whole
+    topic instead)."""
     kind = get_kind(topic.campaign.kind).data
-    try:
-        items = kind.items(topic.data)
-    except InvalidInput:
-        return []
     part = assignment.items if assignment is not None else None
-    return items if part is None else [item for item in items if item in set(part)]
+    return kind.flag_targets(kind.assessor_view(topic.data, part))
 
 
 @transaction.atomic
@@ -105,7 +102,7 @@ def create_flag(*, topic: Topic, author: AbstractBaseUser, comment: Any, item: A
         if not items:
             label = get_kind(topic.campaign.kind).data.label
             raise InvalidInput("item", f"{label} topics have no items to flag one by one: flag the whole topic")
-        if item not in items:
+        if item not in {id_ for id_, _ in items}:
             raise InvalidInput("item", f"no item {item[:200]!r} in your part of this topic")
     return Flag.objects.create(topic=topic, author=author, item=item, comment=comment)
 

@@ -83,6 +83,13 @@ class Kind:
         """
         raise NotImplementedError
 
+    def flag_targets(self, view: Mapping[str, Any]) -> list[tuple[str, str]]:
+        """What an assessor may flag one by one, as (id, text) pairs, read from
+        their assessor view (so nothing hidden can leak into it): the
+        candidates, items, sentences, nuggets or documents the page shows by
+        id. None: only the whole topic can be flagged."""
+        return []
+
     def items(self, topic_data: Mapping[str, Any]) -> list[str]:
         """The ids an assignment can split a topic into (kinds that allow it)."""
         raise InvalidInput("params.design", f"{self.label} topics cannot be split between assessors")

@@ -152,6 +152,10 @@ class ClusteringKind(Kind):
                     raise InvalidInput(f"payload.clusters[{first['cluster']}]", first["message"])
         return {"clusters": cleaned, "descriptions": descriptions}
 
+    def flag_targets(self, view: Mapping[str, Any]) -> list[tuple[str, str]]:
+        """The sentences of the assessor view, flaggable one by one."""
+        return [(s["id"], s["text"]) for s in view["sentences"]]
+
     def assessor_view(self, topic_data: Mapping[str, Any], items: list[str] | None = None) -> dict[str, Any]:
         """The documents and their sentences: nothing of a clustering topic is hidden."""
         scoped = self.scoped(topic_data, items)

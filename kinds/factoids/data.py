@@ -121,6 +121,10 @@ class FactoidsKind(Kind):
             "marks": {s: sorted(marks[s], key=factoid_order.index) for s in order if marks.get(s)},
         }
 
+    def flag_targets(self, view: Mapping[str, Any]) -> list[tuple[str, str]]:
+        """The summary sentences of the assessor view, flaggable one by one."""
+        return [(x["id"], x["text"]) for s in view["summaries"] for x in s["sentences"]]
+
     def assessor_view(self, topic_data: Mapping[str, Any], items: list[str] | None = None) -> dict[str, Any]:
         """The summaries' ids and sentences, and whether each is a model
         (``"model": true``, by a person) or a machine summary: never the

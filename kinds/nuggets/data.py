@@ -141,6 +141,12 @@ class NuggetsKind(Kind):
                     raise InvalidInput("payload.matches", f"{len(missing)} response(s) not judged: {listing(missing)}")
         return cleaned
 
+    def flag_targets(self, view: Mapping[str, Any]) -> list[tuple[str, str]]:
+        """The nuggets and responses of the assessor view, flaggable one by one."""
+        return [(n["id"], n["text"]) for n in view["nuggets"]] + [
+            (r["id"], r["text"][:80]) for r in view.get("responses", [])
+        ]
+
     def assessor_view(self, topic_data: Mapping[str, Any], items: list[str] | None = None) -> dict[str, Any]:
         """The target, the nuggets' texts and the responses' texts: never the
         original labels nor the runs behind the responses."""

@@ -89,6 +89,10 @@ class OrderingKind(Kind):
         require_object(payload, "payload", allowed={"order"}, required={"order"})
         return {"order": check_permutation(payload["order"], [i["id"] for i in topic_data["items"]], "payload.order")}
 
+    def flag_targets(self, view: Mapping[str, Any]) -> list[tuple[str, str]]:
+        """The items of the assessor view, flaggable one by one."""
+        return [(i["id"], i["text"]) for i in view["items"]]
+
     def assessor_view(self, topic_data: Mapping[str, Any], items: list[str] | None = None) -> dict[str, Any]:
         """Every item: nothing of an ordering topic is hidden."""
         scoped = self.scoped(topic_data, items)

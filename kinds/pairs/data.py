@@ -84,6 +84,10 @@ class PairsKind(Kind):
             return topic_data
         return {**topic_data, "candidates": [c for c in topic_data["candidates"] if c["id"] in set(items)]}
 
+    def flag_targets(self, view: Mapping[str, Any]) -> list[tuple[str, str]]:
+        """The candidates of the assessor view, flaggable one by one."""
+        return [(c["id"], c["text"]) for c in view["candidates"]]
+
     def assessor_view(self, topic_data: Mapping[str, Any], items: list[str] | None = None) -> dict[str, Any]:
         """The query and the assessor's candidates, without the runs that returned them."""
         scoped = self.scoped(topic_data, items)

@@ -154,6 +154,10 @@ class RelevanceKind(Kind):
         wanted = set(items)
         return {**topic_data, "documents": [d for d in topic_data["documents"] if d["id"] in wanted]}
 
+    def flag_targets(self, view: Mapping[str, Any]) -> list[tuple[str, str]]:
+        """The documents of the assessor view, flaggable one by one."""
+        return [(d["id"], d["text"][:80]) for d in view["documents"]]
+
     def assessor_view(self, topic_data: Mapping[str, Any], items: list[str] | None = None) -> dict[str, Any]:
         """The query and the assessor's documents, without the runs that retrieved them."""
         scoped = self.scoped(topic_data, items)

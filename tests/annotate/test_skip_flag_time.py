@@ -7,6 +7,8 @@ assigned to alice and bob."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.urls import reverse
 
@@ -108,10 +110,10 @@ def test_flags_on_a_topic_and_on_one_of_its_items(people, campaign):
     assert (whole.item, whole.comment, whole.is_open) == ("", "The query has a typo", True)
     assert (one.item, one.comment) == ("c2", "c2 is a duplicate of c1")
     assert flags.flaggable_items(q1, Assignment.objects.get(topic=q1, assessor=people["alice"])) == [
-        "c1",
-        "c2",
-        "c3",
-        "c4",
+        ("c1", "Candidate 1.1"),
+        ("c2", "Candidate 1.2"),
+        ("c3", "Candidate 1.3"),
+        ("c4", "Candidate 1.4"),
     ]
     assert [f.pk for f in flags.topic_flags(q1, people["bob"], "assessor")] == []
     assert {f.pk for f in flags.topic_flags(q1, people["organiser"], "organiser")} == {whole.pk, one.pk}
@@ -141,18 +143,31 @@ def test_only_assigned_assessors_flag(people, campaign):
     assert Flag.objects.count() == 0
 
 
-def test_kinds_without_items_take_flags_on_the_whole_topic_only(people):
-    examples = KINDS["ordering"].examples
+def test_every_kind_flags_what_its_page_shows_by_id_and_nothing_hidden(people):
+    """Kind.flag_targets reads the assessor view: ordering items, clustering
+    sentences, nuggets and responses, factoid summary sentences, candidates,
+    documents; never a hidden field (a run, an original label, an author)."""
+    expected = {
+        "ordering": ["a", "b", "c"],
+        "pairs": ["c1", "c2", "c3", "c4"],
+        "relevance": ["d1", "d2", "d3", "d4"],
+    }
+    for name, spec in KINDS.items():
+        view = spec.data.assessor_view(spec.examples.topic)
+        targets = spec.data.flag_targets(view)
+        assert targets and all(isinstance(i, str) and isinstance(t, str) for i, t in targets), name
+        if name in expected:
+            assert [i for i, _ in targets] == expected[name]
+        shown = json.dumps(view)
+        assert all(i in shown and t[:20] in shown for i, t in targets), f"{name}: a target the page does not show"
     campaign = services.create_campaign(creator=people["organiser"], kind="ordering", name="Steps", overlap=1)
     services.add_member(campaign=campaign, username="alice", role="assessor")
+    examples = KINDS["ordering"].examples
     (t1,) = services.import_topics(campaign=campaign, topics=[{"external_id": "t1", "data": examples.topic}])
-    assert flags.flaggable_items(t1, None) == []
+    assert flags.create_flag(topic=t1, author=people["alice"], comment="two steps in one", item="a").item == "a"
     with pytest.raises(InvalidInput) as refused:
-        flags.create_flag(topic=t1, author=people["alice"], comment="hm", item="a")
-    assert (refused.value.field, refused.value.message) == (
-        "item",
-        "Ordering topics have no items to flag one by one: flag the whole topic",
-    )
+        flags.create_flag(topic=t1, author=people["alice"], comment="hm", item="zz")
+    assert refused.value.field == "item"
     assert flags.create_flag(topic=t1, author=people["alice"], comment="hm").item == ""
 
 
@@ -167,7 +182,8 @@ def test_an_item_flag_stays_within_the_assessors_part_of_the_topic(people):
     (q1,) = services.import_topics(campaign=campaign, topics=pairs_topics(1, candidates=6))
     mine = Assignment.objects.get(topic=q1, assessor=people["alice"]).items
     others = [c for c in ("c1", "c2", "c3", "c4", "c5", "c6") if c not in mine]
-    assert flags.flaggable_items(q1, Assignment.objects.get(topic=q1, assessor=people["alice"])) == mine
+    mine_shown = [i for i, _ in flags.flaggable_items(q1, Assignment.objects.get(topic=q1, assessor=people["alice"]))]
+    assert sorted(mine_shown) == sorted(mine)
     assert others, "the seeded draw gives bob some of the candidates"
     with pytest.raises(InvalidInput) as refused:
         flags.create_flag(topic=q1, author=people["alice"], comment="?", item=others[0])
@@ -372,7 +388,7 @@ def test_judging_page_links_previous_and_next_topic_of_the_queue(client, people,
     assert f'id="following-topic" rel="next" href="/campaigns/{campaign.pk}/topics/q3/judge/"' in middle
     assert 'data-count-time="true"' in middle
     assert 'id="skip-topic"' in middle and 'id="flag-topic"' in middle
-    assert '<option value="c4">Item c4</option>' in middle
+    assert '<option value="c4">c4: Candidate 2.4</option>' in middle
     # An organiser looking at the page: no queue, no time, no skip or flag.
     organiser = judge_page(client, people["organiser"], campaign, "q2")
     assert 'id="topic-nav"' not in organiser and 'data-count-time="false"' in organiser
