@@ -185,6 +185,7 @@ class OwnJudgment(APIView):
                     "draft_differs": False,
                     "updated_at": None,
                     "submitted_at": None,
+                    "active_ms": 0,
                 }
             )
         return Response(s.JudgmentSerializer(judgment).data)

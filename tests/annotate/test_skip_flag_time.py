@@ -489,3 +489,23 @@ def test_backups_keep_skips_flags_and_active_time(people, campaign):
         for f in flags.campaign_flags(restored)
     )
     assert rows == [("q1", "alice", "c2", "c2?", False, "fine"), ("q3", "bob", "", "empty query", True, "")]
+
+
+def test_a_judgment_never_written_answers_the_same_fields_as_a_saved_one(people, campaign):
+    """The GET of an unwritten judgment lacked active_ms (schemathesis found it: the schema requires it)."""
+    from rest_framework.test import APIClient
+
+    client = APIClient()
+    client.force_authenticate(people["alice"])
+    url = f"/api/campaigns/{campaign.pk}/topics/q1/judgment/"
+    fresh = client.get(url).json()
+    assert (fresh["status"], fresh["version"], fresh["active_ms"]) == ("new", 0, 0)
+    topic = campaign.topics.get(external_id="q1")
+    services.save_judgment(
+        topic=topic,
+        assessor=people["alice"],
+        payload={"matches": {"c1": True}},
+        status="draft",
+        version=0,
+    )
+    assert set(client.get(url).json()) == set(fresh)
