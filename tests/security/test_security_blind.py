@@ -25,7 +25,7 @@ import pytest
 from rest_framework.test import APIClient
 from security_helpers import path_for, project_patterns
 
-from annotate import services
+from annotate import flags, services
 from annotate.models import Assignment, Judgment, Topic
 from kinds.base import Kind
 from kinds.factoids import services as factoid_services
@@ -134,7 +134,11 @@ def build(people, kind: str, design: str | None) -> SimpleNamespace:
             topic=topic, name="consensus", data=payload(kind, "consensus"), version=0, user=people["organiser"]
         )
     job = Job.objects.create(campaign=campaign, analysis="agreement")
-    return SimpleNamespace(campaign=campaign, topic=topic, job=job, markers=markers, items=items["alice"], kind=kind)
+    # bob's flag for the organisers: his own words, never shown to alice (the walk finds any marker).
+    flag = flags.create_flag(topic=topic, author=people["bob"], comment=f"{MARKER}-{kind}-bobs-flag")
+    return SimpleNamespace(
+        campaign=campaign, topic=topic, job=job, flag=flag, markers=markers, items=items["alice"], kind=kind
+    )
 
 
 def client_for(user) -> APIClient:
@@ -210,6 +214,9 @@ def test_no_url_shows_an_assessor_a_hidden_field(people, kind, design):
     # The walk really reached the assessor's pages and endpoints.
     for name in ("home", "campaign", "judge", "api-topics", "api-judgment", "api-judgments", "api-campaign"):
         assert statuses[name] == 200, (name, statuses[name])
+    # bob's flag is there to be leaked: the organisers' inbox shows it.
+    inbox = organiser.get(f"/campaigns/{world.campaign.pk}/")
+    assert f"{MARKER}-{kind}-bobs-flag" in leaks(inbox)
 
 
 def test_an_assessor_gets_only_their_own_part_of_a_topic(people, api):
