@@ -24,6 +24,7 @@ def submit_on_the_page(page) -> None:
 
 
 def votes(page, candidate: str):
+    """The topic report's row of ``candidate``: id, text, match votes, judged."""
     return page.locator("table.grid tr", has=page.locator("td", has_text=re.compile(rf"^{candidate}$")))
 
 
@@ -82,7 +83,7 @@ def test_submit_reopen_edit_resubmit_withdraw(new_page, live_server, login, peop
 
     # The organiser's reports still count the submitted version.
     organiser.goto(report_url)
-    expect(votes(organiser, "c3").locator("td").nth(1)).to_have_text("1")
+    expect(votes(organiser, "c3").locator("td").nth(2)).to_have_text("1")
     organiser.goto(f"{live_server.url}/campaigns/{campaign.pk}/")
     expect(kappa).to_have_text("0.500")
     expect(organiser.locator("#report-meta")).to_contain_text("from 4 submitted")
@@ -95,7 +96,7 @@ def test_submit_reopen_edit_resubmit_withdraw(new_page, live_server, login, peop
     assert (resubmitted.status, resubmitted.submitted_payload) == ("submitted", draft.payload)
     expect(kappa).to_have_text("1.000", timeout=15_000)
     organiser.goto(report_url)
-    expect(votes(organiser, "c3").locator("td").nth(1)).to_have_text("2")
+    expect(votes(organiser, "c3").locator("td").nth(2)).to_have_text("2")
 
     # Withdraw, with a reason.
     alice.goto(judge_url)
@@ -115,7 +116,7 @@ def test_submit_reopen_edit_resubmit_withdraw(new_page, live_server, login, peop
     revision = JudgmentRevision.objects.get(judgment=withdrawn, version=withdrawn.version)
     assert (revision.status, revision.reason) == ("withdrawn", "I judged the wrong Jane Doe.")
     organiser.goto(report_url)
-    expect(votes(organiser, "c3").locator("td").nth(1)).to_have_text("1")
+    expect(votes(organiser, "c3").locator("td").nth(2)).to_have_text("1")
     expect(votes(organiser, "c3").locator("td").nth(2)).to_have_text("1")
     organiser.goto(f"{live_server.url}/campaigns/{campaign.pk}/")
     expect(organiser.locator("#report-meta")).to_contain_text("from 3 submitted")

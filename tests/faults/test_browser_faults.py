@@ -172,7 +172,9 @@ def test_two_tabs_editing_the_same_judgment(context, topic, people):
     expect(second.locator("#conflict")).to_be_visible()
     expect(second.locator("#conflict")).to_contain_text("another tab or device")
     expect(second.locator("#merge-saved-head")).to_contain_text("Saved version 1")
-    expect(second.locator("#merge-rows tr").first).to_have_text(re.compile(r"matches\.c1\s*false\s*true"))
+    expect(second.locator("#merge-rows tr").first).to_have_text(
+        re.compile(r"matches\.c1 “Candidate 1\.1”\s*false\s*true")
+    )
     expect(second.locator("#save-status")).to_contain_text("Not saved")
     judgment = stored(topic, people)
     assert (judgment.version, judgment.payload) == (1, {"matches": {"c1": True}})  # the first tab's

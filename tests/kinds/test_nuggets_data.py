@@ -60,3 +60,19 @@ def test_run_data_takes_text_or_length_and_checks_matches():
         KIND.clean_run_data({"responses": {"q1": {"length": 10, "matches": ["zz"]}}}, topics, field="d")
     with pytest.raises(InvalidInput, match="text, or its length"):
         KIND.clean_run_data({"responses": {"q1": {"length": -1}}}, topics, field="d")
+
+
+@pytest.mark.django_db
+def test_the_judging_page_of_a_question_without_responses_renders(client, people):
+    """A labels-only question has no responses; the page's item labels (for the
+    conflict box) once made its template fail with a 500."""
+    from annotate import services
+
+    campaign = services.create_campaign(creator=people["organiser"], kind="nuggets", name="Labels", overlap=1)
+    services.add_member(campaign=campaign, username="alice", role="assessor")
+    topic = {"target": "AARP", "nuggets": [{"id": "n1", "text": "founded 1958", "label": "vital"}]}
+    services.import_topics(campaign=campaign, topics=[{"external_id": "q1", "data": topic}])
+    client.force_login(people["alice"])
+    page = client.get(f"/campaigns/{campaign.pk}/topics/q1/judge/")
+    assert page.status_code == 200
+    assert '<script id="item-labels" type="application/json">{"n1": "founded 1958"}</script>' in page.content.decode()
