@@ -444,6 +444,10 @@ def test_organiser_inbox_resolve_and_the_answer_on_the_topic_page(client, people
     progress = client.get(reverse("campaign-progress", args=[campaign.pk])).content.decode()
     assert "<td>1</td><td>2 min 05 s · 2 min 05 s</td>" in progress  # alice: 1 skipped; median · total
     assert "none submitted" in progress  # bob
+    submit(campaign, people["bob"], "q1", active_ms=0)  # e.g. imported or by the API without timing
+    progress = client.get(reverse("campaign-progress", args=[campaign.pk])).content.decode()
+    bob_row = next(line for line in progress.splitlines() if "<td>bob</td>" in line)
+    assert "not recorded" in bob_row and "0 s" not in bob_row
 
     resolve = reverse("flag-resolve", args=[campaign.pk, flag.pk])
     refused = client.post(resolve, {"answer": "a" * 2001})
