@@ -16,6 +16,7 @@ CORE = [
     "concord.params",
     "concord.typed",
     "annotate.members",
+    "annotate.templatetags.annotate_tags",
 ]
 
 

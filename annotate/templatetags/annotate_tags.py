@@ -42,13 +42,13 @@ def id_texts(items, more=None) -> dict[str, str]:
     page gives the conflict box (``json_script:"item-labels"``, read by
     static/annotate/judge.js) so that ``matches.c1`` reads with its text.
 
-    >>> id_texts({"nuggets": [{"id": "n1", "text": "born 1950"}]}, "nuggets,responses")
-    {'n1': 'born 1950'}
+    >>> id_texts({"rows": [{"id": "r1", "text": "born 1950"}]}, "rows,absent")
+    {'r1': 'born 1950'}
     >>> id_texts([{"id": "c1", "text": "Jon Smith"}, {"id": "c2"}], [{"id": "r1", "text": "x" * 90}])
     {'c1': 'Jon Smith', 'r1': 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…'}
     """
     if isinstance(items, dict) and isinstance(more, str):
-        # ``view|id_texts:"nuggets,responses"``: rows under those keys of a view, absent keys skipped
+        # ``view|id_texts:"key,other"``: rows under those keys of a view, absent keys skipped
         # (a filter's argument that does not resolve is an error in Django templates, not "").
         rows = [row for key in more.split(",") for row in items.get(key.strip()) or []]
         return id_texts(rows)
