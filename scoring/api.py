@@ -135,11 +135,17 @@ class Analyses(APIView):
         return Response(JobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
 
 
+def organised_job(request: Request, job_id: int) -> Job:
+    """A job of a campaign the user organises (404 otherwise, like the campaign itself)."""
+    job = get_object_or_404(Job, pk=job_id)
+    selectors.campaign_for(request.user, job.campaign_id, need="organise")
+    return job
+
+
 class JobDetail(APIView):
     @extend_schema(responses={200: JobSerializer, **ERRORS})
     def get(self, request: Request, job_id: int) -> Response:
-        job = get_object_or_404(Job, pk=job_id)
-        selectors.campaign_for(request.user, job.campaign_id, need="organise")
+        job = organised_job(request, job_id)
         return Response(JobSerializer(job).data)
 
 
@@ -152,8 +158,7 @@ class JobCancel(APIView):
         responses={200: JobSerializer, **ERRORS},
     )
     def post(self, request: Request, job_id: int) -> Response:
-        job = get_object_or_404(Job, pk=job_id)
-        selectors.campaign_for(request.user, job.campaign_id, need="organise")
+        job = organised_job(request, job_id)
         return Response(JobSerializer(services.cancel_job(job=job, user=request.user)).data)
 
 
@@ -166,8 +171,7 @@ class JobApply(APIView):
         responses={200: JobSerializer, **ERRORS},
     )
     def post(self, request: Request, job_id: int) -> Response:
-        job = get_object_or_404(Job, pk=job_id)
-        selectors.campaign_for(request.user, job.campaign_id, need="organise")
+        job = organised_job(request, job_id)
         return Response(JobSerializer(services.apply_job(job=job, user=request.user)).data)
 
 
@@ -179,8 +183,7 @@ class JobRevert(APIView):
         responses={200: JobSerializer, **ERRORS},
     )
     def post(self, request: Request, job_id: int) -> Response:
-        job = get_object_or_404(Job, pk=job_id)
-        selectors.campaign_for(request.user, job.campaign_id, need="organise")
+        job = organised_job(request, job_id)
         return Response(JobSerializer(services.revert_job(job=job, user=request.user)).data)
 
 
