@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # types only; the kinds import the models themselves
 Series = dict[str, list[list[float | None]]]
 
 __all__ = [
+    "Adjudication",
     "Analysis",
     "Examples",
     "Export",
@@ -82,6 +83,33 @@ class Reports:
     #: 1 - mean pairwise tau), or None with fewer than two judgments. Stored
     #: with the topic's report; the assignments page filters and sorts by it.
     disagreement: Callable[[Any], float | None]
+
+
+@dataclass(frozen=True)
+class Adjudication:
+    """The kind's part of the adjudication page (README, "Adjudication").
+
+    An adjudicator (an organiser, or a member with the ``adjudicator`` role)
+    sees every assessor's submitted judgment of a topic side by side and sets
+    the topic's gold, stored as the topic's ``consensus`` curation (versioned:
+    every save kept, a stale version refused with 409; the same curation the
+    factoids kind's consensus editor writes).
+
+    ``compare(view, judgments)`` gets the assessor view of the topic (what the
+    assessors saw: ``Kind.assessor_view``) and ``[(assessor, submitted
+    payload), ...]`` in assessor order and returns what ``template`` (a
+    template of the kind's ``templates/<name>/`` folder) renders as
+    ``comparison``: the judgments side by side with their differences in the
+    kind's own terms (votes per candidate, where orderings differ, the
+    split/merge/move edits between clusterings, ...). ``consensus(view,
+    payloads)`` is the payload "Accept the consensus" saves (e.g. the
+    majority label of every item), or None when the kind has no automatic
+    consensus (then the adjudicator accepts one assessor's judgment or edits).
+    """
+
+    template: str
+    compare: Callable[[Mapping[str, Any], Sequence[tuple[str, Mapping[str, Any]]]], Any]
+    consensus: Callable[[Mapping[str, Any], Sequence[Mapping[str, Any]]], dict[str, Any]] | None = None
 
 
 @dataclass(frozen=True)
@@ -223,6 +251,8 @@ class KindSpec:
     pools: Callable[..., list[Topic]] | None = None
     #: The kind's own import formats on the uploads page (e.g. TREC run files), beside the generic ones.
     uploads: tuple[Upload, ...] = ()
+    #: The kind's part of the adjudication page (the judgments side by side, its consensus).
+    adjudication: Adjudication | None = None
 
     @property
     def name(self) -> str:
