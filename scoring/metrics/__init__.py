@@ -1,5 +1,6 @@
 """Pure numeric metrics (numpy/scipy only; never imports Django).
 
 One module per family: ``agreement`` (chance-corrected agreement between
-raters), and one per judgment kind.
+raters), ``truthinference`` (models of the assessors: Dawid-Skene, MACE,
+Wawa), and one per judgment kind.
 """
