@@ -155,6 +155,13 @@ def curation(topic: Topic, name: str):
     return Curation.objects.filter(topic=topic, name=name).first()
 
 
+def curations_of(topics: list[Topic], name: str) -> dict[int, Curation]:
+    """Topic id -> the topic's curation ``name`` (with who saved it last), in one
+    query: e.g. the adjudicated gold (``consensus``) of every topic of an export."""
+    found = Curation.objects.filter(topic__in=[t.pk for t in topics], name=name).select_related("updated_by")
+    return {c.topic_id: c for c in found}
+
+
 @dataclass(frozen=True)
 class ReportInput:
     """Everything a kind's reports and analyses read, assembled by :func:`report_input`.

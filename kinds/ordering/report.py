@@ -23,12 +23,14 @@ from concord.typed import Figure
 from kinds.spec import Export
 from scoring.csvfiles import write_csv
 from scoring.metrics import ordering as m
-from scoring.selectors import JudgmentRow, ReportInput
+from scoring.selectors import JudgmentRow, ReportInput, curations_of
 
 EXPORTS = {"json": Export("application/json", "json"), "csv": Export("text/csv", "csv")}
 EXPORT_HELP = (
     "consensus: each topic's rank-based consensus ordering (items by summed rank over the submitted orderings, "
-    "ties as in the first ordering), with how many orderings it rests on. judgments: every submitted ordering."
+    "ties as in the first ordering), with how many orderings it rests on. adjudicated: the adjudicated ordering "
+    "where a topic has one, else the consensus, with its source (adjudicated / consensus), who adjudicated and "
+    "when. judgments: every submitted ordering."
 )
 
 #: Run-scoring methods (KZH Table 1), as (label, function, keyword arguments).
@@ -48,6 +50,13 @@ ED_NAMES = dict(zip(METHODS, m.METHODS))
 def frespa_setting(campaign: Campaign) -> m.FrespaSetting:
     """The campaign's FreSPA parameters: tuned and saved, or the paper's defaults."""
     return m.FrespaSetting(**campaign.params.get("frespa", {}))
+
+
+def consensus_order(orders: Sequence[list[str]]) -> list[str]:
+    """The rank-based consensus of ``orders`` (KZH section 4.3): items by summed
+    rank, ties as in the first ordering (the ``consensus`` export, the
+    adjudication page's "Accept the consensus")."""
+    return m.rank_consensus(list(orders))
 
 
 def golds_of(judgments: Sequence[JudgmentRow]) -> dict[str, list[str]]:
@@ -344,26 +353,39 @@ ANALYSIS_PARAMS = {
 
 
 def truths(assessors: Sequence[str]) -> list[str]:
-    return ["consensus", "judgments"]
+    return ["consensus", "adjudicated", "judgments"]
 
 
 def export(
     campaign: Campaign, topics: Sequence[Topic], judgments: Sequence[JudgmentRow], *, format: str, truth: str
 ) -> str:
-    """Consensus orderings (with how many orderings each rests on) or every judgment."""
+    """Consensus orderings (with how many orderings each rests on), the adjudicated
+    ones (consensus where a topic has none, with the source), or every judgment."""
     import json
 
     if truth not in truths([]):
-        raise InvalidInput("truth", f"unknown export {truth!r} (known: consensus, judgments)")
+        raise InvalidInput("truth", f"unknown export {truth!r} (known: {', '.join(truths([]))})")
     external = {t.pk: t.external_id for t in topics}
     by_topic: dict[int, list[JudgmentRow]] = {}
     for row in judgments:
         by_topic.setdefault(row.topic_id, []).append(row)
+    if truth == "adjudicated":
+        rows = adjudicated_rows(topics, by_topic)
+        if format == "json":
+            return json.dumps(rows, indent=1)
+        return write_csv(
+            ["topic", "source", "adjudicated_by", "adjudicated_at", "orderings", "rank", "item"],
+            (
+                [r["topic"], r["source"], r["adjudicated_by"], r["adjudicated_at"], r["orderings"], rank, item]
+                for r in rows
+                for rank, item in enumerate(r["order"], 1)
+            ),
+        )
     if truth == "consensus":
         rows = [
             {
                 "topic": external[t],
-                "order": m.rank_consensus([r.payload["order"] for r in rows]),
+                "order": consensus_order([r.payload["order"] for r in rows]),
                 "orderings": len(rows),
             }
             for t, rows in by_topic.items()
@@ -381,6 +403,40 @@ def export(
         ["topic", "assessor", "rank", "item"],
         ([e["topic"], e["assessor"], rank, item] for e in entries for rank, item in enumerate(e["order"], 1)),
     )
+
+
+def adjudicated_rows(topics: Sequence[Topic], by_topic: Mapping[int, list[JudgmentRow]]) -> list[dict[str, Any]]:
+    """Per topic, in topic order: the adjudicated ordering (the topic's ``consensus``
+    curation) with who adjudicated and when, else the rank-based consensus of its
+    submitted orderings (``source`` says which); topics with neither are left out."""
+    rows = []
+    adjudicated = curations_of(list(topics), "consensus")
+    for topic in topics:
+        orders = [r.payload["order"] for r in by_topic.get(topic.pk, [])]
+        gold = adjudicated.get(topic.pk)
+        if gold is not None and gold.data.get("order"):
+            rows.append(
+                {
+                    "topic": topic.external_id,
+                    "source": "adjudicated",
+                    "adjudicated_by": gold.updated_by.get_username() if gold.updated_by else "",
+                    "adjudicated_at": gold.updated_at.isoformat(),
+                    "orderings": len(orders),
+                    "order": list(gold.data["order"]),
+                }
+            )
+        elif orders:
+            rows.append(
+                {
+                    "topic": topic.external_id,
+                    "source": "consensus",
+                    "adjudicated_by": "",
+                    "adjudicated_at": "",
+                    "orderings": len(orders),
+                    "order": consensus_order(orders),
+                }
+            )
+    return rows
 
 
 def orderings_ready(facts) -> str | None:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from kinds.ordering import charts, demo, importers, report
+from kinds.ordering import adjudication, charts, demo, importers, report
 from kinds.ordering.data import OrderingKind
 from kinds.ordering.examples import EXAMPLES
-from kinds.spec import Analysis, Exports, JudgePage, KindSpec, Reports
+from kinds.spec import Adjudication, Analysis, Exports, JudgePage, KindSpec, Reports
 
 SPEC = KindSpec(
     data=OrderingKind(),
@@ -55,4 +55,7 @@ SPEC = KindSpec(
     demo=demo.build,
     runs_csv=importers.read_runs_csv,
     judgment_files={".jsonl": importers.read_squality},
+    adjudication=Adjudication(
+        template="ordering/adjudicate.html", compare=adjudication.compare, consensus=adjudication.consensus
+    ),
 )
