@@ -30,7 +30,7 @@ from kinds.clustering.data import rule_violations
 from kinds.spec import Export
 from scoring.csvfiles import write_csv
 from scoring.metrics import clustering as m
-from scoring.selectors import JudgmentRow, ReportInput
+from scoring.selectors import JudgmentRow, ReportInput, curations_of
 
 METHODS = ("singleton", "bucket")
 #: The measures of Table 3 (the report keeps all of them; pages show these).
@@ -39,7 +39,9 @@ EXPORTS = {"json": Export("application/json", "json"), "csv": Export("text/csv",
 EXPORT_HELP = (
     "consensus: sentences that at least half of the judges put in one cluster form the consensus clusters "
     "(connected components of the co-association graph at that threshold); every sentence comes with how many "
-    "judges clustered it and which. judgments: every judge's clusters with their descriptions, in importance order."
+    "judges clustered it and which. adjudicated: the adjudicated clusters (with their descriptions) where a topic "
+    "has them, else the consensus, with the source (adjudicated / consensus), who adjudicated and when. judgments: "
+    "every judge's clusters with their descriptions, in importance order."
 )
 BASELINE_DRAWS = 100
 
@@ -498,17 +500,27 @@ ANALYSIS_PARAMS = {
 
 
 def truths(assessors: Sequence[str]) -> list[str]:
-    return ["consensus", "judgments"]
+    return ["consensus", "adjudicated", "judgments"]
 
 
 def export(
     campaign: Campaign, topics: Sequence[Topic], judgments: Sequence[JudgmentRow], *, format: str, truth: str
 ) -> str:
     if truth not in truths([]):
-        raise InvalidInput("truth", f"unknown export {truth!r} (known: consensus, judgments)")
+        raise InvalidInput("truth", f"unknown export {truth!r} (known: {', '.join(truths([]))})")
     by_topic: dict[int, list[JudgmentRow]] = {}
     for row in judgments:
         by_topic.setdefault(row.topic_id, []).append(row)
+    if truth == "adjudicated":
+        rows = adjudicated_rows(topics, by_topic)
+        if format == "json":
+            return json.dumps(rows, indent=1)
+        columns = ["topic", "source", "adjudicated_by", "adjudicated_at", "sentence", "cluster", "description"]
+        columns += ["judges_clustered", "of_judges", "judges"]
+        return write_csv(
+            columns,
+            ([" ".join(r[c]) if c == "judges" else "" if r[c] is None else r[c] for c in columns] for r in rows),
+        )
     if truth == "judgments":
         entries = [
             {
@@ -565,6 +577,47 @@ def export(
             for r in rows
         ),
     )
+
+
+def adjudicated_rows(topics: Sequence[Topic], by_topic: dict[int, list[JudgmentRow]]) -> list[dict[str, Any]]:
+    """Every sentence of every topic with its gold cluster: the adjudicated clusters
+    (the topic's ``consensus`` curation, descriptions included) with who adjudicated
+    and when, else the consensus of the judges (``source`` says which); with how many
+    judges clustered the sentence and which, as in the consensus export."""
+    adjudicated = curations_of(list(topics), "consensus")
+    rows = []
+    for topic in topics:
+        items = sentence_ids(topic)
+        clusterings = clusterings_of(by_topic.get(topic.pk, []))
+        gold = adjudicated.get(topic.pk)
+        if gold is not None:
+            clusters, descriptions = gold.data["clusters"], gold.data.get("descriptions", [])
+            source = {
+                "source": "adjudicated",
+                "adjudicated_by": gold.updated_by.get_username() if gold.updated_by else "",
+                "adjudicated_at": gold.updated_at.isoformat(),
+            }
+        else:
+            clusters = consensus(list(clusterings.values()), items)
+            descriptions = []
+            source = {"source": "consensus", "adjudicated_by": "", "adjudicated_at": ""}
+        cluster_of = {s: i for i, c in enumerate(clusters) for s in c}
+        for s in items:
+            by = [j for j, judged in clusterings.items() if any(s in c for c in judged)]
+            number = cluster_of.get(s)
+            rows.append(
+                {
+                    "topic": topic.external_id,
+                    **source,
+                    "sentence": s,
+                    "cluster": None if number is None else number + 1,
+                    "description": descriptions[number] if number is not None and number < len(descriptions) else "",
+                    "judges_clustered": len(by),
+                    "judges": by,
+                    "of_judges": len(clusterings),
+                }
+            )
+    return rows
 
 
 def split_merge_ready(facts) -> str | None:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from kinds.clustering import charts, demo, importers, report
+from kinds.clustering import adjudication, charts, demo, importers, report
 from kinds.clustering.data import ClusteringKind
 from kinds.clustering.examples import EXAMPLES
-from kinds.spec import Analysis, Exports, JudgePage, KindSpec, Reports, Upload, UploadFile
+from kinds.spec import Adjudication, Analysis, Exports, JudgePage, KindSpec, Reports, Upload, UploadFile
 
 SPEC = KindSpec(
     data=ClusteringKind(),
@@ -53,5 +53,8 @@ SPEC = KindSpec(
             run=importers.upload_aiphes,
             options=importers.AIPHES_OPTIONS,
         ),
+    ),
+    adjudication=Adjudication(
+        template="clustering/adjudicate.html", compare=adjudication.compare, consensus=adjudication.consensus
     ),
 )

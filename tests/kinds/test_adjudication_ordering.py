@@ -94,7 +94,7 @@ def test_the_fragment_shows_names_positions_and_the_differences_in_words():
     assert "<caption" in html and html.count("differs most") == 2  # the caption and item d's row
     assert '<tr data-item="d" class="differs">' in html and "1–4" in html
     assert "alice · carol</th><td>0.000</td><td>3</td>" in html
-    assert "Item A <span class=\"muted\">a</span> before Item B <span class=\"muted\">b</span>" in html
+    assert 'Item A <span class="muted">a</span> before Item B <span class="muted">b</span>' in html
 
 
 @pytest.fixture
