@@ -193,19 +193,39 @@ class TopicTable:
     filters: Filters
 
 
+def scored_topics(campaign: Campaign):
+    """The campaign's topics, each with ``submissions`` (its counting judgments) and
+    ``disagreement`` (its stored report's; None: fewer than two judgments). The
+    assignments page and the adjudication queue (annotate/adjudication.py) both list these."""
+    stored = Report.objects.filter(topic=OuterRef("pk"), name="agreement").values("disagreement")[:1]
+    return campaign.topics.annotate(
+        submissions=Count("judgments", filter=Q(judgments__status__in=Judgment.COUNTING), distinct=True),
+        disagreement=Subquery(stored),
+    )
+
+
+def open_flags() -> Exists:
+    """A topic has an open flag (an assessor's comment not yet resolved): a filter on topics."""
+    return Exists(Flag.objects.filter(topic=OuterRef("pk"), resolved_at__isnull=True))
+
+
+def page_of(items, number: int, size: int = PAGE_SIZE):
+    """``(page's items, count, pages)``; a page past the last is InvalidInput naming ``page``."""
+    paginator = Paginator(items, size)
+    if number > max(paginator.num_pages, 1):
+        raise InvalidInput("page", f"there {'is' if paginator.num_pages == 1 else 'are'} {paginator.num_pages} page(s)")
+    return (list(paginator.page(number)) if paginator.count else []), paginator.count, max(paginator.num_pages, 1)
+
+
 def topic_table(campaign: Campaign, filters: Filters) -> TopicTable:
     """One page of the campaign's topics matching ``filters``: a topic matches a
     state when one of its assessors (``filters.assessor`` if set) is in it
     (``new``: assigned, without a judgment)."""
-    stored = Report.objects.filter(topic=OuterRef("pk"), name="agreement").values("disagreement")[:1]
-    topics = campaign.topics.annotate(
-        submissions=Count("judgments", filter=Q(judgments__status__in=Judgment.COUNTING), distinct=True),
-        disagreement=Subquery(stored),
-    )
+    topics = scored_topics(campaign)
     if filters.disagreement is not None:
         topics = topics.filter(disagreement__gte=filters.disagreement)
     if filters.flagged:
-        topics = topics.filter(Exists(Flag.objects.filter(topic=OuterRef("pk"), resolved_at__isnull=True)))
+        topics = topics.filter(open_flags())
     if filters.q:
         topics = topics.filter(Q(external_id__icontains=filters.q) | Q(title__icontains=filters.q))
     who = {"assessor__username": filters.assessor} if filters.assessor else {}
@@ -226,10 +246,7 @@ def topic_table(campaign: Campaign, filters: Filters) -> TopicTable:
     # Topics with no disagreement yet (fewer than two judgments) come last either way.
     key = F(order[0]).desc(nulls_last=True) if sort.startswith("-") else F(order[0]).asc(nulls_last=True)
     topics = topics.order_by(key, *order[1:], "position", "id")
-    paginator = Paginator(topics, PAGE_SIZE)
-    if filters.page > max(paginator.num_pages, 1):
-        raise InvalidInput("page", f"there {'is' if paginator.num_pages == 1 else 'are'} {paginator.num_pages} page(s)")
-    page = list(paginator.page(filters.page)) if paginator.count else []
+    page, count, pages = page_of(topics, filters.page)
     ids = [t.pk for t in page]
     states = {
         (topic_id, name): status
@@ -243,7 +260,7 @@ def topic_table(campaign: Campaign, filters: Filters) -> TopicTable:
     for (topic_id, name), status in states.items():
         people[topic_id].setdefault(name, status)
     rows = [TopicRow(t, t.submissions, sorted(people[t.pk].items()), t.disagreement) for t in page]
-    return TopicTable(rows, paginator.count, filters.page, max(paginator.num_pages, 1), filters)
+    return TopicTable(rows, count, filters.page, pages, filters)
 
 
 def assessor_names(campaign: Campaign) -> list[str]:

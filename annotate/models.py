@@ -34,6 +34,9 @@ class Membership(models.Model):
     class Role(models.TextChoices):
         ASSESSOR = "assessor", "Assessor"
         ORGANISER = "organiser", "Organiser"
+        #: Sets the gold of disputed topics on the adjudication pages (README, "Adjudication"):
+        #: sees the judgments there, no agreement pages, reports or exports.
+        ADJUDICATOR = "adjudicator", "Adjudicator"
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="memberships")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")

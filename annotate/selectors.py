@@ -15,7 +15,12 @@ from django.http import Http404
 from annotate.models import Assignment, Campaign, Judgment, Membership, Topic
 from kinds.registry import get_kind
 
-Need = Literal["view", "organise", "admin"]
+#: What a page or endpoint needs (``campaign_for``): ``view``: a campaign's assessors,
+#: organisers and admins (judging, topics, one's own judgment); ``member``: every member,
+#: adjudicators too (the campaign page, the campaign API); ``adjudicate``: organisers,
+#: admins and adjudicators (the adjudication pages, the ``consensus`` curation);
+#: ``organise``: organisers and admins; ``admin``: admins.
+Need = Literal["view", "member", "adjudicate", "organise", "admin"]
 AnyUser = AbstractBaseUser | AnonymousUser
 
 
@@ -24,7 +29,7 @@ def is_admin(user: AnyUser) -> bool:
 
 
 def role_in(user: AnyUser, campaign: Campaign) -> str | None:
-    """'admin', 'organiser', 'assessor' or None."""
+    """'admin', 'organiser', 'assessor', 'adjudicator' or None."""
     if not user.is_authenticated:
         return None
     if user.is_staff:
@@ -60,12 +65,21 @@ def campaign_for(user: AnyUser, campaign_id: int, *, need: Need = "view") -> tup
     if campaign is None or role is None:
         raise Http404(f"No campaign {campaign_id}, or you are not a member of it.")
     allowed = {
+        # Adjudicators are left out of "view" on purpose: every page and endpoint of
+        # assessors and organisers stays closed to them unless it asks for them.
         "view": {"admin", "organiser", "assessor"},
+        "member": {"admin", "organiser", "assessor", "adjudicator"},
+        "adjudicate": {"admin", "organiser", "adjudicator"},
         "organise": {"admin", "organiser"},
         "admin": {"admin"},
     }[need]
     if role not in allowed:
-        who = {"organise": "its organisers and admins", "admin": "admins"}[need]
+        who = {
+            "view": "its assessors, organisers and admins",
+            "adjudicate": "its adjudicators, organisers and admins",
+            "organise": "its organisers and admins",
+            "admin": "admins",
+        }[need]
         raise PermissionDenied(
             f'You are {role_phrase(role)} in the campaign "{campaign.name}": only {who} may do this.'
         )
@@ -102,7 +116,7 @@ def topic_data_for(
     judging page renders the kind's assessor view itself, for every role).
     """
     topics = list(topics)
-    if role != "assessor":
+    if role in ("admin", "organiser"):
         return {topic.pk: topic.data for topic in topics}
     kind = get_kind(campaign.kind).data
     items = dict(

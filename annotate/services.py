@@ -7,6 +7,7 @@ so bad input changes nothing and no judgment is lost or silently overwritten.
 from __future__ import annotations
 
 import random
+import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -630,7 +631,9 @@ def import_crowd_labels(
     for (worker, topic_id), answers in grouped.items():
         try:
             payload = kind.payload_from_labels(answers)
-            payloads[(worker, topic_id)] = kind.clean_payload(payload, topics[topic_id].data, complete=True)
+            payloads[(worker, topic_id)] = kind.clean_payload(
+                payload, topics[topic_id].data, complete=True, params=campaign.params
+            )
         except InvalidInput as error:
             raise InvalidInput(f"worker {worker!r}, topic {topic_id!r}: {error.field}", error.message) from None
     with transaction.atomic():
@@ -736,7 +739,9 @@ def import_judgments(
             raise InvalidInput(path, f"a second judgment by {assessor!r} of topic {topic!r}")
         workers.setdefault(assessor, f"{path}.assessor")
         try:
-            payloads[(assessor, topic)] = kind.clean_payload(entry["payload"], topics[topic].data, complete=True)
+            payloads[(assessor, topic)] = kind.clean_payload(
+                entry["payload"], topics[topic].data, complete=True, params=campaign.params
+            )
         except InvalidInput as error:
             raise InvalidInput(f"{path}.{error.field}", error.message) from None
     accounts = clean_workers(campaign, workers, map_members=map_members)
@@ -751,26 +756,49 @@ def import_crowd_file(
     topics: list[dict[str, Any]],
     labels: Sequence[CrowdLabel],
     reference: dict[str, dict[str, Any]],
+    judgments: Sequence[dict[str, Any]] = (),
+    sources: Sequence[str] = (),
     progress: Callable[[int], None] | None = None,
     map_members: bool = False,
 ) -> ImportSummary:
-    """Topics the file introduces, its labels and its reference labelling
-    (kept as a run called ``gold``), all or nothing. The workers are checked
-    (:func:`clean_workers`) before anything is written."""
-    if not labels:
+    """Topics the file introduces, its labels (or whole ``judgments``
+    ``{"assessor", "topic", "payload"}``, found at ``sources`` in the file, which
+    errors name) and its reference labelling (kept as a run called ``gold``), all
+    or nothing. The workers are checked (:func:`clean_workers`) before anything is written."""
+    if not labels and not judgments:
         raise InvalidInput("file", "no rows: nothing to import")
     workers: Workers = {}
     for row in labels:
         workers.setdefault(row.worker, f"line {row.line}")
+    for index, entry in enumerate(judgments):
+        workers.setdefault(entry["assessor"], sources[index] if index < len(sources) else f"judgments[{index}]")
     clean_workers(campaign, workers, map_members=map_members)
     known = set(campaign.topics.values_list("external_id", flat=True))
     new_topics = [t for t in topics if t.get("external_id") not in known]
     if new_topics:
         import_topics(campaign=campaign, topics=new_topics)
-    summary = import_crowd_labels(campaign=campaign, labels=labels, progress=progress, map_members=map_members)
+    if judgments:
+        try:
+            summary = import_judgments(
+                campaign=campaign, entries=list(judgments), progress=progress, map_members=map_members
+            )
+        except InvalidInput as error:
+            raise _located_in(error, sources) from None
+    else:
+        summary = import_crowd_labels(campaign=campaign, labels=labels, progress=progress, map_members=map_members)
     if reference:
         import_runs(campaign=campaign, runs=[{"name": "gold", "data": {"reference": True, "labels": reference}}])
     return summary
+
+
+def _located_in(error: InvalidInput, sources: Sequence[str]) -> InvalidInput:
+    """An error of :func:`import_judgments` (``judgments[3].payload.matches``) named
+    where the judgment is in the imported file (``sources[3]``: ``alice's annotations``)."""
+    match = re.match(r"judgments\[(\d+)\]\.?(.*)", error.field)
+    if match and int(match[1]) < len(sources):
+        rest = match[2]
+        return InvalidInput(f"{sources[int(match[1])]}{': ' + rest if rest else ''}", error.message)
+    return error
 
 
 # -- curations: an organiser's versioned work on a topic (a consensus; a kind's own) ----------
@@ -783,7 +811,8 @@ def save_curation(*, topic: Topic, name: str, data: Any, version: Any, user: Abs
     or one of the kind's own (``KindSpec.curations``, e.g. factoid relations)."""
     kind = get_kind(topic.campaign.kind)
     if name == "consensus":
-        cleaned = kind.data.clean_payload(data, topic.data, complete=False)
+        # The campaign's params, as a judgment is checked (e.g. a relevance campaign's own scale).
+        cleaned = kind.data.clean_payload(data, topic.data, complete=False, params=topic.campaign.params)
     elif name in kind.curations:
         cleaned = kind.curations[name](data, topic)
     else:

@@ -34,6 +34,7 @@ def home(request: HttpRequest) -> HttpResponse:
         {
             "assessing": [q for q in queues if q.role == "assessor"],
             "organised": organised,
+            "adjudicating": [q for q in queues if q.role == "adjudicator"],
             "others": others,
             "can_create": selectors.can_create_campaigns(request.user),
         },
@@ -42,10 +43,13 @@ def home(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def campaign(request: HttpRequest, campaign_id: int) -> HttpResponse:
-    campaign, role = selectors.campaign_for(request.user, campaign_id)
+    campaign, role = selectors.campaign_for(request.user, campaign_id, need="member")
     if role == "assessor":
         queue = next(q for q in selectors.assessor_queues(request.user) if q.campaign.pk == campaign.pk)
         return render(request, "annotate/campaign_assessor.html", {"campaign": campaign, "queue": queue})
+    if role == "adjudicator":
+        # The adjudication queue only: no agreement, progress, flags, jobs or exports.
+        return render(request, "annotate/campaign_adjudicator.html", {"campaign": campaign})
     return render(
         request,
         "annotate/campaign_organiser.html",
@@ -133,11 +137,12 @@ def judge(request: HttpRequest, campaign_id: int, topic_id: str) -> HttpResponse
 
 @login_required
 def consensus_editor(request: HttpRequest, campaign_id: int, topic_id: str) -> HttpResponse:
-    """The organiser's consensus inventory and marking, on the judging page.
+    """The topic's gold (its ``consensus`` curation) edited on the kind's judging page,
+    by an organiser or an adjudicator (the adjudication page's "Edit").
 
     ``?from=<assessor>`` starts an empty consensus from that assessor's
     submitted annotation."""
-    campaign, role = selectors.campaign_for(request.user, campaign_id, need="organise")
+    campaign, role = selectors.campaign_for(request.user, campaign_id, need="adjudicate")
     topic = selectors.topic_for(request.user, campaign, role, topic_id)
     spec = get_kind(campaign.kind)
     kind = spec.data

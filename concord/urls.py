@@ -3,6 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
+from annotate import adjudication_views as adjudication_pages
 from annotate import flag_views as flag_pages
 from annotate import organiser_views as organiser_pages
 from annotate import upload_views
@@ -105,6 +106,12 @@ page_urls = [
     ),
     path(
         "campaigns/<int:campaign_id>/topics/<str:topic_id>/consensus/", pages.consensus_editor, name="consensus-editor"
+    ),
+    path("campaigns/<int:campaign_id>/adjudication/", adjudication_pages.queue, name="adjudication"),
+    path(
+        "campaigns/<int:campaign_id>/topics/<str:topic_id>/adjudicate/",
+        adjudication_pages.adjudicate,
+        name="adjudicate",
     ),
     path("campaigns/<int:campaign_id>/analyses/", scoring_pages.start_analysis, name="campaign-analyses"),
     path("campaigns/<int:campaign_id>/jobs/", scoring_pages.jobs, name="campaign-jobs"),

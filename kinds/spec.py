@@ -105,6 +105,9 @@ class Adjudication:
     payloads)`` is the payload "Accept the consensus" saves (e.g. the
     majority label of every item), or None when the kind has no automatic
     consensus (then the adjudicator accepts one assessor's judgment or edits).
+    The generic page (templates/annotate/adjudicate.html) includes ``template``
+    as a fragment, with ``comparison``, ``view``, ``assessors``, ``campaign``
+    and ``topic`` in its context.
     """
 
     template: str
@@ -243,8 +246,10 @@ class KindSpec:
     urls: str | None = None
     #: ``runs_csv(text) -> [{"name", "data"}]``: the kind's runs read from CSV; None: runs come as JSON only.
     runs_csv: Callable[[str], list[dict[str, Any]]] | None = None
-    #: file suffix -> ``reader(raw, rank=...) -> annotate.importers.CrowdFile``: judgment files of the
-    #: kind's own format (``import_judgments``, ``POST .../judgments/import/``).
+    #: file suffix -> ``reader(raw, params=campaign params[, rank=...]) -> annotate.importers.CrowdFile``
+    #: (``rank`` for readers that take it, e.g. SQuALITY's; the uploads page then asks for it):
+    #: judgment files of the kind's own formats (``import_judgments``, ``POST .../judgments/import/``;
+    #: a file's longest matching suffix picks the reader, or ``format=<suffix>``).
     judgment_files: Mapping[str, Callable[..., Any]] = field(default_factory=dict)
     #: ``pools(campaign=, queries=, runs=, depth=)``: topics pooled from systems' results
     #: (``POST .../pools/``); None: the kind builds no pools.

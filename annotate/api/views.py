@@ -88,7 +88,7 @@ class CampaignList(APIView):
 class CampaignDetail(APIView):
     @extend_schema(responses={200: s.CampaignSerializer, **ERRORS})
     def get(self, request: Request, campaign_id: int) -> Response:
-        campaign, role = selectors.campaign_for(request.user, campaign_id)
+        campaign, role = selectors.campaign_for(request.user, campaign_id, need="member")
         return Response(s.CampaignSerializer(campaign, context={"roles": {campaign.pk: role}}).data)
 
 
@@ -275,7 +275,8 @@ class JudgmentImport(APIView):
 
     @extend_schema(
         request={"multipart/form-data": s.JudgmentUploadSerializer},
-        description="Import existing judgments: a crowd CSV, SQuALITY .jsonl or JSON judgments (README, 'Import formats').",
+        description="Import existing judgments: a crowd CSV, SQuALITY .jsonl, Label Studio JSON, doccano's zip or "
+        "JSON judgments (README, 'Import formats'; 'format' names the reader when the file's name does not).",
         responses={201: OpenApiResponse(description="What was imported."), **ERRORS},
     )
     def post(self, request: Request, campaign_id: int) -> Response:
@@ -283,11 +284,12 @@ class JudgmentImport(APIView):
         upload = request.FILES.get("file")
         if upload is None:
             raise InvalidInput("file", "attach the crowd file as multipart field 'file'")
-        form_fields(request, allowed={"file", "positive", "rank", "map_members"})
+        form_fields(request, allowed={"file", "format", "positive", "rank", "map_members"})
         summary = importers.import_judgment_file(
             campaign,
             upload.read(),
             filename=upload.name or "",
+            format=request.data.get("format") or None,
             positive=request.data.get("positive") or None,
             rank=request.data.get("rank") or "overall",
             map_members=flag(request.data.get("map_members"), "map_members"),
@@ -311,10 +313,19 @@ class Pools(APIView):
         return Response(topic_rows(request, campaign, role, topics), status=status.HTTP_201_CREATED)
 
 
+def _curation_need(name: str) -> str:
+    """The topic's gold (``consensus``) is adjudicators' work too; a kind's other curations are the organisers'."""
+    return "adjudicate" if name == "consensus" else "organise"
+
+
 class TopicCuration(APIView):
-    @extend_schema(responses={200: s.CurationSerializer, **ERRORS})
+    @extend_schema(
+        description="A topic's curation: `consensus` (its adjudicated gold; organisers and adjudicators) or one of "
+        "the kind's own (organisers).",
+        responses={200: s.CurationSerializer, **ERRORS},
+    )
     def get(self, request: Request, campaign_id: int, topic_id: str, name: str) -> Response:
-        campaign, role = selectors.campaign_for(request.user, campaign_id, need="organise")
+        campaign, role = selectors.campaign_for(request.user, campaign_id, need=_curation_need(name))
         topic = selectors.topic_for(request.user, campaign, role, topic_id)
 
         curation = Curation.objects.filter(topic=topic, name=name).first()
@@ -327,7 +338,7 @@ class TopicCuration(APIView):
         responses={200: s.CurationSerializer, 409: OpenApiResponse(description="Stale version."), **ERRORS},
     )
     def put(self, request: Request, campaign_id: int, topic_id: str, name: str) -> Response:
-        campaign, role = selectors.campaign_for(request.user, campaign_id, need="organise")
+        campaign, role = selectors.campaign_for(request.user, campaign_id, need=_curation_need(name))
         topic = selectors.topic_for(request.user, campaign, role, topic_id)
         # The judging page's saver sends {payload, status, version}; scripts may send {data, version}.
         data = body(request, allowed={"data", "payload", "status", "version"}, required={"version"})

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from kinds.nuggets import charts, demo, importers, report
+from kinds.nuggets import adjudication, charts, demo, importers, report
 from kinds.nuggets.data import NuggetsKind
 from kinds.nuggets.examples import EXAMPLES
-from kinds.spec import Analysis, Exports, JudgePage, KindSpec, Reports, Upload, UploadFile
+from kinds.spec import Adjudication, Analysis, Exports, JudgePage, KindSpec, Reports, Upload, UploadFile
 
 SPEC = KindSpec(
     data=NuggetsKind(),
@@ -37,6 +37,9 @@ SPEC = KindSpec(
         ),
     ),
     demo=demo.build,
+    adjudication=Adjudication(
+        template="nuggets/adjudicate.html", compare=adjudication.compare, consensus=adjudication.consensus
+    ),
     uploads=(
         Upload(
             name="trec-nuggets",

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from kinds.pairs import charts, demo, pools, report
+from annotate import interchange as ix
+from kinds.pairs import adjudication, charts, demo, interchange, pools, report
 from kinds.pairs.data import PairsKind
 from kinds.pairs.examples import EXAMPLES
-from kinds.spec import Analysis, Exports, JudgePage, KindSpec, Reports
+from kinds.spec import Adjudication, Analysis, Exports, JudgePage, KindSpec, Reports
 
 SPEC = KindSpec(
     data=PairsKind(),
@@ -20,10 +21,10 @@ SPEC = KindSpec(
         topic_template="pairs/topic_report.html",
     ),
     exports=Exports(
-        formats=report.EXPORTS,
-        help=report.EXPORT_HELP,
+        formats={**report.EXPORTS, **interchange.EXPORTS},
+        help=report.EXPORT_HELP + ix.EXPORT_HELP,
         truths=report.truths,
-        write=report.export,
+        write=ix.dispatch(interchange.EXPORTS, interchange.export, report.export),
     ),
     examples=EXAMPLES,
     analyses=(
@@ -38,5 +39,9 @@ SPEC = KindSpec(
         ),
     ),
     demo=demo.build,
+    adjudication=Adjudication(
+        template="pairs/adjudicate.html", compare=adjudication.compare, consensus=adjudication.consensus
+    ),
+    judgment_files={".labelstudio.json": interchange.read_labelstudio, ".zip": interchange.read_doccano},
     pools=pools.build_pools,
 )

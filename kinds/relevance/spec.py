@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from kinds.relevance import demo, importers, report
+from annotate import interchange as ix
+from kinds.relevance import adjudication, demo, importers, interchange, report
 from kinds.relevance.data import RelevanceKind, judge_context
 from kinds.relevance.examples import EXAMPLES
-from kinds.spec import Analysis, Exports, JudgePage, KindSpec, Reports, Upload, UploadFile
+from kinds.spec import Adjudication, Analysis, Exports, JudgePage, KindSpec, Reports, Upload, UploadFile
 
 SPEC = KindSpec(
     data=RelevanceKind(),
@@ -20,10 +21,10 @@ SPEC = KindSpec(
         topic_template="relevance/topic_report.html",
     ),
     exports=Exports(
-        formats=report.EXPORTS,
-        help=report.EXPORT_HELP,
+        formats={**report.EXPORTS, **interchange.EXPORTS},
+        help=report.EXPORT_HELP + ix.EXPORT_HELP,
         truths=report.truths,
-        write=report.export,
+        write=ix.dispatch(interchange.EXPORTS, interchange.export, report.export),
     ),
     examples=EXAMPLES,
     analyses=(
@@ -36,6 +37,10 @@ SPEC = KindSpec(
         ),
     ),
     demo=demo.build,
+    adjudication=Adjudication(
+        template="relevance/adjudicate.html", compare=adjudication.compare, consensus=adjudication.consensus
+    ),
+    judgment_files={".labelstudio.json": interchange.read_labelstudio, ".zip": interchange.read_doccano},
     uploads=(
         Upload(
             name="trec-runs",

@@ -73,6 +73,36 @@ def test_every_template_and_script_exists_in_the_kind_folder(name):
 
 
 @pytest.mark.parametrize("name", NAMES)
+def test_every_kind_adjudicates_its_examples(name):
+    """KindSpec.adjudication (README, "Adjudication"): compare works on the examples (the
+    topic's assessor view and the two disagreeing payloads), the fragment renders with
+    both assessors' names, and the consensus, if any, is a payload the kind accepts."""
+    from django.template.loader import render_to_string
+
+    spec = KINDS[name]
+    assert spec.adjudication is not None, f"{name}: no KindSpec.adjudication"
+    origin = Path(get_template(spec.adjudication.template).origin.name)
+    assert ROOT / "kinds" / name in origin.parents, f"{spec.adjudication.template} is not in kinds/{name}/"
+    params = spec.params.clean(dict(spec.examples.params))
+    topic = spec.data.clean_topic_data(copy.deepcopy(dict(spec.examples.topic)))
+    view = spec.data.assessor_view(copy.deepcopy(topic))
+    payloads = [
+        spec.data.clean_payload(copy.deepcopy(dict(p)), topic, complete=True, params=params)
+        for p in spec.examples.payloads
+    ]
+    comparison = spec.adjudication.compare(view, [("ann-first", payloads[0]), ("bea-second", payloads[1])])
+    campaign = Campaign(kind=name, name="Contract", params=params)
+    html = render_to_string(
+        spec.adjudication.template,
+        {"comparison": comparison, "view": view, "assessors": ["ann-first", "bea-second"], "campaign": campaign},
+    )
+    assert "ann-first" in html and "bea-second" in html, f"{name}: the comparison does not name the assessors"
+    if spec.adjudication.consensus is not None:
+        gold = spec.adjudication.consensus(view, payloads)
+        assert spec.data.clean_payload(copy.deepcopy(gold), topic, complete=False, params=params) == gold
+
+
+@pytest.mark.parametrize("name", NAMES)
 def test_params_schemas_validate_their_defaults(name):
     spec = KINDS[name]
     assert spec.params.clean({}) == spec.params.clean(spec.params.clean({}))

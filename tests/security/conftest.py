@@ -26,10 +26,13 @@ class World:
 
 
 @pytest.fixture
-def world(people) -> World:
+def world(people, make_user) -> World:
     campaign = services.create_campaign(creator=people["organiser"], kind="factoids", name="Kuwait", overlap=2)
     for name in ("alice", "bob"):
         services.add_member(campaign=campaign, username=name, role="assessor")
+    # The campaign's adjudicator (README, "Adjudication"): the permission matrix's last column.
+    people["adjudicator"] = make_user("adjudicator")
+    services.add_member(campaign=campaign, username="adjudicator", role="adjudicator")
     (topic,) = services.import_topics(campaign=campaign, topics=[FACTOIDS_TOPIC])
     topic = Topic.objects.get(pk=topic.pk)
     services.save_judgment(topic=topic, assessor=people["bob"], payload=FACTOIDS_PAYLOAD, status="submitted", version=0)

@@ -28,7 +28,7 @@ from security_helpers import FACTOIDS_PAYLOAD, FACTOIDS_TOPIC, api_methods, name
 
 pytestmark = pytest.mark.django_db
 
-ROLES = ("anonymous", "alice", "carol", "organiser", "other_organiser", "admin")
+ROLES = ("anonymous", "alice", "carol", "organiser", "other_organiser", "admin", "adjudicator")
 #: anonymous on a page: a redirect to the login page
 LOGIN = "login"
 #: pages for staff only (Django's admin): a redirect to the admin's login page
@@ -36,86 +36,96 @@ ADMIN_LOGIN = "admin-login"
 
 # name -> method -> status for each of ROLES: anonymous, alice (assessor of the
 # campaign, assigned the topic), carol (assessor of another campaign), organiser
-# (of the campaign), other_organiser (of another campaign), admin (staff).
+# (of the campaign), other_organiser (of another campaign), admin (staff), adjudicator (the campaign's
+# adjudicator: its campaign page, the adjudication pages and the topic's consensus curation, nothing else).
 EXPECTED: dict[str, dict[str, tuple]] = {
     # public
-    "login": {"GET": (200, 200, 200, 200, 200, 200)},
-    "logout": {"GET": (405,) * 6, "POST": (302,) * 6},
-    "api-token": {"GET": (405,) * 6, "POST": (400, 200, 200, 200, 200, 200)},
+    "login": {"GET": (200, 200, 200, 200, 200, 200, 200)},
+    "logout": {"GET": (405,) * 7, "POST": (302,) * 7},
+    "api-token": {"GET": (405,) * 7, "POST": (400, 200, 200, 200, 200, 200, 200)},
     # One's own tokens (listed, revoked); path_for's token id is nobody's: 404 for everyone.
-    "api-tokens": {"GET": (401, 200, 200, 200, 200, 200)},
-    "api-token-detail": {"DELETE": (401, 404, 404, 404, 404, 404)},
-    "api-logout": {"POST": (401, 204, 204, 204, 204, 204)},
-    "api-logoutall": {"POST": (401, 204, 204, 204, 204, 204)},
-    "api-schema": {"GET": (200,) * 6},
-    "api-docs": {"GET": (200,) * 6},
+    "api-tokens": {"GET": (401, 200, 200, 200, 200, 200, 200)},
+    "api-token-detail": {"DELETE": (401, 404, 404, 404, 404, 404, 404)},
+    "api-logout": {"POST": (401, 204, 204, 204, 204, 204, 204)},
+    "api-logoutall": {"POST": (401, 204, 204, 204, 204, 204, 204)},
+    "api-schema": {"GET": (200,) * 7},
+    "api-docs": {"GET": (200,) * 7},
     # Set-password links (annotate/members.py): a void one reads the same for everyone.
-    "password_reset_confirm": {"GET": (200,) * 6},
-    "password_reset_complete": {"GET": (200,) * 6},
+    "password_reset_confirm": {"GET": (200,) * 7},
+    "password_reset_complete": {"GET": (200,) * 7},
     # pages
-    "home": {"GET": (LOGIN, 200, 200, 200, 200, 200)},
-    "campaign": {"GET": (LOGIN, 200, 404, 200, 404, 200)},
+    "home": {"GET": (LOGIN, 200, 200, 200, 200, 200, 200)},
+    "campaign": {"GET": (LOGIN, 200, 404, 200, 404, 200, 200)},
     # Creating campaigns in pages: organisers (add_campaign) and admins.
-    "campaign-new": {"GET": (LOGIN, 403, 403, 200, 200, 200), "POST": (LOGIN, 403, 403, 302, 302, 302)},
-    "campaign-members": {"GET": (LOGIN, 403, 404, 200, 404, 200), "POST": (LOGIN, 403, 404, 302, 404, 302)},
-    "campaign-progress": {"GET": (LOGIN, 403, 404, 200, 404, 200)},
+    "campaign-new": {"GET": (LOGIN, 403, 403, 200, 200, 200, 403), "POST": (LOGIN, 403, 403, 302, 302, 302, 403)},
+    "campaign-members": {"GET": (LOGIN, 403, 404, 200, 404, 200, 403), "POST": (LOGIN, 403, 404, 302, 404, 302, 403)},
+    "campaign-progress": {"GET": (LOGIN, 403, 404, 200, 404, 200, 403)},
     # Uploads and assignments pages (annotate/upload_views.py): organisers and admins.
-    "campaign-uploads": {"GET": (LOGIN, 403, 404, 200, 404, 200), "POST": (LOGIN, 403, 404, 302, 404, 302)},
-    "campaign-assignments": {"GET": (LOGIN, 403, 404, 200, 404, 200), "POST": (LOGIN, 403, 404, 302, 404, 302)},
-    "judge": {"GET": (LOGIN, 200, 404, 200, 404, 200)},
-    "campaign-report": {"GET": (LOGIN, 403, 404, 200, 404, 200)},
-    "topic-report": {"GET": (LOGIN, 403, 404, 200, 404, 200)},
+    "campaign-uploads": {"GET": (LOGIN, 403, 404, 200, 404, 200, 403), "POST": (LOGIN, 403, 404, 302, 404, 302, 403)},
+    "campaign-assignments": {
+        "GET": (LOGIN, 403, 404, 200, 404, 200, 403),
+        "POST": (LOGIN, 403, 404, 302, 404, 302, 403),
+    },
+    "judge": {"GET": (LOGIN, 200, 404, 200, 404, 200, 403)},
+    "campaign-report": {"GET": (LOGIN, 403, 404, 200, 404, 200, 403)},
+    "topic-report": {"GET": (LOGIN, 403, 404, 200, 404, 200, 403)},
     # The full matrix of a report heatmap: the world's factoids report has no assessor matrix,
     # so the organiser's 404 names the missing field once the permission check passed.
-    "campaign-report-matrix": {"GET": (LOGIN, 403, 404, 404, 404, 404)},
-    "topic-report-matrix": {"GET": (LOGIN, 403, 404, 404, 404, 404)},
-    "relations-editor": {"GET": (LOGIN, 403, 404, 200, 404, 200), "POST": (LOGIN, 403, 404, 302, 404, 302)},
-    "consensus-editor": {"GET": (LOGIN, 403, 404, 200, 404, 200)},
-    "campaign-phase": {"GET": (LOGIN, 403, 404, 200, 404, 200), "POST": (LOGIN, 403, 404, 302, 404, 302)},
+    "campaign-report-matrix": {"GET": (LOGIN, 403, 404, 404, 404, 404, 403)},
+    "topic-report-matrix": {"GET": (LOGIN, 403, 404, 404, 404, 404, 403)},
+    "relations-editor": {"GET": (LOGIN, 403, 404, 200, 404, 200, 403), "POST": (LOGIN, 403, 404, 302, 404, 302, 403)},
+    "consensus-editor": {"GET": (LOGIN, 403, 404, 200, 404, 200, 200)},
+    "campaign-phase": {"GET": (LOGIN, 403, 404, 200, 404, 200, 403), "POST": (LOGIN, 403, 404, 302, 404, 302, 403)},
     # The campaign is in Phase 1: going back to it is refused (400) once the permission check passed.
-    "campaign-phase-revert": {"GET": (LOGIN, 403, 404, 200, 404, 200), "POST": (LOGIN, 403, 404, 400, 404, 400)},
-    "campaign-analyses": {"GET": (LOGIN, 405, 405, 405, 405, 405), "POST": (LOGIN, 403, 404, 302, 404, 302)},
-    "campaign-jobs": {"GET": (LOGIN, 403, 404, 200, 404, 200)},
-    "job": {"GET": (LOGIN, 403, 404, 200, 404, 200)},
-    "job-cancel": {"GET": (LOGIN, 405, 405, 405, 405, 405), "POST": (LOGIN, 403, 404, 302, 404, 302)},
+    "campaign-phase-revert": {
+        "GET": (LOGIN, 403, 404, 200, 404, 200, 403),
+        "POST": (LOGIN, 403, 404, 400, 404, 400, 403),
+    },
+    "campaign-analyses": {"GET": (LOGIN, 405, 405, 405, 405, 405, 405), "POST": (LOGIN, 403, 404, 302, 404, 302, 403)},
+    "campaign-jobs": {"GET": (LOGIN, 403, 404, 200, 404, 200, 403)},
+    "job": {"GET": (LOGIN, 403, 404, 200, 404, 200, 403)},
+    "job-cancel": {"GET": (LOGIN, 405, 405, 405, 405, 405, 405), "POST": (LOGIN, 403, 404, 302, 404, 302, 403)},
     # The world's job proposes no campaign params: 400 (nothing to apply or revert) shows the permission check passed.
-    "job-apply": {"GET": (LOGIN, 403, 404, 200, 404, 200), "POST": (LOGIN, 403, 404, 400, 404, 400)},
-    "job-revert": {"GET": (LOGIN, 405, 405, 405, 405, 405), "POST": (LOGIN, 403, 404, 400, 404, 400)},
-    "campaign-export": {"GET": (LOGIN, 403, 404, 403, 404, 200)},
-    "campaign-export-download": {"GET": (LOGIN, 403, 404, 403, 404, 200)},
+    "job-apply": {"GET": (LOGIN, 403, 404, 200, 404, 200, 403), "POST": (LOGIN, 403, 404, 400, 404, 400, 403)},
+    "job-revert": {"GET": (LOGIN, 405, 405, 405, 405, 405, 405), "POST": (LOGIN, 403, 404, 400, 404, 400, 403)},
+    "campaign-export": {"GET": (LOGIN, 403, 404, 403, 404, 200, 403)},
+    "campaign-export-download": {"GET": (LOGIN, 403, 404, 403, 404, 200, 403)},
+    # Adjudication (annotate/adjudication_views.py): organisers, admins and the campaign's adjudicators.
+    "adjudication": {"GET": (LOGIN, 403, 404, 200, 404, 200, 200)},
+    "adjudicate": {"GET": (LOGIN, 403, 404, 200, 404, 200, 200), "POST": (LOGIN, 403, 404, 302, 404, 302, 302)},
     # API
-    "api-campaigns": {"GET": (401, 200, 200, 200, 200, 200), "POST": (401, 403, 403, 201, 201, 201)},
-    "api-campaign": {"GET": (401, 200, 404, 200, 404, 200)},
-    "api-members": {"GET": (401, 403, 404, 200, 404, 200), "POST": (401, 403, 404, 201, 404, 201)},
-    "api-topics": {"GET": (401, 200, 404, 200, 404, 200), "POST": (401, 403, 404, 201, 404, 201)},
+    "api-campaigns": {"GET": (401, 200, 200, 200, 200, 200, 200), "POST": (401, 403, 403, 201, 201, 201, 403)},
+    "api-campaign": {"GET": (401, 200, 404, 200, 404, 200, 200)},
+    "api-members": {"GET": (401, 403, 404, 200, 404, 200, 403), "POST": (401, 403, 404, 201, 404, 201, 403)},
+    "api-topics": {"GET": (401, 200, 404, 200, 404, 200, 403), "POST": (401, 403, 404, 201, 404, 201, 403)},
     # Factoid campaigns take no runs: 400 shows the permission check passed.
-    "api-runs": {"GET": (401, 403, 404, 200, 404, 200), "POST": (401, 403, 404, 400, 404, 400)},
+    "api-runs": {"GET": (401, 403, 404, 200, 404, 200, 403), "POST": (401, 403, 404, 400, 404, 400, 403)},
     # Pools are built for pairs campaigns: 400 here shows the permission check passed.
-    "api-pools": {"POST": (401, 403, 404, 400, 404, 400)},
-    "api-phase": {"POST": (401, 403, 404, 200, 404, 200)},
-    "api-curation": {"GET": (401, 403, 404, 200, 404, 200), "PUT": (401, 403, 404, 200, 404, 200)},
+    "api-pools": {"POST": (401, 403, 404, 400, 404, 400, 403)},
+    "api-phase": {"POST": (401, 403, 404, 200, 404, 200, 403)},
+    "api-curation": {"GET": (401, 403, 404, 200, 404, 200, 200), "PUT": (401, 403, 404, 200, 404, 200, 200)},
     # Only assigned assessors write their own judgment; organisers may read the (empty) one of theirs.
-    "api-judgment": {"GET": (401, 200, 404, 200, 404, 200), "PUT": (401, 200, 404, 403, 404, 403)},
+    "api-judgment": {"GET": (401, 200, 404, 200, 404, 200, 403), "PUT": (401, 200, 404, 403, 404, 403, 403)},
     # alice has nothing submitted to reopen or withdraw: 400 shows the permission check passed.
-    "api-judgment-reopen": {"POST": (401, 400, 404, 403, 404, 403)},
-    "api-judgment-withdraw": {"POST": (401, 400, 404, 403, 404, 403)},
-    "api-judgments": {"GET": (401, 200, 404, 200, 404, 200)},
-    "api-judgments-import": {"POST": (401, 403, 404, 201, 404, 201)},
-    "api-agreement": {"GET": (401, 403, 404, 200, 404, 200)},
-    "api-analyses": {"POST": (401, 403, 404, 202, 404, 202)},
-    "api-job": {"GET": (401, 403, 404, 200, 404, 200)},
-    "api-job-cancel": {"POST": (401, 403, 404, 200, 404, 200)},
-    "api-job-apply": {"POST": (401, 403, 404, 400, 404, 400)},
-    "api-job-revert": {"POST": (401, 403, 404, 400, 404, 400)},
-    "api-export": {"GET": (401, 403, 404, 403, 404, 200)},
+    "api-judgment-reopen": {"POST": (401, 400, 404, 403, 404, 403, 403)},
+    "api-judgment-withdraw": {"POST": (401, 400, 404, 403, 404, 403, 403)},
+    "api-judgments": {"GET": (401, 200, 404, 200, 404, 200, 403)},
+    "api-judgments-import": {"POST": (401, 403, 404, 201, 404, 201, 403)},
+    "api-agreement": {"GET": (401, 403, 404, 200, 404, 200, 403)},
+    "api-analyses": {"POST": (401, 403, 404, 202, 404, 202, 403)},
+    "api-job": {"GET": (401, 403, 404, 200, 404, 200, 403)},
+    "api-job-cancel": {"POST": (401, 403, 404, 200, 404, 200, 403)},
+    "api-job-apply": {"POST": (401, 403, 404, 400, 404, 400, 403)},
+    "api-job-revert": {"POST": (401, 403, 404, 400, 404, 400, 403)},
+    "api-export": {"GET": (401, 403, 404, 403, 404, 200, 403)},
     # Skipping and flags (annotate/flags.py): only the assigned assessor skips or flags a topic (organisers
     # and admins pass the permission check and are not assigned: 403); organisers resolve the world's flag.
-    "topic-skip": {"GET": (LOGIN, 405, 405, 405, 405, 405), "POST": (LOGIN, 302, 404, 403, 404, 403)},
-    "flag-resolve": {"GET": (LOGIN, 405, 405, 405, 405, 405), "POST": (LOGIN, 403, 404, 302, 404, 302)},
-    "api-topic-skip": {"POST": (401, 200, 404, 403, 404, 403), "DELETE": (401, 200, 404, 403, 404, 403)},
-    "api-topic-flags": {"GET": (401, 200, 404, 200, 404, 200), "POST": (401, 201, 404, 403, 404, 403)},
-    "api-flags": {"GET": (401, 403, 404, 200, 404, 200)},
-    "api-flag-resolve": {"POST": (401, 403, 404, 200, 404, 200)},
+    "topic-skip": {"GET": (LOGIN, 405, 405, 405, 405, 405, 405), "POST": (LOGIN, 302, 404, 403, 404, 403, 403)},
+    "flag-resolve": {"GET": (LOGIN, 405, 405, 405, 405, 405, 405), "POST": (LOGIN, 403, 404, 302, 404, 302, 403)},
+    "api-topic-skip": {"POST": (401, 200, 404, 403, 404, 403, 403), "DELETE": (401, 200, 404, 403, 404, 403, 403)},
+    "api-topic-flags": {"GET": (401, 200, 404, 200, 404, 200, 403), "POST": (401, 201, 404, 403, 404, 403, 403)},
+    "api-flags": {"GET": (401, 403, 404, 200, 404, 200, 403)},
+    "api-flag-resolve": {"POST": (401, 403, 404, 200, 404, 200, 403)},
 }
 
 #: Query strings and bodies that make a request succeed for a role it is allowed to.
@@ -143,6 +153,7 @@ def body(name: str, method: str, role: str, world) -> tuple[object, str]:
         ("api-logout", "POST"): ({}, "json"),
         ("api-logoutall", "POST"): ({}, "json"),
         ("relations-editor", "POST"): ({"version": "0"}, "multipart"),
+        ("adjudicate", "POST"): ({"action": "assessor", "assessor": "bob", "version": "0"}, "multipart"),
         ("campaign-phase", "POST"): ({}, "multipart"),
         ("campaign-analyses", "POST"): ({"analysis": "agreement"}, "multipart"),
         ("campaign-new", "POST"): ({"kind": "factoids", "name": "Fresh page", "overlap": "1"}, "multipart"),
