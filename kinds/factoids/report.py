@@ -28,11 +28,12 @@ from concord.typed import Figure
 from kinds.spec import Export
 from scoring.csvfiles import write_csv
 from scoring.metrics import factoids as m
-from scoring.selectors import JudgmentRow, ReportInput, curation
+from scoring.selectors import JudgmentRow, ReportInput, curation, curations_of
 
 EXPORTS = {"json": Export("application/json", "json"), "csv": Export("text/csv", "csv")}
 EXPORT_HELP = (
-    "consensus: the consensus inventory with each factoid's weight (model summaries containing it) and marks. "
+    "consensus: the consensus inventory with each factoid's weight (model summaries containing it) and marks, "
+    "and who adjudicated it when (adjudicated_by, adjudicated_at). "
     "annotations: every annotator's inventory and marks (Phase 2, the current ones). relations: the confirmed "
     "relations between annotators' inventories. wfs: every summary's weighted factoid score."
 )
@@ -167,8 +168,13 @@ def relations_of(
     key = f"{first}|{second}"
     if confirmed is not None and key in confirmed.get("pairs", {}):
         return confirmed["pairs"][key], "confirmed"
-    suggested = m.suggest_relations(one, two, summaries_of(topic))
-    return [{"first": list(r.first), "second": list(r.second)} for r in suggested], "suggested"
+    return suggested_relations(one, two, summaries_of(topic)), "suggested"
+
+
+def suggested_relations(one: dict, two: dict, summaries: list[dict[str, Any]]) -> list[dict]:
+    """The relations suggested from shared sentence marks (section 3.2), as
+    ``[{"first": [ids], "second": [ids]}]``: what an organiser confirms."""
+    return [{"first": list(r.first), "second": list(r.second)} for r in m.suggest_relations(one, two, summaries)]
 
 
 def agreement(topic: Topic, payloads: dict[str, dict], confirmed: dict | None = None) -> FactoidsPhaseAgreement:
@@ -181,7 +187,7 @@ def agreement(topic: Topic, payloads: dict[str, dict], confirmed: dict | None = 
         relations, source = relations_of(topic, first, second, one, two, confirmed)
         definition = m.definition_kappa(relations, one, two, summaries)
         # Annotation agreement on the factoids the relations call identical.
-        identities = _one_to_one([r for r in relations if len(r["first"]) == len(r["second"]) == 1])
+        identities = one_to_one([r for r in relations if len(r["first"]) == len(r["second"]) == 1])
         keys = ({r["first"][0]: r["first"][0] for r in identities}, {r["second"][0]: r["first"][0] for r in identities})
         annotation = (
             m.annotation_kappa([_only(one, keys[0]), _only(two, keys[1])], summaries, factoid_keys=keys)
@@ -201,7 +207,7 @@ def agreement(topic: Topic, payloads: dict[str, dict], confirmed: dict | None = 
     return FactoidsPhaseAgreement(pairs=rows)
 
 
-def _one_to_one(identities: list[dict]) -> list[dict]:
+def one_to_one(identities: list[dict]) -> list[dict]:
     """Identities in which every factoid appears once on its side (the first wins):
     annotation agreement compares factoid with factoid."""
     seen_first, seen_second, kept = set(), set(), []
@@ -446,11 +452,16 @@ def export(
         by_topic.setdefault(row.topic_id, []).append(row)
     if truth == "consensus":
         rows = []
+        adjudicated = curations_of(list(topics), "consensus")
         for topic in topics:
-            data = curation(topic, "consensus")
+            data = adjudicated.get(topic.pk)
             result = scores(topic, data.data if data else None)
             if not result or data is None:
                 continue
+            provenance = {
+                "adjudicated_by": data.updated_by.get_username() if data.updated_by else "",
+                "adjudicated_at": data.updated_at.isoformat(),
+            }
             for factoid in data.data["factoids"]:
                 marked = [s for s, found in data.data["marks"].items() if factoid["id"] in found]
                 rows.append(
@@ -460,13 +471,18 @@ def export(
                         "text": factoid["text"],
                         "weight": result.weights[factoid["id"]],
                         "sentences": marked,
+                        **provenance,
                     }
                 )
         if format == "json":
             return json.dumps(rows, indent=1)
         return write_csv(
-            ["topic", "factoid", "text", "weight", "sentences"],
-            ([r["topic"], r["factoid"], r["text"], r["weight"], " ".join(r["sentences"])] for r in rows),
+            ["topic", "factoid", "text", "weight", "sentences", "adjudicated_by", "adjudicated_at"],
+            (
+                [r["topic"], r["factoid"], r["text"], r["weight"], " ".join(r["sentences"])]
+                + [r["adjudicated_by"], r["adjudicated_at"]]
+                for r in rows
+            ),
         )
     if truth == "annotations":
         rows = [

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from kinds.factoids import charts, demo, report, services
+from kinds.factoids import adjudication, charts, demo, report, services
 from kinds.factoids.data import FactoidsKind
 from kinds.factoids.examples import EXAMPLES
-from kinds.spec import Analysis, Exports, JudgePage, KindSpec, Reports
+from kinds.spec import Adjudication, Analysis, Exports, JudgePage, KindSpec, Reports
 
 SPEC = KindSpec(
     data=FactoidsKind(),
@@ -47,4 +47,7 @@ SPEC = KindSpec(
     demo=demo.build,
     curations={"relations": services.clean_relations},
     urls="kinds.factoids.urls",
+    # No automatic consensus: the adjudicator accepts one annotator's inventory or
+    # builds the consensus inventory on the topic's consensus page.
+    adjudication=Adjudication(template="factoids/adjudicate.html", compare=adjudication.compare),
 )
