@@ -176,3 +176,11 @@ def test_export_adjudicated_takes_the_gold_where_there_is_one_else_the_consensus
     )
     assert lines[1] == "t1,consensus,,,s1,1,,3,3,alice bob carol"
     assert lines[7] == f"t2,adjudicated,organiser,{at},s2,,,2,3,alice bob"
+
+
+@pytest.mark.django_db
+def test_the_adjudication_page_shows_the_fragment(client, people, campaign):
+    client.force_login(people["organiser"])
+    page = client.get(f"/campaigns/{campaign.pk}/topics/t1/adjudicate/").content.decode()
+    assert 'id="clustering-sentences"' in page and '<tr data-sentence="s5" class="differs">' in page
+    assert "alice → carol" in page

@@ -141,3 +141,20 @@ def test_the_consensus_export_says_who_adjudicated_it_and_when(api, people):
     lines = admin.get(url, {"format": "csv", "truth": "consensus"}).content.decode().splitlines()
     assert lines[0] == "topic,factoid,text,weight,sentences,adjudicated_by,adjudicated_at"
     assert lines[1] == f"kuwait,A1,Iraq invaded Kuwait,1,m1 m2 x1,organiser,{at}"
+
+
+@pytest.mark.django_db
+def test_the_adjudication_page_shows_the_fragment_and_accepts_an_inventory(client, people):
+    campaign = services.create_campaign(creator=people["organiser"], kind="factoids", name="F", overlap=2)
+    for name in ("alice", "bob"):
+        services.add_member(campaign=campaign, username=name, role="assessor")
+    (topic,) = services.import_topics(campaign=campaign, topics=[{"external_id": "kuwait", "data": TOPIC}])
+    services.save_judgment(topic=topic, assessor=people["alice"], payload=ANN, status="submitted", version=0)
+    services.save_judgment(topic=topic, assessor=people["bob"], payload=BOB, status="submitted", version=0)
+    client.force_login(people["organiser"])
+    url = f"/campaigns/{campaign.pk}/topics/kuwait/adjudicate/"
+    page = client.get(url).content.decode()
+    assert 'id="factoids-marks"' in page and '<tr data-sentence="x1" class="differs">' in page
+    assert client.post(url, {"action": "consensus", "version": "0"}).status_code == 400  # no automatic consensus
+    assert client.post(url, {"action": "assessor", "assessor": "bob", "version": "0"}).status_code == 302
+    assert Curation.objects.get(topic=topic, name="consensus").data == BOB

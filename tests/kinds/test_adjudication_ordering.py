@@ -165,3 +165,16 @@ def test_export_adjudicated_of_a_topic_with_a_gold_and_no_judgment(api, people, 
         ("t2", "consensus", 3),
         ("t3", "adjudicated", 0),
     ]
+
+
+@pytest.mark.django_db
+def test_the_adjudication_page_shows_the_fragment_and_accepting_the_consensus_exports_it(client, api, people, campaign):
+    client.force_login(people["organiser"])
+    url = f"/campaigns/{campaign.pk}/topics/t1/adjudicate/"
+    page = client.get(url).content.decode()
+    assert 'id="ordering-positions"' in page and '<tr data-item="d" class="differs">' in page
+    assert client.post(url, {"action": "consensus", "version": "0"}).status_code == 302
+    gold = Curation.objects.get(topic__external_id="t1", name="consensus")
+    assert gold.data == {"order": ["a", "b", "d", "c"]} and gold.updated_by == people["organiser"]
+    first = json.loads(export(api, people, campaign, "json"))[0]
+    assert (first["topic"], first["source"], first["adjudicated_by"]) == ("t1", "adjudicated", "organiser")
