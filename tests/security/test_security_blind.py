@@ -217,6 +217,41 @@ def test_no_url_shows_an_assessor_a_hidden_field(people, kind, design):
     # bob's flag is there to be leaked: the organisers' inbox shows it.
     inbox = organiser.get(f"/campaigns/{world.campaign.pk}/")
     assert f"{MARKER}-{kind}-bobs-flag" in leaks(inbox)
+    # Assessors never reach the adjudication pages, where the others' judgments are shown by name.
+    for name in ("adjudication", "adjudicate", "consensus-editor"):
+        assert statuses[name] == 403, (name, statuses[name])
+
+
+@pytest.mark.parametrize(("kind", "design"), CASES, ids=[f"{k}-{d}" if d else k for k, d in CASES])
+def test_an_adjudicator_sees_judgments_by_name_and_nothing_hidden(people, make_user, kind, design):
+    """README, "Adjudication": an adjudicator sees the assessors' judgments with their names
+    on the adjudication pages, and nothing else: no hidden field of a topic, no run, no flag."""
+    world = build(people, kind, design)
+    alice_put = client_for(people["alice"]).put(
+        f"/api/campaigns/{world.campaign.pk}/topics/t1/judgment/",
+        {"payload": payload(kind, "alice", world.items), "status": "submitted", "version": 1},
+        format="json",
+    )
+    assert alice_put.status_code == 200, alice_put.content
+    scoring_services.recompute_reports(world.campaign.pk, everything=True)
+    adjudicator = make_user("dana")
+    services.add_member(campaign=world.campaign, username="dana", role="adjudicator")
+    dana = client_for(adjudicator)
+    statuses = {}
+    for name, pattern in sorted(project_patterns().items()):
+        url = path_for(name, pattern, world)
+        response = dana.get(url)
+        statuses[name] = response.status_code
+        # What the assessors typed is theirs to show here; a hidden field, a run or a flag never is.
+        shown = [m for m in leaks(response) if "-judgment-of-" not in m]
+        assert shown == [], (name, url, response.status_code, shown)
+    for name in ("campaign", "adjudication", "adjudicate", "consensus-editor", "api-campaign"):
+        assert statuses[name] == 200, (name, statuses[name])
+    for name in ("judge", "topic-report", "campaign-report", "api-topics", "api-judgments", "api-agreement"):
+        assert statuses[name] == 403, (name, statuses[name])
+    page = dana.get(f"/campaigns/{world.campaign.pk}/topics/t1/adjudicate/").content.decode()
+    assert "Accept alice&#x27;s judgment" in page or "Accept alice's judgment" in page
+    assert "Accept bob's judgment" in page or "Accept bob&#x27;s judgment" in page
 
 
 def test_an_assessor_gets_only_their_own_part_of_a_topic(people, api):
