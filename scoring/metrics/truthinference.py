@@ -46,7 +46,7 @@ from typing import Any, Literal, NamedTuple
 import numpy as np
 import numpy.typing as npt
 from scipy import sparse
-from scipy.special import digamma, logsumexp
+from scipy.special import digamma
 
 __all__ = [
     "TruthInference",
@@ -513,29 +513,31 @@ def mace(
     if len(data.items) == 0:
         return _empty(data, confusion=True, skill=True)
 
-    k, w, t, n = len(data.class_ids), len(data.worker_ids), len(data.item_ids), len(data.items)
-    it, wk, lb = data.items, data.workers, data.labels
-    item_label = it * k + lb
-    worker_label = wk * k + lb
+    k, w, n = len(data.class_ids), len(data.worker_ids), len(data.items)
+    s = _item_label_matrix(data)  # items x (w*K + l)
+    st = s.T.tocsr()
+    given = np.asarray(st.sum(axis=1)).ravel().reshape(w, k)  # labels l from worker w
+    diagonal = np.arange(k)
     smoothing = 0.01 / k
 
     def e_step(spams_knows: FloatArray, strategy: FloatArray):
-        spam = spams_knows[wk, 0] * strategy[wk, lb]  # P(label | true != label), up to 1/K
-        hit = spam + spams_knows[wk, 1]  # P(label | true == label)
-        log_spam, log_hit = np.log(spam), np.log(hit)
-        scores = np.bincount(it, log_spam, minlength=t)[:, None] + np.bincount(
-            item_label, log_hit - log_spam, minlength=t * k
-        ).reshape(t, k)
-        scores -= np.log(k)
-        log_marginal = logsumexp(scores, axis=1)
-        post = np.exp(scores - log_marginal[:, None])
-        on_label = post[it, lb]
-        spamming = 1.0 - on_label + on_label * spam / hit
-        knowing = on_label * spams_knows[wk, 1] / hit
-        strategy_counts = np.bincount(worker_label, spamming, minlength=w * k).reshape(w, k)
-        knowing_counts = np.stack(
-            [np.bincount(wk, spamming, minlength=w), np.bincount(wk, knowing, minlength=w)], axis=1
-        )
+        # Per (worker, label): P(label | true class != label) and P(label | true class == label),
+        # both times K; an item's log likelihood for class c is a sum of their logs: one sparse product.
+        spam = spams_knows[:, :1] * strategy
+        hit = spam + spams_knows[:, 1:]
+        log_spam = np.log(spam)
+        table = log_spam[:, :, None] + np.eye(k)[None] * (np.log(hit) - log_spam)[:, :, None]
+        scores = s @ table.reshape(w * k, k) - np.log(k)
+        top = scores.max(axis=1, keepdims=True)
+        post = np.exp(scores - top)
+        total = post.sum(axis=1, keepdims=True)
+        post /= total
+        log_marginal = top + np.log(total)
+        # Expected counts: a label l on item t is spam unless the truth is l and the worker knew it.
+        on_label = (st @ post).reshape(w, k, k)[:, diagonal, diagonal]  # sum of post[t, l] per (w, l)
+        strategy_counts = given - on_label * (1.0 - spam / hit)
+        knowing = (on_label * spams_knows[:, 1:] / hit).sum(axis=1)
+        knowing_counts = np.stack([strategy_counts.sum(axis=1), knowing], axis=1)
         return float(log_marginal.sum()), post, strategy_counts, knowing_counts
 
     def normalise(counts: FloatArray, prior: float | FloatArray) -> FloatArray:
@@ -577,7 +579,7 @@ def mace(
         post,
         confusion=confusion,
         skill=spams_knows[:, 1].copy(),
-        n_labels=np.bincount(wk, minlength=w),
+        n_labels=np.bincount(data.workers, minlength=w),
         priors=np.full(k, 1.0 / k),
         iterations=max_iter,
         converged=converged,
