@@ -140,6 +140,11 @@ def shoot(browser, base: str, out: Path) -> None:
     topic = organiser.locator("a[href*='/report/']").first
     if topic.count():
         save(organiser, "topic-report", base + topic.get_attribute("href"))
+    # The adjudication queue of the first campaign and its most disputed open topic.
+    save(organiser, "adjudication", f"{base}{first}adjudication/")
+    disputed = organiser.locator("#most-disputed")
+    if disputed.count():
+        save(organiser, "adjudicate", base + disputed.get_attribute("href"))
 
     alice = session("alice")
     save(alice, "home-assessor")
