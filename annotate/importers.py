@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import html
+import inspect
 import io
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -62,11 +63,15 @@ def read_topics(raw: bytes | str) -> list[Any]:
 
 @dataclass
 class CrowdFile:
-    """What a crowd file holds: topics to create, labels, a reference labelling."""
+    """What a crowd file holds: topics to create, labels, a reference labelling;
+    or, from formats that hold whole judgments (Label Studio, doccano), judgments
+    ``{"assessor", "topic", "payload"}`` and where each is in the file (``sources``)."""
 
     topics: list[dict[str, Any]] = field(default_factory=list)
     labels: list[CrowdLabel] = field(default_factory=list)
     reference: dict[str, dict[str, bool]] = field(default_factory=dict)
+    judgments: list[dict[str, Any]] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)
 
 
 def read_crowd_csv(raw: bytes | str, *, positive: str | None = None) -> CrowdFile:
@@ -246,37 +251,75 @@ def read_judgments_json(raw: bytes | str) -> list[dict[str, Any]]:
     return data
 
 
+#: Generic judgment formats, chosen by ``format`` or the file's suffix.
+GENERIC_FORMATS = {".json": "JSON judgments", ".csv": "crowd CSV"}
+
+
+def judgment_formats(kind: KindSpec) -> list[str]:
+    """The ``format`` values a campaign of ``kind`` takes: the kind's suffixes, ``.json`` and ``.csv``."""
+    return [*kind.judgment_files, *GENERIC_FORMATS]
+
+
+def takes_rank(reader: Callable[..., Any]) -> bool:
+    """The kind's reader reads one of several ranks (its ``rank`` keyword, e.g. SQuALITY's)."""
+    return "rank" in inspect.signature(reader).parameters
+
+
+def pick_format(kind: KindSpec, filename: str, format: str | None) -> str:
+    """Which reader reads a judgments file: ``format`` when given (one of
+    :func:`judgment_formats`), else the longest of the kind's suffixes
+    (``KindSpec.judgment_files``, e.g. ``.labelstudio.json``, SQuALITY's ``.jsonl``)
+    the file's name ends with, else ``.json`` for a ``.json`` file, else ``.csv``."""
+    if format:
+        known = judgment_formats(kind)
+        if format not in known:
+            raise InvalidInput("format", f"unknown format {format!r} (known: {', '.join(known)})")
+        return format
+    for suffix in sorted(kind.judgment_files, key=len, reverse=True):
+        if filename.endswith(suffix):
+            return suffix
+    return ".json" if filename.endswith(".json") else ".csv"
+
+
 def import_judgment_file(
     campaign: Campaign,
     raw: bytes,
     *,
     filename: str,
+    format: str | None = None,
     positive: str | None = None,
     rank: str = "overall",
     progress: Callable[[int], None] | None = None,
     on_total: Callable[[int], None] | None = None,
     map_members: bool = False,
 ) -> services.ImportSummary:
-    """Parse a judgments file by its name (``.json``: judgments; a suffix the
-    campaign's kind reads (``KindSpec.judgment_files``, e.g. SQuALITY's
-    ``.jsonl`` for orderings); anything else: a crowd CSV) and import it, all or nothing.
+    """Parse a judgments file (the reader :func:`pick_format` chooses: ``.json``:
+    judgments; a format of the campaign's kind (``KindSpec.judgment_files``, e.g.
+    Label Studio's ``.labelstudio.json``, SQuALITY's ``.jsonl``); ``.csv``: a crowd
+    CSV) and import it, all or nothing.
     ``map_members``: names of this campaign's assessors are theirs
     (services.clean_workers); otherwise a name that is an account is refused."""
-    if filename.endswith(".json"):
+    kind = get_kind(campaign.kind)
+    chosen = pick_format(kind, filename, format)
+    if chosen == ".json":
         entries = read_judgments_json(raw)
         if on_total:
             on_total(len(entries) if isinstance(entries, list) else 0)
         return services.import_judgments(campaign=campaign, entries=entries, progress=progress, map_members=map_members)
-    files = get_kind(campaign.kind).judgment_files
-    reader = next((read for suffix, read in files.items() if filename.endswith(suffix)), None)
-    crowd = reader(raw, rank=rank) if reader else read_crowd_csv(raw, positive=positive)
+    if chosen == ".csv":
+        crowd = read_crowd_csv(raw, positive=positive)
+    else:
+        reader = kind.judgment_files[chosen]
+        crowd = reader(raw, params=campaign.params, **({"rank": rank} if takes_rank(reader) else {}))
     if on_total:
-        on_total(len({(label.worker, label.topic) for label in crowd.labels}))
+        on_total(len({(label.worker, label.topic) for label in crowd.labels}) + len(crowd.judgments))
     return services.import_crowd_file(
         campaign=campaign,
         topics=crowd.topics,
         labels=crowd.labels,
         reference=crowd.reference,
+        judgments=crowd.judgments,
+        sources=crowd.sources,
         progress=progress,
         map_members=map_members,
     )

@@ -63,6 +63,8 @@ class UploadForm:
     #: A kind's upload: its options as a params form.
     fields: list[paramforms.Field] = field(default_factory=list)
     help: str = ""
+    #: The ``format`` values the form offers (the judgments form: how to read a file whatever its name).
+    format_choices: list[str] = field(default_factory=list)
 
 
 def takes_crowd_labels(spec: KindSpec) -> bool:
@@ -95,17 +97,27 @@ def upload_forms(spec: KindSpec, *, values: Any = None, error: InvalidInput | No
             formats.append(f"CSV (a .csv file): {_first_line(spec.runs_csv.__doc__)}")
         forms.append(UploadForm("runs", "Runs (system outputs to score)", formats, [FileField("file", "Runs file")]))
     formats = ['JSON (a .json file): a list of {"assessor", "topic", "payload"}, or {"judgments": [...]}']
-    options = ["map_members"]
+    options = ["format", "map_members"]
     for suffix, reader in spec.judgment_files.items():
         formats.append(f"{suffix}: {_first_line(reader.__doc__)}")
-        options.insert(0, "rank")
+        if importers.takes_rank(reader) and "rank" not in options:
+            options.insert(0, "rank")
     if takes_crowd_labels(spec):
         formats.append(
             "Crowd CSV (any other name): CrowdTruth (!amt_worker_ids, orig_id, response, gold, ...), "
             "worker,topic,candidate,label or worker,item,label"
         )
         options.insert(0, "positive")
-    forms.append(UploadForm("judgments", "Existing judgments", formats, [FileField("file", "Judgments file")], options))
+    forms.append(
+        UploadForm(
+            "judgments",
+            "Existing judgments",
+            formats,
+            [FileField("file", "Judgments file")],
+            options,
+            format_choices=importers.judgment_formats(spec),
+        )
+    )
     if spec.pools is not None:
         forms.append(
             UploadForm(
@@ -182,12 +194,13 @@ def run_upload(campaign: Campaign, spec: KindSpec, what: str, request: HttpReque
         created = services.import_runs(campaign=campaign, runs=runs)
         return f"Imported {len(created)} run{'s' if len(created) != 1 else ''}."
     if what == "judgments":
-        _allowed(request, {"file", "positive", "rank", "map_members"})
+        _allowed(request, {"file", "format", "positive", "rank", "map_members"})
         upload = _files(request, "file")[0]
         summary = importers.import_judgment_file(
             campaign,
             upload.read(),
             filename=upload.name or "",
+            format=post.get("format") or None,
             positive=post.get("positive") or None,
             rank=post.get("rank") or "overall",
             map_members=flag(post.get("map_members"), "map_members"),

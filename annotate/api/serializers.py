@@ -165,6 +165,11 @@ class UploadSerializer(serializers.Serializer):
 class JudgmentUploadSerializer(UploadSerializer):
     """A judgments file and its options; any other form field is refused."""
 
+    format = serializers.CharField(
+        required=False,
+        help_text="Read the file as this suffix says, whatever its name: .json (judgments), .csv (crowd CSV) or one "
+        "of the kind's (.labelstudio.json, .zip for doccano, .jsonl for SQuALITY). Default: by the file's name.",
+    )
     positive = serializers.CharField(required=False, help_text="Crowd CSV: the label value that means a match.")
     rank = serializers.CharField(required=False, help_text="SQuALITY: overall, correctness or selection.")
     map_members = serializers.BooleanField(

@@ -24,7 +24,9 @@ def read_aiphes_topic(
     ``nuggets`` is ``Trees/Input/Topic_<id>_*.txt`` (nugget id TAB text TAB
     context...). With ``documents`` (``SourceDocuments/HierarchicalSum_<id>.xml``)
     each nugget is placed in the first source document whose text contains
-    it; otherwise, and for nuggets found nowhere, in a document ``unknown``.
+    it (compared on :func:`match_key`: case, white space, punctuation, quotes
+    and tokenisation do not count); otherwise, and for nuggets found nowhere, in
+    a document ``unknown``.
     """
     sources = _aiphes_documents(documents) if documents is not None else {}
     sentences = []
@@ -35,7 +37,7 @@ def read_aiphes_topic(
         if len(fields) < 2 or whole_number(fields[0].strip()) is None:
             raise InvalidInput(f"line {line}", "expected: nugget id (digits 0-9) TAB nugget text")
         nugget, content = fields[0].strip(), fields[1].strip()
-        wanted = " ".join(content.lower().split())
+        wanted = match_key(content)
         home = next((doc for doc, body in sources.items() if wanted and wanted in body), "unknown")
         sentences.append(
             {"id": nugget, "document": home, "position": whole_number(nugget), "text": content or f"Nugget {nugget}"}
@@ -58,9 +60,23 @@ def _aiphes_documents(raw: bytes | str) -> dict[str, str]:
     documents = {}
     for index, document in enumerate(root.iter("document")):
         name = document.get("clueWebID") or f"doc{index + 1}"
-        body = " ".join(" ".join((c.text or "").split()) for c in document.iter("content"))
-        documents[name.replace("/", "-")] = body.lower()
+        documents[name.replace("/", "-")] = match_key(" ".join(c.text or "" for c in document.iter("content")))
     return documents
+
+
+def match_key(text: str) -> str:
+    """The form nuggets and source sentences are matched on: lower case, ASCII
+    letters and digits only. The nuggets are tokenised (``they 're``, ``is n't``,
+    quotes as ``''``) and lost their non-ASCII letters (``Telef nica``), the
+    sources are not; dropping white space, punctuation and every non-ASCII
+    character makes both sides the same.
+
+    >>> match_key("they 're ``fine'' -- is n't it?") == match_key('They\u2019re "fine" \u2013 isn\u2019t it')
+    True
+    >>> match_key("Telef nica") == match_key("Telef\u00f3nica")
+    True
+    """
+    return "".join(ch for ch in text.lower() if ch.isascii() and ch.isalnum())
 
 
 def read_aiphes_tree(raw: bytes | str, *, depth: int = 1) -> list[list[str]]:
@@ -105,6 +121,16 @@ def read_runs_csv(text: str) -> list[dict[str, Any]]:
         {"name": name, "data": {"clusterings": {t: list(clusters.values()) for t, clusters in topics.items()}}}
         for name, topics in runs.items()
     ]
+
+
+def placement(data: Mapping[str, Any], *, documents: bool) -> str:
+    """What the import says of where the nuggets went: with source documents,
+    how many were placed in one and how many were not (document ``unknown``)."""
+    if not documents:
+        return ""
+    sentences = data["data"]["sentences"]
+    missing = sum(1 for s in sentences if s["document"] == "unknown")
+    return f" {len(sentences) - missing} of {len(sentences)} nuggets placed in their source documents, {missing} not placed."
 
 
 def annotator_name(filename: str) -> str:
@@ -177,4 +203,5 @@ def upload_aiphes(campaign: Any, files: Mapping[str, list[tuple[str, bytes]]], o
     return (
         f"Imported topic {options['topic']} with {len(data['data']['sentences'])} sentences and "
         f"{summary.judgments} annotators' clusterings (depth {options['depth']})."
+        + placement(data, documents=bool(documents))
     )

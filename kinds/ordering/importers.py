@@ -31,7 +31,7 @@ def read_runs_csv(text: str) -> list[dict[str, Any]]:
 SQUALITY_RANKS = ("overall", "correctness", "selection")
 
 
-def read_squality(raw: bytes | str, *, rank: str = "overall") -> CrowdFile:
+def read_squality(raw: bytes | str, *, rank: str = "overall", params: Any = None) -> CrowdFile:
     """SQuALITY human evaluation (``all-responses.jsonl``): for each question,
     each reviewer's rank of the answers becomes an ordering (best first).
 

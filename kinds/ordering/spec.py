@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from kinds.ordering import adjudication, charts, demo, importers, report
+from annotate import interchange as ix
+from kinds.ordering import adjudication, charts, demo, importers, interchange, report
 from kinds.ordering.data import OrderingKind
 from kinds.ordering.examples import EXAMPLES
 from kinds.spec import Adjudication, Analysis, Exports, JudgePage, KindSpec, Reports
@@ -20,10 +21,10 @@ SPEC = KindSpec(
         topic_template="ordering/topic_report.html",
     ),
     exports=Exports(
-        formats=report.EXPORTS,
-        help=report.EXPORT_HELP,
+        formats={**report.EXPORTS, **interchange.EXPORTS},
+        help=report.EXPORT_HELP + ix.EXPORT_HELP,
         truths=report.truths,
-        write=report.export,
+        write=ix.dispatch(interchange.EXPORTS, interchange.export, report.export),
     ),
     examples=EXAMPLES,
     analyses=(
@@ -54,7 +55,7 @@ SPEC = KindSpec(
     ),
     demo=demo.build,
     runs_csv=importers.read_runs_csv,
-    judgment_files={".jsonl": importers.read_squality},
+    judgment_files={".jsonl": importers.read_squality, ".labelstudio.json": interchange.read_labelstudio},
     adjudication=Adjudication(
         template="ordering/adjudicate.html", compare=adjudication.compare, consensus=adjudication.consensus
     ),

@@ -12,8 +12,9 @@ class Command(BaseCommand):
     help = (
         "Import existing judgments into a campaign, all or nothing: crowd CSV files for pairs campaigns "
         "(CrowdTruth, e.g. data/snow2008/rte.csv; worker,topic,candidate,label; worker,item,label), "
-        "the SQuALITY human evaluation (.jsonl) for ordering campaigns, or JSON [{assessor, topic, payload}] "
-        "for any kind. Workers become imported assessors (accounts that never log in); a worker name that is an "
+        "the SQuALITY human evaluation (.jsonl) for ordering campaigns, Label Studio JSON (.labelstudio.json) "
+        "and doccano's zip of <username>.jsonl files (.zip) for the kinds that map onto them, or JSON "
+        "[{assessor, topic, payload}] for any kind; --format names the reader when the file's name does not. Workers become imported assessors (accounts that never log in); a worker name that is an "
         "existing account is refused unless --map-members; topics a crowd file introduces are created; a gold "
         "column is kept as the reference run 'gold'."
     )
@@ -21,6 +22,11 @@ class Command(BaseCommand):
     def add_arguments(self, parser) -> None:
         parser.add_argument("campaign", type=int, help="Campaign id.")
         parser.add_argument("file", type=Path)
+        parser.add_argument(
+            "--format",
+            help="Read the file as this suffix says, whatever its name: .json, .csv or one of the kind's "
+            "(e.g. .labelstudio.json for a Label Studio export named project-1-at-....json).",
+        )
         parser.add_argument("--positive", help="CSV: the label value that means a match (for labels other than 1/0).")
         parser.add_argument("--rank", default="overall", help="SQuALITY: which rank (overall, correctness, selection).")
         parser.add_argument(
@@ -30,7 +36,15 @@ class Command(BaseCommand):
         )
 
     def handle(
-        self, *args, campaign: int, file: Path, positive: str | None, rank: str, map_members: bool, **options
+        self,
+        *args,
+        campaign: int,
+        file: Path,
+        format: str | None,
+        positive: str | None,
+        rank: str,
+        map_members: bool,
+        **options,
     ) -> None:
         target = Campaign.objects.filter(pk=campaign).first()
         if target is None:
@@ -41,6 +55,7 @@ class Command(BaseCommand):
                     target,
                     file.read_bytes(),
                     filename=file.name,
+                    format=format,
                     positive=positive,
                     rank=rank,
                     map_members=map_members,

@@ -55,6 +55,7 @@ class Command(BaseCommand):
         self.stdout.write(
             f"Imported topic {topic} with {len(data['data']['sentences'])} sentences and "
             f"{summary.judgments} annotators' clusterings (depth {depth})."
+            + clustering_importers.placement(data, documents=documents is not None)
         )
 
 
