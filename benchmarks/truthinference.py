@@ -18,7 +18,7 @@ Memory: Concord's peak traced by tracemalloc (numpy reports its buffers) at
 half and full size, to show it grows linearly with the number of labels.
 
 Run from the project root: ``python -m benchmarks.truthinference`` (about
-five minutes, almost all of it crowd-kit), ``--small`` for 10,000 items x
+two minutes, almost all of it crowd-kit), ``--small`` for 10,000 items x
 200 workers.
 """
 

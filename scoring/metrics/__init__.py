@@ -2,5 +2,5 @@
 
 One module per family: ``agreement`` (chance-corrected agreement between
 raters), ``truthinference`` (models of the assessors: Dawid-Skene, MACE,
-Wawa), and one per judgment kind.
+GLAD, Wawa), and one per judgment kind.
 """

@@ -18,6 +18,11 @@ why and checks the difference:
   comparison here codes workers and labels in order of first appearance
   (``_first_appearance``); ``test_crowdkit_mace_depends_on_worker_names`` shows
   the difference.
+- crowd-kit's GLAD and ours agree to 1e-6 over the first EM iterations, then
+  drift apart by up to ~1e-2 (its conjugate-gradient M-step, stopped at a loose
+  tolerance, amplifies rounding differences: 1e-16 -> 1e-7 in two iterations);
+  tested: two iterations to 1e-6, and at the defaults the same labels on the
+  temporal data with posteriors within 0.05.
 - crowd-kit's ``Wawa.predict_proba`` calls sklearn's ``check_is_fitted``, which
   scikit-learn 1.9 rejects for non-estimators; ``_crowdkit_wawa`` does the same
   two steps (``Wawa.fit``, then ``MajorityVote`` weighted by its skills) itself.
@@ -31,14 +36,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from scoring.metrics.truthinference import TruthInference, dawid_skene, from_matrix, mace, wawa
+from scoring.metrics.truthinference import TruthInference, dawid_skene, from_matrix, glad, mace, wawa
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
-    from crowdkit.aggregation import MACE, DawidSkene, MajorityVote, Wawa
+    from crowdkit.aggregation import GLAD, MACE, DawidSkene, MajorityVote, Wawa
 
 # crowd-kit's own pandas deprecation warnings are not this project's.
 pytestmark = pytest.mark.filterwarnings("ignore:::crowdkit")
@@ -76,6 +81,12 @@ def _crowdkit_mace(items, workers, labels, n_items, n_classes, **kw):
         warnings.simplefilter("ignore")
         probas = MACE(**kw).fit_predict_proba(_frame(items, workers, labels))
     return _dense(probas, n_items, n_classes)
+
+
+def _crowdkit_glad(items, workers, labels, n_items, n_classes, **kw):
+    model = GLAD(**kw)
+    probas = model.fit_predict_proba(_frame(items, workers, labels))
+    return _dense(probas, n_items, n_classes), model
 
 
 def _crowdkit_wawa(items, workers, labels, n_items, n_classes):
@@ -143,6 +154,25 @@ def test_wawa_equals_crowdkit_on_snow2008(name):
     _same_labels_where_clear(result, reference)
 
 
+def test_glad_equals_crowdkit_over_two_iterations_on_temp():
+    items, workers, labels = _snow("temp")
+    result = glad(items, workers, labels, max_iter=2)
+    reference, model = _crowdkit_glad(items, workers, labels, items.max() + 1, labels.max() + 1, n_iter=2)
+    assert np.max(np.abs(result.posteriors - reference)) < TOL
+    assert np.allclose(result.skill[model.alphas_.index.to_numpy()], model.alphas_.to_numpy(), atol=TOL)
+    _rows_sum_to_one(result)
+
+
+def test_glad_drifts_from_crowdkit_by_rounding_only_at_defaults():
+    items, workers, labels = _snow("temp")
+    result = glad(items, workers, labels)
+    reference, _ = _crowdkit_glad(items, workers, labels, items.max() + 1, labels.max() + 1)
+    difference = np.max(np.abs(result.posteriors - reference))
+    assert 1e-6 < difference < 0.05  # the documented drift, not a different model
+    assert np.array_equal(result.labels, reference.argmax(axis=1))
+    assert result.converged
+
+
 def test_snow2008_rte_sizes_and_accuracy_against_gold():
     raw = pd.read_csv(DATA / "rte.csv")
     items, workers, labels = _snow("rte")
@@ -150,8 +180,10 @@ def test_snow2008_rte_sizes_and_accuracy_against_gold():
     _, names = pd.factorize(raw["response"])
     gold = pd.Series(pd.Categorical(raw["gold"], categories=names).codes).groupby(items).first().to_numpy()
     accuracy = {f.__name__: float(np.mean(f(items, workers, labels).labels == gold)) for f in (dawid_skene, wawa)}
-    # Dawid-Skene's figure on this data (Snow et al. 2008 report 0.897 for majority vote).
+    # This data's figures (Snow et al. 2008 report 0.897 for majority vote).
     assert accuracy == {"dawid_skene": 0.9275, "wawa": 0.92125}
+    # GLAD: 740 of 800; its CG M-step makes the last item or two depend on rounding (see the module docstring).
+    assert np.mean(glad(items, workers, labels).labels == gold) == pytest.approx(0.925, abs=0.0025)
 
 
 # --------------------------------------------------------------------------- crowd-kit differences
@@ -229,6 +261,17 @@ def test_mace_equals_crowdkit_on_random_sets(data):
         _rows_sum_to_one(result)
 
 
+@settings(max_examples=15, deadline=None)
+@given(label_sets())
+def test_glad_equals_crowdkit_on_random_sets_over_two_iterations(data):
+    items, workers, labels = data
+    assume(labels.max() >= 1)  # crowd-kit's GLAD needs two classes (log(K - 1))
+    result = glad(items, workers, labels, max_iter=2)
+    reference, _ = _crowdkit_glad(items, workers, labels, items.max() + 1, labels.max() + 1, n_iter=2)
+    assert np.nanmax(np.abs(result.posteriors - reference)) < TOL
+    _rows_sum_to_one(result)
+
+
 @settings(max_examples=25, deadline=None)
 @given(label_sets())
 def test_wawa_equals_crowdkit_on_random_sets(data):
@@ -242,7 +285,7 @@ def test_wawa_equals_crowdkit_on_random_sets(data):
 
 # --------------------------------------------------------------------------- edge cases
 
-METHODS = [dawid_skene, mace, wawa]
+METHODS = [dawid_skene, mace, glad, wawa]
 
 
 @pytest.mark.parametrize("method", METHODS, ids=lambda f: f.__name__)
@@ -293,7 +336,9 @@ def test_no_labels_at_all(method):
 # --------------------------------------------------------------------------- invariants
 
 
-@pytest.mark.parametrize("method", METHODS, ids=lambda f: f.__name__)
+# GLAD is left out of both: its conjugate-gradient M-step turns the rounding differences of another
+# summation order into ~1e-2 (see the module docstring), so results are permuted only approximately.
+@pytest.mark.parametrize("method", [dawid_skene, mace, wawa], ids=lambda f: f.__name__)
 def test_permuting_items_and_label_order_permutes_results(method):
     items, workers, labels = _snow("rte")
     base = method(items, workers, labels)
