@@ -29,6 +29,7 @@ from concord.jsonready import json_ready
 from concord.params import Int, ParamsSchema
 from concord.typed import Figure
 from kinds.spec import Export
+from scoring import labelmodels as lm
 from scoring.csvfiles import neutralise, write_csv
 from scoring.metrics import nuggets as m
 from scoring.metrics.nuggets import response_length
@@ -43,7 +44,13 @@ EXPORTS = {
 EXPORT_HELP = (
     "answer-key: every question's nuggets with their vital votes, pyramid weight and original label (tsv: "
     "topic, nugget id, original label (none when there is none), votes, weight, text, like TREC nugget files; or json). scores: every run's F "
-    "on every question under the original labels, each assessor's labels and the pyramid (csv or json)."
+    "on every question under the original labels, each assessor's labels and the pyramid (csv or json). Label truth "
+    "sets, one row per nugget with its vital votes out of the labellings and its provenance (source "
+    "adjudicated/model/vote, the model's posterior of the label, who adjudicated when), csv or json: consensus "
+    "(vital when at least half of the labellings, the original one included, say vital), dawid-skene / mace / "
+    "wawa (the most probable label under a model of the labellers: Dawid & Skene 1979; Hovy et al. 2013; weighted "
+    "majority), adjudicated (the question's adjudicated label where it has one, else the consensus; "
+    "adjudicated:<truth> chooses another fallback)."
 )
 
 
@@ -278,6 +285,8 @@ class NuggetsCampaignReport:
     pyramids: dict[str, NuggetsPyramid]
     runs: list[NuggetsRun]
     stability: NuggetsStability | None
+    #: each labelling's Dawid-Skene (1979) estimate (vital is yes): sensitivity, specificity
+    reliability: list[lm.BinaryReliability]
     kind: Literal["nuggets"] = "nuggets"
 
 
@@ -328,6 +337,7 @@ def campaign_report(input: ReportInput) -> NuggetsCampaignReport:
         },
         runs=ranking,
         stability=stability(answered) if len(a.runs) >= 2 else None,
+        reliability=lm.binary_reliability(a.labels.T, a.assessors, lm.model_truth(a.labels.T, "dawid-skene", 2)),
     )
 
 
@@ -424,17 +434,89 @@ ANALYSIS_PARAMS = {
 # -- exports ---------------------------------------------------------------------------------
 
 
+#: The label truth sets (vital / okay per nugget), beside the answer key and the scores.
+LABEL_TRUTHS = ["consensus", *lm.MODELS, lm.ADJUDICATED]
+
+
 def truths(assessors: Sequence[str]) -> list[str]:
-    return ["answer-key", "scores"]
+    return ["answer-key", "scores", *LABEL_TRUTHS]
+
+
+def check_truth(truth: str) -> None:
+    """400 naming ``truth`` unless it is on offer (or ``adjudicated:<label truth set>``)."""
+    adjudicated, behind = lm.split_truth(truth)
+    if adjudicated:
+        lm.check_fallback(truth, behind, LABEL_TRUTHS[:-1], lambda t: t in LABEL_TRUTHS)
+    elif truth not in truths([]):
+        raise InvalidInput("truth", f"unknown export {truth!r} (known: {', '.join(truths([]))}, adjudicated:<truth>)")
+
+
+def gold_provenance(a: Arrays, truth: str, adjudicated: Sequence[lm.Adjudicated | None] = ()) -> lm.Provenance:
+    """1 vital / 0 okay per nugget under ``truth`` with its provenance (``adjudicated``:
+    per nugget, see :func:`adjudicated_items`)."""
+    check_truth(truth)
+    is_adjudicated, behind = lm.split_truth(truth)
+    votes = a.labels.T
+    if behind in lm.MODELS:
+        fit = lm.model_truth(votes, behind, 2)
+        labels, posterior, model = fit.labels, fit.posterior, True
+    else:
+        labels, posterior, model = lm.majority_variants(votes, draws=0)["ties as match"], None, False
+    return lm.with_provenance(
+        labels, model=model, posterior=posterior, adjudicated=adjudicated if is_adjudicated else None
+    )
+
+
+def adjudicated_items(a: Arrays, curated: dict) -> list[lm.Adjudicated | None]:
+    """Per nugget the label of its question's adjudicated gold (the ``consensus`` curation), or None."""
+
+    def value(data, nugget):
+        label = (data.get("labels") or {}).get(nugget)
+        return {"vital": 1.0, "okay": 0.0}.get(label) if isinstance(label, str) else None
+
+    return lm.curated_items([(a.topics[q].pk, n) for q, n in zip(a.question_index, a.nugget_ids)], curated, value)
+
+
+#: The provenance columns every gold-standard CSV ends with.
+PROVENANCE = ["source", "posterior", "adjudicated_by", "adjudicated_at"]
+
+
+def labels_export(campaign: Campaign, a: Arrays, *, format: str, truth: str) -> str:
+    if format not in ("csv", "json"):
+        raise InvalidInput("format", "label truth sets come as csv or json")
+    curated = adjudicated_items(a, lm.adjudications(campaign)) if lm.split_truth(truth)[0] else ()
+    gold = gold_provenance(a, truth, curated)
+    labelled = (~np.isnan(a.labels)).sum(axis=0)
+    columns = ["topic", "nugget", "truth", "label", "vital", "labelled", *PROVENANCE]
+    rows = [
+        [
+            a.topics[q].external_id,
+            nugget,
+            truth,
+            "vital" if gold.labels[n] == 1 else "okay",
+            int(np.nansum(a.labels[:, n])) if len(a.labels) else 0,
+            int(labelled[n]) if len(a.labels) else 0,
+            gold.source[n],
+            None if np.isnan(gold.posterior[n]) else float(gold.posterior[n]),
+            gold.by[n],
+            gold.at[n],
+        ]
+        for n, (q, nugget) in enumerate(zip(a.question_index, a.nugget_ids))
+        if not np.isnan(gold.labels[n])
+    ]
+    if format == "json":
+        return json.dumps([dict(zip(columns, row)) for row in rows], indent=1)
+    return write_csv(columns, ([("" if v is None else v) for v in row] for row in rows))
 
 
 def export(
     campaign: Campaign, topics: Sequence[Topic], judgments: Sequence[JudgmentRow], *, format: str, truth: str
 ) -> str:
-    if truth not in truths([]):
-        raise InvalidInput("truth", f"unknown export {truth!r} (known: answer-key, scores)")
+    check_truth(truth)
     runs = list(campaign.runs.all())
     a = arrays(topics, judgments, runs)
+    if truth not in ("answer-key", "scores"):
+        return labels_export(campaign, a, format=format, truth=truth)
     if truth == "answer-key":
         rows = [{"topic": t.external_id, **asdict(row)} for q, t in enumerate(a.topics) for row in _pyramid_rows(a, q)]
         if format == "json":

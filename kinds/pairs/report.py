@@ -24,6 +24,7 @@ from concord.errors import InvalidInput
 from concord.params import Bool, Choice, Float, Int, ParamsSchema
 from concord.typed import Figure
 from kinds.spec import Export
+from scoring import labelmodels as lm
 from scoring.csvfiles import write_csv
 from scoring.metrics.agreement import category_counts, fleiss_kappa, krippendorff_alpha, pairwise_agreement
 from scoring.metrics.significance import (
@@ -42,7 +43,11 @@ EXPORTS = {"csv": Export("text/csv", "csv"), "qrels": Export("text/plain", "qrel
 EXPORT_HELP = (
     "Consensus: a tie or a majority of the adjudicators who judged an item says match. Union: anyone said match. "
     "Intersection: everyone who judged it said match. Single: one adjudicator's judgments. random:k: the k-th "
-    "Random truth set (one adjudicator drawn per item, seed 0). CSV rows carry the vote counts (matches, judged); "
+    "Random truth set (one adjudicator drawn per item, seed 0). dawid-skene / mace / wawa: the most probable label "
+    "under a model of the adjudicators (Dawid & Skene 1979; Hovy et al. 2013; weighted majority). adjudicated: the "
+    "topic's adjudicated gold where it has a label for the item, else the consensus (adjudicated:<truth> chooses "
+    "another fallback, e.g. adjudicated:dawid-skene). CSV rows carry the vote counts (matches, judged) and the "
+    "provenance (source adjudicated/model/vote, the model's posterior of the label, who adjudicated when); "
     "qrels rows are: topic 0 candidate 0|1. statements / comparisons: the latest system evaluation's statements per "
     "truth set and its Table 2, as CSV."
 )
@@ -184,10 +189,14 @@ class PairsSystem:
 
 @dataclass(frozen=True)
 class PairsCampaignReport(PairsAgreement):
-    """The campaign: agreement over every item and the systems' scores over the pool."""
+    """The campaign: agreement over every item, the systems' scores over the
+    pool, each assessor's Dawid-Skene sensitivity and specificity, and the
+    accuracy table against every reference labelling (runs with ``"reference": true``)."""
 
     topics: int
     systems: list[PairsSystem]
+    reliability: list[lm.BinaryReliability]
+    references: list[lm.ReferenceAccuracy]
     kind: Literal["pairs"] = "pairs"
 
 
@@ -281,7 +290,40 @@ def topic_report(input: ReportInput, topic: Topic) -> PairsTopicReport:
 def campaign_report(input: ReportInput) -> PairsCampaignReport:
     topics, judgments, runs = input.topics, input.judgments, input.runs
     v = votes(topics, judgments)
-    return PairsCampaignReport(**_agreement(v), topics=len(topics), systems=system_scores(v, system_runs(runs)))
+    fits = {model: lm.model_truth(v.matrix, model, 2) for model in lm.MODELS}
+    return PairsCampaignReport(
+        **_agreement(v),
+        topics=len(topics),
+        systems=system_scores(v, system_runs(runs)),
+        reliability=lm.binary_reliability(v.matrix, v.assessors, fits["dawid-skene"]),
+        references=[
+            lm.reference_accuracy(
+                run.name,
+                reference_labels(v, run),
+                v.matrix,
+                v.assessors,
+                {model: fit.labels for model, fit in fits.items()},
+            )
+            for run in reference_runs(runs)
+        ],
+    )
+
+
+def reference_runs(runs: Sequence[Run]) -> list[Run]:
+    """The reference labellings: runs whose data says ``"reference": true`` (e.g.
+    the ``gold`` column of a CrowdTruth file, imported as the run ``gold``)."""
+    return sorted((r for r in runs if r.data.get("reference") is True), key=lambda r: r.name)
+
+
+def reference_labels(v: Votes, run: Run) -> np.ndarray:
+    """Per item the reference's label (1.0 match, 0.0 no match, NaN none)."""
+    labels = run.data.get("labels") or {}
+    return np.array(
+        [
+            float(labels[t][c]) if isinstance(labels.get(t), dict) and isinstance(labels[t].get(c), bool) else np.nan
+            for t, c in v.items
+        ]
+    )
 
 
 def system_scores(v: Votes, runs: Sequence[Run]) -> list[PairsSystem]:
@@ -313,28 +355,82 @@ def system_scores(v: Votes, runs: Sequence[Run]) -> list[PairsSystem]:
 # -- gold standards ------------------------------------------------------------
 
 
-def truths(assessors: Sequence[str]) -> list[str]:
+def table1_truths(assessors: Sequence[str]) -> list[str]:
     """The truth sets of Table 1 (``random:<k>`` is the k-th Random set of seed 0)."""
     return ["consensus", "union", "intersection", *(f"single:{name}" for name in assessors), "random:0"]
+
+
+def truths(assessors: Sequence[str]) -> list[str]:
+    """Table 1's truth sets, the model truth sets and the adjudicated gold
+    (``adjudicated:<truth>`` takes another fallback than the consensus)."""
+    return [*table1_truths(assessors), *lm.MODELS, lm.ADJUDICATED]
 
 
 #: Exports of the latest finished evaluation job (CSV), beside the truth sets.
 TABLES = ("statements", "comparisons")
 
 
-def gold_standard(v: Votes, truth: str) -> np.ndarray:
-    """One 0/1/NaN label per item under ``truth`` (NaN: not judged)."""
+def _random_k(truth: str) -> int | None:
+    return whole_number(truth.removeprefix("random:")) if truth.startswith("random:") else None
+
+
+def _known(v: Votes, truth: str) -> bool:
+    return truth in truths(v.assessors) or _random_k(truth) is not None
+
+
+def check_truth(v: Votes, truth: str) -> None:
+    """400 naming ``truth`` unless the kind knows it."""
     known = truths(v.assessors)
-    random_k = whole_number(truth.removeprefix("random:")) if truth.startswith("random:") else None
-    if truth not in known and random_k is None:
+    adjudicated, behind = lm.split_truth(truth)
+    if adjudicated:
+        lm.check_fallback(truth, behind, [*table1_truths(v.assessors), *lm.MODELS], lambda t: _known(v, t))
+        return
+    if truth not in known and _random_k(truth) is None:
         raise InvalidInput(
             "truth",
-            f"unknown truth set {truth!r} (known: {', '.join(known)}, random:<k> with k written in the digits 0-9)",
+            f"unknown truth set {truth!r} (known: {', '.join(known)}, adjudicated:<truth>, random:<k> with k "
+            "written in the digits 0-9)",
         )
+
+
+def gold_provenance(v: Votes, truth: str, adjudicated: Sequence[lm.Adjudicated | None] = ()) -> lm.Provenance:
+    """The labels of ``truth`` with each item's source, the model's posterior
+    and who adjudicated it when (``adjudicated``: per item, for the
+    ``adjudicated`` truth sets; see :func:`adjudicated_items`)."""
+    check_truth(v, truth)
+    is_adjudicated, behind = lm.split_truth(truth)
+    if behind in lm.MODELS:
+        fit = lm.model_truth(v.matrix, behind, 2)
+        labels, posterior, model = fit.labels, fit.posterior, True
+    else:
+        labels, posterior, model = gold_standard(v, behind), None, False
+    return lm.with_provenance(
+        labels, model=model, posterior=posterior, adjudicated=adjudicated if is_adjudicated else None
+    )
+
+
+def adjudicated_items(v: Votes, topics: Sequence[Topic], curated: dict) -> list[lm.Adjudicated | None]:
+    """Per item the label of its topic's adjudicated gold (the ``consensus``
+    curation; ``curated`` as :func:`scoring.labelmodels.adjudications` reads it), or None."""
+    by_external = {t.external_id: t.pk for t in topics}
+
+    def value(data, candidate):
+        match = (data.get("matches") or {}).get(candidate)
+        return None if not isinstance(match, bool) else float(match)
+
+    return lm.curated_items([(by_external[t], c) for t, c in v.items], curated, value)
+
+
+def gold_standard(v: Votes, truth: str) -> np.ndarray:
+    """One 0/1/NaN label per item under ``truth`` (NaN: not judged); the
+    adjudicated truth sets need the curations: :func:`gold_provenance`."""
+    check_truth(v, truth)
+    if lm.split_truth(truth)[0] or truth in lm.MODELS:
+        return gold_provenance(v, truth).labels
     if not v.assessors:
         return np.full(len(v.items), np.nan)
     if truth.startswith("random:"):
-        k = random_k
+        k = _random_k(truth)
         return random_truth_sets(v.matrix, n_sets=k + 1, seed=0, start=k, stop=k + 1)[0]
     if truth == "consensus":
         return consensus(v.matrix)
@@ -353,12 +449,15 @@ def export(
     if truth in TABLES:
         return evaluation_table(campaign, truth)
     v = votes(topics, judgments)
-    labels = gold_standard(v, truth)
+    check_truth(v, truth)
+    if format not in ("csv", "qrels"):
+        raise InvalidInput("format", "expected csv or qrels")
+    curated = adjudicated_items(v, topics, lm.adjudications(campaign)) if lm.split_truth(truth)[0] else ()
+    gold = gold_provenance(v, truth, curated)
+    labels = gold.labels
     matches = np.nansum(v.matrix, axis=1).astype(int)
     judged = (~np.isnan(v.matrix)).sum(axis=1)
     keep = ~np.isnan(labels)
-    if format not in ("csv", "qrels"):
-        raise InvalidInput("format", "expected csv or qrels")
     if format == "qrels":
         return "".join(
             f"{topic} 0 {candidate} {int(label)}\n"
@@ -366,13 +465,28 @@ def export(
             if ok
         )
     return write_csv(
-        ["topic", "candidate", "truth", "label", "matches", "judged"],
+        ["topic", "candidate", "truth", "label", "matches", "judged", *PROVENANCE],
         (
-            [topic, candidate, truth, int(label), int(m), int(n)]
-            for (topic, candidate), label, m, n, ok in zip(v.items, labels, matches, judged, keep)
-            if ok
+            [
+                topic,
+                candidate,
+                truth,
+                int(labels[i]),
+                int(matches[i]),
+                int(judged[i]),
+                gold.source[i],
+                "" if np.isnan(gold.posterior[i]) else float(gold.posterior[i]),
+                gold.by[i],
+                gold.at[i],
+            ]
+            for i, (topic, candidate) in enumerate(v.items)
+            if keep[i]
         ),
     )
+
+
+#: The provenance columns every gold-standard CSV ends with.
+PROVENANCE = ["source", "posterior", "adjudicated_by", "adjudicated_at"]
 
 
 # -- system evaluation under every truth set (Arehart et al., sections 2.3-2.4, 3.2) --------
@@ -471,7 +585,7 @@ def evaluation_analysis(input: ReportInput, params: dict[str, Any], progress: Ca
         "returned": returned_matrix(v, runs).tolist(),
     }
     fixed = {}
-    for index, truth in enumerate(truths(v.assessors)):
+    for index, truth in enumerate(table1_truths(v.assessors)):
         progress(0.02 + 0.08 * index / len(v.assessors + ["c", "u", "i"]), f"truth set {truth}")
         labels = gold_standard(v, truth)
         result = _compare(snapshot, labels)

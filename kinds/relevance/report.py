@@ -43,6 +43,7 @@ from concord.typed import Figure, dump
 from kinds.relevance.data import scale_of, threshold_of
 from kinds.spec import Export
 from scoring import ireval
+from scoring import labelmodels as lm
 from scoring.csvfiles import write_csv
 from scoring.metrics import relevance as m
 from scoring.selectors import JudgmentRow, ReportInput
@@ -51,12 +52,17 @@ EXPORTS = {
     "qrels": Export("text/plain", "qrels"),
     "csv": Export("text/csv", "csv"),
     "json": Export("application/json", "json"),
+    "labels": Export("text/csv", "csv"),
 }
 EXPORT_HELP = (
     "Truth sets: consensus (each document's lower median grade over the assessors who graded it) or "
-    "single:<assessor> (one assessor's grades). qrels: the graded qrels of that set, one line 'topic 0 document "
+    "single:<assessor> (one assessor's grades), dawid-skene / mace / wawa (each document's most probable grade under a "
+    "model of the assessors: Dawid & Skene 1979; Hovy et al. 2013; weighted majority), adjudicated (the topic's "
+    "adjudicated grade where it has one, else the consensus; adjudicated:<truth> chooses another fallback). qrels: the graded qrels of that set, one line 'topic 0 document "
     "grade' (trec_eval reads it). csv / json: every system's nDCG@10, P@10, AP (its mean is MAP) and bpref under "
-    "that set, per topic and over all topics (topic 'all'), as trec_eval computes them."
+    "that set, per topic and over all topics (topic 'all'), as trec_eval computes them. labels: the gold standard as "
+    "CSV, one row per graded document: its grade under the set, how many graded it and their grades, and the "
+    "provenance (source adjudicated/model/vote, the model's posterior of the grade, who adjudicated when)."
 )
 #: ireval's measure names -> the names the report shows.
 LABELS = {"AP": "MAP", "Bpref": "bpref"}
@@ -263,6 +269,8 @@ class RelevanceCampaignReport(RelevanceAgreement):
     threshold: int
     evaluation: RelevanceEvaluation | None
     runs: int
+    #: each assessor's Dawid-Skene (1979) estimate: P(says k | true grade k) per grade of the scale
+    reliability: list[lm.GradedReliability]
     kind: Literal["relevance"] = "relevance"
 
 
@@ -336,16 +344,62 @@ def _agreement(g: Grades, *, scale: Sequence[str], threshold: int) -> dict[str, 
 # -- qrels sets and system evaluation ----------------------------------------------------------
 
 
-def truths(assessors: Sequence[str]) -> list[str]:
-    """The qrels sets: the consensus, then each assessor's own."""
+def vote_truths(assessors: Sequence[str]) -> list[str]:
+    """The qrels sets the report evaluates the systems under: the consensus, then each assessor's own."""
     return ["consensus", *(f"single:{name}" for name in assessors)]
+
+
+def truths(assessors: Sequence[str]) -> list[str]:
+    """Every truth set on offer: the consensus, each assessor's, the model truth
+    sets and the adjudicated gold (``adjudicated:<truth>``: another fallback)."""
+    return [*vote_truths(assessors), *lm.MODELS, lm.ADJUDICATED]
 
 
 def qrels_sets(g: Grades, *, min_assessors: int = 1) -> dict[str, ireval.Qrels]:
     """``{truth: {topic: {document: grade}}}`` for every truth set; a set with no grade is left out."""
     rows = np.vstack([m.consensus_grades(g.matrix, min_assessors=min_assessors)[np.newaxis, :], g.matrix])
-    sets = ireval.qrels_from_grades(rows, g.topic_ids, g.document_ids, truths(g.assessors))
+    sets = ireval.qrels_from_grades(rows, g.topic_ids, g.document_ids, vote_truths(g.assessors))
     return {name: qrels for name, qrels in sets.items() if qrels}
+
+
+def check_truth(g: Grades, truth: str) -> None:
+    """400 naming ``truth`` unless it is one on offer (or ``adjudicated:<one of them>``)."""
+    known = truths(g.assessors)
+    adjudicated, behind = lm.split_truth(truth)
+    if adjudicated:
+        lm.check_fallback(truth, behind, known[:-1], lambda t: t in known)
+    elif truth not in known:
+        raise InvalidInput("truth", f"unknown truth set {truth!r} (known: {', '.join(known)}, adjudicated:<truth>)")
+
+
+def gold_provenance(
+    g: Grades, truth: str, n_grades: int, adjudicated: Sequence[lm.Adjudicated | None] = ()
+) -> lm.Provenance:
+    """Each document's grade under ``truth``, with its source, the model's posterior
+    and who adjudicated it when (``adjudicated``: per document; see :func:`adjudicated_items`)."""
+    check_truth(g, truth)
+    is_adjudicated, behind = lm.split_truth(truth)
+    if behind in lm.MODELS:
+        fit = lm.model_truth(g.matrix.T, behind, n_grades)
+        labels, posterior, model = fit.labels, fit.posterior, True
+    elif behind == "consensus":
+        labels, posterior, model = m.consensus_grades(g.matrix), None, False
+    else:
+        labels, posterior, model = g.matrix[g.assessors.index(behind.removeprefix("single:"))], None, False
+    return lm.with_provenance(
+        labels, model=model, posterior=posterior, adjudicated=adjudicated if is_adjudicated else None
+    )
+
+
+def adjudicated_items(g: Grades, topics: Sequence[Topic], curated: dict) -> list[lm.Adjudicated | None]:
+    """Per document the grade of its topic's adjudicated gold (the ``consensus`` curation), or None."""
+    by_external = {t.external_id: t.pk for t in topics}
+
+    def value(data, document):
+        grade = (data.get("grades") or {}).get(document)
+        return None if isinstance(grade, bool) or not isinstance(grade, int) else float(grade)
+
+    return lm.curated_items([(by_external[t], d) for t, d in g.items], curated, value)
 
 
 def system_runs(runs: Sequence[Run]) -> dict[str, dict[str, list]]:
@@ -478,6 +532,9 @@ def campaign_report(input: ReportInput) -> RelevanceCampaignReport:
         threshold=threshold,
         evaluation=evaluation_summary(evaluation(g, runs, threshold=threshold)),
         runs=len(system_runs(runs)),
+        reliability=lm.graded_reliability(
+            g.matrix.T, g.assessors, lm.model_truth(g.matrix.T, "dawid-skene", len(levels(scale, g)))
+        ),
     )
 
 
@@ -528,14 +585,26 @@ def export(
 ) -> str:
     """Graded qrels of a truth set, or every system's scores under it (csv, json)."""
     g = grades(topics, judgments)
-    known = truths(g.assessors)
-    if truth not in known:
-        raise InvalidInput("truth", f"unknown truth set {truth!r} (known: {', '.join(known)})")
+    check_truth(g, truth)
     if format not in EXPORTS:
         raise InvalidInput("format", f"expected one of {', '.join(EXPORTS)}")
+    n_grades = len(levels(scale_of(campaign.params), g))
+    curated = adjudicated_items(g, topics, lm.adjudications(campaign)) if lm.split_truth(truth)[0] else ()
+    gold = gold_provenance(g, truth, n_grades, curated)
+    if format == "labels":
+        return labels_csv(g, truth, gold)
+    sets = qrels_sets(g)
+    if truth not in sets:
+        found = ireval.qrels_from_grades(gold.labels[np.newaxis, :], g.topic_ids, g.document_ids, [truth])[truth]
+        sets = {truth: found} if found else {}
     if format == "qrels":
-        return ireval.format_qrels(qrels_sets(g).get(truth, {}))
-    e = evaluation(g, list(campaign.runs.all()), threshold=threshold_of(campaign.params))
+        return ireval.format_qrels(sets.get(truth, {}))
+    systems = system_runs(list(campaign.runs.all()))
+    e = (
+        ireval.evaluate(sets, systems, relevance_threshold=threshold_of(campaign.params), cutoff=CUTOFF)
+        if systems and sets
+        else None
+    )
     if e is not None and truth not in e.qrels_sets:
         e = None
     # Per topic AP; its mean over the topics is MAP.
@@ -569,6 +638,35 @@ def export(
     return write_csv(
         ["system", "truth", "topic", *columns],
         ([system, truth, "all" if topic is None else topic, *values] for system, topic, values in rows),
+    )
+
+
+#: The provenance columns every gold-standard CSV ends with.
+PROVENANCE = ["source", "posterior", "adjudicated_by", "adjudicated_at"]
+
+
+def labels_csv(g: Grades, truth: str, gold: lm.Provenance) -> str:
+    """The gold standard of ``truth``: one row per document with a grade, its
+    votes (how many graded it, their grades in assessor order) and provenance."""
+    judged = ~np.isnan(g.matrix)
+    return write_csv(
+        ["topic", "document", "truth", "grade", "judged", "grades", *PROVENANCE],
+        (
+            [
+                topic,
+                document,
+                truth,
+                int(gold.labels[n]),
+                int(judged[:, n].sum()),
+                " ".join(str(int(x)) for x in g.matrix[judged[:, n], n]),
+                gold.source[n],
+                "" if np.isnan(gold.posterior[n]) else float(gold.posterior[n]),
+                gold.by[n],
+                gold.at[n],
+            ]
+            for n, (topic, document) in enumerate(g.items)
+            if not np.isnan(gold.labels[n])
+        ),
     )
 
 

@@ -164,6 +164,7 @@ def test_reports_round_trip_through_their_types_and_refuse_an_outdated_shape(lab
         "pyramids",
         "runs",
         "stability",
+        "reliability",
         "kind",
     ]
     assert stored["kind"] == "nuggets" and stored["stability"]["t_test"]["df"] == 1
