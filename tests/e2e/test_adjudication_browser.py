@@ -79,7 +79,7 @@ def test_an_organiser_adjudicates_two_topics_by_keyboard(pairs_demo, browser, li
         page.keyboard.press("Enter")
         page.wait_for_url(f"**/topics/{first.external_id}/adjudicate/")
         expect(page.locator("#gold-state")).to_have_text("Open: no gold saved yet.")
-        expect(page.locator("#adjudication-comparison tr.split").first).to_be_visible()
+        expect(page.locator("#adjudication-comparison table tr.split").first).to_be_visible()
         problems += axe_problems(page)
 
         tab_to(page, "accept-consensus")
