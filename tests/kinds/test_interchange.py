@@ -282,3 +282,20 @@ def test_kinds_without_a_mapping_offer_no_such_export(people):
     with pytest.raises(InvalidInput) as error:
         export_file(campaign, format="doccano", truth="consensus")
     assert error.value.field == "format"
+
+
+@pytest.mark.django_db
+def test_the_uploads_page_offers_and_takes_the_format(people, client):
+    campaign = new(people, "pairs")
+    client.force_login(people["organiser"])
+    page = client.get(f"/campaigns/{campaign.pk}/uploads/").content.decode()
+    assert '<option value=".labelstudio.json">.labelstudio.json</option>' in page
+    assert 'name="rank"' not in page  # pairs readers take no rank (SQuALITY's does)
+    upload = SimpleUploadedFile("project-7-at-2026.json", (FIXTURES / "pairs.labelstudio.json").read_bytes())
+    response = client.post(
+        f"/campaigns/{campaign.pk}/uploads/",
+        {"what": "judgments", "file": upload, "format": ".labelstudio.json"},
+        HTTP_ACCEPT="application/json",
+    )
+    assert response.status_code == 200, response.content
+    assert response.json()["message"].startswith("Imported 5 judgments of 2 topics; 3 new imported workers")
