@@ -190,8 +190,23 @@ class JobRevert(APIView):
 class Export(APIView):
     @extend_schema(
         parameters=[
-            OpenApiParameter("format", str, description="csv or qrels"),
-            OpenApiParameter("truth", str, description="consensus, union, intersection or single:<username>"),
+            OpenApiParameter(
+                "format",
+                str,
+                description=(
+                    "One of the campaign kind's export formats (README, 'Export formats'): e.g. csv, qrels, json, "
+                    "labelstudio, doccano. A format the kind does not offer is a 400 naming format."
+                ),
+            ),
+            OpenApiParameter(
+                "truth",
+                str,
+                description=(
+                    "The gold standard: one of the kind's truth sets, e.g. consensus, union, intersection, "
+                    "single:<username>, random:<k>, dawid-skene, mace, wawa, adjudicated or "
+                    "adjudicated:<fallback> (label kinds). Unknown values are a 400 naming truth."
+                ),
+            ),
         ],
         responses={200: OpenApiResponse(description="The gold standard file."), **ERRORS},
     )

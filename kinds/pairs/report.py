@@ -298,15 +298,38 @@ def campaign_report(input: ReportInput) -> PairsCampaignReport:
         reliability=lm.binary_reliability(v.matrix, v.assessors, fits["dawid-skene"]),
         references=[
             lm.reference_accuracy(
-                run.name,
-                reference_labels(v, run),
+                name,
+                reference,
                 v.matrix,
                 v.assessors,
                 {model: fit.labels for model, fit in fits.items()},
             )
-            for run in reference_runs(runs)
+            for name, reference in references(input, v)
         ],
     )
+
+
+#: The name of the adjudicated gold among a campaign's references.
+ADJUDICATED_REFERENCE = "adjudicated gold"
+
+
+def references(input: ReportInput, v: Votes) -> list[tuple[str, np.ndarray]]:
+    """The reference labellings of the accuracy table, as (name, per-item labels):
+    every reference run, then the adjudicated gold (the topics' ``consensus``
+    curations, NaN where an item was not adjudicated) when any topic has one."""
+    found = [(run.name, reference_labels(v, run)) for run in reference_runs(input.runs)]
+    by_external = {t.external_id: input.curation(t, "consensus") for t in input.topics}
+    adjudicated = np.array(
+        [
+            float(match)
+            if isinstance(match := ((by_external.get(t) or {}).get("matches") or {}).get(c), bool)
+            else np.nan
+            for t, c in v.items
+        ]
+    )
+    if not np.isnan(adjudicated).all():
+        found.append((ADJUDICATED_REFERENCE, adjudicated))
+    return found
 
 
 def reference_runs(runs: Sequence[Run]) -> list[Run]:

@@ -1,0 +1,72 @@
+"""The adjudicated gold as a reference (issue 14, section 3): once a topic of a pairs
+campaign has a gold, the campaign report's accuracy table measures every assessor
+and truth set against it, over the adjudicated items only."""
+
+from __future__ import annotations
+
+import pytest
+
+from annotate import services
+from kinds.pairs import report as pairs_report
+from scoring.selectors import report_input
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def pairs(people):
+    campaign = services.create_campaign(creator=people["organiser"], kind="pairs", name="M", overlap=3)
+    for name in ("alice", "bob", "carol"):
+        services.add_member(campaign=campaign, username=name, role="assessor")
+    topics = services.import_topics(
+        campaign=campaign,
+        topics=[
+            {"external_id": q, "data": {"query": q, "candidates": [{"id": f"c{i}", "text": f"C{i}"} for i in (1, 2)]}}
+            for q in ("q1", "q2")
+        ],
+    )
+    votes = {
+        "alice": {"c1": True, "c2": True},
+        "bob": {"c1": True, "c2": False},
+        "carol": {"c1": False, "c2": False},
+    }
+    for topic in topics:
+        for name, matches in votes.items():
+            services.save_judgment(
+                topic=topic, assessor=people[name], payload={"matches": matches}, status="submitted", version=0
+            )
+    return campaign, topics
+
+
+def test_no_gold_no_adjudicated_reference(pairs):
+    campaign, _ = pairs
+    assert pairs_report.campaign_report(report_input(campaign)).references == []
+
+
+def test_the_adjudicated_gold_is_a_reference_over_its_items(pairs, people):
+    campaign, (q1, _) = pairs
+    # The adjudicator overrules the majority on c2 of q1 only (alice was right) and leaves c1 out.
+    services.save_curation(
+        topic=q1, name="consensus", data={"matches": {"c2": True}}, version=0, user=people["organiser"]
+    )
+    (ref,) = pairs_report.campaign_report(report_input(campaign)).references
+    assert (ref.reference, ref.items, ref.ties) == ("adjudicated gold", 1, 0)
+    truth_sets = {row.name: (row.n, row.accuracy) for row in ref.truth_sets}
+    assert truth_sets["majority vote, ties as match"] == (1, 0.0)  # 1 of 3 said match on q1/c2
+    assessors = {row.name: (row.n, row.accuracy) for row in ref.assessors}
+    assert assessors == {"alice": (1, 1.0), "bob": (1, 0.0), "carol": (1, 0.0)}
+
+
+def test_a_reference_run_comes_first_then_the_gold(pairs, people):
+    campaign, (q1, q2) = pairs
+    services.import_runs(
+        campaign=campaign,
+        runs=[{"name": "gold", "data": {"reference": True, "labels": {"q2": {"c1": True, "c2": False}}}}],
+    )
+    services.save_curation(
+        topic=q2, name="consensus", data={"matches": {"c1": False, "c2": False}}, version=0, user=people["organiser"]
+    )
+    refs = pairs_report.campaign_report(report_input(campaign)).references
+    assert [(r.reference, r.items) for r in refs] == [("gold", 2), ("adjudicated gold", 2)]
+    carol = {r.reference: {row.name: row.accuracy for row in r.assessors}["carol"] for r in refs}
+    assert carol == {"gold": 0.5, "adjudicated gold": 1.0}
