@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import Any, ClassVar
 
 from concord import jsonsafe
 from concord.errors import InvalidInput  # defined in a core module (concord.params raises it too)
-from concord.params import Bool, Choice, ParamsSchema
+from concord.params import Bool, Choice, Float, Int, Param, ParamsSchema
 
 # Ids appear in URLs and in whitespace-separated formats such as TREC qrels.
 _ID = re.compile(r"[^\s/]{1,200}")
@@ -94,6 +94,17 @@ class Kind:
         """The ids an assignment can split a topic into (kinds that allow it)."""
         raise InvalidInput("params.design", f"{self.label} topics cannot be split between assessors")
 
+    def item_labels(self, payload: Mapping[str, Any]) -> dict[str, Hashable]:
+        """Each item's label in a submitted payload (item id -> a hashable label),
+        for the adaptive design (annotate/adaptive.py), which reads items one by
+        one. Kinds whose items are judged alone implement it and declare
+        ``design_param(..., adaptive=True)`` with :func:`adaptive_params`."""
+        raise InvalidInput("params.design", f"{self.label} campaigns cannot use the adaptive design")
+
+    def label_classes(self, params: Mapping[str, Any]) -> tuple[Hashable, ...]:
+        """Every label :meth:`item_labels` can give, for the adaptive design."""
+        raise InvalidInput("params.design", f"{self.label} campaigns cannot use the adaptive design")
+
     def initial_payload(self, topic_data: Mapping[str, Any], *, seed: str) -> dict[str, Any]:
         """What the judging page starts from for a new judgment; ``seed``
         is stable per assessor and topic."""
@@ -111,16 +122,23 @@ def demo_param() -> Bool:
     return Bool("demo", help="Marks a demo campaign: ./run seeds a kind's demo only while none is marked.")
 
 
-def design_param(label: str, *, splittable: bool) -> Choice:
-    """``design``: how topics are assigned (annotate.services.assign_topics)."""
+def design_param(label: str, *, splittable: bool, adaptive: bool = False) -> Choice:
+    """``design``: how topics are assigned (annotate.services.assign_topics);
+    ``adaptive``: the kind implements ``Kind.item_labels`` and declares :func:`adaptive_params`."""
     if splittable:
         return Choice(
             "design",
             "overlap",
-            ("overlap", "one-per-item"),
+            ("overlap", "one-per-item", *(("adaptive",) if adaptive else ())),
             help=(
                 "overlap: every topic goes whole to `overlap` assessors; one-per-item: each item of a topic goes to "
-                "one assessor drawn at random (Arehart et al. 2008, section 3.2.1)."
+                "one assessor drawn at random (Arehart et al. 2008, section 3.2.1)"
+                + (
+                    "; adaptive: every item goes to one assessor first, further opinions only where the truth is "
+                    "least certain, handed out by 'Next topic' until the budgets are spent (README, Adaptive design)."
+                    if adaptive
+                    else "."
+                )
             ),
         )
     return Choice(
@@ -132,6 +150,88 @@ def design_param(label: str, *, splittable: bool) -> Choice:
             "(one-per-item is for pairs campaigns)."
         ),
     )
+
+
+def adaptive_params() -> tuple[Param, ...]:
+    """The params of ``design=adaptive`` (annotate/adaptive.py reads them and fills
+    its defaults; each is refused unless the design is adaptive)."""
+    return (
+        Choice(
+            "adaptive_by",
+            None,
+            ("posterior", "margin"),
+            help=(
+                "design=adaptive: how certain an item's truth is: posterior (Dawid-Skene, the default) or margin "
+                "(votes of the leading label minus the runner-up's)."
+            ),
+        ),
+        Int(
+            "budget_per_item",
+            None,
+            min=1,
+            max=100,
+            help="design=adaptive: opinions per item at most (default 5).",
+        ),
+        Int(
+            "budget_total",
+            None,
+            min=1,
+            max=100_000_000,
+            help="design=adaptive: opinions in all at most (default: no cap beyond budget_per_item).",
+        ),
+        Float(
+            "confidence",
+            None,
+            min=0.5,
+            max=1.0,
+            help="design=adaptive, adaptive_by=posterior: no further opinion once the posterior reaches this "
+            "(default 0.95).",
+        ),
+        Int(
+            "margin",
+            None,
+            min=1,
+            max=100,
+            help="design=adaptive, adaptive_by=margin: no further opinion once the margin reaches this (default 2).",
+        ),
+    )
+
+
+def interval_params(*, ranking: bool = False) -> tuple[Param, ...]:
+    """The params of every figure's interval and stop signal (scoring/intervals.py reads
+    them with their defaults; README, Intervals and when to stop). ``ranking``: the kind
+    ranks systems and shows the stability of that ranking (``ranking_tau``)."""
+    params: tuple[Param, ...] = (
+        Float(
+            "precision",
+            None,
+            min=0.001,
+            max=1.0,
+            help="Wanted half-width of every agreement figure's 95% interval, e.g. 0.05 for kappa to within "
+            "+-0.05 (default 0.05): the report says per figure whether it is reached or about how many more "
+            "units would reach it.",
+        ),
+        Int(
+            "resamples",
+            None,
+            min=100,
+            max=10_000,
+            help="Bootstrap resamples of every interval (default 1000; seed 0).",
+        ),
+    )
+    if ranking:
+        params += (
+            Float(
+                "ranking_tau",
+                None,
+                min=0.0,
+                max=1.0,
+                exclusive=True,
+                help="Wanted Kendall's tau between the systems' ranking and the rankings from resampled topics: "
+                "reached when the 5th percentile of its bootstrap distribution is at least this (default 0.9).",
+            ),
+        )
+    return params
 
 
 # -- checking helpers shared by the kinds ---------------------------------

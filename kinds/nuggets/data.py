@@ -19,6 +19,7 @@ from kinds.base import (
     clean_per_topic,
     demo_param,
     design_param,
+    interval_params,
     listing,
     require_id,
     require_ids,
@@ -60,6 +61,7 @@ class NuggetsKind(Kind):
             "of every response), or both.",
         ),
         design_param("Nugget pyramid", splittable=False),
+        *interval_params(ranking=True),
         demo_param(),
     )
 

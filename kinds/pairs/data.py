@@ -13,8 +13,10 @@ from concord.params import ParamsSchema
 from kinds.base import (
     InvalidInput,
     Kind,
+    adaptive_params,
     demo_param,
     design_param,
+    interval_params,
     listing,
     require_id,
     require_list,
@@ -32,7 +34,12 @@ class PairsKind(Kind):
     #: Which systems returned a candidate: knowing it would bias the judgment.
     hidden_fields = ("candidates[].runs",)
     #: Campaign params (annotate/services.py assign_topics reads ``design``).
-    params_schema = ParamsSchema(design_param("Pair adjudication", splittable=True), demo_param())
+    params_schema = ParamsSchema(
+        design_param("Pair adjudication", splittable=True, adaptive=True),
+        *adaptive_params(),
+        *interval_params(ranking=True),
+        demo_param(),
+    )
 
     def clean_topic_data(self, data: Any, *, field: str = "data") -> dict[str, Any]:
         require_object(data, field, allowed={"query", "candidates"}, required={"query", "candidates"})
@@ -98,6 +105,13 @@ class PairsKind(Kind):
 
     def items(self, topic_data: Mapping[str, Any]) -> list[str]:
         return [c["id"] for c in topic_data["candidates"]]
+
+    def item_labels(self, payload: Mapping[str, Any]) -> dict[str, bool]:
+        """Each candidate's match (True) or no match (False): the adaptive design reads candidates one by one."""
+        return dict(payload.get("matches", {}))
+
+    def label_classes(self, params: Mapping[str, Any]) -> tuple[bool, ...]:
+        return (False, True)
 
     def clean_run_data(self, data: Any, topics: Mapping[str, Mapping[str, Any]], *, field: str) -> dict[str, Any]:
         """A system's results, ``{"results": {query: [{"id", "text", "score"?}, ...]}}``

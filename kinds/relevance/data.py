@@ -19,6 +19,7 @@ from kinds.base import (
     Kind,
     demo_param,
     design_param,
+    interval_params,
     listing,
     require_id,
     require_list,
@@ -87,6 +88,7 @@ class RelevanceKind(Kind):
             "trec_eval's -l); nDCG uses the grades themselves.",
         ),
         design_param("Graded relevance", splittable=True),
+        *interval_params(ranking=True),
         demo_param(),
     )
 

@@ -9,6 +9,8 @@ from urllib.parse import urlencode
 from django import template
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils.html import format_html
+from django.utils.safestring import mark_safe
 
 from scoring import charts
 
@@ -119,3 +121,88 @@ def chart(spec: dict | None) -> str:
             "rows": [[fmt(v) if isinstance(v, float) else v for v in row] for row in table["rows"]],
         },
     )
+
+
+# -- intervals and the stop signal (scoring/intervals.py, scoring/stopping.py) --------------
+
+
+def _campaign_params(context: template.Context) -> dict:
+    campaign = context.get("campaign")
+    params = getattr(campaign, "params", None)
+    return params if isinstance(params, dict) else {}
+
+
+def _unit_text(units: int, unit: str) -> str:
+    """``800 items``; ``1 item`` (a unit name ending in s loses it when there is one)."""
+    return f"{units} {unit[:-1] if units == 1 and unit.endswith('s') else unit}"
+
+
+@register.simple_tag
+def ci(figure, digits: int = 3, units: bool = True) -> str:
+    """A stored :class:`scoring.intervals.FigureCI` as ``0.241 [0.205, 0.279] · 800 items``: the
+    value, its 95% interval (named for screen readers, and in a title), the units behind it.
+    Without an interval: the value and ``no interval``; without a figure: an em dash."""
+    if figure is None:
+        return "—"
+    value = fmt(figure.value, digits)
+    count = format_html(' <span class="ci-units">· {}</span>', _unit_text(figure.units, figure.unit)) if units else ""
+    if figure.low is None or figure.high is None:
+        return format_html(
+            '<span class="ci">{} <span class="ci-bounds muted">(no interval)</span>{}</span>', value, count
+        )
+    level = round(figure.level * 100)
+    return format_html(
+        '<span class="ci" title="{}% {} interval over {}">{} <span class="ci-bounds">'
+        '<span class="visually-hidden">{}% interval </span>[{}, {}]</span>{}</span>',
+        level,
+        figure.method,
+        _unit_text(figure.units, figure.unit),
+        value,
+        level,
+        fmt(figure.low, digits),
+        fmt(figure.high, digits),
+        count,
+    )
+
+
+def _signal_html(signal, wanted: str, got: str, unit: str) -> str:
+    if signal.more_units is None:
+        return mark_safe('<span class="stop-signal stop-unknown">precision: not yet known</span>')
+    if signal.reached:
+        return format_html('<span class="stop-signal stop-reached">✓ reached ({}, wanted {})</span>', got, wanted)
+    return format_html(
+        '<span class="stop-signal stop-more">about {} more {} ({}, wanted {})</span>',
+        signal.more_units,
+        unit,
+        got,
+        wanted,
+    )
+
+
+@register.simple_tag(takes_context=True)
+def stop(context: template.Context, figure) -> str:
+    """The organiser's stop signal of a figure (README, Intervals and when to stop): ``✓ reached``
+    or ``about N more <units>``, against the campaign's ``precision`` (default 0.05)."""
+    from scoring.intervals import interval_settings
+    from scoring.stopping import stop_signal
+
+    if figure is None:
+        return ""
+    precision = interval_settings(_campaign_params(context)).precision
+    signal = stop_signal(figure, precision)
+    got = "" if signal.half_width is None else f"±{signal.half_width:.3f}"
+    return _signal_html(signal, f"±{precision:g}", got, figure.unit)
+
+
+@register.simple_tag(takes_context=True)
+def ranking_stop(context: template.Context, stability) -> str:
+    """The stop signal of a ranking's stability against the campaign's ``ranking_tau`` (default 0.9)."""
+    from scoring.intervals import interval_settings
+    from scoring.stopping import ranking_signal
+
+    if stability is None:
+        return ""
+    tau = interval_settings(_campaign_params(context)).ranking_tau
+    signal = ranking_signal(stability, tau)
+    got = "" if stability.p5 is None else f"5th percentile τ {stability.p5:.3f}"
+    return _signal_html(signal, f"τ ≥ {tau:g}", got, stability.unit)
