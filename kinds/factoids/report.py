@@ -23,11 +23,12 @@ import numpy as np
 from annotate.models import Campaign, Judgment, Topic
 from concord.errors import InvalidInput
 from concord.jsonready import json_ready
-from concord.params import Bool, Int, ParamsSchema, Str
+from concord.params import Bool, Float, Int, ParamsSchema, Str
 from concord.typed import Figure
 from kinds.spec import Export
 from scoring.csvfiles import write_csv
 from scoring.metrics import factoids as m
+from scoring.metrics.crossing import crossing
 from scoring.selectors import JudgmentRow, ReportInput, curation, curations_of
 
 EXPORTS = {"json": Export("application/json", "json"), "csv": Export("text/csv", "csv")}
@@ -113,6 +114,8 @@ class FactoidsTopicReport:
     annotators: dict[str, FactoidsAnnotator]
     agreement: dict[str, FactoidsPhaseAgreement]
     scores: FactoidsScores | None
+    #: the annotation kappa's items: factoid x ``summary`` (the paper's, section 3.1) or x ``sentence``
+    annotation_unit: str
 
 
 @dataclass(frozen=True)
@@ -140,6 +143,8 @@ class FactoidsCampaignReport:
     topics: int
     pairs: list[FactoidsCampaignPair]
     scored_topics: int
+    #: the annotation kappa's items: factoid x ``summary`` (the paper's, section 3.1) or x ``sentence``
+    annotation_unit: str
     kind: Literal["factoids"] = "factoids"
 
 
@@ -150,6 +155,12 @@ def _kappa(figures: m.FactoidKappa) -> FactoidsKappa:
         expected=float(figures.expected),
         n_items=int(figures.n_items),
     )
+
+
+def annotation_unit(campaign: Campaign) -> str:
+    """The unit of the annotation kappa's items (campaign param ``annotation_unit``):
+    ``summary`` (the paper's factoid-summary combinations, the default) or ``sentence``."""
+    return campaign.params.get("annotation_unit") or "summary"
 
 
 def summaries_of(topic: Topic) -> list[dict[str, Any]]:
@@ -177,9 +188,12 @@ def suggested_relations(one: dict, two: dict, summaries: list[dict[str, Any]]) -
     return [{"first": list(r.first), "second": list(r.second)} for r in m.suggest_relations(one, two, summaries)]
 
 
-def agreement(topic: Topic, payloads: dict[str, dict], confirmed: dict | None = None) -> FactoidsPhaseAgreement:
+def agreement(
+    topic: Topic, payloads: dict[str, dict], confirmed: dict | None = None, unit: str = "summary"
+) -> FactoidsPhaseAgreement:
     """Definition and annotation kappa of every annotator pair for one phase
-    (``confirmed``: the topic's relations curation, if any)."""
+    (``confirmed``: the topic's relations curation, if any; ``unit``: the
+    annotation kappa's unit, summary or sentence)."""
     summaries = summaries_of(topic)
     rows = []
     for first, second in combinations(sorted(payloads), 2):
@@ -190,7 +204,7 @@ def agreement(topic: Topic, payloads: dict[str, dict], confirmed: dict | None = 
         identities = one_to_one([r for r in relations if len(r["first"]) == len(r["second"]) == 1])
         keys = ({r["first"][0]: r["first"][0] for r in identities}, {r["second"][0]: r["first"][0] for r in identities})
         annotation = (
-            m.annotation_kappa([_only(one, keys[0]), _only(two, keys[1])], summaries, factoid_keys=keys)
+            m.annotation_kappa([_only(one, keys[0]), _only(two, keys[1])], summaries, unit=unit, factoid_keys=keys)
             if identities
             else None
         )
@@ -252,7 +266,7 @@ def topic_report(input: ReportInput, topic: Topic) -> FactoidsTopicReport:
     phases = {}
     for phase in (1, 2) if campaign.params.get("phase") == 2 else (1,):
         payloads = {a: p for (t, a), p in input.phase_payloads(phase).items() if t == topic.pk}
-        phases[str(phase)] = agreement(topic, payloads, input.curation(topic, "relations"))
+        phases[str(phase)] = agreement(topic, payloads, input.curation(topic, "relations"), annotation_unit(campaign))
     current = {row.assessor: row.payload for row in judgments}
     return FactoidsTopicReport(
         phase=campaign.params.get("phase", 1),
@@ -262,6 +276,7 @@ def topic_report(input: ReportInput, topic: Topic) -> FactoidsTopicReport:
         },
         agreement=phases,
         scores=scores(topic, input.curation(topic, "consensus")),
+        annotation_unit=annotation_unit(campaign),
     )
 
 
@@ -283,6 +298,7 @@ def campaign_report(input: ReportInput) -> FactoidsCampaignReport:
         topics=len(topics),
         pairs=rows,
         scored_topics=sum(1 for t in topics if input.curation(t, "consensus") is not None),
+        annotation_unit=annotation_unit(campaign),
     )
 
 
@@ -388,11 +404,14 @@ def stability_analysis(
     texts = [" ".join(x["text"] for x in s["sentences"]) for s in topic.data["summaries"]]
     threshold = int(params.get("min_summaries", max(1, round(0.22 * int(table.model.sum())))))
     unigrams = m.unigram_comparison(texts, table.by_summary, min_summaries=threshold)
+    level = float(params.get("rho", 0.9))
     return {
         "topic": topic.external_id,
         "position_adjusted": bool(position is not None),
         "summaries": [{"id": s, "model": bool(flag)} for s, flag in zip(table.summaries, table.model)],
         "stability": json_ready(asdict(stability)),
+        # Figure 5's curve reaches rho = level at this many model summaries (linear between sizes).
+        "crossing": asdict(crossing(stability.sizes, stability.mean_rho, level)),
         "distribution": {"n": n, **json_ready(asdict(distribution))},
         "unigrams": {"min_summaries": threshold, **json_ready(asdict(unigrams))},
     }
@@ -431,6 +450,13 @@ ANALYSIS_PARAMS = {
             "sentence first states it); the paper reports pure frequency.",
         ),
         Int("seed", 0, min=0, max=2**32 - 1, help="Seed of the random draws (the same seed, the same result)."),
+        Float(
+            "rho",
+            0.9,
+            min=-1.0,
+            max=1.0,
+            help="The rho whose crossing the page reports: how many model summaries' WFS ranking reaches it (Figure 5).",
+        ),
     ),
 }
 

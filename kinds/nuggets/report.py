@@ -26,12 +26,13 @@ import numpy as np
 from annotate.models import Campaign, Run, Topic
 from concord.errors import InvalidInput
 from concord.jsonready import json_ready
-from concord.params import Int, ParamsSchema
+from concord.params import Float, Int, ParamsSchema
 from concord.typed import Figure
 from kinds.spec import Export
 from scoring import labelmodels as lm
 from scoring.csvfiles import neutralise, write_csv
 from scoring.metrics import nuggets as m
+from scoring.metrics.crossing import crossing
 from scoring.metrics.nuggets import response_length
 from scoring.selectors import JudgmentRow, ReportInput
 
@@ -410,12 +411,25 @@ def stability_analysis(
 ) -> dict[str, Any]:
 
     a = arrays(input.topics, input.judgments, input.runs)
-    return full_analysis(
+    result = full_analysis(
         a.answered(),
         max_subsets=int(params.get("max_subsets", 300)),
         seed=int(params.get("seed", 0)),
         progress=progress,
     )
+    return {**result, "crossing": tau_crossing(result, float(params.get("tau", 0.9)))}
+
+
+def tau_crossing(result: dict[str, Any], level: float) -> dict[str, Any]:
+    """Where Figure 2's curve (mean tau of pyramids of m assessors against each
+    assessor) reaches ``level``: m interpolated linearly, None when not reached
+    within the assessors there are (``within``).
+
+    >>> tau_crossing({"figures_2_3": {"sizes": [1, 2, 3], "mean_tau": [0.8, 0.88, 0.92]}}, 0.9)
+    {'level': 0.9, 'at': 2.5, 'within': 3}
+    """
+    figure = result["figures_2_3"]
+    return asdict(crossing(figure["sizes"], [np.nan if v is None else v for v in figure["mean_tau"]], level))
 
 
 ANALYSES = {"stability": stability_analysis}
@@ -427,6 +441,13 @@ ANALYSIS_PARAMS = {
     "stability": ParamsSchema(
         Int("max_subsets", 300, min=1, max=5_000, help="Assessor subsets per pyramid size (Figures 2 and 3)."),
         Int("seed", 0, min=0, max=2**32 - 1, help="Seed of the random draws (the same seed, the same result)."),
+        Float(
+            "tau",
+            0.9,
+            min=-1.0,
+            max=1.0,
+            help="The tau whose crossing the page reports: how many assessors' pyramid reaches it (Figure 2).",
+        ),
     )
 }
 
