@@ -257,6 +257,9 @@ def bootstrap(
     weights : array_like of shape (n_resamples, n_units), optional
         Resample counts to use instead of drawing them (to share one draw
         between figures); ``n_resamples`` and ``seed`` are then ignored.
+        Pass them as float64 (``resample_weights(...).astype(float)``, once)
+        when several figures share them: they are used as floats, converted
+        on each call otherwise.
     units : int, optional
         The units to report; default ``n_units``.
 
@@ -291,7 +294,8 @@ def bootstrap(
     units = n_units if units is None else int(units)
     value = float(statistic(np.asarray(matrix.sum(axis=0)).ravel()))
     if weights is not None:
-        weight_matrix = np.asarray(weights)
+        # As floats once (no copy when they already are): the product with per_unit runs in float64.
+        weight_matrix = np.asarray(weights, dtype=np.float64)
         if weight_matrix.ndim != 2 or weight_matrix.shape[1] != n_units or weight_matrix.shape[0] < 1:
             raise ValueError(f"weights must have shape (n_resamples, {n_units}), got {weight_matrix.shape}")
         n_resamples = weight_matrix.shape[0]
@@ -676,9 +680,10 @@ def _per_unit_matrix(per_unit: npt.ArrayLike | sparse.sparray) -> np.ndarray | s
 
 
 def _resampled_sums(weights: np.ndarray, matrix: np.ndarray | sparse.csr_array) -> np.ndarray:
+    weights = np.asarray(weights, dtype=np.float64)
     if isinstance(matrix, np.ndarray):
-        return weights.astype(np.float64) @ matrix
-    return np.asarray((matrix.T @ weights.T.astype(np.float64)).T)
+        return weights @ matrix
+    return np.asarray((matrix.T @ weights.T).T)
 
 
 def _no_interval(value: float, units: int, level: float, *, dropped: float = 0.0) -> Interval:
