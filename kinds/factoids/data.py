@@ -14,12 +14,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from concord.params import Int, ParamsSchema, Str
+from concord.params import Choice, Int, ParamsSchema, Str
 from kinds.base import (
     InvalidInput,
     Kind,
     demo_param,
     design_param,
+    interval_params,
     listing,
     require_id,
     require_ids,
@@ -42,7 +43,8 @@ class FactoidsKind(Kind):
     #: Who wrote a summary, or which system: only model / machine is shown.
     hidden_fields = ("summaries[].author", "summaries[].run")
     #: Campaign params: ``phase`` and ``phase2_started_at`` are set only by
-    #: annotate.services.start_phase_two (Phase 1 is never skipped).
+    #: annotate.services.start_phase_two (Phase 1 is never skipped); ``annotation_unit``
+    #: the annotation kappa's unit (report.annotation_unit), summary when absent.
     params_schema = ParamsSchema(
         Int(
             "phase",
@@ -52,7 +54,16 @@ class FactoidsKind(Kind):
             help="Phase 1 (independent) or 2 (discrepancies shown); the organiser starts Phase 2 on the campaign page.",
         ),
         Str("phase2_started_at", max_length=40, internal=True, help="When Phase 2 started (ISO 8601)."),
+        Choice(
+            "annotation_unit",
+            None,
+            ("summary", "sentence"),
+            help="The items of the factoid annotation kappa: summary (factoid-summary combinations, as van "
+            "Halteren & Teufel 2004 section 3.1 count them; the default when absent) or sentence "
+            "(factoid-sentence combinations).",
+        ),
         design_param("Factoid analysis", splittable=False),
+        *interval_params(),
         demo_param(),
     )
 

@@ -27,8 +27,10 @@ from concord.params import Bool, Float, Int, ParamsSchema, Str
 from concord.typed import Figure
 from kinds.spec import Export
 from scoring.csvfiles import write_csv
+from scoring.intervals import FigureCI, IntervalSettings, interval_settings
 from scoring.metrics import factoids as m
 from scoring.metrics.crossing import crossing
+from scoring.metrics.uncertainty import fleiss_kappa_units
 from scoring.selectors import JudgmentRow, ReportInput, curation, curations_of
 
 EXPORTS = {"json": Export("application/json", "json"), "csv": Export("text/csv", "csv")}
@@ -46,12 +48,14 @@ EXPORT_HELP = (
 @dataclass(frozen=True)
 class FactoidsKappa:
     """Kappa over two-category items (section 3.1, Figure 1): ``(P(A) - P(E)) / (1 - P(E))``,
-    P(A) ``observed``, P(E) ``expected``, over ``n_items`` items (undefined figures: None)."""
+    P(A) ``observed``, P(E) ``expected``, over ``n_items`` items (undefined figures: None);
+    ``ci``: kappa with its bootstrap interval over those items (:func:`kappa_ci`)."""
 
     kappa: Figure
     observed: Figure
     expected: Figure
     n_items: int
+    ci: FigureCI
 
 
 @dataclass(frozen=True)
@@ -148,13 +152,40 @@ class FactoidsCampaignReport:
     kind: Literal["factoids"] = "factoids"
 
 
-def _kappa(figures: m.FactoidKappa) -> FactoidsKappa:
+#: The items of each kappa, as the page names them (section 3.1: factoid-summary combinations;
+#: section 3.2: an identity's or a subsumption's factoid pair in a summary).
+UNIT_NAMES = {
+    "summary": "factoid-summary items",
+    "sentence": "factoid-sentence items",
+    "definition": "factoid-pair-summary items",
+}
+
+
+def _kappa(figures: m.FactoidKappa, ci: FigureCI) -> FactoidsKappa:
     return FactoidsKappa(
         kappa=float(figures.kappa),
         observed=float(figures.observed),
         expected=float(figures.expected),
         n_items=int(figures.n_items),
+        ci=ci,
     )
+
+
+def kappa_ci(labels: np.ndarray, unit: str, settings: IntervalSettings) -> FigureCI:
+    """Kappa of two-category items (``labels``: items x annotators, True where the
+    annotator marked the factoid in the unit) with its seeded bootstrap interval over the
+    items (the figure's own unit): each item's category counts are Fleiss' per-unit
+    statistics, so the value is the report's kappa to rounding.
+
+    >>> labels = np.array([[1, 1], [0, 0], [1, 0], [0, 0], [1, 1], [0, 1]] * 5, dtype=bool)
+    >>> ci = kappa_ci(labels, "factoid-summary items", IntervalSettings(resamples=200))
+    >>> round(ci.value, 4), ci.units, ci.low < ci.value < ci.high
+    (0.3333, 30, True)
+    """
+    labels = np.asarray(labels, dtype=bool).reshape(len(labels), -1)
+    present = labels.sum(axis=1)
+    counts = np.column_stack([labels.shape[1] - present, present])
+    return settings.interval(fleiss_kappa_units(counts), unit)
 
 
 def annotation_unit(campaign: Campaign) -> str:
@@ -189,22 +220,35 @@ def suggested_relations(one: dict, two: dict, summaries: list[dict[str, Any]]) -
 
 
 def agreement(
-    topic: Topic, payloads: dict[str, dict], confirmed: dict | None = None, unit: str = "summary"
+    topic: Topic,
+    payloads: dict[str, dict],
+    confirmed: dict | None = None,
+    unit: str = "summary",
+    settings: IntervalSettings | None = None,
 ) -> FactoidsPhaseAgreement:
     """Definition and annotation kappa of every annotator pair for one phase
     (``confirmed``: the topic's relations curation, if any; ``unit``: the
-    annotation kappa's unit, summary or sentence)."""
+    annotation kappa's unit, summary or sentence), each with its bootstrap
+    interval over its items (``settings``: the campaign's, default ones if None)."""
+    settings = settings or IntervalSettings()
     summaries = summaries_of(topic)
     rows = []
     for first, second in combinations(sorted(payloads), 2):
         one, two = payloads[first], payloads[second]
         relations, source = relations_of(topic, first, second, one, two, confirmed)
         definition = m.definition_kappa(relations, one, two, summaries)
+        definition_labels = m.definition_items(relations, one, two, summaries).labels
         # Annotation agreement on the factoids the relations call identical.
         identities = one_to_one([r for r in relations if len(r["first"]) == len(r["second"]) == 1])
         keys = ({r["first"][0]: r["first"][0] for r in identities}, {r["second"][0]: r["first"][0] for r in identities})
-        annotation = (
-            m.annotation_kappa([_only(one, keys[0]), _only(two, keys[1])], summaries, unit=unit, factoid_keys=keys)
+        restricted = [_only(one, keys[0]), _only(two, keys[1])]
+        annotation = m.annotation_kappa(restricted, summaries, unit=unit, factoid_keys=keys) if identities else None
+        annotation_ci = (
+            kappa_ci(
+                m.annotation_items(restricted, summaries, unit=unit, factoid_keys=keys).labels,
+                UNIT_NAMES[unit],
+                settings,
+            )
             if identities
             else None
         )
@@ -214,8 +258,8 @@ def agreement(
                 relations=source,
                 identities=len(identities),
                 subsumptions=len(relations) - len(identities),
-                definition=_kappa(definition),
-                annotation=_kappa(annotation) if annotation else None,
+                definition=_kappa(definition, kappa_ci(definition_labels, UNIT_NAMES["definition"], settings)),
+                annotation=_kappa(annotation, annotation_ci) if annotation and annotation_ci else None,
             )
         )
     return FactoidsPhaseAgreement(pairs=rows)
@@ -266,7 +310,13 @@ def topic_report(input: ReportInput, topic: Topic) -> FactoidsTopicReport:
     phases = {}
     for phase in (1, 2) if campaign.params.get("phase") == 2 else (1,):
         payloads = {a: p for (t, a), p in input.phase_payloads(phase).items() if t == topic.pk}
-        phases[str(phase)] = agreement(topic, payloads, input.curation(topic, "relations"), annotation_unit(campaign))
+        phases[str(phase)] = agreement(
+            topic,
+            payloads,
+            input.curation(topic, "relations"),
+            annotation_unit(campaign),
+            interval_settings(campaign.params),
+        )
     current = {row.assessor: row.payload for row in judgments}
     return FactoidsTopicReport(
         phase=campaign.params.get("phase", 1),

@@ -13,13 +13,14 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from concord.params import Float, Object, ParamsSchema
+from concord.params import Choice, Float, Object, ParamsSchema
 from kinds.base import (
     InvalidInput,
     Kind,
     clean_per_topic,
     demo_param,
     design_param,
+    interval_params,
     listing,
     require_list,
     require_object,
@@ -35,7 +36,8 @@ class OrderingKind(Kind):
     description = "Put the items of a topic in order."
     hidden_fields = ()
     #: Campaign params: ``frespa`` is FreSPA's setting (kinds/ordering/report.py
-    #: frespa_setting; written by the frespa-tune analysis), the paper's when absent.
+    #: frespa_setting; written by the frespa-tune analysis), the paper's when absent;
+    #: ``wca_weights`` WCA's weights (report.wca_weights), clamped when absent.
     params_schema = ParamsSchema(
         Object(
             "frespa",
@@ -66,7 +68,16 @@ class OrderingKind(Kind):
             ],
             help="FreSPA's parameters (Kim, Zhai & Han 2010, Tables 2-4); absent: the paper's defaults.",
         ),
+        Choice(
+            "wca_weights",
+            None,
+            ("clamped", "paper"),
+            help="WCA's weights (Kim, Zhai & Han 2010, section 4.2): clamped (negative weights taken as 0, "
+            "scores in [-1, 1]; the default when absent) or paper (sum of w*C over sum of w, negative weights "
+            "included, as the paper writes it).",
+        ),
         design_param("Ordering", splittable=False),
+        *interval_params(),
         demo_param(),
     )
 

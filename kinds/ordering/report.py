@@ -22,7 +22,9 @@ from concord.params import Float, Int, ListOf, ParamsSchema
 from concord.typed import Figure
 from kinds.spec import Export
 from scoring.csvfiles import write_csv
+from scoring.intervals import FigureCI, IntervalSettings, interval_settings
 from scoring.metrics import ordering as m
+from scoring.metrics.uncertainty import mean_units
 from scoring.selectors import JudgmentRow, ReportInput, curations_of
 
 EXPORTS = {"json": Export("application/json", "json"), "csv": Export("text/csv", "csv")}
@@ -47,6 +49,18 @@ METHODS: dict[str, tuple[Callable[..., float], dict[str, Any]]] = {
 ED_NAMES = dict(zip(METHODS, m.METHODS))
 
 
+#: What the report says of each WCA convention (campaign param ``wca_weights``).
+WCA_NOTES = {
+    "clamped": "negative weights taken as 0 (Concord's default)",
+    "paper": "the paper's formula, negative weights included (scores may leave [-1, 1])",
+}
+
+
+def wca_weights(campaign: Campaign) -> str:
+    """The campaign's WCA weights: ``clamped`` (default) or ``paper`` (param ``wca_weights``)."""
+    return campaign.params.get("wca_weights") or "clamped"
+
+
 def frespa_setting(campaign: Campaign) -> m.FrespaSetting:
     """The campaign's FreSPA parameters: tuned and saved, or the paper's defaults."""
     return m.FrespaSetting(**campaign.params.get("frespa", {}))
@@ -63,11 +77,15 @@ def golds_of(judgments: Sequence[JudgmentRow]) -> dict[str, list[str]]:
     return {j.assessor: j.payload["order"] for j in sorted(judgments, key=lambda j: j.assessor)}
 
 
-def score_run(order: list[str], golds: list[list[str]], setting: m.FrespaSetting) -> dict[str, float]:
+def score_run(
+    order: list[str], golds: list[list[str]], setting: m.FrespaSetting, wca: str = "clamped"
+) -> dict[str, float]:
     scores = {}
     for label, (function, params) in METHODS.items():
         if function is m.frespa:
             params = setting.params(len(order))
+        elif function is m.weighted_correlation:
+            params = {**params, "weights": wca}
         scores[label] = float(function(order, golds, **params))
     return scores
 
@@ -97,6 +115,8 @@ class OrderingTopicReport:
     consensus: list[OrderingItem]
     #: run name -> method label (:data:`METHODS`) -> the run's score on this topic
     runs: dict[str, dict[str, Figure]]
+    #: the WCA weights of the runs' WCA scores (campaign param ``wca_weights``): clamped or paper
+    wca_weights: str = "clamped"
 
     @property
     def methods(self) -> list[str]:
@@ -141,6 +161,11 @@ class OrderingCampaignReport:
     consensus: dict[str, list[str]]
     #: topic external id -> its orderings and mean tau
     per_topic: dict[str, OrderingTopicSummary]
+    #: the WCA weights in use (campaign param ``wca_weights``): clamped (negative as 0) or paper
+    wca_weights: str
+    #: mean pairwise Kendall tau between assessors (section 4.1): the mean over the topics with two
+    #: or more orderings of each topic's mean tau, with its bootstrap interval over those topics
+    mean_tau: FigureCI
     kind: Literal["ordering"] = "ordering"
 
 
@@ -153,9 +178,9 @@ def topic_report(input: ReportInput, topic: Topic) -> OrderingTopicReport:
         tau[i][j] = tau[j][i] = m.kendall_tau(golds[a], golds[b])
     texts = {item["id"]: item["text"] for item in topic.data["items"]}
     consensus = m.rank_consensus(list(golds.values())) if golds else []
-    setting = frespa_setting(topic.campaign)
+    setting, wca = frespa_setting(topic.campaign), wca_weights(topic.campaign)
     run_scores = {
-        run.name: score_run(run.data["orderings"][topic.external_id], list(golds.values()), setting)
+        run.name: score_run(run.data["orderings"][topic.external_id], list(golds.values()), setting, wca)
         for run in runs
         if golds and topic.external_id in run.data.get("orderings", {})
     }
@@ -165,6 +190,7 @@ def topic_report(input: ReportInput, topic: Topic) -> OrderingTopicReport:
         mean_tau=_mean_off_diagonal(tau),
         consensus=[OrderingItem(id=item, text=texts[item]) for item in consensus],
         runs=run_scores,
+        wca_weights=wca,
     )
 
 
@@ -175,13 +201,14 @@ def campaign_report(input: ReportInput) -> OrderingCampaignReport:
         by_topic.setdefault(row.topic_id, []).append(row)
     external = {t.pk: t.external_id for t in topics}
     golds = {external[t]: [r.payload["order"] for r in rows] for t, rows in by_topic.items()}
-    setting = frespa_setting(campaign)
+    setting, wca = frespa_setting(campaign), wca_weights(campaign)
+    topic_taus = [_mean_tau([r.payload["order"] for r in by_topic[t.pk]]) for t in topics if t.pk in by_topic]
     return OrderingCampaignReport(
         topics=len(topics),
         topics_with_two_or_more=sum(len(g) >= 2 for g in golds.values()),
-        ed=discriminativeness_by_method(golds, setting),
+        ed=discriminativeness_by_method(golds, setting, wca),
         frespa=setting,
-        runs=rank_runs(golds, runs, setting),
+        runs=rank_runs(golds, runs, setting, wca),
         consensus={
             external[t]: m.rank_consensus([r.payload["order"] for r in rows]) for t, rows in sorted(by_topic.items())
         },
@@ -191,11 +218,29 @@ def campaign_report(input: ReportInput) -> OrderingCampaignReport:
             )
             for t, rows in by_topic.items()
         },
+        wca_weights=wca,
+        mean_tau=mean_tau_ci(topic_taus, interval_settings(campaign.params)),
     )
 
 
-def discriminativeness_by_method(golds: dict[str, list[list[str]]], setting: m.FrespaSetting) -> dict[str, float]:
-    """ED of every method over the topics with two or more orderings (section 5.2).
+def mean_tau_ci(topic_taus: Sequence[float], settings: IntervalSettings) -> FigureCI:
+    """The mean over topics of each topic's mean pairwise Kendall tau, with its seeded
+    bootstrap interval over the topics (``topic_taus`` in topic order; NaN: a topic with
+    fewer than two orderings, left out of the mean and of the units).
+
+    >>> ci = mean_tau_ci([0.2, 0.6, float("nan"), 1.0], IntervalSettings(resamples=200))
+    >>> round(ci.value, 12), ci.units, ci.unit, ci.low <= ci.value <= ci.high
+    (0.6, 3, 'topics', True)
+    """
+    finite = [float(t) for t in topic_taus if t == t]
+    return settings.interval(mean_units(finite), "topics")
+
+
+def discriminativeness_by_method(
+    golds: dict[str, list[list[str]]], setting: m.FrespaSetting, wca: str = "clamped"
+) -> dict[str, float]:
+    """ED of every method over the topics with two or more orderings (section 5.2),
+    WCA with the weights ``wca`` (clamped or paper).
 
     FreSPA's pattern lengths are ratios of each topic's item count, so its
     ED is the mean of the per-topic EDs, which is what ED over topics is.
@@ -203,19 +248,25 @@ def discriminativeness_by_method(golds: dict[str, list[list[str]]], setting: m.F
     usable = {t: g for t, g in golds.items() if len(g) >= 2}
     if not usable:
         return {label: float("nan") for label in METHODS}
-    eds = {label: float(m.discriminativeness(usable, name)) for label, name in ED_NAMES.items() if label != "FreSPA"}
+    eds = {
+        label: float(m.discriminativeness(usable, name, **({"weights": wca} if name.startswith("wca") else {})))
+        for label, name in ED_NAMES.items()
+        if label != "FreSPA"
+    }
     eds["FreSPA"] = float(
         np.mean([m.discriminativeness(g, "frespa", **setting.params(len(g[0]))) for g in usable.values()])
     )
     return eds
 
 
-def rank_runs(golds: dict[str, list[list[str]]], runs: Sequence[Run], setting: m.FrespaSetting) -> list[OrderingRun]:
+def rank_runs(
+    golds: dict[str, list[list[str]]], runs: Sequence[Run], setting: m.FrespaSetting, wca: str = "clamped"
+) -> list[OrderingRun]:
     """Each run's mean score over the topics it ordered that have a gold, per method, with its rank."""
     topics, means = [], []
     for run in runs:
         scored = [
-            score_run(order, golds[topic], setting)
+            score_run(order, golds[topic], setting, wca)
             for topic, order in run.data.get("orderings", {}).items()
             if golds.get(topic)
         ]
@@ -264,22 +315,39 @@ def _reporter(progress: Callable[[float, str], None], start: float, span: float,
 def noise_analysis(
     input: ReportInput, params: dict[str, Any], progress: Callable[[float, str], None]
 ) -> dict[str, Any]:
-    """Table 1: ED of every method as random orderings are added."""
+    """Table 1: ED of every method as random orderings are added; WCA under both
+    weights, clamped and the paper's (``wca_weights`` says which the campaign's report uses)."""
     campaign = input.campaign
     golds = _golds_by_topic(input)
     ratios = params.get("ratios", [0, 0.25, 0.5, 0.75, 1])
     seeds = params.get("seeds", 10)
     setting = frespa_setting(campaign)
+    methods = noise_methods()
     rows = []
-    for index, (label, name) in enumerate(ED_NAMES.items()):
-        report = _reporter(progress, index / len(ED_NAMES), 1 / len(ED_NAMES), label)
+    for index, (label, name, extra) in enumerate(methods):
+        report = _reporter(progress, index / len(methods), 1 / len(methods), label)
         if name == "frespa":
             # Pattern lengths per topic size: one FreSPA per size class of topic.
             result = _noise_frespa(golds, setting, ratios, seeds, report)
         else:
-            result = m.noise_robustness(golds, name, ratios=ratios, seeds=seeds, progress=report)
+            result = m.noise_robustness(golds, name, ratios=ratios, seeds=seeds, progress=report, **extra)
         rows.append({"method": label, **asdict(result)})
-    return {"ratios": list(map(float, ratios)), "seeds": seeds, "rows": rows}
+    return {"ratios": list(map(float, ratios)), "seeds": seeds, "wca_weights": wca_weights(campaign), "rows": rows}
+
+
+def noise_methods() -> list[tuple[str, str, dict[str, Any]]]:
+    """The noise analysis's columns: (label, ED name, keyword arguments), WCA once per weights.
+
+    >>> [label for label, _, _ in noise_methods()][2:6]
+    ['WCA-tau (clamped)', 'WCA-tau (paper)', 'WCA-Sp (clamped)', 'WCA-Sp (paper)']
+    """
+    methods: list[tuple[str, str, dict[str, Any]]] = []
+    for label, name in ED_NAMES.items():
+        if name.startswith("wca"):
+            methods += [(f"{label} ({w})", name, {"weights": w}) for w in m.WCA_WEIGHTS]
+        else:
+            methods.append((label, name, {}))
+    return methods
 
 
 def _noise_frespa(golds, setting, ratios, seeds, report) -> m.NoiseRobustness:

@@ -40,6 +40,9 @@ reproduce every draw.
 
 Conventions where the paper states none
 ---------------------------------------
+* Annotation kappa counts factoid-summary combinations by default, as the
+  paper does (section 3.1); ``unit="sentence"`` counts factoid-sentence
+  combinations instead (Concord's default before issue 15).
 * Kappa items are always rated by every annotator (only factoids every
   annotator defined, or relations between two inventories), so the
   Siegel-Castellan kappa is Fleiss' kappa. No items: kappa, P(A), P(E) NaN;
@@ -740,15 +743,18 @@ def annotation_items(
     annotations: Sequence[Mapping[str, Any]],
     summaries: Sequence[Mapping[str, Any]],
     *,
-    unit: Unit = "sentence",
+    unit: Unit = "summary",
     factoid_keys: Sequence[Mapping[str, str]] | None = None,
 ) -> AnnotationItems:
     """The items of the factoid annotation kappa (section 3.1).
 
-    An item is one factoid in one unit: a summary sentence (default) or a
-    whole summary (``unit="summary"``, the paper's "factoid-summary
-    combinations": 153 factoids x 20 summaries in Phase 1). Its labels say,
-    per annotator, whether the factoid is marked in that unit.
+    An item is one factoid in one unit: a whole summary (default,
+    ``unit="summary"``: the paper's "factoid-summary combinations", 153
+    factoids x 20 summaries in Phase 1; a factoid is in a summary when any
+    of its sentences is marked with it) or a summary sentence
+    (``unit="sentence"``, finer: it also counts where in the summary a
+    factoid was marked). Its labels say, per annotator, whether the factoid
+    is marked in that unit.
 
     Included: every factoid defined by *every* annotator, crossed with every
     sentence (or summary) of ``summaries``. Without ``factoid_keys`` a
@@ -766,8 +772,8 @@ def annotation_items(
         One annotation per annotator (see the module docstring).
     summaries : sequence of mappings
         The summaries whose sentences are annotated.
-    unit : {"sentence", "summary"}, default "sentence"
-        What a factoid is judged in.
+    unit : {"summary", "sentence"}, default "summary"
+        What a factoid is judged in: the paper's summaries, or sentences.
     factoid_keys : sequence of mappings, optional
         One per annotation: own factoid id -> shared key (at most one own
         factoid per key).
@@ -787,11 +793,13 @@ def annotation_items(
     >>> summaries = [{"id": "s", "sentences": ["s1", "s2"]}]
     >>> one = {"factoids": ["F1", "F2"], "marks": {"s1": ["F1"], "s2": ["F2"]}}
     >>> two = {"factoids": ["F1", "F2"], "marks": {"s1": ["F1", "F2"]}}
-    >>> items = annotation_items([one, two], summaries)
+    >>> items = annotation_items([one, two], summaries, unit="sentence")
     >>> items.factoid.tolist(), items.unit.tolist()
     (['F1', 'F1', 'F2', 'F2'], ['s1', 's2', 's1', 's2'])
     >>> items.labels.astype(int).tolist()
     [[1, 1], [0, 0], [0, 1], [1, 0]]
+    >>> annotation_items([one, two], summaries).labels.astype(int).tolist()  # by summary
+    [[1, 1], [1, 1]]
     """
     unit = _unit(unit)
     listed = _sequence(annotations, "annotations")
@@ -816,7 +824,7 @@ def annotation_kappa(
     annotations: Sequence[Mapping[str, Any]],
     summaries: Sequence[Mapping[str, Any]],
     *,
-    unit: Unit = "sentence",
+    unit: Unit = "summary",
     factoid_keys: Sequence[Mapping[str, str]] | None = None,
 ) -> FactoidKappa:
     r"""Kappa of factoid annotation (section 3.1, Figure 1).
@@ -851,8 +859,10 @@ def annotation_kappa(
     >>> summaries = [{"id": "s", "sentences": ["s1", "s2"]}]
     >>> one = {"factoids": ["F1", "F2"], "marks": {"s1": ["F1"], "s2": ["F2"]}}
     >>> two = {"factoids": ["F1", "F2"], "marks": {"s1": ["F1", "F2"]}}
-    >>> annotation_kappa([one, two], summaries)
+    >>> annotation_kappa([one, two], summaries, unit="sentence")
     FactoidKappa(kappa=0.0, observed=0.5, expected=0.5, n_items=4)
+    >>> annotation_kappa([one, two], summaries)  # the paper's unit: both factoids in the summary
+    FactoidKappa(kappa=nan, observed=1.0, expected=1.0, n_items=2)
     """
     items = annotation_items(annotations, summaries, unit=unit, factoid_keys=factoid_keys)
     return _kappa_of_labels(items.labels)

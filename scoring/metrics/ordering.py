@@ -36,6 +36,8 @@ from scoring.metrics._frespa import support_threshold
 
 __all__ = [
     "METHODS",
+    "RBA_TIES",
+    "WCA_WEIGHTS",
     "PAPER_SWEEPS",
     "TUNE_GRID",
     "FrespaSetting",
@@ -61,6 +63,10 @@ Ordering = Sequence[Hashable]
 Golds = Sequence[Ordering]
 Measure = Literal["tau", "spearman"]
 TieBreak = Literal["first", "id"]
+#: RBA's tie handling: the exact mean over the tied consensus orders (default), or a tie break.
+RbaTies = Literal["average", "first", "id"]
+#: WCA's weights: negative ones taken as 0 (default), or the paper's formula as written.
+WcaWeights = Literal["clamped", "paper"]
 Progress = Callable[[int, int], None]
 IntArray = NDArray[np.intp]
 FloatArray = NDArray[np.float64]
@@ -68,6 +74,11 @@ FloatArray = NDArray[np.float64]
 #: Names accepted by :func:`discriminativeness` and :func:`noise_robustness`:
 #: the columns of KZH Table 1.
 METHODS = ("ac-tau", "ac-sp", "wca-tau", "wca-sp", "rba-tau", "rba-sp", "frespa")
+
+#: The values of ``weighted_correlation(weights=...)``, the default first.
+WCA_WEIGHTS = ("clamped", "paper")
+#: The values of ``rank_based(tie_break=...)``, the default first.
+RBA_TIES = ("average", "first", "id")
 
 #: One-parameter-at-a-time sweeps of KZH Tables 2 (w_len, w_sup), 3 (length
 #: ratios) and 4 (min_sup), the others held at :class:`FrespaSetting` defaults.
@@ -90,6 +101,9 @@ TUNE_GRID: Mapping[str, tuple[float, ...]] = {
 
 # Two EDs closer than this are a tie in :func:`tune`.
 _TIE = 1e-12
+# WCA weights summing to less than this in absolute value sum to 0 (rounding of
+# exact rationals with denominators far below 1e12): WCA falls back to AC.
+_ZERO_WEIGHT = 1e-12
 
 
 # --------------------------------------------------------------------------- results
@@ -256,17 +270,20 @@ def average_correlation(target: Ordering, golds: Golds, *, measure: Measure = "t
     return float(_ac_scores(topic.ranks_of(target, "target")[None], topic.ranks, measure=measure)[0])
 
 
-def wca_weights(golds: Golds, *, measure: Measure = "tau") -> FloatArray:
+def wca_weights(golds: Golds, *, measure: Measure = "tau", weights: WcaWeights = "paper") -> FloatArray:
     """Each gold's WCA weight: its mean correlation with the other golds (KZH section 4.2).
 
-    ``w_i = 1 / (n - 1) sum_{j != i} C(O_i, O_j)``; these are the paper's raw
-    weights (see :func:`weighted_correlation` for how negative ones are used).
+    ``w_i = 1 / (n - 1) sum_{j != i} C(O_i, O_j)``: with ``weights="paper"``
+    (this function's default) the paper's raw weights, negative ones
+    included; with ``weights="clamped"`` the weights :func:`weighted_correlation`
+    uses by default: negative ones taken as 0, and all 1 when none is positive.
 
     Parameters
     ----------
     golds : sequence of orderings
         At least two.
     measure : {"tau", "spearman"}
+    weights : {"paper", "clamped"}
 
     Returns
     -------
@@ -276,21 +293,38 @@ def wca_weights(golds: Golds, *, measure: Measure = "tau") -> FloatArray:
     --------
     >>> wca_weights(["ABCD", "ABDC", "ACBD", "DCBA"]).round(4).tolist()
     [0.1111, 0.1111, 0.1111, -0.7778]
+    >>> wca_weights(["ABCD", "ABDC", "ACBD", "DCBA"], weights="clamped").round(4).tolist()
+    [0.1111, 0.1111, 0.1111, 0.0]
     """
     topic = _topic(golds, min_golds=2, min_items=2)
-    return _raw_weights(topic.ranks, _measure(measure))
+    raw = _raw_weights(topic.ranks, _measure(measure))
+    if _wca_weights(weights) == "paper":
+        return raw
+    clamped = np.maximum(raw, 0.0)
+    return clamped if clamped.sum() > 0.0 else np.ones_like(raw)
 
 
-def weighted_correlation(target: Ordering, golds: Golds, *, measure: Measure = "tau") -> float:
+def weighted_correlation(
+    target: Ordering, golds: Golds, *, measure: Measure = "tau", weights: WcaWeights = "clamped"
+) -> float:
     """Weighted correlation aggregation WCA (KZH section 4.2).
 
     ``S = sum_i w_i C(O, O_i) / sum_i w_i`` with ``w_i`` the mean correlation
-    of gold i with the other golds (:func:`wca_weights`). A negative weight is
-    taken as 0: a gold that disagrees with the others on average gets no
-    say, where a negative weight would push the score out of [-1, 1] (weights
-    1 and -0.9 with correlations 1 and -1 give 19). When no weight is
-    positive, and when there is a single gold (its weight, a mean over no
-    other gold, is undefined), every gold weighs the same and WCA is AC.
+    of gold i with the other golds (:func:`wca_weights`).
+
+    ``weights="clamped"`` (the default, Concord's convention): a negative
+    weight is taken as 0, so a gold that disagrees with the others on
+    average gets no say and the score stays in [-1, 1]; when no weight is
+    positive every gold weighs the same and WCA is AC.
+
+    ``weights="paper"``: the formula as the paper writes it, negative weights
+    included. A gold that disagrees with the others then counts *against*
+    agreeing with it, and the score can leave [-1, 1] (weights 1 and -0.9
+    with correlations 1 and -1 give 19; see the examples). Where the formula
+    is undefined, the weights summing to 0 (within 1e-12, for rounding), WCA is AC.
+
+    Either way, with a single gold (its weight, a mean over no other gold,
+    is undefined) WCA is AC.
 
     Parameters
     ----------
@@ -299,11 +333,12 @@ def weighted_correlation(target: Ordering, golds: Golds, *, measure: Measure = "
         At least one.
     measure : {"tau", "spearman"}
         WCA-tau or WCA-Sp.
+    weights : {"clamped", "paper"}
 
     Returns
     -------
     float
-        In [-1, 1].
+        In [-1, 1] with clamped weights; any real number with the paper's.
 
     Examples
     --------
@@ -312,9 +347,18 @@ def weighted_correlation(target: Ordering, golds: Golds, *, measure: Measure = "
 
     >>> round(weighted_correlation("ABCD", ["ABCD", "ABDC", "ACBD", "DCBA"]), 6)
     0.777778
+
+    Four agreeing golds (weights 1/2 each) and their reverse (weight -1):
+    the reverse of the four scores -1 clamped, and (4 x 1/2 x -1 + -1 x 1) / (2 - 1)
+    with the paper's weights:
+
+    >>> golds = ["ABCD"] * 4 + ["DCBA"]
+    >>> weighted_correlation("DCBA", golds), weighted_correlation("DCBA", golds, weights="paper")
+    (-1.0, -3.0)
     """
     topic = _topic(golds, min_items=2)
-    return float(_wca_scores(topic.ranks_of(target, "target")[None], topic.ranks, measure=measure)[0])
+    scores = _wca_scores(topic.ranks_of(target, "target")[None], topic.ranks, measure=measure, weights=weights)
+    return float(scores[0])
 
 
 def rank_consensus(golds: Golds, *, tie_break: TieBreak = "first") -> list[Hashable]:
@@ -348,8 +392,19 @@ def rank_consensus(golds: Golds, *, tie_break: TieBreak = "first") -> list[Hasha
     return topic.ordering(consensus_ranks)
 
 
-def rank_based(target: Ordering, golds: Golds, *, measure: Measure = "tau", tie_break: TieBreak = "first") -> float:
-    """Rank-based aggregation RBA: the correlation of ``target`` with :func:`rank_consensus` (KZH 4.3).
+def rank_based(target: Ordering, golds: Golds, *, measure: Measure = "tau", tie_break: RbaTies = "average") -> float:
+    """Rank-based aggregation RBA: the correlation of ``target`` with the rank consensus (KZH 4.3).
+
+    The consensus orders items by their summed ranks over the golds. The
+    paper does not say how to order items whose sums are equal; the default
+    ``tie_break="average"`` takes the exact mean of the correlation over
+    every consensus ordering that orders the tied items in any way (each
+    equally likely), so the score never depends on the order in which the
+    golds are listed. In closed form: Kendall's tau counts a pair tied in the
+    consensus as 0 (``sum_{i<j} sign(t_i - t_j) sign(s_i - s_j) / (N (N - 1) / 2)``,
+    s the summed ranks), and Spearman's rho uses each item's mid-rank in its
+    tie group plus the group's variance ``(g^2 - 1) / 12`` in every squared
+    difference. Without ties every option gives the same score.
 
     Parameters
     ----------
@@ -358,8 +413,11 @@ def rank_based(target: Ordering, golds: Golds, *, measure: Measure = "tau", tie_
         At least one.
     measure : {"tau", "spearman"}
         RBA-tau or RBA-Sp.
-    tie_break : {"first", "id"}
-        As in :func:`rank_consensus`.
+    tie_break : {"average", "first", "id"}
+        ``"average"`` (default) as above; ``"first"`` (Concord's earlier
+        default) or ``"id"``: the correlation with the single ordering
+        :func:`rank_consensus` gives with that tie break (``"first"`` follows
+        the first gold, so it depends on the golds' order).
 
     Returns
     -------
@@ -368,12 +426,19 @@ def rank_based(target: Ordering, golds: Golds, *, measure: Measure = "tau", tie_
 
     Examples
     --------
-    >>> rank_based("ACBD", ["ACBD", "ABCD"])
+    B and C tie (summed ranks 3 and 3, 0-based); the mean over ACBD (tau 2/3)
+    and ABCD (tau 1) is 5/6 whichever gold is listed first:
+
+    >>> round(rank_based("ABCD", ["ACBD", "ABCD"]), 6), round(rank_based("ABCD", ["ABCD", "ACBD"]), 6)
+    (0.833333, 0.833333)
+    >>> round(rank_based("ABCD", ["ACBD", "ABCD"], tie_break="first"), 6)
+    0.666667
+    >>> rank_based("ACBD", ["ACBD", "ACBD"])
     1.0
     """
     topic = _topic(golds, min_items=2)
     scores = _rba_scores(
-        topic.ranks_of(target, "target")[None], topic.ranks, measure=measure, tie_key=_tie_key(topic, tie_break)
+        topic.ranks_of(target, "target")[None], topic.ranks, measure=measure, ties=_rba_ties(topic, tie_break)
     )
     return float(scores[0])
 
@@ -786,6 +851,21 @@ def _frespa_options(min_sup, w_len, w_sup, min_len, max_len) -> dict[str, Any]:
     }
 
 
+def _wca_weights(weights: str) -> WcaWeights:
+    if weights not in WCA_WEIGHTS:
+        raise ValueError(f"weights must be 'clamped' or 'paper', got {weights!r}")
+    return weights  # type: ignore[return-value]
+
+
+def _rba_ties(topic: _Topic, tie_break: str) -> IntArray | None:
+    """RBA's tie handling: None averages over the tied orders, else the key of :func:`_tie_key`."""
+    if tie_break == "average":
+        return None
+    if tie_break not in ("first", "id"):
+        raise ValueError(f"tie_break must be 'average', 'first' or 'id', got {tie_break!r}")
+    return _tie_key(topic, tie_break)
+
+
 def _tie_key(topic: _Topic, tie_break: str) -> IntArray:
     """Per item, the key that orders items with equal summed ranks."""
     if tie_break == "first":
@@ -821,15 +901,20 @@ def _ac_scores(targets: IntArray, golds: IntArray, *, measure: Measure = "tau") 
     return _correlations(targets, golds, _measure(measure)).mean(axis=1)
 
 
-def _wca_scores(targets: IntArray, golds: IntArray, *, measure: Measure = "tau") -> FloatArray:
+def _wca_scores(
+    targets: IntArray, golds: IntArray, *, measure: Measure = "tau", weights: WcaWeights = "clamped"
+) -> FloatArray:
     measure = _measure(measure)
+    paper = _wca_weights(weights) == "paper"
     correlations = _correlations(targets, golds, measure)
     if len(golds) == 1:
         return correlations.mean(axis=1)
-    weights = np.maximum(_raw_weights(golds, measure), 0.0)
-    if weights.sum() == 0.0:
+    raw = _raw_weights(golds, measure)
+    used = raw if paper else np.maximum(raw, 0.0)
+    total = used.sum()
+    if abs(total) < _ZERO_WEIGHT:  # a sum of 0 up to rounding: the paper's formula is undefined
         return correlations.mean(axis=1)
-    return correlations @ weights / weights.sum()
+    return correlations @ used / total
 
 
 def _consensus_ranks(golds: IntArray, tie_key: IntArray) -> IntArray:
@@ -839,9 +924,27 @@ def _consensus_ranks(golds: IntArray, tie_key: IntArray) -> IntArray:
     return ranks
 
 
-def _rba_scores(targets: IntArray, golds: IntArray, *, measure: Measure = "tau", tie_key: IntArray) -> FloatArray:
-    consensus = _consensus_ranks(golds, tie_key)
-    return _correlations(targets, consensus[None], _measure(measure))[:, 0]
+def _rba_scores(
+    targets: IntArray, golds: IntArray, *, measure: Measure = "tau", ties: IntArray | None = None
+) -> FloatArray:
+    """RBA of each target row; ``ties`` a tie-break key, or None for the mean over the tied orders."""
+    measure = _measure(measure)
+    if ties is not None:
+        return _correlations(targets, _consensus_ranks(golds, ties)[None], measure)[:, 0]
+    sums = golds.sum(axis=0)
+    k = golds.shape[1]
+    if measure == "tau":
+        # A pair tied in the consensus is concordant in half the tied orders: it counts 0.
+        consensus_sign = np.sign(sums[:, None] - sums[None, :])
+        target_sign = np.sign(targets[:, :, None] - targets[:, None, :])
+        return (target_sign * consensus_sign).sum(axis=(1, 2)) / (k * (k - 1))
+    # E[(t - R)^2] over R uniform on a tie group's g positions: (t - mid-rank)^2 + (g^2 - 1) / 12.
+    _, group, size = np.unique(sums, return_inverse=True, return_counts=True)
+    below = np.concatenate([[0], np.cumsum(size)[:-1]])
+    mid_rank = below[group] + (size[group] - 1) / 2
+    variance = (size[group].astype(float) ** 2 - 1) / 12
+    squared = ((targets - mid_rank) ** 2 + variance).sum(axis=1)
+    return 1.0 - 6.0 * squared / (k * (k * k - 1))
 
 
 def _frespa_scores(
@@ -904,9 +1007,9 @@ def _fast_frespa(topic: _Topic, targets: IntArray, golds: IntArray, params: dict
 
 def _fast_rba(topic: _Topic, targets: IntArray, golds: IntArray, params: dict[str, Any]) -> FloatArray:
     params = _known(params, {"measure": None, "tie_break": None})
-    tie_break = params.pop("tie_break", "first")
+    tie_break = params.pop("tie_break", "average")
     sub_topic = _Topic(topic.items, topic.index, golds)
-    return _rba_scores(targets, golds, tie_key=_tie_key(sub_topic, tie_break), **params)
+    return _rba_scores(targets, golds, ties=_rba_ties(sub_topic, tie_break), **params)
 
 
 def _known(params: dict[str, Any], allowed: Mapping[str, Any]) -> dict[str, Any]:
@@ -920,7 +1023,7 @@ _FRESPA_DEFAULTS = {"min_sup": 0.75, "w_len": 1.0, "w_sup": 1.0, "min_len": 2, "
 
 _FAST: dict[Callable[..., float], Callable[..., FloatArray]] = {
     average_correlation: lambda topic, t, g, p: _ac_scores(t, g, **_known(p, {"measure": None})),
-    weighted_correlation: lambda topic, t, g, p: _wca_scores(t, g, **_known(p, {"measure": None})),
+    weighted_correlation: lambda topic, t, g, p: _wca_scores(t, g, **_known(p, {"measure": None, "weights": None})),
     rank_based: _fast_rba,
     frespa: _fast_frespa,
 }

@@ -176,9 +176,9 @@ def test_annotation_kappa_tiny_case_by_hand():
         {"factoids": ["F1", "F2"], "marks": {"s1": ["F1"], "s2": ["F2"]}},
         {"factoids": ["F1", "F2"], "marks": {"s1": ["F1"], "s2": ["F1"]}},
     ]
-    result = annotation_kappa(annotations, TINY_SUMMARIES)
+    result = annotation_kappa(annotations, TINY_SUMMARIES, unit="sentence")
     assert result == FactoidKappa(pytest.approx(1 / 3), pytest.approx(2 / 3), 0.5, 4)
-    items = annotation_items(annotations, TINY_SUMMARIES)
+    items = annotation_items(annotations, TINY_SUMMARIES, unit="sentence")
     assert items.factoid.tolist() == ["F1", "F1", "F2", "F2"]
     assert items.unit.tolist() == ["s1", "s2", "s1", "s2"]
     assert items.labels.astype(int).tolist() == [[1, 1, 1], [0, 0, 1], [0, 0, 0], [1, 1, 0]]
@@ -221,7 +221,7 @@ def test_annotation_kappa_matches_fleiss_and_statsmodels(seed, unit):
 def test_annotation_items_keep_only_factoids_every_annotator_defined():
     one = {"factoids": ["F1", "F2", "F3"], "marks": {"s1": ["F1", "F3"]}}
     two = {"factoids": ["F3", "F1", "F4"], "marks": {"s1": ["F4"]}}
-    items = annotation_items([one, two], TINY_SUMMARIES)
+    items = annotation_items([one, two], TINY_SUMMARIES, unit="sentence")
     # F2 and F4 are one annotator's only; F1, F3 in the first annotator's order;
     # F1 is never marked by the second annotator: items still count (absent).
     assert items.factoid.tolist() == ["F1", "F1", "F3", "F3"]
@@ -235,9 +235,10 @@ def test_annotation_kappa_with_factoid_keys_equals_common_ids():
         "marks": {s: [f"own{f[1:]}" for f in fs] + ["extra"] for s, fs in common[1]["marks"].items()},
     }
     keys = [{f"F{j}": f"k{j}" for j in range(5)}, {f"own{j}": f"k{j}" for j in range(5)}]
-    by_keys = annotation_kappa([common[0], renamed], TINY_SUMMARIES, factoid_keys=keys)
-    assert by_keys == annotation_kappa(common, TINY_SUMMARIES)
-    assert annotation_items([common[0], renamed], TINY_SUMMARIES, factoid_keys=keys).factoid.tolist()[:2] == [
+    by_keys = annotation_kappa([common[0], renamed], TINY_SUMMARIES, unit="sentence", factoid_keys=keys)
+    assert by_keys == annotation_kappa(common, TINY_SUMMARIES, unit="sentence")
+    items = annotation_items([common[0], renamed], TINY_SUMMARIES, unit="sentence", factoid_keys=keys)
+    assert items.factoid.tolist()[:2] == [
         "k0",
         "k0",
     ]
@@ -245,9 +246,9 @@ def test_annotation_kappa_with_factoid_keys_equals_common_ids():
 
 def test_annotation_kappa_perfect_and_degenerate():
     same = {"factoids": ["F1", "F2"], "marks": {"s1": ["F1"], "s2": ["F2"]}}
-    assert annotation_kappa([same, same, same], TINY_SUMMARIES).kappa == 1.0
+    assert annotation_kappa([same, same, same], TINY_SUMMARIES, unit="sentence").kappa == 1.0
     nothing = {"factoids": ["F1"], "marks": {}}
-    empty = annotation_kappa([nothing, nothing], TINY_SUMMARIES)  # every label "absent": P(E) = 1
+    empty = annotation_kappa([nothing, nothing], TINY_SUMMARIES, unit="sentence")  # every label "absent": P(E) = 1
     assert (empty.observed, empty.expected, empty.n_items) == (1.0, 1.0, 2) and np.isnan(empty.kappa)
     disjoint = annotation_kappa([{"factoids": ["A"], "marks": {}}, {"factoids": ["B"], "marks": {}}], TINY_SUMMARIES)
     assert disjoint.n_items == 0 and np.isnan(disjoint.kappa) and np.isnan(disjoint.expected)
