@@ -12,6 +12,7 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Q, QuerySet
 from django.http import Http404
 
+from annotate.adaptive import is_adaptive
 from annotate.models import Assignment, Campaign, Judgment, Membership, Topic
 from kinds.registry import get_kind
 
@@ -176,6 +177,12 @@ class CampaignQueue:
         pending = [e for e in self.entries if not e.counts and not e.skipped]
         drafts = [e for e in pending if e.status == "draft"]
         return (drafts or pending)[0].topic if pending else None
+
+    @property
+    def allocates(self) -> bool:
+        """Work is handed out on request (the adaptive design): "Next topic" asks
+        ``campaigns/<id>/next/`` when nothing is pending."""
+        return self.role == "assessor" and is_adaptive(self.campaign)
 
     def neighbours(self, topic: Topic) -> tuple[Topic | None, Topic | None]:
         """The topics before and after ``topic`` in the queue's order (every topic, skipped ones too)."""

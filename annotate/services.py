@@ -18,6 +18,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from annotate import adaptive
 from annotate.labels import CrowdLabel
 from annotate.models import (
     Assignment,
@@ -85,7 +86,9 @@ def clean_campaign_params(
     anything is stored. ``current``: the stored params being replaced (what
     Concord set itself, such as factoids' ``phase``, stays); ``internal``:
     Concord itself writes (restoring a backup, starting Phase 2)."""
-    return get_kind(kind).params.clean(params, "params", current=current, internal=internal)
+    cleaned = get_kind(kind).params.clean(params, "params", current=current, internal=internal)
+    adaptive.check_params(cleaned)
+    return cleaned
 
 
 @transaction.atomic
@@ -128,9 +131,13 @@ def assign_topics(campaign: Campaign) -> int:
     account), never the same assessor twice on a topic. With campaign
     ``params["design"] == "one-per-item"`` (the cheap design of Arehart et
     al., section 3.2.1) each item goes to one assessor drawn at random
-    instead. Returns how many assignments were made. Imported crowd workers
-    never log in, so they get no new topics.
+    instead; with ``"adaptive"`` nothing is assigned up front (work is handed
+    out by :func:`annotate.adaptive.next_work` when an assessor asks for it).
+    Returns how many assignments were made. Imported crowd workers never log
+    in, so they get no new topics.
     """
+    if adaptive.is_adaptive(campaign):
+        return 0
     assessors = list(
         Membership.objects.filter(campaign=campaign, role=Membership.Role.ASSESSOR, imported=False)
         .order_by("user_id")

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 
-from annotate import flags, selectors, services
+from annotate import adaptive, flags, selectors, services
 from annotate.models import Judgment
 from concord import paramforms
 from concord.digits import whole_number
@@ -133,6 +134,24 @@ def judge(request: HttpRequest, campaign_id: int, topic_id: str) -> HttpResponse
             "flag_items": flags.flaggable_items(topic, assignment) if entry else [],
         },
     )
+
+
+@login_required
+def next_topic(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """The "Next topic" link: the assessor's pending topic or, in an adaptive campaign, work
+    allocated now (annotate.adaptive.next_work); else back to the campaign page."""
+    campaign, role = selectors.campaign_for(request.user, campaign_id)
+    if role != "assessor":
+        return redirect("campaign", campaign.pk)
+    work = adaptive.next_work(campaign, request.user)
+    if work.topic is None:
+        messages.info(
+            request,
+            "No topic for you now: every item is certain enough or waits for an opinion already given out, "
+            "or the budget is spent. Try again later.",
+        )
+        return redirect("campaign", campaign.pk)
+    return redirect("judge", campaign.pk, work.topic.external_id)
 
 
 @login_required

@@ -47,6 +47,7 @@ api_urls = [
         name="api-judgment-withdraw",
     ),
     path("api/campaigns/<int:campaign_id>/topics/<str:topic_id>/skip/", api.TopicSkip.as_view(), name="api-topic-skip"),
+    path("api/campaigns/<int:campaign_id>/next-topic/", api.NextTopic.as_view(), name="api-next-topic"),
     path(
         "api/campaigns/<int:campaign_id>/topics/<str:topic_id>/flags/", api.TopicFlags.as_view(), name="api-topic-flags"
     ),
@@ -94,6 +95,7 @@ page_urls = [
     path("accounts/reset/done/", auth_views.PasswordResetCompleteView.as_view(), name="password_reset_complete"),
     path("campaigns/<int:campaign_id>/", pages.campaign, name="campaign"),
     path("campaigns/<int:campaign_id>/topics/<str:topic_id>/judge/", pages.judge, name="judge"),
+    path("campaigns/<int:campaign_id>/next/", pages.next_topic, name="campaign-next"),
     path("campaigns/<int:campaign_id>/topics/<str:topic_id>/skip/", flag_pages.topic_skip, name="topic-skip"),
     path("campaigns/<int:campaign_id>/flags/<int:flag_id>/resolve/", flag_pages.flag_resolve, name="flag-resolve"),
     path("campaigns/<int:campaign_id>/report/", scoring_pages.report, name="campaign-report"),

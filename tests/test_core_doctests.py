@@ -15,6 +15,7 @@ CORE = [
     "concord.paramforms",
     "concord.params",
     "concord.typed",
+    "annotate.allocation",
     "annotate.members",
     "annotate.templatetags.annotate_tags",
 ]

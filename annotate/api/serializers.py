@@ -223,6 +223,15 @@ class SkipStateSerializer(serializers.Serializer):
     skipped_at = serializers.DateTimeField(allow_null=True)
 
 
+class NextTopicSerializer(serializers.Serializer):
+    topic = serializers.CharField(allow_null=True, help_text="The topic's external id; null: nothing for you now.")
+    items = serializers.ListField(
+        child=serializers.CharField(), allow_null=True, help_text="The items of it you judge; null: all of them."
+    )
+    allocated = serializers.BooleanField(help_text="True: handed out by this request (adaptive design).")
+    url = serializers.CharField(allow_null=True, help_text="The judging page of the topic.")
+
+
 class FlagSerializer(serializers.ModelSerializer):
     id = serializers.IntegerField()
     topic = serializers.CharField(source="topic.external_id")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.urls import reverse
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.exceptions import PermissionDenied
@@ -15,7 +16,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotate import flags, importers, selectors, services
+from annotate import adaptive, flags, importers, selectors, services
 from annotate.api import serializers as s
 from annotate.api.bodies import StrictJSONParser, StrictMultiPartParser
 from annotate.models import Curation, Membership
@@ -382,6 +383,27 @@ class TopicSkip(APIView):
         campaign, role = selectors.campaign_for(request.user, campaign_id)
         topic = selectors.topic_for(request.user, campaign, role, topic_id)
         return Response(_skip_state(flags.unskip_topic(topic=topic, assessor=request.user)))
+
+
+class NextTopic(APIView):
+    @extend_schema(
+        request=None,
+        description="Your next topic: your first pending one (drafts first) or, in an adaptive campaign "
+        "(params.design=adaptive), work handed out now where a further opinion is worth most (README, Adaptive "
+        "design). Repeating the request returns the same pending topic. `topic` null: nothing for you now. "
+        "Assessors only.",
+        responses={200: s.NextTopicSerializer, **ERRORS},
+    )
+    def post(self, request: Request, campaign_id: int) -> Response:
+        campaign, role = selectors.campaign_for(request.user, campaign_id)
+        if role != Membership.Role.ASSESSOR:
+            raise PermissionDenied("Only the campaign's assessors get topics to judge.")
+        if request.data:  # no body, or an empty object
+            body(request, allowed=set())
+        work = adaptive.next_work(campaign, request.user)
+        topic = work.topic.external_id if work.topic else None
+        url = reverse("judge", args=[campaign.pk, topic]) if topic else None
+        return Response({"topic": topic, "items": work.items, "allocated": work.allocated, "url": url})
 
 
 class TopicFlags(APIView):

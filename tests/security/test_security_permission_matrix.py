@@ -67,6 +67,8 @@ EXPECTED: dict[str, dict[str, tuple]] = {
         "POST": (LOGIN, 403, 404, 302, 404, 302, 403),
     },
     "judge": {"GET": (LOGIN, 200, 404, 200, 404, 200, 403)},
+    # "Next topic" (annotate/adaptive.py): a redirect to the assessor's next topic, or to the campaign page.
+    "campaign-next": {"GET": (LOGIN, 302, 404, 302, 404, 302, 403)},
     "campaign-report": {"GET": (LOGIN, 403, 404, 200, 404, 200, 403)},
     "topic-report": {"GET": (LOGIN, 403, 404, 200, 404, 200, 403)},
     # The full matrix of a report heatmap: the world's factoids report has no assessor matrix,
@@ -125,6 +127,8 @@ EXPECTED: dict[str, dict[str, tuple]] = {
     "api-topic-skip": {"POST": (401, 200, 404, 403, 404, 403, 403), "DELETE": (401, 200, 404, 403, 404, 403, 403)},
     "api-topic-flags": {"GET": (401, 200, 404, 200, 404, 200, 403), "POST": (401, 201, 404, 403, 404, 403, 403)},
     "api-flags": {"GET": (401, 403, 404, 200, 404, 200, 403)},
+    # Assessors only (organisers and admins judge no topics through it).
+    "api-next-topic": {"POST": (401, 200, 404, 403, 404, 403, 403)},
     "api-flag-resolve": {"POST": (401, 403, 404, 200, 404, 200, 403)},
 }
 
@@ -184,6 +188,7 @@ def body(name: str, method: str, role: str, world) -> tuple[object, str]:
         ("api-topic-flags", "POST"): ({"comment": "a typo in m1s2"}, "json"),
         ("api-flag-resolve", "POST"): ({"answer": "fixed"}, "json"),
         ("api-job-apply", "POST"): ({}, "json"),
+        ("api-next-topic", "POST"): ({}, "json"),
         ("api-job-revert", "POST"): ({}, "json"),
     }
     if (name, method) not in bodies:

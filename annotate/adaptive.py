@@ -1,0 +1,246 @@
+"""The adaptive design: second opinions where they matter (README, "Adaptive design").
+
+Arehart, Wolf & Miller (2008), section 3.2.1: one adjudicator per pair and a
+second opinion where it matters nearly matches full adjudication. With
+campaign ``params["design"] == "adaptive"`` nothing is assigned up front
+(:func:`annotate.services.assign_topics` makes no assignment); an assessor's
+"Next topic" (the page ``campaigns/<id>/next/`` and the API's
+``POST .../next-topic/``) calls :func:`next_work`, which hands out work one
+topic at a time:
+
+1. their own pending work first (a topic assigned to them whose judgment
+   does not count yet and that they did not skip);
+2. else the most valuable items (``annotate.allocation.rank``): items without
+   any opinion first (every item goes to one assessor before any item gets a
+   second), then the least certain by the Dawid-Skene posterior or the vote
+   margin (``adaptive_by``), among items that are below ``confidence`` or
+   ``margin``, below ``budget_per_item`` opinions, not awaiting an opinion
+   already given out, on a topic the assessor holds no assignment of (so
+   never to an assessor who already judged the item), while fewer than
+   ``budget_total`` opinions are given or given out. The topic of the first
+   such item is assigned to the assessor with those of its items that are
+   wanted (an :class:`~annotate.models.Assignment` with ``items``).
+
+An opinion counts against the budgets once given out (the assessor holds the
+item; a judgment that counts, or one still to come); a skipped assignment
+without a counting judgment gives its items back. Allocations of one
+campaign run one at a time: the campaign's row is locked (``select_for_update``;
+SQLite's IMMEDIATE transactions take the write lock first), so two assessors
+never receive the same slot beyond the budget. Each request reads the
+campaign's assignments and judgments once and fits the model once.
+
+The kind declares that it supports the design (``design_param(...,
+adaptive=True)``) and says how to read a judgment item by item
+(``Kind.items``, ``Kind.item_labels``, ``Kind.label_classes``); this module
+never names a kind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+
+from annotate import allocation
+from annotate.models import Assignment, Campaign, Judgment, Topic
+from concord.errors import InvalidInput
+from kinds.registry import get_kind
+
+DESIGN = "adaptive"
+#: The params of the design, with the defaults used when a campaign leaves them out.
+DEFAULTS: dict[str, Any] = {
+    "adaptive_by": "posterior",
+    "budget_per_item": 5,
+    "budget_total": None,
+    "confidence": 0.95,
+    "margin": 2,
+}
+
+
+def is_adaptive(campaign: Campaign) -> bool:
+    return campaign.params.get("design") == DESIGN
+
+
+def check_params(params: Mapping[str, Any], field: str = "params") -> None:
+    """The design's params go with ``design=adaptive`` only (the kind's schema checked each)."""
+    if params.get("design") == DESIGN:
+        return
+    for name in DEFAULTS:
+        if name in params:
+            raise InvalidInput(f"{field}.{name}", "only with design=adaptive (README, Adaptive design)")
+
+
+@dataclass(frozen=True)
+class Settings:
+    by: allocation.By
+    budget_per_item: int
+    budget_total: int | None
+    confidence: float
+    margin: int
+
+
+def settings(params: Mapping[str, Any]) -> Settings:
+    merged = {**DEFAULTS, **{k: v for k, v in params.items() if k in DEFAULTS}}
+    return Settings(
+        by=merged["adaptive_by"],
+        budget_per_item=merged["budget_per_item"],
+        budget_total=merged["budget_total"],
+        confidence=merged["confidence"],
+        margin=merged["margin"],
+    )
+
+
+@dataclass(frozen=True)
+class Work:
+    """What :func:`next_work` handed out: the topic (None: nothing for now), the
+    items of it the assessor judges (None: all) and whether it was allocated now."""
+
+    topic: Topic | None
+    items: list[str] | None = None
+    allocated: bool = False
+
+
+@dataclass(frozen=True)
+class ItemState:
+    """Every item of an adaptive campaign and its opinions (see :func:`item_state`)."""
+
+    keys: list[tuple[int, str]]  # (topic pk, item id), in topic and item order
+    certainty: allocation.Certainty
+    held: np.ndarray  # opinions given or given out, per item
+    pending: np.ndarray  # bool: an opinion given out and not in yet
+    holders: list[set[int]]  # assessor pks holding each item
+    truth: list[Any]  # the current label of each item (None: no opinion)
+
+
+def item_state(campaign: Campaign, spec: Settings | None = None) -> ItemState:
+    """The campaign's items with their opinions, as the selection reads them (one read of each table)."""
+    spec = spec or settings(campaign.params)
+    kind = get_kind(campaign.kind).data
+    topics = list(campaign.topics.order_by("position", "id").only("id", "data"))
+    keys: list[tuple[int, str]] = []
+    index: dict[tuple[int, str], int] = {}
+    items_of: dict[int, list[str]] = {}
+    for topic in topics:
+        items_of[topic.pk] = kind.items(topic.data)
+        for item in items_of[topic.pk]:
+            index[(topic.pk, item)] = len(keys)
+            keys.append((topic.pk, item))
+    n = len(keys)
+    classes = list(kind.label_classes(campaign.params))
+    class_code = {label: code for code, label in enumerate(classes)}
+    judgments = {
+        (topic_id, assessor_id): (status, payload)
+        for topic_id, assessor_id, status, payload in Judgment.objects.filter(topic__campaign=campaign).values_list(
+            "topic_id", "assessor_id", "status", "submitted_payload"
+        )
+    }
+    held = np.zeros(n, dtype=np.int64)
+    pending = np.zeros(n, dtype=bool)
+    holders: list[set[int]] = [set() for _ in range(n)]
+    codes: tuple[list[int], list[int], list[int]] = ([], [], [])
+    workers: dict[int, int] = {}
+    seen: set[tuple[int, int]] = set()
+
+    def given(topic_id: int, assessor_id: int, payload: Mapping[str, Any], scope: list[str] | None) -> None:
+        for item, label in kind.item_labels(payload).items():
+            at = index.get((topic_id, item))
+            if at is None or label not in class_code or (scope is not None and item not in scope):
+                continue
+            codes[0].append(at)
+            codes[1].append(workers.setdefault(assessor_id, len(workers)))
+            codes[2].append(class_code[label])
+
+    for topic_id, assessor_id, items, skipped_at in Assignment.objects.filter(topic__campaign=campaign).values_list(
+        "topic_id", "assessor_id", "items", "skipped_at"
+    ):
+        seen.add((topic_id, assessor_id))
+        status, payload = judgments.get((topic_id, assessor_id), (None, None))
+        counts = status in Judgment.COUNTING
+        scope = items if items is not None else items_of.get(topic_id, [])
+        for item in scope:
+            at = index.get((topic_id, item))
+            if at is None:
+                continue
+            holders[at].add(assessor_id)
+            if counts or skipped_at is None:
+                held[at] += 1
+            if not counts and skipped_at is None:
+                pending[at] = True
+        if counts:
+            given(topic_id, assessor_id, payload, items)
+    # A counting judgment without an assignment (none is made that way; kept safe).
+    for (topic_id, assessor_id), (status, payload) in judgments.items():
+        if (topic_id, assessor_id) not in seen and status in Judgment.COUNTING:
+            for item in kind.item_labels(payload):
+                at = index.get((topic_id, item))
+                if at is not None:
+                    holders[at].add(assessor_id)
+                    held[at] += 1
+            given(topic_id, assessor_id, payload, None)
+    measured = allocation.certainty(*codes, n_items=n, n_classes=max(len(classes), 2), by=spec.by)
+    truth = [classes[c] if c >= 0 else None for c in measured.truth.tolist()]
+    return ItemState(keys, measured, held, pending, holders, truth)
+
+
+def _pending_topic(campaign: Campaign, user: AbstractBaseUser) -> Assignment | None:
+    """The assessor's first pending assignment (drafts first), as their queue orders it."""
+    mine = list(
+        Assignment.objects.filter(topic__campaign=campaign, assessor=user, skipped_at__isnull=True)
+        .select_related("topic")
+        .order_by("topic__position", "topic_id")
+    )
+    status = dict(Judgment.objects.filter(topic__campaign=campaign, assessor=user).values_list("topic_id", "status"))
+    open_ = [a for a in mine if status.get(a.topic_id) not in Judgment.COUNTING]
+    drafts = [a for a in open_ if status.get(a.topic_id) == Judgment.Status.DRAFT]
+    return (drafts or open_ or [None])[0]
+
+
+def next_work(campaign: Campaign, user: AbstractBaseUser) -> Work:
+    """The assessor's next topic: pending work, else (adaptive design) newly allocated work.
+
+    In other designs nothing is allocated here: the topics were assigned up front."""
+    with transaction.atomic():
+        # Serialises the allocations of this campaign (the read and the write below).
+        Campaign.objects.select_for_update().filter(pk=campaign.pk).first()
+        pending = _pending_topic(campaign, user)
+        if pending is not None:
+            return Work(pending.topic, pending.items)
+        if not is_adaptive(campaign):
+            return Work(None)
+        return _allocate(campaign, user)
+
+
+def _allocate(campaign: Campaign, user: AbstractBaseUser) -> Work:
+    spec = settings(campaign.params)
+    state = item_state(campaign, spec)
+    if not state.keys:
+        return Work(None)
+    left = None if spec.budget_total is None else spec.budget_total - int(state.held.sum())
+    if left is not None and left <= 0:
+        return Work(None)
+    mine = set(Assignment.objects.filter(topic__campaign=campaign, assessor=user).values_list("topic_id", flat=True))
+    open_ = ~state.pending & np.array([topic_id not in mine for topic_id, _ in state.keys], dtype=bool)
+    order = allocation.rank(
+        state.certainty,
+        by=spec.by,
+        confidence=spec.confidence,
+        margin=spec.margin,
+        budget_per_item=spec.budget_per_item,
+        open_=open_,
+        held=state.held,
+    )
+    if not len(order):
+        return Work(None)
+    topic_id = state.keys[order[0]][0]
+    chosen = [int(at) for at in order if state.keys[at][0] == topic_id]
+    if left is not None:
+        chosen = chosen[:left]
+    chosen_set = {state.keys[at][1] for at in chosen}
+    topic = Topic.objects.get(pk=topic_id)
+    items = [item for item in get_kind(campaign.kind).data.items(topic.data) if item in chosen_set]
+    Assignment.objects.create(topic=topic, assessor=user, items=items)
+    return Work(topic, items, allocated=True)
