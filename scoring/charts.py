@@ -215,6 +215,26 @@ def matrix_rows(names: Sequence[str], matrix: Sequence[Sequence[float | None]]) 
     return ["", *map(str, names)], [[str(n), *(_number(v) for v in row)] for n, row in zip(names, matrix)]
 
 
+def pair_rows(
+    names: Sequence[str], matrix: Sequence[Sequence[float | None]], intervals: Mapping[tuple[str, str], Any]
+) -> tuple[list[str], list[list[Any]]]:
+    """A symmetric matrix as one CSV row per two names (upper triangle), with each cell's 95%
+    interval (low, high), the units it rests on and its method where ``intervals`` has it
+    (keyed by the two names in either order: scoring.intervals.FigureCI)."""
+    rows = []
+    for i, first in enumerate(names):
+        for j in range(i + 1, len(names)):
+            second = names[j]
+            interval = intervals.get((first, second)) or intervals.get((second, first))
+            bounds = (
+                [_number(interval.low), _number(interval.high), interval.units, interval.unit, interval.method]
+                if interval is not None
+                else [None, None, None, None, None]
+            )
+            rows.append([str(first), str(second), _number(matrix[i][j]), *bounds])
+    return ["first", "second", "value", "low", "high", "units", "unit", "method"], rows
+
+
 def specs_in(page: str) -> list[dict[str, Any]]:
     """The chart specs a rendered page carries (for tests and scripts reading a page)."""
     import json

@@ -23,16 +23,19 @@ resample with the ranking on all topics (Kendall's tau-b,
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from scipy import sparse
 
 from concord.typed import Figure
 from scoring.metrics.rank import kendall_tau_b
 from scoring.metrics.uncertainty import Interval, UnitStatistics, resample_weights
+
+Statistic = Callable[[npt.NDArray[np.float64]], npt.NDArray[np.float64]]
 
 __all__ = [
     "DEFAULT_PRECISION",
@@ -45,6 +48,7 @@ __all__ = [
     "figure_ci",
     "interval_settings",
     "no_ci",
+    "pair_intervals",
     "ranking_stability",
 ]
 
@@ -190,18 +194,23 @@ def ranking_stability(
     per_topic: npt.ArrayLike,
     *,
     measure: str,
+    statistic: Statistic | None = None,
     unit: str = "topics",
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = SEED,
 ) -> RankingStability:
     """Bootstrap distribution over topics of Kendall's tau between rankings.
 
-    ``per_topic``: systems x topics scores, NaN where a system has no score on
-    a topic (a topic where any system lacks one is left out). Each system's
-    score is its mean over the topics, on all topics and on each resample
-    (:func:`scoring.metrics.uncertainty.resample_weights`, seeded, one matrix
-    product for every resample); tau-b of each resample's means against the
-    full means (ties count as in tau-b).
+    ``per_topic``: systems x topics scores (each system's score is its mean
+    over the topics), NaN where a system has no score on a topic (a topic
+    where any system lacks one is left out); or systems x topics x k
+    sufficient statistics with ``statistic`` mapping their sums over topics
+    (..., k) to the score (e.g. pooled F1 from tp, fp, fn). The topics are
+    resampled with :func:`scoring.metrics.uncertainty.resample_weights`
+    (seeded; one product for every resample) and the systems' scores on each
+    resample are correlated with their scores on all topics (Kendall's tau-b,
+    ties counted as tau-b counts them; a resample on which every system ties
+    is left out).
 
     >>> scores = [[0.9, 0.8, 0.7, 0.9], [0.5, 0.6, 0.4, 0.5], [0.1, 0.2, 0.3, 0.1]]
     >>> r = ranking_stability(scores, measure="F1", resamples=200)
@@ -209,17 +218,24 @@ def ranking_stability(
     (1.0, 1.0, 4, 3)
     """
     scores = np.asarray(per_topic, dtype=np.float64)
-    if scores.ndim != 2:
-        raise ValueError(f"per_topic must have shape (n_systems, n_topics), got shape {scores.shape}")
-    scores = scores[:, np.isfinite(scores).all(axis=0)]
-    n_systems, n_topics = scores.shape
+    if scores.ndim == 2:
+        scores = scores[:, :, np.newaxis]
+        statistic = _first  # the sum ranks as the mean: every system has every topic
+    elif scores.ndim != 3 or statistic is None:
+        raise ValueError(
+            "per_topic must be systems x topics scores, or systems x topics x k statistics with a statistic"
+        )
+    scores = scores[:, np.isfinite(scores).all(axis=(0, 2)), :]
+    n_systems, n_topics, _ = scores.shape
     nan = float("nan")
     if n_systems < 2 or n_topics < 2:
         return RankingStability(measure, n_systems, n_topics, unit, nan, nan, resamples, "none")
     weights = resample_weights(n_topics, n_resamples=resamples, seed=seed).astype(np.float64)
-    resampled = weights @ scores.T / n_topics  # resamples x systems
-    full = scores.mean(axis=1)
-    taus = kendall_tau_b(full, resampled)[0]
+    resampled = statistic(np.einsum("bt,stk->bsk", weights, scores))  # resamples x systems
+    full = statistic(scores.sum(axis=1))
+    if not np.isfinite(full).all():
+        return RankingStability(measure, n_systems, n_topics, unit, nan, nan, resamples, "none")
+    taus = kendall_tau_b(full, np.nan_to_num(resampled, nan=0.0))[0]
     taus = taus[np.isfinite(taus)]
     if taus.size == 0:
         return RankingStability(measure, n_systems, n_topics, unit, nan, nan, resamples, "none")
@@ -233,3 +249,120 @@ def ranking_stability(
         resamples,
         "bootstrap",
     )
+
+
+def _first(sums: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    return sums[..., 0]
+
+
+# --- every pair of assessors at once ----------------------------------------------------
+
+
+def pair_intervals(
+    cells: Sequence[npt.ArrayLike],
+    n_cells: int,
+    statistics: Mapping[str, Statistic],
+    unit: str,
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = SEED,
+    level: float = 0.95,
+) -> list[dict[str, FigureCI]]:
+    """Bootstrap intervals of figures of many pairs of assessors in batched passes.
+
+    ``cells[p]``: for each item pair ``p`` shares, in item order, the cell
+    (0..``n_cells``-1) of the pair's table it falls in (a confusion matrix
+    flattened; -1: the item does not count). ``statistics``: each figure as a
+    vectorised function of summed one-hot cells, as
+    :class:`scoring.metrics.uncertainty.UnitStatistics` takes it. Each pair's
+    interval is exactly :func:`scoring.metrics.uncertainty.bootstrap` of its
+    one-hot cells with the same seed (the same resamples: pairs sharing
+    ``n`` items share one draw of :func:`resample_weights`), computed for
+    every pair with the same ``n`` in one product, blocks of pairs bounding
+    memory. Pairs with fewer than two counting items get no interval.
+    """
+    results: list[dict[str, FigureCI]] = [{} for _ in cells]
+    by_size: dict[int, list[int]] = {}
+    codes = [np.asarray(c, dtype=np.int64) for c in cells]
+    for p, code in enumerate(codes):
+        by_size.setdefault(len(code), []).append(p)
+    q_low, q_high = (1 - level) / 2, (1 + level) / 2
+    for n, members in by_size.items():
+        weights = resample_weights(n, n_resamples=resamples, seed=seed).astype(np.float64) if n >= 2 else None
+        block = max(1, _PAIR_CELLS // max(1, resamples * n_cells + n * n_cells))
+        for start in range(0, len(members), block):
+            chosen = members[start : start + block]
+            rows, columns = [], []
+            for column, p in enumerate(chosen):
+                kept = np.flatnonzero(codes[p] >= 0)
+                rows.append(kept)
+                columns.append(column * n_cells + codes[p][kept])
+            row_index, column_index = np.concatenate(rows), np.concatenate(columns)
+            # items x (pairs x cells), one 1 per counting item and pair: sparse, so the
+            # resampled sums cost one addition per resample, pair and item
+            one_hot = sparse.csr_array(
+                (np.ones(len(row_index)), (row_index, column_index)), shape=(n, len(chosen) * n_cells)
+            )
+            counted = np.array([len(kept) for kept in rows])
+            full = np.asarray(one_hot.sum(axis=0)).reshape(len(chosen), n_cells)  # pairs x cells
+            resampled = None
+            if weights is not None:
+                resampled = np.asarray((one_hot.T @ weights.T).T).reshape(resamples, len(chosen), n_cells)
+            for name, statistic in statistics.items():
+                values = np.asarray(statistic(full), dtype=np.float64)
+                if resampled is None:
+                    bounds = np.full((2, len(chosen)), np.nan)
+                    finite_share = np.zeros(len(chosen))
+                else:
+                    figures = np.asarray(statistic(resampled), dtype=np.float64)
+                    finite = np.isfinite(figures)
+                    finite_share = finite.mean(axis=0)
+                    bounds = _column_quantiles(np.where(finite, figures, np.nan), (q_low, q_high))
+                for column, p in enumerate(chosen):
+                    value, units = float(values[column]), int(counted[column])
+                    ok = resampled is not None and np.isfinite(value) and units >= 2 and finite_share[column] > 0
+                    if ok:
+                        results[p][name] = FigureCI(
+                            value,
+                            float(bounds[0, column]),
+                            float(bounds[1, column]),
+                            units=units,
+                            unit=unit,
+                            method="bootstrap",
+                            level=level,
+                        )
+                    else:
+                        results[p][name] = FigureCI(
+                            value, float("nan"), float("nan"), units=units, unit=unit, method="none", level=level
+                        )
+    return results
+
+
+def _column_quantiles(values: npt.NDArray[np.float64], quantiles: tuple[float, ...]) -> npt.NDArray[np.float64]:
+    """Per column the quantiles of its finite values, by numpy's default (linear) rule, as
+    ``np.quantile`` of each column's finite values gives them (NaN for a column without any);
+    vectorised, where ``np.nanquantile`` loops over the columns.
+
+    >>> values = np.array([[1.0, np.nan], [3.0, 2.0], [2.0, np.nan], [np.nan, np.nan]])
+    >>> _column_quantiles(values, (0.5, 0.25)).tolist()
+    [[2.0, 2.0], [1.5, 2.0]]
+    """
+    ordered = np.sort(values, axis=0)  # NaN last
+    count = np.isfinite(ordered).sum(axis=0)
+    result = np.full((len(quantiles), values.shape[1]), np.nan)
+    has = count > 0
+    columns = np.flatnonzero(has)
+    for row, q in enumerate(quantiles):
+        position = q * (count[has] - 1)
+        below = np.floor(position).astype(np.int64)
+        above = np.minimum(below + 1, count[has] - 1)
+        t = position - below
+        a, b = ordered[below, columns], ordered[above, columns]
+        difference = b - a
+        # numpy's _lerp: a + (b - a) t, or b - (b - a)(1 - t) from t = 0.5 on
+        result[row, has] = np.where(t >= 0.5, b - difference * (1 - t), a + difference * t)
+    return result
+
+
+# Resamples x pairs x cells held at once (32 MB of float64).
+_PAIR_CELLS = 1 << 22

@@ -221,7 +221,17 @@ def _matrix_csv(report, request: HttpRequest, filename: str) -> HttpResponse:
     matrix = _field(report.data, request.GET.get("values", ""))
     if not isinstance(names, list) or not isinstance(matrix, list) or len(names) != len(matrix):
         raise Http404("That report field is not a matrix.")
-    header, rows = chart_specs.matrix_rows(names, matrix)
+    layout = request.GET.get("layout", "matrix")
+    if layout == "pairs":
+        # one row per two names, with the cell's 95% interval where the report has one
+        # (a report's ``matrix_intervals(field)``: scoring/intervals.py FigureCI per pair of names)
+        intervals_of = getattr(report.data, "matrix_intervals", None)
+        intervals = intervals_of(request.GET.get("values", "")) if callable(intervals_of) else {}
+        header, rows = chart_specs.pair_rows(names, matrix, intervals)
+    elif layout == "matrix":
+        header, rows = chart_specs.matrix_rows(names, matrix)
+    else:
+        return refused(request, InvalidInput("layout", "expected matrix or pairs"), back=None)
     response = HttpResponse(write_csv(header, rows), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response

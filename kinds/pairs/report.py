@@ -26,7 +26,18 @@ from concord.typed import Figure
 from kinds.spec import Export
 from scoring import labelmodels as lm
 from scoring.csvfiles import write_csv
+from scoring.intervals import (
+    FigureCI,
+    IntervalSettings,
+    RankingStability,
+    figure_ci,
+    interval_settings,
+    no_ci,
+    pair_intervals,
+    ranking_stability,
+)
 from scoring.metrics.agreement import category_counts, fleiss_kappa, krippendorff_alpha, pairwise_agreement
+from scoring.metrics.gwet import gwet_units
 from scoring.metrics.significance import (
     compare_statements,
     compare_systems,
@@ -34,7 +45,21 @@ from scoring.metrics.significance import (
     summarize_against_baseline,
     system_pairs,
 )
-from scoring.metrics.truthsets import consensus, intersection, precision_recall_f1, random_truth_sets, single, union
+from scoring.metrics.truthsets import (
+    consensus,
+    intersection,
+    precision_recall_f1,
+    query_counts,
+    random_truth_sets,
+    single,
+    union,
+)
+from scoring.metrics.uncertainty import (
+    fleiss_kappa_interval,
+    fleiss_kappa_units,
+    krippendorff_alpha_units,
+    pairwise_units,
+)
 from scoring.models import Job
 from scoring.selectors import JudgmentRow, ReportInput
 from scoring.services import Chunked
@@ -102,6 +127,13 @@ class PairsPair:
     positive: Figure
     negative: Figure
     kappa: Figure
+    #: the 95% bootstrap intervals over the ``n`` shared items (seed 0; none under 2 items)
+    kappa_ci: FigureCI
+    overlap_ci: FigureCI
+    positive_ci: FigureCI
+    negative_ci: FigureCI
+    #: Gwet's AC1 of the two (robust to a base rate near 0 or 1), with its interval
+    ac1: FigureCI
 
 
 @dataclass(frozen=True)
@@ -121,6 +153,12 @@ class PairsFleiss:
     kappa: Figure
     items: int
     raters: int
+    #: 95% percentile bootstrap over the ``items``
+    bootstrap: FigureCI
+    #: kappa +- 1.96 SE, SE of Fleiss, Nee & Landis (1979), valid when the true kappa is 0
+    analytic: FigureCI
+    #: kappa +- 1.96 SE, Gwet's (2008) linearised SE, valid at any kappa (irrCAC's)
+    analytic_general: FigureCI
 
 
 @dataclass(frozen=True)
@@ -130,6 +168,8 @@ class PairsAlpha:
     alpha: Figure
     items: int
     coders: int
+    #: 95% bootstrap over the ``items`` (units resampled, see scoring/metrics/uncertainty.py)
+    ci: FigureCI
 
 
 @dataclass(frozen=True)
@@ -144,10 +184,18 @@ class PairsAgreement:
     kappa_matrix: list[list[Figure]]
     fleiss: PairsFleiss
     alpha: PairsAlpha
+    #: Gwet's AC1 over every judged item (any number of raters), 95% bootstrap over the items
+    ac1: FigureCI
 
     @property
     def names(self) -> list[str]:
         return [a.assessor for a in self.assessors]
+
+    def matrix_intervals(self, field: str) -> dict[tuple[str, str], FigureCI]:
+        """The interval of every cell of the matrix ``field`` (the matrix CSV's low/high/units columns)."""
+        if field != "kappa_matrix":
+            return {}
+        return {tuple(p.assessors): p.kappa_ci for p in self.pairs}
 
 
 @dataclass(frozen=True)
@@ -197,23 +245,60 @@ class PairsCampaignReport(PairsAgreement):
     systems: list[PairsSystem]
     reliability: list[lm.BinaryReliability]
     references: list[lm.ReferenceAccuracy]
+    #: the stability of the systems' ranking by F1 under the consensus (bootstrap over topics), or None
+    ranking: RankingStability | None
     kind: Literal["pairs"] = "pairs"
 
 
-def agreement(v: Votes) -> PairsAgreement:
+def agreement(v: Votes, settings: IntervalSettings | None = None) -> PairsAgreement:
     """Per pair, per assessor and campaign-wide agreement of a vote matrix."""
-    return PairsAgreement(**_agreement(v))
+    return PairsAgreement(**_agreement(v, settings or IntervalSettings()))
 
 
-def _agreement(v: Votes) -> dict[str, Any]:
+#: Units of every pairs figure: the (topic, candidate) items.
+UNIT = "items"
+#: The figures of a pair's 2x2 table that carry an interval (cells: both match, first only, second only, neither).
+_PAIR_FIGURES = ("kappa", "overlap", "positive", "negative")
+
+
+def _ac1_of_cells(sums: np.ndarray) -> np.ndarray:
+    """Gwet's AC1 of two raters from the summed cells (a, b, c, d) of their 2x2 table:
+    p_a = (a + d) / n, pi = (2a + b + c) / 2n, p_e = 2 pi (1 - pi) (Gwet 2008; both categories count)."""
+    both, first_only, second_only, neither = (sums[..., i] for i in range(4))
+    n = sums.sum(axis=-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pa = (both + neither) / n
+        pi = (2 * both + first_only + second_only) / (2 * n)
+        pe = 2 * pi * (1 - pi)
+        return np.where((n > 0) & (pe != 1), (pa - pe) / (1 - pe), np.nan)
+
+
+def _pair_statistics() -> dict[str, Any]:
+    """The 2x2 figures' statistics, exactly those of scoring.metrics.uncertainty.pairwise_units."""
+    statistics = {name: pairwise_units([True, False], [True, False], figure=name).statistic for name in _PAIR_FIGURES}
+    return {**statistics, "ac1": _ac1_of_cells}
+
+
+def _agreement(v: Votes, settings: IntervalSettings) -> dict[str, Any]:
     judged = ~np.isnan(v.matrix)
-    pairs = []
+    found, cells = [], []
     for i, j in combinations(range(len(v.assessors)), 2):
         shared = judged[:, i] & judged[:, j]
         if not shared.any():
             continue
-        figures = pairwise_agreement(v.matrix[shared, i] == 1, v.matrix[shared, j] == 1)
-        pairs.append(PairsPair(assessors=(v.assessors[i], v.assessors[j]), **asdict(figures)))
+        first, second = v.matrix[shared, i] == 1, v.matrix[shared, j] == 1
+        found.append(((v.assessors[i], v.assessors[j]), pairwise_agreement(first, second)))
+        cells.append(np.where(first, np.where(second, 0, 1), np.where(second, 2, 3)))
+    intervals = pair_intervals(cells, 4, _pair_statistics(), UNIT, resamples=settings.resamples, seed=settings.seed)
+    pairs = [
+        PairsPair(
+            assessors=names,
+            **asdict(figures),
+            **{f"{name}_ci": ci[name] for name in _PAIR_FIGURES},
+            ac1=ci["ac1"],
+        )
+        for (names, figures), ci in zip(found, intervals)
+    ]
     per_assessor = [
         PairsAssessor(
             assessor=name,
@@ -229,9 +314,18 @@ def _agreement(v: Votes) -> dict[str, Any]:
         "assessors": per_assessor,
         "pairs": pairs,
         "kappa_matrix": _kappa_matrix(v.assessors, pairs),
-        "fleiss": _fleiss(v.matrix, judged),
-        "alpha": _alpha(v.matrix, judged),
+        "fleiss": _fleiss(v.matrix, judged, settings),
+        "alpha": _alpha(v.matrix, judged, settings),
+        "ac1": _ac1(v.matrix, judged, settings),
     }
+
+
+def _ac1(matrix: np.ndarray, judged: np.ndarray, settings: IntervalSettings) -> FigureCI:
+    """Gwet's AC1 over the judged items (both categories count), bootstrap over them."""
+    rows = judged.any(axis=1)
+    if not rows.any():
+        return no_ci(float("nan"), 0, UNIT)
+    return settings.interval(gwet_units(matrix[rows], categories=[0.0, 1.0]), UNIT)
 
 
 def _kappa_matrix(assessors: list[str], pairs: list[PairsPair]) -> list[list[float | None]]:
@@ -245,7 +339,7 @@ def _kappa_matrix(assessors: list[str], pairs: list[PairsPair]) -> list[list[flo
     return matrix
 
 
-def _fleiss(matrix: np.ndarray, judged: np.ndarray) -> PairsFleiss:
+def _fleiss(matrix: np.ndarray, judged: np.ndarray, settings: IntervalSettings) -> PairsFleiss:
     """Fleiss' kappa over the items with the most common number of raters (>= 2).
 
     Fleiss (1971) needs the same number of raters on every item; while a
@@ -255,20 +349,31 @@ def _fleiss(matrix: np.ndarray, judged: np.ndarray) -> PairsFleiss:
     raters = judged.sum(axis=1)
     counts = np.bincount(raters[raters >= 2]) if (raters >= 2).any() else np.zeros(0, int)
     if counts.size == 0:
-        return PairsFleiss(kappa=float("nan"), items=0, raters=0)
+        none = no_ci(float("nan"), 0, UNIT)
+        return PairsFleiss(kappa=float("nan"), items=0, raters=0, bootstrap=none, analytic=none, analytic_general=none)
     m = int(len(counts) - 1 - np.argmax(counts[::-1]))
     table = category_counts(matrix[raters == m], categories=[0.0, 1.0])
-    return PairsFleiss(kappa=fleiss_kappa(table), items=int((raters == m).sum()), raters=m)
+    return PairsFleiss(
+        kappa=fleiss_kappa(table),
+        items=int((raters == m).sum()),
+        raters=m,
+        bootstrap=settings.interval(fleiss_kappa_units(table), UNIT),
+        analytic=figure_ci(fleiss_kappa_interval(table, form="null"), UNIT),
+        analytic_general=figure_ci(fleiss_kappa_interval(table, form="general"), UNIT),
+    )
 
 
-def _alpha(matrix: np.ndarray, judged: np.ndarray) -> PairsAlpha:
+def _alpha(matrix: np.ndarray, judged: np.ndarray, settings: IntervalSettings) -> PairsAlpha:
     pairable = judged.sum(axis=1) >= 2
     if not pairable.any():
-        return PairsAlpha(alpha=float("nan"), items=0, coders=int(judged.any(axis=0).sum()))
+        return PairsAlpha(
+            alpha=float("nan"), items=0, coders=int(judged.any(axis=0).sum()), ci=no_ci(float("nan"), 0, UNIT)
+        )
     return PairsAlpha(
         alpha=krippendorff_alpha(matrix[pairable].T, level="nominal"),
         items=int(pairable.sum()),
         coders=int(judged[pairable].any(axis=0).sum()),
+        ci=settings.interval(krippendorff_alpha_units(matrix[pairable].T, level="nominal"), UNIT),
     )
 
 
@@ -279,7 +384,7 @@ def topic_report(input: ReportInput, topic: Topic) -> PairsTopicReport:
     judged = (~np.isnan(v.matrix)).sum(axis=1)
     texts = {c["id"]: c.get("text", "") for c in topic.data.get("candidates", [])}
     return PairsTopicReport(
-        **_agreement(v),
+        **_agreement(v, interval_settings(input.campaign.params)),
         candidates=[
             PairsCandidate(id=candidate, text=texts.get(candidate, ""), matches=int(m), judged=int(n))
             for (_, candidate), m, n in zip(v.items, matches, judged)
@@ -291,10 +396,12 @@ def campaign_report(input: ReportInput) -> PairsCampaignReport:
     topics, judgments, runs = input.topics, input.judgments, input.runs
     v = votes(topics, judgments)
     fits = {model: lm.model_truth(v.matrix, model, 2) for model in lm.MODELS}
+    settings = interval_settings(input.campaign.params)
     return PairsCampaignReport(
-        **_agreement(v),
+        **_agreement(v, settings),
         topics=len(topics),
         systems=system_scores(v, system_runs(runs)),
+        ranking=system_ranking_stability(v, system_runs(runs), settings),
         reliability=lm.binary_reliability(v.matrix, v.assessors, fits["dawid-skene"]),
         references=[
             lm.reference_accuracy(
@@ -373,6 +480,34 @@ def system_scores(v: Votes, runs: Sequence[Run]) -> list[PairsSystem]:
         )
         for s, run in enumerate(runs)
     ]
+
+
+def _pooled_f1(sums: np.ndarray) -> np.ndarray:
+    """F1 = 2 tp / (2 tp + fp + fn) of summed (tp, fp, fn), 0 when undefined (as the systems table)."""
+    tp, fp, fn = sums[..., 0], sums[..., 1], sums[..., 2]
+    denominator = 2 * tp + fp + fn
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(denominator > 0, 2 * tp / denominator, 0.0)
+
+
+def system_ranking_stability(v: Votes, runs: Sequence[Run], settings: IntervalSettings) -> RankingStability | None:
+    """How stable the systems' ranking by pooled F1 under the consensus is: Kendall's tau
+    between it and the rankings on bootstrap resamples of the judged topics (queries);
+    None without two systems."""
+    if len(runs) < 2 or not v.assessors:
+        return None
+    truth = gold_standard(v, "consensus")
+    topics = [topic for topic, _ in v.items]
+    counts = query_counts(returned_matrix(v, runs), truth, topics)  # systems x topics x (tp, fp, fn)
+    _, codes = np.unique(np.array(topics), return_inverse=True)  # query_counts numbers them in sorted order
+    known = np.bincount(codes, weights=~np.isnan(truth)) > 0
+    return ranking_stability(
+        counts[:, known, :].astype(np.float64),
+        measure="F1 (consensus)",
+        statistic=_pooled_f1,
+        resamples=settings.resamples,
+        seed=settings.seed,
+    )
 
 
 # -- gold standards ------------------------------------------------------------

@@ -4,6 +4,7 @@ fields (``{% heatmap %}``); static/annotate/charts.js draws it with the vendored
 
 from __future__ import annotations
 
+import math
 from urllib.parse import urlencode
 
 from django import template
@@ -137,27 +138,37 @@ def _unit_text(units: int, unit: str) -> str:
     return f"{units} {unit[:-1] if units == 1 and unit.endswith('s') else unit}"
 
 
+def _number(value) -> bool:
+    return isinstance(value, (int, float)) and math.isfinite(value)
+
+
 @register.simple_tag
-def ci(figure, digits: int = 3, units: bool = True) -> str:
+def ci(figure, digits: int = 3, units: bool = True, value: bool = True, compact: bool = False) -> str:
     """A stored :class:`scoring.intervals.FigureCI` as ``0.241 [0.205, 0.279] · 800 items``: the
     value, its 95% interval (named for screen readers, and in a title), the units behind it.
-    Without an interval: the value and ``no interval``; without a figure: an em dash."""
+    Without an interval: the value and ``no interval``; without a figure: an em dash.
+    ``value=False``: the interval and units only (beside a figure shown already);
+    ``compact``: value and bounds only, for table cells whose header names the interval."""
     if figure is None:
         return "—"
-    value = fmt(figure.value, digits)
+    shown = format_html("{} ", fmt(figure.value, digits)) if value else ""
     count = format_html(' <span class="ci-units">· {}</span>', _unit_text(figure.units, figure.unit)) if units else ""
-    if figure.low is None or figure.high is None:
+    if not (_number(figure.low) and _number(figure.high)):
         return format_html(
-            '<span class="ci">{} <span class="ci-bounds muted">(no interval)</span>{}</span>', value, count
+            '<span class="ci">{}<span class="ci-bounds muted">(no interval)</span>{}</span>', shown, count
+        )
+    if compact:
+        return format_html(
+            '{}<span class="ci-bounds">[{}, {}]</span>', shown, fmt(figure.low, digits), fmt(figure.high, digits)
         )
     level = round(figure.level * 100)
     return format_html(
-        '<span class="ci" title="{}% {} interval over {}">{} <span class="ci-bounds">'
+        '<span class="ci" title="{}% {} interval over {}">{}<span class="ci-bounds">'
         '<span class="visually-hidden">{}% interval </span>[{}, {}]</span>{}</span>',
         level,
         figure.method,
         _unit_text(figure.units, figure.unit),
-        value,
+        shown,
         level,
         fmt(figure.low, digits),
         fmt(figure.high, digits),
