@@ -20,6 +20,7 @@ from kinds.base import (
     clean_per_topic,
     demo_param,
     design_param,
+    interval_params,
     listing,
     require_list,
     require_object,
@@ -65,6 +66,7 @@ class ClusteringKind(Kind):
             ),
         ),
         design_param("Sentence clustering", splittable=False),
+        *interval_params(),
         demo_param(),
     )
 

@@ -29,7 +29,9 @@ from concord.typed import Figure
 from kinds.clustering.data import rule_violations
 from kinds.spec import Export
 from scoring.csvfiles import write_csv
+from scoring.intervals import FigureCI, IntervalSettings, interval_settings
 from scoring.metrics import clustering as m
+from scoring.metrics.uncertainty import mean_units
 from scoring.selectors import JudgmentRow, ReportInput, curations_of
 
 METHODS = ("singleton", "bucket")
@@ -44,6 +46,17 @@ EXPORT_HELP = (
     "every judge's clusters with their descriptions, in importance order."
 )
 BASELINE_DRAWS = 100
+#: The figures between judges that the campaign report averages over topics with an interval:
+#: V-measure (beta 1), V_beta and V_0.5 (Table 3), NMI (geometric mean of the entropies, Strehl &
+#: Ghosh 2002: the arithmetic NMI equals the V-measure) and NVI (Table 3; 0 is perfect agreement).
+AGREEMENT = ("v_measure", "v_beta", "v_half", "nmi_geometric", "nvi")
+AGREEMENT_LABELS = {
+    "v_measure": "V-measure (β = 1)",
+    "v_beta": "V_β",
+    "v_half": "V_0.5",
+    "nmi_geometric": "NMI (geometric)",
+    "nvi": "NVI",
+}
 
 
 # -- the reports' types (stored as JSON, read back field by field: concord/typed.py) --------
@@ -177,15 +190,31 @@ class ClusteringCampaignPair:
 
 
 @dataclass(frozen=True)
+class ClusteringAgreement:
+    """Agreement between judges over the campaign, per completion of section 6: each
+    figure of :data:`AGREEMENT` averaged over a topic's pairs of judges, then over the
+    topics with two or more judges, with its bootstrap interval over those topics."""
+
+    singleton: dict[str, FigureCI]
+    bucket: dict[str, FigureCI]
+
+    @property
+    def rows(self) -> list[tuple[str, str, FigureCI, FigureCI]]:
+        """(figure, its name on the page, singleton, bucket), in the order of :data:`AGREEMENT`."""
+        return [(name, AGREEMENT_LABELS[name], self.singleton[name], self.bucket[name]) for name in AGREEMENT]
+
+
+@dataclass(frozen=True)
 class ClusteringCampaignReport:
-    """Table 3 over the campaign: every pair of judges of every topic, and the
+    """Table 3 over the campaign: every pair of judges of every topic, the
     random baseline pooled over the topics with two or more judges (None
-    before there is one)."""
+    before there is one), and the mean agreement over topics with intervals."""
 
     topics: int
     judged_topics: int
     pairs: list[ClusteringCampaignPair]
     baseline: ClusteringTable3 | None
+    agreement: ClusteringAgreement
     kind: Literal["clustering"] = "clustering"
 
 
@@ -374,11 +403,17 @@ def campaign_report(input: ReportInput) -> ClusteringCampaignReport:
     for row in judgments:
         by_topic.setdefault(row.topic_id, []).append(row)
     rows, baselines = [], []
+    per_topic: list[dict[str, dict[str, list[float]]]] = []  # topics with two or more judges, in order
     for topic in topics:
         items = sentence_ids(topic)
         clusterings = clusterings_of(by_topic.get(topic.pk, []))
+        figures: dict[str, dict[str, list[float]]] = {method: {name: [] for name in AGREEMENT} for method in METHODS}
         for a, b in combinations(clusterings, 2):
-            table3 = _table3(compare(clusterings[a], clusterings[b], items))
+            measures = compare(clusterings[a], clusterings[b], items)
+            for method in METHODS:
+                for name in AGREEMENT:
+                    figures[method][name].append(getattr(measures[method], name))
+            table3 = _table3(measures)
             rows.append(
                 ClusteringCampaignPair(
                     topic=topic.external_id,
@@ -390,12 +425,46 @@ def campaign_report(input: ReportInput) -> ClusteringCampaignReport:
             )
         if len(clusterings) >= 2:
             baselines.append(baseline(clusterings, items))
+            per_topic.append(figures)
     return ClusteringCampaignReport(
         topics=len(topics),
         judged_topics=len(by_topic),
         pairs=rows,
         baseline=_pooled(baselines) if baselines else None,
+        agreement=agreement_over_topics(per_topic, interval_settings(input.campaign.params)),
     )
+
+
+def agreement_over_topics(
+    per_topic: Sequence[dict[str, dict[str, list[float]]]], settings: IntervalSettings
+) -> ClusteringAgreement:
+    """Each figure's mean over topics of its mean over the topic's pairs of judges, with the
+    seeded bootstrap interval over the topics (``per_topic``: for every topic with two or more
+    judges, in topic order, completion -> figure -> its value for every pair). A topic whose
+    figure is undefined for every pair is left out of that figure. Every figure resamples the
+    same topics with the same seed, so they share their resamples.
+
+    >>> topic = lambda v: {m: {n: [v, v + 0.1] for n in AGREEMENT} for m in METHODS}
+    >>> result = agreement_over_topics([topic(0.2), topic(0.4), topic(0.9)], IntervalSettings(resamples=200))
+    >>> ci = result.singleton["v_beta"]
+    >>> round(ci.value, 12), ci.units, ci.unit, ci.low <= ci.value <= ci.high
+    (0.55, 3, 'topics', True)
+    """
+    return ClusteringAgreement(
+        **{
+            method: {
+                name: settings.interval(mean_units([_mean(t[method][name]) for t in per_topic]), "topics")
+                for name in AGREEMENT
+            }
+            for method in METHODS
+        }
+    )
+
+
+def _mean(values: list[float]) -> float:
+    """The mean of the defined values (NaN when none is)."""
+    defined = [v for v in values if v == v]
+    return float(np.mean(defined)) if defined else float("nan")
 
 
 def _pooled(baselines: list[ClusteringTable3]) -> ClusteringTable3:
