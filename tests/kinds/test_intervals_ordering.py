@@ -90,6 +90,23 @@ def test_mean_tau_interval_equals_a_direct_bootstrap_over_topics(ordered):
     assert dump(load(OrderingCampaignReport, dump(data))) == dump(data)
 
 
+def test_the_api_carries_the_interval(ordered, api, people):
+    campaign, _ = ordered
+    ci = campaign_report(campaign).data.mean_tau
+    body = api(people["organiser"]).get(f"/api/campaigns/{campaign.pk}/agreement/").json()
+    assert body["data"]["mean_tau"] == {
+        "value": ci.value,
+        "low": ci.low,
+        "high": ci.high,
+        "units": 8,
+        "unit": "topics",
+        "method": "bootstrap",
+        "level": 0.95,
+    }
+    schema = api(people["organiser"]).get("/api/schema/").content.decode()
+    assert "OrderingCampaignReport" in schema and "FigureCI" in schema
+
+
 def test_resamples_param_is_used_and_the_page_shows_interval_and_stop_signal(ordered, client, people):
     campaign, orders = ordered
     campaign.params = {**campaign.params, "resamples": 200, "precision": 0.5}
