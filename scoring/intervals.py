@@ -50,6 +50,7 @@ __all__ = [
     "no_ci",
     "pair_intervals",
     "ranking_stability",
+    "shared_unit_intervals",
 ]
 
 #: Wanted half-width of a figure's 95% interval when the campaign does not say.
@@ -336,6 +337,62 @@ def pair_intervals(
                             value, float("nan"), float("nan"), units=units, unit=unit, method="none", level=level
                         )
     return results
+
+
+def shared_unit_intervals(
+    per_unit: npt.ArrayLike,
+    statistic: Statistic,
+    counted: npt.ArrayLike,
+    unit: str,
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = SEED,
+    level: float = 0.95,
+) -> list[FigureCI]:
+    """Intervals of one figure of many columns over the same units, in one pass.
+
+    ``per_unit``: units x columns x k sufficient statistics (e.g. every pair of
+    assessors' per-topic overlap and presence, as
+    :func:`scoring.metrics.uncertainty.mean_units` gives one column's);
+    ``counted[c]``: the units column ``c`` rests on. Column ``c``'s interval
+    is :func:`scoring.metrics.uncertainty.bootstrap` of ``per_unit[:, c]``
+    with the same seed (the same resamples, drawn once for every column).
+    """
+    table = np.asarray(per_unit, dtype=np.float64)
+    if table.ndim != 3:
+        raise ValueError(f"per_unit must have shape (n_units, n_columns, k), got shape {table.shape}")
+    n, columns, k = table.shape
+    counted = np.asarray(counted, dtype=np.int64)
+    values = np.asarray(statistic(table.sum(axis=0)), dtype=np.float64).reshape(columns)
+    nan = float("nan")
+    if n < 2 or columns == 0:
+        return [
+            FigureCI(float(v), nan, nan, units=int(u), unit=unit, method="none", level=level)
+            for v, u in zip(values, counted)
+        ]
+    weights = resample_weights(n, n_resamples=resamples, seed=seed).astype(np.float64)
+    figures = np.asarray(statistic((weights @ table.reshape(n, -1)).reshape(resamples, columns, k)), dtype=np.float64)
+    finite = np.isfinite(figures)
+    bounds = _column_quantiles(np.where(finite, figures, np.nan), ((1 - level) / 2, (1 + level) / 2))
+    found = []
+    for c in range(columns):
+        if np.isfinite(values[c]) and counted[c] >= 2 and finite[:, c].any():
+            found.append(
+                FigureCI(
+                    float(values[c]),
+                    float(bounds[0, c]),
+                    float(bounds[1, c]),
+                    units=int(counted[c]),
+                    unit=unit,
+                    method="bootstrap",
+                    level=level,
+                )
+            )
+        else:
+            found.append(
+                FigureCI(float(values[c]), nan, nan, units=int(counted[c]), unit=unit, method="none", level=level)
+            )
+    return found
 
 
 def _column_quantiles(values: npt.NDArray[np.float64], quantiles: tuple[float, ...]) -> npt.NDArray[np.float64]:

@@ -45,7 +45,19 @@ from kinds.spec import Export
 from scoring import ireval
 from scoring import labelmodels as lm
 from scoring.csvfiles import write_csv
+from scoring.intervals import (
+    FigureCI,
+    IntervalSettings,
+    RankingStability,
+    interval_settings,
+    no_ci,
+    pair_intervals,
+    ranking_stability,
+    shared_unit_intervals,
+)
 from scoring.metrics import relevance as m
+from scoring.metrics.gwet import agreement_weights, gwet_units
+from scoring.metrics.uncertainty import cohen_kappa_units, krippendorff_alpha_units, mean_units
 from scoring.selectors import JudgmentRow, ReportInput
 
 EXPORTS = {
@@ -146,6 +158,15 @@ class RelevancePair:
     overlap_pooled: Figure
     intersection: int
     union: int
+    #: 95% bootstrap intervals: the kappas and the pooled overlap over the ``n`` shared
+    #: documents, the mean overlap over the topics with a non-empty union (seed 0)
+    kappa_ci: FigureCI
+    linear_ci: FigureCI
+    quadratic_ci: FigureCI
+    overlap_ci: FigureCI
+    overlap_pooled_ci: FigureCI
+    #: Gwet's AC2 of the two with the report's ``ac2_weights`` (robust to a skewed grade distribution)
+    ac2: FigureCI
 
 
 @dataclass(frozen=True)
@@ -166,6 +187,9 @@ class RelevanceAlpha:
     interval: Figure
     items: int
     coders: int
+    #: 95% bootstrap over the ``items``
+    ordinal_ci: FigureCI
+    interval_ci: FigureCI
 
 
 @dataclass(frozen=True)
@@ -175,6 +199,8 @@ class RelevanceGroupOverlap:
 
     mean: Figure
     pooled: Figure
+    #: 95% bootstrap of ``mean`` over the topics
+    mean_ci: FigureCI
 
 
 @dataclass(frozen=True)
@@ -190,6 +216,17 @@ class RelevanceAgreement:
     kappa_matrix: RelevanceKappaMatrix
     alpha: RelevanceAlpha
     group_overlap: RelevanceGroupOverlap
+    #: Gwet's AC2 of every assessor at once over the graded documents, 95% bootstrap over them
+    ac2: FigureCI
+    #: the agreement weights of every AC2 (Gwet 2014, ch. 3), on the grades 0, 1, ...
+    ac2_weights: str
+
+    def matrix_intervals(self, field: str) -> dict[tuple[str, str], FigureCI]:
+        """The interval of every cell of a kappa matrix (the matrix CSV's low/high/units columns)."""
+        name = {"kappa_matrix.unweighted": "kappa_ci", "kappa_matrix.linear": "linear_ci"}.get(
+            field, "quadratic_ci" if field == "kappa_matrix.quadratic" else None
+        )
+        return {tuple(p.assessors): getattr(p, name) for p in self.pairs} if name else {}
 
 
 @dataclass(frozen=True)
@@ -269,6 +306,8 @@ class RelevanceCampaignReport(RelevanceAgreement):
     threshold: int
     evaluation: RelevanceEvaluation | None
     runs: int
+    #: the stability of the systems' ranking by nDCG@10 under the consensus qrels (bootstrap over topics), or None
+    ranking: RankingStability | None
     #: each assessor's Dawid-Skene (1979) estimate: P(says k | true grade k) per grade of the scale
     reliability: list[lm.GradedReliability]
     kind: Literal["relevance"] = "relevance"
@@ -277,15 +316,98 @@ class RelevanceCampaignReport(RelevanceAgreement):
 # -- agreement -------------------------------------------------------------------------------
 
 
-def agreement(g: Grades, *, scale: Sequence[str], threshold: int) -> RelevanceAgreement:
+def agreement(
+    g: Grades, *, scale: Sequence[str], threshold: int, settings: IntervalSettings | None = None
+) -> RelevanceAgreement:
     """Per assessor, per pair of assessors and campaign-wide agreement of the grades."""
-    return RelevanceAgreement(**_agreement(g, scale=scale, threshold=threshold))
+    return RelevanceAgreement(**_agreement(g, scale=scale, threshold=threshold, settings=settings))
 
 
-def _agreement(g: Grades, *, scale: Sequence[str], threshold: int) -> dict[str, Any]:
+#: Units of the figures over documents (a pair's kappas, the alphas, AC2) and over topics (mean overlaps).
+UNIT, TOPICS = "documents", "topics"
+#: Gwet's AC2 weights: quadratic, as the quadratic kappa beside it.
+AC2_WEIGHTS = "quadratic"
+
+
+def _confusion_ac2(weights: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+    """Gwet's AC2 of two raters from their summed confusion cells (flattened q x q):
+    p_a = sum w_kl p_kl, pi_k = (p_k. + p_.k) / 2, p_e = T_w / (q (q - 1)) sum pi_k (1 - pi_k)
+    (Gwet 2008; the categories are the whole scale)."""
+    q = len(weights)
+    chance_factor = weights.sum() / (q * (q - 1))
+
+    def statistic(sums: np.ndarray) -> np.ndarray:
+        table = sums.reshape(*sums.shape[:-1], q, q)
+        n = table.sum(axis=(-2, -1))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            pa = np.sum(table * weights, axis=(-2, -1)) / n
+            pi = (table.sum(axis=-1) + table.sum(axis=-2)) / (2 * n[..., np.newaxis])
+            pe = chance_factor * np.sum(pi * (1 - pi), axis=-1)
+            return np.where((n > 0) & (pe != 1), (pa - pe) / (1 - pe), np.nan)
+
+    return statistic
+
+
+def _pooled_overlap(relevant: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+    """|R_a & R_b| / |R_a | R_b| from summed confusion cells (``relevant``: the grades counted relevant)."""
+    both = np.outer(relevant, relevant).ravel()
+    either = np.logical_or.outer(relevant, relevant).ravel()
+
+    def statistic(sums: np.ndarray) -> np.ndarray:
+        union = sums @ either
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(union > 0, (sums @ both) / union, np.nan)
+
+    return statistic
+
+
+def _mean_of_present(sums: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(sums[..., 1] > 0, sums[..., 0] / sums[..., 1], np.nan)
+
+
+def _pair_intervals(
+    g: Grades, grade_levels: np.ndarray, threshold: int, overlap: Any, pairs: list[tuple[int, int]], settings
+) -> list[dict[str, FigureCI]]:
+    """Every pair's kappas, pooled overlap and AC2 over its shared documents (one batched pass)
+    and its mean overlap over topics (one pass for every pair)."""
+    q = len(grade_levels)
+    # the levels are the grades 0, 1, ..., q - 1 (:func:`levels`): a grade is its own cell index
+    codes = np.where(np.isfinite(g.matrix), np.nan_to_num(g.matrix, nan=-1.0), -1.0).astype(np.int64)
+    cells = []
+    for a, b in pairs:
+        shared = (codes[a] >= 0) & (codes[b] >= 0)
+        cells.append(codes[a][shared] * q + codes[b][shared])
+    statistics = {
+        name: cohen_kappa_units(grade_levels, grade_levels, weights=weights, labels=grade_levels).statistic
+        for name, weights in (("kappa", None), ("linear", "linear"), ("quadratic", "quadratic"))
+    }
+    statistics["overlap_pooled"] = _pooled_overlap(grade_levels >= threshold)
+    statistics["ac2"] = _confusion_ac2(agreement_weights(grade_levels, AC2_WEIGHTS))
+    found = pair_intervals(cells, q * q, statistics, UNIT, resamples=settings.resamples, seed=settings.seed)
+    per_topic = np.stack([overlap.per_topic[:, a, b] for a, b in pairs], axis=1)  # topics x pairs
+    present = np.isfinite(per_topic)
+    means = shared_unit_intervals(
+        np.stack([np.where(present, per_topic, 0.0), present.astype(float)], axis=2),
+        _mean_of_present,
+        present.sum(axis=0),
+        TOPICS,
+        resamples=settings.resamples,
+        seed=settings.seed,
+    )
+    for result, mean in zip(found, means):
+        result["overlap"] = mean
+    return found
+
+
+def _agreement(
+    g: Grades, *, scale: Sequence[str], threshold: int, settings: IntervalSettings | None = None
+) -> dict[str, Any]:
     """The fields of :class:`RelevanceAgreement` (shared by the topic and the campaign report)."""
+    settings = settings or IntervalSettings()
     judged = ~np.isnan(g.matrix)
     grade_levels = levels(scale, g)
+    none = no_ci(float("nan"), 0, UNIT)
     result: dict[str, Any] = {
         "items": len(g.items),
         "items_judged": int(judged.any(axis=0).sum()),
@@ -303,14 +425,25 @@ def _agreement(g: Grades, *, scale: Sequence[str], threshold: int) -> dict[str, 
         "pairs": [],
         "kappa_matrix": RelevanceKappaMatrix(unweighted=[], linear=[], quadratic=[]),
         "alpha": RelevanceAlpha(
-            ordinal=float("nan"), interval=float("nan"), items=0, coders=int(judged.any(axis=1).sum())
+            ordinal=float("nan"),
+            interval=float("nan"),
+            items=0,
+            coders=int(judged.any(axis=1).sum()),
+            ordinal_ci=none,
+            interval_ci=none,
         ),
-        "group_overlap": RelevanceGroupOverlap(mean=float("nan"), pooled=float("nan")),
+        "group_overlap": RelevanceGroupOverlap(
+            mean=float("nan"), pooled=float("nan"), mean_ci=no_ci(np.nan, 0, TOPICS)
+        ),
+        "ac2": none,
+        "ac2_weights": AC2_WEIGHTS,
     }
     if not g.assessors:
         return result
     kappa = m.pairwise_kappa(g.matrix, scale=grade_levels)
     overlap = m.relevant_overlap(g.matrix, g.topic_index, threshold=threshold, n_topics=len(g.topics))
+    shared = [(a, b) for a, b in combinations(range(len(g.assessors)), 2) if kappa.n_common[a, b]]
+    intervals = _pair_intervals(g, np.asarray(grade_levels, dtype=float), threshold, overlap, shared, settings)
     result["pairs"] = [
         RelevancePair(
             assessors=(g.assessors[a], g.assessors[b]),
@@ -322,9 +455,14 @@ def _agreement(g: Grades, *, scale: Sequence[str], threshold: int) -> dict[str, 
             overlap_pooled=float(overlap.pooled[a, b]),
             intersection=int(overlap.intersection[:, a, b].sum()),
             union=int(overlap.union[:, a, b].sum()),
+            kappa_ci=ci["kappa"],
+            linear_ci=ci["linear"],
+            quadratic_ci=ci["quadratic"],
+            overlap_ci=ci["overlap"],
+            overlap_pooled_ci=ci["overlap_pooled"],
+            ac2=ci["ac2"],
         )
-        for a, b in combinations(range(len(g.assessors)), 2)
-        if kappa.n_common[a, b]
+        for (a, b), ci in zip(shared, intervals)
     ]
     result["kappa_matrix"] = RelevanceKappaMatrix(
         unweighted=kappa.unweighted.tolist(), linear=kappa.linear.tolist(), quadratic=kappa.quadratic.tolist()
@@ -336,8 +474,23 @@ def _agreement(g: Grades, *, scale: Sequence[str], threshold: int) -> dict[str, 
         interval=float(alpha.interval),
         items=int(pairable.sum()),
         coders=int(judged[:, pairable].any(axis=1).sum()),
+        **{
+            f"{level}_ci": settings.interval(krippendorff_alpha_units(g.matrix[:, pairable], level=level), UNIT)
+            if pairable.any()
+            else none
+            for level in ("ordinal", "interval")
+        },
     )
-    result["group_overlap"] = RelevanceGroupOverlap(mean=float(overlap.group_mean), pooled=float(overlap.group_pooled))
+    result["group_overlap"] = RelevanceGroupOverlap(
+        mean=float(overlap.group_mean),
+        pooled=float(overlap.group_pooled),
+        mean_ci=settings.interval(mean_units(overlap.group_per_topic), TOPICS),
+    )
+    rated = judged.any(axis=0)
+    if rated.any():
+        result["ac2"] = settings.interval(
+            gwet_units(g.matrix[:, rated].T, weights=AC2_WEIGHTS, categories=grade_levels), UNIT
+        )
     return result
 
 
@@ -481,6 +634,24 @@ def systems_table(e: ireval.Evaluation) -> list[RelevanceSystem]:
     return sorted(rows, key=lambda row: (-row.scores[first]["MAP"], row.system))
 
 
+#: The measure whose ranking's stability the report shows.
+RANKING_MEASURE = f"nDCG@{CUTOFF}"
+
+
+def system_ranking_stability(e: ireval.Evaluation | None, settings: IntervalSettings) -> RankingStability | None:
+    """Kendall's tau between the systems' ranking by mean nDCG@10 under the consensus qrels
+    (the first set) and the rankings on bootstrap resamples of its topics; None without two systems."""
+    if e is None or len(e.systems) < 2 or RANKING_MEASURE not in e.measures:
+        return None
+    scores = e.per_topic[0, :, :, e.measures.index(RANKING_MEASURE)]  # systems x topics, NaN: not in the set
+    return ranking_stability(
+        scores,
+        measure=f"{label(RANKING_MEASURE)} ({e.qrels_sets[0]})",
+        resamples=settings.resamples,
+        seed=settings.seed,
+    )
+
+
 def evaluation_summary(e: ireval.Evaluation | None) -> RelevanceEvaluation | None:
     if e is None:
         return None
@@ -506,7 +677,7 @@ def topic_report(input: ReportInput, topic: Topic) -> RelevanceTopicReport:
     consensus = m.consensus_grades(g.matrix)
     texts = {d["id"]: d.get("title") or d.get("text", "") for d in topic.data.get("documents", [])}
     return RelevanceTopicReport(
-        **_agreement(g, scale=scale, threshold=threshold),
+        **_agreement(g, scale=scale, threshold=threshold, settings=interval_settings(params)),
         scale=scale,
         threshold=threshold,
         documents=[
@@ -525,13 +696,16 @@ def campaign_report(input: ReportInput) -> RelevanceCampaignReport:
     campaign, topics, judgments, runs = input.campaign, input.topics, input.judgments, input.runs
     scale, threshold = scale_of(campaign.params), threshold_of(campaign.params)
     g = grades(topics, judgments)
+    settings = interval_settings(campaign.params)
+    evaluated = evaluation(g, runs, threshold=threshold)
     return RelevanceCampaignReport(
-        **_agreement(g, scale=scale, threshold=threshold),
+        **_agreement(g, scale=scale, threshold=threshold, settings=settings),
         topics=len(topics),
         scale=scale,
         threshold=threshold,
-        evaluation=evaluation_summary(evaluation(g, runs, threshold=threshold)),
+        evaluation=evaluation_summary(evaluated),
         runs=len(system_runs(runs)),
+        ranking=system_ranking_stability(evaluated, settings),
         reliability=lm.graded_reliability(
             g.matrix.T, g.assessors, lm.model_truth(g.matrix.T, "dawid-skene", len(levels(scale, g)))
         ),
