@@ -33,7 +33,7 @@ from scipy import sparse
 
 from concord.typed import Figure
 from scoring.metrics.rank import kendall_tau_b
-from scoring.metrics.uncertainty import Interval, UnitStatistics, resample_weights
+from scoring.metrics.uncertainty import Interval, UnitStatistics, pairwise_units, resample_weights
 
 Statistic = Callable[[npt.NDArray[np.float64]], npt.NDArray[np.float64]]
 
@@ -254,6 +254,42 @@ def ranking_stability(
 
 def _first(sums: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     return sums[..., 0]
+
+
+# --- two raters' binary labels (match/no match, vital/okay) -------------------------------
+
+#: The figures of a 2x2 table that carry an interval, as scoring.metrics.uncertainty.pairwise_units names them.
+BINARY_FIGURES = ("kappa", "overlap", "positive", "negative")
+
+
+def binary_cells(first: npt.ArrayLike, second: npt.ArrayLike) -> npt.NDArray[np.int64]:
+    """Each item's cell of two raters' 2x2 table: 0 both yes, 1 first only, 2 second only, 3 neither
+    (the cells of :func:`scoring.metrics.agreement.pairwise_agreement`)."""
+    a, b = np.asarray(first, dtype=bool), np.asarray(second, dtype=bool)
+    return np.where(a, np.where(b, 0, 1), np.where(b, 2, 3)).astype(np.int64)
+
+
+def ac1_of_cells(sums: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """Gwet's AC1 of two raters from the summed cells (a, b, c, d) of their 2x2 table:
+    p_a = (a + d) / n, pi = (2a + b + c) / 2n, p_e = 2 pi (1 - pi) (Gwet 2008; both categories count).
+
+    >>> round(float(ac1_of_cells(np.array([5.0, 1.0, 2.0, 32.0]))), 6)
+    0.896951
+    """
+    both, first_only, second_only, neither = (sums[..., i] for i in range(4))
+    n = sums.sum(axis=-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pa = (both + neither) / n
+        pi = (2 * both + first_only + second_only) / (2 * n)
+        pe = 2 * pi * (1 - pi)
+        return np.where((n > 0) & (pe != 1), (pa - pe) / (1 - pe), np.nan)
+
+
+def binary_pair_statistics() -> dict[str, Statistic]:
+    """The 2x2 figures' statistics (exactly those of scoring.metrics.uncertainty.pairwise_units) and AC1,
+    for :func:`pair_intervals` over :func:`binary_cells`."""
+    statistics = {name: pairwise_units([True, False], [True, False], figure=name).statistic for name in BINARY_FIGURES}
+    return {**statistics, "ac1": ac1_of_cells}
 
 
 # --- every pair of assessors at once ----------------------------------------------------

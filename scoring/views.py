@@ -222,7 +222,7 @@ def _matrix_csv(report, request: HttpRequest, filename: str) -> HttpResponse:
     if not isinstance(names, list) or not isinstance(matrix, list) or len(names) != len(matrix):
         raise Http404("That report field is not a matrix.")
     layout = request.GET.get("layout", "matrix")
-    if layout == "pairs":
+    if layout == "long":
         # one row per two names, with the cell's 95% interval where the report has one
         # (a report's ``matrix_intervals(field)``: scoring/intervals.py FigureCI per pair of names)
         intervals_of = getattr(report.data, "matrix_intervals", None)
@@ -231,7 +231,7 @@ def _matrix_csv(report, request: HttpRequest, filename: str) -> HttpResponse:
     elif layout == "matrix":
         header, rows = chart_specs.matrix_rows(names, matrix)
     else:
-        return refused(request, InvalidInput("layout", "expected matrix or pairs"), back=None)
+        return refused(request, InvalidInput("layout", "expected matrix or long"), back=None)
     response = HttpResponse(write_csv(header, rows), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
+from itertools import combinations
 from typing import Any, Literal
 
 import numpy as np
@@ -31,9 +32,25 @@ from concord.typed import Figure
 from kinds.spec import Export
 from scoring import labelmodels as lm
 from scoring.csvfiles import neutralise, write_csv
+from scoring.intervals import (
+    BINARY_FIGURES,
+    FigureCI,
+    IntervalSettings,
+    RankingStability,
+    binary_cells,
+    binary_pair_statistics,
+    figure_ci,
+    interval_settings,
+    no_ci,
+    pair_intervals,
+    ranking_stability,
+)
 from scoring.metrics import nuggets as m
+from scoring.metrics.agreement import category_counts, fleiss_kappa
 from scoring.metrics.crossing import crossing
+from scoring.metrics.gwet import gwet_units
 from scoring.metrics.nuggets import response_length
+from scoring.metrics.uncertainty import fleiss_kappa_interval, fleiss_kappa_units, krippendorff_alpha_units
 from scoring.selectors import JudgmentRow, ReportInput
 
 BETA = 3.0
@@ -270,6 +287,40 @@ class NuggetsStability:
 
 
 @dataclass(frozen=True)
+class NuggetsLabelPair:
+    """Two labellings (an assessor, or the original labels) on the nuggets both labelled, vital
+    as yes: Cohen's kappa, overlap of their vital sets, p+ (vital), p- (okay) and Gwet's AC1,
+    each with its 95% bootstrap interval over the ``n`` shared nuggets (seed 0)."""
+
+    labellings: tuple[str, str]
+    n: int
+    kappa: FigureCI
+    overlap: FigureCI
+    positive: FigureCI
+    negative: FigureCI
+    ac1: FigureCI
+
+
+@dataclass(frozen=True)
+class NuggetsLabelAgreement:
+    """Agreement of the vital/okay labels (every labelling, the original one included): per pair,
+    Fleiss' kappa over the ``fleiss_items`` nuggets with the most common number of labels
+    (``fleiss_raters``; bootstrap, and the analytic intervals of Fleiss, Nee & Landis 1979 and
+    Gwet 2008), Krippendorff's alpha (nominal) over the nuggets labelled twice or more, and
+    Gwet's AC1 over every labelled nugget; units: nuggets."""
+
+    labellings: list[str]
+    pairs: list[NuggetsLabelPair]
+    fleiss: FigureCI
+    fleiss_analytic: FigureCI
+    fleiss_analytic_general: FigureCI
+    fleiss_items: int
+    fleiss_raters: int
+    alpha: FigureCI
+    ac1: FigureCI
+
+
+@dataclass(frozen=True)
 class NuggetsCampaignReport:
     """The campaign: its size, who labelled how many nuggets, every question's
     pyramid, the runs ranked by pyramid F and the ranking's stability
@@ -288,7 +339,30 @@ class NuggetsCampaignReport:
     stability: NuggetsStability | None
     #: each labelling's Dawid-Skene (1979) estimate (vital is yes): sensitivity, specificity
     reliability: list[lm.BinaryReliability]
+    #: agreement of the vital/okay labels, with intervals
+    label_agreement: NuggetsLabelAgreement
+    #: the stability of the runs' ranking by pyramid F (bootstrap over the scored questions), or None
+    ranking: RankingStability | None
     kind: Literal["nuggets"] = "nuggets"
+
+    def matrix_intervals(self, field: str) -> dict[tuple[str, str], FigureCI]:
+        """Every pair of labellings' kappa interval (the matrix CSV's low/high/units columns)."""
+        return {tuple(p.labellings): p.kappa for p in self.label_agreement.pairs} if field == "kappa_matrix" else {}
+
+    @property
+    def kappa_matrix(self) -> list[list[Figure]]:
+        """labellings x labellings Cohen's kappa of the vital/okay labels (None: no shared nugget)."""
+        names = self.label_agreement.labellings
+        position = {name: i for i, name in enumerate(names)}
+        matrix: list[list[Figure]] = [[1.0 if i == j else None for j in range(len(names))] for i in range(len(names))]
+        for pair in self.label_agreement.pairs:
+            i, j = (position[name] for name in pair.labellings)
+            matrix[i][j] = matrix[j][i] = pair.kappa.value
+        return matrix
+
+    @property
+    def labellings(self) -> list[str]:
+        return self.label_agreement.labellings
 
 
 def topic_report(input: ReportInput, topic: Topic) -> NuggetsTopicReport:
@@ -315,6 +389,7 @@ def _pyramid_rows(a: Arrays, q: int) -> list[NuggetsNugget]:
 
 def campaign_report(input: ReportInput) -> NuggetsCampaignReport:
     topics, judgments, runs = input.topics, input.judgments, input.runs
+    settings = interval_settings(input.campaign.params)
     a = arrays(topics, judgments, runs)
     answered = a.answered()
     question_scores = scores(answered)
@@ -339,6 +414,75 @@ def campaign_report(input: ReportInput) -> NuggetsCampaignReport:
         runs=ranking,
         stability=stability(answered) if len(a.runs) >= 2 else None,
         reliability=lm.binary_reliability(a.labels.T, a.assessors, lm.model_truth(a.labels.T, "dawid-skene", 2)),
+        label_agreement=label_agreement(a, settings),
+        ranking=run_ranking_stability(question_scores, settings),
+    )
+
+
+#: The units of the label agreement figures, and of the ranking's stability.
+UNIT, QUESTIONS = "nuggets", "questions"
+
+
+def label_agreement(a: Arrays, settings: IntervalSettings | None = None) -> NuggetsLabelAgreement:
+    """The vital/okay labels' agreement with intervals (see :class:`NuggetsLabelAgreement`)."""
+    settings = settings or IntervalSettings()
+    labels = a.labels  # labellings x nuggets: 1 vital, 0 okay, NaN not labelled
+    judged = ~np.isnan(labels)
+    found, cells = [], []
+    for i, j in combinations(range(len(a.assessors)), 2):
+        shared = judged[i] & judged[j]
+        if shared.any():
+            found.append(((a.assessors[i], a.assessors[j]), int(shared.sum())))
+            cells.append(binary_cells(labels[i, shared] == 1, labels[j, shared] == 1))
+    intervals = pair_intervals(
+        cells, 4, binary_pair_statistics(), UNIT, resamples=settings.resamples, seed=settings.seed
+    )
+    pairs = [
+        NuggetsLabelPair(labellings=names, n=n, **{name: ci[name] for name in (*BINARY_FIGURES, "ac1")})
+        for (names, n), ci in zip(found, intervals)
+    ]
+    none = no_ci(float("nan"), 0, UNIT)
+    raters = judged.sum(axis=0)
+    fleiss = analytic = general = none
+    fleiss_items = fleiss_raters = 0
+    if (raters >= 2).any():
+        counts = np.bincount(raters[raters >= 2])
+        fleiss_raters = int(len(counts) - 1 - np.argmax(counts[::-1]))  # ties: the larger count
+        table = category_counts(labels[:, raters == fleiss_raters].T, categories=[0.0, 1.0])
+        fleiss_items = int((raters == fleiss_raters).sum())
+        if np.isfinite(fleiss_kappa(table)):
+            fleiss = settings.interval(fleiss_kappa_units(table), UNIT)
+        else:
+            fleiss = no_ci(float("nan"), fleiss_items, UNIT)
+        analytic = figure_ci(fleiss_kappa_interval(table, form="null"), UNIT)
+        general = figure_ci(fleiss_kappa_interval(table, form="general"), UNIT)
+    pairable, rated = raters >= 2, raters >= 1
+    return NuggetsLabelAgreement(
+        labellings=list(a.assessors),
+        pairs=pairs,
+        fleiss=fleiss,
+        fleiss_analytic=analytic,
+        fleiss_analytic_general=general,
+        fleiss_items=fleiss_items,
+        fleiss_raters=fleiss_raters,
+        alpha=settings.interval(krippendorff_alpha_units(labels[:, pairable], level="nominal"), UNIT)
+        if pairable.any()
+        else none,
+        ac1=settings.interval(gwet_units(labels[:, rated].T, categories=[0.0, 1.0]), UNIT) if rated.any() else none,
+    )
+
+
+def run_ranking_stability(
+    question_scores: dict[str, np.ndarray], settings: IntervalSettings
+) -> RankingStability | None:
+    """Kendall's tau between the runs' ranking by mean pyramid F and the rankings on bootstrap
+    resamples of the scored questions (a question where F is undefined is left out, as in the
+    mean); None without two runs."""
+    pyramid_f = question_scores.get("pyramid")
+    if pyramid_f is None or len(pyramid_f) < 2:
+        return None
+    return ranking_stability(
+        pyramid_f, measure="pyramid F (β = 3)", unit=QUESTIONS, resamples=settings.resamples, seed=settings.seed
     )
 
 

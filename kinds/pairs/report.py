@@ -27,9 +27,12 @@ from kinds.spec import Export
 from scoring import labelmodels as lm
 from scoring.csvfiles import write_csv
 from scoring.intervals import (
+    BINARY_FIGURES,
     FigureCI,
     IntervalSettings,
     RankingStability,
+    binary_cells,
+    binary_pair_statistics,
     figure_ci,
     interval_settings,
     no_ci,
@@ -58,7 +61,6 @@ from scoring.metrics.uncertainty import (
     fleiss_kappa_interval,
     fleiss_kappa_units,
     krippendorff_alpha_units,
-    pairwise_units,
 )
 from scoring.models import Job
 from scoring.selectors import JudgmentRow, ReportInput
@@ -257,26 +259,6 @@ def agreement(v: Votes, settings: IntervalSettings | None = None) -> PairsAgreem
 
 #: Units of every pairs figure: the (topic, candidate) items.
 UNIT = "items"
-#: The figures of a pair's 2x2 table that carry an interval (cells: both match, first only, second only, neither).
-_PAIR_FIGURES = ("kappa", "overlap", "positive", "negative")
-
-
-def _ac1_of_cells(sums: np.ndarray) -> np.ndarray:
-    """Gwet's AC1 of two raters from the summed cells (a, b, c, d) of their 2x2 table:
-    p_a = (a + d) / n, pi = (2a + b + c) / 2n, p_e = 2 pi (1 - pi) (Gwet 2008; both categories count)."""
-    both, first_only, second_only, neither = (sums[..., i] for i in range(4))
-    n = sums.sum(axis=-1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        pa = (both + neither) / n
-        pi = (2 * both + first_only + second_only) / (2 * n)
-        pe = 2 * pi * (1 - pi)
-        return np.where((n > 0) & (pe != 1), (pa - pe) / (1 - pe), np.nan)
-
-
-def _pair_statistics() -> dict[str, Any]:
-    """The 2x2 figures' statistics, exactly those of scoring.metrics.uncertainty.pairwise_units."""
-    statistics = {name: pairwise_units([True, False], [True, False], figure=name).statistic for name in _PAIR_FIGURES}
-    return {**statistics, "ac1": _ac1_of_cells}
 
 
 def _agreement(v: Votes, settings: IntervalSettings) -> dict[str, Any]:
@@ -288,13 +270,15 @@ def _agreement(v: Votes, settings: IntervalSettings) -> dict[str, Any]:
             continue
         first, second = v.matrix[shared, i] == 1, v.matrix[shared, j] == 1
         found.append(((v.assessors[i], v.assessors[j]), pairwise_agreement(first, second)))
-        cells.append(np.where(first, np.where(second, 0, 1), np.where(second, 2, 3)))
-    intervals = pair_intervals(cells, 4, _pair_statistics(), UNIT, resamples=settings.resamples, seed=settings.seed)
+        cells.append(binary_cells(first, second))
+    intervals = pair_intervals(
+        cells, 4, binary_pair_statistics(), UNIT, resamples=settings.resamples, seed=settings.seed
+    )
     pairs = [
         PairsPair(
             assessors=names,
             **asdict(figures),
-            **{f"{name}_ci": ci[name] for name in _PAIR_FIGURES},
+            **{f"{name}_ci": ci[name] for name in BINARY_FIGURES},
             ac1=ci["ac1"],
         )
         for (names, figures), ci in zip(found, intervals)

@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 
 from annotate import services
-from kinds.pairs.report import _ac1_of_cells, agreement, campaign_report, votes
+from kinds.pairs.report import agreement, campaign_report, votes
 from scoring.intervals import IntervalSettings, pair_intervals, ranking_stability
+from scoring.intervals import ac1_of_cells as _ac1_of_cells
 from scoring.metrics.agreement import category_counts
 from scoring.metrics.gwet import gwet_units
 from scoring.metrics.truthsets import consensus, query_counts
@@ -189,7 +190,7 @@ def test_the_page_shows_intervals_and_the_stop_signal(client, people, judged):
 def test_the_matrix_csv_has_every_pair_s_interval(client, people, judged):
     client.force_login(people["organiser"])
     url = f"/campaigns/{judged.pk}/report/matrix.csv"
-    response = client.get(url, {"names": "names", "values": "kappa_matrix", "layout": "pairs"})
+    response = client.get(url, {"names": "names", "values": "kappa_matrix", "layout": "long"})
     assert response.status_code == 200
     rows = list(csv.reader(io.StringIO(response.content.decode())))
     assert rows[0] == ["first", "second", "value", "low", "high", "units", "unit", "method"]
@@ -205,5 +206,5 @@ def test_the_matrix_csv_has_every_pair_s_interval(client, people, judged):
     # the square matrix is unchanged; an unknown layout is a 400 naming it
     square = client.get(url, {"names": "names", "values": "kappa_matrix"})
     assert next(csv.reader(io.StringIO(square.content.decode()))) == ["", *data.names]
-    bad = client.get(url, {"names": "names", "values": "kappa_matrix", "layout": "long"})
-    assert bad.status_code == 400 and "layout: expected matrix or pairs" in bad.content.decode()
+    bad = client.get(url, {"names": "names", "values": "kappa_matrix", "layout": "wide"})
+    assert bad.status_code == 400 and "layout: expected matrix or long" in bad.content.decode()

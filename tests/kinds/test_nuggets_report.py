@@ -165,6 +165,8 @@ def test_reports_round_trip_through_their_types_and_refuse_an_outdated_shape(lab
         "runs",
         "stability",
         "reliability",
+        "label_agreement",
+        "ranking",
         "kind",
     ]
     assert stored["kind"] == "nuggets" and stored["stability"]["t_test"]["df"] == 1
