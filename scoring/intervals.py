@@ -440,15 +440,21 @@ def _column_quantiles(values: npt.NDArray[np.float64], quantiles: tuple[float, .
     >>> _column_quantiles(values, (0.5, 0.25)).tolist()
     [[2.0, 2.0], [1.5, 2.0]]
     """
-    ordered = np.sort(values, axis=0)  # NaN last
-    count = np.isfinite(ordered).sum(axis=0)
+    count = np.isfinite(values).sum(axis=0)
     result = np.full((len(quantiles), values.shape[1]), np.nan)
     has = count > 0
     columns = np.flatnonzero(has)
-    for row, q in enumerate(quantiles):
+    if not has.any():
+        return result
+    places = []
+    for q in quantiles:
         position = q * (count[has] - 1)
         below = np.floor(position).astype(np.int64)
-        above = np.minimum(below + 1, count[has] - 1)
+        places.append((position, below, np.minimum(below + 1, count[has] - 1)))
+    # only the order statistics needed, NaN last (np.partition places NaN as np.sort does)
+    needed = np.unique(np.concatenate([np.concatenate([below, above]) for _, below, above in places]))
+    ordered = np.partition(values, needed, axis=0)
+    for row, (position, below, above) in enumerate(places):
         t = position - below
         a, b = ordered[below, columns], ordered[above, columns]
         difference = b - a

@@ -208,3 +208,25 @@ def test_the_matrix_csv_has_every_pair_s_interval(client, people, judged):
     assert next(csv.reader(io.StringIO(square.content.decode()))) == ["", *data.names]
     bad = client.get(url, {"names": "names", "values": "kappa_matrix", "layout": "wide"})
     assert bad.status_code == 400 and "layout: expected matrix or long" in bad.content.decode()
+
+
+def test_the_agreement_api_carries_every_interval(api, people, judged):
+    from scoring.selectors import campaign_report as stored
+
+    data = stored(judged).data
+    body = api(people["organiser"]).get(f"/api/campaigns/{judged.pk}/agreement/").json()["data"]
+    pair = data.pairs[0]
+    assert body["pairs"][0]["kappa_ci"] == {
+        "value": pair.kappa_ci.value,
+        "low": pair.kappa_ci.low,
+        "high": pair.kappa_ci.high,
+        "units": pair.n,
+        "unit": "items",
+        "method": "bootstrap",
+        "level": 0.95,
+    }
+    assert body["fleiss"]["analytic"]["method"] == "analytic" and body["fleiss"]["bootstrap"]["units"] == 25
+    assert body["ac1"]["units"] == 30 and body["alpha"]["ci"]["units"] == 30
+    assert body["ranking"]["unit"] == "topics" and body["ranking"]["p5"] == data.ranking.p5
+    schema = api(people["organiser"]).get("/api/schema/").content.decode()
+    assert "FigureCI" in schema and "RankingStability" in schema
