@@ -181,8 +181,15 @@ def kappa_ci(labels: np.ndarray, unit: str, settings: IntervalSettings) -> Figur
     >>> ci = kappa_ci(labels, "factoid-summary items", IntervalSettings(resamples=200))
     >>> round(ci.value, 4), ci.units, ci.low < ci.value < ci.high
     (0.3333, 30, True)
+
+    No items (e.g. two annotators who share no factoid-pair-summary item): no figure.
+
+    >>> ci = kappa_ci(np.array([]), "factoid-pair-summary items", IntervalSettings())
+    >>> ci.units, ci.value is None or ci.value != ci.value
+    (0, True)
     """
-    labels = np.asarray(labels, dtype=bool).reshape(len(labels), -1)
+    labels = np.asarray(labels, dtype=bool)
+    labels = labels.reshape(len(labels), -1) if labels.size else np.zeros((0, 2), dtype=bool)
     present = labels.sum(axis=1)
     counts = np.column_stack([labels.shape[1] - present, present])
     return settings.interval(fleiss_kappa_units(counts), unit)

@@ -369,7 +369,11 @@ def verify(acks: list[dict[str, Any]], *, settle_timeout: float = 300) -> dict[s
         row["status"]: row["n"] for row in DBTaskResult.objects.values("status").annotate(n=Count("id")).order_by()
     }
     if tasks.get("FAILED"):
-        problems.append(f"{tasks['FAILED']} background task(s) failed")
+        failed = DBTaskResult.objects.filter(status="FAILED").first()
+        problems.append(
+            f"{tasks['FAILED']} background task(s) failed; the first: "
+            f"{failed.exception_class_path}: {failed.traceback[-1500:] if failed.traceback else ''}"
+        )
     return {
         "judgments": len(saves),
         "saves": sum(len(a) for a in saves.values()),
