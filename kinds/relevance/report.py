@@ -371,6 +371,8 @@ def _pair_intervals(
 ) -> list[dict[str, FigureCI]]:
     """Every pair's kappas, pooled overlap and AC2 over its shared documents (one batched pass)
     and its mean overlap over topics (one pass for every pair)."""
+    if not pairs:
+        return []
     q = len(grade_levels)
     # the levels are the grades 0, 1, ..., q - 1 (:func:`levels`): a grade is its own cell index
     codes = np.where(np.isfinite(g.matrix), np.nan_to_num(g.matrix, nan=-1.0), -1.0).astype(np.int64)

@@ -118,3 +118,11 @@ def test_the_worked_example_s_ranking_stability_and_page(trec, client, people): 
     assert 'id="alpha-ordinal-ci"' in page and "· 7 documents" in page and 'id="gwet-ac2"' in page
     assert "more documents" in page or "✓ reached" in page
     assert 'id="ranking-stop"' in page
+
+
+def test_no_two_assessors_share_a_document():
+    g = seeded_grades()
+    g.matrix[1:, :] = np.nan  # one assessor only
+    report = agreement(g, scale=["0", "1", "2", "3"], threshold=2)
+    assert report.pairs == [] and report.alpha.ordinal_ci.method == "none"
+    assert (report.ac2.units, report.ac2.method) == (report.items_judged, "none")  # no item rated twice
