@@ -52,6 +52,7 @@ units hold many values.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -85,6 +86,9 @@ Statistic = Callable[[npt.NDArray[np.float64]], npt.NDArray[np.float64]]
 # Resamples x units cells per block when the resampled sums are formed:
 # bounds the weights held at once to about 32 MB whatever the units.
 _BLOCK_CELLS = 1 << 22
+#: Draws up to this many cells (units x resamples: 64 KB x 8 bytes = 512 KB each, at most
+#: 64 kept, 32 MB) are cached by their sizes and seed (_cached_weights).
+_CACHED_CELLS = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -303,7 +307,12 @@ def bootstrap(
         blocks = (weight_matrix[start : start + block] for start in range(0, n_resamples, block))
     else:
         _check_sizes(n_units, n_resamples)
-        blocks = _weight_blocks(n_units, n_resamples, seed, block=max(1, _BLOCK_CELLS // max(n_units, 1)))
+        if n_units * n_resamples <= _CACHED_CELLS and isinstance(seed, int) and not isinstance(seed, bool):
+            # Small draws are kept (they are the same for the same sizes and seed): a report
+            # bootstraps many figures over the same number of units.
+            blocks = iter([_cached_weights(int(n_units), int(n_resamples), seed)])
+        else:
+            blocks = _weight_blocks(n_units, n_resamples, seed, block=max(1, _BLOCK_CELLS // max(n_units, 1)))
     if not np.isfinite(value) or units < 2 or n_units < 2:
         return _no_interval(value, units, level)
     resampled = np.concatenate([np.asarray(statistic(_resampled_sums(w, matrix)), dtype=np.float64) for w in blocks])
@@ -653,6 +662,16 @@ def _check_sizes(n_units: int, n_resamples: int) -> None:
         raise ValueError(f"n_units must be a whole number >= 0, got {n_units!r}")
     if int(n_resamples) != n_resamples or n_resamples < 1:
         raise ValueError(f"n_resamples must be a whole number >= 1, got {n_resamples!r}")
+
+
+@functools.lru_cache(maxsize=64)
+def _cached_weights(n_units: int, n_resamples: int, seed: int) -> npt.NDArray[np.float64]:
+    """The whole draw of :func:`_weight_blocks` as one read-only float64 matrix
+    (at most ``_CACHED_CELLS`` cells)."""
+    (weights,) = _weight_blocks(n_units, n_resamples, seed, block=n_resamples)
+    weights = weights.astype(np.float64)
+    weights.setflags(write=False)
+    return weights
 
 
 def _weight_blocks(n_units: int, n_resamples: int, seed: int, *, block: int):
