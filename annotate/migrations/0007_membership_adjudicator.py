@@ -4,15 +4,17 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('annotate', '0006_skip_flag_time'),
+        ("annotate", "0006_skip_flag_time"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='membership',
-            name='role',
-            field=models.CharField(choices=[('assessor', 'Assessor'), ('organiser', 'Organiser'), ('adjudicator', 'Adjudicator')], max_length=16),
+            model_name="membership",
+            name="role",
+            field=models.CharField(
+                choices=[("assessor", "Assessor"), ("organiser", "Organiser"), ("adjudicator", "Adjudicator")],
+                max_length=16,
+            ),
         ),
     ]
