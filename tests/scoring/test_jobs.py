@@ -80,7 +80,8 @@ def test_job_pages_show_tables_and_charts(client, people, django_capture_on_comm
     client.force_login(people["organiser"])
     page = client.get(f"/jobs/{noise.pk}/").content.decode()
     (ed,) = specs_in(page)
-    assert "% Degradation" in page and len(ed["datasets"]) == 7  # one line per method
+    # One line per method; WCA-tau and WCA-Sp under both weightings (clamped, paper).
+    assert "% Degradation" in page and len(ed["datasets"]) == 9
     page = client.get(f"/jobs/{sweep.pk}/").content.decode()
     specs = specs_in(page)  # one small chart per parameter, ED on each
     assert "min_sup" in page and len(specs) == 5 and all(len(s["datasets"]) == 1 for s in specs)
