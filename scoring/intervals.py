@@ -135,9 +135,14 @@ class IntervalSettings:
     precision: float = DEFAULT_PRECISION
     ranking_tau: float = DEFAULT_RANKING_TAU
 
-    def interval(self, stats: UnitStatistics, unit: str, *, weights: npt.ArrayLike | None = None) -> FigureCI:
-        """The seeded bootstrap interval of ``stats`` (``weights``: a draw to share between figures)."""
-        return figure_ci(stats.interval(n_resamples=self.resamples, seed=self.seed, weights=weights), unit)
+    def interval(
+        self, stats: UnitStatistics, unit: str, *, weights: npt.ArrayLike | None = None, grouped: bool = False
+    ) -> FigureCI:
+        """The seeded bootstrap interval of ``stats`` (``weights``: a draw to share between figures;
+        ``grouped``: units with few distinct statistics, drawn as group counts: uncertainty.grouped_bootstrap)."""
+        return figure_ci(
+            stats.interval(n_resamples=self.resamples, seed=self.seed, weights=weights, grouped=grouped), unit
+        )
 
 
 def interval_settings(params: Mapping[str, Any] | None) -> IntervalSettings:

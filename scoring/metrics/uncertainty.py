@@ -76,6 +76,7 @@ __all__ = [
     "krippendorff_alpha_units",
     "mean_units",
     "pairwise_units",
+    "grouped_bootstrap",
     "resample_weights",
 ]
 
@@ -178,8 +179,14 @@ class UnitStatistics:
         seed: int = 0,
         level: float = 0.95,
         weights: npt.ArrayLike | None = None,
+        grouped: bool = False,
     ) -> Interval:
-        """:func:`bootstrap` of these statistics."""
+        """:func:`bootstrap` of these statistics (``grouped``: :func:`grouped_bootstrap`,
+        for units whose statistics take few distinct values; ``weights`` do not apply)."""
+        if grouped:
+            return grouped_bootstrap(
+                self.per_unit, self.statistic, n_resamples=n_resamples, seed=seed, level=level, units=self.units
+            )
         return bootstrap(
             self.per_unit,
             self.statistic,
@@ -316,6 +323,59 @@ def bootstrap(
     if not np.isfinite(value) or units < 2 or n_units < 2:
         return _no_interval(value, units, level)
     resampled = np.concatenate([np.asarray(statistic(_resampled_sums(w, matrix)), dtype=np.float64) for w in blocks])
+    return _percentile_interval(value, resampled, units, level)
+
+
+def grouped_bootstrap(
+    per_unit: npt.ArrayLike,
+    statistic: Statistic,
+    *,
+    n_resamples: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+    units: int | None = None,
+) -> Interval:
+    """:func:`bootstrap` for units whose statistics take few distinct values.
+
+    Drawing ``n`` units with replacement is drawing, for each distinct row of
+    ``per_unit`` held by ``c`` of the units, how many times it comes up: the
+    counts are multinomial(``n``, ``c / n``) over the distinct rows. So the
+    resampled sums are ``G @ rows`` with ``G`` of shape (n_resamples, distinct
+    rows), drawn in O(resamples x distinct rows) rather than O(resamples x
+    units): e.g. two annotators' yes/no items have at most three distinct
+    per-item counts however many items there are. The same distribution as
+    :func:`bootstrap`, from another random stream (the intervals agree to
+    Monte Carlo error, not digit for digit); seeded; percentile bounds as
+    there.
+
+    >>> labels = np.array([[2, 0]] * 300 + [[1, 1]] * 200 + [[0, 2]] * 500)
+    >>> stats = fleiss_kappa_units(labels)
+    >>> grouped = grouped_bootstrap(stats.per_unit, stats.statistic, seed=1)
+    >>> plain = stats.interval(seed=1)
+    >>> grouped.value == plain.value, grouped.units, grouped.method
+    (True, 1000, 'bootstrap')
+    >>> bool(abs(grouped.low - plain.low) < 0.02 and abs(grouped.high - plain.high) < 0.02)
+    True
+    """
+    if not 0 < level < 1:
+        raise ValueError(f"level must be strictly between 0 and 1, got {level!r}")
+    matrix = _per_unit_matrix(per_unit)
+    if sparse.issparse(matrix):
+        matrix = matrix.toarray()
+    n_units = matrix.shape[0]
+    _check_sizes(n_units, n_resamples)
+    units = n_units if units is None else int(units)
+    value = float(statistic(matrix.sum(axis=0)))
+    if not np.isfinite(value) or units < 2 or n_units < 2:
+        return _no_interval(value, units, level)
+    rows, counts = np.unique(matrix, axis=0, return_counts=True)
+    draws = np.random.default_rng(seed).multinomial(n_units, counts / n_units, size=n_resamples)
+    resampled = np.asarray(statistic(draws.astype(np.float64) @ rows), dtype=np.float64)
+    return _percentile_interval(value, resampled, units, level)
+
+
+def _percentile_interval(value: float, resampled: npt.NDArray[np.float64], units: int, level: float) -> Interval:
+    """The percentile interval of the resampled figures that are not NaN."""
     finite = resampled[np.isfinite(resampled)]
     dropped = 1 - finite.size / resampled.size
     if finite.size == 0:

@@ -13,7 +13,7 @@ from concord.typed import dump, load
 from kinds.factoids.report import FactoidsCampaignReport, FactoidsTopicReport, summaries_of
 from scoring import services as scoring_services
 from scoring.metrics import factoids as m
-from scoring.metrics.uncertainty import bootstrap, fleiss_kappa_units
+from scoring.metrics.uncertainty import bootstrap, fleiss_kappa_units, grouped_bootstrap
 from scoring.selectors import campaign_report, topic_report
 
 pytestmark = pytest.mark.django_db
@@ -61,9 +61,27 @@ def annotated(people):
 
 
 def _direct(labels: np.ndarray, resamples: int = 1000):
+    """The library's bootstrap of the kappa over these items, drawn as counts of the
+    items' distinct statistics (how the report draws them: few distinct rows)."""
     present = labels.sum(axis=1)
     stats = fleiss_kappa_units(np.column_stack([2 - present, present]))
-    return bootstrap(stats.per_unit, stats.statistic, n_resamples=resamples, seed=0)
+    return grouped_bootstrap(stats.per_unit, stats.statistic, n_resamples=resamples, seed=0)
+
+
+def test_the_grouped_draw_is_the_items_bootstrap():
+    # Drawing items with replacement vs drawing the counts of their three distinct
+    # statistics: the same distribution (20,000 resamples each; bounds to Monte Carlo error).
+    rng = np.random.default_rng(7)
+    labels = rng.random((400, 2)) < np.array([0.3, 0.35])
+    labels[:150, 1] = labels[:150, 0]  # some agreement beyond chance
+    present = labels.sum(axis=1)
+    stats = fleiss_kappa_units(np.column_stack([2 - present, present]))
+    grouped = grouped_bootstrap(stats.per_unit, stats.statistic, n_resamples=20000, seed=0)
+    plain = bootstrap(stats.per_unit, stats.statistic, n_resamples=20000, seed=0)
+    assert grouped.value == plain.value and grouped.units == plain.units == 400
+    assert grouped.low == pytest.approx(plain.low, abs=0.01)
+    assert grouped.high == pytest.approx(plain.high, abs=0.01)
+    assert plain.high - plain.low > 0.1  # a real interval, not a degenerate one
 
 
 def _keys():
