@@ -57,7 +57,7 @@ from scoring.intervals import (
 )
 from scoring.metrics import relevance as m
 from scoring.metrics.gwet import agreement_weights, gwet_units
-from scoring.metrics.uncertainty import cohen_kappa_units, krippendorff_alpha_units, mean_units
+from scoring.metrics.uncertainty import cohen_kappa_units, krippendorff_alpha_units, mean_units, ratio_units
 from scoring.selectors import JudgmentRow, ReportInput
 
 EXPORTS = {
@@ -201,6 +201,8 @@ class RelevanceGroupOverlap:
     pooled: Figure
     #: 95% bootstrap of ``mean`` over the topics
     mean_ci: FigureCI
+    #: 95% bootstrap of ``pooled`` over the topics (summed intersections over summed unions)
+    pooled_ci: FigureCI
 
 
 @dataclass(frozen=True)
@@ -435,7 +437,10 @@ def _agreement(
             interval_ci=none,
         ),
         "group_overlap": RelevanceGroupOverlap(
-            mean=float("nan"), pooled=float("nan"), mean_ci=no_ci(np.nan, 0, TOPICS)
+            mean=float("nan"),
+            pooled=float("nan"),
+            mean_ci=no_ci(np.nan, 0, TOPICS),
+            pooled_ci=no_ci(np.nan, 0, TOPICS),
         ),
         "ac2": none,
         "ac2_weights": AC2_WEIGHTS,
@@ -487,6 +492,7 @@ def _agreement(
         mean=float(overlap.group_mean),
         pooled=float(overlap.group_pooled),
         mean_ci=settings.interval(mean_units(overlap.group_per_topic), TOPICS),
+        pooled_ci=settings.interval(ratio_units(overlap.group_intersection, overlap.group_union), TOPICS),
     )
     rated = judged.any(axis=0)
     if rated.any():

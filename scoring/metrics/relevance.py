@@ -104,6 +104,10 @@ class Overlap:
     mean, pooled : ndarray, shape (A, A)
         NaN where no topic has a non-empty union.
     group_per_topic : ndarray, shape (T,)
+    group_intersection, group_union : ndarray, shape (T,)
+        Per topic, the documents relevant to every assessor and to any of them
+        (among the documents every assessor judged): ``group_pooled`` is their
+        sums' ratio.
     group_mean, group_pooled : float
     threshold : float
         Relevant means ``grade >= threshold``.
@@ -115,6 +119,8 @@ class Overlap:
     mean: np.ndarray
     pooled: np.ndarray
     group_per_topic: np.ndarray
+    group_intersection: np.ndarray
+    group_union: np.ndarray
     group_mean: float
     group_pooled: float
     threshold: float
@@ -369,6 +375,8 @@ def relevant_overlap(
         mean=_nanmean_over_topics(_ratio(intersection, union)),
         pooled=_ratio(intersection.sum(axis=0), union.sum(axis=0)),
         group_per_topic=group_per_topic,
+        group_intersection=group_intersection,
+        group_union=group_union,
         group_mean=float(_nanmean_over_topics(group_per_topic)),
         group_pooled=float(_ratio(group_intersection.sum(), group_union.sum())),
         threshold=threshold,

@@ -77,6 +77,7 @@ __all__ = [
     "mean_units",
     "pairwise_units",
     "grouped_bootstrap",
+    "ratio_units",
     "resample_weights",
 ]
 
@@ -614,6 +615,30 @@ def mean_units(values: npt.ArrayLike) -> UnitStatistics:
             return np.where(sums[..., 1] > 0, sums[..., 0] / sums[..., 1], np.nan)
 
     return UnitStatistics(per_unit, statistic, int(np.count_nonzero(present)))
+
+
+def ratio_units(numerators: npt.ArrayLike, denominators: npt.ArrayLike) -> UnitStatistics:
+    """A pooled ratio over units: the sum of the numerators over the sum of the
+    denominators (e.g. Voorhees' pooled overlap: summed intersections over summed
+    unions of the topics). Units with a zero denominator do not count.
+
+    Examples
+    --------
+    >>> stats = ratio_units([1, 2, 0], [2, 2, 0])
+    >>> stats.per_unit.tolist(), round(stats.value, 12), stats.units
+    ([[1.0, 2.0], [2.0, 2.0], [0.0, 0.0]], 0.75, 2)
+    """
+    top = np.asarray(numerators, dtype=np.float64)
+    bottom = np.asarray(denominators, dtype=np.float64)
+    if top.ndim != 1 or top.shape != bottom.shape:
+        raise ValueError(f"numerators and denominators must be 1-D of one length, got {top.shape} and {bottom.shape}")
+    per_unit = np.column_stack([top, bottom])
+
+    def statistic(sums: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(sums[..., 1] > 0, sums[..., 0] / sums[..., 1], np.nan)
+
+    return UnitStatistics(per_unit, statistic, int(np.count_nonzero(bottom > 0)))
 
 
 # --- Fleiss' kappa: analytic standard errors -------------------------------------

@@ -11,7 +11,7 @@ from kinds.relevance.report import Grades, _confusion_ac2, agreement
 from scoring.intervals import IntervalSettings, ranking_stability
 from scoring.metrics import relevance as m
 from scoring.metrics.gwet import agreement_weights, gwet_table, gwet_units
-from scoring.metrics.uncertainty import cohen_kappa_units, krippendorff_alpha_units, mean_units
+from scoring.metrics.uncertainty import cohen_kappa_units, krippendorff_alpha_units, mean_units, ratio_units
 from scoring.selectors import campaign_report
 from tests.kinds.test_relevance_report import TOPIC_INDEX, expected_evaluation, matrix, trec  # noqa: F401
 
@@ -126,3 +126,16 @@ def test_no_two_assessors_share_a_document():
     report = agreement(g, scale=["0", "1", "2", "3"], threshold=2)
     assert report.pairs == [] and report.alpha.ordinal_ci.method == "none"
     assert (report.ac2.units, report.ac2.method) == (report.items_judged, "none")  # no item rated twice
+
+
+def test_pooled_group_overlap_has_its_interval_over_topics():
+    # Summed intersections over summed unions of the topics, resampled by topic.
+    g = seeded_grades()
+    report = agreement(g, scale=["0", "1", "2", "3"], threshold=2)
+    overlap = m.relevant_overlap(g.matrix, g.topic_index, threshold=2, n_topics=len(g.topics))
+    ci = report.group_overlap.pooled_ci
+    direct = ratio_units(overlap.group_intersection, overlap.group_union)
+    close(ci, direct.interval(n_resamples=1000, seed=0))
+    assert ci.value == pytest.approx(report.group_overlap.pooled, abs=1e-12)
+    assert ci.value == pytest.approx(overlap.group_intersection.sum() / overlap.group_union.sum(), abs=1e-12)
+    assert ci.units == int((overlap.group_union > 0).sum()) and ci.unit == report.group_overlap.mean_ci.unit
