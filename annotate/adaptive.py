@@ -66,11 +66,13 @@ def is_adaptive(campaign: Campaign) -> bool:
 
 
 def check_params(params: Mapping[str, Any], field: str = "params") -> None:
-    """The design's params go with ``design=adaptive`` only (the kind's schema checked each)."""
+    """The design's params go with ``design=adaptive`` only (the kind's schema checked each):
+    another design refuses a value other than the default. The default itself is let through
+    (and ignored): the campaign form sends every control it shows, prefilled with its default."""
     if params.get("design") == DESIGN:
         return
-    for name in DEFAULTS:
-        if name in params:
+    for name, default in DEFAULTS.items():
+        if name in params and params[name] != default:
             raise InvalidInput(f"{field}.{name}", "only with design=adaptive (README, Adaptive design)")
 
 

@@ -175,10 +175,11 @@ def test_from_an_empty_instance_to_an_exported_gold_standard(
     with admin.expect_download() as download:
         admin.get_by_role("button", name="Download").click()
     rows = open(download.value.path(), encoding="utf-8").read().splitlines()
-    assert rows[0] == "topic,candidate,truth,label,matches,judged"
+    # Provenance columns follow the votes (issue 14): a majority vote's source is "vote".
+    assert rows[0] == "topic,candidate,truth,label,matches,judged,source,posterior,adjudicated_by,adjudicated_at"
     assert rows[1:] == [
-        "t1,c1,consensus,1,2,2",
-        "t1,c2,consensus,1,2,2",
-        "t1,c3,consensus,0,0,2",
-        "t1,c4,consensus,0,0,2",
+        "t1,c1,consensus,1,2,2,vote,,,",
+        "t1,c2,consensus,1,2,2,vote,,,",
+        "t1,c3,consensus,0,0,2,vote,,,",
+        "t1,c4,consensus,0,0,2,vote,,,",
     ]
