@@ -83,6 +83,27 @@ class Reports:
     #: 1 - mean pairwise tau), or None with fewer than two judgments. Stored
     #: with the topic's report; the assignments page filters and sorts by it.
     disagreement: Callable[[Any], float | None]
+    #: Incremental scoring (README, "Live at any size"). ``partial(input, topic, report)``
+    #: is what the campaign report needs of one topic (its sufficient statistics: counts,
+    #: per-unit figures, per-run scores), a ``partial_type`` stored per topic beside its
+    #: report; ``merge(merge_input, partials)`` builds the ``campaign_type`` from every
+    #: topic's partial in topic order (``scoring.partials.MergeInput``: the campaign, its
+    #: topics without their data, its runs). A submission then recomputes its topic's
+    #: report and partial and merges the stored partials, never reading every judgment.
+    #: ``campaign(input)`` must equal ``merge`` over fresh partials
+    #: (``scoring.partials.from_scratch``); None: every recompute calls ``campaign``.
+    partial: Callable[[Any, Topic, Any], Any] | None = None
+    merge: Callable[[Any, Sequence[Any]], Any] | None = None
+    partial_type: type | None = None
+
+    def __post_init__(self) -> None:
+        given = (self.partial is not None, self.merge is not None, self.partial_type is not None)
+        if any(given) and not all(given):
+            raise ValueError("Reports: give partial, merge and partial_type together")
+
+    @property
+    def incremental(self) -> bool:
+        return self.merge is not None
 
 
 @dataclass(frozen=True)

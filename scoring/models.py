@@ -41,6 +41,20 @@ class Report(models.Model):
         return f"{self.name} of {self.topic or self.campaign}"
 
 
+class TopicPartial(models.Model):
+    """A topic's partial result for its campaign's report (scoring/partials.py):
+    the kind's ``partial_type`` as MessagePack, written with the topic's report
+    and merged with every other topic's into the campaign report."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+")
+    topic = models.OneToOneField(Topic, on_delete=models.CASCADE, related_name="+")
+    data = models.BinaryField()
+    computed_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"partial of topic {self.topic_id}"
+
+
 class StaleTopic(models.Model):
     """A topic whose judgments (or runs) changed since its report was computed.
 
