@@ -835,6 +835,7 @@ def save_curation(*, topic: Topic, name: str, data: Any, version: Any, user: Abs
     curation = curation or Curation(topic=topic, name=name)
     curation.data, curation.version, curation.updated_by = cleaned, current + 1, user
     curation.save()
-    CurationRevision.objects.create(curation=curation, version=curation.version, author=user, data=cleaned)
-    scoring_services.mark_all_stale(topic.campaign)
+    revision = CurationRevision.objects.create(curation=curation, version=curation.version, author=user, data=cleaned)
+    # A curation is part of its topic's report and partial only (scoring/partials.py).
+    scoring_services.mark_stale(topic, revision.pk)
     return curation

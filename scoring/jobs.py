@@ -16,7 +16,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from annotate.models import Campaign, Topic
+from annotate.models import Campaign, Judgment, Topic
 from concord import typed
 from concord.errors import InvalidInput
 from concord.jsonready import json_ready
@@ -24,7 +24,8 @@ from concord.params import ParamsSchema
 from concord.progress import Progress
 from kinds.registry import get_kind
 from kinds.spec import Analysis
-from scoring.models import Job, JobChunk, Report, ScoringState, StaleTopic
+from scoring.models import Job, JobChunk, Report, ScoringState, StaleTopic, TopicPartial
+from scoring.partials import MergeInput, differences
 from scoring.selectors import report_input
 
 log = logging.getLogger(__name__)
@@ -35,6 +36,12 @@ UNFINISHED_JOB = (Job.Status.QUEUED, Job.Status.RUNNING)
 
 def recompute_reports(campaign_id: int, *, everything: bool = False, progress: Progress | None = None) -> int:
     """Recompute the reports of the stale topics (or all) and of the campaign.
+
+    A kind with partial results (``Reports.incremental``, scoring/partials.py)
+    reads only the stale topics' judgments: their reports and partials are
+    computed and stored, and the campaign report is the merge of every topic's
+    stored partial (a topic with none yet, or one of an older shape, is
+    computed too). Other kinds rebuild the campaign report from every judgment.
 
     Returns the number of topic reports written.
     """
@@ -49,28 +56,109 @@ def recompute_reports(campaign_id: int, *, everything: bool = False, progress: P
             "topic_id", "revision", "marked_at"
         )
     }
+    if reports.incremental:
+        return _recompute_incremental(campaign, reports, marks, everything, progress)
     given = report_input(campaign)
     topics = {t.pk: t for t in given.topics}
     wanted = sorted(topics) if everything else sorted(marks)
     now = timezone.now()
-    topic_reports = []
-    for done, topic_id in enumerate(wanted, 1):
-        built = reports.topic(given, topics[topic_id])
-        disagreement = reports.disagreement(built)
-        data = typed.dump(built)
-        topic_reports.append((topic_id, data, len(given.judgments_of(topics[topic_id])), disagreement))
-        if progress and (done % 50 == 0 or done == len(wanted)):
-            progress(0.9 * done / len(wanted), f"{done} of {len(wanted)} topics")
+    topic_reports = _topic_reports(given, reports, [topics[t] for t in wanted if t in topics], progress)
     campaign_data = typed.dump(reports.campaign(given))
     with transaction.atomic():
-        for topic_id, data, seen, disagreement in topic_reports:
-            _store(campaign, topics[topic_id], data, seen, now, disagreement)
+        for topic, data, seen, disagreement, _ in topic_reports:
+            _store(campaign, topic, data, seen, now, disagreement)
         _store(campaign, None, campaign_data, len(given.judgments), now)
-        for topic_id, (revision, marked_at) in marks.items():
-            StaleTopic.objects.filter(topic_id=topic_id, revision=revision, marked_at=marked_at).delete()
+        _clear_marks(marks)
     if progress:
         progress(1.0, "reports stored")
     return len(topic_reports)
+
+
+def _topic_reports(given, reports, topics: list[Topic], progress: Progress | None, partials: bool = False) -> list:
+    """(topic, report data, judgments seen, disagreement, packed partial or None) of each of ``topics``."""
+    built_reports = []
+    for done, topic in enumerate(topics, 1):
+        built = reports.topic(given, topic)
+        partial = typed.pack(reports.partial(given, topic, built)) if partials else None
+        seen = len(given.judgments_of(topic))
+        built_reports.append((topic, typed.dump(built), seen, reports.disagreement(built), partial))
+        if progress and (done % 50 == 0 or done == len(topics)):
+            progress(0.9 * done / len(topics), f"{done} of {len(topics)} topics")
+    return built_reports
+
+
+def _recompute_incremental(campaign: Campaign, reports, marks: dict, everything: bool, progress) -> int:
+    topics = list(campaign.topics.order_by("position", "id").only("id", "external_id", "position", "campaign_id"))
+    for topic in topics:
+        topic.campaign = campaign
+    stored = {} if everything else dict(TopicPartial.objects.filter(campaign=campaign).values_list("topic_id", "data"))
+    partials: dict[int, object] = {}
+    for topic_id, data in stored.items():
+        if topic_id in marks:
+            continue
+        try:
+            partials[topic_id] = typed.unpack(reports.partial_type, bytes(data))
+        except typed.Outdated:
+            pass  # written by an older version: computed again below
+    wanted = [t.pk for t in topics if t.pk not in partials]
+    given = report_input(campaign, topic_ids=wanted)
+    built = _topic_reports(given, reports, given.topics, progress, partials=True)
+    for topic, *_, packed in built:
+        partials[topic.pk] = typed.unpack(reports.partial_type, packed)
+    merged = reports.merge(MergeInput(campaign, topics, given.runs), [partials[t.pk] for t in topics])
+    campaign_data = typed.dump(merged)
+    seen = Judgment.objects.filter(topic__campaign=campaign, status__in=Judgment.COUNTING).count()
+    now = timezone.now()
+    with transaction.atomic():
+        for topic, data, topic_seen, disagreement, _ in built:
+            _store(campaign, topic, data, topic_seen, now, disagreement)
+        TopicPartial.objects.bulk_create(
+            [TopicPartial(campaign=campaign, topic=topic, data=packed, computed_at=now) for topic, *_, packed in built],
+            update_conflicts=True,
+            unique_fields=["topic"],
+            update_fields=["data", "computed_at"],
+        )
+        _store(campaign, None, campaign_data, seen, now)
+        _clear_marks(marks)
+    if progress:
+        progress(1.0, "reports stored")
+    return len(built)
+
+
+def check_reports(campaign: Campaign, *, tolerance: float = 1e-12) -> list[str]:
+    """How the stored reports of ``campaign`` differ from a recompute from scratch
+    (every topic's report, and the campaign report from every judgment), to
+    ``tolerance``; nothing is written. Stale topics are left out (their reports
+    wait for the worker), and so is the campaign report while any topic is stale."""
+    reports = get_kind(campaign.kind).reports
+    given = report_input(campaign)
+    stale = set(StaleTopic.objects.filter(campaign=campaign).values_list("topic_id", flat=True))
+    stored = {
+        topic_id: data
+        for topic_id, data in Report.objects.filter(campaign=campaign, name="agreement").values_list("topic_id", "data")
+    }
+    found = []
+    for topic in given.topics:
+        if topic.pk in stale or (topic.pk not in stored and not given.judgments_of(topic)):
+            continue
+        fresh = typed.dump(reports.topic(given, topic))
+        if topic.pk not in stored:
+            found.append(f"topic {topic.external_id}: no stored report")
+            continue
+        found += differences(stored[topic.pk], fresh, tolerance=tolerance, path=f"topic {topic.external_id}")
+    if not stale:
+        fresh = typed.dump(reports.campaign(given))
+        if None not in stored:
+            found.append("campaign: no stored report")
+        else:
+            found += differences(stored[None], fresh, tolerance=tolerance, path="campaign")
+    return found
+
+
+def _clear_marks(marks: dict) -> None:
+    """Delete the stale marks this run read, unless a change re-marked them meanwhile."""
+    for topic_id, (revision, marked_at) in marks.items():
+        StaleTopic.objects.filter(topic_id=topic_id, revision=revision, marked_at=marked_at).delete()
 
 
 def _store(

@@ -57,3 +57,36 @@ def from_scratch(
     partials must merge to. A kind's ``campaign_report(input)`` is this."""
     partials = [partial(input, t, topic(input, t)) for t in input.topics]
     return merge(merge_input(input), partials)
+
+
+def differences(stored: Any, fresh: Any, *, tolerance: float = 1e-12, path: str = "report") -> list[str]:
+    """Where two dumped reports (``concord.typed.dump``) differ: numbers by more than
+    ``tolerance`` (absolute, or relative to the larger), None (an undefined figure)
+    only where the other is None too, everything else exactly.
+
+    >>> differences({"kappa": 0.5, "n": [1, 2]}, {"kappa": 0.5 + 1e-15, "n": [1, 3]})
+    ['report.n[1]: 2 != 3']
+    >>> differences({"a": None}, {"a": 0.0, "b": 1})
+    ['report: keys differ: b', 'report.a: None != 0.0']
+    """
+    if isinstance(stored, dict) and isinstance(fresh, dict):
+        found = []
+        if stored.keys() != fresh.keys():
+            found.append(f"{path}: keys differ: {', '.join(sorted(map(str, stored.keys() ^ fresh.keys())))}")
+        for key in sorted(stored.keys() & fresh.keys(), key=str):
+            found += differences(stored[key], fresh[key], tolerance=tolerance, path=f"{path}.{key}")
+        return found
+    if isinstance(stored, list) and isinstance(fresh, list):
+        if len(stored) != len(fresh):
+            return [f"{path}: {len(stored)} entries != {len(fresh)}"]
+        found = []
+        for i, (a, b) in enumerate(zip(stored, fresh)):
+            found += differences(a, b, tolerance=tolerance, path=f"{path}[{i}]")
+        return found
+    numbers = (int, float)
+    if isinstance(stored, numbers) and isinstance(fresh, numbers) and not isinstance(stored, bool):
+        if abs(stored - fresh) <= tolerance * max(1.0, abs(stored), abs(fresh)):
+            return []
+    elif stored == fresh:
+        return []
+    return [f"{path}: {stored!r} != {fresh!r}"]

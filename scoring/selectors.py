@@ -85,7 +85,9 @@ def campaign_jobs(campaign: Campaign) -> list[Job]:
     return list(Job.objects.filter(campaign=campaign)[:20])
 
 
-def phase_payloads(campaign: Campaign, phase: int) -> dict[tuple[int, str], dict[str, Any]]:
+def phase_payloads(
+    campaign: Campaign, phase: int, *, topic_ids: list[int] | None = None
+) -> dict[tuple[int, str], dict[str, Any]]:
     """(topic id, assessor) -> the submitted payload of ``phase``.
 
     Phase 2 (or a campaign that never left Phase 1): the current submitted
@@ -95,15 +97,16 @@ def phase_payloads(campaign: Campaign, phase: int) -> dict[tuple[int, str], dict
     """
     started = campaign.params.get("phase2_started_at")
     if phase == 2 or not started:
-        return {(row.topic_id, row.assessor): row.payload for row in submitted_judgments(campaign)}
-    revisions = (
-        JudgmentRevision.objects.filter(
-            judgment__topic__campaign=campaign,
-            status__in=[Judgment.Status.SUBMITTED, Judgment.Status.WITHDRAWN],
-            created_at__lt=datetime.fromisoformat(started),
-        )
-        .order_by("judgment_id", "version")
-        .values_list("judgment__topic_id", "judgment__assessor__username", "payload", "status")
+        return {(row.topic_id, row.assessor): row.payload for row in submitted_judgments(campaign, topic_ids=topic_ids)}
+    revisions = JudgmentRevision.objects.filter(
+        judgment__topic__campaign=campaign,
+        status__in=[Judgment.Status.SUBMITTED, Judgment.Status.WITHDRAWN],
+        created_at__lt=datetime.fromisoformat(started),
+    )
+    if topic_ids is not None:
+        revisions = revisions.filter(judgment__topic_id__in=topic_ids)
+    revisions = revisions.order_by("judgment_id", "version").values_list(
+        "judgment__topic_id", "judgment__assessor__username", "payload", "status"
     )
     payloads: dict[tuple[int, str], dict[str, Any]] = {}
     for topic, assessor, payload, status in revisions:  # the last version wins
@@ -199,22 +202,25 @@ class ReportInput:
         return cached
 
 
-def report_input(campaign: Campaign) -> ReportInput:
+def report_input(campaign: Campaign, *, topic_ids: list[int] | None = None) -> ReportInput:
     """The one read behind every report and analysis of ``campaign``: its
-    topics in order, submitted judgments, runs, curations and phase payloads."""
-    topics = list(campaign.topics.order_by("position", "id"))
+    topics in order, submitted judgments, runs, curations and phase payloads.
+
+    ``topic_ids``: only those topics and what is theirs (the runs are whole),
+    for an incremental recompute of a few topics (scoring/partials.py)."""
+    topics = campaign.topics.order_by("position", "id")
+    curations = Curation.objects.filter(topic__campaign=campaign)
+    if topic_ids is not None:
+        topics = topics.filter(pk__in=topic_ids)
+        curations = curations.filter(topic_id__in=topic_ids)
+    topics = list(topics)
     for topic in topics:
         topic.campaign = campaign  # builders read the campaign's params through it: no query each
-    judgments = submitted_judgments(campaign)
-    curations = {
-        (topic_id, name): data
-        for topic_id, name, data in Curation.objects.filter(topic__campaign=campaign).values_list(
-            "topic_id", "name", "data"
-        )
-    }
+    judgments = submitted_judgments(campaign, topic_ids=topic_ids)
+    curations = {(topic_id, name): data for topic_id, name, data in curations.values_list("topic_id", "name", "data")}
     current = {(row.topic_id, row.assessor): row.payload for row in judgments}
     # Phase 1's payloads differ from the current ones only once a second phase has started.
-    first = phase_payloads(campaign, 1) if campaign.params.get("phase2_started_at") else current
+    first = phase_payloads(campaign, 1, topic_ids=topic_ids) if campaign.params.get("phase2_started_at") else current
     return ReportInput(campaign, topics, judgments, list(campaign.runs.all()), curations, {1: first, 2: current})
 
 

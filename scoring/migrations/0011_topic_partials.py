@@ -5,21 +5,30 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('annotate', '0007_membership_adjudicator'),
-        ('scoring', '0010_paper_conventions'),
+        ("annotate", "0007_membership_adjudicator"),
+        ("scoring", "0010_paper_conventions"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='TopicPartial',
+            name="TopicPartial",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('data', models.BinaryField()),
-                ('computed_at', models.DateTimeField()),
-                ('campaign', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='annotate.campaign')),
-                ('topic', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='annotate.topic')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("data", models.BinaryField()),
+                ("computed_at", models.DateTimeField()),
+                (
+                    "campaign",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to="annotate.campaign"
+                    ),
+                ),
+                (
+                    "topic",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to="annotate.topic"
+                    ),
+                ),
             ],
         ),
     ]
