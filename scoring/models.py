@@ -77,6 +77,9 @@ class ScoringState(models.Model):
     campaign = models.OneToOneField(Campaign, on_delete=models.CASCADE, primary_key=True, related_name="+")
     pending = models.BooleanField(default=False)
     requested_at = models.DateTimeField(null=True)
+    #: When the campaign's last rebuild by the task worker ended: the next one waits
+    #: until CONCORD_REBUILD_INTERVAL seconds after it (scoring/schedule.py).
+    finished_at = models.DateTimeField(null=True)
 
 
 class Job(models.Model):
