@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from itertools import combinations
+from itertools import chain, combinations
 from math import ceil
 from typing import Any, Literal
 
@@ -32,6 +32,7 @@ from scoring.csvfiles import write_csv
 from scoring.intervals import FigureCI, IntervalSettings, interval_settings
 from scoring.metrics import clustering as m
 from scoring.metrics.uncertainty import mean_units
+from scoring.partials import MergeInput, from_scratch
 from scoring.selectors import JudgmentRow, ReportInput, curations_of
 
 METHODS = ("singleton", "bucket")
@@ -218,6 +219,28 @@ class ClusteringCampaignReport:
     kind: Literal["clustering"] = "clustering"
 
 
+#: Each pair's figures in a partial, per completion (``METHODS``): Table 3's, then the
+#: other figures of :data:`AGREEMENT`.
+PAIR_FIGURES = (*TABLE3, *(name for name in AGREEMENT if name not in TABLE3))
+
+
+@dataclass(frozen=True)
+class ClusteringPartial:
+    """What the campaign report needs of one topic (scoring/partials.py): its title,
+    how many judges clustered it, its pairs of judges (``first[k]``, ``second[k]``)
+    with their figures (``figures``: pair by pair, completion by completion
+    (``METHODS``), the values of :data:`PAIR_FIGURES`, as the topic report has
+    them) and its random baseline (``METHODS`` x ``TABLE3``; empty with fewer than
+    two judges, as the campaign pools only those topics)."""
+
+    title: str
+    judges: int
+    first: list[str]
+    second: list[str]
+    figures: list[float]
+    baseline: list[float]
+
+
 def sentence_ids(topic: Topic) -> list[str]:
     return [s["id"] for s in topic.data["sentences"]]
 
@@ -300,15 +323,17 @@ def baseline(clusterings: dict[str, list[list[str]]], items: list[str]) -> Clust
     judges = list(clusterings.values())
     result = {}
     for method in METHODS:
-        runs = [
-            m.random_baseline(clusters, judges, items, method=method, n_random=BASELINE_DRAWS, beta=0.5, seed=index)
+        runs = [  # random_baseline's means of the three figures, drawn alike (milliseconds, not seconds)
+            m.random_baseline_means(
+                clusters, judges, items, method=method, n_random=BASELINE_DRAWS, beta=0.5, seed=index
+            )
             for index, clusters in enumerate(judges)
             if clusters
         ]
         result[method] = ClusteringFigures(
-            v_beta=float(np.mean([r.mean["v_beta"] for r in runs])) if runs else float("nan"),
-            v_half=float(np.mean([r.mean["v_measure"] for r in runs])) if runs else float("nan"),
-            nvi=float(np.mean([r.mean["normalized_variation_of_information"] for r in runs])) if runs else float("nan"),
+            v_beta=float(np.mean([r["v_beta"] for r in runs])) if runs else float("nan"),
+            v_half=float(np.mean([r["v_measure"] for r in runs])) if runs else float("nan"),
+            nvi=float(np.mean([r["normalized_variation_of_information"] for r in runs])) if runs else float("nan"),
         )
     return ClusteringTable3(**result)
 
@@ -397,41 +422,93 @@ def _table3(scores: dict[str, ClusteringMeasures]) -> ClusteringTable3:
 
 def campaign_report(input: ReportInput) -> ClusteringCampaignReport:
     """Table 3: every pair of judges of every topic, and the random baseline
-    pooled over the topics with two or more judges (its "base" row)."""
-    topics, judgments = input.topics, input.judgments
-    by_topic: dict[int, list[JudgmentRow]] = {}
-    for row in judgments:
-        by_topic.setdefault(row.topic_id, []).append(row)
-    rows, baselines = [], []
-    per_topic: list[dict[str, dict[str, list[float]]]] = []  # topics with two or more judges, in order
-    for topic in topics:
-        items = sentence_ids(topic)
-        clusterings = clusterings_of(by_topic.get(topic.pk, []))
-        figures: dict[str, dict[str, list[float]]] = {method: {name: [] for name in AGREEMENT} for method in METHODS}
-        for a, b in combinations(clusterings, 2):
-            measures = compare(clusterings[a], clusterings[b], items)
-            for method in METHODS:
-                for name in AGREEMENT:
-                    figures[method][name].append(getattr(measures[method], name))
-            table3 = _table3(measures)
+    pooled over the topics with two or more judges (its "base" row): the merge
+    of every topic's partial (scoring/partials.py)."""
+    return from_scratch(input, topic=topic_report, partial=topic_partial, merge=merge)
+
+
+def topic_partial(input: ReportInput, topic: Topic, report: ClusteringTopicReport) -> ClusteringPartial:
+    """The topic's part of the campaign report, taken from its report: each pair's
+    figures and the random baseline (drawn once, when the topic changes)."""
+    return ClusteringPartial(
+        title=topic.title,
+        judges=len(report.judges),
+        first=[p.judges[0] for p in report.pairs],
+        second=[p.judges[1] for p in report.pairs],
+        figures=[
+            float(getattr(measures, name))
+            for p in report.pairs
+            for measures in (p.singleton, p.bucket)
+            for name in PAIR_FIGURES
+        ],
+        baseline=[float(getattr(getattr(report.baseline, method), name)) for method in METHODS for name in TABLE3]
+        if len(report.judges) >= 2 and report.baseline is not None
+        else [],
+    )
+
+
+def merge(given: MergeInput, partials: Sequence[ClusteringPartial]) -> ClusteringCampaignReport:
+    """The campaign report from every topic's partial (topic order), vectorised over the pairs."""
+    width = len(METHODS) * len(PAIR_FIGURES)
+    counts = np.fromiter((len(p.first) for p in partials), dtype=np.int64, count=len(partials))
+    flat = np.fromiter(chain.from_iterable(p.figures for p in partials), dtype=np.float64)
+    figures = flat.reshape(-1, len(METHODS), len(PAIR_FIGURES))
+    table3 = [PAIR_FIGURES.index(name) for name in TABLE3]
+    rows: list[ClusteringCampaignPair] = []
+    values = figures[:, :, table3].tolist()
+    pair = 0
+    for topic, part in zip(given.topics, partials):
+        for a, b in zip(part.first, part.second):
+            (single, bucket) = values[pair]
+            pair += 1
             rows.append(
                 ClusteringCampaignPair(
                     topic=topic.external_id,
-                    title=topic.title,
+                    title=part.title,
                     judges=(a, b),
-                    singleton=table3.singleton,
-                    bucket=table3.bucket,
+                    singleton=ClusteringFigures(*single),
+                    bucket=ClusteringFigures(*bucket),
                 )
             )
-        if len(clusterings) >= 2:
-            baselines.append(baseline(clusterings, items))
-            per_topic.append(figures)
+    assert flat.size == pair * width
+    # Each topic's mean over its pairs of the defined values (topics with pairs: two or more judges).
+    judged = counts > 0
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))[judged]
+    defined = ~np.isnan(figures)
+    if starts.size:
+        sums = np.add.reduceat(np.where(defined, figures, 0.0), starts, axis=0)
+        seen = np.add.reduceat(defined.astype(np.int64), starts, axis=0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            per_topic = np.where(seen > 0, sums / np.maximum(seen, 1), np.nan)
+    else:
+        per_topic = np.empty((0, len(METHODS), len(PAIR_FIGURES)))
+    settings = interval_settings(given.campaign.params)
+    agreement = ClusteringAgreement(
+        **{
+            method: {
+                name: settings.interval(mean_units(per_topic[:, i, PAIR_FIGURES.index(name)]), "topics")
+                for name in AGREEMENT
+            }
+            for i, method in enumerate(METHODS)
+        }
+    )
+    baselines = [p.baseline for p in partials if p.baseline]
+    if baselines:  # each figure's mean over the topics (rows contiguous: numpy's pairwise sum, as before)
+        means = np.ascontiguousarray(np.array(baselines, dtype=np.float64).T).mean(axis=1).tolist()
+        pooled = ClusteringTable3(
+            **{
+                method: ClusteringFigures(*means[i * len(TABLE3) : (i + 1) * len(TABLE3)])
+                for i, method in enumerate(METHODS)
+            }
+        )
+    else:
+        pooled = None
     return ClusteringCampaignReport(
-        topics=len(topics),
-        judged_topics=len(by_topic),
+        topics=len(given.topics),
+        judged_topics=int(sum(1 for p in partials if p.judges)),
         pairs=rows,
-        baseline=_pooled(baselines) if baselines else None,
-        agreement=agreement_over_topics(per_topic, interval_settings(input.campaign.params)),
+        baseline=pooled,
+        agreement=agreement,
     )
 
 

@@ -18,6 +18,9 @@ SPEC = KindSpec(
         disagreement=report.topic_disagreement,
         template="clustering/report.html",
         topic_template="clustering/topic_report.html",
+        partial=report.topic_partial,
+        merge=report.merge,
+        partial_type=report.ClusteringPartial,
     ),
     exports=Exports(
         formats=report.EXPORTS,

@@ -77,6 +77,7 @@ __all__ = [
     "purity",
     "rand_index",
     "random_baseline",
+    "random_baseline_means",
     "scores_from_contingency",
     "v_beta",
     "v_measure",
@@ -813,6 +814,96 @@ def random_baseline(
         [_measure_vector(_scores_from_codes(truth, drawn, beta)) for drawn in random_labels for truth in judge_labels]
     )
     return _summarise(values, n_random=int(n_random), method=method, beta=beta)
+
+
+#: The figures :func:`random_baseline_means` gives (keys of ``RandomBaseline.mean``).
+BASELINE_MEANS = ("v_beta", "v_measure", "normalized_variation_of_information")
+
+
+def random_baseline_means(
+    profile: Sequence[Sequence[Hashable]],
+    judges: Sequence[Sequence[Sequence[Hashable]]],
+    items: Sequence[Hashable],
+    *,
+    method: CompletionMethod = "singleton",
+    n_random: int = 100,
+    beta: float = 1.0,
+    seed: int | np.random.Generator | None = 0,
+) -> dict[str, float]:
+    """``random_baseline(...).mean`` of V_beta, V (``beta``) and NVI, vectorised.
+
+    The same random clusterings (the same draws from ``seed``) against the same
+    judges; only the joint entropy differs between comparisons (a random
+    clustering keeps its profile's block sizes, so its entropy and number of
+    clusters are the profile's), and it is computed for all ``n_random x
+    len(judges)`` comparisons at once from the sorted joint codes. Equal to
+    :func:`random_baseline`'s means to rounding (about 1e-15; the sums run in
+    another order): one topic's baseline of ten judges costs milliseconds
+    instead of seconds.
+
+    >>> items = [f"s{k}" for k in range(12)]
+    >>> judge_a = [["s0", "s1", "s2"], ["s3", "s4"], ["s5", "s6", "s7"]]
+    >>> judge_b = [["s0", "s1"], ["s2", "s3", "s4"], ["s8", "s9"]]
+    >>> fast = random_baseline_means(judge_a, [judge_a, judge_b], items, n_random=50, beta=0.5, seed=1)
+    >>> slow = random_baseline(judge_a, [judge_a, judge_b], items, n_random=50, beta=0.5, seed=1).mean
+    >>> all(abs(fast[name] - slow[name]) < 1e-12 for name in BASELINE_MEANS)
+    True
+    """
+    method = _check_completion(method)
+    beta = _check_beta(beta)
+    if isinstance(n_random, bool) or not isinstance(n_random, (int, np.integer)) or n_random < 1:
+        raise ValueError(f"n_random must be a positive integer, got {n_random!r}")
+    if len(judges) == 0:
+        raise ValueError("judges must hold at least one clustering")
+    if len(items) == 0:
+        raise ValueError("items must not be empty")
+    n_items = len(items)
+    truths = np.stack([complete_with_irrelevant(judge, items, method=method) for judge in judges])  # (J, n)
+    template = _profile_template(profile, items, method)
+    drawn = _shuffled_labellings(template, int(n_random), np.random.default_rng(seed))  # (R, n)
+    cluster_sizes = np.bincount(template)
+    n_clusters = len(cluster_sizes)
+    cluster_entropy = _entropy_of_sizes(cluster_sizes, n_items)
+    class_sizes = [np.bincount(truth) for truth in truths]
+    n_classes = np.array([len(sizes) for sizes in class_sizes], dtype=np.float64)
+    class_entropy = np.array([_entropy_of_sizes(sizes, n_items) for sizes in class_sizes])
+    # Comparison (r, j) in the order random_baseline scores them: every judge for each draw.
+    n_judges = len(truths)
+    rows = np.arange(n_random * n_judges, dtype=np.int64)[:, None]
+    joint = (truths[None, :, :] * n_clusters + drawn[:, None, :]).reshape(-1, n_items)
+    keys = np.sort((rows * (int(truths.max()) + 1) * n_clusters + joint).ravel())
+    starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+    counts = np.diff(np.append(starts, keys.size)).astype(np.float64)
+    owner = starts // n_items  # each comparison holds n_items consecutive sorted keys
+    terms = counts * (np.log(counts) - math.log(n_items))
+    joint_entropy = np.maximum(-np.bincount(owner, weights=terms, minlength=rows.size) / n_items, 0.0)
+    if n_items <= 1:
+        joint_entropy[:] = 0.0
+    class_entropy = np.tile(class_entropy, n_random)
+    n_classes = np.tile(n_classes, n_random)
+    class_given_cluster = np.maximum(joint_entropy - cluster_entropy, 0.0)
+    cluster_given_class = np.maximum(joint_entropy - class_entropy, 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        homogeneity = np.where(class_entropy > 0, 1.0 - class_given_cluster / class_entropy, 1.0)
+        completeness = 1.0 - cluster_given_class / cluster_entropy if cluster_entropy > 0 else np.ones_like(homogeneity)
+    homogeneity = np.clip(homogeneity, 0.0, 1.0)
+    completeness = np.clip(completeness, 0.0, 1.0)
+
+    def weighted(weight: np.ndarray | float) -> np.ndarray:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            value = (1 + weight) * homogeneity * completeness / (weight * homogeneity + completeness)
+        return np.where((homogeneity == 0.0) | (completeness == 0.0), 0.0, value)
+
+    vlachos = np.where(n_classes > 0, n_clusters / np.where(n_classes > 0, n_classes, 1.0), 1.0)
+    if n_items <= 1:
+        nvi = np.zeros_like(homogeneity)
+    else:
+        nvi = np.minimum((class_given_cluster + cluster_given_class) / math.log(n_items), 1.0)
+    return {
+        "v_beta": float(weighted(vlachos).mean()),
+        "v_measure": float(weighted(beta).mean()),
+        "normalized_variation_of_information": float(nvi.mean()),
+    }
 
 
 # ---------------------------------------------------------------------------
