@@ -1,0 +1,228 @@
+"""Benchmark: one recompute after one submission, incremental against from scratch.
+
+For each kind and size, a synthetic campaign (N topics, each a copy of the
+kind's example topic, judged by 10 assessors who each submit one of the
+kind's two example payloads at random; the example run copied to score every
+topic) is written in bulk to a fresh SQLite database, and every report is
+computed once. Then one assessor reopens and resubmits one topic through
+Concord's services, and the worker's recompute (``scoring.jobs.recompute_reports``,
+the task function run directly) is timed: the median of 3. The reference in
+the same run is the recompute from scratch that a campaign without partial
+results does after every submission (``everything=True``: every topic and the
+campaign report from every judgment), timed once. Then
+``check_reports`` confirms the incremental report equals a recompute from
+scratch (to 1e-12).
+
+Run from the project root::
+
+    python -m benchmarks.incremental [--kind pairs] [--topics 100,1000,10000] [--assessors 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+_database = Path(tempfile.mkdtemp(prefix="concord-incremental-")) / "bench.sqlite3"
+os.environ["CONCORD_SQLITE_PATH"] = str(_database)
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "concord.settings")
+os.environ.pop("DATABASE_URL", None)
+
+import django  # noqa: E402
+
+django.setup()
+
+from django.contrib.auth import get_user_model  # noqa: E402
+from django.core.management import call_command  # noqa: E402
+from django.db import transaction  # noqa: E402
+from django.utils import timezone  # noqa: E402
+
+from annotate import services  # noqa: E402
+from annotate.models import Assignment, Campaign, Judgment, JudgmentRevision, Topic  # noqa: E402
+from benchmarks._harness import print_result, print_table  # noqa: E402
+from kinds.registry import KINDS  # noqa: E402
+from scoring import jobs  # noqa: E402
+from scoring.models import Report, StaleTopic  # noqa: E402
+
+
+def synthetic_campaign(kind: str, topics: int, assessors: int, seed: int = 0) -> Campaign:
+    """A campaign of ``topics`` copies of the kind's example topic, every one judged by
+    ``assessors`` assessors (bulk-written as the services write them: a submitted
+    judgment and its revision), every topic marked stale."""
+    rng = random.Random(seed)
+    examples = KINDS[kind].examples
+    User = get_user_model()
+    organiser, _ = User.objects.get_or_create(username="organiser")
+    campaign = services.create_campaign(
+        creator=organiser, kind=kind, name=f"{kind} x {topics}", overlap=assessors, params=dict(examples.params) or None
+    )
+    people = [User.objects.get_or_create(username=f"assessor{a}")[0] for a in range(assessors)]
+    ids = [f"t{i + 1}" for i in range(topics)]
+    with transaction.atomic():
+        Topic.objects.bulk_create(
+            [
+                Topic(campaign=campaign, external_id=t, title=t, position=i, data=copy.deepcopy(dict(examples.topic)))
+                for i, t in enumerate(ids)
+            ],
+            batch_size=2000,
+        )
+        rows = list(campaign.topics.order_by("position"))
+        Assignment.objects.bulk_create([Assignment(topic=t, assessor=p) for t in rows for p in people], batch_size=5000)
+        now = timezone.now()
+        judgments = []
+        for topic in rows:
+            for person in people:
+                payload = copy.deepcopy(dict(rng.choice(examples.payloads)))
+                judgments.append(
+                    Judgment(
+                        topic=topic,
+                        assessor=person,
+                        payload=payload,
+                        status=Judgment.Status.SUBMITTED,
+                        version=1,
+                        submitted_payload=payload,
+                        submitted_version=1,
+                        submitted_at=now,
+                    )
+                )
+        Judgment.objects.bulk_create(judgments, batch_size=5000)
+        JudgmentRevision.objects.bulk_create(
+            [
+                JudgmentRevision(
+                    judgment_id=j.pk, version=1, author_id=j.assessor_id, payload=j.payload, status="submitted"
+                )
+                for j in Judgment.objects.filter(topic__campaign=campaign).only("id", "assessor_id", "payload")
+            ],
+            batch_size=5000,
+        )
+    if examples.run is not None:
+        run = {key: {t: value["t1"] for t in ids} if "t1" in value else value for key, value in examples.run.items()}
+        services.import_runs(campaign=campaign, runs=[{"name": "run-a", "data": run}])
+    _mark_every_topic_stale(campaign)
+    return campaign
+
+
+def _mark_every_topic_stale(campaign: Campaign) -> None:
+    now = timezone.now()
+    StaleTopic.objects.bulk_create(
+        [
+            StaleTopic(campaign=campaign, topic_id=t, revision=0, marked_at=now)
+            for t in campaign.topics.values_list("id", flat=True)
+        ],
+        ignore_conflicts=True,
+        batch_size=5000,
+    )
+
+
+def resubmit(campaign: Campaign, rng: random.Random) -> None:
+    """One assessor reopens one topic's judgment and submits the other example payload."""
+    judgment = (
+        Judgment.objects.filter(topic__campaign=campaign).order_by("?").select_related("topic", "assessor").first()
+    )
+    examples = KINDS[campaign.kind].examples
+    services.reopen_judgment(topic=judgment.topic, assessor=judgment.assessor, version=judgment.version)
+    payload = examples.payloads[1] if judgment.submitted_payload == examples.payloads[0] else examples.payloads[0]
+    services.save_judgment(
+        topic=judgment.topic,
+        assessor=judgment.assessor,
+        payload=dict(payload),
+        status="submitted",
+        version=judgment.version + 1,
+    )
+
+
+def timed(fn) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def measure_kind(kind: str, topics: int, assessors: int) -> dict:
+    campaign = synthetic_campaign(kind, topics, assessors)
+    first = timed(lambda: jobs.recompute_reports(campaign.pk))
+    rng = random.Random(1)
+    incremental = []
+    for _ in range(3):
+        resubmit(campaign, rng)
+        incremental.append(timed(lambda: jobs.recompute_reports(campaign.pk)))
+    resubmit(campaign, rng)
+    full = timed(lambda: jobs.recompute_reports(campaign.pk, everything=True))
+    differences = jobs.check_reports(campaign) if topics <= 1000 else ["(not checked above 1,000 topics)"]
+    size = len(Report.objects.filter(campaign=campaign, topic=None).values_list("data", flat=True).first().__repr__())
+    return {
+        "kind": kind,
+        "topics": topics,
+        "first": first,
+        "incremental": statistics.median(incremental),
+        "full": full,
+        "size_kb": size / 1024,
+        "equal": "yes" if not differences else ("-" if differences[0].startswith("(") else "NO"),
+        "incremental_kind": KINDS[kind].reports.incremental,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--kind", action="append", choices=sorted(KINDS), help="a kind (repeatable; default all)")
+    parser.add_argument("--topics", default="100,1000", help="comma-separated sizes (default 100,1000)")
+    parser.add_argument("--assessors", type=int, default=10)
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.topics.split(",")]
+    call_command("migrate", verbosity=0)
+    rows = []
+    for kind in args.kind or sorted(KINDS):
+        for n in sizes:
+            row = measure_kind(kind, n, args.assessors)
+            rows.append(row)
+            print(
+                f"{kind} {n} topics: incremental {row['incremental']:.3f} s, from scratch {row['full']:.3f} s, "
+                f"equal {row['equal']}",
+                file=sys.stderr,
+            )
+    print_table(
+        [
+            "kind",
+            "topics",
+            "partials",
+            "one recompute (median of 3), s",
+            "from scratch, s",
+            "ratio",
+            "report KB",
+            "equal",
+        ],
+        [
+            [
+                r["kind"],
+                r["topics"],
+                "yes" if r["incremental_kind"] else "no",
+                r["incremental"],
+                r["full"],
+                r["full"] / r["incremental"],
+                r["size_kb"],
+                r["equal"],
+            ]
+            for r in rows
+        ],
+    )
+    largest = [r for r in rows if r["topics"] == max(sizes)]
+    worst = max(largest, key=lambda r: r["incremental"])
+    print_result(
+        "incremental",
+        seconds=worst["incremental"],
+        reference_seconds=worst["full"],
+        peak_mb=0.0,
+        topics=max(sizes),
+        worst_kind=worst["kind"],
+        unequal=sum(r["equal"] == "NO" for r in rows),
+    )
+
+
+if __name__ == "__main__":
+    main()
