@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from itertools import chain, combinations
+from itertools import combinations
 from math import ceil
 from typing import Any, Literal
 
@@ -207,37 +207,42 @@ class ClusteringAgreement:
 
 @dataclass(frozen=True)
 class ClusteringCampaignReport:
-    """Table 3 over the campaign: every pair of judges of every topic, the
-    random baseline pooled over the topics with two or more judges (None
-    before there is one), and the mean agreement over topics with intervals."""
+    """Table 3 over the campaign: the pairs of judges of the topics in order (all of
+    them up to :data:`LIVE_PAIRS`, then the first :data:`LIVE_PAIRS`: each topic's
+    page lists its own; ``pair_count`` counts every pair), the random baseline pooled
+    over the topics with two or more judges (None before there is one), and the mean
+    agreement over topics with intervals."""
 
     topics: int
     judged_topics: int
     pairs: list[ClusteringCampaignPair]
+    pair_count: int
     baseline: ClusteringTable3 | None
     agreement: ClusteringAgreement
     kind: Literal["clustering"] = "clustering"
 
 
-#: Each pair's figures in a partial, per completion (``METHODS``): Table 3's, then the
-#: other figures of :data:`AGREEMENT`.
-PAIR_FIGURES = (*TABLE3, *(name for name in AGREEMENT if name not in TABLE3))
+#: The most Table 3 rows the live campaign report carries (10,000 topics of 10 judges
+#: have 450,000 pairs: a 100 MB report rebuilt after every submission); the rest are
+#: on the topics' pages.
+LIVE_PAIRS = 500
 
 
 @dataclass(frozen=True)
 class ClusteringPartial:
     """What the campaign report needs of one topic (scoring/partials.py): its title,
-    how many judges clustered it, its pairs of judges (``first[k]``, ``second[k]``)
-    with their figures (``figures``: pair by pair, completion by completion
-    (``METHODS``), the values of :data:`PAIR_FIGURES`, as the topic report has
-    them) and its random baseline (``METHODS`` x ``TABLE3``; empty with fewer than
-    two judges, as the campaign pools only those topics)."""
+    its judges (sorted: its pairs are ``combinations(judges, 2)``, as in its report),
+    each pair's Table 3 figures (``table3``: pair by pair, completion by completion
+    (``METHODS``), the values of :data:`TABLE3`, as little-endian float64 bytes: bit
+    for bit, and nothing to decode for the pairs the live report leaves out), the
+    topic's mean over its pairs of each figure of :data:`AGREEMENT` (``METHODS`` x
+    ``AGREEMENT``) and its random baseline (``METHODS`` x ``TABLE3``); both empty with
+    fewer than two judges (the campaign averages and pools only those topics)."""
 
     title: str
-    judges: int
-    first: list[str]
-    second: list[str]
-    figures: list[float]
+    judges: list[str]
+    table3: bytes
+    means: list[float]
     baseline: list[float]
 
 
@@ -253,15 +258,23 @@ def compare(
     true_clusters: list[list[str]], pred_clusters: list[list[str]], items: list[str]
 ) -> dict[str, ClusteringMeasures]:
     """Every measure between two clusterings, with both completions of section 6 (keyed by ``METHODS``)."""
+    return _compare_labels(_completions(true_clusters, items), _completions(pred_clusters, items))
+
+
+def _completions(clusters: list[list[str]], items: list[str]) -> dict[str, np.ndarray]:
+    """The clustering completed both ways (section 6), keyed by ``METHODS``."""
+    return {method: m.complete_with_irrelevant(clusters, items, method=method) for method in METHODS}
+
+
+def _compare_labels(true: dict[str, np.ndarray], pred: dict[str, np.ndarray]) -> dict[str, ClusteringMeasures]:
+    """:func:`compare` of two completed clusterings (V_0.5 from the same homogeneity and
+    completeness as the V-measure: one contingency table per completion)."""
     result = {}
     for method in METHODS:
-        labels_true = m.complete_with_irrelevant(true_clusters, items, method=method)
-        labels_pred = m.complete_with_irrelevant(pred_clusters, items, method=method)
-        scores = m.clustering_scores(labels_true, labels_pred)
-        half = m.clustering_scores(labels_true, labels_pred, beta=0.5)
+        scores = m.clustering_scores(true[method], pred[method])
         result[method] = ClusteringMeasures(
             **{name: float(getattr(scores, name)) for name in m.MEASURES},
-            v_half=float(half.v_measure),
+            v_half=float(m.weighted_v(scores.homogeneity, scores.completeness, 0.5)),
             nvi=float(scores.normalized_variation_of_information),
         )
     return result
@@ -376,15 +389,21 @@ def topic_report(input: ReportInput, topic: Topic) -> ClusteringTopicReport:
     items = sentence_ids(topic)
     clusterings = clusterings_of(judgments)
     judges = list(clusterings)
+    completed = {judge: _completions(clusters, items) for judge, clusters in clusterings.items()}
     pairs = [
         ClusteringPair(
             judges=(a, b),
-            **compare(clusterings[a], clusterings[b], items),
+            **_compare_labels(completed[a], completed[b]),
             edits=edit_summary(clusterings[a], clusterings[b]),
         )
         for a, b in combinations(judges, 2)
     ]
     gold = consensus(list(clusterings.values()), items)
+    ran = {
+        run.name: _completions(run.data["clusterings"][topic.external_id], items)
+        for run in runs
+        if judges and topic.external_id in run.data.get("clusterings", {})
+    }
     return ClusteringTopicReport(
         judges=judges,
         profiles={j: profile(c, items) for j, c in clusterings.items()},
@@ -399,15 +418,11 @@ def topic_report(input: ReportInput, topic: Topic) -> ClusteringTopicReport:
             s["id"]: s.get("text", "") for s in topic.data.get("sentences", []) if any(s["id"] in c for c in gold)
         },
         runs={
-            run.name: {
-                **{
-                    judge: _table3(compare(clusterings[judge], run.data["clusterings"][topic.external_id], items))
-                    for judge in judges
-                },
-                "consensus": _table3(compare(gold, run.data["clusterings"][topic.external_id], items)),
+            name: {
+                **{judge: _table3(_compare_labels(completed[judge], labels)) for judge in judges},
+                "consensus": _table3(_compare_labels(_completions(gold, items), labels)),
             }
-            for run in runs
-            if judges and topic.external_id in run.data.get("clusterings", {})
+            for name, labels in ran.items()
         },
     )
 
@@ -430,37 +445,39 @@ def campaign_report(input: ReportInput) -> ClusteringCampaignReport:
 def topic_partial(input: ReportInput, topic: Topic, report: ClusteringTopicReport) -> ClusteringPartial:
     """The topic's part of the campaign report, taken from its report: each pair's
     figures and the random baseline (drawn once, when the topic changes)."""
+    pooled = len(report.judges) >= 2
     return ClusteringPartial(
         title=topic.title,
-        judges=len(report.judges),
-        first=[p.judges[0] for p in report.pairs],
-        second=[p.judges[1] for p in report.pairs],
-        figures=[
-            float(getattr(measures, name))
-            for p in report.pairs
-            for measures in (p.singleton, p.bucket)
-            for name in PAIR_FIGURES
-        ],
+        judges=list(report.judges),
+        table3=np.array(
+            [getattr(getattr(p, method), name) for p in report.pairs for method in METHODS for name in TABLE3],
+            dtype="<f8",
+        ).tobytes(),
+        means=[
+            _mean([getattr(getattr(p, method), name) for p in report.pairs]) for method in METHODS for name in AGREEMENT
+        ]
+        if pooled
+        else [],
         baseline=[float(getattr(getattr(report.baseline, method), name)) for method in METHODS for name in TABLE3]
-        if len(report.judges) >= 2 and report.baseline is not None
+        if pooled and report.baseline is not None
         else [],
     )
 
 
 def merge(given: MergeInput, partials: Sequence[ClusteringPartial]) -> ClusteringCampaignReport:
-    """The campaign report from every topic's partial (topic order), vectorised over the pairs."""
-    width = len(METHODS) * len(PAIR_FIGURES)
-    counts = np.fromiter((len(p.first) for p in partials), dtype=np.int64, count=len(partials))
-    flat = np.fromiter(chain.from_iterable(p.figures for p in partials), dtype=np.float64)
-    figures = flat.reshape(-1, len(METHODS), len(PAIR_FIGURES))
-    table3 = [PAIR_FIGURES.index(name) for name in TABLE3]
+    """The campaign report from every topic's partial (topic order): the means and
+    baselines stacked and averaged with numpy; only the first :data:`LIVE_PAIRS`
+    pairs' figures are decoded."""
     rows: list[ClusteringCampaignPair] = []
-    values = figures[:, :, table3].tolist()
-    pair = 0
     for topic, part in zip(given.topics, partials):
-        for a, b in zip(part.first, part.second):
-            (single, bucket) = values[pair]
-            pair += 1
+        if len(rows) >= LIVE_PAIRS:
+            break
+        if len(part.judges) < 2:
+            continue
+        values = np.frombuffer(part.table3, dtype="<f8").reshape(-1, len(METHODS), len(TABLE3)).tolist()
+        for (a, b), (single, bucket) in zip(combinations(part.judges, 2), values):
+            if len(rows) >= LIVE_PAIRS:
+                break
             rows.append(
                 ClusteringCampaignPair(
                     topic=topic.external_id,
@@ -470,43 +487,30 @@ def merge(given: MergeInput, partials: Sequence[ClusteringPartial]) -> Clusterin
                     bucket=ClusteringFigures(*bucket),
                 )
             )
-    assert flat.size == pair * width
-    # Each topic's mean over its pairs of the defined values (topics with pairs: two or more judges).
-    judged = counts > 0
-    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))[judged]
-    defined = ~np.isnan(figures)
-    if starts.size:
-        sums = np.add.reduceat(np.where(defined, figures, 0.0), starts, axis=0)
-        seen = np.add.reduceat(defined.astype(np.int64), starts, axis=0)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            per_topic = np.where(seen > 0, sums / np.maximum(seen, 1), np.nan)
-    else:
-        per_topic = np.empty((0, len(METHODS), len(PAIR_FIGURES)))
+    judges = np.fromiter((len(p.judges) for p in partials), dtype=np.int64, count=len(partials))
+    means = np.array([p.means for p in partials if p.means], dtype=np.float64).reshape(-1, len(METHODS), len(AGREEMENT))
     settings = interval_settings(given.campaign.params)
     agreement = ClusteringAgreement(
         **{
-            method: {
-                name: settings.interval(mean_units(per_topic[:, i, PAIR_FIGURES.index(name)]), "topics")
-                for name in AGREEMENT
-            }
+            method: {name: settings.interval(mean_units(means[:, i, j]), "topics") for j, name in enumerate(AGREEMENT)}
             for i, method in enumerate(METHODS)
         }
     )
     baselines = [p.baseline for p in partials if p.baseline]
+    pooled = None
     if baselines:  # each figure's mean over the topics (rows contiguous: numpy's pairwise sum, as before)
-        means = np.ascontiguousarray(np.array(baselines, dtype=np.float64).T).mean(axis=1).tolist()
+        pooled_means = np.ascontiguousarray(np.array(baselines, dtype=np.float64).T).mean(axis=1).tolist()
         pooled = ClusteringTable3(
             **{
-                method: ClusteringFigures(*means[i * len(TABLE3) : (i + 1) * len(TABLE3)])
+                method: ClusteringFigures(*pooled_means[i * len(TABLE3) : (i + 1) * len(TABLE3)])
                 for i, method in enumerate(METHODS)
             }
         )
-    else:
-        pooled = None
     return ClusteringCampaignReport(
         topics=len(given.topics),
-        judged_topics=int(sum(1 for p in partials if p.judges)),
+        judged_topics=int(np.count_nonzero(judges)),
         pairs=rows,
+        pair_count=int((judges * (judges - 1) // 2).sum()),
         baseline=pooled,
         agreement=agreement,
     )

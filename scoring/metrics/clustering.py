@@ -82,6 +82,7 @@ __all__ = [
     "v_beta",
     "v_measure",
     "variation_of_information",
+    "weighted_v",
 ]
 
 AverageMethod = Literal["arithmetic", "geometric", "min", "max"]
@@ -1133,6 +1134,16 @@ def _mean_of_two(a: float, b: float, average: str) -> float:
     if average == "min":
         return min(a, b)
     return max(a, b)
+
+
+def weighted_v(homogeneity: float, completeness: float, beta: float) -> float:
+    """The V-measure of weight ``beta`` from homogeneity and completeness (what
+    ``clustering_scores(..., beta=beta).v_measure`` gives, bit for bit).
+
+    >>> weighted_v(1.0, 0.5, 1.0), weighted_v(0.0, 0.5, 0.5)
+    (0.6666666666666666, 0.0)
+    """
+    return _weighted_v(homogeneity, completeness, beta)
 
 
 def _weighted_v(homogeneity: float, completeness: float, beta: float) -> float:

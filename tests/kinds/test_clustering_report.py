@@ -120,7 +120,7 @@ def test_reports_round_trip_and_an_older_shape_is_outdated(clustered):
     for value in (topic, whole):
         assert dump(load(type(value), dump(value))) == dump(value)
     stored = dump(whole)
-    assert list(stored) == ["topics", "judged_topics", "pairs", "baseline", "agreement", "kind"]
+    assert list(stored) == ["topics", "judged_topics", "pairs", "pair_count", "baseline", "agreement", "kind"]
     assert list(dump(topic)["pairs"][0]) == ["judges", "singleton", "bucket", "edits"]
     del stored["pairs"][0]["title"]
     with pytest.raises(Outdated):

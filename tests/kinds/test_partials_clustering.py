@@ -87,6 +87,7 @@ def _reference_campaign_report(input: ReportInput) -> r.ClusteringCampaignReport
         topics=len(topics),
         judged_topics=len(by_topic),
         pairs=rows,
+        pair_count=len(rows),  # the old report carried every pair
         baseline=r._pooled(baselines) if baselines else None,
         agreement=r.agreement_over_topics(per_topic, interval_settings(input.campaign.params)),
     )
@@ -152,6 +153,7 @@ def test_the_merge_of_partials_equals_the_report_before_partials(which, request)
     given = report_input(campaign)
     before = typed.dump(_reference_campaign_report(given))
     after = typed.dump(_merged(given))
+    assert after["pair_count"] == len(before["pairs"])
     assert differences(after, before, tolerance=1e-12) == []
     assert after["pairs"] == before["pairs"]  # the pairs' figures are the topic reports' own: bit for bit
     assert len(after["pairs"]) == (3 * len(TOPICS) if which == "clustered" else 4)
@@ -215,6 +217,32 @@ def test_a_topic_partial_depends_on_that_topic_only(clustered, people):
     assert differences(typed.dump(_merged(given)), typed.dump(_reference_campaign_report(given))) == []
 
 
+def test_the_live_report_carries_the_first_pairs_and_counts_them_all(clustered, monkeypatch, client, people):
+    monkeypatch.setattr(r, "LIVE_PAIRS", 5)
+    given = report_input(clustered)
+    data = _merged(given)
+    every = _reference_campaign_report(given)
+    assert data.pair_count == len(every.pairs) == 21
+    assert typed.dump(data)["pairs"] == typed.dump(every)["pairs"][:5]
+    assert [(p.topic, p.judges) for p in data.pairs] == [
+        ("t1", ("alice", "bob")),
+        ("t1", ("alice", "carol")),
+        ("t1", ("bob", "carol")),
+        ("t2", ("alice", "bob")),
+        ("t2", ("alice", "carol")),
+    ]
+    # the agreement and the baseline still cover every topic
+    assert differences(typed.dump(data.agreement), typed.dump(every.agreement)) == []
+    assert differences(typed.dump(data.baseline), typed.dump(every.baseline)) == []
+    from scoring import jobs
+
+    jobs.recompute_reports(clustered.pk, everything=True)
+    client.force_login(people["organiser"])
+    page = client.get(f"/campaigns/{clustered.pk}/report/")
+    assert page.status_code == 200, page.status_code
+    assert "The first 5 of 21 pairs of judges" in page.content.decode()
+
+
 def test_a_partial_round_trips_bit_for_bit(clustered):
     given = report_input(clustered)
     for topic in given.topics:
@@ -222,4 +250,7 @@ def test_a_partial_round_trips_bit_for_bit(clustered):
         packed = typed.pack(partial)
         assert typed.pack(typed.unpack(r.ClusteringPartial, packed)) == packed
     empty = next(t for t in given.topics if t.external_id == "empty")
-    assert r.topic_partial(given, empty, r.topic_report(given, empty)).judges == 0
+    assert r.topic_partial(given, empty, r.topic_report(given, empty)).judges == []
+    lonely = next(t for t in given.topics if t.external_id == "lonely")
+    partial = r.topic_partial(given, lonely, r.topic_report(given, lonely))
+    assert (partial.judges, partial.table3, partial.means, partial.baseline) == (["alice"], b"", [], [])
