@@ -19,6 +19,9 @@ SPEC = KindSpec(
         disagreement=report.topic_disagreement,
         template="ordering/report.html",
         topic_template="ordering/topic_report.html",
+        partial=report.topic_partial,
+        merge=report.merge,
+        partial_type=report.OrderingPartial,
     ),
     exports=Exports(
         formats={**report.EXPORTS, **interchange.EXPORTS},
