@@ -22,6 +22,7 @@ resample with the ranking on all topics (Kendall's tau-b,
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -236,7 +237,7 @@ def ranking_stability(
     nan = float("nan")
     if n_systems < 2 or n_topics < 2:
         return RankingStability(measure, n_systems, n_topics, unit, nan, nan, resamples, "none")
-    weights = resample_weights(n_topics, n_resamples=resamples, seed=seed).astype(np.float64)
+    weights = _topic_weights(n_topics, resamples, seed).astype(np.float64)
     resampled = statistic(np.einsum("bt,stk->bsk", weights, scores))  # resamples x systems
     full = statistic(scores.sum(axis=1))
     if not np.isfinite(full).all():
@@ -255,6 +256,18 @@ def ranking_stability(
         resamples,
         "bootstrap",
     )
+
+
+@functools.lru_cache(maxsize=2)
+def _topic_weights(n_topics: int, resamples: int, seed: int) -> npt.NDArray[np.integer]:
+    """``resample_weights(n_topics, ...)`` kept for the next recompute of a campaign with as many
+    topics (drawing them is most of a ranking's cost at 10,000 topics: issue 16), as read-only
+    uint16 counts where they fit (20 MB at 10,000 topics x 1,000 resamples)."""
+    weights = resample_weights(n_topics, n_resamples=resamples, seed=seed)
+    if weights.size and weights.max() <= np.iinfo(np.uint16).max:
+        weights = weights.astype(np.uint16)
+    weights.setflags(write=False)
+    return weights
 
 
 def _first(sums: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
-from itertools import combinations
+from itertools import chain, combinations
 from typing import Any, Literal
 
 import numpy as np
@@ -50,7 +50,13 @@ from scoring.metrics.agreement import category_counts, fleiss_kappa
 from scoring.metrics.crossing import crossing
 from scoring.metrics.gwet import gwet_units
 from scoring.metrics.nuggets import response_length
-from scoring.metrics.uncertainty import fleiss_kappa_interval, fleiss_kappa_units, krippendorff_alpha_units
+from scoring.metrics.uncertainty import (
+    Interval,
+    fleiss_kappa_interval,
+    fleiss_kappa_units,
+    krippendorff_alpha_units,
+)
+from scoring.partials import MergeInput, from_scratch
 from scoring.selectors import JudgmentRow, ReportInput
 
 BETA = 3.0
@@ -84,6 +90,11 @@ class Arrays:
     runs: list[str]
     matches: np.ndarray  # (R, N) bool
     lengths: np.ndarray  # (R, Q)
+
+    @property
+    def has_original(self) -> bool:
+        """Whether the first labelling is the original labels of the topic data."""
+        return bool(self.assessors) and self.assessors[0] == "original"
 
     @property
     def complete(self) -> np.ndarray:
@@ -368,29 +379,147 @@ class NuggetsCampaignReport:
 def topic_report(input: ReportInput, topic: Topic) -> NuggetsTopicReport:
     judgments, runs = input.judgments_of(topic), input.runs
     a = arrays([topic], judgments, runs)
-    return NuggetsTopicReport(pyramid=_pyramid_rows(a, 0), assessors=[x for x in a.assessors if x != "original"])
+    return NuggetsTopicReport(
+        pyramid=_pyramids(a, [topic.data["nuggets"]])[0], assessors=[x for x in a.assessors if x != "original"]
+    )
 
 
-def _pyramid_rows(a: Arrays, q: int) -> list[NuggetsNugget]:
-    weights = pyramid(a)
-    topic = a.topics[q]
-    offset = int(np.flatnonzero(a.question_index == q)[0]) if (a.question_index == q).any() else 0
-    return [
-        NuggetsNugget(
-            id=nugget["id"],
-            text=nugget["text"],
-            original=nugget.get("label"),
-            votes=int(a.votes[offset + i]),
-            weight=float(weights[offset + i]),
+def _pyramids(a: Arrays, nuggets: Sequence[Sequence[dict[str, Any]]]) -> list[list[NuggetsNugget]]:
+    """Every question's pyramid rows (``nuggets``: each question's nuggets, id, text and
+    original label); the weights computed once over every question."""
+    votes = a.votes.astype(np.int64).tolist()
+    weights = pyramid(a).tolist()
+    rows, offset = [], 0
+    for question in nuggets:
+        rows.append(
+            [
+                NuggetsNugget(
+                    id=nugget["id"],
+                    text=nugget["text"],
+                    original=nugget.get("label"),
+                    votes=votes[offset + i],
+                    weight=weights[offset + i],
+                )
+                for i, nugget in enumerate(question)
+            ]
         )
-        for i, nugget in enumerate(topic.data["nuggets"])
-    ]
+        offset += len(question)
+    return rows
 
 
-def campaign_report(input: ReportInput) -> NuggetsCampaignReport:
-    topics, judgments, runs = input.topics, input.judgments, input.runs
+# -- incremental campaign report: per-topic partials and their merge (scoring/partials.py) ---
+
+
+@dataclass(frozen=True)
+class NuggetsPartial:
+    """What the campaign report needs of one question (its judgments, the runs' data for it):
+    its nuggets (id, text, original label), who labelled some of them and how (``labels``:
+    assessors x nuggets, row-major, 1 vital, 0 okay, NaN not labelled), and each run that
+    has a response or data here (``runs``, sorted) with its response length and the nuggets
+    it matched (``matches``: runs x nuggets, row-major)."""
+
+    external_id: str
+    title: str
+    target: str
+    nugget_ids: list[str]
+    texts: list[str]
+    originals: list[str | None]
+    assessors: list[str]
+    labels: list[float]
+    runs: list[str]
+    lengths: list[float]
+    matches: list[bool]
+
+
+def topic_partial(input: ReportInput, topic: Topic, report: NuggetsTopicReport | None = None) -> NuggetsPartial:
+    a = arrays([topic], input.judgments_of(topic), input.runs)
+    nuggets = topic.data["nuggets"]
+    mentioned = {response["run"] for response in topic.data.get("responses", [])} | {
+        run.name for run in input.runs if topic.external_id in run.data.get("responses", {})
+    }
+    keep = [r for r, name in enumerate(a.runs) if name in mentioned]
+    original = bool(nuggets) and all(nugget.get("label") is not None for nugget in nuggets)  # row 0, as in arrays()
+    assessors = list(range(int(original), len(a.assessors)))
+    return NuggetsPartial(
+        external_id=topic.external_id,
+        title=topic.title,
+        target=topic.data["target"],
+        nugget_ids=list(a.nugget_ids),
+        texts=[nugget["text"] for nugget in nuggets],
+        originals=[nugget.get("label") for nugget in nuggets],
+        assessors=[a.assessors[i] for i in assessors],
+        labels=a.labels[assessors].ravel().tolist(),
+        runs=[a.runs[r] for r in keep],
+        lengths=a.lengths[keep, 0].tolist(),
+        matches=a.matches[keep].ravel().tolist(),
+    )
+
+
+def _segments(starts: np.ndarray, widths: np.ndarray) -> np.ndarray:
+    """The positions ``starts[k] + 0 .. widths[k] - 1`` of every segment k, concatenated.
+
+    >>> _segments(np.array([10, 0, 5]), np.array([2, 0, 3])).tolist()
+    [10, 11, 5, 6, 7]
+    """
+    total = int(widths.sum())
+    before = np.cumsum(widths) - widths
+    return np.repeat(starts - before, widths) + np.arange(total)
+
+
+def merged_arrays(input: MergeInput, partials: Sequence[NuggetsPartial]) -> Arrays:
+    """The campaign's :class:`Arrays` (what :func:`arrays` builds from every judgment) from
+    its questions' partials, scattered into place with numpy."""
+    sizes = np.fromiter((len(p.nugget_ids) for p in partials), np.intp, len(partials))
+    offsets = np.cumsum(sizes) - sizes
+    n = int(sizes.sum())
+    nugget_ids = list(chain.from_iterable(p.nugget_ids for p in partials))
+    originals = list(chain.from_iterable(p.originals for p in partials))
+    rows, names = [], []
+    if originals and None not in originals:
+        rows.append((np.array(originals, dtype=object) == "vital").astype(float))
+        names.append("original")
+    who = list(chain.from_iterable(p.assessors for p in partials))
+    assessors = sorted(set(who))
+    labels = np.full((len(assessors), n), np.nan)
+    if who:
+        index = {name: i for i, name in enumerate(assessors)}
+        counts = np.fromiter((len(p.assessors) for p in partials), np.intp, len(partials))
+        widths = np.repeat(sizes, counts)
+        values = np.fromiter(chain.from_iterable(p.labels for p in partials), float, int(widths.sum()))
+        row = np.fromiter((index[name] for name in who), np.intp, len(who))
+        labels[np.repeat(row, widths), _segments(np.repeat(offsets, counts), widths)] = values
+    rows.extend(labels)
+    names.extend(assessors)
+    which = list(chain.from_iterable(p.runs for p in partials))
+    run_names = sorted({run.name for run in input.runs} | set(which))
+    matches = np.zeros((len(run_names), n), bool)
+    lengths = np.zeros((len(run_names), len(partials)))
+    if which:
+        index = {name: i for i, name in enumerate(run_names)}
+        counts = np.fromiter((len(p.runs) for p in partials), np.intp, len(partials))
+        run = np.fromiter((index[name] for name in which), np.intp, len(which))
+        lengths[run, np.repeat(np.arange(len(partials)), counts)] = np.fromiter(
+            chain.from_iterable(p.lengths for p in partials), float, len(which)
+        )
+        widths = np.repeat(sizes, counts)
+        matched = np.fromiter(chain.from_iterable(p.matches for p in partials), bool, int(widths.sum()))
+        matches[np.repeat(run, widths), _segments(np.repeat(offsets, counts), widths)] = matched
+    return Arrays(
+        list(input.topics),
+        nugget_ids,
+        np.repeat(np.arange(len(partials), dtype=np.intp), sizes),
+        names,
+        np.vstack(rows) if rows else np.empty((0, n)),
+        run_names,
+        matches,
+        lengths,
+    )
+
+
+def merge(input: MergeInput, partials: Sequence[NuggetsPartial]) -> NuggetsCampaignReport:
+    """The campaign report from every question's partial, in topic order."""
     settings = interval_settings(input.campaign.params)
-    a = arrays(topics, judgments, runs)
+    a = merged_arrays(input, partials)
     answered = a.answered()
     question_scores = scores(answered)
     run_means = {model: m.run_scores(f) for model, f in question_scores.items()}
@@ -400,16 +529,19 @@ def campaign_report(input: ReportInput) -> NuggetsCampaignReport:
     ]
     ranking.sort(key=lambda row: (-np.nan_to_num(row.scores.get("pyramid", np.nan), nan=-np.inf), row.run))
     labelled = {x: int((~np.isnan(row)).sum()) for x, row in zip(a.assessors, a.labels) if x != "original"}
+    nuggets = [
+        [{"id": i, "text": t, "label": o} for i, t, o in zip(p.nugget_ids, p.texts, p.originals)] for p in partials
+    ]
     return NuggetsCampaignReport(
         questions=len(a.topics),
         nuggets=len(a.nugget_ids),
         assessors=labelled,
         scored_questions=len(answered.topics),
         complete_assessors=[x for x, c in zip(answered.assessors, answered.complete) if c and x != "original"],
-        has_original=bool(a.assessors) and a.assessors[0] == "original",
+        has_original=a.has_original,
         pyramids={
-            t.external_id: NuggetsPyramid(title=t.title, target=t.data["target"], nuggets=_pyramid_rows(a, q))
-            for q, t in enumerate(a.topics)
+            p.external_id: NuggetsPyramid(title=p.title, target=p.target, nuggets=rows)
+            for p, rows in zip(partials, _pyramids(a, nuggets))
         },
         runs=ranking,
         stability=stability(answered) if len(a.runs) >= 2 else None,
@@ -417,6 +549,11 @@ def campaign_report(input: ReportInput) -> NuggetsCampaignReport:
         label_agreement=label_agreement(a, settings),
         ranking=run_ranking_stability(question_scores, settings),
     )
+
+
+def campaign_report(input: ReportInput) -> NuggetsCampaignReport:
+    """The campaign report from scratch: the merge of every question's fresh partial."""
+    return from_scratch(input, topic=topic_report, partial=topic_partial, merge=merge)
 
 
 #: The units of the label agreement figures, and of the ranking's stability.
@@ -434,9 +571,22 @@ def label_agreement(a: Arrays, settings: IntervalSettings | None = None) -> Nugg
         if shared.any():
             found.append(((a.assessors[i], a.assessors[j]), int(shared.sum())))
             cells.append(binary_cells(labels[i, shared] == 1, labels[j, shared] == 1))
-    intervals = pair_intervals(
-        cells, 4, binary_pair_statistics(), UNIT, resamples=settings.resamples, seed=settings.seed
+    statistics = binary_pair_statistics()
+    few = [p for p, code in enumerate(cells) if len(code) < GROUPED_FROM]
+    intervals = dict(
+        zip(
+            few,
+            pair_intervals(
+                [cells[p] for p in few], 4, statistics, UNIT, resamples=settings.resamples, seed=settings.seed
+            ),
+        )
     )
+    intervals.update(
+        (p, grouped_pair_intervals(code, statistics, settings))
+        for p, code in enumerate(cells)
+        if len(code) >= GROUPED_FROM
+    )
+    intervals = [intervals[p] for p in range(len(cells))]
     pairs = [
         NuggetsLabelPair(labellings=names, n=n, **{name: ci[name] for name in (*BINARY_FIGURES, "ac1")})
         for (names, n), ci in zip(found, intervals)
@@ -451,7 +601,7 @@ def label_agreement(a: Arrays, settings: IntervalSettings | None = None) -> Nugg
         table = category_counts(labels[:, raters == fleiss_raters].T, categories=[0.0, 1.0])
         fleiss_items = int((raters == fleiss_raters).sum())
         if np.isfinite(fleiss_kappa(table)):
-            fleiss = settings.interval(fleiss_kappa_units(table), UNIT)
+            fleiss = settings.interval(fleiss_kappa_units(table), UNIT, grouped=fleiss_items >= GROUPED_FROM)
         else:
             fleiss = no_ci(float("nan"), fleiss_items, UNIT)
         analytic = figure_ci(fleiss_kappa_interval(table, form="null"), UNIT)
@@ -465,11 +615,56 @@ def label_agreement(a: Arrays, settings: IntervalSettings | None = None) -> Nugg
         fleiss_analytic_general=general,
         fleiss_items=fleiss_items,
         fleiss_raters=fleiss_raters,
-        alpha=settings.interval(krippendorff_alpha_units(labels[:, pairable], level="nominal"), UNIT)
+        alpha=settings.interval(
+            krippendorff_alpha_units(labels[:, pairable], level="nominal"),
+            UNIT,
+            grouped=int(pairable.sum()) >= GROUPED_FROM,
+        )
         if pairable.any()
         else none,
-        ac1=settings.interval(gwet_units(labels[:, rated].T, categories=[0.0, 1.0]), UNIT) if rated.any() else none,
+        ac1=settings.interval(
+            gwet_units(labels[:, rated].T, categories=[0.0, 1.0]), UNIT, grouped=int(rated.sum()) >= GROUPED_FROM
+        )
+        if rated.any()
+        else none,
     )
+
+
+#: From this many nuggets on, a label agreement figure's bootstrap resamples are drawn as counts
+#: of the nuggets' distinct per-nugget statistics (``uncertainty.grouped_bootstrap``: the same
+#: distribution from another random stream, in O(resamples x distinct statistics) instead of
+#: O(resamples x nuggets); vital/okay labels give a handful of distinct statistics however many
+#: nuggets there are); below it, nugget by nugget as the library's ``bootstrap`` draws them.
+GROUPED_FROM = 2_000
+
+
+def grouped_pair_intervals(
+    cells: np.ndarray, statistics: dict[str, Callable], settings: IntervalSettings
+) -> dict[str, FigureCI]:
+    """Each figure of two labellings' 2x2 table (``cells``: each shared nugget's cell, 0-3) with
+    its interval: exactly ``uncertainty.grouped_bootstrap`` of the one-hot cells (the draws of
+    :func:`pair_intervals`' nugget-by-nugget bootstrap made from the four cells' counts), one
+    draw for every figure as the same seed gives."""
+    counts = np.bincount(np.asarray(cells, dtype=np.int64), minlength=4)
+    n = int(counts.sum())
+    full = counts.astype(np.float64)
+    resampled = None
+    if n >= 2:
+        present = np.flatnonzero(counts)[::-1]  # np.unique's order of the one-hot rows: the last cell first
+        draws = np.random.default_rng(settings.seed).multinomial(n, counts[present] / n, size=settings.resamples)
+        resampled = draws.astype(np.float64) @ np.eye(4)[present]
+    found = {}
+    for name, statistic in statistics.items():
+        value = float(statistic(full))
+        interval = Interval(value, float("nan"), float("nan"), units=n, method="none")
+        if resampled is not None and np.isfinite(value):
+            figures = np.asarray(statistic(resampled), dtype=np.float64)
+            finite = figures[np.isfinite(figures)]
+            if finite.size:
+                low, high = np.quantile(finite, [0.025, 0.975])
+                interval = Interval(value, float(low), float(high), units=n, method="bootstrap")
+        found[name] = figure_ci(interval, UNIT)
+    return found
 
 
 def run_ranking_stability(
@@ -683,7 +878,8 @@ def export(
     if truth not in ("answer-key", "scores"):
         return labels_export(campaign, a, format=format, truth=truth)
     if truth == "answer-key":
-        rows = [{"topic": t.external_id, **asdict(row)} for q, t in enumerate(a.topics) for row in _pyramid_rows(a, q)]
+        pyramids = _pyramids(a, [t.data["nuggets"] for t in a.topics])
+        rows = [{"topic": t.external_id, **asdict(row)} for t, question in zip(a.topics, pyramids) for row in question]
         if format == "json":
             return json.dumps(rows, indent=1)
         if format == "tsv":

@@ -18,6 +18,9 @@ SPEC = KindSpec(
         disagreement=report.topic_disagreement,
         template="nuggets/report.html",
         topic_template="nuggets/topic_report.html",
+        partial=report.topic_partial,
+        merge=report.merge,
+        partial_type=report.NuggetsPartial,
     ),
     exports=Exports(
         formats=report.EXPORTS,
