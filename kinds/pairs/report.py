@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
-from itertools import combinations
+from itertools import chain, combinations
 from typing import Any, Literal
 
 import numpy as np
@@ -63,6 +63,7 @@ from scoring.metrics.uncertainty import (
     krippendorff_alpha_units,
 )
 from scoring.models import Job
+from scoring.partials import MergeInput, from_scratch
 from scoring.selectors import JudgmentRow, ReportInput
 from scoring.services import Chunked
 
@@ -262,14 +263,19 @@ UNIT = "items"
 
 
 def _agreement(v: Votes, settings: IntervalSettings) -> dict[str, Any]:
-    judged = ~np.isnan(v.matrix)
+    return _agreement_of(v.matrix, v.assessors, settings)
+
+
+def _agreement_of(matrix: np.ndarray, assessors: list[str], settings: IntervalSettings) -> dict[str, Any]:
+    """:func:`agreement`'s fields of an items x assessors vote matrix."""
+    judged = ~np.isnan(matrix)
     found, cells = [], []
-    for i, j in combinations(range(len(v.assessors)), 2):
+    for i, j in combinations(range(len(assessors)), 2):
         shared = judged[:, i] & judged[:, j]
         if not shared.any():
             continue
-        first, second = v.matrix[shared, i] == 1, v.matrix[shared, j] == 1
-        found.append(((v.assessors[i], v.assessors[j]), pairwise_agreement(first, second)))
+        first, second = matrix[shared, i] == 1, matrix[shared, j] == 1
+        found.append(((assessors[i], assessors[j]), pairwise_agreement(first, second)))
         cells.append(binary_cells(first, second))
     intervals = pair_intervals(
         cells, 4, binary_pair_statistics(), UNIT, resamples=settings.resamples, seed=settings.seed
@@ -287,20 +293,20 @@ def _agreement(v: Votes, settings: IntervalSettings) -> dict[str, Any]:
         PairsAssessor(
             assessor=name,
             judged=int(judged[:, k].sum()),
-            accepted=int(np.nansum(v.matrix[:, k])),
-            base_rate=float(np.nanmean(v.matrix[:, k])) if judged[:, k].any() else float("nan"),
+            accepted=int(np.nansum(matrix[:, k])),
+            base_rate=float(np.nanmean(matrix[:, k])) if judged[:, k].any() else float("nan"),
         )
-        for k, name in enumerate(v.assessors)
+        for k, name in enumerate(assessors)
     ]
     return {
-        "items": len(v.items),
+        "items": len(matrix),
         "items_judged": int(judged.any(axis=1).sum()),
         "assessors": per_assessor,
         "pairs": pairs,
-        "kappa_matrix": _kappa_matrix(v.assessors, pairs),
-        "fleiss": _fleiss(v.matrix, judged, settings),
-        "alpha": _alpha(v.matrix, judged, settings),
-        "ac1": _ac1(v.matrix, judged, settings),
+        "kappa_matrix": _kappa_matrix(assessors, pairs),
+        "fleiss": _fleiss(matrix, judged, settings),
+        "alpha": _alpha(matrix, judged, settings),
+        "ac1": _ac1(matrix, judged, settings),
     }
 
 
@@ -376,51 +382,193 @@ def topic_report(input: ReportInput, topic: Topic) -> PairsTopicReport:
     )
 
 
-def campaign_report(input: ReportInput) -> PairsCampaignReport:
-    topics, judgments, runs = input.topics, input.judgments, input.runs
-    v = votes(topics, judgments)
-    fits = {model: lm.model_truth(v.matrix, model, 2) for model in lm.MODELS}
-    settings = interval_settings(input.campaign.params)
+# -- the campaign report: per-topic partials and their merge (scoring/partials.py) -----------
+
+
+@dataclass(frozen=True)
+class PairsPartial:
+    """What the campaign report needs of one topic: its items' votes and what the
+    runs and the adjudicated gold say of them, items in candidate order.
+
+    Every campaign figure is a function of the items' rows in item order (the
+    intervals bootstrap over the items, the ranking's over the topics), so the
+    merge lays the topics' rows end to end in topic order: the vote matrix
+    :func:`votes` gives of every judgment, columns the assessors of every topic."""
+
+    #: the topic's candidates (its items)
+    items: int
+    #: who submitted a judgment of the topic, sorted
+    assessors: list[str]
+    #: items x assessors, row by row: 1.0 match, 0.0 no match, NaN not judged
+    votes: list[float]
+    #: the system runs (runs with results) by name, and systems x items, row by row:
+    #: whether the system returned the item
+    systems: list[str]
+    returned: list[bool]
+    #: the reference runs by name, and references x items, row by row: the reference's
+    #: label of the item (1.0, 0.0, NaN none)
+    references: list[str]
+    reference_labels: list[float]
+    #: per item the adjudicated gold's label (the topic's ``consensus`` curation; NaN none)
+    adjudicated: list[float]
+
+
+def topic_partial(input: ReportInput, topic: Topic, report: PairsTopicReport | None = None) -> PairsPartial:
+    """``topic``'s :class:`PairsPartial`: reads its judgments, its curation and the runs' data for it only."""
+    v = votes([topic], input.judgments_of(topic))
+    candidates = [candidate for _, candidate in v.items]
+    place = {candidate: i for i, candidate in enumerate(candidates)}
+    systems = system_runs(input.runs)
+    returned = np.zeros((len(systems), len(candidates)), bool)
+    for s, run in enumerate(systems):
+        for result in run.data["results"].get(topic.external_id) or ():
+            if result["id"] in place:
+                returned[s, place[result["id"]]] = True
+    references = reference_runs(input.runs)
+    return PairsPartial(
+        items=len(candidates),
+        assessors=v.assessors,
+        votes=v.matrix.ravel().tolist(),
+        systems=[run.name for run in systems],
+        returned=returned.ravel().tolist(),
+        references=[run.name for run in references],
+        reference_labels=[
+            label
+            for run in references
+            for label in _labels((run.data.get("labels") or {}).get(topic.external_id), candidates)
+        ],
+        adjudicated=_labels((input.curation(topic, "consensus") or {}).get("matches"), candidates),
+    )
+
+
+def _labels(labels: Any, candidates: Sequence[str]) -> list[float]:
+    """Each candidate's label in ``labels`` (candidate id -> bool): 1.0, 0.0 or NaN (none)."""
+    labels = labels if isinstance(labels, dict) else {}
+    return [float(label) if isinstance(label := labels.get(c), bool) else float("nan") for c in candidates]
+
+
+def merge(given: MergeInput, partials: Sequence[PairsPartial]) -> PairsCampaignReport:
+    """The campaign report of every topic's partial, in topic order."""
+    settings = interval_settings(given.campaign.params)
+    systems = [run.name for run in system_runs(given.runs)]
+    merged = _concatenate(given.topics, partials, systems, [run.name for run in reference_runs(given.runs)])
+    matrix, assessors = merged.matrix, merged.assessors
+    dawid_skene = lm.model_truth(matrix, "dawid-skene", 2)
+    # the other models' truth sets are read by the accuracy table only
+    labels = (
+        {
+            model: (dawid_skene if model == "dawid-skene" else lm.model_truth(matrix, model, 2)).labels
+            for model in lm.MODELS
+        }
+        if merged.references
+        else {}
+    )
     return PairsCampaignReport(
-        **_agreement(v, settings),
-        topics=len(topics),
-        systems=system_scores(v, system_runs(runs)),
-        ranking=system_ranking_stability(v, system_runs(runs), settings),
-        reliability=lm.binary_reliability(v.matrix, v.assessors, fits["dawid-skene"]),
+        **_agreement_of(matrix, assessors, settings),
+        topics=len(partials),
+        systems=system_scores(systems, merged.returned, matrix, assessors),
+        ranking=system_ranking_stability(merged.returned, matrix, assessors, merged.queries, settings),
+        reliability=lm.binary_reliability(matrix, assessors, dawid_skene),
         references=[
-            lm.reference_accuracy(
-                name,
-                reference,
-                v.matrix,
-                v.assessors,
-                {model: fit.labels for model, fit in fits.items()},
-            )
-            for name, reference in references(input, v)
+            lm.reference_accuracy(name, reference, matrix, assessors, labels) for name, reference in merged.references
         ],
     )
 
 
-#: The name of the adjudicated gold among a campaign's references.
-ADJUDICATED_REFERENCE = "adjudicated gold"
+def campaign_report(input: ReportInput) -> PairsCampaignReport:
+    return from_scratch(input, topic=topic_report, partial=topic_partial, merge=merge)
 
 
-def references(input: ReportInput, v: Votes) -> list[tuple[str, np.ndarray]]:
-    """The reference labellings of the accuracy table, as (name, per-item labels):
-    every reference run, then the adjudicated gold (the topics' ``consensus``
-    curations, NaN where an item was not adjudicated) when any topic has one."""
-    found = [(run.name, reference_labels(v, run)) for run in reference_runs(input.runs)]
-    by_external = {t.external_id: input.curation(t, "consensus") for t in input.topics}
-    adjudicated = np.array(
-        [
-            float(match)
-            if isinstance(match := ((by_external.get(t) or {}).get("matches") or {}).get(c), bool)
-            else np.nan
-            for t, c in v.items
-        ]
-    )
+@dataclass(frozen=True)
+class _Merged:
+    """The partials laid end to end: the campaign's vote matrix (items x assessors), the
+    systems' returned items (systems x items), the references' labels (name, per item),
+    each item's query (its topic, numbered in sorted external id order)."""
+
+    matrix: np.ndarray
+    assessors: list[str]
+    returned: np.ndarray
+    references: list[tuple[str, np.ndarray]]
+    queries: np.ndarray
+
+
+def _concatenate(
+    topics: Sequence[Topic], partials: Sequence[PairsPartial], systems: list[str], references: list[str]
+) -> _Merged:
+    """The partials as one campaign, vectorised (no work per topic beyond reading its lists)."""
+    sizes = np.fromiter((p.items for p in partials), np.int64, count=len(partials))
+    first_item = _starts(sizes)
+    n_items = int(sizes.sum())
+    # the votes: each topic's items x its assessors
+    assessors = sorted(set(chain.from_iterable(p.assessors for p in partials)))
+    column = {name: k for k, name in enumerate(assessors)}
+    widths = np.fromiter((len(p.assessors) for p in partials), np.int64, count=len(partials))
+    names = np.fromiter((column[n] for p in partials for n in p.assessors), np.int64, count=int(widths.sum()))
+    counts = sizes * widths
+    values = np.fromiter(chain.from_iterable(p.votes for p in partials), np.float64, count=int(counts.sum()))
+    topic, local = _cells(counts)
+    width = widths[topic]
+    matrix = np.full((n_items, len(assessors)), np.nan)
+    matrix[first_item[topic] + local // width, names[_starts(widths)[topic] + local % width]] = values
+    # the runs: each topic's runs x its items
+    returned = _by_run(partials, "systems", "returned", systems, sizes, False, bool)
+    labels = _by_run(partials, "references", "reference_labels", references, sizes, np.nan, np.float64)
+    adjudicated = np.fromiter(chain.from_iterable(p.adjudicated for p in partials), np.float64, count=n_items)
+    found = [(name, labels[r]) for r, name in enumerate(references)]
     if not np.isnan(adjudicated).all():
         found.append((ADJUDICATED_REFERENCE, adjudicated))
-    return found
+    # the queries as query_counts numbers them: the topics that have items, in sorted external id order
+    rank = {external: q for q, external in enumerate(sorted({t.external_id for t, n in zip(topics, sizes) if n}))}
+    query = np.fromiter((rank.get(t.external_id, -1) for t in topics), np.int64, count=len(topics))
+    return _Merged(matrix, assessors, returned, found, np.repeat(query, sizes))
+
+
+def _starts(counts: np.ndarray) -> np.ndarray:
+    """Where each of blocks of ``counts`` laid end to end starts."""
+    return np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
+
+
+def _cells(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For blocks of ``counts`` cells laid end to end: each cell's block and its place in the block."""
+    block = np.repeat(np.arange(len(counts)), counts)
+    return block, np.arange(int(counts.sum())) - _starts(counts)[block]
+
+
+def _by_run(
+    partials: Sequence[PairsPartial],
+    names_field: str,
+    values_field: str,
+    names: list[str],
+    sizes: np.ndarray,
+    missing: Any,
+    dtype: Any,
+) -> np.ndarray:
+    """runs x items from every partial's runs x its items block, the runs ``names`` in
+    order (the cells of a run a topic's partial does not name are ``missing``)."""
+    n_items = int(sizes.sum())
+    result = np.full((len(names), n_items), missing, dtype=dtype)
+    if not names or not n_items:
+        return result
+    first_item = _starts(sizes)
+    if all(getattr(p, names_field) == names for p in partials):
+        # the rule: a run import marks every topic stale, so every partial names every run
+        counts = sizes * len(names)
+        values = np.fromiter(chain.from_iterable(getattr(p, values_field) for p in partials), dtype, int(counts.sum()))
+        topic, local = _cells(counts)
+        result[local // sizes[topic], first_item[topic] + local % sizes[topic]] = values
+        return result
+    row = {name: r for r, name in enumerate(names)}
+    for p, start, size in zip(partials, first_item, sizes):
+        own = getattr(p, names_field)
+        block = np.array(getattr(p, values_field), dtype=dtype).reshape(len(own), size)
+        for r, name in enumerate(own):
+            if name in row:
+                result[row[name], start : start + size] = block[r]
+    return result
+
+
+#: The name of the adjudicated gold among a campaign's references.
+ADJUDICATED_REFERENCE = "adjudicated gold"
 
 
 def reference_runs(runs: Sequence[Run]) -> list[Run]:
@@ -429,40 +577,30 @@ def reference_runs(runs: Sequence[Run]) -> list[Run]:
     return sorted((r for r in runs if r.data.get("reference") is True), key=lambda r: r.name)
 
 
-def reference_labels(v: Votes, run: Run) -> np.ndarray:
-    """Per item the reference's label (1.0 match, 0.0 no match, NaN none)."""
-    labels = run.data.get("labels") or {}
-    return np.array(
-        [
-            float(labels[t][c]) if isinstance(labels.get(t), dict) and isinstance(labels[t].get(c), bool) else np.nan
-            for t, c in v.items
-        ]
-    )
-
-
-def system_scores(v: Votes, runs: Sequence[Run]) -> list[PairsSystem]:
+def system_scores(
+    systems: Sequence[str], returned: np.ndarray, matrix: np.ndarray, assessors: Sequence[str]
+) -> list[PairsSystem]:
     """Each system's pooled precision, recall and F1 under the Consensus,
     Union and Intersection truth sets (section 2.4; significance in the
-    evaluation analysis)."""
+    evaluation analysis); ``returned``: systems x items."""
 
-    if not runs or not v.assessors:
+    if not systems or not assessors:
         return []
-    returned = returned_matrix(v, runs)
-    sets = ("consensus", "union", "intersection")
-    scored = {truth: precision_recall_f1(returned, gold_standard(v, truth)) for truth in sets}
+    gold = {"consensus": consensus, "union": union, "intersection": intersection}
+    scored = {truth: precision_recall_f1(returned, labels(matrix)) for truth, labels in gold.items()}
     return [
         PairsSystem(
-            system=run.name,
+            system=name,
             **{
                 truth: PRF(
                     precision=float(np.atleast_1d(scored[truth].precision)[s]),
                     recall=float(np.atleast_1d(scored[truth].recall)[s]),
                     f1=float(np.atleast_1d(scored[truth].f1)[s]),
                 )
-                for truth in sets
+                for truth in gold
             },
         )
-        for s, run in enumerate(runs)
+        for s, name in enumerate(systems)
     ]
 
 
@@ -474,17 +612,17 @@ def _pooled_f1(sums: np.ndarray) -> np.ndarray:
         return np.where(denominator > 0, 2 * tp / denominator, 0.0)
 
 
-def system_ranking_stability(v: Votes, runs: Sequence[Run], settings: IntervalSettings) -> RankingStability | None:
+def system_ranking_stability(
+    returned: np.ndarray, matrix: np.ndarray, assessors: Sequence[str], queries: np.ndarray, settings: IntervalSettings
+) -> RankingStability | None:
     """How stable the systems' ranking by pooled F1 under the consensus is: Kendall's tau
-    between it and the rankings on bootstrap resamples of the judged topics (queries);
-    None without two systems."""
-    if len(runs) < 2 or not v.assessors:
+    between it and the rankings on bootstrap resamples of the judged topics (queries,
+    numbered in sorted external id order); None without two systems."""
+    if len(returned) < 2 or not assessors:
         return None
-    truth = gold_standard(v, "consensus")
-    topics = [topic for topic, _ in v.items]
-    counts = query_counts(returned_matrix(v, runs), truth, topics)  # systems x topics x (tp, fp, fn)
-    _, codes = np.unique(np.array(topics), return_inverse=True)  # query_counts numbers them in sorted order
-    known = np.bincount(codes, weights=~np.isnan(truth)) > 0
+    truth = consensus(matrix)
+    counts = query_counts(returned, truth, queries)  # systems x topics x (tp, fp, fn)
+    known = np.bincount(queries, weights=~np.isnan(truth)) > 0
     return ranking_stability(
         counts[:, known, :].astype(np.float64),
         measure="F1 (consensus)",
