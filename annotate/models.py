@@ -136,7 +136,10 @@ class Judgment(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["topic", "assessor"], name="one_judgment_per_assessor")]
-        indexes = [models.Index(fields=["status", "topic"])]
+        # Topic first: "the judgments of a campaign that count" (scoring.selectors.submitted_judgments)
+        # goes from the campaign's topics to their judgments; led by status, SQLite
+        # scanned every counting judgment in the database instead.
+        indexes = [models.Index(fields=["topic", "status"])]
 
     def __str__(self) -> str:
         return f"{self.assessor} on {self.topic} (v{self.version}, {self.status})"
