@@ -30,7 +30,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import combinations
+from itertools import chain, combinations
 from typing import Any, Literal
 
 import numpy as np
@@ -58,6 +58,7 @@ from scoring.intervals import (
 from scoring.metrics import relevance as m
 from scoring.metrics.gwet import agreement_weights, gwet_units
 from scoring.metrics.uncertainty import cohen_kappa_units, krippendorff_alpha_units, mean_units, ratio_units
+from scoring.partials import MergeInput, from_scratch
 from scoring.selectors import JudgmentRow, ReportInput
 
 EXPORTS = {
@@ -700,24 +701,161 @@ def topic_report(input: ReportInput, topic: Topic) -> RelevanceTopicReport:
     )
 
 
-def campaign_report(input: ReportInput) -> RelevanceCampaignReport:
-    campaign, topics, judgments, runs = input.campaign, input.topics, input.judgments, input.runs
+# -- incremental campaign report: per-topic partials and their merge (scoring/partials.py) ------
+
+#: ireval's measure names at the report's cutoff, in its order.
+MEASURES = (f"nDCG@{CUTOFF}", f"P@{CUTOFF}", "AP", "Bpref")
+
+
+@dataclass(frozen=True)
+class RelevancePartial:
+    """What the campaign report needs of one topic: its documents, who graded some of them
+    and how (``grades``: assessors x documents, row-major, NaN not graded), and the systems
+    evaluated on it (trec_eval's measures per topic depend on that topic only): ``scores``
+    is qrels sets x systems x :data:`MEASURES`, row-major, for the topic's non-empty qrels
+    sets (``sets``: the consensus and ``single:<assessor>``) and every system with a ranking
+    (``systems``; one that does not rank this topic scores ir-measures' default, 0)."""
+
+    documents: list[str]
+    assessors: list[str]
+    grades: list[float]
+    sets: list[str]
+    systems: list[str]
+    scores: list[float]
+
+
+def topic_partial(input: ReportInput, topic: Topic, report: RelevanceTopicReport | None = None) -> RelevancePartial:
+    g = grades([topic], input.judgments_of(topic))
+    sets = qrels_sets(g)
+    # every system scores the topic: a system that does not rank it (or ranks nothing for it)
+    # gets ir-measures' default (0), as in a campaign-wide evaluation (an empty ranking is
+    # left out: pytrec_eval crashes on it)
+    systems = {
+        name: {topic.external_id: ranking[topic.external_id]} if ranking.get(topic.external_id) else {}
+        for name, ranking in system_runs(input.runs).items()
+    }
+    scores: list[float] = []
+    if sets and systems:
+        e = ireval.evaluate(sets, systems, relevance_threshold=threshold_of(input.campaign.params), cutoff=CUTOFF)
+        scores = e.per_topic[:, :, 0, :].ravel().tolist()
+    return RelevancePartial(
+        documents=g.document_ids,
+        assessors=list(g.assessors),
+        grades=g.matrix.ravel().tolist(),
+        sets=list(sets),
+        systems=list(systems) if sets else [],
+        scores=scores,
+    )
+
+
+def _segments(starts: np.ndarray, widths: np.ndarray) -> np.ndarray:
+    """The positions ``starts[k] + 0 .. widths[k] - 1`` of every segment k, concatenated.
+
+    >>> _segments(np.array([10, 0, 5]), np.array([2, 0, 3])).tolist()
+    [10, 11, 5, 6, 7]
+    """
+    before = np.cumsum(widths) - widths
+    return np.repeat(starts - before, widths) + np.arange(int(widths.sum()))
+
+
+def _lengths(lists: Sequence[Sequence[Any]]) -> np.ndarray:
+    return np.fromiter((len(x) for x in lists), np.intp, len(lists))
+
+
+def merged_grades(input: MergeInput, partials: Sequence[RelevancePartial]) -> Grades:
+    """The campaign's :class:`Grades` (what :func:`grades` builds from every judgment),
+    scattered into place from the topics' partials."""
+    topics = [t.external_id for t in input.topics]
+    sizes = _lengths([p.documents for p in partials])
+    offsets = np.cumsum(sizes) - sizes
+    n = int(sizes.sum())
+    items = list(
+        zip(
+            np.repeat(np.array(topics, dtype=object), sizes).tolist(),
+            chain.from_iterable(p.documents for p in partials),
+        )
+    )
+    who = list(chain.from_iterable(p.assessors for p in partials))
+    assessors = sorted(set(who))
+    matrix = np.full((len(assessors), n), np.nan)
+    if who:
+        index = {name: a for a, name in enumerate(assessors)}
+        counts = _lengths([p.assessors for p in partials])
+        widths = np.repeat(sizes, counts)
+        values = np.fromiter(chain.from_iterable(p.grades for p in partials), float, int(widths.sum()))
+        row = np.fromiter((index[name] for name in who), np.intp, len(who))
+        matrix[np.repeat(row, widths), _segments(np.repeat(offsets, counts), widths)] = values
+    return Grades(items, np.repeat(np.arange(len(partials), dtype=np.intp), sizes), topics, assessors, matrix)
+
+
+def merged_evaluation(
+    input: MergeInput, partials: Sequence[RelevancePartial], assessors: Sequence[str]
+) -> ireval.Evaluation | None:
+    """What :func:`evaluation` gives (every system under every qrels set) from the topics'
+    per-topic figures: the same per-topic array, the means over each set's topics as ireval takes them."""
+    systems = list(system_runs(input.runs))
+    present = set(chain.from_iterable(p.sets for p in partials))
+    sets = [name for name in vote_truths(assessors) if name in present]
+    if not systems or not sets:
+        return None
+    graded = [k for k, p in enumerate(partials) if p.sets]  # the topics with a grade: the consensus has them
+    column = np.full(len(partials), -1, dtype=np.intp)
+    column[graded] = np.arange(len(graded))
+    per_topic = np.full((len(sets), len(systems), len(graded), len(MEASURES)), np.nan)
+    n_sets, n_systems = _lengths([p.sets for p in partials]), _lengths([p.systems for p in partials])
+    cells = n_sets * n_systems
+    if cells.any():
+        set_index, system_index = {name: q for q, name in enumerate(sets)}, {name: s for s, name in enumerate(systems)}
+        set_codes = np.fromiter((set_index[x] for p in partials for x in p.sets), np.intp, int(n_sets.sum()))
+        system_codes = np.fromiter(
+            (system_index[x] for p in partials for x in p.systems), np.intp, int(n_systems.sum())
+        )
+        topic = np.repeat(np.arange(len(partials)), cells)
+        local = _segments(np.zeros(len(partials), dtype=np.intp), cells)
+        divisor = np.maximum(n_systems, 1)[topic]
+        q = set_codes[(np.cumsum(n_sets) - n_sets)[topic] + local // divisor]
+        s = system_codes[(np.cumsum(n_systems) - n_systems)[topic] + local % divisor]
+        values = np.fromiter(chain.from_iterable(p.scores for p in partials), float, int(cells.sum()) * len(MEASURES))
+        per_topic[q, s, column[topic]] = values.reshape(-1, len(MEASURES))
+    # as ireval.evaluate: the mean over each set's own topics (NaN marks the others)
+    in_set = ~np.isnan(per_topic)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        means = np.where(in_set, per_topic, 0.0).sum(axis=2) / in_set.sum(axis=2)
+    return ireval.Evaluation(
+        tuple(sets),
+        tuple(systems),
+        tuple(input.topics[k].external_id for k in graded),
+        MEASURES,
+        means,
+        per_topic,
+        threshold_of(input.campaign.params),
+    )
+
+
+def merge(input: MergeInput, partials: Sequence[RelevancePartial]) -> RelevanceCampaignReport:
+    """The campaign report from every topic's partial, in topic order."""
+    campaign = input.campaign
     scale, threshold = scale_of(campaign.params), threshold_of(campaign.params)
-    g = grades(topics, judgments)
+    g = merged_grades(input, partials)
     settings = interval_settings(campaign.params)
-    evaluated = evaluation(g, runs, threshold=threshold)
+    evaluated = merged_evaluation(input, partials, g.assessors)
     return RelevanceCampaignReport(
         **_agreement(g, scale=scale, threshold=threshold, settings=settings),
-        topics=len(topics),
+        topics=len(input.topics),
         scale=scale,
         threshold=threshold,
         evaluation=evaluation_summary(evaluated),
-        runs=len(system_runs(runs)),
+        runs=len(system_runs(input.runs)),
         ranking=system_ranking_stability(evaluated, settings),
         reliability=lm.graded_reliability(
             g.matrix.T, g.assessors, lm.model_truth(g.matrix.T, "dawid-skene", len(levels(scale, g)))
         ),
     )
+
+
+def campaign_report(input: ReportInput) -> RelevanceCampaignReport:
+    """The campaign report from scratch: the merge of every topic's fresh partial."""
+    return from_scratch(input, topic=topic_report, partial=topic_partial, merge=merge)
 
 
 # -- analysis: ranking stability at any cutoff -----------------------------------------------------

@@ -19,6 +19,9 @@ SPEC = KindSpec(
         disagreement=report.topic_disagreement,
         template="relevance/report.html",
         topic_template="relevance/topic_report.html",
+        partial=report.topic_partial,
+        merge=report.merge,
+        partial_type=report.RelevancePartial,
     ),
     exports=Exports(
         formats={**report.EXPORTS, **interchange.EXPORTS},
