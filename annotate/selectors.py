@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import PermissionDenied
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery
 from django.http import Http404
 
 from annotate.adaptive import is_adaptive
@@ -55,6 +55,18 @@ def visible_campaigns(user: AnyUser) -> QuerySet[Campaign]:
     return Campaign.objects.filter(memberships__user=user).distinct()
 
 
+#: The roles each need admits (:func:`campaign_for`).
+_ALLOWED: dict[str, set[str]] = {
+    # Adjudicators are left out of "view" on purpose: every page and endpoint of
+    # assessors and organisers stays closed to them unless it asks for them.
+    "view": {"admin", "organiser", "assessor"},
+    "member": {"admin", "organiser", "assessor", "adjudicator"},
+    "adjudicate": {"admin", "organiser", "adjudicator"},
+    "organise": {"admin", "organiser"},
+    "admin": {"admin"},
+}
+
+
 def campaign_for(user: AnyUser, campaign_id: int, *, need: Need = "view") -> tuple[Campaign, str]:
     """The campaign and the user's role in it.
 
@@ -65,15 +77,7 @@ def campaign_for(user: AnyUser, campaign_id: int, *, need: Need = "view") -> tup
     role = role_in(user, campaign) if campaign else None
     if campaign is None or role is None:
         raise Http404(f"No campaign {campaign_id}, or you are not a member of it.")
-    allowed = {
-        # Adjudicators are left out of "view" on purpose: every page and endpoint of
-        # assessors and organisers stays closed to them unless it asks for them.
-        "view": {"admin", "organiser", "assessor"},
-        "member": {"admin", "organiser", "assessor", "adjudicator"},
-        "adjudicate": {"admin", "organiser", "adjudicator"},
-        "organise": {"admin", "organiser"},
-        "admin": {"admin"},
-    }[need]
+    allowed = _ALLOWED[need]
     if role not in allowed:
         who = {
             "view": "its assessors, organisers and admins",
@@ -85,6 +89,28 @@ def campaign_for(user: AnyUser, campaign_id: int, *, need: Need = "view") -> tup
             f'You are {role_phrase(role)} in the campaign "{campaign.name}": only {who} may do this.'
         )
     return campaign, role
+
+
+def judging_target(
+    user: AnyUser, campaign_id: int, external_id: str, *, need: Need = "view"
+) -> tuple[Campaign, str, Topic]:
+    """:func:`campaign_for` and then :func:`topic_for`, in one query when the user
+    may open the topic (the judgment endpoints' path: the topic, its campaign,
+    the user's role and, for an assessor, the assignment, joined). Anything
+    else takes the two functions' own path, so refusals are theirs word for word."""
+    if user.is_authenticated:
+        topics = Topic.objects.select_related("campaign").filter(campaign_id=campaign_id, external_id=external_id)
+        if not user.is_staff:
+            roles = Membership.objects.filter(campaign_id=OuterRef("campaign_id"), user_id=user.pk).order_by()
+            assigned = Assignment.objects.filter(topic_id=OuterRef("pk"), assessor_id=user.pk).order_by()
+            topics = topics.annotate(member_role=Subquery(roles.values("role")[:1]), assigned=Exists(assigned))
+        topic = next(iter(topics.order_by()[:1]), None)
+        if topic is not None:
+            role = "admin" if user.is_staff else topic.member_role
+            if role in _ALLOWED[need] and (role != "assessor" or topic.assigned):
+                return topic.campaign, role, topic
+    campaign, role = campaign_for(user, campaign_id, need=need)
+    return campaign, role, topic_for(user, campaign, role, external_id)
 
 
 def topic_for(user: AnyUser, campaign: Campaign, role: str, external_id: str) -> Topic:
@@ -134,7 +160,10 @@ def judgments_visible(user: AnyUser, campaign: Campaign, role: str) -> QuerySet[
 
 
 def own_judgment(topic: Topic, user: AnyUser) -> Judgment | None:
-    return Judgment.objects.filter(topic=topic, assessor=user).first()
+    judgment = Judgment.objects.filter(topic=topic, assessor=user).first()
+    if judgment is not None:
+        judgment.topic, judgment.assessor = topic, user  # known: no query to show them
+    return judgment
 
 
 @dataclass(frozen=True)

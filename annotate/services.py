@@ -346,7 +346,20 @@ def clean_judgment_request(
 
 
 def _locked_judgment(topic: Topic, assessor: AbstractBaseUser) -> Judgment | None:
-    return Judgment.objects.select_for_update().filter(topic=topic, assessor=assessor).first()
+    found = list(Judgment.objects.select_for_update().filter(topic_id=topic.pk, assessor_id=assessor.pk)[:1])
+    if not found:
+        return None
+    judgment = found[0]
+    judgment.topic, judgment.assessor = topic, assessor  # known: no query to read them again
+    return judgment
+
+
+def _assignment_items(topic: Topic, assessor: AbstractBaseUser) -> tuple[bool, list[str] | None]:
+    """(whether ``assessor`` is assigned to ``topic``, the assignment's items)."""
+    found = list(
+        Assignment.objects.filter(topic_id=topic.pk, assessor_id=assessor.pk).order_by().values_list("items")[:1]
+    )
+    return (True, found[0][0]) if found else (False, None)
 
 
 def _write(
@@ -364,12 +377,15 @@ def _write(
         judgment.submitted_at = timezone.now()
     elif status not in Judgment.COUNTING:
         judgment.submitted_payload = judgment.submitted_version = judgment.submitted_at = None
-    try:
-        with transaction.atomic():
-            judgment.save()
-    except IntegrityError:
-        # Another request created it between our read and our insert.
-        raise Conflict(Judgment.objects.get(topic=topic, assessor=judgment.assessor).version) from None
+    if judgment.pk is not None:
+        judgment.save()  # an update: (topic, assessor) is unchanged, so no clash to catch
+    else:
+        try:
+            with transaction.atomic():
+                judgment.save()
+        except IntegrityError:
+            # Another request created it between our read and our insert.
+            raise Conflict(Judgment.objects.get(topic=topic, assessor=judgment.assessor).version) from None
     revision = JudgmentRevision.objects.create(
         judgment=judgment,
         version=judgment.version,
@@ -422,11 +438,11 @@ def save_judgment(
     the judgment's active time.
     """
     active_ms = clean_active_ms(active_ms)
-    assignment = Assignment.objects.filter(topic=topic, assessor=assessor).first()
-    if assignment is None:
+    assigned, items = _assignment_items(topic, assessor)
+    if not assigned:
         clean_judgment_request(topic, payload, status, version)
         raise NotAssigned()
-    cleaned = clean_judgment_request(topic, payload, status, version, scope=assignment.items)
+    cleaned = clean_judgment_request(topic, payload, status, version, scope=items)
     judgment = _locked_judgment(topic, assessor)
     current = judgment.version if judgment else 0
     if version != current:

@@ -40,6 +40,18 @@ def env_int(name: str, default: int, *, minimum: int | None = None) -> int:
     return value
 
 
+def env_seconds(name: str, default: float) -> float:
+    """A non-negative number of seconds, such as ``1`` or ``0.25``."""
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    import re
+
+    if not re.fullmatch(r"[0-9]+(\.[0-9]+)?", raw.strip()):
+        raise ImproperlyConfigured(f"{name}={raw!r}: expected a number of seconds such as 1 or 0.25")
+    return float(raw.strip())
+
+
 def env_list(name: str, default: list[str]) -> list[str]:
     raw = os.environ.get(name)
     if raw is None:

@@ -12,7 +12,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from concord.env import env_bool, env_choice, env_int, env_list, env_str
+from concord.env import env_bool, env_choice, env_int, env_list, env_seconds, env_str
 from kinds import KIND_APPS
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -118,6 +118,9 @@ else:
                 "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
             },
             "TEST": {"NAME": env_str("CONCORD_SQLITE_TEST_PATH")},
+            # Connections are kept between requests (opening one and running
+            # its PRAGMAs cost about a tenth of a small request's CPU).
+            "CONN_MAX_AGE": env_int("CONCORD_CONN_MAX_AGE", 600, minimum=0),
         }
     }
 
@@ -219,16 +222,25 @@ CONCORD_PERMISSIONS_POLICY = "camera=(), microphone=(), geolocation=(), payment=
 # Scale-out: CONCORD_TASKS_BACKEND=rq with REDIS_URL, and any number of
 # `manage.py rqworker default --job-class django_tasks_rq.Job` processes.
 _TASK_BACKENDS = {"db": "django_tasks_db.DatabaseBackend", "rq": "django_tasks_rq.RQBackend"}
+# Two queues: "default" for the live report rebuilds, "analyses" for the
+# analyses organisers run (and their chunks), each with its own worker, so a
+# long analysis never holds up a report (./run starts both).
 _tasks_backend = env_str("CONCORD_TASKS_BACKEND", "db")
-TASKS = {"default": {"BACKEND": _TASK_BACKENDS.get(_tasks_backend, _tasks_backend), "QUEUES": []}}
+TASK_QUEUES = ["default", "analyses"]
+TASKS = {"default": {"BACKEND": _TASK_BACKENDS.get(_tasks_backend, _tasks_backend), "QUEUES": TASK_QUEUES}}
 if TASKS["default"]["BACKEND"] == _TASK_BACKENDS["rq"]:
     INSTALLED_APPS.append("django_rq")
     RQ_QUEUES = {
-        "default": {
+        queue: {
             "URL": env_str("REDIS_URL", "redis://127.0.0.1:6379/0"),
             "DEFAULT_TIMEOUT": env_int("CONCORD_RQ_TIMEOUT", 3600, minimum=1),
         }
+        for queue in TASK_QUEUES
     }
+# The least time between the end of one rebuild of a campaign's reports and the
+# start of the next (seconds): under steady submissions the worker rebuilds a
+# campaign at most about once per interval, leaving time for the others.
+CONCORD_REBUILD_INTERVAL = env_seconds("CONCORD_REBUILD_INTERVAL", 1.0)
 
 REST_FRAMEWORK = {
     # Token first: its WWW-Authenticate header makes anonymous requests 401.

@@ -27,7 +27,9 @@ from rest_framework import exceptions
 
 
 def issue(user: AbstractBaseUser) -> tuple[AuthToken, str]:
-    """(the stored token, its secret): the secret is shown once, never stored."""
+    """(the stored token, its secret): the secret is shown once, never stored.
+    The user's expired tokens are deleted here (not on every request)."""
+    AuthToken.objects.filter(user=user, expiry__lt=timezone.now()).delete()
     return AuthToken.objects.create(user=user, expiry=knox_settings.TOKEN_TTL)
 
 
@@ -66,6 +68,15 @@ class TokenAuthentication(KnoxTokenAuthentication):
         if len(token) > limit or not token.isascii():
             raise exceptions.AuthenticationFailed("Invalid token.")
         return super().authenticate_credentials(token)
+
+    def _cleanup_token(self, auth_token: AuthToken) -> bool:
+        """Whether the presented token has expired (it is then deleted). knox also
+        reads every other token of the user on every request to delete the
+        expired ones: one more query per API call, so that is left to ``issue``."""
+        if auth_token.expiry is not None and auth_token.expiry < timezone.now():
+            auth_token.delete()
+            return True
+        return False
 
 
 class TokenScheme(OpenApiAuthenticationExtension):

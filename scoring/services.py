@@ -1,9 +1,11 @@
 """Writes for scoring: marking topics stale, recomputing stored reports, jobs.
 
-Live scoring: a submission marks its topic stale and, once committed, asks
-for a recompute. A campaign has at most one recompute queued at a time
-(``ScoringState.pending``); submissions that arrive while it waits ride along
-with it, so a burst of N submissions costs one or two recomputes, not N.
+Live scoring: a submission marks its topic stale and sets its campaign's
+recompute flag (``ScoringState.pending``) in the same transaction; the one
+that finds the flag clear queues a recompute once committed. A campaign has at
+most one recompute queued at a time; submissions that arrive while it waits
+ride along with it, so a burst of N submissions costs one or two recomputes,
+not N (scoring/schedule.py: and never two closer than CONCORD_REBUILD_INTERVAL).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from annotate.models import Campaign, Judgment, Topic
 from concord.digits import whole_number
 from concord.errors import InvalidInput
 from kinds.registry import get_kind
-from scoring import jobs, tasks
+from scoring import jobs, schedule, tasks
 from scoring.jobs import (  # re-exported: the public face of scoring's writes
     COMMON_ANALYSES,
     COMMON_ANALYSIS_PARAMS,
@@ -99,8 +101,7 @@ def mark_stale(topic: Topic, revision_id: int) -> None:
         unique_fields=["topic"],
         update_fields=["revision", "marked_at"],
     )
-    campaign_id = topic.campaign_id
-    transaction.on_commit(lambda: request_recompute(campaign_id))
+    schedule.claim(topic.campaign_id, tasks.enqueue_recompute)
 
 
 def mark_all_stale(campaign: Campaign) -> None:
@@ -116,18 +117,14 @@ def mark_all_stale(campaign: Campaign) -> None:
         unique_fields=["topic"],
         update_fields=["revision", "marked_at"],
     )
-    transaction.on_commit(lambda: request_recompute(campaign.pk))
+    schedule.claim(campaign.pk, tasks.enqueue_recompute)
 
 
 def request_recompute(campaign_id: int) -> bool:
-    """Queue a recompute unless one is already queued. True if one was queued."""
-    ScoringState.objects.get_or_create(campaign_id=campaign_id)
-    claimed = ScoringState.objects.filter(campaign_id=campaign_id, pending=False).update(
-        pending=True, requested_at=timezone.now()
-    )
-    if claimed:
-        tasks.recompute_campaign_reports.enqueue(campaign_id)
-    return bool(claimed)
+    """Queue a recompute unless one is already queued (once the surrounding
+    transaction, if any, commits). True if one was queued."""
+    with transaction.atomic():
+        return schedule.claim(campaign_id, tasks.enqueue_recompute)
 
 
 def start_analysis(*, campaign: Campaign, analysis: str, params: dict | None, user) -> Job:

@@ -75,7 +75,7 @@ def main() -> None:
         manage(env, "shell", "-c", setup)
         port = free_port()
         worker = subprocess.Popen(
-            [sys.executable, "manage.py", "db_worker", "--no-startup-delay", "--interval", "0.2"],
+            [sys.executable, "manage.py", "db_worker", "--queue-name", "*", "--no-startup-delay", "--interval", "0.2"],
             cwd=ROOT,
             env=env,
             stdout=subprocess.DEVNULL,

@@ -130,6 +130,29 @@ class JudgmentSerializer(serializers.ModelSerializer):
         return judgment.status == Judgment.Status.REOPENED and judgment.payload != judgment.submitted_payload
 
 
+_DATETIME = serializers.DateTimeField()
+
+
+def judgment_body(judgment: Judgment) -> dict:
+    """``JudgmentSerializer(judgment).data`` without building a serializer (the
+    judgment endpoints answer every save with it; a test keeps the two equal).
+    ``judgment.topic`` and ``judgment.assessor`` should be loaded already."""
+    when = _DATETIME.to_representation
+    return {
+        "topic": judgment.topic.external_id,
+        "assessor": judgment.assessor.username,
+        "payload": judgment.payload,
+        "status": str(judgment.status),
+        "version": judgment.version,
+        "submitted_version": judgment.submitted_version,
+        "submitted_payload": judgment.submitted_payload,
+        "draft_differs": judgment.status == Judgment.Status.REOPENED and judgment.payload != judgment.submitted_payload,
+        "updated_at": when(judgment.updated_at) if judgment.updated_at else None,
+        "submitted_at": when(judgment.submitted_at) if judgment.submitted_at else None,
+        "active_ms": judgment.active_ms,
+    }
+
+
 class JudgmentWriteSerializer(serializers.Serializer):
     payload = serializers.JSONField()
     status = serializers.ChoiceField(

@@ -168,8 +168,7 @@ class RunList(APIView):
 class OwnJudgment(APIView):
     @extend_schema(responses={200: s.JudgmentSerializer, **ERRORS})
     def get(self, request: Request, campaign_id: int, topic_id: str) -> Response:
-        campaign, role = selectors.campaign_for(request.user, campaign_id)
-        topic = selectors.topic_for(request.user, campaign, role, topic_id)
+        campaign, role, topic = selectors.judging_target(request.user, campaign_id, topic_id)
         judgment = selectors.own_judgment(topic, request.user)
         if judgment is None:
             return Response(
@@ -189,7 +188,7 @@ class OwnJudgment(APIView):
                     "active_ms": 0,
                 }
             )
-        return Response(s.JudgmentSerializer(judgment).data)
+        return Response(s.judgment_body(judgment))
 
     @extend_schema(
         request=s.JudgmentWriteSerializer,
@@ -203,8 +202,7 @@ class OwnJudgment(APIView):
         },
     )
     def put(self, request: Request, campaign_id: int, topic_id: str) -> Response:
-        campaign, role = selectors.campaign_for(request.user, campaign_id)
-        topic = selectors.topic_for(request.user, campaign, role, topic_id)
+        campaign, role, topic = selectors.judging_target(request.user, campaign_id, topic_id)
         data = body(
             request, allowed={"payload", "status", "version", "active_ms"}, required={"payload", "status", "version"}
         )
@@ -217,7 +215,7 @@ class OwnJudgment(APIView):
             source=_source(request),
             active_ms=data.get("active_ms", 0),
         )
-        return Response({**s.JudgmentSerializer(result.judgment).data, "replayed": result.replayed})
+        return Response({**s.judgment_body(result.judgment), "replayed": result.replayed})
 
 
 class JudgmentReopen(APIView):
@@ -229,13 +227,12 @@ class JudgmentReopen(APIView):
         responses={200: s.JudgmentSerializer, 409: CONFLICT, **ERRORS},
     )
     def post(self, request: Request, campaign_id: int, topic_id: str) -> Response:
-        campaign, role = selectors.campaign_for(request.user, campaign_id)
-        topic = selectors.topic_for(request.user, campaign, role, topic_id)
+        campaign, role, topic = selectors.judging_target(request.user, campaign_id, topic_id)
         data = body(request, allowed={"version"}, required={"version"})
         result = services.reopen_judgment(
             topic=topic, assessor=request.user, version=data["version"], source=_source(request)
         )
-        return Response({**s.JudgmentSerializer(result.judgment).data, "replayed": result.replayed})
+        return Response({**s.judgment_body(result.judgment), "replayed": result.replayed})
 
 
 class JudgmentWithdraw(APIView):
@@ -247,8 +244,7 @@ class JudgmentWithdraw(APIView):
         responses={200: s.JudgmentSerializer, 409: CONFLICT, **ERRORS},
     )
     def post(self, request: Request, campaign_id: int, topic_id: str) -> Response:
-        campaign, role = selectors.campaign_for(request.user, campaign_id)
-        topic = selectors.topic_for(request.user, campaign, role, topic_id)
+        campaign, role, topic = selectors.judging_target(request.user, campaign_id, topic_id)
         data = body(request, allowed={"version", "reason"}, required={"version"})
         result = services.withdraw_judgment(
             topic=topic,
@@ -257,7 +253,7 @@ class JudgmentWithdraw(APIView):
             reason=data.get("reason", ""),
             source=_source(request),
         )
-        return Response({**s.JudgmentSerializer(result.judgment).data, "replayed": result.replayed})
+        return Response({**s.judgment_body(result.judgment), "replayed": result.replayed})
 
 
 def _source(request: Request) -> str:
@@ -371,8 +367,7 @@ class TopicSkip(APIView):
         responses={200: s.SkipStateSerializer, **ERRORS},
     )
     def post(self, request: Request, campaign_id: int, topic_id: str) -> Response:
-        campaign, role = selectors.campaign_for(request.user, campaign_id)
-        topic = selectors.topic_for(request.user, campaign, role, topic_id)
+        campaign, role, topic = selectors.judging_target(request.user, campaign_id, topic_id)
         data = body(request, allowed={"reason"})
         return Response(_skip_state(flags.skip_topic(topic=topic, assessor=request.user, reason=data.get("reason"))))
 
@@ -380,8 +375,7 @@ class TopicSkip(APIView):
         description="Unskip: the topic is back in your queue.", responses={200: s.SkipStateSerializer, **ERRORS}
     )
     def delete(self, request: Request, campaign_id: int, topic_id: str) -> Response:
-        campaign, role = selectors.campaign_for(request.user, campaign_id)
-        topic = selectors.topic_for(request.user, campaign, role, topic_id)
+        campaign, role, topic = selectors.judging_target(request.user, campaign_id, topic_id)
         return Response(_skip_state(flags.unskip_topic(topic=topic, assessor=request.user)))
 
 
@@ -412,8 +406,7 @@ class TopicFlags(APIView):
         responses={200: s.FlagSerializer(many=True), **ERRORS},
     )
     def get(self, request: Request, campaign_id: int, topic_id: str) -> Response:
-        campaign, role = selectors.campaign_for(request.user, campaign_id)
-        topic = selectors.topic_for(request.user, campaign, role, topic_id)
+        campaign, role, topic = selectors.judging_target(request.user, campaign_id, topic_id)
         return Response(s.FlagSerializer(flags.topic_flags(topic, request.user, role), many=True).data)
 
     @extend_schema(
@@ -423,8 +416,7 @@ class TopicFlags(APIView):
         responses={201: s.FlagSerializer, **ERRORS},
     )
     def post(self, request: Request, campaign_id: int, topic_id: str) -> Response:
-        campaign, role = selectors.campaign_for(request.user, campaign_id)
-        topic = selectors.topic_for(request.user, campaign, role, topic_id)
+        campaign, role, topic = selectors.judging_target(request.user, campaign_id, topic_id)
         data = body(request, allowed={"comment", "item"}, required={"comment"})
         flag = flags.create_flag(topic=topic, author=request.user, comment=data["comment"], item=data.get("item", ""))
         return Response(s.FlagSerializer(flag).data, status=status.HTTP_201_CREATED)

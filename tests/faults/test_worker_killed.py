@@ -28,7 +28,7 @@ pytestmark = pytest.mark.skipif(bool(os.environ.get("DATABASE_URL")), reason="ru
 # The run script's worker id: host:pid:boot (see ./run and services.worker_id).
 AS_RUN_STARTS_IT = (
     "boot=$(head -c 8 /proc/sys/kernel/random/boot_id 2>/dev/null || echo -); "
-    'exec "$0" manage.py db_worker --no-startup-delay --interval 0.1 --worker-id "${HOSTNAME:0:40}:$$:$boot"'
+    'exec "$0" manage.py db_worker --queue-name "*" --no-startup-delay --interval 0.1 --worker-id "${HOSTNAME:0:40}:$$:$boot"'
 )
 
 ORDERING = textwrap.dedent(
@@ -110,7 +110,11 @@ EVALUATION = {"n_random": 360, "n_resamples": 10000, "chunk_size": 30, "seed": 3
 @pytest.fixture
 def env(tmp_path):
     environment = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "DJANGO_SETTINGS_MODULE"}}
-    environment.update(DJANGO_SETTINGS_MODULE="concord.settings", CONCORD_SQLITE_PATH=str(tmp_path / "faults.sqlite3"))
+    environment.update(
+        DJANGO_SETTINGS_MODULE="concord.settings",
+        CONCORD_REBUILD_INTERVAL="0",
+        CONCORD_SQLITE_PATH=str(tmp_path / "faults.sqlite3"),
+    )
     return environment
 
 
@@ -152,7 +156,9 @@ def tasks(env) -> list[dict]:
 def prepared(env, seed_script: str) -> None:
     python(env, "manage.py", "migrate", "-v0")
     python(env, "-c", seed_script)
-    python(env, "manage.py", "db_worker", "--batch", "--no-startup-delay")  # the live reports the judgments queued
+    python(
+        env, "manage.py", "db_worker", "--queue-name", "*", "--batch", "--no-startup-delay"
+    )  # the live reports the judgments queued
 
 
 def kill_when(env, worker: subprocess.Popen, job_id: int, ready, *, kill: bool = True) -> sqlite3.Row:
@@ -183,7 +189,7 @@ def result_of(env, job_id: int) -> dict:
 
 def uninterrupted(env, analysis: str, params: dict) -> dict:
     job_id = int(python(env, "-c", START, analysis, json.dumps(params)))
-    python(env, "manage.py", "db_worker", "--batch", "--no-startup-delay")
+    python(env, "manage.py", "db_worker", "--queue-name", "*", "--batch", "--no-startup-delay")
     return result_of(env, job_id)
 
 
@@ -228,7 +234,7 @@ def test_a_plain_job_killed_mid_run_runs_again_from_the_start(env):
     assert by_status == [("FAILED", "scoring.services.WorkerLost"), ("READY", "")]
     assert "Nothing to recover." in python(env, "manage.py", "recover_jobs")  # the queued task will run it
 
-    python(env, "manage.py", "db_worker", "--batch", "--no-startup-delay")
+    python(env, "manage.py", "db_worker", "--queue-name", "*", "--batch", "--no-startup-delay")
     assert result_of(env, job_id) == uninterrupted(env, "noise", NOISE)
 
 
@@ -240,6 +246,8 @@ def test_a_chunked_job_killed_mid_run_runs_only_its_unfinished_chunks(env):
             sys.executable,
             "manage.py",
             "db_worker",
+            "--queue-name",
+            "*",
             "--no-startup-delay",
             "--interval",
             "0.1",
@@ -286,7 +294,7 @@ def test_a_chunked_job_killed_mid_run_runs_only_its_unfinished_chunks(env):
     waiting = sorted(t["args"][1] for t in chunk_tasks if t["status"] == "READY")
     assert waiting == sorted(set(range(total)) - set(finished))
 
-    python(env, "manage.py", "db_worker", "--batch", "--no-startup-delay")
+    python(env, "manage.py", "db_worker", "--queue-name", "*", "--batch", "--no-startup-delay")
     result = result_of(env, job_id)
     marks = ",".join("?" * len(finished))
     kept = dict(

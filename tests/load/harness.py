@@ -506,12 +506,36 @@ def server(env: dict[str, str], logs: Path, *, workers: int = 4, worker_interval
         logs / "gunicorn.log",
     )
     with _cleanup(lambda: _stop(gunicorn)):
+        # As ./run: one worker for the report rebuilds, one for the analyses queue.
         worker = _start(
-            [PYTHON, "manage.py", "db_worker", "--no-startup-delay", "--interval", str(worker_interval)],
+            [
+                PYTHON,
+                "manage.py",
+                "db_worker",
+                "--queue-name",
+                "default",
+                "--no-startup-delay",
+                "--interval",
+                str(worker_interval),
+            ],
             env,
             logs / "worker.log",
         )
-        with _cleanup(lambda: _stop(worker)):
+        analyses = _start(
+            [
+                PYTHON,
+                "manage.py",
+                "db_worker",
+                "--queue-name",
+                "analyses",
+                "--no-startup-delay",
+                "--interval",
+                str(worker_interval),
+            ],
+            env,
+            logs / "analyses-worker.log",
+        )
+        with _cleanup(lambda: _stop(worker)), _cleanup(lambda: _stop(analyses)):
             url = f"http://127.0.0.1:{port}"
             _wait_until_up(url, gunicorn, logs / "gunicorn.log")
             _warm_up(url, workers)

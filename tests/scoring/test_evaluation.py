@@ -195,16 +195,24 @@ def run(env, *args, background=False):
 
 def evaluate_with(workers: int, tmp_path: Path) -> dict:
     env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "DJANGO_SETTINGS_MODULE"}}
-    env.update(DJANGO_SETTINGS_MODULE="concord.settings", CONCORD_SQLITE_PATH=str(tmp_path / f"w{workers}.sqlite3"))
+    env.update(
+        DJANGO_SETTINGS_MODULE="concord.settings",
+        CONCORD_REBUILD_INTERVAL="0",
+        CONCORD_SQLITE_PATH=str(tmp_path / f"w{workers}.sqlite3"),
+    )
     run(env, "manage.py", "migrate", "-v0")
     run(env, "-c", SETUP)
-    run(env, "manage.py", "db_worker", "--batch", "--no-startup-delay")  # the live reports the set-up queued
+    run(
+        env, "manage.py", "db_worker", "--queue-name", "*", "--batch", "--no-startup-delay"
+    )  # the live reports the set-up queued
     # Each worker stops after its share, so with two, both must take part.
     processes = [
         run(
             env,
             "manage.py",
             "db_worker",
+            "--queue-name",
+            "*",
             "--no-startup-delay",
             "--interval",
             "0.1",

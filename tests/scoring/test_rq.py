@@ -80,6 +80,7 @@ def evaluate_with_rq(tmp_path: Path, redis_url: str) -> dict:
     env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "DJANGO_SETTINGS_MODULE"}}
     env.update(
         DJANGO_SETTINGS_MODULE="concord.settings",
+        CONCORD_REBUILD_INTERVAL="0",
         CONCORD_SQLITE_PATH=str(tmp_path / "rq.sqlite3"),
         CONCORD_TASKS_BACKEND="rq",
         REDIS_URL=redis_url,
@@ -93,6 +94,7 @@ def evaluate_with_rq(tmp_path: Path, redis_url: str) -> dict:
             "manage.py",
             "rqworker",
             "default",
+            "analyses",
             "--job-class",
             "django_tasks_rq.Job",
             "--burst",

@@ -52,7 +52,11 @@ READ_STATE = textwrap.dedent(
 @pytest.fixture
 def environment(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "DJANGO_SETTINGS_MODULE"}}
-    env.update(DJANGO_SETTINGS_MODULE="concord.settings", CONCORD_SQLITE_PATH=str(tmp_path / "worker.sqlite3"))
+    env.update(
+        DJANGO_SETTINGS_MODULE="concord.settings",
+        CONCORD_REBUILD_INTERVAL="0",
+        CONCORD_SQLITE_PATH=str(tmp_path / "worker.sqlite3"),
+    )
     return env
 
 

@@ -1,0 +1,102 @@
+"""When a campaign's reports are rebuilt: at most one rebuild of a campaign in
+flight, and a minimum interval between two.
+
+- One in flight: a submission sets the campaign's flag (``ScoringState.pending``)
+  in its own transaction (:func:`claim`), and only the one that finds it clear
+  queues a rebuild, after its commit. The rebuild clears the flag as it starts,
+  so a submission arriving during a rebuild queues the next one: one running
+  and one queued is the most a campaign ever has.
+- The interval: a rebuild is queued to run no sooner than
+  ``CONCORD_REBUILD_INTERVAL`` seconds after the campaign's previous one ended
+  (``ScoringState.finished_at``; django-tasks' ``run_after``, which the database
+  queue honours), and a rebuild that a worker picks up sooner than that (it was
+  queued while the previous one ran) queues itself again for the right time
+  instead of running. Under steady submissions a big campaign is thus rebuilt
+  about once per interval plus its rebuild's length, and the worker has time
+  for the other campaigns' reports in between.
+
+A backend that cannot defer a task (the in-process one of the tests) runs it at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+
+from scoring.models import ScoringState
+
+
+def interval() -> timedelta:
+    return timedelta(seconds=settings.CONCORD_REBUILD_INTERVAL)
+
+
+def not_before(finished_at: datetime | None, now: datetime | None = None) -> datetime | None:
+    """When a rebuild may start after one that ended at ``finished_at``; None: now."""
+    if finished_at is None:
+        return None
+    due = finished_at + interval()
+    return due if due > (now or timezone.now()) else None
+
+
+def claim(campaign_id: int, enqueue: Callable[[int, datetime | None], object]) -> bool:
+    """Inside the transaction that marked topics of the campaign stale: set its
+    recompute flag; if this call set it (it was clear), ``enqueue(campaign_id,
+    not_before)`` once the transaction commits (never if it rolls back).
+    True if it was set here.
+
+    One statement (an upsert that returns the row only when it changed the
+    flag). It locks the campaign's row even when the flag is set already, so a
+    rebuild that starts meanwhile clears the flag only after this transaction
+    commits and then reads its marks (SQLite: the write lock the transaction
+    holds; PostgreSQL: ON CONFLICT DO UPDATE locks the row it finds whether or
+    not its WHERE holds).
+    """
+    table = connection.ops.quote_name(ScoringState._meta.db_table)
+    now = connection.ops.adapt_datetimefield_value(timezone.now())
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {table} (campaign_id, pending, requested_at) VALUES (%s, %s, %s) "
+            "ON CONFLICT (campaign_id) DO UPDATE SET pending = EXCLUDED.pending, requested_at = EXCLUDED.requested_at "
+            f"WHERE {table}.pending = %s RETURNING finished_at",
+            [campaign_id, True, now, False],
+        )
+        row = cursor.fetchone()
+    if row is None:
+        return False
+    after = not_before(_datetime(row[0]))
+    transaction.on_commit(lambda: enqueue(campaign_id, after))
+    return True
+
+
+def _datetime(value: object) -> datetime | None:
+    """A datetime column read through a raw cursor (SQLite gives text)."""
+    if value is None or isinstance(value, datetime):
+        return value
+    parsed = parse_datetime(str(value))
+    if parsed is not None and timezone.is_naive(parsed):
+        parsed = timezone.make_aware(parsed, UTC)
+    return parsed
+
+
+def too_soon(campaign_id: int) -> datetime | None:
+    """When a rebuild picked up now should run instead (the interval since the
+    previous one has not passed), or None: run it now."""
+    finished = ScoringState.objects.filter(campaign_id=campaign_id).values_list("finished_at", flat=True).first()
+    return not_before(finished)
+
+
+def finished(campaign_id: int) -> None:
+    """A rebuild of the campaign has just ended (done or failed)."""
+    ScoringState.objects.filter(campaign_id=campaign_id).update(finished_at=timezone.now())
+
+
+def deferred(task, run_after: datetime | None):
+    """``task`` to run no sooner than ``run_after`` where its backend can wait (else now)."""
+    if run_after is not None and task.get_backend().supports_defer:
+        return task.using(run_after=run_after)
+    return task
