@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
-from itertools import combinations
+from itertools import chain, combinations
 from typing import Any, Literal
 
 import numpy as np
@@ -31,6 +31,7 @@ from scoring.intervals import FigureCI, IntervalSettings, interval_settings
 from scoring.metrics import factoids as m
 from scoring.metrics.crossing import crossing
 from scoring.metrics.uncertainty import fleiss_kappa_units
+from scoring.partials import MergeInput, from_scratch
 from scoring.selectors import JudgmentRow, ReportInput, curation, curations_of
 
 EXPORTS = {"json": Export("application/json", "json"), "csv": Export("text/csv", "csv")}
@@ -340,26 +341,46 @@ def topic_report(input: ReportInput, topic: Topic) -> FactoidsTopicReport:
     )
 
 
-def campaign_report(input: ReportInput) -> FactoidsCampaignReport:
-    campaign, topics, judgments = input.campaign, input.topics, input.judgments
-    by_topic: dict[int, list[JudgmentRow]] = {}
-    for row in judgments:
-        by_topic.setdefault(row.topic_id, []).append(row)
-    rows = []
-    for topic in topics:
-        report = topic_report(input, topic)
-        for phase, result in report.agreement.items():
-            for pair in result.pairs:
-                rows.append(
-                    FactoidsCampaignPair(topic=topic.external_id, title=topic.title, phase=int(phase), **vars(pair))
-                )
+# -- incremental campaign report: per-topic partials and their merge (scoring/partials.py) ------
+
+
+@dataclass(frozen=True)
+class FactoidsPartial:
+    """What the campaign report needs of one topic: its annotator pairs' rows (every phase,
+    from the topic's report) and whether it has a consensus inventory (and so scores)."""
+
+    pairs: list[FactoidsCampaignPair]
+    scored: bool
+
+
+def topic_partial(input: ReportInput, topic: Topic, report: FactoidsTopicReport | None = None) -> FactoidsPartial:
+    report = topic_report(input, topic) if report is None else report
+    return FactoidsPartial(
+        pairs=[
+            FactoidsCampaignPair(topic=topic.external_id, title=topic.title, phase=int(phase), **vars(pair))
+            for phase, result in report.agreement.items()
+            for pair in result.pairs
+        ],
+        scored=input.curation(topic, "consensus") is not None,
+    )
+
+
+def merge(input: MergeInput, partials: Sequence[FactoidsPartial]) -> FactoidsCampaignReport:
+    """The campaign report from every topic's partial, in topic order: the topics' rows
+    one after another (nothing is recomputed)."""
+    campaign = input.campaign
     return FactoidsCampaignReport(
         phase=campaign.params.get("phase", 1),
-        topics=len(topics),
-        pairs=rows,
-        scored_topics=sum(1 for t in topics if input.curation(t, "consensus") is not None),
+        topics=len(input.topics),
+        pairs=list(chain.from_iterable(p.pairs for p in partials)),
+        scored_topics=sum(p.scored for p in partials),
         annotation_unit=annotation_unit(campaign),
     )
+
+
+def campaign_report(input: ReportInput) -> FactoidsCampaignReport:
+    """The campaign report from scratch: the merge of every topic's fresh partial."""
+    return from_scratch(input, topic=topic_report, partial=topic_partial, merge=merge)
 
 
 def judge_context(campaign: Campaign, topic: Topic, user) -> dict[str, Any]:

@@ -18,6 +18,9 @@ SPEC = KindSpec(
         disagreement=report.topic_disagreement,
         template="factoids/report.html",
         topic_template="factoids/topic_report.html",
+        partial=report.topic_partial,
+        merge=report.merge,
+        partial_type=report.FactoidsPartial,
     ),
     exports=Exports(
         formats=report.EXPORTS,
