@@ -74,10 +74,10 @@ def claim(campaign_id: int, enqueue: Callable[[int, datetime | None], object]) -
 
 
 def _datetime(value: object) -> datetime | None:
-    """A datetime column read through a raw cursor (SQLite gives text)."""
-    if value is None or isinstance(value, datetime):
-        return value
-    parsed = parse_datetime(str(value))
+    """A datetime column read through a raw cursor (SQLite gives it naive, in UTC)."""
+    if value is None:
+        return None
+    parsed = value if isinstance(value, datetime) else parse_datetime(str(value))
     if parsed is not None and timezone.is_naive(parsed):
         parsed = timezone.make_aware(parsed, UTC)
     return parsed
