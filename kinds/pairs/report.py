@@ -23,6 +23,7 @@ from concord.digits import whole_number
 from concord.errors import InvalidInput
 from concord.params import Bool, Choice, Float, Int, ParamsSchema
 from concord.typed import Figure
+from kinds.pairs.draws import ItemDraws
 from kinds.spec import Export
 from scoring import labelmodels as lm
 from scoring.csvfiles import write_csv
@@ -36,7 +37,6 @@ from scoring.intervals import (
     figure_ci,
     interval_settings,
     no_ci,
-    pair_intervals,
     ranking_stability,
 )
 from scoring.metrics.agreement import category_counts, fleiss_kappa, krippendorff_alpha, pairwise_agreement
@@ -269,17 +269,18 @@ def _agreement(v: Votes, settings: IntervalSettings) -> dict[str, Any]:
 def _agreement_of(matrix: np.ndarray, assessors: list[str], settings: IntervalSettings) -> dict[str, Any]:
     """:func:`agreement`'s fields of an items x assessors vote matrix."""
     judged = ~np.isnan(matrix)
-    found, cells = [], []
+    # every interval: the seeded bootstrap over items, drawn once per set of items (kinds/pairs/draws.py)
+    draws = ItemDraws(matrix, resamples=settings.resamples, seed=settings.seed, unit=UNIT)
+    found, subsets, cells = [], [], []
     for i, j in combinations(range(len(assessors)), 2):
         shared = judged[:, i] & judged[:, j]
         if not shared.any():
             continue
         first, second = matrix[shared, i] == 1, matrix[shared, j] == 1
         found.append(((assessors[i], assessors[j]), pairwise_agreement(first, second)))
+        subsets.append(shared)
         cells.append(binary_cells(first, second))
-    intervals = pair_intervals(
-        cells, 4, binary_pair_statistics(), UNIT, resamples=settings.resamples, seed=settings.seed
-    )
+    intervals = draws.pair_intervals(subsets, cells, 4, binary_pair_statistics())
     pairs = [
         PairsPair(
             assessors=names,
@@ -304,18 +305,18 @@ def _agreement_of(matrix: np.ndarray, assessors: list[str], settings: IntervalSe
         "assessors": per_assessor,
         "pairs": pairs,
         "kappa_matrix": _kappa_matrix(assessors, pairs),
-        "fleiss": _fleiss(matrix, judged, settings),
-        "alpha": _alpha(matrix, judged, settings),
-        "ac1": _ac1(matrix, judged, settings),
+        "fleiss": _fleiss(matrix, judged, draws),
+        "alpha": _alpha(matrix, judged, draws),
+        "ac1": _ac1(matrix, judged, draws),
     }
 
 
-def _ac1(matrix: np.ndarray, judged: np.ndarray, settings: IntervalSettings) -> FigureCI:
+def _ac1(matrix: np.ndarray, judged: np.ndarray, draws: ItemDraws) -> FigureCI:
     """Gwet's AC1 over the judged items (both categories count), bootstrap over them."""
     rows = judged.any(axis=1)
     if not rows.any():
         return no_ci(float("nan"), 0, UNIT)
-    return settings.interval(gwet_units(matrix[rows], categories=[0.0, 1.0]), UNIT)
+    return draws.interval(rows, gwet_units(matrix[rows], categories=[0.0, 1.0]))
 
 
 def _kappa_matrix(assessors: list[str], pairs: list[PairsPair]) -> list[list[float | None]]:
@@ -329,7 +330,7 @@ def _kappa_matrix(assessors: list[str], pairs: list[PairsPair]) -> list[list[flo
     return matrix
 
 
-def _fleiss(matrix: np.ndarray, judged: np.ndarray, settings: IntervalSettings) -> PairsFleiss:
+def _fleiss(matrix: np.ndarray, judged: np.ndarray, draws: ItemDraws) -> PairsFleiss:
     """Fleiss' kappa over the items with the most common number of raters (>= 2).
 
     Fleiss (1971) needs the same number of raters on every item; while a
@@ -347,13 +348,13 @@ def _fleiss(matrix: np.ndarray, judged: np.ndarray, settings: IntervalSettings) 
         kappa=fleiss_kappa(table),
         items=int((raters == m).sum()),
         raters=m,
-        bootstrap=settings.interval(fleiss_kappa_units(table), UNIT),
+        bootstrap=draws.interval(raters == m, fleiss_kappa_units(table)),
         analytic=figure_ci(fleiss_kappa_interval(table, form="null"), UNIT),
         analytic_general=figure_ci(fleiss_kappa_interval(table, form="general"), UNIT),
     )
 
 
-def _alpha(matrix: np.ndarray, judged: np.ndarray, settings: IntervalSettings) -> PairsAlpha:
+def _alpha(matrix: np.ndarray, judged: np.ndarray, draws: ItemDraws) -> PairsAlpha:
     pairable = judged.sum(axis=1) >= 2
     if not pairable.any():
         return PairsAlpha(
@@ -363,7 +364,7 @@ def _alpha(matrix: np.ndarray, judged: np.ndarray, settings: IntervalSettings) -
         alpha=krippendorff_alpha(matrix[pairable].T, level="nominal"),
         items=int(pairable.sum()),
         coders=int(judged[pairable].any(axis=0).sum()),
-        ci=settings.interval(krippendorff_alpha_units(matrix[pairable].T, level="nominal"), UNIT),
+        ci=draws.interval(pairable, krippendorff_alpha_units(matrix[pairable].T, level="nominal")),
     )
 
 

@@ -1,0 +1,176 @@
+"""The pairs report's bootstrap over items, counted by the items' distinct vote rows.
+
+Every interval of the pairs report is the percentile bootstrap of
+:func:`scoring.metrics.uncertainty.bootstrap` (seed 0): resample ``b`` draws
+the ``n`` units of a figure with replacement as
+``default_rng(seed).integers(0, n, (resamples, n))`` and sums the drawn units'
+statistics. A unit's statistics are a function of its vote row (who said
+match, who said no), and a campaign's items take far fewer distinct rows than
+there are items (10,000 topics x 4 candidates x 10 assessors: 40,000 items,
+a few hundred rows). So the same draws are counted per distinct row
+(``counts[b, g]``: how many of resample ``b``'s draws fell on items of row
+``g``) and the resampled sums are ``counts @ row statistics``: the same
+numbers as ``weights @ per-unit statistics`` (exactly where the statistics
+are whole numbers, as the 2x2 cells; to rounding otherwise), for every
+figure and every pair of assessors over the same items at the cost of one
+pass over the draws, where the product with the per-unit statistics cost
+resamples x units x statistics per figure. The draws themselves (resamples x
+units random numbers) are what the interval is; they are drawn once per set
+of units and shared by the figures over it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+from scipy import sparse
+
+from scoring.intervals import FigureCI, Statistic
+from scoring.metrics.uncertainty import UnitStatistics
+
+__all__ = ["ItemDraws"]
+
+#: Draws held at once (resamples x units, int64): 32 MB.
+_BLOCK_CELLS = 1 << 22
+
+
+class ItemDraws:
+    """Seeded bootstrap draws of subsets of the items of a vote matrix (items x
+    assessors, NaN not judged), counted by the items' distinct rows."""
+
+    def __init__(self, matrix: np.ndarray, *, resamples: int, seed: int, unit: str, level: float = 0.95):
+        self.resamples, self.seed, self.unit, self.level = int(resamples), int(seed), unit, level
+        self.rows = _row_codes(matrix)
+        self.n_rows = int(self.rows.max()) + 1 if len(self.rows) else 0
+        self._counts: dict[bytes, np.ndarray] = {}
+
+    def counts(self, subset: np.ndarray) -> np.ndarray:
+        """resamples x distinct rows: how many of each resample's draws of the items in
+        ``subset`` (a mask over the items, in item order) fell on each row."""
+        key = np.packbits(subset).tobytes() + len(subset).to_bytes(8, "little")
+        if key not in self._counts:
+            rows = self.rows[subset]
+            n, width = len(rows), self.n_rows
+            index = np.int32 if max(n, self.resamples * width) < 2**31 else np.int64
+            rows = rows.astype(index)
+            rng = np.random.default_rng(self.seed)
+            block = max(1, _BLOCK_CELLS // max(n, 1))
+            found = []
+            for start in range(0, self.resamples, block):
+                size = min(block, self.resamples - start)
+                # the draws of scoring.metrics.uncertainty.resample_weights, in the same order (numpy
+                # draws a range below 2**32 from the same 32-bit stream whatever the integer type)
+                drawn = rows[rng.integers(0, n, size=(size, n), dtype=index)]
+                drawn += (np.arange(size, dtype=index) * width)[:, np.newaxis]
+                found.append(np.bincount(drawn.ravel(), minlength=size * width).reshape(size, width))
+            self._counts[key] = np.vstack(found).astype(np.float64)
+        return self._counts[key]
+
+    def interval(self, subset: np.ndarray, stats: UnitStatistics) -> FigureCI:
+        """:func:`scoring.metrics.uncertainty.bootstrap` of ``stats`` (per-unit statistics of
+        the items in ``subset``, in item order), as ``IntervalSettings.interval`` stores it."""
+        per_unit = stats.per_unit.toarray() if sparse.issparse(stats.per_unit) else np.asarray(stats.per_unit)
+        per_unit = np.asarray(per_unit, dtype=np.float64)
+        if per_unit.ndim == 1:
+            per_unit = per_unit[:, np.newaxis]
+        value = float(stats.statistic(np.asarray(per_unit.sum(axis=0)).ravel()))
+        n, units = per_unit.shape[0], int(stats.units)
+        if not np.isfinite(value) or units < 2 or n < 2:
+            return self._none(value, units)
+        by_row = self._by_row(subset, per_unit)
+        if by_row is None:  # statistics that differ between items of one row: the plain bootstrap
+            return self._figure(value, stats.interval(n_resamples=self.resamples, seed=self.seed, level=self.level))
+        resampled = np.asarray(stats.statistic(self.counts(subset) @ by_row), dtype=np.float64)
+        finite = resampled[np.isfinite(resampled)]
+        if finite.size == 0:
+            return self._none(value, units)
+        low, high = np.quantile(finite, [(1 - self.level) / 2, (1 + self.level) / 2])
+        return FigureCI(
+            value, float(low), float(high), units=units, unit=self.unit, method="bootstrap", level=self.level
+        )
+
+    def pair_intervals(
+        self,
+        subsets: Sequence[np.ndarray],
+        cells: Sequence[np.ndarray],
+        n_cells: int,
+        statistics: Mapping[str, Statistic],
+    ) -> list[dict[str, FigureCI]]:
+        """:func:`scoring.intervals.pair_intervals` of pairs of assessors: ``subsets[p]`` the
+        items pair ``p`` shares (a mask), ``cells[p]`` the cell of each of them (0..n_cells-1)."""
+        results: list[dict[str, FigureCI]] = [{} for _ in cells]
+        groups: dict[bytes, list[int]] = {}
+        for p, subset in enumerate(subsets):
+            groups.setdefault(np.packbits(subset).tobytes(), []).append(p)
+        q = ((1 - self.level) / 2, (1 + self.level) / 2)
+        for members in groups.values():
+            subset = subsets[members[0]]
+            n = int(subset.sum())
+            codes = [np.asarray(cells[p], dtype=np.int64) for p in members]
+            full = np.stack([np.bincount(c, minlength=n_cells) for c in codes]).astype(np.float64)  # pairs x cells
+            resampled = None
+            if n >= 2:
+                one_hot = np.zeros((self.n_rows, len(members) * n_cells))
+                rows = self.rows[subset]
+                for column, c in enumerate(codes):
+                    cell = np.full(self.n_rows, -1)
+                    cell[rows] = c
+                    if not np.array_equal(cell[rows], c):  # never for the 2x2 cells of two voters' rows
+                        raise ValueError("a pair's cells must be a function of the items' vote rows")
+                    present = np.flatnonzero(cell >= 0)
+                    one_hot[present, column * n_cells + cell[present]] = 1.0
+                resampled = (self.counts(subset) @ one_hot).reshape(self.resamples, len(members), n_cells)
+            for name, statistic in statistics.items():
+                values = np.asarray(statistic(full), dtype=np.float64)
+                figures = None if resampled is None else np.asarray(statistic(resampled), dtype=np.float64)
+                for column, p in enumerate(members):
+                    value = float(values[column])
+                    finite = None if figures is None else figures[:, column][np.isfinite(figures[:, column])]
+                    if finite is None or not np.isfinite(value) or n < 2 or finite.size == 0:
+                        results[p][name] = self._none(value, n)
+                        continue
+                    low, high = np.quantile(finite, q)
+                    results[p][name] = FigureCI(
+                        value, float(low), float(high), units=n, unit=self.unit, method="bootstrap", level=self.level
+                    )
+        return results
+
+    def _by_row(self, subset: np.ndarray, per_unit: np.ndarray) -> np.ndarray | None:
+        """Each distinct row's statistics (None: items of one row differ)."""
+        rows = self.rows[subset]
+        by_row = np.zeros((self.n_rows, per_unit.shape[1]))
+        by_row[rows] = per_unit
+        return by_row if np.array_equal(by_row[rows], per_unit) else None
+
+    def _none(self, value: float, units: int) -> FigureCI:
+        nan = float("nan")
+        return FigureCI(float(value), nan, nan, units=int(units), unit=self.unit, method="none", level=self.level)
+
+    def _figure(self, value: float, interval) -> FigureCI:
+        return FigureCI(
+            value,
+            float(interval.low),
+            float(interval.high),
+            units=int(interval.units),
+            unit=self.unit,
+            method=interval.method,
+            level=float(interval.level),
+        )
+
+
+def _row_codes(matrix: np.ndarray) -> np.ndarray:
+    """Each item's row number among the distinct rows of ``matrix`` (votes 1, 0, NaN),
+    from the rows written as base-3 numbers (39 assessors to an int64)."""
+    if not matrix.size:
+        return np.zeros(len(matrix), np.int64)
+    digits = np.where(np.isnan(matrix), 0, matrix + 1).astype(np.int64)
+    chunks = [
+        digits[:, start : start + 39] @ (3 ** np.arange(min(39, matrix.shape[1] - start), dtype=np.int64))
+        for start in range(0, matrix.shape[1], 39)
+    ]
+    if len(chunks) == 1:
+        _, rows = np.unique(chunks[0], return_inverse=True)
+    else:
+        _, rows = np.unique(np.column_stack(chunks), axis=0, return_inverse=True)
+    return np.asarray(rows, dtype=np.int64).reshape(-1)
