@@ -237,8 +237,14 @@ def ranking_stability(
     nan = float("nan")
     if n_systems < 2 or n_topics < 2:
         return RankingStability(measure, n_systems, n_topics, unit, nan, nan, resamples, "none")
-    weights = _topic_weights(n_topics, resamples, seed).astype(np.float64)
-    resampled = statistic(np.einsum("bt,stk->bsk", weights, scores))  # resamples x systems
+    weights = _topic_weights(n_topics, resamples, seed)
+    block = max(1, (1 << 19) // n_topics)  # as floats a few rows at a time: the same sums, no large copy
+    resampled = np.concatenate(  # resamples x systems
+        [
+            statistic(np.einsum("bt,stk->bsk", weights[start : start + block].astype(np.float64), scores))
+            for start in range(0, resamples, block)
+        ]
+    )
     full = statistic(scores.sum(axis=1))
     if not np.isfinite(full).all():
         return RankingStability(measure, n_systems, n_topics, unit, nan, nan, resamples, "none")

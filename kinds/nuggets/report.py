@@ -52,6 +52,7 @@ from scoring.metrics.gwet import gwet_units
 from scoring.metrics.nuggets import response_length
 from scoring.metrics.uncertainty import (
     Interval,
+    UnitStatistics,
     fleiss_kappa_interval,
     fleiss_kappa_units,
     krippendorff_alpha_units,
@@ -387,24 +388,25 @@ def topic_report(input: ReportInput, topic: Topic) -> NuggetsTopicReport:
 def _pyramids(a: Arrays, nuggets: Sequence[Sequence[dict[str, Any]]]) -> list[list[NuggetsNugget]]:
     """Every question's pyramid rows (``nuggets``: each question's nuggets, id, text and
     original label); the weights computed once over every question."""
+    return _pyramid_rows(
+        a,
+        [len(question) for question in nuggets],
+        [nugget["id"] for question in nuggets for nugget in question],
+        [nugget["text"] for question in nuggets for nugget in question],
+        [nugget.get("label") for question in nuggets for nugget in question],
+    )
+
+
+def _pyramid_rows(
+    a: Arrays, sizes: Sequence[int], ids: Sequence[str], texts: Sequence[str], originals: Sequence[str | None]
+) -> list[list[NuggetsNugget]]:
+    """Every question's pyramid rows from the flat nugget axis (``sizes``: each question's
+    nuggets, in order)."""
     votes = a.votes.astype(np.int64).tolist()
     weights = pyramid(a).tolist()
-    rows, offset = [], 0
-    for question in nuggets:
-        rows.append(
-            [
-                NuggetsNugget(
-                    id=nugget["id"],
-                    text=nugget["text"],
-                    original=nugget.get("label"),
-                    votes=votes[offset + i],
-                    weight=weights[offset + i],
-                )
-                for i, nugget in enumerate(question)
-            ]
-        )
-        offset += len(question)
-    return rows
+    rows = list(map(NuggetsNugget, ids, texts, originals, votes, weights))
+    ends = np.cumsum(sizes).tolist()
+    return [rows[end - size : end] for size, end in zip(sizes, ends)]
 
 
 # -- incremental campaign report: per-topic partials and their merge (scoring/partials.py) ---
@@ -529,9 +531,6 @@ def merge(input: MergeInput, partials: Sequence[NuggetsPartial]) -> NuggetsCampa
     ]
     ranking.sort(key=lambda row: (-np.nan_to_num(row.scores.get("pyramid", np.nan), nan=-np.inf), row.run))
     labelled = {x: int((~np.isnan(row)).sum()) for x, row in zip(a.assessors, a.labels) if x != "original"}
-    nuggets = [
-        [{"id": i, "text": t, "label": o} for i, t, o in zip(p.nugget_ids, p.texts, p.originals)] for p in partials
-    ]
     return NuggetsCampaignReport(
         questions=len(a.topics),
         nuggets=len(a.nugget_ids),
@@ -541,7 +540,16 @@ def merge(input: MergeInput, partials: Sequence[NuggetsPartial]) -> NuggetsCampa
         has_original=a.has_original,
         pyramids={
             p.external_id: NuggetsPyramid(title=p.title, target=p.target, nuggets=rows)
-            for p, rows in zip(partials, _pyramids(a, nuggets))
+            for p, rows in zip(
+                partials,
+                _pyramid_rows(
+                    a,
+                    [len(p.nugget_ids) for p in partials],
+                    a.nugget_ids,
+                    list(chain.from_iterable(p.texts for p in partials)),
+                    list(chain.from_iterable(p.originals for p in partials)),
+                ),
+            )
         },
         runs=ranking,
         stability=stability(answered) if len(a.runs) >= 2 else None,
@@ -581,11 +589,8 @@ def label_agreement(a: Arrays, settings: IntervalSettings | None = None) -> Nugg
             ),
         )
     )
-    intervals.update(
-        (p, grouped_pair_intervals(code, statistics, settings))
-        for p, code in enumerate(cells)
-        if len(code) >= GROUPED_FROM
-    )
+    many = [p for p, code in enumerate(cells) if len(code) >= GROUPED_FROM]
+    intervals.update(zip(many, grouped_pair_intervals([cells[p] for p in many], statistics, settings)))
     intervals = [intervals[p] for p in range(len(cells))]
     pairs = [
         NuggetsLabelPair(labellings=names, n=n, **{name: ci[name] for name in (*BINARY_FIGURES, "ac1")})
@@ -601,7 +606,7 @@ def label_agreement(a: Arrays, settings: IntervalSettings | None = None) -> Nugg
         table = category_counts(labels[:, raters == fleiss_raters].T, categories=[0.0, 1.0])
         fleiss_items = int((raters == fleiss_raters).sum())
         if np.isfinite(fleiss_kappa(table)):
-            fleiss = settings.interval(fleiss_kappa_units(table), UNIT, grouped=fleiss_items >= GROUPED_FROM)
+            fleiss = _interval(fleiss_kappa_units(table), settings)
         else:
             fleiss = no_ci(float("nan"), fleiss_items, UNIT)
         analytic = figure_ci(fleiss_kappa_interval(table, form="null"), UNIT)
@@ -615,18 +620,10 @@ def label_agreement(a: Arrays, settings: IntervalSettings | None = None) -> Nugg
         fleiss_analytic_general=general,
         fleiss_items=fleiss_items,
         fleiss_raters=fleiss_raters,
-        alpha=settings.interval(
-            krippendorff_alpha_units(labels[:, pairable], level="nominal"),
-            UNIT,
-            grouped=int(pairable.sum()) >= GROUPED_FROM,
-        )
+        alpha=_interval(krippendorff_alpha_units(labels[:, pairable], level="nominal"), settings)
         if pairable.any()
         else none,
-        ac1=settings.interval(
-            gwet_units(labels[:, rated].T, categories=[0.0, 1.0]), UNIT, grouped=int(rated.sum()) >= GROUPED_FROM
-        )
-        if rated.any()
-        else none,
+        ac1=_interval(gwet_units(labels[:, rated].T, categories=[0.0, 1.0]), settings) if rated.any() else none,
     )
 
 
@@ -638,32 +635,69 @@ def label_agreement(a: Arrays, settings: IntervalSettings | None = None) -> Nugg
 GROUPED_FROM = 2_000
 
 
+def _interval(stats: UnitStatistics, settings: IntervalSettings) -> FigureCI:
+    """The figure's seeded bootstrap interval over the nuggets: nugget by nugget below
+    :data:`GROUPED_FROM` nuggets, else exactly ``uncertainty.grouped_bootstrap`` (its distinct
+    rows found by a lexicographic sort of the columns, the order ``np.unique`` gives, without its
+    slower sort of whole rows)."""
+    if not isinstance(stats.per_unit, np.ndarray) or stats.per_unit.ndim != 2:
+        return settings.interval(stats, UNIT, grouped=stats.per_unit.shape[0] >= GROUPED_FROM)
+    matrix = np.asarray(stats.per_unit, dtype=np.float64)
+    n = matrix.shape[0]
+    if n < GROUPED_FROM or not np.isfinite(matrix).all():
+        return settings.interval(stats, UNIT, grouped=n >= GROUPED_FROM)
+    value = float(stats.statistic(matrix.sum(axis=0)))
+    nan = float("nan")
+    interval = Interval(value, nan, nan, units=stats.units, method="none")
+    if np.isfinite(value) and stats.units >= 2:
+        ordered = matrix[np.lexsort(matrix.T[::-1])]
+        first = np.flatnonzero(np.concatenate([[True], (ordered[1:] != ordered[:-1]).any(axis=1)]))
+        rows, counts = ordered[first], np.diff(np.append(first, n))
+        draws = np.random.default_rng(settings.seed).multinomial(n, counts / n, size=settings.resamples)
+        resampled = np.asarray(stats.statistic(draws.astype(np.float64) @ rows), dtype=np.float64)
+        finite = resampled[np.isfinite(resampled)]
+        if finite.size:
+            low, high = np.quantile(finite, [0.025, 0.975])
+            interval = Interval(value, float(low), float(high), units=stats.units, method="bootstrap")
+    return figure_ci(interval, UNIT)
+
+
 def grouped_pair_intervals(
-    cells: np.ndarray, statistics: dict[str, Callable], settings: IntervalSettings
-) -> dict[str, FigureCI]:
-    """Each figure of two labellings' 2x2 table (``cells``: each shared nugget's cell, 0-3) with
-    its interval: exactly ``uncertainty.grouped_bootstrap`` of the one-hot cells (the draws of
-    :func:`pair_intervals`' nugget-by-nugget bootstrap made from the four cells' counts), one
-    draw for every figure as the same seed gives."""
-    counts = np.bincount(np.asarray(cells, dtype=np.int64), minlength=4)
-    n = int(counts.sum())
-    full = counts.astype(np.float64)
-    resampled = None
-    if n >= 2:
-        present = np.flatnonzero(counts)[::-1]  # np.unique's order of the one-hot rows: the last cell first
-        draws = np.random.default_rng(settings.seed).multinomial(n, counts[present] / n, size=settings.resamples)
-        resampled = draws.astype(np.float64) @ np.eye(4)[present]
-    found = {}
+    cells: Sequence[np.ndarray], statistics: dict[str, Callable], settings: IntervalSettings
+) -> list[dict[str, FigureCI]]:
+    """Each figure of each pair's 2x2 table (``cells[p]``: each shared nugget's cell, 0-3) with
+    its interval: exactly ``uncertainty.grouped_bootstrap`` of the pair's one-hot cells (the
+    draws of :func:`pair_intervals`' nugget-by-nugget bootstrap made from the four cells'
+    counts), one draw per pair for every figure as the same seed gives; the figures of every
+    pair computed at once."""
+    if not cells:
+        return []
+    counts = np.array([np.bincount(np.asarray(c, dtype=np.int64), minlength=4) for c in cells])
+    n = counts.sum(axis=1)
+    resampled = np.zeros((len(cells), settings.resamples, 4))
+    for p, row in enumerate(counts):
+        if n[p] >= 2:
+            present = np.flatnonzero(row)[::-1]  # np.unique's order of the one-hot rows: the last cell first
+            draws = np.random.default_rng(settings.seed).multinomial(n[p], row[present] / n[p], size=settings.resamples)
+            resampled[p][:, present] = draws
+    found: list[dict[str, FigureCI]] = [{} for _ in cells]
     for name, statistic in statistics.items():
-        value = float(statistic(full))
-        interval = Interval(value, float("nan"), float("nan"), units=n, method="none")
-        if resampled is not None and np.isfinite(value):
-            figures = np.asarray(statistic(resampled), dtype=np.float64)
-            finite = figures[np.isfinite(figures)]
-            if finite.size:
-                low, high = np.quantile(finite, [0.025, 0.975])
-                interval = Interval(value, float(low), float(high), units=n, method="bootstrap")
-        found[name] = figure_ci(interval, UNIT)
+        values = np.asarray(statistic(counts.astype(np.float64)), dtype=np.float64).reshape(len(cells))
+        figures = np.asarray(statistic(resampled), dtype=np.float64).reshape(len(cells), settings.resamples)
+        finite = np.isfinite(figures)
+        bounds = np.full((len(cells), 2), np.nan)
+        whole = finite.all(axis=1)
+        if whole.any():
+            bounds[whole] = np.quantile(figures[whole], [0.025, 0.975], axis=1).T
+        for p in np.flatnonzero(~whole & finite.any(axis=1)):
+            bounds[p] = np.quantile(figures[p][finite[p]], [0.025, 0.975])
+        for p in range(len(cells)):
+            value, units = float(values[p]), int(n[p])
+            if units >= 2 and np.isfinite(value) and finite[p].any():
+                interval = Interval(value, float(bounds[p, 0]), float(bounds[p, 1]), units=units, method="bootstrap")
+            else:
+                interval = Interval(value, float("nan"), float("nan"), units=units, method="none")
+            found[p][name] = figure_ci(interval, UNIT)
     return found
 
 

@@ -348,3 +348,14 @@ def test_a_ranking_over_as_many_topics_reuses_its_draw():
     from scoring.metrics.uncertainty import resample_weights
 
     assert (weights == resample_weights(40, n_resamples=200, seed=0)).all()
+    # 3,000 topics: the draw turned into floats a block of rows at a time, the same figures as
+    # the whole draw at once (the code before the cache)
+    from scoring.metrics.rank import kendall_tau_b
+
+    scores = np.random.default_rng(4).random((4, 3000))
+    scores[:, :1500] *= np.arange(1, 5)[:, None] / 4  # some signal, so the taus spread
+    got = intervals.ranking_stability(scores, measure="F", resamples=300)
+    whole = resample_weights(3000, n_resamples=300, seed=0).astype(np.float64)
+    taus = kendall_tau_b(scores.sum(axis=1), np.einsum("bt,st->bs", whole, scores))[0]
+    taus = taus[np.isfinite(taus)]
+    assert (got.median, got.p5) == (float(np.median(taus)), float(np.quantile(taus, 0.05)))
