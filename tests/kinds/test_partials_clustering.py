@@ -254,3 +254,25 @@ def test_a_partial_round_trips_bit_for_bit(clustered):
     lonely = next(t for t in given.topics if t.external_id == "lonely")
     partial = r.topic_partial(given, lonely, r.topic_report(given, lonely))
     assert (partial.judges, partial.table3, partial.means, partial.baseline) == (["alice"], b"", [], [])
+
+
+def test_the_shared_draw_gives_each_figure_its_own_bootstrap():
+    """The merge multiplies one draw with every figure at once: the same intervals as
+    ``settings.interval`` figure by figure (200 topics: above the cached small draws;
+    some figures undefined on some topics)."""
+    from scoring.intervals import IntervalSettings
+    from scoring.metrics.uncertainty import mean_units
+
+    rng = np.random.default_rng(16)
+    means = rng.random((200, len(r.METHODS), len(r.AGREEMENT)))
+    means[rng.random(means.shape) < 0.1] = np.nan
+    settings = IntervalSettings()
+    shared = r._agreement(means, settings)
+    for i, method in enumerate(r.METHODS):
+        for j, name in enumerate(r.AGREEMENT):
+            alone = settings.interval(mean_units(means[:, i, j]), "topics")
+            ci = getattr(shared, method)[name]
+            assert differences(typed.dump(ci), typed.dump(alone), tolerance=1e-12) == [], (method, name)
+            assert ci.units == int(np.isfinite(means[:, i, j]).sum()) and ci.low < ci.value < ci.high
+    lonely = r._agreement(np.full((1, len(r.METHODS), len(r.AGREEMENT)), 0.5), settings).singleton["v_beta"]
+    assert lonely.units == 1 and math.isnan(lonely.low)
