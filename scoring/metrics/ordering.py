@@ -888,7 +888,24 @@ def _correlations(targets: IntArray, golds: IntArray, measure: Measure) -> Float
     """``(targets, golds)`` correlations of rank rows (permutations: no ties)."""
     if measure == "tau":
         return rank.kendall_tau_b(targets, golds)
-    return rank.spearman_rho(targets, golds)
+    return _spearman_permutations(targets, golds)
+
+
+def _spearman_permutations(targets: IntArray, golds: IntArray) -> FloatArray:
+    """:func:`scoring.metrics.rank.spearman_rho` of rows that are permutations of
+    ``0 .. k-1``, bit for bit, without ranking them again: a permutation's average
+    ranks are itself plus 1, so its centred ranks are ``row - (k - 1) / 2`` (exact
+    halves), every row's sum of squares is the same, and the sums below are the ones
+    ``rank.spearman_rho`` adds up, in the same order."""
+    k = targets.shape[1]
+    centre = (k - 1) / 2
+    rx = targets.astype(np.float64) - centre
+    ry = golds.astype(np.float64) - centre
+    covariance = rx @ ry.T
+    variance = (rx * rx).sum(axis=1)
+    out = np.full(covariance.shape, np.nan)
+    np.divide(covariance, variance[:, None], out=out, where=variance[:, None] > 0)
+    return np.clip(out, -1.0, 1.0)
 
 
 def _raw_weights(golds: IntArray, measure: Measure) -> FloatArray:

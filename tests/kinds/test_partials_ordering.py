@@ -272,3 +272,17 @@ def test_partials_round_trip_bit_for_bit_and_merge_in_topic_order(demo_campaign)
     assert typed.dump(merged) == typed.dump(
         from_scratch(given, topic=r.topic_report, partial=r.topic_partial, merge=r.merge)
     )
+
+
+# -- Spearman's rho of permutations without ranking them again (scoring/metrics/ordering.py) ---
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 8, 31])
+def test_spearman_of_permutations_equals_the_ranked_one_bit_for_bit(k):
+    from scoring.metrics import rank
+
+    rng = np.random.default_rng(k)
+    targets = np.stack([rng.permutation(k) for _ in range(6)])
+    golds = np.stack([rng.permutation(k) for _ in range(5)])
+    fast = m._spearman_permutations(targets, golds)
+    assert fast.tobytes() == rank.spearman_rho(targets, golds).tobytes()
