@@ -124,13 +124,19 @@ class ItemDraws:
             for name, statistic in statistics.items():
                 values = np.asarray(statistic(full), dtype=np.float64)
                 figures = None if resampled is None else np.asarray(statistic(resampled), dtype=np.float64)
+                complete = None if figures is None else np.isfinite(figures).all(axis=0)
+                # the columns without an undefined resample in one call: each column's np.quantile
+                bounds = (
+                    None if complete is None or not complete.any() else np.quantile(figures[:, complete], q, axis=0)
+                )
+                place = None if complete is None else np.cumsum(complete) - 1
                 for column, p in enumerate(members):
                     value = float(values[column])
                     finite = None if figures is None else figures[:, column][np.isfinite(figures[:, column])]
                     if finite is None or not np.isfinite(value) or n < 2 or finite.size == 0:
                         results[p][name] = self._none(value, n)
                         continue
-                    low, high = np.quantile(finite, q)
+                    low, high = bounds[:, place[column]] if complete[column] else np.quantile(finite, q)
                     results[p][name] = FigureCI(
                         value, float(low), float(high), units=n, unit=self.unit, method="bootstrap", level=self.level
                     )
