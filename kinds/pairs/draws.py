@@ -33,6 +33,8 @@ __all__ = ["ItemDraws"]
 
 #: Draws held at once (resamples x units, int64): 32 MB.
 _BLOCK_CELLS = 1 << 22
+#: Counts kept for the next figure over the same items.
+_KEPT = 3
 
 
 class ItemDraws:
@@ -43,17 +45,20 @@ class ItemDraws:
         self.resamples, self.seed, self.unit, self.level = int(resamples), int(seed), unit, level
         self.rows = _row_codes(matrix)
         self.n_rows = int(self.rows.max()) + 1 if len(self.rows) else 0
-        self._counts: dict[bytes, np.ndarray] = {}
+        self._counts: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
 
-    def counts(self, subset: np.ndarray) -> np.ndarray:
-        """resamples x distinct rows: how many of each resample's draws of the items in
-        ``subset`` (a mask over the items, in item order) fell on each row."""
+    def counts(self, subset: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(each item's place among the distinct rows of the items in ``subset``, a mask over
+        the items; resamples x those rows: how many of each resample's draws of the items in
+        ``subset``, in item order, fell on each row). The last few are kept (figures over the
+        same items share them)."""
         key = np.packbits(subset).tobytes() + len(subset).to_bytes(8, "little")
         if key not in self._counts:
-            rows = self.rows[subset]
-            n, width = len(rows), self.n_rows
+            _, rows = np.unique(self.rows[subset], return_inverse=True)
+            rows = np.asarray(rows).reshape(-1)
+            n, width = len(rows), int(rows.max()) + 1 if len(rows) else 0
             index = np.int32 if max(n, self.resamples * width) < 2**31 else np.int64
-            rows = rows.astype(index)
+            drawn_rows = rows.astype(index)
             rng = np.random.default_rng(self.seed)
             block = max(1, _BLOCK_CELLS // max(n, 1))
             found = []
@@ -61,10 +66,12 @@ class ItemDraws:
                 size = min(block, self.resamples - start)
                 # the draws of scoring.metrics.uncertainty.resample_weights, in the same order (numpy
                 # draws a range below 2**32 from the same 32-bit stream whatever the integer type)
-                drawn = rows[rng.integers(0, n, size=(size, n), dtype=index)]
+                drawn = drawn_rows[rng.integers(0, n, size=(size, n), dtype=index)]
                 drawn += (np.arange(size, dtype=index) * width)[:, np.newaxis]
                 found.append(np.bincount(drawn.ravel(), minlength=size * width).reshape(size, width))
-            self._counts[key] = np.vstack(found).astype(np.float64)
+            if len(self._counts) >= _KEPT:
+                self._counts.pop(next(iter(self._counts)))
+            self._counts[key] = (rows, np.vstack(found).astype(np.float64))
         return self._counts[key]
 
     def interval(self, subset: np.ndarray, stats: UnitStatistics) -> FigureCI:
@@ -78,10 +85,12 @@ class ItemDraws:
         n, units = per_unit.shape[0], int(stats.units)
         if not np.isfinite(value) or units < 2 or n < 2:
             return self._none(value, units)
-        by_row = self._by_row(subset, per_unit)
-        if by_row is None:  # statistics that differ between items of one row: the plain bootstrap
+        rows, counts = self.counts(subset)
+        by_row = np.zeros((counts.shape[1], per_unit.shape[1]))
+        by_row[rows] = per_unit
+        if not np.array_equal(by_row[rows], per_unit):  # items of one row differ: the plain bootstrap
             return self._figure(value, stats.interval(n_resamples=self.resamples, seed=self.seed, level=self.level))
-        resampled = np.asarray(stats.statistic(self.counts(subset) @ by_row), dtype=np.float64)
+        resampled = np.asarray(stats.statistic(counts @ by_row), dtype=np.float64)
         finite = resampled[np.isfinite(resampled)]
         if finite.size == 0:
             return self._none(value, units)
@@ -111,16 +120,16 @@ class ItemDraws:
             full = np.stack([np.bincount(c, minlength=n_cells) for c in codes]).astype(np.float64)  # pairs x cells
             resampled = None
             if n >= 2:
-                one_hot = np.zeros((self.n_rows, len(members) * n_cells))
-                rows = self.rows[subset]
+                rows, counts = self.counts(subset)
+                one_hot = np.zeros((counts.shape[1], len(members) * n_cells))
                 for column, c in enumerate(codes):
-                    cell = np.full(self.n_rows, -1)
+                    cell = np.full(counts.shape[1], -1)
                     cell[rows] = c
                     if not np.array_equal(cell[rows], c):  # never for the 2x2 cells of two voters' rows
                         raise ValueError("a pair's cells must be a function of the items' vote rows")
                     present = np.flatnonzero(cell >= 0)
                     one_hot[present, column * n_cells + cell[present]] = 1.0
-                resampled = (self.counts(subset) @ one_hot).reshape(self.resamples, len(members), n_cells)
+                resampled = (counts @ one_hot).reshape(self.resamples, len(members), n_cells)
             for name, statistic in statistics.items():
                 values = np.asarray(statistic(full), dtype=np.float64)
                 figures = None if resampled is None else np.asarray(statistic(resampled), dtype=np.float64)
@@ -141,13 +150,6 @@ class ItemDraws:
                         value, float(low), float(high), units=n, unit=self.unit, method="bootstrap", level=self.level
                     )
         return results
-
-    def _by_row(self, subset: np.ndarray, per_unit: np.ndarray) -> np.ndarray | None:
-        """Each distinct row's statistics (None: items of one row differ)."""
-        rows = self.rows[subset]
-        by_row = np.zeros((self.n_rows, per_unit.shape[1]))
-        by_row[rows] = per_unit
-        return by_row if np.array_equal(by_row[rows], per_unit) else None
 
     def _none(self, value: float, units: int) -> FigureCI:
         nan = float("nan")
