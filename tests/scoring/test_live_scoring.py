@@ -89,7 +89,10 @@ def test_a_submission_during_a_recompute_is_not_lost(
     with django_capture_on_commit_callbacks(execute=True):
         submit(campaign, people["alice"])
     reports = KINDS["pairs"].reports
-    original = reports.campaign
+    # The step after the stale topics were read: the merge of partials (or, for a
+    # kind without partials, the campaign report from every judgment).
+    step = "merge" if reports.incremental else "campaign"
+    original = getattr(reports, step)
     late = Topic.objects.filter(campaign=campaign, assignments__assessor=people["bob"]).first()
 
     def submit_meanwhile(*args, **kwargs):
@@ -97,7 +100,7 @@ def test_a_submission_during_a_recompute_is_not_lost(
         services.save_judgment(topic=late, assessor=people["bob"], payload=FULL, status="submitted", version=0)
         return original(*args, **kwargs)
 
-    replace_spec("pairs", reports=dataclasses.replace(reports, campaign=submit_meanwhile))
+    replace_spec("pairs", reports=dataclasses.replace(reports, **{step: submit_meanwhile}))
     scoring_services.recompute_reports(campaign.pk)
     # Its mark survives the run that did not see it, and it asked for another run.
     assert list(StaleTopic.objects.values_list("topic_id", flat=True)) == [late.pk]
