@@ -80,6 +80,10 @@ class ScoringState(models.Model):
     #: When the campaign's last rebuild by the task worker ended: the next one waits
     #: until CONCORD_REBUILD_INTERVAL seconds after it (scoring/schedule.py).
     finished_at = models.DateTimeField(null=True)
+    #: Until when a worker rebuilding the campaign's reports holds it: with several
+    #: workers, a second rebuild of the campaign waits for the first to end, so an
+    #: older read can never overwrite a newer topic partial (scoring/schedule.py).
+    running_until = models.DateTimeField(null=True)
 
 
 class Job(models.Model):
