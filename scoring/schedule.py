@@ -25,6 +25,7 @@ from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
 from django.db import connection, transaction
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
@@ -90,9 +91,35 @@ def too_soon(campaign_id: int) -> datetime | None:
     return not_before(finished)
 
 
+#: How long a rebuild may hold its campaign (:func:`hold`): a worker that dies in
+#: the middle of one blocks the campaign's next rebuild at most this long.
+LEASE = timedelta(minutes=10)
+
+
+def hold(campaign_id: int) -> datetime | None:
+    """Take the campaign for a rebuild. None: taken, go on (and call :func:`finished`
+    at the end). Else another worker is rebuilding it: the time to try again.
+
+    With several workers on the default queue, a rebuild queued during a running
+    one could otherwise run beside it, and the one that read the judgments first
+    could store its older topic partials last.
+    """
+    now = timezone.now()
+    ScoringState.objects.get_or_create(campaign_id=campaign_id)
+    taken = (
+        ScoringState.objects.filter(campaign_id=campaign_id)
+        .filter(Q(running_until__isnull=True) | Q(running_until__lt=now))
+        .update(running_until=now + LEASE)
+    )
+    if taken:
+        return None
+    until = ScoringState.objects.filter(campaign_id=campaign_id).values_list("running_until", flat=True).first()
+    return min(until, now + max(interval(), timedelta(seconds=1))) if until else now
+
+
 def finished(campaign_id: int) -> None:
-    """A rebuild of the campaign has just ended (done or failed)."""
-    ScoringState.objects.filter(campaign_id=campaign_id).update(finished_at=timezone.now())
+    """A rebuild of the campaign has just ended (done or failed): its hold ends."""
+    ScoringState.objects.filter(campaign_id=campaign_id).update(finished_at=timezone.now(), running_until=None)
 
 
 def deferred(task, run_after: datetime | None):

@@ -470,3 +470,6 @@ def _mark_lost(row, now) -> None:
         traceback=f"WorkerLost: worker {worker} stopped while running this task; recover_jobs queued its work again.\n",
         return_value=None,
     )
+    key = _task_key(row)
+    if key and key[0] == "recompute":  # the lost rebuild's hold on its campaign ends with it
+        ScoringState.objects.filter(campaign_id=key[1]).update(running_until=None)

@@ -24,6 +24,10 @@ def recompute_campaign_reports(campaign_id: int) -> None:
     if wait is not None and task is not recompute_campaign_reports:
         task.enqueue(campaign_id)  # the campaign's flag stays set: nothing else queues one meanwhile
         return
+    busy = schedule.hold(campaign_id)
+    if busy is not None:  # another worker rebuilds it now: after that one
+        schedule.deferred(recompute_campaign_reports, busy).enqueue(campaign_id)
+        return
     try:
         jobs.recompute_reports(campaign_id)
     finally:
