@@ -333,3 +333,28 @@ def test_analyses_say_why_they_cannot_run_and_the_demo_runs_them_all(demo_of, na
     facts = campaign_facts(campaign)
     not_ready = {a.name: a.ready(facts) for a in spec.analyses if a.ready and a.ready(facts)}
     assert not not_ready, f"{name}: the demo cannot run {not_ready}"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_campaign_reports_merge_stored_partials(demo_of, name):
+    """Live at any size (README): every kind's campaign report is the merge of
+    per-topic partials, which store as MessagePack and load back equal, and the
+    stored report the worker merged equals one built from every judgment."""
+    from concord import typed
+    from scoring import jobs
+    from scoring.models import TopicPartial
+    from scoring.selectors import report_input
+
+    reports = KINDS[name].reports
+    assert reports.incremental, f"{name}: Reports gives no partial/merge"
+    assert dataclasses.is_dataclass(reports.partial_type)
+    assert reports.partial_type.__name__.lower().startswith(name)
+    campaign = next(c for c in demo_of(name) if c.kind == name)
+    given = report_input(campaign)
+    topic = given.topics[0]
+    partial = reports.partial(given, topic, reports.topic(given, topic))
+    assert isinstance(partial, reports.partial_type)
+    packed = typed.pack(partial)
+    assert typed.pack(typed.unpack(reports.partial_type, packed)) == packed
+    assert TopicPartial.objects.filter(campaign=campaign).count() == campaign.topics.count()
+    assert jobs.check_reports(campaign) == []
