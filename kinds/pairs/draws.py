@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from scipy import sparse
 
-from scoring.intervals import FigureCI, Statistic
+from scoring.intervals import FigureCI, Statistic, pair_intervals
 from scoring.metrics.uncertainty import UnitStatistics
 
 __all__ = ["ItemDraws"]
@@ -35,6 +35,9 @@ __all__ = ["ItemDraws"]
 _BLOCK_CELLS = 1 << 22
 #: Counts kept for the next figure over the same items.
 _KEPT = 3
+#: Pairs sharing fewer items go through scoring.intervals.pair_intervals (the same intervals): counting
+#: by rows pays where many items share few rows, not for a pair of a many-assessor campaign.
+_ROWS_FROM = 1000
 
 
 class ItemDraws:
@@ -112,10 +115,26 @@ class ItemDraws:
         groups: dict[bytes, list[int]] = {}
         for p, subset in enumerate(subsets):
             groups.setdefault(np.packbits(subset).tobytes(), []).append(p)
+        # pairs sharing few items (many assessors, each on a few items): the library's batched pass
+        few = [p for members in groups.values() for p in members if subsets[members[0]].sum() < _ROWS_FROM]
+        if few:
+            found = pair_intervals(
+                [cells[p] for p in few],
+                n_cells,
+                statistics,
+                self.unit,
+                resamples=self.resamples,
+                seed=self.seed,
+                level=self.level,
+            )
+            for p, figures in zip(few, found):
+                results[p] = figures
         q = ((1 - self.level) / 2, (1 + self.level) / 2)
         for members in groups.values():
             subset = subsets[members[0]]
             n = int(subset.sum())
+            if n < _ROWS_FROM:
+                continue
             codes = [np.asarray(cells[p], dtype=np.int64) for p in members]
             full = np.stack([np.bincount(c, minlength=n_cells) for c in codes]).astype(np.float64)  # pairs x cells
             resampled = None

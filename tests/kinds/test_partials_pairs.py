@@ -314,8 +314,10 @@ def test_the_draws_counted_by_row_are_the_library_s_resample_weights(monkeypatch
     assert np.array_equal(counts, expected)
 
 
-def test_the_intervals_by_row_equal_the_library_bootstrap():
+def test_the_intervals_by_row_equal_the_library_bootstrap(monkeypatch):
     from kinds.pairs import draws
+
+    monkeypatch.setattr(draws, "_ROWS_FROM", 2)  # every pair counted by rows
     from scoring.intervals import binary_cells, binary_pair_statistics, pair_intervals
     from scoring.metrics.gwet import gwet_units
     from scoring.metrics.uncertainty import krippendorff_alpha_units
