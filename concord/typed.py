@@ -35,8 +35,6 @@ from typing import Any, TypeVar
 import msgspec
 import numpy as np
 
-from concord.jsonready import json_ready
-
 __all__ = ["Figure", "Outdated", "dump", "load", "openapi_components", "pack", "unpack"]
 
 T = TypeVar("T")
@@ -58,8 +56,16 @@ def _builtin(value: Any) -> Any:
 
 
 def dump(value: Any) -> Any:
-    """``value`` (dataclasses, lists, dicts, numpy values) as JSON-ready Python data, NaN as None."""
-    return json_ready(msgspec.to_builtins(value, enc_hook=_builtin))
+    """``value`` (dataclasses, lists, dicts, numpy values) as JSON-ready Python data, NaN as None.
+
+    Through msgspec's JSON encoder and decoder (which write a float that is not
+    finite as null): what is returned is exactly what storing it as JSON gives
+    back, several times faster than walking the tree in Python.
+
+    >>> dump({"tau": np.float64(0.5), "ranks": np.arange(3), "ed": float("inf"), "pair": ("a", "b")})
+    {'tau': 0.5, 'ranks': [0, 1, 2], 'ed': None, 'pair': ['a', 'b']}
+    """
+    return msgspec.json.decode(msgspec.json.encode(value, enc_hook=_builtin))
 
 
 def load(cls: type[T], data: Any) -> T:

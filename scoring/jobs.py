@@ -6,6 +6,7 @@ way (what to queue next is passed in).
 
 from __future__ import annotations
 
+import gc
 import logging
 import math
 from collections.abc import Callable
@@ -57,7 +58,8 @@ def recompute_reports(campaign_id: int, *, everything: bool = False, progress: P
         )
     }
     if reports.incremental:
-        return _recompute_incremental(campaign, reports, marks, everything, progress)
+        with _collector_paused():
+            return _recompute_incremental(campaign, reports, marks, everything, progress)
     given = report_input(campaign)
     topics = {t.pk: t for t in given.topics}
     wanted = sorted(topics) if everything else sorted(marks)
@@ -153,6 +155,21 @@ def check_reports(campaign: Campaign, *, tolerance: float = 1e-12) -> list[str]:
         else:
             found += differences(stored[None], fresh, tolerance=tolerance, path="campaign")
     return found
+
+
+@contextmanager
+def _collector_paused():
+    """Python's cycle collector off while a recompute builds its many small,
+    acyclic objects (10,000 decoded partials, the report tree): its passes
+    over them were a third of a recompute at 10,000 topics. One pass after."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+        gc.collect(0)
 
 
 def _clear_marks(marks: dict) -> None:
