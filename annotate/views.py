@@ -10,12 +10,13 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 
-from annotate import adaptive, flags, selectors, services
+from annotate import adaptive, assignments, flags, selectors, services
 from annotate.models import Judgment
 from concord import paramforms
 from concord.digits import whole_number
 from concord.errors import InvalidInput
 from kinds.registry import KINDS, get_kind
+from scoring import live
 from scoring import selectors as scoring_selectors
 from scoring import services as scoring_services
 
@@ -51,6 +52,8 @@ def campaign(request: HttpRequest, campaign_id: int) -> HttpResponse:
     if role == "adjudicator":
         # The adjudication queue only: no agreement, progress, flags, jobs or exports.
         return render(request, "annotate/campaign_adjudicator.html", {"campaign": campaign})
+    # The report's ETag, read before the report (scoring/live.py): the fragment's first poll sends it.
+    report_etag = live.current_etag(request.user, campaign.pk)
     return render(
         request,
         "annotate/campaign_organiser.html",
@@ -59,7 +62,11 @@ def campaign(request: HttpRequest, campaign_id: int) -> HttpResponse:
             "role": role,
             "kind": get_kind(campaign.kind),
             "progress": selectors.assessor_progress(campaign),
-            "assignments": selectors.topic_assignments(campaign),
+            # One page of topics (the Assignments page lists, filters and sorts them all) and
+            # how many assignments are in each state: never a row per topic of a big campaign.
+            "topics": assignments.topic_table(campaign, assignments.Filters()),
+            "states": assignments.state_counts(campaign),
+            "report_etag": report_etag or "",
             "report": scoring_selectors.campaign_report(campaign),
             "jobs": scoring_selectors.campaign_jobs(campaign),
             "applied": scoring_selectors.applied_changes(campaign),

@@ -101,6 +101,7 @@ page_urls = [
     path("campaigns/<int:campaign_id>/report/", scoring_pages.report, name="campaign-report"),
     path("campaigns/<int:campaign_id>/topics/<str:topic_id>/report/", scoring_pages.topic_report, name="topic-report"),
     path("campaigns/<int:campaign_id>/report/matrix.csv", scoring_pages.report_matrix, name="campaign-report-matrix"),
+    path("campaigns/<int:campaign_id>/report/table.csv", scoring_pages.report_table, name="campaign-report-table"),
     path(
         "campaigns/<int:campaign_id>/topics/<str:topic_id>/report/matrix.csv",
         scoring_pages.topic_report_matrix,

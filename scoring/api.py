@@ -14,8 +14,8 @@ from annotate import selectors
 from annotate.api.views import ERRORS, body
 from concord import typed
 from kinds.registry import KINDS
+from scoring import live, services
 from scoring import selectors as scoring_selectors
-from scoring import services
 from scoring.downloads import export_file
 from scoring.models import Job
 
@@ -106,21 +106,36 @@ class AnalysisRequestSerializer(serializers.Serializer):
 
 
 class Agreement(APIView):
-    @extend_schema(responses={200: ReportSerializer, **ERRORS})
+    @extend_schema(
+        responses={
+            200: ReportSerializer,
+            304: OpenApiResponse(description="Not modified: the If-None-Match header names the current ETag."),
+            **ERRORS,
+        }
+    )
     def get(self, request: Request, campaign_id: int) -> Response:
+        # ETag and If-None-Match: an unchanged report is a 304 after one query (scoring/live.py).
+        tag = live.current_etag(request.user, campaign_id)
+        if live.matches(request, tag):
+            return live.not_modified(tag)
         campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
         report = scoring_selectors.campaign_report(campaign)
         if report is None:
-            return Response({"kind": campaign.kind, "computed_at": None, "judgments_seen": 0, "data": None})
-        return Response(
-            ReportSerializer(
-                {
-                    "kind": campaign.kind,
-                    "computed_at": report.computed_at,
-                    "judgments_seen": report.judgments_seen,
-                    "data": typed.dump(report.data),
-                }
-            ).data
+            return live.tagged(
+                Response({"kind": campaign.kind, "computed_at": None, "judgments_seen": 0, "data": None}), tag
+            )
+        return live.tagged(
+            Response(
+                ReportSerializer(
+                    {
+                        "kind": campaign.kind,
+                        "computed_at": report.computed_at,
+                        "judgments_seen": report.judgments_seen,
+                        "data": typed.dump(report.data),
+                    }
+                ).data
+            ),
+            tag,
         )
 
 

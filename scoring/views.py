@@ -10,13 +10,13 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from annotate import selectors
-from concord import paramforms
+from concord import paramforms, typed
 from concord.errors import InvalidInput
 from concord.security import message_page
 from kinds.registry import get_kind
 from scoring import charts as chart_specs
+from scoring import live, services
 from scoring import selectors as scoring_selectors
-from scoring import services
 from scoring.csvfiles import write_csv
 from scoring.downloads import export_choices, export_file
 from scoring.models import Job
@@ -43,13 +43,18 @@ def job_for(request: HttpRequest, job_id: int) -> Job:
 
 @login_required
 def report(request: HttpRequest, campaign_id: int) -> HttpResponse:
-    """The live agreement report: a fragment the campaign page polls."""
+    """The live agreement report: a fragment the campaign page polls, with an ETag; polling it
+    with ``If-None-Match`` while the report is unchanged is a 304 after one query (scoring/live.py)."""
+    tag = live.current_etag(request.user, campaign_id)
+    if live.matches(request, tag):
+        return live.not_modified(tag)
     campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
-    return render(
+    response = render(
         request,
         get_kind(campaign.kind).reports.template,
         {"campaign": campaign, "kind": get_kind(campaign.kind), "report": scoring_selectors.campaign_report(campaign)},
     )
+    return live.tagged(response, tag)
 
 
 @login_required
@@ -202,10 +207,15 @@ def export_download(request: HttpRequest, campaign_id: int) -> HttpResponse:
 
 
 def _field(data, path: str):
-    """``data.<path>`` of a typed report (dataclasses, dicts): only public names, so a query
-    can read the report's fields and nothing else."""
+    """``data.<path>`` of a typed report (dataclasses, dicts, lists by position): only public
+    names, so a query can read the report's fields and nothing else."""
     value = data
     for part in path.split("."):
+        if part.isdigit() and isinstance(value, list):
+            value = value[int(part)] if int(part) < len(value) else None
+            if value is None:
+                raise Http404(f"No field {path!r} in this report.")
+            continue
         if not part.isidentifier() or part.startswith("_"):
             raise Http404(f"No field {path!r} in this report.")
         value = value.get(part) if isinstance(value, dict) else getattr(value, part, None)
@@ -245,6 +255,46 @@ def report_matrix(request: HttpRequest, campaign_id: int) -> HttpResponse:
     values = "".join(ch if ch.isalnum() else "-" for ch in request.GET.get("values", ""))
     report = scoring_selectors.campaign_report(campaign)
     return _matrix_csv(report, request, f"campaign-{campaign.pk}-{values}.csv")
+
+
+def _flat(value, prefix: str, row: dict) -> None:
+    """``value`` (dumped: dicts, lists, scalars) as ``row[dotted path] = scalar``."""
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            _flat(inner, f"{prefix}.{key}" if prefix else str(key), row)
+    elif isinstance(value, list):
+        for i, inner in enumerate(value):
+            _flat(inner, f"{prefix}.{i}" if prefix else str(i), row)
+    else:
+        row[prefix or "value"] = value
+
+
+@login_required
+def report_table(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """Every row of a list in the campaign report as CSV, ``?rows=<field>`` (e.g. ``pairs``): the
+    full table behind a report table the live fragment caps (``{% capped %}``, scoring_tags);
+    nested fields become dotted columns (``assessors.0``, ``kappa_ci.low``)."""
+    campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
+    report = scoring_selectors.campaign_report(campaign)
+    if report is None:
+        raise Http404("No report yet.")
+    path = request.GET.get("rows", "")
+    items = _field(report.data, path)
+    if not isinstance(items, list):
+        raise Http404(f"No list {path!r} in this report.")
+    rows, header = [], {}
+    for item in typed.dump(items):
+        row: dict = {}
+        _flat(item, "", row)
+        rows.append(row)
+        header.update(dict.fromkeys(row))
+    columns = list(header)
+    response = HttpResponse(
+        write_csv(columns, ([row.get(c) for c in columns] for row in rows)), content_type="text/csv; charset=utf-8"
+    )
+    name = "".join(ch if ch.isalnum() else "-" for ch in path)
+    response["Content-Disposition"] = f'attachment; filename="campaign-{campaign.pk}-{name}.csv"'
+    return response
 
 
 @login_required

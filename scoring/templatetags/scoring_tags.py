@@ -5,6 +5,7 @@ fields (``{% heatmap %}``); static/annotate/charts.js draws it with the vendored
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from urllib.parse import urlencode
 
 from django import template
@@ -53,6 +54,50 @@ def largest(items: list | None, spec: str) -> list:
         return items
     keep = sorted(range(len(items)), key=lambda i: -(getattr(items[i], field, None) or 0))[:limit]
     return [items[i] for i in sorted(keep)]
+
+
+#: The most rows a table of a live report fragment shows (``{% capped %}``); every row is in the
+#: report's table CSV (``scoring.views.report_table``) and the agreement API.
+TABLE_LIMIT = 100
+
+
+@dataclass(frozen=True)
+class Capped:
+    """What a capped table shows: ``rows`` (at most the limit) of ``total``."""
+
+    rows: list
+    total: int
+    #: the field the kept rows have the largest of ("" : the first rows are kept)
+    by: str = ""
+
+    @property
+    def hidden(self) -> int:
+        return self.total - len(self.rows)
+
+
+@register.simple_tag
+def capped(items, by: str = "", limit: int = TABLE_LIMIT) -> Capped:
+    """``{% capped d.pairs by="n" as pairs %}``: at most ``limit`` of ``items`` (a list, or a dict's
+    items), those with the largest ``by`` in their original order (without ``by``: the first), for
+    ``{% for p in pairs.rows %}`` and ``{% capped_note pairs ... %}``."""
+    items = list(items.items()) if isinstance(items, dict) else list(items or [])
+    if len(items) <= limit:
+        return Capped(items, len(items), by)
+    if not by:
+        return Capped(items[:limit], len(items), by)
+    return Capped(largest(items, f"{by}:{limit}"), len(items), by)
+
+
+@register.inclusion_tag("scoring/capped_note.html", takes_context=True)
+def capped_note(context, table: Capped, what: str, why: str = "", rows: str = "", note_id: str = ""):
+    """The sentence under a capped table: how many of how many ``what`` it shows (``why`` those),
+    and where every one is: the report's ``rows`` field as CSV (``scoring.views.report_table``)
+    and the agreement API. Nothing when the table shows every row."""
+    campaign = context.get("campaign")
+    csv = ""
+    if rows and campaign is not None:
+        csv = reverse("campaign-report-table", args=[campaign.pk]) + "?" + urlencode({"rows": rows})
+    return {"table": table, "what": what, "why": why, "csv": csv, "campaign": campaign, "id": note_id}
 
 
 @register.filter

@@ -1,0 +1,80 @@
+"""Conditional requests for the live report (README, Pages): the organiser's page polls the report
+fragment every few seconds, and API clients poll ``/api/campaigns/<id>/agreement/``. Both carry an
+ETag naming the stored campaign report's version (its row and ``computed_at``) and the campaign's
+params (which the fragment's stop signals and phase actions read); a request whose
+``If-None-Match`` names the current version gets 304 with no body, after one query (the campaign,
+the user's role in it and the report's version, joined), so polling an unchanged report costs
+neither the report's decoding nor its rendering.
+
+The ETag is read before the report, so a report recomputed between the two is served under the
+older tag and the next poll fetches it again: a tag never claims a newer report than its body.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from datetime import datetime
+
+from django.db.models import OuterRef, Subquery
+from django.http import HttpRequest, HttpResponse, HttpResponseNotModified
+
+from annotate.models import Campaign, Membership
+from scoring.models import Report
+
+#: The roles that may read a campaign's report (annotate.selectors: need="organise").
+READERS = frozenset({"admin", "organiser"})
+
+
+def etag(report_id: int | None, computed_at: datetime | None, params: dict | None) -> str:
+    """A strong ETag: ``"r<report id>-<computed_at in µs>-<crc32 of the params>"`` (``r0-0`` before
+    the first report).
+
+    >>> from datetime import UTC
+    >>> etag(7, datetime(2025, 1, 2, tzinfo=UTC), {})
+    '"r7-1735776000000000-a3a6bf43"'
+    """
+    stamp = round(computed_at.timestamp() * 1_000_000) if computed_at is not None else 0
+    crc = zlib.crc32(json.dumps(params or {}, sort_keys=True, separators=(",", ":")).encode())
+    return f'"r{report_id or 0}-{stamp}-{crc:08x}"'
+
+
+def current_etag(user, campaign_id: int, name: str = "agreement") -> str | None:
+    """The ETag of the campaign report as stored now, in one query, for a user who may read it;
+    None for anyone else (and for a campaign that does not exist), who then takes the view's own
+    path to its 403 or 404."""
+    if not user.is_authenticated:
+        return None
+    reports = Report.objects.filter(campaign_id=OuterRef("pk"), topic=None, name=name).order_by()
+    campaigns = Campaign.objects.filter(pk=campaign_id).annotate(
+        report_id=Subquery(reports.values("id")[:1]), report_at=Subquery(reports.values("computed_at")[:1])
+    )
+    if not user.is_staff:
+        roles = Membership.objects.filter(campaign_id=OuterRef("pk"), user_id=user.pk).order_by()
+        campaigns = campaigns.annotate(member_role=Subquery(roles.values("role")[:1]))
+    fields = ["params", "report_id", "report_at", *([] if user.is_staff else ["member_role"])]
+    row = next(iter(campaigns.order_by().values(*fields)[:1]), None)
+    if row is None or (not user.is_staff and row["member_role"] not in READERS):
+        return None
+    return etag(row["report_id"], row["report_at"], row["params"])
+
+
+def matches(request: HttpRequest, tag: str | None) -> bool:
+    """Whether the request's ``If-None-Match`` names ``tag`` (or is ``*``)."""
+    if tag is None:
+        return False
+    given = request.headers.get("If-None-Match", "")
+    names = {part.strip().removeprefix("W/") for part in given.split(",")}
+    return tag in names or "*" in names
+
+
+def not_modified(tag: str) -> HttpResponse:
+    return tagged(HttpResponseNotModified(), tag)
+
+
+def tagged(response: HttpResponse, tag: str | None) -> HttpResponse:
+    """The response with its ETag, revalidated on every use (never served from a cache unasked)."""
+    if tag is not None:
+        response["ETag"] = tag
+        response["Cache-Control"] = "private, no-cache"
+    return response

@@ -1,0 +1,242 @@
+"""Small live pages (issue 16, item 3): the report fragment and the agreement API carry an ETag and
+answer 304 with no body after one query while the report is unchanged; the organiser page lists
+one page of topics however many there are and never reads a topic's data; report tables are
+capped with a sentence and a CSV of every row."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from annotate import services
+from annotate.assignments import PAGE_SIZE
+from annotate.models import Topic
+from scoring import live
+from scoring.templatetags.scoring_tags import capped
+from tests.conftest import pairs_topics
+
+pytestmark = pytest.mark.django_db
+FULL = {"matches": {"c1": True, "c2": False, "c3": True, "c4": False}}
+OTHER = {"matches": {"c1": False, "c2": False, "c3": True, "c4": False}}
+AUTH_TABLES = ("django_session", "auth_user")
+
+
+def submit(campaign, people, names, payload=FULL, capture=None):
+    with capture(execute=True):
+        for name in names:
+            for topic in Topic.objects.filter(campaign=campaign, assignments__assessor=people[name]):
+                services.save_judgment(
+                    topic=topic, assessor=people[name], payload=payload, status="submitted", version=0
+                )
+
+
+@pytest.fixture
+def judged(campaign, people, django_capture_on_commit_callbacks):
+    submit(campaign, people, ("alice", "bob"), capture=django_capture_on_commit_callbacks)
+    return campaign
+
+
+def fragment_url(campaign) -> str:
+    return f"/campaigns/{campaign.pk}/report/"
+
+
+def test_an_unchanged_report_is_a_304_with_no_body_after_one_query(client, people, judged):
+    client.force_login(people["organiser"])
+    first = client.get(fragment_url(judged))
+    assert first.status_code == 200 and b'id="judgments-seen">6<' in first.content
+    tag = first["ETag"]
+    assert re.fullmatch(r'"r\d+-\d+-[0-9a-f]{8}"', tag) and "no-cache" in first["Cache-Control"]
+    with CaptureQueriesContext(connection) as queries:
+        again = client.get(fragment_url(judged), headers={"if-none-match": tag})
+    assert again.status_code == 304 and again.content == b"" and again["ETag"] == tag
+    # The session and its user (authentication), then one query: campaign, role and report version.
+    own = [q["sql"] for q in queries if not any(f'"{t}"' in q["sql"] for t in AUTH_TABLES)]
+    assert len(queries) == 3 and len(own) == 1, [q["sql"] for q in queries]
+    assert '"annotate_campaign"' in own[0] and '"scoring_report"' in own[0] and '"annotate_membership"' in own[0]
+    # Several tags, weak ones and * match too; another tag does not.
+    assert client.get(fragment_url(judged), headers={"if-none-match": f'"x", W/{tag}'}).status_code == 304
+    assert client.get(fragment_url(judged), headers={"if-none-match": '"r0-0-00000000"'}).status_code == 200
+
+
+def test_the_agreement_api_answers_304_after_one_query(api, people, judged):
+    client = api(people["organiser"])
+    url = f"/api/campaigns/{judged.pk}/agreement/"
+    first = client.get(url)
+    assert first.status_code == 200 and first.json()["judgments_seen"] == 6
+    with CaptureQueriesContext(connection) as queries:
+        again = client.get(url, headers={"if-none-match": first["ETag"]})
+    assert again.status_code == 304 and again.content == b"" and len(queries) == 1
+
+
+def test_a_new_report_is_a_200_with_a_new_etag(client, people, judged, django_capture_on_commit_callbacks):
+    client.force_login(people["organiser"])
+    old = client.get(fragment_url(judged))["ETag"]
+    topic = Topic.objects.filter(campaign=judged, assignments__assessor=people["alice"]).first()
+    with django_capture_on_commit_callbacks(execute=True):
+        services.reopen_judgment(topic=topic, assessor=people["alice"], version=1)
+        services.save_judgment(topic=topic, assessor=people["alice"], payload=OTHER, status="submitted", version=2)
+    new = client.get(fragment_url(judged), headers={"if-none-match": old})
+    assert new.status_code == 200 and new["ETag"] != old and b'id="judgments-seen">6<' in new.content
+    assert client.get(fragment_url(judged), headers={"if-none-match": new["ETag"]}).status_code == 304
+    # A change of the campaign's params (the fragment's stop signals read them) is a new version too.
+    judged.params = {**judged.params, "precision": 0.2}
+    judged.save(update_fields=["params"])
+    assert client.get(fragment_url(judged), headers={"if-none-match": new["ETag"]}).status_code == 200
+
+
+def test_before_the_first_report_the_fragment_has_an_etag_too(client, people, campaign):
+    client.force_login(people["organiser"])
+    first = client.get(fragment_url(campaign))
+    assert first.status_code == 200 and first["ETag"].startswith('"r0-0-')
+    assert client.get(fragment_url(campaign), headers={"if-none-match": first["ETag"]}).status_code == 304
+
+
+def test_a_matching_etag_opens_nothing_to_who_may_not_read_the_report(client, people, judged):
+    client.force_login(people["organiser"])
+    tag = client.get(fragment_url(judged))["ETag"]
+    for name, status in (("alice", 403), ("other_organiser", 404), ("outsider", 404)):
+        client.force_login(people[name])
+        for given in (tag, "*"):
+            response = client.get(fragment_url(judged), headers={"if-none-match": given})
+            assert response.status_code == status and "ETag" not in response
+    client.logout()
+    assert client.get(fragment_url(judged), headers={"if-none-match": tag}).status_code == 302
+    client.force_login(people["admin"])  # staff: admin of every campaign
+    assert client.get(fragment_url(judged), headers={"if-none-match": tag}).status_code == 304
+
+
+def test_the_organiser_page_sends_the_report_etag_to_its_first_poll(client, people, judged):
+    client.force_login(people["organiser"])
+    page = client.get(f"/campaigns/{judged.pk}/").content.decode()
+    tag = client.get(fragment_url(judged))["ETag"]
+    assert f'<div id="report" data-etag="{tag.replace(chr(34), "&quot;")}"' in page
+    assert "annotate/live" in page and ".js" in page  # static/annotate/live.js: If-None-Match, keeps it on 304
+
+
+def test_the_etag_names_the_report_row_its_time_and_the_params():
+    from datetime import UTC, datetime
+
+    when = datetime(2025, 1, 2, tzinfo=UTC)
+    assert live.etag(3, when, {"a": 1}) != live.etag(3, when, {"a": 2}) != live.etag(4, when, {"a": 2})
+    assert live.etag(3, when, {"a": 1, "b": 2}) == live.etag(3, when, {"b": 2, "a": 1})
+    assert live.etag(None, None, None) == '"r0-0-a3a6bf43"'
+
+
+# -- the organiser page: one page of topics ---------------------------------------------------
+
+
+def big_campaign(people, n: int):
+    campaign = services.create_campaign(creator=people["organiser"], kind="pairs", name=f"Big {n}", overlap=2)
+    for name in ("alice", "bob"):
+        services.add_member(campaign=campaign, username=name, role="assessor")
+    services.import_topics(campaign=campaign, topics=pairs_topics(n))
+    return campaign
+
+
+def topic_rows(page: str) -> int:
+    table = page.split('<details id="topics">', 1)[1].split("</table>", 1)[0]
+    return table.count("<tr><td>")
+
+
+def test_the_organiser_page_of_600_topics_lists_one_page_of_them(client, people):
+    campaign = big_campaign(people, 600)
+    topic = Topic.objects.get(campaign=campaign, external_id="q1")
+    services.save_judgment(topic=topic, assessor=people["alice"], payload=FULL, status="draft", version=0)
+    client.force_login(people["organiser"])
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(f"/campaigns/{campaign.pk}/")
+    page = response.content.decode()
+    assert topic_rows(page) == PAGE_SIZE == 50
+    assert "<summary>600 topics</summary>" in page
+    assert (
+        f'The first 50 of 600 topics in the campaign\'s order; <a href="/campaigns/{campaign.pk}/assignments/?page=2">'
+        "the next 50</a>" in page
+    )
+    # Each state's count, linked to the Assignments page's filter.
+    states = page.split('id="assignment-states">', 1)[1].split("</p>", 1)[0]
+    assert f'<a href="/campaigns/{campaign.pk}/assignments/?state=new">1199 assigned without a judgment</a>' in states
+    assert f'<a href="/campaigns/{campaign.pk}/assignments/?state=draft">1 draft</a>' in states
+    # No query reads a topic's data (the titles come from their own column).
+    topic_reads = [q["sql"] for q in queries if 'FROM "annotate_topic"' in q["sql"]]
+    assert topic_reads and not any('"annotate_topic"."data"' in sql for sql in topic_reads), topic_reads
+
+
+def test_the_organiser_page_does_not_grow_with_the_topics(client, people):
+    client.force_login(people["organiser"])
+    sizes = {}
+    for n in (60, 600):
+        campaign = big_campaign(people, n)
+        page = client.get(f"/campaigns/{campaign.pk}/").content.decode()
+        assert topic_rows(page) == 50
+        sizes[n] = len(page.replace(campaign.name, ""))
+    # Only the counts' digits differ (60 -> 600, 120 -> 1200).
+    assert sizes[600] - sizes[60] < 20, sizes
+
+
+def test_a_small_campaign_lists_every_topic_without_the_sentence(client, people, campaign):
+    client.force_login(people["organiser"])
+    page = client.get(f"/campaigns/{campaign.pk}/").content.decode()
+    assert topic_rows(page) == 3 and 'id="topics-shown"' not in page
+
+
+# -- capped report tables ---------------------------------------------------------------------
+
+
+class Row:
+    def __init__(self, n):
+        self.n = n
+
+
+def test_capped_keeps_the_largest_in_their_order_or_the_first():
+    rows = [Row(n) for n in (5, 1, 9, 3, 7)]
+    table = capped(rows, by="n", limit=3)
+    assert [r.n for r in table.rows] == [5, 9, 7] and (table.total, table.hidden) == (5, 2)
+    assert [r.n for r in capped(rows, limit=2).rows] == [5, 1]
+    assert capped({"a": 1, "b": 2, "c": 3}, limit=2).rows == [("a", 1), ("b", 2)]
+    assert capped(rows).hidden == 0 and capped(None).total == 0
+
+
+def test_a_capped_table_says_so_and_its_csv_has_every_row(client, people, make_user):
+    """100 assessors judge one topic: 4,950 pairs, 100 shown, the CSV has them all."""
+    campaign = services.create_campaign(creator=people["organiser"], kind="pairs", name="Crowd", overlap=100)
+    names = [make_user(f"w{i:03d}").username for i in range(100)]
+    for name in names:
+        services.add_member(campaign=campaign, username=name, role="assessor")
+    services.import_topics(campaign=campaign, topics=pairs_topics(1))
+    topic = Topic.objects.get(campaign=campaign)
+    from django.contrib.auth import get_user_model
+
+    from scoring import jobs
+
+    users = {u.username: u for u in get_user_model().objects.filter(username__in=names)}
+    for i, name in enumerate(names):
+        services.save_judgment(
+            topic=topic, assessor=users[name], payload=FULL if i % 3 else OTHER, status="submitted", version=0
+        )
+    jobs.recompute_reports(campaign.pk, everything=True)
+    client.force_login(people["organiser"])
+    fragment = client.get(fragment_url(campaign)).content.decode()
+    table = fragment.split('id="pairs-table"', 1)[1].split("</table>", 1)[0]
+    assert table.count('<td class="kappa">') == 100
+    note = fragment.split('id="pairs-shown">', 1)[1].split("</p>", 1)[0]
+    csv_url = f"/campaigns/{campaign.pk}/report/table.csv?rows=pairs"
+    assert note.startswith("Showing the 100 of 4950 pairs (with the most shared items); every one: ")
+    assert f'<a href="{csv_url}">the whole table as CSV</a>' in note
+    # The heatmap: 30 of the 120 assessors, with its sentence and the full matrix.
+    assert "Showing the 30 of 100 assessors who share items with the most others" in fragment
+    response = client.get(csv_url)
+    assert response.status_code == 200 and response["Content-Type"].startswith("text/csv")
+    rows = list(csv.DictReader(io.StringIO(response.content.decode())))
+    assert len(rows) == 4950
+    assert {"assessors.0", "assessors.1", "n", "kappa", "kappa_ci.low"} <= set(rows[0])
+    assert (rows[0]["assessors.0"], rows[0]["assessors.1"], rows[0]["n"]) == ("w000", "w001", "4")
+    # Only lists of the report; not a member: 404.
+    assert client.get(f"/campaigns/{campaign.pk}/report/table.csv?rows=fleiss").status_code == 404
+    assert client.get(f"/campaigns/{campaign.pk}/report/table.csv?rows=__class__").status_code == 404
+    client.force_login(people["other_organiser"])
+    assert client.get(csv_url).status_code == 404
