@@ -43,25 +43,27 @@ def judged(people, django_capture_on_commit_callbacks):
     for name in ("alice", "bob", "carol"):
         services.add_member(campaign=campaign, username=name, role="assessor")
     services.import_topics(campaign=campaign, topics=pairs_topics(6, 5))
-    services.import_runs(
-        campaign=campaign,
-        runs=[
-            {
-                "name": name,
-                "data": {
-                    "results": {
-                        f"q{t}": [
-                            {"id": f"c{c}", "text": f"Candidate {t}.{c}"}
-                            for c in range(1, 6)
-                            if (t * 7 + c * (s + 2)) % (s + 3) != 0
-                        ]
-                        for t in range(1, 7)
-                    }
-                },
-            }
-            for s, name in enumerate(("A", "B", "C", "D"))
-        ],
-    )
+    # As after a commit: the import's recompute request is queued (it sets the campaign's flag).
+    with django_capture_on_commit_callbacks(execute=True):
+        services.import_runs(
+            campaign=campaign,
+            runs=[
+                {
+                    "name": name,
+                    "data": {
+                        "results": {
+                            f"q{t}": [
+                                {"id": f"c{c}", "text": f"Candidate {t}.{c}"}
+                                for c in range(1, 6)
+                                if (t * 7 + c * (s + 2)) % (s + 3) != 0
+                            ]
+                            for t in range(1, 7)
+                        }
+                    },
+                }
+                for s, name in enumerate(("A", "B", "C", "D"))
+            ],
+        )
     rng = np.random.default_rng(7)
     truth = rng.random((6, 5)) < 0.4
     with django_capture_on_commit_callbacks(execute=True):
