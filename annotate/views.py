@@ -67,7 +67,7 @@ def campaign(request: HttpRequest, campaign_id: int) -> HttpResponse:
             "topics": assignments.topic_table(campaign, assignments.Filters()),
             "states": assignments.state_counts(campaign),
             "report_etag": report_etag or "",
-            "report": scoring_selectors.campaign_report(campaign),
+            "report": live.campaign_report(campaign, report_etag),
             "jobs": scoring_selectors.campaign_jobs(campaign),
             "applied": scoring_selectors.applied_changes(campaign),
             "analyses": analysis_forms(campaign),

@@ -15,7 +15,6 @@ from annotate.api.views import ERRORS, body
 from concord import typed
 from kinds.registry import KINDS
 from scoring import live, services
-from scoring import selectors as scoring_selectors
 from scoring.downloads import export_file
 from scoring.models import Job
 
@@ -119,7 +118,7 @@ class Agreement(APIView):
         if live.matches(request, tag):
             return live.not_modified(tag)
         campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
-        report = scoring_selectors.campaign_report(campaign)
+        report = live.campaign_report(campaign, tag)
         if report is None:
             return live.tagged(
                 Response({"kind": campaign.kind, "computed_at": None, "judgments_seen": 0, "data": None}), tag

@@ -52,7 +52,7 @@ def report(request: HttpRequest, campaign_id: int) -> HttpResponse:
     response = render(
         request,
         get_kind(campaign.kind).reports.template,
-        {"campaign": campaign, "kind": get_kind(campaign.kind), "report": scoring_selectors.campaign_report(campaign)},
+        {"campaign": campaign, "kind": get_kind(campaign.kind), "report": live.campaign_report(campaign, tag)},
     )
     return live.tagged(response, tag)
 
