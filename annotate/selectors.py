@@ -98,7 +98,9 @@ def judging_target(
     may open the topic (the judgment endpoints' path: the topic, its campaign,
     the user's role and, for an assessor, the assignment, joined). Anything
     else takes the two functions' own path, so refusals are theirs word for word."""
-    if user.is_authenticated:
+    # An id no database column holds takes campaign_for's path (its 404): the joined
+    # lookup below would hand it to the database driver, which overflows.
+    if user.is_authenticated and -(2**63) <= campaign_id < 2**63:
         topics = Topic.objects.select_related("campaign").filter(campaign_id=campaign_id, external_id=external_id)
         if not user.is_staff:
             roles = Membership.objects.filter(campaign_id=OuterRef("campaign_id"), user_id=user.pk).order_by()

@@ -406,13 +406,17 @@ def _pyramid_rows(
     votes = a.votes.astype(np.int64).tolist()
     weights = pyramid(a).tolist()
     # msgspec builds the frozen dataclasses 5x faster than their __init__ (20,000 at 10,000 questions)
-    rows = msgspec.convert(
-        [
-            {"id": i, "text": t, "original": o, "votes": v, "weight": w}
-            for i, t, o, v, w in zip(ids, texts, originals, votes, weights)
-        ],
-        list[NuggetsNugget],
-    )
+    fields = [
+        {"id": i, "text": t, "original": o, "votes": v, "weight": w}
+        for i, t, o, v, w in zip(ids, texts, originals, votes, weights)
+    ]
+    try:
+        rows = msgspec.convert(fields, list[NuggetsNugget])
+    except msgspec.ValidationError:
+        # Topic data written around its checks (an original label neither vital nor okay):
+        # the rows as given, as the report always built them; the stored report then
+        # reads as outdated rather than failing the whole recompute.
+        rows = [NuggetsNugget(**row) for row in fields]
     ends = np.cumsum(sizes).tolist()
     return [rows[end - size : end] for size, end in zip(sizes, ends)]
 
