@@ -35,6 +35,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tests.load import client
+
 ROOT = Path(__file__).resolve().parents[2]
 # Every tool runs through the interpreter running this file, so the harness
 # works from any virtual environment (or none), not only .venv.
@@ -242,7 +244,15 @@ def topic_data(kind: str, index: int) -> dict[str, Any]:
 PARAMS = {"nuggets": {"tasks": ["labels", "matches"]}}
 
 
-def seed(*, users: int, per_assessor: int = 3, overlap: int = 2) -> dict[str, Any]:
+def seed(
+    *,
+    users: int,
+    per_assessor: int = 3,
+    overlap: int = 2,
+    cost_topics: int = 100,
+    rate_slots: int = 2000,
+    rate_assessors: int = 4,
+) -> dict[str, Any]:
     """Users, tokens and one campaign per kind; each assessor gets about
     ``per_assessor`` topics in each. Returns the plan the locustfile reads."""
     from django.contrib.auth.hashers import make_password
@@ -276,7 +286,154 @@ def seed(*, users: int, per_assessor: int = 3, overlap: int = 2) -> dict[str, An
         "organiser": {"username": organiser.username, "token": token(organiser)},
         "assessors": [{"username": u.username, "token": token(u)} for u in assessors],
         "campaigns": campaigns,
+        **seed_measured(organiser, cost_topics=cost_topics, rate_slots=rate_slots, rate_assessors=rate_assessors),
     }
+
+
+def _example_campaign(organiser, kind: str, name: str, members: list, topics: int, prefix: str = "t"):
+    """A campaign of ``kind`` whose every member is assigned ``topics`` copies of
+    the kind's example topic (``KINDS[kind].examples``), external ids ``<prefix>00001``..."""
+    from annotate import services
+    from kinds.registry import KINDS as REGISTRY
+
+    examples = REGISTRY[kind].examples
+    campaign = services.create_campaign(
+        creator=organiser, kind=kind, name=name, overlap=max(1, len(members)), params=dict(examples.params)
+    )
+    for user in members:
+        services.add_member(campaign=campaign, username=user.username, role="assessor")
+    ids = [f"{prefix}{i:05d}" for i in range(1, topics + 1)]
+    batch = 2000
+    for start in range(0, len(ids), batch):
+        services.import_topics(
+            campaign=campaign,
+            topics=[{"external_id": t, "data": dict(examples.topic)} for t in ids[start : start + batch]],
+        )
+    return campaign, ids, [dict(p) for p in examples.payloads]
+
+
+def seed_measured(organiser, *, cost_topics: int, rate_slots: int, rate_assessors: int) -> dict[str, Any]:
+    """The campaigns of the measured phases, every registered kind (copies of its example topic):
+
+    - ``Load cost <kind>``: one assessor, ``cost_topics`` topics (one draft PUT
+      and one submit each, sent one at a time);
+    - ``Load rate <kind>``: ``rate_assessors`` assessors on the same topics, at
+      least ``rate_slots`` (topic, assessor) pairs over all kinds (one submit each,
+      the kinds interleaved);
+    - the bare reference: one judgment of its own user, in a campaign of its own.
+    """
+    from django.contrib.auth.models import User
+
+    from annotate import services
+    from concord import tokens
+    from kinds.registry import KINDS as REGISTRY
+
+    token = lambda user: tokens.issue(user)[1]  # noqa: E731
+    cost, rate = [], []
+    rate_topics = math.ceil(rate_slots / len(REGISTRY) / rate_assessors)
+    raters = [User.objects.create(username=f"load-rate-{i:02d}") for i in range(rate_assessors)]
+    for kind in REGISTRY:
+        user = User.objects.create(username=f"load-cost-{kind}")
+        campaign, ids, payloads = _example_campaign(organiser, kind, f"Load cost {kind}", [user], cost_topics)
+        cost.append(
+            {"kind": kind, "campaign": campaign.pk, "assessor": user.username, "token": token(user), "topics": ids}
+            | {"payload": payloads[0]}
+        )
+        campaign, ids, payloads = _example_campaign(organiser, kind, f"Load rate {kind}", raters, rate_topics)
+        rate.append({"kind": kind, "campaign": campaign.pk, "topics": ids, "payloads": payloads})
+    bare_user = User.objects.create(username="bare-reference")
+    campaign, ids, payloads = _example_campaign(organiser, "pairs", "Bare reference", [bare_user], 1)
+    saved = services.save_judgment(
+        topic=campaign.topics.get(), assessor=bare_user, payload=payloads[0], status="draft", version=0
+    )
+    return {
+        "cost": cost,
+        "rate": rate,
+        "rate_assessors": [{"username": u.username, "token": token(u)} for u in raters],
+        "bare": {"judgment": saved.judgment.pk, "token": token(bare_user)},
+    }
+
+
+FRESH_ASSESSORS = 10
+
+
+def seed_fresh(*, topics: int, samples: int) -> dict[str, Any]:
+    """For every registered kind, a campaign ``Fresh <kind> <topics>`` of
+    ``topics`` copies of its example topic and 10 assessors per topic, written
+    in bulk (not through the API): topics and assignments by
+    ``services.import_topics``, then every (topic, assessor)'s judgment
+    submitted at version 1 with its revision (as ``import_judgments`` writes
+    them), the example's two payloads alternating between assessors, and every
+    topic marked stale, which queues one recompute. The last assessor's
+    judgments of the first ``samples`` topics are left unwritten: the timed
+    submissions, sent through the API. Returns what the timing needs."""
+    from django.contrib.auth.models import User
+
+    from annotate.models import Judgment, JudgmentRevision
+    from concord import tokens
+    from kinds.registry import KINDS as REGISTRY
+    from scoring import services as scoring_services
+
+    organiser = User.objects.get(username="load-organiser")
+    members = [User.objects.get_or_create(username=f"fresh-{i:02d}")[0] for i in range(FRESH_ASSESSORS)]
+    last = members[-1]
+    token = tokens.issue(last)[1]
+    campaigns = []
+    for kind in REGISTRY:
+        campaign, ids, payloads = _example_campaign(organiser, kind, f"Fresh {kind} {topics}", members, topics, "f")
+        rows = list(campaign.topics.order_by("position").values_list("id", "external_id"))
+        skipped = {pk for pk, _ in rows[:samples]}
+        batch = 1000
+        for start in range(0, len(rows), batch):
+            chunk = [
+                (index, user, pk)
+                for pk, _ in rows[start : start + batch]
+                for index, user in enumerate(members)
+                if not (user is last and pk in skipped)
+            ]
+            made = Judgment.objects.bulk_create(
+                Judgment(
+                    topic_id=pk,
+                    assessor=user,
+                    payload=payloads[index % 2],
+                    status="submitted",
+                    version=1,
+                    submitted_payload=payloads[index % 2],
+                    submitted_version=1,
+                    submitted_at=timezone_now(),
+                )
+                for index, user, pk in chunk
+            )
+            if any(j.pk is None for j in made):
+                made = list(Judgment.objects.filter(topic_id__in={pk for _, _, pk in chunk}))
+            JudgmentRevision.objects.bulk_create(
+                JudgmentRevision(
+                    judgment=j,
+                    version=1,
+                    author_id=j.assessor_id,
+                    payload=j.payload,
+                    status="submitted",
+                    source="import",
+                )
+                for j in made
+            )
+        scoring_services.mark_all_stale(campaign)
+        campaigns.append(
+            {
+                "kind": kind,
+                "campaign": campaign.pk,
+                "topics": [external for _, external in rows[:samples]],
+                "payload": payloads[(FRESH_ASSESSORS - 1) % 2],
+                "judgments": topics * FRESH_ASSESSORS - min(samples, topics),
+            }
+        )
+    return {"assessor": last.username, "token": token, "campaigns": campaigns}
+
+
+def timezone_now():
+    from django.utils import timezone
+
+    return timezone.now()
 
 
 def verify(acks: list[dict[str, Any]], *, settle_timeout: float = 300) -> dict[str, Any]:
@@ -449,6 +606,10 @@ class Server:
             peaks["worker" if pid == self.worker.pid else f"web-{pid}"] = kb / 1024
         return peaks
 
+    def web_cpu(self) -> float:
+        """CPU seconds used so far by gunicorn: its master and its workers."""
+        return _tree_cpu(self.gunicorn.pid)
+
     def cpu_seconds(self, database: Database) -> dict[str, float]:
         """CPU time used so far by gunicorn (master and workers), the task
         worker and, for a PostgreSQL server started here, the whole server."""
@@ -502,7 +663,8 @@ def server(env: dict[str, str], logs: Path, *, workers: int = 4, worker_interval
             "--log-level",
             "warning",
         ],
-        env,
+        # The app's settings plus the bare reference endpoint (tests/load/settings.py).
+        {**env, "DJANGO_SETTINGS_MODULE": "tests.load.settings"},
         logs / "gunicorn.log",
     )
     with _cleanup(lambda: _stop(gunicorn)):
@@ -629,13 +791,49 @@ def run_locust(
 
 
 @dataclass
+class Figures:
+    """What the measured phases found (see :func:`run_load`)."""
+
+    cost_requests: int
+    #: kind -> {"draft_ms", "submit_ms"}: gunicorn's CPU ms per request, sent one at a time.
+    cost: dict[str, dict[str, float]]
+    bare_ms: float  # the same for the bare read-plus-write endpoint
+    clients: int  # closed-loop clients (= gunicorn workers)
+    max_rate: float  # submits per second answered by ``clients`` closed-loop clients
+    closed_p50_ms: float | None
+    open_rate: float  # the open-loop arrival rate: half of max_rate
+    open_sent: int
+    open_seconds: float
+    open_p50_ms: float | None
+    open_p95_ms: float | None
+    open_by_kind: dict[str, tuple[float | None, float | None, int]]  # kind -> (p50, p95, n)
+    generator_cpu_pct: float  # the open-loop generator's own CPU, % of one core
+    #: topics -> kind -> {"initial_s", "samples_s", "p50_s", "p95_s"}
+    fresh: dict[int, dict[str, dict[str, Any]]]
+    failures: list[str]
+
+    @property
+    def cpu_ratio(self) -> float:
+        """The worst kind's submit CPU over the bare endpoint's."""
+        worst = max((c["submit_ms"] for c in self.cost.values()), default=0.0)
+        return worst / self.bare_ms if self.bare_ms else float("inf")
+
+    def fresh_p95_s(self, topics: int | None = None) -> float | None:
+        """The worst kind's p95 freshness at ``topics`` (the largest size measured by default)."""
+        if not self.fresh:
+            return None
+        found = [k["p95_s"] for k in self.fresh[topics or max(self.fresh)].values() if k["p95_s"] is not None]
+        return max(found) if len(found) == len(self.fresh[topics or max(self.fresh)]) else None
+
+
+@dataclass
 class LoadResult:
     engine: str
     users: int
     seconds: float
     workers: int
-    requests: int
-    failures: int
+    requests: int  # locust's
+    failures: int  # locust's failed requests and the measuring client's
     rps: float
     submits: int
     submit_p50_ms: float
@@ -649,14 +847,122 @@ class LoadResult:
     report_max_s: float | None
     report_unresolved: int
     peak_mb: float  # largest peak RSS of one gunicorn worker
-    cpu_seconds: dict[str, float]  # during the run: web workers, task worker, PostgreSQL backends
+    cpu_seconds: dict[str, float]  # during the locust phase: web workers, task worker, PostgreSQL backends
     verification: dict[str, Any]
+    figures: Figures
     locust: dict[str, Any] = field(repr=False)
     logs: str = ""
 
     @property
     def ok(self) -> bool:
         return self.failures == 0 and self.verification["problem_count"] == 0
+
+    @property
+    def lost(self) -> int:
+        """Acknowledged judgments the database check found missing, doubled or wrong."""
+        return self.verification["problem_count"]
+
+
+def _rate_slots(plan: dict[str, Any]) -> Iterator[client.Slot]:
+    """Every (topic, assessor) of the rate campaigns once, the kinds interleaved."""
+    assessors = plan["rate_assessors"]
+    longest = max(len(c["topics"]) for c in plan["rate"])
+    for t in range(longest):
+        for a, assessor in enumerate(assessors):
+            for campaign in plan["rate"]:
+                if t < len(campaign["topics"]):
+                    yield client.Slot(
+                        campaign["kind"],
+                        campaign["campaign"],
+                        campaign["topics"][t],
+                        assessor["username"],
+                        assessor["token"],
+                        campaign["payloads"][a % 2],
+                    )
+
+
+def _measure_cost(running: Server, plan: dict[str, Any], log: Callable[[str], None]) -> tuple[dict, float, list, list]:
+    cost, acks, failures = {}, [], []
+    for c in plan["cost"]:
+        slots = [client.Slot(c["kind"], c["campaign"], t, c["assessor"], c["token"], c["payload"]) for t in c["topics"]]
+        draft_ms, submit_ms, outcome = client.cost(running.url, slots, running.web_cpu)
+        cost[c["kind"]] = {"draft_ms": round(draft_ms, 2), "submit_ms": round(submit_ms, 2)}
+        acks += outcome.acks
+        failures += outcome.failures
+        log(f"  {c['kind']}: {draft_ms:.1f} ms per draft PUT, {submit_ms:.1f} ms per submit (server CPU)")
+    count = len(plan["cost"][0]["topics"])
+    bare_ms, bare_failures = client.bare_cost(
+        running.url, plan["bare"]["token"], plan["bare"]["judgment"], count, running.web_cpu
+    )
+    failures += [f"PUT /bare/: {bare_failures} failed"] if bare_failures else []
+    log(f"  bare read-plus-write: {bare_ms:.1f} ms per request")
+    return cost, bare_ms, acks, failures
+
+
+def _wait_fresh_computed(running: Server, token: str, campaigns: list[dict], timeout: float) -> dict[int, float]:
+    """Seconds until each campaign's stored report counts its seeded judgments."""
+    connection = client.Connection(running.url)
+    started = time.monotonic()
+    done: dict[int, float] = {}
+    while len(done) < len(campaigns) and time.monotonic() - started < timeout:
+        for c in campaigns:
+            if c["campaign"] in done:
+                continue
+            code, _, content = connection.request("GET", f"/api/campaigns/{c['campaign']}/agreement/", token)
+            if code == 200 and json.loads(content)["judgments_seen"] >= c["judgments"]:
+                done[c["campaign"]] = round(time.monotonic() - started, 2)
+        time.sleep(0.5)
+    return done
+
+
+def _measure_freshness(
+    env: dict[str, str],
+    running: Server,
+    plan: dict[str, Any],
+    directory: Path,
+    *,
+    sizes: tuple[int, ...],
+    samples: int,
+    timeout: float,
+    log: Callable[[str], None],
+) -> tuple[dict, list[str]]:
+    fresh: dict[int, dict[str, dict[str, Any]]] = {}
+    failures: list[str] = []
+    organiser = plan["organiser"]["token"]
+    for size in sizes:
+        out = directory / f"fresh-{size}.json"
+        started = time.monotonic()
+        manage(
+            env, "-m", "tests.load.harness", "seed-fresh", "--topics", str(size), "--samples", str(samples),
+            "--out", str(out), timeout=3600,
+        )  # fmt: skip
+        seeded = json.loads(out.read_text())
+        log(
+            f"  {size} topics x {FRESH_ASSESSORS} assessors per kind seeded in bulk in {time.monotonic() - started:.0f} s"
+        )
+        initial = _wait_fresh_computed(running, organiser, seeded["campaigns"], timeout)
+        fresh[size] = {}
+        for c in seeded["campaigns"]:
+            if c["campaign"] not in initial:
+                failures.append(f"fresh {c['kind']} {size}: the first report was not stored within {timeout:.0f} s")
+                continue
+            times = []
+            for topic in c["topics"]:
+                slot = client.Slot(c["kind"], c["campaign"], topic, seeded["assessor"], seeded["token"], c["payload"])
+                seconds, problem = client.freshness(running.url, slot, organiser, timeout=timeout)
+                if problem:
+                    failures.append(f"fresh {c['kind']} {size}: {problem}")
+                else:
+                    times.append(round(seconds, 3))
+                time.sleep(0.5)  # not in step with the rebuilds
+            fresh[size][c["kind"]] = {
+                "initial_s": initial[c["campaign"]],
+                "samples_s": times,
+                "p50_s": statistics.median(times) if times else None,
+                "p95_s": client.percentile(times, 0.95),
+            }
+            log(f"  {c['kind']} at {size}: first report after {initial[c['campaign']]} s; fresh after a submit {times}")
+    return fresh, failures
 
 
 def run_load(
@@ -667,61 +973,132 @@ def run_load(
     workers: int = 4,
     think: float = 0.5,
     per_assessor: int = 3,
+    cost_requests: int = 100,
+    rate_seconds: float = 10,
+    open_seconds: float = 20,
+    rate_slots: int | None = None,
+    sizes: tuple[int, ...] = (100,),
+    fresh_samples: int = 5,
+    fresh_timeout: float = 600,
     database_url: str | None = None,
     directory: Path | None = None,
     log: Callable[[str], None] = lambda _: None,
 ) -> LoadResult:
     """One whole run on ``engine`` ("sqlite" or "postgresql"; with
     ``database_url`` a fresh database on that PostgreSQL server, else a
-    throw-away server)."""
+    throw-away server), its phases one after the other against one gunicorn
+    (``workers`` sync workers) and the task workers:
+
+    1. cost: per kind, ``cost_requests`` draft PUTs then as many submits, one
+       at a time, and as many PUTs of the bare endpoint; gunicorn's CPU time
+       (/proc) before and after each batch;
+    2. rate: ``workers`` closed-loop clients submit for ``rate_seconds`` (the
+       maximum rate), then an open-loop generator submits at half that rate
+       for ``open_seconds`` (latency p50/p95, the generator's own CPU);
+    3. concurrency: locust, ``users`` assessors for ``seconds`` (reads, drafts,
+       edits, submits, reopenings, replays, stale edits); skipped at 0 s;
+    4. the database check: every acknowledged save of phases 1-3 once, one
+       revision each, and the reports caught up;
+    5. freshness: for each of ``sizes``, campaigns of every kind seeded in bulk
+       with that many topics, computed once, then ``fresh_samples`` timed
+       submissions each through the API until the organiser's report counts them.
+    """
     own = directory is None
     directory = Path(tempfile.mkdtemp(prefix=f"concord-load-{engine}.")) if own else directory
     directory.mkdir(parents=True, exist_ok=True)
+    # Enough (topic, assessor) pairs for the closed and open loops at up to 400 submits per second.
+    rate_slots = rate_slots or math.ceil(400 * (rate_seconds + open_seconds / 2))
     try:
         database_context = sqlite_database(directory) if engine == "sqlite" else postgres_database(database_url)
         with database_context as database:
             env = django_env(database)
-            log(f"{database.label}: migrating and seeding {users} assessors")
+            log(f"{database.label}: migrating and seeding")
             manage(env, "manage.py", "migrate", "--no-input", "-v0")
-            plan = directory / "plan.json"
+            plan_path = directory / "plan.json"
             manage(
-                env,
-                "-m",
-                "tests.load.harness",
-                "seed",
-                "--users",
-                str(users),
-                "--per-assessor",
-                str(per_assessor),
-                "--out",
-                str(plan),
-            )
+                env, "-m", "tests.load.harness", "seed", "--users", str(users), "--per-assessor", str(per_assessor),
+                "--cost-topics", str(cost_requests), "--rate-slots", str(rate_slots), "--out", str(plan_path),
+            )  # fmt: skip
+            plan = json.loads(plan_path.read_text())
             with server(env, directory, workers=workers) as running:
-                log(f"{running.url}: gunicorn -w {workers} and db_worker up; locust for {seconds:.0f} s")
-                before = running.cpu_seconds(database)
-                stats = run_locust(
-                    running.url,
-                    plan,
-                    directory / "results.json",
-                    users=users,
-                    seconds=seconds,
-                    think=think,
-                    logs=directory,
-                )
-                after = running.cpu_seconds(database)
-                cpu = {part: round(after[part] - before[part], 2) for part in after}
+                log(f"{running.url}: gunicorn -w {workers} and the task workers up")
+                log(f"cost: {cost_requests} draft PUTs and submits per kind, one at a time")
+                cost, bare_ms, acks, failures = _measure_cost(running, plan, log)
+                slots = _rate_slots(plan)
+                closed = client.closed_loop(running.url, slots, clients=workers, seconds=rate_seconds)
+                answered = closed.all_latencies()
+                max_rate = len(answered) / closed.seconds if closed.seconds else 0.0
+                log(f"rate: {workers} closed-loop clients: {max_rate:.1f} submits/s")
+                opened = client.open_loop(running.url, slots, rate=max(0.5, max_rate / 2), seconds=open_seconds)
+                log(f"open loop at {max_rate / 2:.1f}/s: {len(opened.all_latencies())} answered")
+                for outcome in (closed, opened):
+                    acks += outcome.acks
+                    failures += outcome.failures
+                    if outcome.exhausted:
+                        failures.append("the rate campaigns ran out of topics (raise rate_slots)")
+                if seconds > 0:
+                    log(f"concurrency: locust, {users} assessors for {seconds:.0f} s")
+                    before = running.cpu_seconds(database)
+                    stats = run_locust(
+                        running.url, plan_path, directory / "results.json",
+                        users=users, seconds=seconds, think=think, logs=directory,
+                    )  # fmt: skip
+                    after = running.cpu_seconds(database)
+                    cpu = {part: round(after[part] - before[part], 2) for part in after}
+                else:
+                    stats, cpu = _no_locust(), {}
                 log("verifying the database")
-                acks = directory / "acks.json"
-                acks.write_text(json.dumps(stats["acks"]))
-                verification = json.loads(manage(env, "-m", "tests.load.harness", "verify", "--acks", str(acks)))
+                acks_path = directory / "acks.json"
+                acks_path.write_text(json.dumps(stats["acks"] + acks))
+                verification = json.loads(manage(env, "-m", "tests.load.harness", "verify", "--acks", str(acks_path)))
+                log(f"freshness at {', '.join(map(str, sizes)) or 'no sizes'} topics per kind")
+                fresh, fresh_failures = _measure_freshness(
+                    env, running, plan, directory, sizes=sizes, samples=fresh_samples, timeout=fresh_timeout, log=log
+                )
+                failures += fresh_failures
                 peaks = running.peak_mb()
-        return _summarise(engine, users, seconds, workers, stats, verification, peaks, cpu, directory)
+        figures = Figures(
+            cost_requests=cost_requests,
+            cost=cost,
+            bare_ms=round(bare_ms, 2),
+            clients=workers,
+            max_rate=round(max_rate, 1),
+            closed_p50_ms=client.percentile(answered, 0.5),
+            open_rate=round(max_rate / 2, 1),
+            open_sent=opened.sent,
+            open_seconds=round(opened.seconds, 1),
+            open_p50_ms=client.percentile(opened.all_latencies(), 0.5),
+            open_p95_ms=client.percentile(opened.all_latencies(), 0.95),
+            open_by_kind={
+                kind: (client.percentile(times, 0.5), client.percentile(times, 0.95), len(times))
+                for kind, times in opened.latencies_ms.items()
+            },
+            generator_cpu_pct=round(100 * opened.client_cpu_s / opened.seconds, 1) if opened.seconds else 0.0,
+            fresh=fresh,
+            failures=failures,
+        )
+        return _summarise(engine, users, seconds, workers, stats, verification, peaks, cpu, directory, figures)
     finally:
         if own and not os.environ.get("CONCORD_LOAD_KEEP"):
             shutil.rmtree(directory, ignore_errors=True)
 
 
-def _summarise(engine, users, seconds, workers, stats, verification, peaks, cpu, directory) -> LoadResult:
+def _no_locust() -> dict[str, Any]:
+    return {
+        "acks": [],
+        "conflicts": {},
+        "expected_conflicts": {},
+        "time_to_report": [],
+        "unresolved_samples": [],
+        "in_flight_at_exit": 0,
+        "submit_ms_by_kind": {},
+        "stats": {},
+        "total": {"requests": 0, "failures": 0, "rps": 0.0},
+        "errors": [],
+    }
+
+
+def _summarise(engine, users, seconds, workers, stats, verification, peaks, cpu, directory, figures) -> LoadResult:
     submit = stats["stats"].get("PUT judgment (submit)", {})
     samples = [s["seconds"] for s in stats["time_to_report"]]
     web = [mb for name, mb in peaks.items() if name.startswith("web")]
@@ -731,7 +1108,7 @@ def _summarise(engine, users, seconds, workers, stats, verification, peaks, cpu,
         seconds=seconds,
         workers=workers,
         requests=stats["total"]["requests"],
-        failures=stats["total"]["failures"],
+        failures=stats["total"]["failures"] + len(figures.failures),
         rps=stats["total"]["rps"],
         submits=submit.get("requests", 0),
         submit_p50_ms=submit.get("p50_ms", 0),
@@ -747,6 +1124,7 @@ def _summarise(engine, users, seconds, workers, stats, verification, peaks, cpu,
         peak_mb=max(web, default=0.0),
         cpu_seconds=cpu,
         verification=verification,
+        figures=figures,
         locust={k: v for k, v in stats.items() if k != "acks"},
         logs=str(directory),
     )
@@ -761,7 +1139,14 @@ def main(argv: list[str] | None = None) -> None:
     seeding = commands.add_parser("seed", help="users, tokens, one campaign per kind; writes the plan")
     seeding.add_argument("--users", type=int, required=True)
     seeding.add_argument("--per-assessor", type=int, default=3)
+    seeding.add_argument("--cost-topics", type=int, default=100)
+    seeding.add_argument("--rate-slots", type=int, default=2000)
+    seeding.add_argument("--rate-assessors", type=int, default=4)
     seeding.add_argument("--out", type=Path, required=True)
+    fresh = commands.add_parser("seed-fresh", help="bulk-seeded campaigns of every kind at one size")
+    fresh.add_argument("--topics", type=int, required=True)
+    fresh.add_argument("--samples", type=int, required=True)
+    fresh.add_argument("--out", type=Path, required=True)
     checking = commands.add_parser("verify", help="check the database against the acknowledged saves")
     checking.add_argument("--acks", type=Path, required=True)
     checking.add_argument("--settle-timeout", type=float, default=300)
@@ -771,7 +1156,16 @@ def main(argv: list[str] | None = None) -> None:
 
     django.setup()
     if args.command == "seed":
-        args.out.write_text(json.dumps(seed(users=args.users, per_assessor=args.per_assessor)))
+        plan = seed(
+            users=args.users,
+            per_assessor=args.per_assessor,
+            cost_topics=args.cost_topics,
+            rate_slots=args.rate_slots,
+            rate_assessors=args.rate_assessors,
+        )
+        args.out.write_text(json.dumps(plan))
+    elif args.command == "seed-fresh":
+        args.out.write_text(json.dumps(seed_fresh(topics=args.topics, samples=args.samples)))
     else:
         acks = json.loads(args.acks.read_text())
         print(json.dumps(verify(acks, settle_timeout=args.settle_timeout)))

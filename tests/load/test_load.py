@@ -1,5 +1,8 @@
-"""The load test, small: 8 assessors judging every kind for 8 s against
-gunicorn (4 workers) and the task worker, then the database checked.
+"""The load test, small: each phase of ``harness.run_load`` at a tiny size (5
+requests per kind one at a time, 1 s of closed-loop and 2 s of open-loop submits,
+8 locust assessors judging every kind for 8 s, one timed submission per kind on
+10-topic campaigns) against gunicorn (4 workers) and the task workers, then the
+database checked.
 
 On SQLite in the suite's SQLite pass; on PostgreSQL in the pass where
 DATABASE_URL points at a server (.ci/run), in a database of its own created
@@ -48,11 +51,16 @@ def test_concurrent_assessors_lose_nothing_and_duplicate_nothing(engine, tmp_pat
         workers=4,
         think=0.1,
         per_assessor=2,
+        cost_requests=5,
+        rate_seconds=1,
+        open_seconds=2,
+        sizes=(10,),
+        fresh_samples=1,
         database_url=DATABASE_URL if engine == "postgresql" else None,
         directory=tmp_path,
     )
     errors = result.locust["errors"]
-    assert result.failures == 0, f"{result.failures} failed requests: {errors}"
+    assert result.failures == 0, f"{result.failures} failed requests: {errors} {result.figures.failures}"
     assert result.submits > 0
     check = result.verification
     # Every acknowledged judgment once, one revision per acknowledged save,
@@ -61,3 +69,13 @@ def test_concurrent_assessors_lose_nothing_and_duplicate_nothing(engine, tmp_pat
     assert check["judgments"] > 0
     assert check["revisions"] == check["saves"]
     assert result.locust["in_flight_at_exit"] == 0
+    # The measured phases ran for every registered kind, their requests answered
+    # (their saves are among the checked ones above).
+    from kinds.registry import KINDS
+
+    registered = sorted(KINDS)
+    figures = result.figures
+    assert figures.failures == []
+    assert sorted(figures.cost) == registered == sorted(figures.fresh[10])
+    assert figures.open_sent > 0 and sum(n for _, _, n in figures.open_by_kind.values()) == figures.open_sent
+    assert [len(k["samples_s"]) for k in figures.fresh[10].values()] == [1] * len(registered)
