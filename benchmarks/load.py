@@ -1,21 +1,41 @@
-"""Benchmark: concurrent assessors against gunicorn, on SQLite and on PostgreSQL.
+"""Benchmark: what the server spends, how fast it can go, and how fresh the reports stay.
 
-50 assessors (locust, token auth) judge every kind -- pairs, ordering,
-clustering, nuggets, factoids, one campaign each -- for 60 s against gunicorn
-with 4 sync workers and the ``db_worker`` task worker: read a judgment, save a
-draft, edit it, submit it, sometimes repeat the submission (a replay) or edit
-from a stale tab (409). One organiser polls the agreement report to time how
-long a submission takes to show in it. Then the database is checked: every
-acknowledged judgment once, with one revision per acknowledged save.
+One run per database (SQLite; PostgreSQL too with ``--engines sqlite,postgresql``
+or when ``DATABASE_URL`` points at a server: a fresh database on it, else a
+throw-away server started here with fsync off, as in .ci/run), each against
+gunicorn with 4 sync workers and the task workers as ./run starts them, on
+campaigns of every registered kind made of copies of its example topic
+(``KINDS[kind].examples``). The phases, one after the other
+(tests/load/harness.py, ``run_load``):
 
-The two databases run one after the other on the same machine, with the same
-seed data. PostgreSQL is the ``DATABASE_URL`` server when one is set (a fresh
-database on it, dropped afterwards), else a throw-away server started here
-(fsync off, as in .ci/run). The RESULT line's "reference" is PostgreSQL:
-``seconds`` is SQLite's median submit latency, ``reference_seconds``
-PostgreSQL's.
+1. **Cost.** Per kind, ``--requests`` draft PUTs and then as many submits,
+   sent one at a time, and as many PUTs of a bare DRF endpoint doing one read
+   and one write on the same database (benchmarks/bare_api.py, served by the
+   same gunicorn through tests/load/settings.py): gunicorn's CPU time (its
+   processes' utime + stime in /proc) before and after each batch, per
+   request. ``cpu_ratio`` is the worst kind's submit over the bare endpoint.
+2. **Rate.** 4 closed-loop clients (one per gunicorn worker) submit back to
+   back for ``--rate-seconds``: the maximum rate. Then a threaded open-loop
+   generator submits at half of it for ``--open-seconds`` (fixed arrivals,
+   latency from each request's scheduled time), its own CPU measured. The
+   task workers rebuild the reports meanwhile, on the same 2 cores.
+3. **Concurrency.** locust, ``--users`` assessors for ``--seconds``: reads,
+   drafts, edits, submits, reopenings, replays of lost answers, edits from
+   stale tabs (409). Its latencies are not figures: it is here for the check.
+4. **The database check.** Every acknowledged save of phases 1-3 is in the
+   database once, with one revision per acknowledged save; nothing
+   unacknowledged; the reports catch up; no task failed (``lost``).
+5. **Freshness.** For each of ``--sizes``, a campaign of every kind with that
+   many topics and 10 assessors per topic, seeded in bulk (not through the
+   API: topics and assignments by ``import_topics``, submitted judgments and
+   their revisions by ``bulk_create`` as ``import_judgments`` writes them,
+   every topic marked stale), its report computed once by the worker; then
+   ``--samples`` submissions per kind, each through the API, timed from its
+   acknowledgement until the organiser's agreement API (polled every 50 ms
+   with If-None-Match) counts it. ``fresh_p95_s`` is the worst kind's p95 at
+   the largest size.
 
-Run from the project root: ``python -m benchmarks.load [--users 50] [--seconds 60]``.
+Run from the project root: ``python -m benchmarks.load [--sizes 100,1000,10000]``.
 """
 
 from __future__ import annotations
@@ -28,138 +48,167 @@ import sys
 from benchmarks._harness import print_result, print_table
 from tests.load import harness
 
-ENGINES = ("sqlite", "postgresql")
-
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description="Load: SQLite and PostgreSQL side by side.")
-    parser.add_argument("--users", type=int, default=50, help="concurrent assessors (default 50)")
-    parser.add_argument("--seconds", type=float, default=60, help="length of each run (default 60)")
+    parser = argparse.ArgumentParser(description="Load: cost, rate, latency and freshness, side by side.")
+    url = os.environ.get("DATABASE_URL", "")
+    default_engines = "sqlite,postgresql" if url.startswith("postgres") else "sqlite"
+    parser.add_argument("--engines", default=default_engines, help=f"comma-separated (default {default_engines})")
+    parser.add_argument("--sizes", default="100", help="topics per kind for freshness, comma-separated (default 100)")
+    parser.add_argument("--samples", type=int, default=5, help="timed submissions per kind and size (default 5)")
+    parser.add_argument("--requests", type=int, default=200, help="requests per kind for the cost (default 200)")
+    parser.add_argument("--rate-seconds", type=float, default=10, help="closed-loop phase, seconds (default 10)")
+    parser.add_argument("--open-seconds", type=float, default=30, help="open-loop phase, seconds (default 30)")
+    parser.add_argument("--users", type=int, default=20, help="locust assessors of the check (default 20)")
+    parser.add_argument("--seconds", type=float, default=20, help="locust phase, seconds; 0 skips it (default 20)")
+    parser.add_argument("--think", type=float, default=0.5, help="locust assessors' mean pause, s (default 0.5)")
     parser.add_argument("--workers", type=int, default=4, help="gunicorn workers (default 4)")
-    parser.add_argument(
-        "--think", type=float, default=0.5, help="mean pause of an assessor between two requests, seconds (default 0.5)"
-    )
     args = parser.parse_args()
+    engines = [e.strip() for e in args.engines.split(",") if e.strip()]
+    sizes = tuple(int(s) for s in args.sizes.split(",") if s.strip())
     # A plain kill should stop the servers too: SystemExit runs the harness's finally blocks.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
     results = {}
-    for engine in ENGINES:
-        url = os.environ.get("DATABASE_URL") if engine == "postgresql" else None
+    for engine in engines:
         results[engine] = harness.run_load(
             engine,
             users=args.users,
             seconds=args.seconds,
             workers=args.workers,
             think=args.think,
-            database_url=url if url and url.startswith("postgres") else None,
+            cost_requests=args.requests,
+            rate_seconds=args.rate_seconds,
+            open_seconds=args.open_seconds,
+            sizes=sizes,
+            fresh_samples=args.samples,
+            database_url=url if engine == "postgresql" and url.startswith("postgres") else None,
             log=lambda line, engine=engine: print(f"[{engine}] {line}", flush=True),
         )
-    sqlite, postgres = results["sqlite"], results["postgresql"]
+    runs = [results[e] for e in engines]
+    names = [NAMES.get(e, e) for e in engines]
+    kinds = list(runs[0].figures.cost)
 
     print()
-    print(
-        f"{args.users} assessors + 1 organiser, {args.seconds:.0f} s, gunicorn -w {args.workers}, "
-        f"think {args.think} s between requests"
-    )
-    print_table(["", "SQLite", "PostgreSQL"], [[label, *(fn(r) for r in (sqlite, postgres))] for label, fn in ROWS])
+    print(f"Server CPU ms per request, {args.requests} of each sent one at a time (gunicorn -w {args.workers}):")
+    rows = []
+    for kind in kinds:
+        for step, key in (("draft PUT", "draft_ms"), ("submit", "submit_ms")):
+            rows.append([f"{kind} {step}", *(_cpu(r, r.figures.cost[kind][key]) for r in runs)])
+    rows.append(["bare read + write", *(f"{r.figures.bare_ms:.1f}" for r in runs)])
+    rows.append(["worst submit / bare", *(f"{r.figures.cpu_ratio:.2f}x" for r in runs)])
+    print_table(["", *names], rows)
     print()
-    print("Submit latency by kind (p50 / p95 ms):")
-    print_table(
-        ["kind", "SQLite", "PostgreSQL"],
-        [[kind, *(by_kind(r, kind) for r in (sqlite, postgres))] for kind in harness.KINDS],
-    )
-    for r in (sqlite, postgres):
+    print("Submit rate and latency (every kind, interleaved):")
+    print_table(["", *names], [[label, *(fn(r.figures) for r in runs)] for label, fn in RATE_ROWS])
+    print()
+    print("Open-loop submit latency by kind, p50 / p95 ms (n):")
+    print_table(["kind", *names], [[kind, *(_by_kind(r.figures, kind) for r in runs)] for kind in kinds])
+    if sizes:
+        print()
+        print(
+            f"Time from a submission to the organiser's report counting it, s: p50 / p95 of {args.samples} "
+            "(10 assessors per topic, seeded in bulk):"
+        )
+        print_table(
+            ["kind", "topics", *names],
+            [[kind, f"{size:,}", *(_fresh(r.figures, size, kind) for r in runs)] for size in sizes for kind in kinds],
+        )
+    print()
+    print(f"Concurrency check: locust, {args.users} assessors for {args.seconds:.0f} s, then the database:")
+    print_table(["", *names], [[label, *(fn(r) for r in runs)] for label, fn in CHECK_ROWS])
+    for r in runs:
         for problem in r.verification["problems"]:
             print(f"  {r.engine}: {problem}")
+        for failure in r.figures.failures[:10]:
+            print(f"  {r.engine}: {failure[:300]}")
         for error in r.locust["errors"][:10]:
             print(f"  {r.engine}: {error['occurrences']} x {error['method']} {error['name']}: {error['error'][:200]}")
     print()
+    first = runs[0]
+    worst_submit = max(c["submit_ms"] for c in first.figures.cost.values())
+    extra = {}
+    for r in runs[1:]:
+        extra |= {
+            f"cpu_ratio_{r.engine}": round(r.figures.cpu_ratio, 2),
+            f"fresh_p95_s_{r.engine}": _num(r.figures.fresh_p95_s()),
+            f"max_rate_{r.engine}": r.figures.max_rate,
+            f"open_p95_s_{r.engine}": _num(_s(r.figures.open_p95_ms)),
+        }
     print_result(
         "load",
-        seconds=sqlite.submit_p50_ms / 1000,
-        reference_seconds=postgres.submit_p50_ms / 1000,
-        peak_mb=max(sqlite.peak_mb, postgres.peak_mb),
-        users=args.users,
-        duration_s=args.seconds,
-        requests_sqlite=sqlite.requests,
-        requests_postgres=postgres.requests,
-        failures_sqlite=sqlite.failures,
-        failures_postgres=postgres.failures,
-        submits_sqlite=sqlite.submits,
-        submits_postgres=postgres.submits,
-        p95_sqlite=sqlite.submit_p95_ms / 1000,
-        p95_postgres=postgres.submit_p95_ms / 1000,
-        p99_sqlite=sqlite.submit_p99_ms / 1000,
-        p99_postgres=postgres.submit_p99_ms / 1000,
-        report_p50_sqlite=_num(sqlite.report_p50_s),
-        report_p50_postgres=_num(postgres.report_p50_s),
-        report_max_sqlite=_num(sqlite.report_max_s),
-        report_max_postgres=_num(postgres.report_max_s),
-        cpu_ms_per_request_sqlite=_cpu_per_request(sqlite),
-        cpu_ms_per_request_postgres=_cpu_per_request(postgres),
-        verified=all(r.verification["problem_count"] == 0 for r in (sqlite, postgres)),
+        seconds=worst_submit / 1000,
+        reference_seconds=first.figures.bare_ms / 1000,
+        peak_mb=max(r.peak_mb for r in runs),
+        engines=",".join(engines),
+        failures=sum(r.failures for r in runs),
+        lost=sum(r.lost for r in runs),
+        cpu_ratio=round(first.figures.cpu_ratio, 2),
+        fresh_p95_s=_num(first.figures.fresh_p95_s()),
+        fresh_topics=max(sizes) if sizes else 0,
+        max_rate=first.figures.max_rate,
+        open_rate=first.figures.open_rate,
+        open_p50_s=_num(_s(first.figures.open_p50_ms)),
+        open_p95_s=_num(_s(first.figures.open_p95_ms)),
+        generator_cpu_pct=first.figures.generator_cpu_pct,
+        **extra,
     )
+
+
+NAMES = {"sqlite": "SQLite", "postgresql": "PostgreSQL"}
 
 
 def _num(value: float | None) -> float | str:
     return "none" if value is None else value
 
 
-def _ms(value: float) -> str:
-    return f"{value:.0f}"
+def _s(ms: float | None) -> float | None:
+    return None if ms is None else round(ms / 1000, 4)
 
 
-def _s(value: float | None) -> str:
-    return "-" if value is None else f"{value:.2f}"
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:.0f}"
 
 
-def by_kind(result: harness.LoadResult, kind: str) -> str:
-    times = sorted(result.locust["submit_ms_by_kind"].get(kind, []))
-    if not times:
+def _cpu(result: harness.LoadResult, ms: float) -> str:
+    bare = result.figures.bare_ms
+    return f"{ms:.1f} ({ms / bare:.1f}x)" if bare else f"{ms:.1f}"
+
+
+def _by_kind(figures: harness.Figures, kind: str) -> str:
+    p50, p95, n = figures.open_by_kind.get(kind, (None, None, 0))
+    return f"{_ms(p50)} / {_ms(p95)} ({n})"
+
+
+def _fresh(figures: harness.Figures, size: int, kind: str) -> str:
+    found = figures.fresh.get(size, {}).get(kind)
+    if not found or found["p50_s"] is None:
         return "-"
-    pick = lambda q: times[min(len(times) - 1, int(q * len(times)))]  # noqa: E731
-    return f"{pick(0.5):.0f} / {pick(0.95):.0f}  (n={len(times)})"
+    return f"{found['p50_s']:.2f} / {found['p95_s']:.2f}"
 
 
-ROWS = [
-    ("requests", lambda r: r.requests),
-    ("requests per second", lambda r: f"{r.rps:.1f}"),
-    ("failures", lambda r: r.failures),
-    ("submissions", lambda r: r.submits),
-    ("submit p50 ms", lambda r: _ms(r.submit_p50_ms)),
-    ("submit p95 ms", lambda r: _ms(r.submit_p95_ms)),
-    ("submit p99 ms", lambda r: _ms(r.submit_p99_ms)),
+RATE_ROWS = [
+    ("max submits/s (closed loop, 1 client per worker)", lambda f: f"{f.max_rate:.1f}"),
+    ("  latency p50 ms at the max", lambda f: _ms(f.closed_p50_ms)),
+    ("open-loop rate (half the max), submits/s", lambda f: f"{f.open_rate:.1f}"),
+    ("  sent", lambda f: f.open_sent),
+    ("  latency p50 ms", lambda f: _ms(f.open_p50_ms)),
+    ("  latency p95 ms", lambda f: _ms(f.open_p95_ms)),
+    ("  the generator's own CPU, % of a core", lambda f: f"{f.generator_cpu_pct:.1f}"),
+]
+
+CHECK_ROWS = [
+    ("locust requests", lambda r: r.requests),
+    ("failures (all phases)", lambda r: r.failures),
     ("409 on saves (re-read, retried)", lambda r: r.conflicts),
     ("409 on stale edits (expected)", lambda r: r.stale_409),
     ("replays answered, nothing written", lambda r: r.replays),
-    ("time to report p50 s", lambda r: _s(r.report_p50_s)),
-    ("time to report max s", lambda r: _s(r.report_max_s)),
-    ("  samples (unresolved at the end)", lambda r: f"{r.report_samples} ({r.report_unresolved})"),
-    ("judgments checked", lambda r: r.verification["judgments"]),
+    ("judgments checked (all phases)", lambda r: r.verification["judgments"]),
     ("revisions = acknowledged saves", lambda r: f"{r.verification['revisions']} = {r.verification['saves']}"),
-    ("reports caught up after the run, s", lambda r: _s(r.verification["reports_settled_s"])),
-    (
-        "database check",
-        lambda r: "ok" if r.verification["problem_count"] == 0 else f"{r.verification['problem_count']} problems",
-    ),
+    ("reports caught up after, s", lambda r: f"{r.verification['reports_settled_s']:.1f}"),
+    ("database check", lambda r: "ok" if r.lost == 0 else f"{r.lost} problems"),
     ("peak RSS of a web worker, MB", lambda r: f"{r.peak_mb:.0f}"),
-    ("CPU ms per request: web workers", lambda r: _per_request(r, "web")),
-    ("  database server", lambda r: _per_request(r, "database")),
-    ("CPU s of the task worker", lambda r: f"{r.cpu_seconds['worker']:.1f}"),
 ]
-
-
-def _cpu_per_request(result: harness.LoadResult) -> float:
-    """Web workers and (when started here) the database server, per request."""
-    used = result.cpu_seconds["web"] + result.cpu_seconds.get("database", 0.0)
-    return 1000 * used / result.requests if result.requests else 0.0
-
-
-def _per_request(result: harness.LoadResult, part: str) -> str:
-    if part not in result.cpu_seconds or not result.requests:
-        return "-"
-    return f"{1000 * result.cpu_seconds[part] / result.requests:.1f}"
 
 
 if __name__ == "__main__":
