@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
-from itertools import chain, combinations
+from itertools import combinations
 from typing import Any, Literal
 
 import numpy as np
@@ -24,7 +24,7 @@ from annotate.models import Campaign, Judgment, Topic
 from concord.errors import InvalidInput
 from concord.jsonready import json_ready
 from concord.params import Bool, Float, Int, ParamsSchema, Str
-from concord.typed import Figure
+from concord.typed import Figure, pack, unpack
 from kinds.spec import Export
 from scoring.csvfiles import write_csv
 from scoring.intervals import FigureCI, IntervalSettings, interval_settings
@@ -141,12 +141,15 @@ class FactoidsCampaignPair:
 
 @dataclass(frozen=True)
 class FactoidsCampaignReport:
-    """The campaign: its phase, every topic's annotator pairs and how many topics have a
+    """The campaign: its phase, the annotator pairs of the topics in order (all of them up
+    to :data:`LIVE_PAIRS`, then the first :data:`LIVE_PAIRS`: each topic's page lists its
+    own; ``pair_count`` counts every pair of every phase) and how many topics have a
     consensus inventory (and so scores)."""
 
     phase: int
     topics: int
     pairs: list[FactoidsCampaignPair]
+    pair_count: int
     scored_topics: int
     #: the annotation kappa's items: factoid x ``summary`` (the paper's, section 3.1) or x ``sentence``
     annotation_unit: str
@@ -344,35 +347,54 @@ def topic_report(input: ReportInput, topic: Topic) -> FactoidsTopicReport:
 # -- incremental campaign report: per-topic partials and their merge (scoring/partials.py) ------
 
 
+#: The most annotator pairs the live campaign report carries (10,000 topics of 10
+#: annotators have 450,000 pairs per phase: a report of hundreds of megabytes rebuilt after
+#: every submission); the rest are on the topics' pages.
+LIVE_PAIRS = 500
+
+
 @dataclass(frozen=True)
 class FactoidsPartial:
-    """What the campaign report needs of one topic: its annotator pairs' rows (every phase,
-    from the topic's report) and whether it has a consensus inventory (and so scores)."""
+    """What the campaign report needs of one topic: how many annotator pairs it has (every
+    phase), their rows (``pairs``: a packed ``list[FactoidsCampaignPair]``, decoded only for
+    the topics whose rows the live report shows) and whether it has a consensus inventory
+    (and so scores)."""
 
-    pairs: list[FactoidsCampaignPair]
+    pair_count: int
+    pairs: bytes
     scored: bool
 
 
 def topic_partial(input: ReportInput, topic: Topic, report: FactoidsTopicReport | None = None) -> FactoidsPartial:
     report = topic_report(input, topic) if report is None else report
+    rows = [
+        FactoidsCampaignPair(topic=topic.external_id, title=topic.title, phase=int(phase), **vars(pair))
+        for phase, result in report.agreement.items()
+        for pair in result.pairs
+    ]
     return FactoidsPartial(
-        pairs=[
-            FactoidsCampaignPair(topic=topic.external_id, title=topic.title, phase=int(phase), **vars(pair))
-            for phase, result in report.agreement.items()
-            for pair in result.pairs
-        ],
+        pair_count=len(rows),
+        pairs=pack(rows),
         scored=input.curation(topic, "consensus") is not None,
     )
 
 
 def merge(input: MergeInput, partials: Sequence[FactoidsPartial]) -> FactoidsCampaignReport:
     """The campaign report from every topic's partial, in topic order: the topics' rows
-    one after another (nothing is recomputed)."""
+    one after another up to :data:`LIVE_PAIRS` (only those topics' rows are decoded;
+    nothing is recomputed)."""
     campaign = input.campaign
+    rows: list[FactoidsCampaignPair] = []
+    for part in partials:
+        if len(rows) >= LIVE_PAIRS:
+            break
+        if part.pair_count:
+            rows.extend(unpack(list[FactoidsCampaignPair], part.pairs)[: LIVE_PAIRS - len(rows)])
     return FactoidsCampaignReport(
         phase=campaign.params.get("phase", 1),
         topics=len(input.topics),
-        pairs=list(chain.from_iterable(p.pairs for p in partials)),
+        pairs=rows,
+        pair_count=sum(p.pair_count for p in partials),
         scored_topics=sum(p.scored for p in partials),
         annotation_unit=annotation_unit(campaign),
     )

@@ -63,12 +63,20 @@ TABLE_LIMIT = 100
 
 @dataclass(frozen=True)
 class Capped:
-    """What a capped table shows: ``rows`` (at most the limit) of ``total``."""
+    """What a capped table shows: ``rows`` (at most the limit) of ``total``, of which the
+    report lists ``listed`` (fewer than ``total`` when the live report itself carries only
+    the first rows of a list too long to rebuild after every submission)."""
 
     rows: list
     total: int
     #: the field the kept rows have the largest of ("" : the first rows are kept)
     by: str = ""
+    listed: int | None = None
+
+    @property
+    def partial(self) -> bool:
+        """The report lists only the first :attr:`listed` of the :attr:`total` rows."""
+        return self.listed is not None and self.listed < self.total
 
     @property
     def hidden(self) -> int:
@@ -76,16 +84,26 @@ class Capped:
 
 
 @register.simple_tag
-def capped(items, by: str = "", limit: int = TABLE_LIMIT) -> Capped:
+def capped(items, by: str = "", limit: int = TABLE_LIMIT, total: int | None = None) -> Capped:
     """``{% capped d.pairs by="n" as pairs %}``: at most ``limit`` of ``items`` (a list, or a dict's
     items), those with the largest ``by`` in their original order (without ``by``: the first), for
-    ``{% for p in pairs.rows %}`` and ``{% capped_note pairs ... %}``."""
+    ``{% for p in pairs.rows %}`` and ``{% capped_note pairs ... %}``. ``total``: how many rows
+    there are when ``items`` are only the first of them (``d.pair_count``).
+
+    >>> t = capped(list(range(250)), total=900)
+    >>> len(t.rows), t.total, t.listed, t.hidden, t.partial
+    (100, 900, 250, 800, True)
+    >>> capped([1, 2, 3]).partial
+    False
+    """
     items = list(items.items()) if isinstance(items, dict) else list(items or [])
-    if len(items) <= limit:
-        return Capped(items, len(items), by)
+    listed = len(items)
+    everything = listed if total is None else max(int(total), listed)
+    if listed <= limit:
+        return Capped(items, everything, by, listed)
     if not by:
-        return Capped(items[:limit], len(items), by)
-    return Capped(largest(items, f"{by}:{limit}"), len(items), by)
+        return Capped(items[:limit], everything, by, listed)
+    return Capped(largest(items, f"{by}:{limit}"), everything, by, listed)
 
 
 @register.inclusion_tag("scoring/capped_note.html", takes_context=True)

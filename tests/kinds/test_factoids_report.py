@@ -251,7 +251,7 @@ def test_demo_reports_round_trip_and_an_old_shape_is_outdated(people, make_user)
         assert dump(load(FactoidsTopicReport, dump(value))) == dump(value)
     report = factoid_report.campaign_report(given)
     stored = dump(report)
-    assert list(stored) == ["phase", "topics", "pairs", "scored_topics", "annotation_unit", "kind"]
+    assert list(stored) == ["phase", "topics", "pairs", "pair_count", "scored_topics", "annotation_unit", "kind"]
     assert stored["kind"] == "factoids"
     assert dump(load(FactoidsCampaignReport, stored)) == stored
     old = dump(full)

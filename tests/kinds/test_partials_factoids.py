@@ -45,10 +45,12 @@ def _reference_campaign_report(input: ReportInput) -> r.FactoidsCampaignReport:
                 rows.append(
                     r.FactoidsCampaignPair(topic=topic.external_id, title=topic.title, phase=int(phase), **vars(pair))
                 )
+    # the live report carries the first LIVE_PAIRS rows and counts them all (issue 16)
     return r.FactoidsCampaignReport(
         phase=campaign.params.get("phase", 1),
         topics=len(topics),
-        pairs=rows,
+        pairs=rows[: r.LIVE_PAIRS],
+        pair_count=len(rows),
         scored_topics=sum(1 for t in topics if input.curation(t, "consensus") is not None),
         annotation_unit=r.annotation_unit(campaign),
     )
@@ -70,7 +72,7 @@ def assert_merge_equals_reference(given: ReportInput) -> r.FactoidsCampaignRepor
     return merged
 
 
-def random_campaign(people, seed: int):
+def random_campaign(people, seed: int, skip: float = 0.25):
     rng = random.Random(seed)
     campaign = services.create_campaign(creator=people["organiser"], kind="factoids", name=f"F{seed}", overlap=3)
     for name in ("alice", "bob", "carol"):
@@ -80,7 +82,7 @@ def random_campaign(people, seed: int):
     )
     for topic in topics:
         for name in ("alice", "bob", "carol"):
-            if rng.random() < 0.25:
+            if rng.random() < skip:
                 continue
             payload = random_payload(topic.data, rng)
             services.save_judgment(topic=topic, assessor=people[name], payload=payload, status="submitted", version=0)
@@ -116,6 +118,33 @@ def test_the_worked_example_merges_to_the_reference(annotated):  # noqa: F811
 @pytest.mark.parametrize("seed", range(4))
 def test_random_submissions_merge_to_the_reference(people, seed):
     assert_merge_equals_reference(report_input(random_campaign(people, seed)))
+
+
+def test_the_live_report_carries_the_first_pairs_and_counts_them_all(people, client, monkeypatch):
+    campaign = random_campaign(people, 3, skip=0.0)
+    given = report_input(campaign)
+    every = _reference_campaign_report(given)
+    assert every.pair_count == len(every.pairs) == 12  # three annotators: three pairs on each of four topics
+    monkeypatch.setattr(r, "LIVE_PAIRS", 5)
+    capped = assert_merge_equals_reference(given)
+    assert capped.pair_count == 12
+    assert typed.dump(capped)["pairs"] == typed.dump(every)["pairs"][:5]
+    assert [(p.topic, p.annotators) for p in capped.pairs] == [
+        ("t0", ("alice", "bob")),
+        ("t0", ("alice", "carol")),
+        ("t0", ("bob", "carol")),
+        ("t1", ("alice", "bob")),
+        ("t1", ("alice", "carol")),
+    ]
+    from scoring import jobs
+
+    jobs.recompute_reports(campaign.pk, everything=True)
+    client.force_login(people["organiser"])
+    page = client.get(f"/campaigns/{campaign.pk}/report/").content.decode()
+    assert page.count('<td class="definition-kappa">') == 5
+    note = page.split('id="pairs-shown">', 1)[1].split("</p>", 1)[0]
+    assert note.startswith("Showing the 5 of 12 pairs of annotators (those of the first topics); the live report")
+    assert "lists the first 5" in note
 
 
 def test_a_topics_partial_depends_on_that_topic_only(people):
