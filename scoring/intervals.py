@@ -49,10 +49,20 @@ __all__ = [
     "figure_ci",
     "interval_settings",
     "no_ci",
+    "GROUPED_FROM",
+    "grouped_pair_intervals",
     "pair_intervals",
     "ranking_stability",
     "shared_unit_intervals",
 ]
+
+#: From this many units on, a live report's bootstrap draws counts of the units' distinct
+#: statistics (``uncertainty.grouped_bootstrap``: the same distribution from another random
+#: stream, in O(resamples x distinct statistics) instead of O(resamples x units); labels on a
+#: small scale give a handful of distinct statistics however many units there are); below
+#: it, unit by unit as the library's ``bootstrap`` draws them
+#: (:meth:`IntervalSettings.interval_at_scale`, :meth:`IntervalSettings.pair_intervals_at_scale`).
+GROUPED_FROM = 2_000
 
 #: Wanted half-width of a figure's 95% interval when the campaign does not say.
 DEFAULT_PRECISION = 0.05
@@ -144,6 +154,61 @@ class IntervalSettings:
         return figure_ci(
             stats.interval(n_resamples=self.resamples, seed=self.seed, weights=weights, grouped=grouped), unit
         )
+
+    def interval_at_scale(self, stats: UnitStatistics, unit: str) -> FigureCI:
+        """:meth:`interval` unit by unit below :data:`GROUPED_FROM` units, else exactly
+        ``uncertainty.grouped_bootstrap`` of the same statistics (its distinct rows found by a
+        lexicographic sort of the columns, the order ``np.unique`` gives, without its slower
+        sort of whole rows): a live report's figure over hundreds of thousands of units costs
+        O(resamples x distinct statistics), not O(resamples x units)."""
+        per_unit = stats.per_unit
+        if not isinstance(per_unit, np.ndarray) or per_unit.ndim != 2:
+            return self.interval(stats, unit, grouped=per_unit.shape[0] >= GROUPED_FROM)
+        matrix = np.asarray(per_unit, dtype=np.float64)
+        n = matrix.shape[0]
+        if n < GROUPED_FROM or not np.isfinite(matrix).all():
+            return self.interval(stats, unit, grouped=n >= GROUPED_FROM)
+        value = float(stats.statistic(matrix.sum(axis=0)))
+        nan = float("nan")
+        interval = Interval(value, nan, nan, units=stats.units, method="none")
+        if np.isfinite(value) and stats.units >= 2:
+            ordered = matrix[np.lexsort(matrix.T[::-1])]
+            first = np.flatnonzero(np.concatenate([[True], (ordered[1:] != ordered[:-1]).any(axis=1)]))
+            rows, counts = ordered[first], np.diff(np.append(first, n))
+            draws = np.random.default_rng(self.seed).multinomial(n, counts / n, size=self.resamples)
+            resampled = np.asarray(stats.statistic(draws.astype(np.float64) @ rows), dtype=np.float64)
+            finite = resampled[np.isfinite(resampled)]
+            if finite.size:
+                low, high = np.quantile(finite, [0.025, 0.975])
+                interval = Interval(value, float(low), float(high), units=stats.units, method="bootstrap")
+        return figure_ci(interval, unit)
+
+    def pair_intervals_at_scale(
+        self, cells: Sequence[npt.ArrayLike], n_cells: int, statistics: Mapping[str, Statistic], unit: str
+    ) -> list[dict[str, FigureCI]]:
+        """:func:`pair_intervals` of the pairs sharing fewer than :data:`GROUPED_FROM` items (item by
+        item, as ever), :func:`grouped_pair_intervals` of the others (one draw per pair of the
+        counts of its table's cells)."""
+        codes = [np.asarray(c, dtype=np.int64) for c in cells]
+        few = [p for p, code in enumerate(codes) if len(code) < GROUPED_FROM]
+        many = [p for p, code in enumerate(codes) if len(code) >= GROUPED_FROM]
+        found = dict(
+            zip(
+                few,
+                pair_intervals(
+                    [codes[p] for p in few], n_cells, statistics, unit, resamples=self.resamples, seed=self.seed
+                ),
+            )
+        )
+        found.update(
+            zip(
+                many,
+                grouped_pair_intervals(
+                    [codes[p] for p in many], n_cells, statistics, unit, resamples=self.resamples, seed=self.seed
+                ),
+            )
+        )
+        return [found[p] for p in range(len(codes))]
 
 
 def interval_settings(params: Mapping[str, Any] | None) -> IntervalSettings:
@@ -397,6 +462,75 @@ def pair_intervals(
                             value, float("nan"), float("nan"), units=units, unit=unit, method="none", level=level
                         )
     return results
+
+
+def grouped_pair_intervals(
+    cells: Sequence[npt.ArrayLike],
+    n_cells: int,
+    statistics: Mapping[str, Statistic],
+    unit: str,
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = SEED,
+    level: float = 0.95,
+) -> list[dict[str, FigureCI]]:
+    """:func:`pair_intervals` drawn as counts: each pair's interval is exactly
+    :func:`scoring.metrics.uncertainty.grouped_bootstrap` of its one-hot cells (a row of
+    zeros for an item that does not count, ``-1``) with the same seed: one multinomial draw
+    per pair of how often each of its table's cells comes up, in ``np.unique``'s order of
+    the one-hot rows (the zero row, then the last cell first). O(resamples x cells) per pair
+    however many items it shares; the figures of every pair computed at once.
+
+    >>> cells = [np.array([0, 3, 3, 1, 0, 3] * 500)]
+    >>> (found,) = grouped_pair_intervals(cells, 4, binary_pair_statistics(), "items", resamples=200)
+    >>> from scoring.metrics.uncertainty import grouped_bootstrap
+    >>> plain = grouped_bootstrap(np.eye(4)[cells[0]], binary_pair_statistics()["kappa"], n_resamples=200)
+    >>> (found["kappa"].low, found["kappa"].high) == (plain.low, plain.high), found["kappa"].units
+    (True, 3000)
+    """
+    if not cells:
+        return []
+    codes = [np.asarray(c, dtype=np.int64) for c in cells]
+    # column 0: the items that do not count; column k + 1: cell k
+    groups = np.array([np.bincount(code + 1, minlength=n_cells + 1) for code in codes])
+    counts = groups[:, 1:]
+    n, counted = groups.sum(axis=1), counts.sum(axis=1)
+    order = np.concatenate([[0], np.arange(n_cells, 0, -1)])  # np.unique's order of the one-hot rows
+    resampled = np.zeros((len(codes), resamples, n_cells + 1))
+    for p in range(len(codes)):
+        if n[p] >= 2:
+            present = order[groups[p, order] > 0]
+            draws = np.random.default_rng(seed).multinomial(n[p], groups[p, present] / n[p], size=resamples)
+            resampled[p][:, present] = draws
+    resampled = resampled[:, :, 1:]
+    q_low, q_high = (1 - level) / 2, (1 + level) / 2
+    found: list[dict[str, FigureCI]] = [{} for _ in codes]
+    nan = float("nan")
+    for name, statistic in statistics.items():
+        values = np.asarray(statistic(counts.astype(np.float64)), dtype=np.float64).reshape(len(codes))
+        figures = np.asarray(statistic(resampled), dtype=np.float64).reshape(len(codes), resamples)
+        finite = np.isfinite(figures)
+        bounds = np.full((len(codes), 2), np.nan)
+        whole = finite.all(axis=1)
+        if whole.any():
+            bounds[whole] = np.quantile(figures[whole], [q_low, q_high], axis=1).T
+        for p in np.flatnonzero(~whole & finite.any(axis=1)):
+            bounds[p] = np.quantile(figures[p][finite[p]], [q_low, q_high])
+        for p in range(len(codes)):
+            value, units = float(values[p]), int(counted[p])
+            if n[p] >= 2 and units >= 2 and np.isfinite(value) and finite[p].any():
+                found[p][name] = FigureCI(
+                    value,
+                    float(bounds[p, 0]),
+                    float(bounds[p, 1]),
+                    units=units,
+                    unit=unit,
+                    method="bootstrap",
+                    level=level,
+                )
+            else:
+                found[p][name] = FigureCI(value, nan, nan, units=units, unit=unit, method="none", level=level)
+    return found
 
 
 def shared_unit_intervals(

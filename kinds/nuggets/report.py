@@ -43,7 +43,6 @@ from scoring.intervals import (
     figure_ci,
     interval_settings,
     no_ci,
-    pair_intervals,
     ranking_stability,
 )
 from scoring.metrics import nuggets as m
@@ -52,8 +51,6 @@ from scoring.metrics.crossing import crossing
 from scoring.metrics.gwet import gwet_units
 from scoring.metrics.nuggets import response_length
 from scoring.metrics.uncertainty import (
-    Interval,
-    UnitStatistics,
     fleiss_kappa_interval,
     fleiss_kappa_units,
     krippendorff_alpha_units,
@@ -591,19 +588,8 @@ def label_agreement(a: Arrays, settings: IntervalSettings | None = None) -> Nugg
         if shared.any():
             found.append(((a.assessors[i], a.assessors[j]), int(shared.sum())))
             cells.append(binary_cells(labels[i, shared] == 1, labels[j, shared] == 1))
-    statistics = binary_pair_statistics()
-    few = [p for p, code in enumerate(cells) if len(code) < GROUPED_FROM]
-    intervals = dict(
-        zip(
-            few,
-            pair_intervals(
-                [cells[p] for p in few], 4, statistics, UNIT, resamples=settings.resamples, seed=settings.seed
-            ),
-        )
-    )
-    many = [p for p, code in enumerate(cells) if len(code) >= GROUPED_FROM]
-    intervals.update(zip(many, grouped_pair_intervals([cells[p] for p in many], statistics, settings)))
-    intervals = [intervals[p] for p in range(len(cells))]
+    # pairs sharing GROUPED_FROM nuggets or more: drawn as counts of their table's cells
+    intervals = settings.pair_intervals_at_scale(cells, 4, binary_pair_statistics(), UNIT)
     pairs = [
         NuggetsLabelPair(labellings=names, n=n, **{name: ci[name] for name in (*BINARY_FIGURES, "ac1")})
         for (names, n), ci in zip(found, intervals)
@@ -618,7 +604,7 @@ def label_agreement(a: Arrays, settings: IntervalSettings | None = None) -> Nugg
         table = category_counts(labels[:, raters == fleiss_raters].T, categories=[0.0, 1.0])
         fleiss_items = int((raters == fleiss_raters).sum())
         if np.isfinite(fleiss_kappa(table)):
-            fleiss = _interval(fleiss_kappa_units(table), settings)
+            fleiss = settings.interval_at_scale(fleiss_kappa_units(table), UNIT)
         else:
             fleiss = no_ci(float("nan"), fleiss_items, UNIT)
         analytic = figure_ci(fleiss_kappa_interval(table, form="null"), UNIT)
@@ -632,85 +618,13 @@ def label_agreement(a: Arrays, settings: IntervalSettings | None = None) -> Nugg
         fleiss_analytic_general=general,
         fleiss_items=fleiss_items,
         fleiss_raters=fleiss_raters,
-        alpha=_interval(krippendorff_alpha_units(labels[:, pairable], level="nominal"), settings)
+        alpha=settings.interval_at_scale(krippendorff_alpha_units(labels[:, pairable], level="nominal"), UNIT)
         if pairable.any()
         else none,
-        ac1=_interval(gwet_units(labels[:, rated].T, categories=[0.0, 1.0]), settings) if rated.any() else none,
+        ac1=settings.interval_at_scale(gwet_units(labels[:, rated].T, categories=[0.0, 1.0]), UNIT)
+        if rated.any()
+        else none,
     )
-
-
-#: From this many nuggets on, a label agreement figure's bootstrap resamples are drawn as counts
-#: of the nuggets' distinct per-nugget statistics (``uncertainty.grouped_bootstrap``: the same
-#: distribution from another random stream, in O(resamples x distinct statistics) instead of
-#: O(resamples x nuggets); vital/okay labels give a handful of distinct statistics however many
-#: nuggets there are); below it, nugget by nugget as the library's ``bootstrap`` draws them.
-GROUPED_FROM = 2_000
-
-
-def _interval(stats: UnitStatistics, settings: IntervalSettings) -> FigureCI:
-    """The figure's seeded bootstrap interval over the nuggets: nugget by nugget below
-    :data:`GROUPED_FROM` nuggets, else exactly ``uncertainty.grouped_bootstrap`` (its distinct
-    rows found by a lexicographic sort of the columns, the order ``np.unique`` gives, without its
-    slower sort of whole rows)."""
-    if not isinstance(stats.per_unit, np.ndarray) or stats.per_unit.ndim != 2:
-        return settings.interval(stats, UNIT, grouped=stats.per_unit.shape[0] >= GROUPED_FROM)
-    matrix = np.asarray(stats.per_unit, dtype=np.float64)
-    n = matrix.shape[0]
-    if n < GROUPED_FROM or not np.isfinite(matrix).all():
-        return settings.interval(stats, UNIT, grouped=n >= GROUPED_FROM)
-    value = float(stats.statistic(matrix.sum(axis=0)))
-    nan = float("nan")
-    interval = Interval(value, nan, nan, units=stats.units, method="none")
-    if np.isfinite(value) and stats.units >= 2:
-        ordered = matrix[np.lexsort(matrix.T[::-1])]
-        first = np.flatnonzero(np.concatenate([[True], (ordered[1:] != ordered[:-1]).any(axis=1)]))
-        rows, counts = ordered[first], np.diff(np.append(first, n))
-        draws = np.random.default_rng(settings.seed).multinomial(n, counts / n, size=settings.resamples)
-        resampled = np.asarray(stats.statistic(draws.astype(np.float64) @ rows), dtype=np.float64)
-        finite = resampled[np.isfinite(resampled)]
-        if finite.size:
-            low, high = np.quantile(finite, [0.025, 0.975])
-            interval = Interval(value, float(low), float(high), units=stats.units, method="bootstrap")
-    return figure_ci(interval, UNIT)
-
-
-def grouped_pair_intervals(
-    cells: Sequence[np.ndarray], statistics: dict[str, Callable], settings: IntervalSettings
-) -> list[dict[str, FigureCI]]:
-    """Each figure of each pair's 2x2 table (``cells[p]``: each shared nugget's cell, 0-3) with
-    its interval: exactly ``uncertainty.grouped_bootstrap`` of the pair's one-hot cells (the
-    draws of :func:`pair_intervals`' nugget-by-nugget bootstrap made from the four cells'
-    counts), one draw per pair for every figure as the same seed gives; the figures of every
-    pair computed at once."""
-    if not cells:
-        return []
-    counts = np.array([np.bincount(np.asarray(c, dtype=np.int64), minlength=4) for c in cells])
-    n = counts.sum(axis=1)
-    resampled = np.zeros((len(cells), settings.resamples, 4))
-    for p, row in enumerate(counts):
-        if n[p] >= 2:
-            present = np.flatnonzero(row)[::-1]  # np.unique's order of the one-hot rows: the last cell first
-            draws = np.random.default_rng(settings.seed).multinomial(n[p], row[present] / n[p], size=settings.resamples)
-            resampled[p][:, present] = draws
-    found: list[dict[str, FigureCI]] = [{} for _ in cells]
-    for name, statistic in statistics.items():
-        values = np.asarray(statistic(counts.astype(np.float64)), dtype=np.float64).reshape(len(cells))
-        figures = np.asarray(statistic(resampled), dtype=np.float64).reshape(len(cells), settings.resamples)
-        finite = np.isfinite(figures)
-        bounds = np.full((len(cells), 2), np.nan)
-        whole = finite.all(axis=1)
-        if whole.any():
-            bounds[whole] = np.quantile(figures[whole], [0.025, 0.975], axis=1).T
-        for p in np.flatnonzero(~whole & finite.any(axis=1)):
-            bounds[p] = np.quantile(figures[p][finite[p]], [0.025, 0.975])
-        for p in range(len(cells)):
-            value, units = float(values[p]), int(n[p])
-            if units >= 2 and np.isfinite(value) and finite[p].any():
-                interval = Interval(value, float(bounds[p, 0]), float(bounds[p, 1]), units=units, method="bootstrap")
-            else:
-                interval = Interval(value, float("nan"), float("nan"), units=units, method="none")
-            found[p][name] = figure_ci(interval, UNIT)
-    return found
 
 
 def run_ranking_stability(

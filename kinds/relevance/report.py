@@ -51,7 +51,6 @@ from scoring.intervals import (
     RankingStability,
     interval_settings,
     no_ci,
-    pair_intervals,
     ranking_stability,
     shared_unit_intervals,
 )
@@ -389,7 +388,8 @@ def _pair_intervals(
     }
     statistics["overlap_pooled"] = _pooled_overlap(grade_levels >= threshold)
     statistics["ac2"] = _confusion_ac2(agreement_weights(grade_levels, AC2_WEIGHTS))
-    found = pair_intervals(cells, q * q, statistics, UNIT, resamples=settings.resamples, seed=settings.seed)
+    # pairs sharing GROUPED_FROM documents or more: drawn as counts of their q x q table's cells
+    found = settings.pair_intervals_at_scale(cells, q * q, statistics, UNIT)
     per_topic = np.stack([overlap.per_topic[:, a, b] for a, b in pairs], axis=1)  # topics x pairs
     present = np.isfinite(per_topic)
     means = shared_unit_intervals(
@@ -483,7 +483,9 @@ def _agreement(
         items=int(pairable.sum()),
         coders=int(judged[:, pairable].any(axis=1).sum()),
         **{
-            f"{level}_ci": settings.interval(krippendorff_alpha_units(g.matrix[:, pairable], level=level), UNIT)
+            f"{level}_ci": settings.interval_at_scale(
+                krippendorff_alpha_units(g.matrix[:, pairable], level=level), UNIT
+            )
             if pairable.any()
             else none
             for level in ("ordinal", "interval")
@@ -497,7 +499,7 @@ def _agreement(
     )
     rated = judged.any(axis=0)
     if rated.any():
-        result["ac2"] = settings.interval(
+        result["ac2"] = settings.interval_at_scale(
             gwet_units(g.matrix[:, rated].T, weights=AC2_WEIGHTS, categories=grade_levels), UNIT
         )
     return result

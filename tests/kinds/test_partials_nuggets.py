@@ -24,7 +24,7 @@ from concord import typed
 from kinds.nuggets import demo
 from kinds.nuggets import report as r
 from scoring import labelmodels as lm
-from scoring.intervals import interval_settings
+from scoring.intervals import GROUPED_FROM, interval_settings
 from scoring.metrics import nuggets as m
 from scoring.partials import MergeInput, differences
 from scoring.selectors import ReportInput, report_input
@@ -264,7 +264,7 @@ def test_the_pyramids_are_computed_once_not_per_question():
 
 
 def test_large_label_sets_draw_the_library_s_grouped_bootstrap():
-    """From GROUPED_FROM nuggets on, every label agreement interval is ``grouped_bootstrap`` of the
+    """From scoring.intervals.GROUPED_FROM nuggets on, every label agreement interval is ``grouped_bootstrap`` of the
     same per-nugget statistics (seed 0) to 1e-12; below it, the nugget-by-nugget bootstrap."""
     from scoring.intervals import IntervalSettings, binary_cells, binary_pair_statistics, pair_intervals
     from scoring.metrics.agreement import category_counts
@@ -276,7 +276,7 @@ def test_large_label_sets_draw_the_library_s_grouped_bootstrap():
     )
 
     rng = np.random.default_rng(5)
-    n = r.GROUPED_FROM + 500
+    n = GROUPED_FROM + 500
     truth = rng.random(n) < 0.4
     labels = np.array([np.where(rng.random(n) < 0.8, truth, ~truth) for _ in range(3)], float)
     labels[2, rng.random(n) < 0.3] = np.nan  # the third labels 70% of the nuggets
@@ -304,19 +304,19 @@ def test_large_label_sets_draw_the_library_s_grouped_bootstrap():
         shared = ~np.isnan(labels[i]) & ~np.isnan(labels[j])
         one_hot = np.eye(4)[binary_cells(labels[i, shared] == 1, labels[j, shared] == 1)]
         for name in (*r.BINARY_FIGURES, "ac1"):
-            if pair.n >= r.GROUPED_FROM:
+            if pair.n >= GROUPED_FROM:
                 expected = grouped_bootstrap(one_hot, statistics[name], n_resamples=300, seed=0)
                 same(getattr(pair, name), expected)
             else:  # x and z, y and z share 1,726 nuggets: drawn nugget by nugget, as before
                 cells = binary_cells(labels[i, shared] == 1, labels[j, shared] == 1)
                 (expected,) = pair_intervals([cells], 4, statistics, "nuggets", resamples=300, seed=0)
                 assert getattr(pair, name) == expected[name]
-    assert [pair.n >= r.GROUPED_FROM for pair in result.pairs] == [True, False, False]
+    assert [pair.n >= GROUPED_FROM for pair in result.pairs] == [True, False, False]
     everyone = ~np.isnan(labels).any(axis=0)
     table = category_counts(labels[:, everyone].T, categories=[0.0, 1.0])
     assert result.fleiss_raters == 3
     fleiss = fleiss_kappa_units(table)
-    assert result.fleiss_items == int(everyone.sum()) < r.GROUPED_FROM  # 1,726 nuggets: nugget by nugget
+    assert result.fleiss_items == int(everyone.sum()) < GROUPED_FROM  # 1,726 nuggets: nugget by nugget
     same(result.fleiss, fleiss.interval(n_resamples=300, seed=0))
     alpha = krippendorff_alpha_units(labels, level="nominal")
     same(result.alpha, grouped_bootstrap(alpha.per_unit, alpha.statistic, n_resamples=300, seed=0))
