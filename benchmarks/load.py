@@ -56,6 +56,13 @@ def main() -> None:
     parser.add_argument("--engines", default=default_engines, help=f"comma-separated (default {default_engines})")
     parser.add_argument("--sizes", default="100", help="topics per kind for freshness, comma-separated (default 100)")
     parser.add_argument("--samples", type=int, default=5, help="timed submissions per kind and size (default 5)")
+    parser.add_argument(
+        "--fresh-timeout",
+        type=float,
+        default=600,
+        help="seconds to wait for the first reports of a size's campaigns, and for each timed one (default 600; "
+        "the worker builds the six 10,000-topic campaigns one after another: allow 3600)",
+    )
     parser.add_argument("--requests", type=int, default=200, help="requests per kind for the cost (default 200)")
     parser.add_argument("--rate-seconds", type=float, default=10, help="closed-loop phase, seconds (default 10)")
     parser.add_argument("--open-seconds", type=float, default=30, help="open-loop phase, seconds (default 30)")
@@ -82,6 +89,7 @@ def main() -> None:
             open_seconds=args.open_seconds,
             sizes=sizes,
             fresh_samples=args.samples,
+            fresh_timeout=args.fresh_timeout,
             database_url=url if engine == "postgresql" and url.startswith("postgres") else None,
             log=lambda line, engine=engine: print(f"[{engine}] {line}", flush=True),
         )
