@@ -63,6 +63,9 @@ def main() -> None:
         help="seconds to wait for the first reports of a size's campaigns, and for each timed one (default 600; "
         "the worker builds the six 10,000-topic campaigns one after another: allow 3600)",
     )
+    parser.add_argument(
+        "--fresh-kinds", default="", help="comma-separated kinds measured for freshness (default every kind)"
+    )
     parser.add_argument("--requests", type=int, default=200, help="requests per kind for the cost (default 200)")
     parser.add_argument("--rate-seconds", type=float, default=10, help="closed-loop phase, seconds (default 10)")
     parser.add_argument("--open-seconds", type=float, default=30, help="open-loop phase, seconds (default 30)")
@@ -90,6 +93,7 @@ def main() -> None:
             sizes=sizes,
             fresh_samples=args.samples,
             fresh_timeout=args.fresh_timeout,
+            fresh_kinds=tuple(k.strip() for k in args.fresh_kinds.split(",") if k.strip()),
             database_url=url if engine == "postgresql" and url.startswith("postgres") else None,
             log=lambda line, engine=engine: print(f"[{engine}] {line}", flush=True),
         )

@@ -357,8 +357,8 @@ def seed_measured(organiser, *, cost_topics: int, rate_slots: int, rate_assessor
 FRESH_ASSESSORS = 10
 
 
-def seed_fresh(*, topics: int, samples: int) -> dict[str, Any]:
-    """For every registered kind, a campaign ``Fresh <kind> <topics>`` of
+def seed_fresh(*, topics: int, samples: int, kinds: tuple[str, ...] = ()) -> dict[str, Any]:
+    """For every registered kind (or those of ``kinds``), a campaign ``Fresh <kind> <topics>`` of
     ``topics`` copies of its example topic and 10 assessors per topic, written
     in bulk (not through the API): topics and assignments by
     ``services.import_topics``, then every (topic, assessor)'s judgment
@@ -380,6 +380,8 @@ def seed_fresh(*, topics: int, samples: int) -> dict[str, Any]:
     token = tokens.issue(last)[1]
     campaigns = []
     for kind in REGISTRY:
+        if kinds and kind not in kinds:
+            continue
         campaign, ids, payloads = _example_campaign(organiser, kind, f"Fresh {kind} {topics}", members, topics, "f")
         rows = list(campaign.topics.order_by("position").values_list("id", "external_id"))
         skipped = {pk for pk, _ in rows[:samples]}
@@ -925,6 +927,7 @@ def _measure_freshness(
     samples: int,
     timeout: float,
     log: Callable[[str], None],
+    kinds: tuple[str, ...] = (),
 ) -> tuple[dict, list[str]]:
     fresh: dict[int, dict[str, dict[str, Any]]] = {}
     failures: list[str] = []
@@ -934,7 +937,7 @@ def _measure_freshness(
         started = time.monotonic()
         manage(
             env, "-m", "tests.load.harness", "seed-fresh", "--topics", str(size), "--samples", str(samples),
-            "--out", str(out), timeout=3600,
+            "--kinds", ",".join(kinds), "--out", str(out), timeout=3600,
         )  # fmt: skip
         seeded = json.loads(out.read_text())
         log(
@@ -980,6 +983,7 @@ def run_load(
     sizes: tuple[int, ...] = (100,),
     fresh_samples: int = 5,
     fresh_timeout: float = 600,
+    fresh_kinds: tuple[str, ...] = (),
     database_url: str | None = None,
     directory: Path | None = None,
     log: Callable[[str], None] = lambda _: None,
@@ -1053,7 +1057,15 @@ def run_load(
                 verification = json.loads(manage(env, "-m", "tests.load.harness", "verify", "--acks", str(acks_path)))
                 log(f"freshness at {', '.join(map(str, sizes)) or 'no sizes'} topics per kind")
                 fresh, fresh_failures = _measure_freshness(
-                    env, running, plan, directory, sizes=sizes, samples=fresh_samples, timeout=fresh_timeout, log=log
+                    env,
+                    running,
+                    plan,
+                    directory,
+                    sizes=sizes,
+                    samples=fresh_samples,
+                    timeout=fresh_timeout,
+                    log=log,
+                    kinds=fresh_kinds,
                 )
                 failures += fresh_failures
                 peaks = running.peak_mb()
@@ -1146,6 +1158,7 @@ def main(argv: list[str] | None = None) -> None:
     fresh = commands.add_parser("seed-fresh", help="bulk-seeded campaigns of every kind at one size")
     fresh.add_argument("--topics", type=int, required=True)
     fresh.add_argument("--samples", type=int, required=True)
+    fresh.add_argument("--kinds", default="", help="comma-separated kinds (default every kind)")
     fresh.add_argument("--out", type=Path, required=True)
     checking = commands.add_parser("verify", help="check the database against the acknowledged saves")
     checking.add_argument("--acks", type=Path, required=True)
@@ -1165,7 +1178,11 @@ def main(argv: list[str] | None = None) -> None:
         )
         args.out.write_text(json.dumps(plan))
     elif args.command == "seed-fresh":
-        args.out.write_text(json.dumps(seed_fresh(topics=args.topics, samples=args.samples)))
+        args.out.write_text(
+            json.dumps(
+                seed_fresh(topics=args.topics, samples=args.samples, kinds=tuple(k for k in args.kinds.split(",") if k))
+            )
+        )
     else:
         acks = json.loads(args.acks.read_text())
         print(json.dumps(verify(acks, settle_timeout=args.settle_timeout)))
