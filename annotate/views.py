@@ -107,19 +107,12 @@ def judge(request: HttpRequest, campaign_id: int, topic_id: str) -> HttpResponse
     )
     previous_topic, following_topic = queue.neighbours(topic) if queue else (None, None)
     entry = next((e for e in queue.entries if e.topic.pk == topic.pk), None) if queue else None
-    extra_context = spec.judge.context(campaign, topic, request.user) if spec.judge.context else {}
-    # Shown, never saved: the kind's assessor view of the part of the topic
-    # this assessor judges (blind assessment). Organisers opening the page see
-    # what their assessors see.
-    topic.data = kind.assessor_view(topic.data, assignment.items if assignment else None)
     return render(
         request,
         spec.judge.template,
         {
-            **extra_context,
-            "kind": spec,
-            "campaign": campaign,
-            "topic": topic,
+            # Organisers opening the page see what their assessors see.
+            **judging_context(campaign, topic, request.user, items=assignment.items if assignment else None),
             "assigned": queue is not None and any(e.topic.pk == topic.pk for e in queue.entries),
             "state": {
                 "payload": judgment.payload
@@ -141,6 +134,23 @@ def judge(request: HttpRequest, campaign_id: int, topic_id: str) -> HttpResponse
             "flag_items": flags.flaggable_items(topic, assignment) if entry else [],
         },
     )
+
+
+def judging_context(campaign, topic, user, *, items: list[str] | None = None) -> dict:
+    """What the kind's judging page gets wherever it is rendered (an assessor's judging
+    page, the consensus editor): the kind's own context (``JudgePage.context``: the
+    relevance scale, factoids' Phase 2 discrepancies; ``user`` None on the consensus
+    editor), the spec, the campaign and, shown and never saved, the kind's assessor view
+    of the part of the topic judged (``items``; None: all of it; blind assessment).
+
+    The one place both views take it from, so the consensus editor cannot miss what the
+    judging page has (issue 24: without the scale it showed no grade buttons and saved
+    the starting assessor's grades unchanged)."""
+    spec = get_kind(campaign.kind)
+    # The kind's context reads the full topic (factoids' summaries): before the view replaces it.
+    extra = spec.judge.context(campaign, topic, user) if spec.judge.context else {}
+    topic.data = spec.data.assessor_view(topic.data, items)
+    return {**extra, "kind": spec, "campaign": campaign, "topic": topic}
 
 
 @login_required
@@ -183,15 +193,12 @@ def consensus_editor(request: HttpRequest, campaign_id: int, topic_id: str) -> H
         payload = topic.judgments.get(assessor__username=start_from).submitted_payload
     else:
         payload = kind.empty_payload(topic.data)
-    # The consensus is built on the judging page, which renders the assessor view.
-    topic.data = kind.assessor_view(topic.data)
     return render(
         request,
         spec.judge.template,
         {
-            "kind": spec,
-            "campaign": campaign,
-            "topic": topic,
+            # The gold is nobody's own judgment: no user for the kind's context.
+            **judging_context(campaign, topic, None),
             "assigned": True,
             "consensus_mode": True,
             "assessors": assessors,

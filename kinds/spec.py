@@ -48,12 +48,16 @@ class JudgePage:
     ``template`` is a template of the kind's ``templates/<name>/`` folder and
     ``script`` a file of its ``static/<name>/`` folder; ``context(campaign,
     topic, user)`` adds what the page needs beyond the assessor view of the
-    topic and the judgment (e.g. the factoids kind's Phase 2 discrepancies).
+    topic and the judgment (the relevance scale, the factoids kind's Phase 2
+    discrepancies). The page renders as an assessor's judging page and as the
+    consensus editor (the gold), and both get this context
+    (``annotate.views.judging_context``); ``user`` is None on the consensus
+    editor, where the payload is nobody's own judgment.
     """
 
     template: str
     script: str
-    context: Callable[[Campaign, Topic, AbstractBaseUser], dict[str, Any]] | None = None
+    context: Callable[[Campaign, Topic, AbstractBaseUser | None], dict[str, Any]] | None = None
 
 
 @dataclass(frozen=True)

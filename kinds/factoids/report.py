@@ -407,10 +407,11 @@ def campaign_report(input: ReportInput) -> FactoidsCampaignReport:
 
 def judge_context(campaign: Campaign, topic: Topic, user) -> dict[str, Any]:
     """What the annotation page adds: in Phase 2, the annotator's discrepancies
-    with the other annotators (never their factoids or reasons, section 3.1)."""
+    with the other annotators (never their factoids or reasons, section 3.1);
+    none on the consensus editor (``user`` None: the consensus is nobody's own)."""
     phase = campaign.params.get("phase", 1)
-    if phase != 2:
-        return {"phase": 1, "discrepancies": None}
+    if phase != 2 or user is None:
+        return {"phase": phase, "discrepancies": None}
     mine = topic.judgments.filter(assessor=user).first()
     if mine is None:
         return {"phase": 2, "discrepancies": []}
