@@ -13,16 +13,17 @@ reached through its spec only.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
 from django.db.models import Count, Exists, F, OuterRef, Q
 
 from annotate import assignments, services
-from annotate.models import Campaign, Curation, Judgment, Membership, Topic
+from annotate.models import Campaign, Curation, Judgment, Membership, Run, Topic
 from concord.digits import whole_number
 from concord.errors import InvalidInput
+from kinds.base import SHOW_REFERENCE
 from kinds.registry import get_kind
 
 #: The gold lives in this curation of the topic (the factoid consensus editor writes it too).
@@ -189,6 +190,8 @@ class Page:
     consensus: dict[str, Any] | None
     gold: Gold | None
     next_topic: Topic | None
+    #: The reference labellings of the topic, where the campaign's ``show_reference`` allows them.
+    references: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
     @property
     def version(self) -> int:
@@ -198,6 +201,13 @@ class Page:
     @property
     def assessors(self) -> list[str]:
         return [name for name, _ in self.judgments]
+
+    @property
+    def beside(self) -> list[tuple[str, dict[str, Any]]]:
+        """(label, payload) shown per item beside the judgments and counted in nothing:
+        the gold ("gold v3"), then the references."""
+        gold = [(f"gold v{self.gold.version}", self.gold.data)] if self.gold else []
+        return gold + self.references
 
 
 def submitted(topic: Topic) -> list[tuple[str, dict[str, Any]]]:
@@ -210,24 +220,40 @@ def submitted(topic: Topic) -> list[tuple[str, dict[str, Any]]]:
     return [(name, payload) for name, payload in rows]
 
 
+def references(campaign: Campaign, topic: Topic) -> list[tuple[str, dict[str, Any]]]:
+    """The campaign's reference labellings of ``topic`` as (label, payload), if its
+    organiser lets adjudicators see them (``show_reference``; off by default, since
+    adjudication is often meant to be blind to them): "reference", or
+    "reference: <run>" when there are several."""
+    if campaign.params.get(SHOW_REFERENCE) is not True:
+        return []
+    kind = get_kind(campaign.kind).data
+    # Only the runs marked reference are read, never the systems' (possibly long) results.
+    runs = Run.objects.filter(campaign=campaign, data__reference=True).order_by("name")
+    found = [(run.name, kind.reference_payload(run.data, topic.external_id)) for run in runs]
+    found = [(name, payload) for name, payload in found if payload is not None]
+    return [("reference" if len(found) == 1 else f"reference: {name}", payload) for name, payload in found]
+
+
 def page(campaign: Campaign, topic: Topic) -> Page:
     spec = get_kind(campaign.kind)
     view = spec.data.assessor_view(topic.data)
     judged = submitted(topic)
-    adjudication = spec.adjudication
-    comparison = adjudication.compare(view, judged) if adjudication and judged else None
-    consensus = None
-    if adjudication and adjudication.consensus and judged:
-        consensus = adjudication.consensus(view, [payload for _, payload in judged])
-    return Page(
+    shown = Page(
         topic=topic,
         view=view,
         judgments=judged,
-        comparison=comparison,
-        consensus=consensus,
+        comparison=None,
+        consensus=None,
         gold=_golds([topic.pk]).get(topic.pk),
         next_topic=next_topic(campaign, after=topic),
+        references=references(campaign, topic),
     )
+    adjudication = spec.adjudication
+    if adjudication is None or not judged:
+        return shown
+    consensus = adjudication.consensus(view, [p for _, p in judged]) if adjudication.consensus else None
+    return replace(shown, comparison=adjudication.compare(view, judged, shown.beside), consensus=consensus)
 
 
 def accept(*, campaign: Campaign, topic: Topic, action: Any, assessor: Any, version: Any, user) -> Curation:

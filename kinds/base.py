@@ -114,12 +114,37 @@ class Kind:
         """A payload from imported (item id -> label) crowd rows, if the kind takes them."""
         raise InvalidInput("campaign", f"{self.label} campaigns do not import crowd label files")
 
+    def reference_payload(self, run_data: Mapping[str, Any], topic_id: str) -> dict[str, Any] | None:
+        """A reference labelling's answer for one topic as a payload, or None (the run
+        has none for the topic). A reference labelling is a run whose data says
+        ``"reference": true`` (e.g. a CrowdTruth file's ``gold`` column); the
+        adjudication page shows it beside the assessors' judgments when the campaign's
+        ``show_reference`` allows it. Kinds that take reference runs implement it and
+        declare :func:`reference_param`."""
+        return None
+
 
 # -- campaign params every kind declares ------------------------------------
 
 
 def demo_param() -> Bool:
     return Bool("demo", help="Marks a demo campaign: ./run seeds a kind's demo only while none is marked.")
+
+
+#: The campaign param that shows reference labellings on the adjudication page.
+SHOW_REFERENCE = "show_reference"
+
+
+def reference_param() -> Bool:
+    """``show_reference``: adjudicators see the campaign's reference labellings (runs whose
+    data says ``"reference": true``) on the adjudication page; for kinds that implement
+    ``Kind.reference_payload``."""
+    return Bool(
+        SHOW_REFERENCE,
+        help="Show the reference labelling (a run marked reference, e.g. the gold column of a CrowdTruth file) on "
+        "the adjudication page as 'reference', beside the assessors' judgments. Off by default: adjudication is "
+        "often meant to be blind to it.",
+    )
 
 
 def design_param(label: str, *, splittable: bool, adaptive: bool = False) -> Choice:

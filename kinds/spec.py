@@ -120,13 +120,17 @@ class Adjudication:
     every save kept, a stale version refused with 409; the same curation the
     factoids kind's consensus editor writes).
 
-    ``compare(view, judgments)`` gets the assessor view of the topic (what the
-    assessors saw: ``Kind.assessor_view``) and ``[(assessor, submitted
-    payload), ...]`` in assessor order and returns what ``template`` (a
-    template of the kind's ``templates/<name>/`` folder) renders as
-    ``comparison``: the judgments side by side with their differences in the
-    kind's own terms (votes per candidate, where orderings differ, the
-    split/merge/move edits between clusterings, ...). ``consensus(view,
+    ``compare(view, judgments, beside)`` gets the assessor view of the topic
+    (what the assessors saw: ``Kind.assessor_view``), ``[(assessor, submitted
+    payload), ...]`` in assessor order and ``beside``, ``[(label, payload),
+    ...]``: the topic's current gold (``gold v3``) and the reference labellings
+    the organiser lets adjudicators see (``reference``), each item's value
+    shown after the assessors' and counted in nothing (no vote, split or
+    consensus); it returns what ``template`` (a template of the kind's
+    ``templates/<name>/`` folder) renders as ``comparison``: the judgments
+    side by side with their differences in the kind's own terms (votes per
+    candidate, where orderings differ, the split/merge/move edits between
+    clusterings, ...). ``consensus(view,
     payloads)`` is the payload "Accept the consensus" saves (e.g. the
     majority label of every item), or None when the kind has no automatic
     consensus (then the adjudicator accepts one assessor's judgment or edits).
@@ -136,7 +140,9 @@ class Adjudication:
     """
 
     template: str
-    compare: Callable[[Mapping[str, Any], Sequence[tuple[str, Mapping[str, Any]]]], Any]
+    compare: Callable[
+        [Mapping[str, Any], Sequence[tuple[str, Mapping[str, Any]]], Sequence[tuple[str, Mapping[str, Any]]]], Any
+    ]
     consensus: Callable[[Mapping[str, Any], Sequence[Mapping[str, Any]]], dict[str, Any]] | None = None
 
 

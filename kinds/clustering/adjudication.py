@@ -63,6 +63,8 @@ class ClusteringSentenceRow:
     clusters: tuple[int | None, ...]
     consensus: int | None
     differs: bool
+    #: its cluster in the clusterings shown beside the judges' and counted in nothing (the gold)
+    beside: tuple[int | None, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -87,6 +89,13 @@ class ClusteringComparison:
     sentences: tuple[ClusteringSentenceRow, ...]
     pairs: tuple[ClusteringJudgePair, ...]
     consensus: tuple[tuple[str, ...], ...]
+    #: the clusterings shown beside the judges' (``Adjudication.compare``'s ``beside``: the gold), by label
+    beside: tuple[ClusteringJudgeView, ...] = ()
+
+    @property
+    def side_by_side(self) -> tuple[tuple[ClusteringJudgeView, bool], ...]:
+        """Every judge's clusters, then those shown beside them (True)."""
+        return tuple((j, False) for j in self.judges) + tuple((b, True) for b in self.beside)
 
     @property
     def disputed(self) -> tuple[ClusteringSentenceRow, ...]:
@@ -94,8 +103,13 @@ class ClusteringComparison:
         return tuple(row for row in self.sentences if row.differs)
 
 
-def compare(view: Mapping[str, Any], judgments: Sequence[tuple[str, Mapping[str, Any]]]) -> ClusteringComparison:
-    """The judges' clusterings of the topic ``view`` side by side.
+def compare(
+    view: Mapping[str, Any],
+    judgments: Sequence[tuple[str, Mapping[str, Any]]],
+    beside: Sequence[tuple[str, Mapping[str, Any]]] = (),
+) -> ClusteringComparison:
+    """The judges' clusterings of the topic ``view`` side by side, and ``beside`` them
+    the gold's (counted in nothing).
 
     >>> view = {"documents": [{"id": "d"}], "sentences": [
     ...     {"id": f"s{i}", "document": "d", "position": i, "text": f"S{i}"} for i in range(1, 5)]}
@@ -105,34 +119,21 @@ def compare(view: Mapping[str, Any], judgments: Sequence[tuple[str, Mapping[str,
     >>> e = c.pairs[0].edits
     >>> (e.identical, e.delete, e.split, e.merge, e.move)
     (0, ['s4'], 0, 1, 0)
+    >>> [r.beside for r in compare(view, [], [("gold v1", {"clusters": [["s3", "s4"], ["s1", "s2"]]})]).sentences]
+    [(2,), (2,), (1,), (1,)]
     """
     sentences = list(view["sentences"])
     items = [s["id"] for s in sentences]
     known = set(items)
     assessors = tuple(name for name, _ in judgments)
     clusterings = [[list(c) for c in payload.get("clusters", [])] for _, payload in judgments]
-    descriptions = [list(payload.get("descriptions", [])) for _, payload in judgments]
     by_id = {s["id"]: s for s in sentences}
-    judges = []
-    for name, clusters, described in zip(assessors, clusterings, descriptions):
-        clustered = {s for c in clusters for s in c}
-        judges.append(
-            ClusteringJudgeView(
-                assessor=name,
-                clusters=tuple(
-                    ClusteringClusterView(
-                        number=number,
-                        description=described[number - 1] if number - 1 < len(described) else "",
-                        sentences=tuple(_ref(by_id, s) for s in cluster),
-                    )
-                    for number, cluster in enumerate(clusters, 1)
-                ),
-                unclustered=tuple(s for s in items if s not in clustered),
-            )
-        )
+    judges = [_judge_view(name, payload, by_id, items) for name, payload in judgments]
+    shown = [_judge_view(label, payload, by_id, items) for label, payload in beside]
     gold = consensus_clusters(clusterings, items) if clusterings else []
     gold_of = {s: number for number, cluster in enumerate(gold, 1) for s in cluster}
     cluster_of = [{s: number for number, c in enumerate(clusters, 1) for s in c} for clusters in clusterings]
+    beside_of = [{s.id: c.number for c in judge.clusters for s in c.sentences} for judge in shown]
     companions = [{s: frozenset(c) - {s} for c in clusters for s in c if s in known} for clusters in clusterings]
     rows = tuple(
         ClusteringSentenceRow(
@@ -142,6 +143,7 @@ def compare(view: Mapping[str, Any], judgments: Sequence[tuple[str, Mapping[str,
             clusters=tuple(of.get(s) for of in cluster_of),
             consensus=gold_of.get(s),
             differs=len({mine.get(s) for mine in companions}) > 1,
+            beside=tuple(of.get(s) for of in beside_of),
         )
         for s in items
     )
@@ -163,6 +165,27 @@ def compare(view: Mapping[str, Any], judgments: Sequence[tuple[str, Mapping[str,
         sentences=rows,
         pairs=tuple(pairs),
         consensus=tuple(tuple(c) for c in gold),
+        beside=tuple(shown),
+    )
+
+
+def _judge_view(
+    name: str, payload: Mapping[str, Any], by_id: Mapping[str, Mapping[str, Any]], items: Sequence[str]
+) -> ClusteringJudgeView:
+    clusters = [list(c) for c in payload.get("clusters", [])]
+    described = list(payload.get("descriptions", []))
+    clustered = {s for c in clusters for s in c}
+    return ClusteringJudgeView(
+        assessor=name,
+        clusters=tuple(
+            ClusteringClusterView(
+                number=number,
+                description=described[number - 1] if number - 1 < len(described) else "",
+                sentences=tuple(_ref(by_id, s) for s in cluster),
+            )
+            for number, cluster in enumerate(clusters, 1)
+        ),
+        unclustered=tuple(s for s in items if s not in clustered),
     )
 
 

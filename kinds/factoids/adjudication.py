@@ -60,6 +60,8 @@ class FactoidsSentenceRow:
     text: str
     marks: tuple[tuple[FactoidsMark, ...], ...]
     differs: bool
+    #: the marks of the inventories shown beside the annotators' and counted in nothing (the gold)
+    beside: tuple[tuple[FactoidsMark, ...], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -106,6 +108,13 @@ class FactoidsComparison:
     inventories: tuple[FactoidsInventory, ...]
     sentences: tuple[FactoidsSentenceRow, ...]
     pairs: tuple[FactoidsAnnotatorPair, ...]
+    #: the inventories shown beside the annotators' (``Adjudication.compare``'s ``beside``: the gold), by label
+    beside: tuple[FactoidsInventory, ...] = ()
+
+    @property
+    def side_by_side(self) -> tuple[tuple[FactoidsInventory, bool], ...]:
+        """Every annotator's inventory, then those shown beside them (True)."""
+        return tuple((i, False) for i in self.inventories) + tuple((b, True) for b in self.beside)
 
     @property
     def disputed(self) -> tuple[FactoidsSentenceRow, ...]:
@@ -113,8 +122,13 @@ class FactoidsComparison:
         return tuple(row for row in self.sentences if row.differs)
 
 
-def compare(view: Mapping[str, Any], judgments: Sequence[tuple[str, Mapping[str, Any]]]) -> FactoidsComparison:
-    """The annotators' inventories and marks of the topic ``view`` side by side.
+def compare(
+    view: Mapping[str, Any],
+    judgments: Sequence[tuple[str, Mapping[str, Any]]],
+    beside: Sequence[tuple[str, Mapping[str, Any]]] = (),
+) -> FactoidsComparison:
+    """The annotators' inventories and marks of the topic ``view`` side by side, and
+    ``beside`` them the gold's (counted in nothing).
 
     >>> view = {"summaries": [{"id": "M", "model": True, "sentences": [
     ...     {"id": f"s{i}", "text": f"Iraq invaded ({i})."} for i in (1, 2, 3)]}]}
@@ -127,28 +141,20 @@ def compare(view: Mapping[str, Any], judgments: Sequence[tuple[str, Mapping[str,
     (FactoidsDiscrepancy(sentence='s3', first_factoid='A', second_factoid='B', marked_by='ann'),)
     >>> [(r.id, r.differs) for r in c.sentences]
     [('s1', False), ('s2', False), ('s3', True)]
+    >>> gold = compare(view, [("ann", ann)], [("gold v1", bob)])
+    >>> [(r.id, [f.text for f in r.beside[0]]) for r in gold.sentences]
+    [('s1', ['Iraq invaded']), ('s2', ['Iraq invaded']), ('s3', [])]
     """
     summaries = [
         {"id": s["id"], "model": bool(s.get("model")), "sentences": [x["id"] for x in s["sentences"]]}
         for s in view["summaries"]
     ]
     annotators = tuple(name for name, _ in judgments)
-    payloads = [{"factoids": list(p.get("factoids", [])), "marks": dict(p.get("marks", {}))} for _, p in judgments]
+    payloads = [_inventory_payload(p) for _, p in judgments]
+    shown = [_inventory_payload(p) for _, p in beside]
     texts = [{f["id"]: f["text"] for f in p["factoids"]} for p in payloads]
-    inventories = tuple(
-        FactoidsInventory(
-            annotator=name,
-            factoids=tuple(
-                FactoidsFactoid(
-                    id=f["id"],
-                    text=f["text"],
-                    sentences=tuple(s for s, found in p["marks"].items() if f["id"] in found),
-                )
-                for f in p["factoids"]
-            ),
-        )
-        for name, p in zip(annotators, payloads)
-    )
+    shown_texts = [{f["id"]: f["text"] for f in p["factoids"]} for p in shown]
+    inventories = tuple(_inventory(name, p) for name, p in zip(annotators, payloads))
     pairs = tuple(
         _pair(annotators[i], annotators[j], payloads[i], payloads[j], summaries)
         for i, j in combinations(range(len(payloads)), 2)
@@ -162,6 +168,10 @@ def compare(view: Mapping[str, Any], judgments: Sequence[tuple[str, Mapping[str,
                 for p, known in zip(payloads, texts)
             )
             marked = {bool(found) for found in marks}
+            beside_marks = tuple(
+                tuple(FactoidsMark(f, known.get(f, "")) for f in p["marks"].get(sentence["id"], []))
+                for p, known in zip(shown, shown_texts)
+            )
             rows.append(
                 FactoidsSentenceRow(
                     summary=summary["id"],
@@ -170,9 +180,34 @@ def compare(view: Mapping[str, Any], judgments: Sequence[tuple[str, Mapping[str,
                     text=sentence["text"],
                     marks=marks,
                     differs=sentence["id"] in disputed or len(marked) > 1,
+                    beside=beside_marks,
                 )
             )
-    return FactoidsComparison(annotators=annotators, inventories=inventories, sentences=tuple(rows), pairs=pairs)
+    return FactoidsComparison(
+        annotators=annotators,
+        inventories=inventories,
+        sentences=tuple(rows),
+        pairs=pairs,
+        beside=tuple(_inventory(label, p) for (label, _), p in zip(beside, shown)),
+    )
+
+
+def _inventory_payload(payload: Mapping[str, Any]) -> dict[str, Any]:
+    return {"factoids": list(payload.get("factoids", [])), "marks": dict(payload.get("marks", {}))}
+
+
+def _inventory(name: str, payload: Mapping[str, Any]) -> FactoidsInventory:
+    return FactoidsInventory(
+        annotator=name,
+        factoids=tuple(
+            FactoidsFactoid(
+                id=f["id"],
+                text=f["text"],
+                sentences=tuple(s for s, found in payload["marks"].items() if f["id"] in found),
+            )
+            for f in payload["factoids"]
+        ),
+    )
 
 
 def _pair(first: str, second: str, one: dict, two: dict, summaries: list[dict[str, Any]]) -> FactoidsAnnotatorPair:

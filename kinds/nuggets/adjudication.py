@@ -30,6 +30,8 @@ class NuggetsLabelRow:
     labelled: int
     #: The majority label, a tie vital (None: nobody labelled it).
     consensus: str | None
+    #: The labels shown beside the assessors' and counted in nothing (the gold, a reference), by label.
+    beside: tuple[NuggetsLabel, ...] = ()
 
     @property
     def split(self) -> bool:
@@ -54,6 +56,8 @@ class NuggetsMatchRow:
     judged: int
     #: Contained by majority, a tie contained (None: nobody judged the response).
     consensus: bool | None
+    #: The marks shown beside the assessors' and counted in nothing (the gold, a reference).
+    beside: tuple[NuggetsMark, ...] = ()
 
     @property
     def split(self) -> bool:
@@ -78,6 +82,8 @@ class NuggetsComparison:
     nuggets: tuple[NuggetsLabelRow, ...]
     #: Only responses some assessor judged.
     responses: tuple[NuggetsResponse, ...]
+    #: The labels of the columns beside the assessors' (``Adjudication.compare``'s ``beside``).
+    beside: tuple[str, ...] = ()
 
     @property
     def label_splits(self) -> int:
@@ -92,8 +98,25 @@ def _majority(yes: int, total: int) -> bool | None:
     return None if total == 0 else 2 * yes >= total
 
 
-def compare(view: Mapping[str, Any], judgments: Sequence[tuple[str, Mapping[str, Any]]]) -> NuggetsComparison:
-    """Every nugget's labels and every judged response's marks, per assessor.
+def _labels(nugget: str, names: Sequence[str], payloads: Sequence[Mapping[str, Any]]) -> tuple[NuggetsLabel, ...]:
+    return tuple(NuggetsLabel(name, p.get("labels", {}).get(nugget)) for name, p in zip(names, payloads))
+
+
+def _marks(response: str, nugget: str, names: Sequence[str], payloads: Sequence[Mapping[str, Any]]):
+    """Each one's mark of ``nugget`` in ``response`` (None: they did not judge the response)."""
+    return tuple(
+        NuggetsMark(name, nugget in p["matches"][response] if response in p.get("matches", {}) else None)
+        for name, p in zip(names, payloads)
+    )
+
+
+def compare(
+    view: Mapping[str, Any],
+    judgments: Sequence[tuple[str, Mapping[str, Any]]],
+    beside: Sequence[tuple[str, Mapping[str, Any]]] = (),
+) -> NuggetsComparison:
+    """Every nugget's labels and every judged response's marks, per assessor, and
+    ``beside`` them the gold's or a reference's (counted in nothing).
 
     >>> view = {"target": "Aspirin", "nuggets": [{"id": "n1", "text": "a painkiller"}, {"id": "n2", "text": "Bayer"}],
     ...         "responses": [{"id": "r1", "text": "A painkiller."}]}
@@ -103,12 +126,20 @@ def compare(view: Mapping[str, Any], judgments: Sequence[tuple[str, Mapping[str,
     [('n1', 2, 2, False, 'vital'), ('n2', 1, 2, True, 'vital')]
     >>> [(r.nugget, r.found, r.judged, r.split, r.consensus) for r in c.responses[0].rows]
     [('n1', 1, 2, True, True), ('n2', 0, 2, False, False)]
+    >>> gold = compare(view, [("alice", {"labels": {"n1": "vital"}, "matches": {}})],
+    ...                [("gold v1", {"labels": {"n1": "okay"}, "matches": {"r1": ["n2"]}})])
+    >>> [(r.id, r.consensus, r.beside[0].label) for r in gold.nuggets]
+    [('n1', 'vital', 'okay'), ('n2', None, None)]
+    >>> [(r.nugget, r.judged, r.beside[0].found) for r in gold.responses[0].rows]
+    [('n1', 0, False), ('n2', 0, True)]
     """
     names = tuple(name for name, _ in judgments)
     payloads = [payload for _, payload in judgments]
+    columns = tuple(label for label, _ in beside)
+    shown = [payload for _, payload in beside]
     rows = []
     for nugget in view["nuggets"]:
-        labels = tuple(NuggetsLabel(name, p.get("labels", {}).get(nugget["id"])) for name, p in zip(names, payloads))
+        labels = _labels(nugget["id"], names, payloads)
         vital = sum(entry.label == "vital" for entry in labels)
         labelled = sum(entry.label is not None for entry in labels)
         majority = _majority(vital, labelled)
@@ -120,24 +151,33 @@ def compare(view: Mapping[str, Any], judgments: Sequence[tuple[str, Mapping[str,
                 vital=vital,
                 labelled=labelled,
                 consensus=None if majority is None else ("vital" if majority else "okay"),
+                beside=_labels(nugget["id"], columns, shown),
             )
         )
     responses = []
     for response in view.get("responses", []):
-        judged_by = [response["id"] in p.get("matches", {}) for p in payloads]
-        if not any(judged_by):
+        if not any(response["id"] in p.get("matches", {}) for p in [*payloads, *shown]):
             continue
         cells = []
         for nugget in view["nuggets"]:
-            marks = tuple(
-                NuggetsMark(name, nugget["id"] in p["matches"][response["id"]] if judged else None)
-                for name, p, judged in zip(names, payloads, judged_by)
-            )
+            marks = _marks(response["id"], nugget["id"], names, payloads)
             found = sum(mark.found is True for mark in marks)
             judged = sum(mark.found is not None for mark in marks)
-            cells.append(NuggetsMatchRow(nugget["id"], nugget["text"], marks, found, judged, _majority(found, judged)))
+            cells.append(
+                NuggetsMatchRow(
+                    nugget["id"],
+                    nugget["text"],
+                    marks,
+                    found,
+                    judged,
+                    _majority(found, judged),
+                    _marks(response["id"], nugget["id"], columns, shown),
+                )
+            )
         responses.append(NuggetsResponse(response["id"], response["text"], tuple(cells)))
-    return NuggetsComparison(target=view["target"], assessors=names, nuggets=tuple(rows), responses=tuple(responses))
+    return NuggetsComparison(
+        target=view["target"], assessors=names, nuggets=tuple(rows), responses=tuple(responses), beside=columns
+    )
 
 
 def consensus(view: Mapping[str, Any], payloads: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

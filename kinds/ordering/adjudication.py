@@ -36,6 +36,8 @@ class OrderingPositions:
     spread: int
     #: the item's spread is the largest of the topic (and above 0): where the orderings differ most
     most_disputed: bool
+    #: its position in the orderings shown beside the assessors' and counted in nothing (the gold)
+    beside: tuple[int | None, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,8 @@ class OrderingComparison:
     max_spread: int
     #: how the consensus orders items of equal summed rank
     tie_rule: str = "summed rank over the orderings (lowest first); ties as in the first assessor's ordering"
+    #: the labels of the columns beside the assessors' (``Adjudication.compare``'s ``beside``)
+    beside: tuple[str, ...] = ()
 
     @property
     def disputed(self) -> tuple[OrderingPositions, ...]:
@@ -79,8 +83,13 @@ class OrderingComparison:
         return tuple(row for row in self.rows if row.most_disputed)
 
 
-def compare(view: Mapping[str, Any], judgments: Sequence[tuple[str, Mapping[str, Any]]]) -> OrderingComparison:
-    """The assessors' orderings of the topic ``view`` side by side.
+def compare(
+    view: Mapping[str, Any],
+    judgments: Sequence[tuple[str, Mapping[str, Any]]],
+    beside: Sequence[tuple[str, Mapping[str, Any]]] = (),
+) -> OrderingComparison:
+    """The assessors' orderings of the topic ``view`` side by side, and ``beside`` them
+    the gold's positions (counted in nothing).
 
     >>> view = {"items": [{"id": "a", "text": "A"}, {"id": "b", "text": "B"}, {"id": "c", "text": "C"}]}
     >>> c = compare(view, [("ann", {"order": ["a", "b", "c"]}), ("bob", {"order": ["b", "a", "c"]})])
@@ -88,11 +97,14 @@ def compare(view: Mapping[str, Any], judgments: Sequence[tuple[str, Mapping[str,
     [('a', (1, 2), 1, True), ('b', (2, 1), 1, True), ('c', (3, 3), 0, False)]
     >>> round(c.pairs[0].tau, 6), [(d.first, d.second) for d in c.pairs[0].discordant]
     (0.333333, [('a', 'b')])
+    >>> [r.beside for r in compare(view, [("ann", {"order": ["a", "b", "c"]})], [("gold v1", {"order": ["c", "a", "b"]})]).rows]
+    [(2,), (3,), (1,)]
     """
     texts = {item["id"]: item["text"] for item in view["items"]}
     assessors = tuple(name for name, _ in judgments)
     orders = [list(payload.get("order", [])) for _, payload in judgments]
     where = [{item: index for index, item in enumerate(order, 1)} for order in orders]
+    shown = [{item: index for index, item in enumerate(p.get("order", []), 1)} for _, p in beside]
     consensus = consensus_order(orders) if orders and _same_items(orders) else []
     consensus_at = {item: index for index, item in enumerate(consensus, 1)}
     items = consensus + [i for i in texts if i not in consensus_at]
@@ -114,6 +126,7 @@ def compare(view: Mapping[str, Any], judgments: Sequence[tuple[str, Mapping[str,
                 highest=highest,
                 spread=spread,
                 most_disputed=spread == max_spread > 0,
+                beside=tuple(w.get(item) for w in shown),
             )
             for item, positions, lowest, highest, spread in rows
         ),
@@ -122,6 +135,7 @@ def compare(view: Mapping[str, Any], judgments: Sequence[tuple[str, Mapping[str,
             for i, j in combinations(range(len(orders)), 2)
         ),
         max_spread=max_spread,
+        beside=tuple(label for label, _ in beside),
     )
 
 

@@ -30,6 +30,8 @@ class PairsRow:
     judged: int
     #: The consensus truth set's answer (None: nobody judged it).
     consensus: bool | None
+    #: The answers shown beside the votes and counted in nothing (the gold, a reference), by label.
+    beside: tuple[PairsVote, ...] = ()
 
     @property
     def split(self) -> bool:
@@ -50,6 +52,8 @@ class PairsComparison:
     query: str
     assessors: tuple[str, ...]
     rows: tuple[PairsRow, ...]
+    #: The labels of the columns beside the assessors' (``Adjudication.compare``'s ``beside``).
+    beside: tuple[str, ...] = ()
 
     @property
     def splits(self) -> int:
@@ -68,23 +72,32 @@ def _votes(view: Mapping[str, Any], payloads: Sequence[Mapping[str, Any]]) -> np
     return votes
 
 
-def compare(view: Mapping[str, Any], judgments: Sequence[tuple[str, Mapping[str, Any]]]) -> PairsComparison:
-    """Every candidate of the assessor view with each assessor's vote.
+def _cast(votes: np.ndarray, i: int, names: Sequence[str]) -> tuple[PairsVote, ...]:
+    return tuple(PairsVote(name, None if np.isnan(votes[i, a]) else bool(votes[i, a])) for a, name in enumerate(names))
+
+
+def compare(
+    view: Mapping[str, Any],
+    judgments: Sequence[tuple[str, Mapping[str, Any]]],
+    beside: Sequence[tuple[str, Mapping[str, Any]]] = (),
+) -> PairsComparison:
+    """Every candidate of the assessor view with each assessor's vote, and the answers
+    ``beside`` them (the gold, a reference: counted in nothing).
 
     >>> view = {"query": "Ann", "candidates": [{"id": "c1", "text": "Anne"}, {"id": "c2", "text": "Ana"}]}
     >>> c = compare(view, [("alice", {"matches": {"c1": True, "c2": True}}),
-    ...                    ("bob", {"matches": {"c1": True, "c2": False}})])
-    >>> [(r.id, r.matches, r.judged, r.split, r.consensus) for r in c.rows]
-    [('c1', 2, 2, False, True), ('c2', 1, 2, True, True)]
+    ...                    ("bob", {"matches": {"c1": True, "c2": False}})], [("gold v1", {"matches": {"c2": False}})])
+    >>> [(r.id, r.matches, r.judged, r.split, r.consensus, r.beside[0].match) for r in c.rows]
+    [('c1', 2, 2, False, True, None), ('c2', 1, 2, True, True, False)]
     """
     names = tuple(name for name, _ in judgments)
     votes = _votes(view, [payload for _, payload in judgments])
+    shown = _votes(view, [payload for _, payload in beside])
+    labels = tuple(label for label, _ in beside)
     truth = consensus_truth(votes) if len(names) else np.full(len(view["candidates"]), np.nan)
     rows = []
     for i, candidate in enumerate(view["candidates"]):
-        cast = tuple(
-            PairsVote(name, None if np.isnan(votes[i, a]) else bool(votes[i, a])) for a, name in enumerate(names)
-        )
+        cast = _cast(votes, i, names)
         judged = sum(v.match is not None for v in cast)
         rows.append(
             PairsRow(
@@ -94,9 +107,10 @@ def compare(view: Mapping[str, Any], judgments: Sequence[tuple[str, Mapping[str,
                 matches=sum(v.match is True for v in cast),
                 judged=judged,
                 consensus=None if np.isnan(truth[i]) else bool(truth[i]),
+                beside=_cast(shown, i, labels),
             )
         )
-    return PairsComparison(query=view["query"], assessors=names, rows=tuple(rows))
+    return PairsComparison(query=view["query"], assessors=names, rows=tuple(rows), beside=labels)
 
 
 def consensus(view: Mapping[str, Any], payloads: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from kinds.base import (
     design_param,
     interval_params,
     listing,
+    reference_param,
     require_id,
     require_list,
     require_object,
@@ -38,6 +39,7 @@ class PairsKind(Kind):
         design_param("Pair adjudication", splittable=True, adaptive=True),
         *adaptive_params(),
         *interval_params(ranking=True),
+        reference_param(),
         demo_param(),
     )
 
@@ -178,3 +180,8 @@ class PairsKind(Kind):
 
     def payload_from_labels(self, labels: Mapping[str, Any]) -> dict[str, Any]:
         return {"matches": dict(labels)}
+
+    def reference_payload(self, run_data: Mapping[str, Any], topic_id: str) -> dict[str, Any] | None:
+        """The reference's match / no match of each candidate it labels (``_clean_reference``'s shape)."""
+        labels = run_data.get("labels", {}).get(topic_id) if run_data.get("reference") is True else None
+        return {"matches": dict(labels)} if labels else None

@@ -33,6 +33,8 @@ class RelevanceRow:
     high: int | None
     #: The lower median of the grades (None: nobody graded it).
     consensus: int | None
+    #: The grades shown beside the assessors' and counted in nothing (the gold, a reference), by label.
+    beside: tuple[RelevanceGrade, ...] = ()
 
     @property
     def split(self) -> bool:
@@ -52,6 +54,8 @@ class RelevanceComparison:
     narrative: str
     assessors: tuple[str, ...]
     rows: tuple[RelevanceRow, ...]
+    #: The labels of the columns beside the assessors' (``Adjudication.compare``'s ``beside``).
+    beside: tuple[str, ...] = ()
 
     @property
     def splits(self) -> int:
@@ -76,29 +80,44 @@ def _lower_median(grades: np.ndarray) -> np.ndarray:
     return consensus_grades(grades)
 
 
-def compare(view: Mapping[str, Any], judgments: Sequence[tuple[str, Mapping[str, Any]]]) -> RelevanceComparison:
-    """Every document of the assessor view with each assessor's grade.
+def _given(grades: np.ndarray, i: int, names: Sequence[str]) -> tuple[RelevanceGrade, ...]:
+    return tuple(
+        RelevanceGrade(name, None if np.isnan(grades[a, i]) else int(grades[a, i])) for a, name in enumerate(names)
+    )
+
+
+def compare(
+    view: Mapping[str, Any],
+    judgments: Sequence[tuple[str, Mapping[str, Any]]],
+    beside: Sequence[tuple[str, Mapping[str, Any]]] = (),
+) -> RelevanceComparison:
+    """Every document of the assessor view with each assessor's grade, and the grades
+    ``beside`` them (the gold, a reference: counted in nothing).
 
     >>> view = {"title": "reefs", "documents": [{"id": "d1", "text": "heat"}, {"id": "d2", "text": "fish"}]}
-    >>> c = compare(view, [("alice", {"grades": {"d1": 3, "d2": 0}}), ("bob", {"grades": {"d1": 1, "d2": 0}})])
-    >>> [(r.id, r.low, r.high, r.split, r.consensus) for r in c.rows]
-    [('d1', 1, 3, True, 1), ('d2', 0, 0, False, 0)]
+    >>> c = compare(view, [("alice", {"grades": {"d1": 3, "d2": 0}}), ("bob", {"grades": {"d1": 1, "d2": 0}})],
+    ...             [("gold v2", {"grades": {"d1": 2, "d2": 0}})])
+    >>> [(r.id, r.low, r.high, r.split, r.consensus, r.beside[0].grade) for r in c.rows]
+    [('d1', 1, 3, True, 1, 2), ('d2', 0, 0, False, 0, 0)]
     """
     names = tuple(name for name, _ in judgments)
     grades = _grades(view, [payload for _, payload in judgments])
+    labels = tuple(label for label, _ in beside)
+    shown_beside = _grades(view, [payload for _, payload in beside])
     median = _lower_median(grades)
     rows = []
     for i, document in enumerate(view["documents"]):
-        given = [None if np.isnan(grades[a, i]) else int(grades[a, i]) for a in range(len(names))]
-        shown = [g for g in given if g is not None]
+        given = _given(grades, i, names)
+        shown = [g.grade for g in given if g.grade is not None]
         rows.append(
             RelevanceRow(
                 id=document["id"],
                 text=document["text"],
-                grades=tuple(RelevanceGrade(name, g) for name, g in zip(names, given, strict=True)),
+                grades=given,
                 low=min(shown) if shown else None,
                 high=max(shown) if shown else None,
                 consensus=None if np.isnan(median[i]) else int(median[i]),
+                beside=_given(shown_beside, i, labels),
             )
         )
     return RelevanceComparison(
@@ -107,6 +126,7 @@ def compare(view: Mapping[str, Any], judgments: Sequence[tuple[str, Mapping[str,
         narrative=view.get("narrative", ""),
         assessors=names,
         rows=tuple(rows),
+        beside=labels,
     )
 
 
