@@ -26,6 +26,7 @@ from typing import Any
 from annotate.importers import decode, parse_json, read_json
 from concord.errors import InvalidInput
 from kinds.base import require_id, type_name
+from kinds.spec import ExportFile
 
 #: A doccano zip whose files add up to more than this once unpacked is refused.
 MAX_UNZIPPED_BYTES = 200 * 2**20
@@ -283,3 +284,17 @@ def dispatch(formats: Mapping[str, Any], own: Any, rest: Any) -> Any:
 
     write.__doc__ = rest.__doc__
     return write
+
+
+#: What a Label Studio or doccano export is, whatever the truth set chosen.
+JUDGMENTS_FILE = ExportFile("judgments", "judgments", by_truth=False)
+
+
+def describe(formats: Mapping[str, Any], rest: Any) -> Any:
+    """An ``Exports.describe`` to go with :func:`dispatch`: ``formats`` are every
+    assessor's judgments; every other format is the kind's ``rest(format, truth)``."""
+
+    def what(format: str, truth: str) -> ExportFile | None:
+        return JUDGMENTS_FILE if format in formats else rest(format, truth)
+
+    return what

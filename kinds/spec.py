@@ -30,7 +30,9 @@ __all__ = [
     "Adjudication",
     "Analysis",
     "Examples",
+    "EXPORT_GROUPS",
     "Export",
+    "ExportFile",
     "Exports",
     "JudgePage",
     "KindSpec",
@@ -187,18 +189,55 @@ class Export:
     extension: str
 
 
+#: The export page's sections, in order: the kind of file each download is (``ExportFile.group``).
+EXPORT_GROUPS = {
+    "gold": "Gold standards",
+    "scores": "Scores and other tables",
+    "judgments": "Every assessor's judgments",
+}
+
+
+@dataclass(frozen=True)
+class ExportFile:
+    """What one download is.
+
+    ``what`` says it in the file's name, a few words joined by hyphens
+    (``relevance-gold``, ``qrels``, ``system-scores``, ``judgments``;
+    scoring.filenames.download_name); ``group`` is its section of the export page
+    (one of :data:`EXPORT_GROUPS`); ``by_truth``: the truth set chosen changes the
+    file, so its name carries it (False: the file is the same whatever the truth set,
+    such as every assessor's judgments, or the ``truth`` value names the file itself,
+    such as nuggets' ``answer-key``).
+    """
+
+    what: str
+    group: str
+    by_truth: bool = True
+
+    def __post_init__(self) -> None:
+        if self.group not in EXPORT_GROUPS:
+            raise ValueError(f"ExportFile.group: expected one of {', '.join(EXPORT_GROUPS)}, got {self.group!r}")
+
+
 @dataclass(frozen=True)
 class Exports:
     """Gold standards and other downloads (admins only).
 
     ``truths(assessors)`` lists the ``truth`` values on offer; ``write(campaign,
-    topics, judgments, format=..., truth=...)`` returns the file's text.
+    topics, judgments, format=..., truth=...)`` returns the file's text;
+    ``describe(format, truth)`` says what that file is (an :class:`ExportFile`: its
+    name and its section of the export page), or None when the writer refuses the
+    pair (e.g. a table that comes as CSV only). ``tables``: ``truth`` values that
+    pick one of the kind's tables rather than a truth set (pairs: the latest
+    evaluation's statements), offered on the export page beside the truth sets.
     """
 
     formats: Mapping[str, Export]
     help: str
     truths: Callable[[Sequence[str]], list[str]]
     write: Callable[..., str]
+    describe: Callable[[str, str], ExportFile | None]
+    tables: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,8 @@ from scoring import charts as chart_specs
 from scoring import live, services
 from scoring import selectors as scoring_selectors
 from scoring.csvfiles import write_csv
-from scoring.downloads import export_choices, export_file
+from scoring.downloads import export_file, export_groups
+from scoring.filenames import attach, download_name
 from scoring.models import Job
 
 
@@ -189,10 +190,8 @@ def cancel_job(request: HttpRequest, job_id: int) -> HttpResponse:
 @login_required
 def export(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign, _ = selectors.campaign_for(request.user, campaign_id, need="admin")
-    formats, truths, help_text = export_choices(campaign)
-    return render(
-        request, "scoring/export.html", {"campaign": campaign, "formats": formats, "truths": truths, "help": help_text}
-    )
+    groups, help_text = export_groups(campaign)
+    return render(request, "scoring/export.html", {"campaign": campaign, "groups": groups, "help": help_text})
 
 
 @login_required
@@ -224,7 +223,7 @@ def _field(data, path: str):
     return value
 
 
-def _matrix_csv(report, request: HttpRequest, filename: str) -> HttpResponse:
+def _matrix_csv(report, request: HttpRequest, campaign, topic: str = "") -> HttpResponse:
     if report is None:
         raise Http404("No report yet.")
     names = _field(report.data, request.GET.get("names", ""))
@@ -243,8 +242,9 @@ def _matrix_csv(report, request: HttpRequest, filename: str) -> HttpResponse:
     else:
         return refused(request, InvalidInput("layout", "expected matrix or long"), back=None)
     response = HttpResponse(write_csv(header, rows), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return response
+    # The field and the layout: the matrix and its long form (one row per two names) differ.
+    what = f"report-{request.GET.get('values', '')}-{layout}"
+    return attach(response, download_name(campaign, what, topic=topic, extension="csv"))
 
 
 @login_required
@@ -252,9 +252,7 @@ def report_matrix(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """The whole assessors x assessors matrix of a campaign report's heatmap (which shows at most
     ``scoring.charts.HEATMAP_LIMIT`` assessors) as CSV: ``?names=<field>&values=<field>``."""
     campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
-    values = "".join(ch if ch.isalnum() else "-" for ch in request.GET.get("values", ""))
-    report = scoring_selectors.campaign_report(campaign)
-    return _matrix_csv(report, request, f"campaign-{campaign.pk}-{values}.csv")
+    return _matrix_csv(scoring_selectors.campaign_report(campaign), request, campaign)
 
 
 def _flat(value, prefix: str, row: dict) -> None:
@@ -292,16 +290,11 @@ def report_table(request: HttpRequest, campaign_id: int) -> HttpResponse:
     response = HttpResponse(
         write_csv(columns, ([row.get(c) for c in columns] for row in rows)), content_type="text/csv; charset=utf-8"
     )
-    name = "".join(ch if ch.isalnum() else "-" for ch in path)
-    response["Content-Disposition"] = f'attachment; filename="campaign-{campaign.pk}-{name}.csv"'
-    return response
+    return attach(response, download_name(campaign, f"report-{path}", extension="csv"))
 
 
 @login_required
 def topic_report_matrix(request: HttpRequest, campaign_id: int, topic_id: str) -> HttpResponse:
     campaign, role = selectors.campaign_for(request.user, campaign_id, need="organise")
     topic = selectors.topic_for(request.user, campaign, role, topic_id)
-    values = "".join(ch if ch.isalnum() else "-" for ch in request.GET.get("values", ""))
-    return _matrix_csv(
-        scoring_selectors.topic_report(topic), request, f"campaign-{campaign.pk}-topic-{topic.pk}-{values}.csv"
-    )
+    return _matrix_csv(scoring_selectors.topic_report(topic), request, campaign, topic.external_id)

@@ -27,7 +27,7 @@ from concord.errors import InvalidInput
 from concord.params import Choice, Int, ParamsSchema, Str
 from concord.typed import Figure
 from kinds.clustering.data import rule_violations
-from kinds.spec import Export
+from kinds.spec import Export, ExportFile
 from scoring.csvfiles import write_csv
 from scoring.intervals import FigureCI, IntervalSettings, figure_ci, interval_settings
 from scoring.metrics import clustering as m
@@ -673,6 +673,15 @@ ANALYSIS_PARAMS = {
 
 def truths(assessors: Sequence[str]) -> list[str]:
     return ["consensus", "adjudicated", "judgments"]
+
+
+def describe_export(format: str, truth: str) -> ExportFile | None:
+    """The consensus or adjudicated clusters (the gold), or every judge's clusters."""
+    if format not in EXPORTS:
+        return None
+    if truth == "judgments":
+        return ExportFile("judgments", "judgments", by_truth=False)
+    return ExportFile("clustering-gold", "gold")
 
 
 def export(

@@ -27,6 +27,7 @@ SPEC = KindSpec(
         help=report.EXPORT_HELP,
         truths=report.truths,
         write=report.export,
+        describe=report.describe_export,
     ),
     examples=EXAMPLES,
     analyses=(

@@ -25,7 +25,7 @@ from concord.errors import InvalidInput
 from concord.jsonready import json_ready
 from concord.params import Bool, Float, Int, ParamsSchema, Str
 from concord.typed import Figure, pack, unpack
-from kinds.spec import Export
+from kinds.spec import Export, ExportFile
 from scoring.csvfiles import write_csv
 from scoring.intervals import FigureCI, IntervalSettings, interval_settings
 from scoring.metrics import factoids as m
@@ -570,6 +570,19 @@ ANALYSIS_PARAMS = {
 
 def truths(assessors: Sequence[str]) -> list[str]:
     return ["consensus", "annotations", "relations", "wfs"]
+
+
+#: What each export is (``Exports.describe``): the ``truth`` value names the file itself.
+EXPORT_FILES = {
+    "consensus": ExportFile("factoid-gold", "gold", by_truth=False),
+    "annotations": ExportFile("judgments", "judgments", by_truth=False),
+    "relations": ExportFile("relations", "scores", by_truth=False),
+    "wfs": ExportFile("summary-scores", "scores", by_truth=False),
+}
+
+
+def describe_export(format: str, truth: str) -> ExportFile | None:
+    return EXPORT_FILES.get(truth) if format in EXPORTS else None
 
 
 def export(

@@ -30,7 +30,7 @@ from concord.errors import InvalidInput
 from concord.jsonready import json_ready
 from concord.params import Float, Int, ParamsSchema
 from concord.typed import Figure
-from kinds.spec import Export
+from kinds.spec import Export, ExportFile
 from scoring import labelmodels as lm
 from scoring.csvfiles import neutralise, write_csv
 from scoring.intervals import (
@@ -760,6 +760,17 @@ LABEL_TRUTHS = ["consensus", *lm.MODELS, lm.ADJUDICATED]
 
 def truths(assessors: Sequence[str]) -> list[str]:
     return ["answer-key", "scores", *LABEL_TRUTHS]
+
+
+def describe_export(format: str, truth: str) -> ExportFile | None:
+    """The answer key (tsv, json, csv), every run's F (csv, json) or a truth set's nugget labels (csv, json)."""
+    if truth == "answer-key":
+        return ExportFile("answer-key", "gold", by_truth=False) if format in EXPORTS else None
+    if format not in ("csv", "json"):
+        return None
+    return (
+        ExportFile("run-scores", "scores", by_truth=False) if truth == "scores" else ExportFile("nugget-gold", "gold")
+    )
 
 
 def check_truth(truth: str) -> None:

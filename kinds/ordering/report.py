@@ -20,7 +20,7 @@ from annotate.models import Campaign, Run, Topic
 from concord.errors import InvalidInput
 from concord.params import Float, Int, ListOf, ParamsSchema
 from concord.typed import Figure
-from kinds.spec import Export
+from kinds.spec import Export, ExportFile
 from scoring.csvfiles import write_csv
 from scoring.intervals import FigureCI, IntervalSettings, interval_settings
 from scoring.metrics import ordering as m
@@ -469,6 +469,17 @@ ANALYSIS_PARAMS = {
 
 def truths(assessors: Sequence[str]) -> list[str]:
     return ["consensus", "adjudicated", "judgments"]
+
+
+def describe_export(format: str, truth: str) -> ExportFile | None:
+    """The consensus or adjudicated orderings (the gold), or every submitted ordering."""
+    if format not in EXPORTS:
+        return None
+    return (
+        ExportFile("judgments", "judgments", by_truth=False)
+        if truth == "judgments"
+        else ExportFile("ordering-gold", "gold")
+    )
 
 
 def export(

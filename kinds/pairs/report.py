@@ -24,7 +24,7 @@ from concord.errors import InvalidInput
 from concord.params import Bool, Choice, Float, Int, ParamsSchema
 from concord.typed import Figure
 from kinds.pairs.draws import ItemDraws
-from kinds.spec import Export
+from kinds.spec import Export, ExportFile
 from scoring import labelmodels as lm
 from scoring.csvfiles import write_csv
 from scoring.intervals import (
@@ -651,6 +651,14 @@ def truths(assessors: Sequence[str]) -> list[str]:
 TABLES = ("statements", "comparisons")
 
 
+def describe_export(format: str, truth: str) -> ExportFile | None:
+    """What ``format`` and ``truth`` download (``Exports.describe``): the gold labels (CSV), qrels,
+    or one of the latest evaluation's tables (CSV only)."""
+    if truth in TABLES:
+        return ExportFile(f"evaluation-{truth}", "scores", by_truth=False) if format == "csv" else None
+    return {"csv": ExportFile("pairs-gold", "gold"), "qrels": ExportFile("qrels", "gold")}.get(format)
+
+
 def _random_k(truth: str) -> int | None:
     return whole_number(truth.removeprefix("random:")) if truth.startswith("random:") else None
 
@@ -728,6 +736,8 @@ def export(
     """The gold standard as CSV (with vote counts) or TREC qrels; or, with
     ``truth`` statements|comparisons, the latest evaluation's tables as CSV."""
     if truth in TABLES:
+        if format != "csv":
+            raise InvalidInput("format", f"{truth} come as csv")
         return evaluation_table(campaign, truth)
     v = votes(topics, judgments)
     check_truth(v, truth)

@@ -28,6 +28,8 @@ SPEC = KindSpec(
         help=report.EXPORT_HELP + ix.EXPORT_HELP,
         truths=report.truths,
         write=ix.dispatch(interchange.EXPORTS, interchange.export, report.export),
+        describe=ix.describe(interchange.EXPORTS, report.describe_export),
+        tables=report.TABLES,
     ),
     examples=EXAMPLES,
     analyses=(

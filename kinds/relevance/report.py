@@ -41,7 +41,7 @@ from concord.jsonready import json_ready
 from concord.params import Int, ParamsSchema
 from concord.typed import Figure, dump
 from kinds.relevance.data import scale_of, threshold_of
-from kinds.spec import Export
+from kinds.spec import Export, ExportFile
 from scoring import ireval
 from scoring import labelmodels as lm
 from scoring.csvfiles import write_csv
@@ -76,6 +76,19 @@ EXPORT_HELP = (
     "CSV, one row per graded document: its grade under the set, how many graded it and their grades, and the "
     "provenance (source adjudicated/model/vote, the model's posterior of the grade, who adjudicated when)."
 )
+#: What each format downloads, under any truth set (``Exports.describe``).
+EXPORT_FILES = {
+    "qrels": ExportFile("qrels", "gold"),
+    "labels": ExportFile("relevance-gold", "gold"),
+    "csv": ExportFile("system-scores", "scores"),
+    "json": ExportFile("system-scores", "scores"),
+}
+
+
+def describe_export(format: str, truth: str) -> ExportFile | None:
+    return EXPORT_FILES.get(format)
+
+
 #: ireval's measure names -> the names the report shows.
 LABELS = {"AP": "MAP", "Bpref": "bpref"}
 CUTOFF = 10

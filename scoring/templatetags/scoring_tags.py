@@ -15,8 +15,16 @@ from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
 from scoring import charts
+from scoring.filenames import download_name
 
 register = template.Library()
+
+
+@register.simple_tag
+def download_prefix(campaign, what: str = "", topic: str = "", job=None) -> str:
+    """``data-download-prefix`` of a page: what its charts' and tables' downloads are called
+    before their own names (scoring/filenames.py; static/annotate/charts.js)."""
+    return download_name(campaign, what, topic=topic, job=job)
 
 
 @register.filter

@@ -50,6 +50,12 @@
   function slug(text) {
     return (String(text).toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") || "chart").slice(0, 60);
   }
+  // A download's name: the page's prefix (scoring/filenames.py, data-download-prefix: the
+  // campaign, and the job or topic) before the table's or chart's own name.
+  function fileName(el, name) {
+    var holder = el.closest("[data-download-prefix]");
+    return holder ? holder.dataset.downloadPrefix + "-" + name : name;
+  }
 
   // -- tables ------------------------------------------------------------------
   // A table's cells as a grid (colspan and rowspan spread out); header rows are joined per column.
@@ -104,8 +110,8 @@
       b.type = "button"; b.textContent = pair[1]; b.dataset.tableDownload = pair[0];
       b.addEventListener("click", function () {
         var t = readTable(table);
-        if (pair[0] === "csv") saveText(name + ".csv", toCSV(t.header, t.rows), "text/csv;charset=utf-8");
-        else saveText(name + ".tex", toLaTeX(t.header, t.rows), "application/x-tex;charset=utf-8");
+        if (pair[0] === "csv") saveText(fileName(table, name) + ".csv", toCSV(t.header, t.rows), "text/csv;charset=utf-8");
+        else saveText(fileName(table, name) + ".tex", toLaTeX(t.header, t.rows), "application/x-tex;charset=utf-8");
       });
       p.appendChild(b);
     });
@@ -283,7 +289,7 @@
     figure.dataset.drawn = "1";
     figure.querySelectorAll("[data-download]").forEach(function (button) {
       button.addEventListener("click", function () {
-        var name = slug(spec.title);
+        var name = fileName(figure, slug(spec.title));
         if (button.dataset.download === "png") save(name + ".png", chart.toBase64Image("image/png", 1));
         else saveText(name + ".csv", toCSV(spec.table.header, spec.table.rows), "text/csv;charset=utf-8");
       });

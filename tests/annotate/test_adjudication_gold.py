@@ -138,3 +138,14 @@ def test_a_kind_offers_show_reference_exactly_when_it_reads_reference_runs(name)
 
     reads = type(KINDS[name].data).reference_payload is not Kind.reference_payload
     assert ("show_reference" in {p.name for p in KINDS[name].params}) == reads
+
+
+@pytest.mark.parametrize(
+    "module", ["kinds.pairs.adjudication", "kinds.relevance.adjudication", "kinds.nuggets.adjudication"]
+)
+def test_the_worked_examples_of_the_label_kinds_comparisons_hold(module):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.attempted and result.failed == 0

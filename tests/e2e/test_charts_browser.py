@@ -78,7 +78,11 @@ def test_heatmap_and_line_chart_draw_under_the_csp_with_tables_and_downloads(new
     with page.expect_download() as info:
         figure.locator('[data-download="png"]').click()
     assert Path(info.value.path()).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert info.value.suggested_filename == "kendall-between-the-assessors-orderings.png"
+    # The page's prefix (scoring/filenames.py) names the campaign and the topic.
+    assert (
+        info.value.suggested_filename
+        == f"campaign-{campaign.pk}-topic-t-report-kendall-between-the-assessors-orderings.png"
+    )
 
     page.goto(f"{live_server.url}/jobs/{job.pk}/")
     line = page.locator('figure[data-chart="line"]')
@@ -92,7 +96,10 @@ def test_heatmap_and_line_chart_draw_under_the_csp_with_tables_and_downloads(new
     # Table 1 of the paper: CSV and LaTeX beside it.
     table = page.locator('table[data-export="noise-table-1"]')
     buttons = page.locator(".table-downloads").first
-    text = download(page, buttons.get_by_role("button", name="CSV"))
+    with page.expect_download() as info:
+        buttons.get_by_role("button", name="CSV").click()
+    assert info.value.suggested_filename == f"campaign-{campaign.pk}-job-{job.pk}-noise-noise-table-1.csv"
+    text = Path(info.value.path()).read_bytes().decode("utf-8")
     header = next(csv.reader(io.StringIO(text)))
     assert header == table.locator("thead th").all_inner_texts()
     assert "Max-Min" in text

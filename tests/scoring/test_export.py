@@ -87,7 +87,9 @@ def test_majority_with_a_third_adjudicator(api, people, adjudicated):
 def test_qrels_format(api, people, adjudicated):
     response = rows(api, people, adjudicated, "intersection", fmt="qrels")
     assert response.content.decode().splitlines() == ["=q1 0 c1 1", "=q1 0 c2 1", "=q1 0 c3 0", "=q1 0 c4 0"]
-    assert response["Content-Disposition"] == f'attachment; filename="campaign-{adjudicated.pk}-intersection.qrels"'
+    assert (
+        response["Content-Disposition"] == f'attachment; filename="campaign-{adjudicated.pk}-qrels-intersection.qrels"'
+    )
 
 
 def test_csv_cells_that_start_a_formula_are_neutralised(api, people, adjudicated):
