@@ -1,0 +1,108 @@
+"""The gold edited for real, in Chromium, for every kind (issue 24, item 1): an adjudicator
+opens a topic's adjudication page, follows "Edit (from alice's judgment)" by keyboard,
+changes the judgment with the kind's own keys, confirms with Enter twice, and the stored
+gold is what was typed: not alice's judgment (nor bob's). Before the fix the relevance
+editor had no grade buttons, its keys did nothing and alice's grades were saved as the gold."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+from playwright.sync_api import expect
+from test_adjudication_browser import tab_to
+
+from annotate import services
+from annotate.models import Curation, Topic
+from kinds.registry import KINDS
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+
+def _alice(name: str) -> dict:
+    return copy.deepcopy(dict(KINDS[name].examples.payloads[0]))
+
+
+def _edited(name: str) -> dict:
+    """What the keys of EDITS make of alice's judgment (the kind's examples)."""
+    payload = _alice(name)
+    if name == "pairs":
+        payload["matches"]["c3"] = True
+    elif name == "relevance":
+        payload["grades"] = {"d1": 3, "d2": 3, "d3": 0, "d4": 2}
+    elif name == "ordering":
+        payload["order"] = ["b", "c", "a"]
+    elif name == "nuggets":
+        payload["labels"]["n2"] = "okay"
+        payload["matches"]["r1"] = ["n1", "n2"]
+    elif name == "clustering":
+        payload = {"clusters": [["s1", "s3", "s2", "s4"]], "descriptions": ["eruption"]}
+    elif name == "factoids":
+        payload["marks"]["x1"] = ["F1"]
+    return payload
+
+
+#: Per kind, from the first item in focus: the keys that change alice's judgment into _edited's.
+EDITS = {
+    "pairs": ["j", "j", "y"],  # c3: match
+    "relevance": ["3", "3", "0", "2"],  # the issue's keys: d2 goes from 1 to 3
+    "ordering": [" ", "j", "j", " "],  # pick up the first item, move it down twice, put it down
+    "nuggets": ["j", "o", "m", "j", "x"],  # n2 okay; part 2: r1 contains n2 too
+    "clustering": ["j", "j", "1", "j", "1"],  # s2, then s4, into cluster 1
+    "factoids": ["j", "j", "1"],  # F1 marked on x1
+}
+
+
+@pytest.mark.parametrize("name", sorted(KINDS))
+def test_the_adjudicator_edits_the_gold_by_keyboard_and_it_is_stored(name, people, browser, live_server, login):
+    spec = KINDS[name]
+    campaign = services.create_campaign(
+        creator=people["organiser"], kind=name, name=f"{name} gold", overlap=2, params=dict(spec.examples.params)
+    )
+    for assessor in ("alice", "bob"):
+        services.add_member(campaign=campaign, username=assessor, role="assessor")
+    services.import_topics(
+        campaign=campaign, topics=[{"external_id": "t1", "data": copy.deepcopy(spec.examples.topic)}]
+    )
+    topic = Topic.objects.get(campaign=campaign)
+    for assessor, payload in zip(("alice", "bob"), spec.examples.payloads, strict=True):
+        services.save_judgment(
+            topic=topic, assessor=people[assessor], payload=copy.deepcopy(payload), status="submitted", version=0
+        )
+
+    def clean(payload):
+        return spec.data.clean_payload(payload, topic.data, complete=False, params=campaign.params)
+
+    expected = clean(_edited(name))
+    assert expected != clean(_alice(name)) and expected != clean(copy.deepcopy(spec.examples.payloads[1]))
+
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    try:
+        login(page, "organiser")
+        page.goto(f"{live_server.url}/campaigns/{campaign.pk}/topics/t1/adjudicate/")
+        expect(page.locator("#edit-gold")).to_have_text("Edit (from alice's judgment)")
+        tab_to(page, "edit-gold")
+        page.keyboard.press("Enter")
+        page.wait_for_url(f"**/campaigns/{campaign.pk}/topics/t1/consensus/?from=alice")
+        expect(page.locator("#key-help dt").first).to_be_visible()  # the kind's script built its key table
+        if name == "relevance":
+            expect(page.locator(".relevance-grade")).to_have_count(4)
+            expect(page.locator("#key-help")).to_contain_text(
+                "0 non-relevant, 1 related, 2 relevant, 3 highly relevant"
+            )
+        for key in EDITS[name]:
+            page.keyboard.press(key)
+        page.keyboard.press("Enter")
+        expect(page.locator("#confirm-dialog")).to_be_visible()
+        if name == "relevance":
+            expect(page.locator("#confirm-summary")).to_have_text(
+                "4 of 4 documents graded: 1 non-relevant, 0 related, 1 relevant, 2 highly relevant."
+            )
+        page.keyboard.press("Enter")
+        page.wait_for_url(f"{live_server.url}/campaigns/{campaign.pk}/")
+    finally:
+        context.close()
+    gold = Curation.objects.get(topic=topic, name="consensus")
+    assert gold.data == expected
+    assert gold.updated_by.username == "organiser"
