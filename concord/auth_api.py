@@ -12,6 +12,11 @@
   browser session, end that session).
 - ``POST /api/auth/logoutall/``: revoke every token of the caller (and end the
   calling session, if any).
+- ``GET /api/auth/session/``: who this browser is signed in as now (or
+  nobody) and a CSRF token for its session; no side effect but the CSRF
+  cookie Django sets with any token. The judging page asks when a save is
+  refused (static/annotate/judge.js): an expired session, or a sign-in in
+  another tab, which rotates the CSRF token.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from typing import Any
 from django.contrib.auth import authenticate
 from django.contrib.auth import logout as end_session
 from django.contrib.auth.signals import user_logged_in, user_logged_out
+from django.middleware.csrf import get_token
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from knox.models import AuthToken
 from rest_framework import serializers, status
@@ -75,6 +81,18 @@ TokenRows = inline_serializer(
 )
 Credentials = inline_serializer(
     "Credentials", {"username": serializers.CharField(), "password": serializers.CharField()}
+)
+SessionAnswer = inline_serializer(
+    "SessionAnswer",
+    {
+        "user": inline_serializer(
+            "SessionUser",
+            {"id": serializers.IntegerField(), "username": serializers.CharField()},
+            allow_null=True,
+            help_text="Who is signed in now; null: nobody.",
+        ),
+        "csrf_token": serializers.CharField(help_text="Send it as `X-CSRFToken` with this session's writes."),
+    },
 )
 SIGNED_OUT = {204: OpenApiResponse(description="Done."), 401: OpenApiResponse(description="Not signed in.")}
 when = serializers.DateTimeField()
@@ -163,3 +181,22 @@ class LogoutAll(APIView):
         else:
             end_session(request._request)
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class Session(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        responses={200: OpenApiResponse(SessionAnswer, description="Who is signed in, and a fresh CSRF token.")}
+    )
+    def get(self, request: Request) -> Response:
+        user = request.user
+        response = Response(
+            {
+                "user": {"id": user.pk, "username": user.get_username()} if user.is_authenticated else None,
+                "csrf_token": get_token(request._request),
+            }
+        )
+        # Asked exactly when the answer may have changed (a sign-in in another tab): never from a cache.
+        response["Cache-Control"] = "no-store"
+        return response

@@ -9,7 +9,7 @@ from annotate import organiser_views as organiser_pages
 from annotate import upload_views
 from annotate import views as pages
 from annotate.api import views as api
-from concord import auth_api
+from concord import auth_api, auth_pages
 from kinds.registry import KINDS
 from scoring import api as scoring_api
 from scoring import views as scoring_pages
@@ -20,6 +20,7 @@ api_urls = [
     path("api/auth/tokens/<str:token_id>/", auth_api.TokenDetail.as_view(), name="api-token-detail"),
     path("api/auth/logout/", auth_api.Logout.as_view(), name="api-logout"),
     path("api/auth/logoutall/", auth_api.LogoutAll.as_view(), name="api-logoutall"),
+    path("api/auth/session/", auth_api.Session.as_view(), name="api-session"),
     path("api/campaigns/", api.CampaignList.as_view(), name="api-campaigns"),
     path("api/campaigns/<int:campaign_id>/", api.CampaignDetail.as_view(), name="api-campaign"),
     path("api/campaigns/<int:campaign_id>/members/", api.MemberList.as_view(), name="api-members"),
@@ -82,6 +83,7 @@ page_urls = [
     path("", pages.home, name="home"),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("accounts/signed-in/", auth_pages.signed_in, name="signed-in"),
     path("campaigns/new/", pages.new_campaign, name="campaign-new"),
     path("campaigns/<int:campaign_id>/progress/", pages.progress, name="campaign-progress"),
     path("campaigns/<int:campaign_id>/members/", organiser_pages.campaign_members, name="campaign-members"),

@@ -1,5 +1,26 @@
-// Saving a judgment: drafts as you go, submission, the version check, and a
-// copy kept in this browser whenever the server cannot be reached.
+// Saving a judgment: drafts as you go, submission, the version check, and the
+// copy of unsaved work this browser keeps until the server acknowledges it.
+//
+// One pending change. Every edit replaces `pending` (the page's payload and
+// the status to save it with) and writes it at once to localStorage, under a
+// key of campaign, topic and user, holding the user's id: a reload, a closed
+// tab or a crash loses nothing. It is dropped only when the server
+// acknowledges a save of exactly it, or when the user discards it. push()
+// sends it, one request at a time; `stop` says why nothing is sent now:
+//   "conflict"    the judgment changed elsewhere (409): the merge prompt waits for a choice;
+//   "offline"     the request did not reach the server: tried again after 2, 4 ... 30 s, and on "online";
+//   "busy"        503 or 429: tried again after its Retry-After (else as offline); other 5xx the same;
+//   "signed-out"  the session ended: nothing is sent; the banner offers a sign-in in a new tab and the
+//                 page asks the session endpoint (2 ... 30 s, and when the tab gets the focus) until
+//                 its own user is signed in again, then sends with that session's CSRF token;
+//   "other-user"  someone else signed in in this browser: the change is never sent under their session;
+//   "refused"     the server refused it (400, 413 ...): shown, kept, tried again at the next edit.
+// While a change waits, a banner (role=alert) says so and how many edits wait.
+// A save refused with 401, 403 or 413 first asks GET /api/auth/session/ who
+// is signed in now: the same user gets a fresh CSRF token (signing in in
+// another tab rotates it) and the save goes once more; refused again with a
+// fresh token, it is the server's real answer. Opening the topic again (a
+// reload, another tab) offers what was kept: restore or discard.
 //
 // Nothing is ever overwritten silently. A save carries the version it was
 // based on; when the server has a newer one (another tab or device, or a
@@ -23,12 +44,23 @@
 
 window.Concord = window.Concord || {};
 
+// Answers that may mean the session is not what the page thinks (signed out,
+// someone else signed in, a rotated CSRF token) before they mean anything else;
+// 413: a body over the limit for requests not signed in (concord/security.py).
+const SESSION_REFUSALS = new Set([401, 403, 413]);
+const FIRST_RETRY_MS = 2000;
+const LAST_RETRY_MS = 30000;
+
 Concord.Judgment = class {
   constructor(root, { onSaved } = {}) {
     this.root = root;
     this.apiUrl = root.dataset.apiUrl;
     this.nextUrl = root.dataset.nextUrl;
+    this.sessionUrl = root.dataset.sessionUrl;
     this.storageKey = root.dataset.storageKey;
+    // Whose page this is: a kept copy, and every save, are theirs only.
+    this.userId = root.dataset.userId;
+    this.username = root.dataset.username;
     // Not assigned (an organiser looking): never editable. Submitted: not until reopened.
     this.assigned = root.dataset.readonly !== "true";
     this.csrf = root.querySelector("input[name=csrfmiddlewaretoken]").value;
@@ -41,219 +73,461 @@ Concord.Judgment = class {
     this.statusLine = document.getElementById("save-status");
     this.conflictBox = document.getElementById("conflict");
     this.onSaved = onSaved || (() => {});
-    this.inFlight = null;
-    this.pending = null;
-    this.timer = null;
-    this.retryTimer = null;
-    this.retryDelay = 2000;
-    this.blocked = false;
+    this.page = null; // the kind's Concord.JudgePage (attach): shows a restored copy
+    this.pending = null; // {payload, status}: the change the server has not acknowledged
+    this.edits = 0; // how many edits `pending` holds
+    this.editedAt = null;
+    this.seq = 0; // bumped by every change: an acknowledged save drops `pending` only if nothing came after it
+    this.sending = null; // the request under way
+    this.timer = null; // the next attempt: 500 ms after an edit, or a retry
+    this.stop = null;
+    this.retryDelay = FIRST_RETRY_MS;
+    this.retryAt = null;
+    this.refreshed = false; // the CSRF token was fetched again for the save that failed
+    this.problem = ""; // what the server said (busy, refused)
+    this.otherUser = "";
+    this.storable = true; // false when this browser refuses to store the copy
     this.conflict = null; // {mine: {payload, status, base}, saved: {payload, status, version, by, at}}
+    this.offer = null; // {kept, saved}: the restore dialog's question
     this.reloadAfterSave = false;
-    this.dirty = false; // a change waits for its (debounced) draft save
     // Only an assessor's own judgment counts time (not the consensus editor, not an organiser looking).
     this.activeTime = root.dataset.countTime === "true" ? new Concord.ActiveTime() : null;
     this.wireMergePrompt();
     this.wireStateActions();
+    this.wireProblem();
+    this.wireRestore();
     this.renderState();
-    this.restoreLocalDraft();
-    window.addEventListener("online", () => this.flushLocal());
-    window.addEventListener("offline", () => {
-      if (!this.readonly) this.say("Offline: your work is kept in this browser and will be sent when the connection returns.");
-    });
-    // Leaving with a change not sent yet: kept in this browser, sent when the topic is opened again.
-    window.addEventListener("pagehide", () => { if (this.dirty) this.keepLocal(this.payload, "draft"); });
+    window.addEventListener("online", () => { if (this.stop === "offline") this.resume(); });
+    // Back on this tab (after signing in in another one, say): ask at once, not at the next poll.
+    const back = () => { if (document.visibilityState === "visible" && this.signedOut()) this.checkBack(); };
+    window.addEventListener("focus", back);
+    document.addEventListener("visibilitychange", back);
   }
 
   say(text) { this.statusLine.textContent = text; }
 
-  // A draft is sent shortly after the last change, one request at a time.
+  // The kind's page is ready to show a payload: offer what this browser kept,
+  // once its script has put the focus where it starts (closing the offer returns it there).
+  attach(page) {
+    this.page = page;
+    setTimeout(() => this.offerKept(), 0);
+  }
+
+  // -- the pending change -----------------------------------------------------------
+
+  // An edit: kept at once, sent shortly after the last one.
   changed(payload) {
     this.payload = payload;
     if (this.readonly) return;
-    if (this.blocked) {
+    if (this.conflict) {
       // Still undecided: the latest state is what "Keep mine" will send.
-      if (this.conflict) {
-        this.conflict.mine.payload = payload;
-        this.keepLocal(payload, this.conflict.mine.status, this.conflict.mine.base);
-        this.renderConflict();
-      }
+      this.conflict.mine.payload = payload;
+      this.hold(payload, this.conflict.mine.status);
+      this.renderConflict();
       return;
     }
-    clearTimeout(this.timer);
-    this.say("Unsaved changes…");
-    this.dirty = true;
     // Always a draft: on a reopened judgment it is saved on top of the submitted version.
-    this.timer = setTimeout(() => { this.dirty = false; this.send(payload, "draft"); }, 500);
+    this.hold(payload, "draft");
+    if (this.stop === "refused") this.stop = null; // the new change may be one the server takes
+    if (this.stop) {
+      this.showProblem();
+      return;
+    }
+    this.say("Unsaved changes…");
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => { this.timer = null; this.push(); }, 500);
   }
 
-  // Send a draft still waiting for its save, and wait for the saves under way:
-  // true when nothing is left unsaved (before leaving the page).
+  hold(payload, status, { edit = true } = {}) {
+    this.pending = { payload, status };
+    this.seq += 1;
+    if (edit || !this.edits) this.edits += 1;
+    this.editedAt = new Date().toISOString();
+    this.keep();
+  }
+
+  // Send what waits, and wait for it: true when nothing is left unsaved (before leaving the page).
   async flush() {
-    if (this.blocked) return false;
-    let ok = true;
-    if (this.dirty) {
-      clearTimeout(this.timer);
-      this.dirty = false;
-      ok = await this.send(this.payload, "draft");
-    }
-    while (this.inFlight) ok = await this.inFlight;
-    return ok && !this.blocked;
+    if (this.pending && !this.stop) await this.push();
+    else if (this.sending) await this.sending;
+    return !this.pending;
   }
 
   async submit(payload) {
-    clearTimeout(this.timer);
-    this.dirty = false;
     if (this.readonly) {
       if (this.assigned) this.say(`Submitted (version ${this.submittedVersion}): reopen it to edit it.`);
       return false;
     }
-    // A withdrawn judgment is edited as a draft first (it becomes a draft), then submitted.
-    if (this.status === "withdrawn" && !(await this.send(payload, "draft"))) return false;
-    return this.send(payload, "submitted");
-  }
-
-  async send(payload, status) {
-    if (this.readonly || this.blocked) {
-      if (this.blocked) this.say("Not saved: this judgment changed elsewhere. Choose a version below.");
+    if (this.conflict) {
+      this.say("Not submitted: this judgment changed elsewhere. Choose a version below first.");
       return false;
     }
-    if (this.inFlight) {
-      this.pending = { payload, status };
-      return this.inFlight;
+    // A withdrawn judgment is edited as a draft first (it becomes a draft), then submitted.
+    if (this.status === "withdrawn") {
+      this.hold(payload, "draft", { edit: false });
+      if (!(await this.push())) return false;
     }
-    this.inFlight = this.put(payload, status);
-    const ok = await this.inFlight;
-    this.inFlight = null;
-    if (this.pending) {
-      const next = this.pending;
-      this.pending = null;
-      return this.send(next.payload, next.status);
+    this.hold(payload, "submitted", { edit: false });
+    if (this.stop === "refused") this.stop = null;
+    if (this.stop) {
+      this.showProblem();
+      return false;
     }
-    return ok;
+    return (await this.push()) && this.status === "submitted";
   }
 
-  async put(payload, status) {
-    this.say(status === "submitted" ? "Submitting…" : "Saving draft…");
-    const request = { payload, status, version: this.version };
+  // Send the pending change until the server has it, something stops it, or
+  // a newer edit's timer takes over. One request at a time.
+  async push() {
+    if (!this.stop) {
+      clearTimeout(this.timer); // a draft's timer: sent now instead (a retry's timer stays)
+      this.timer = null;
+    }
+    while (this.pending && !this.stop && !this.timer && !this.readonly) {
+      if (!this.sending) this.sending = this.attempt().finally(() => { this.sending = null; });
+      await this.sending;
+    }
+    if (!this.pending && !this.stop) this.hideProblem();
+    return !this.pending;
+  }
+
+  async attempt() {
+    const sent = this.pending;
+    const seq = this.seq;
+    const edits = this.edits;
+    this.say(sent.status === "submitted" ? "Submitting…" : "Saving draft…");
+    const request = { payload: sent.payload, status: sent.status, version: this.version };
     // The active time since the last save (at most 10 minutes; the rest goes with the next save).
     const active = this.activeTime ? this.activeTime.take() : 0;
     if (this.activeTime) request.active_ms = active;
+    const answer = await this.call("PUT", this.apiUrl, request);
+    if (answer.ok) {
+      this.acknowledged(answer.body, seq, edits);
+      return;
+    }
+    if (this.activeTime) this.activeTime.giveBack(active); // not saved: sent with the next save
+    await this.failed(answer);
+  }
+
+  // One request to the API: {ok, status, body, retryAfter}, or {offline: true} when it did not get an answer.
+  async call(method, url, data) {
     let response;
     try {
-      response = await fetch(this.apiUrl, {
-        method: "PUT",
+      response = await fetch(url, {
+        method,
         credentials: "same-origin",
         headers: { "Content-Type": "application/json", "X-CSRFToken": this.csrf, Accept: "application/json" },
-        body: JSON.stringify(request),
+        body: JSON.stringify(data),
       });
     } catch (error) {
-      if (this.activeTime) this.activeTime.giveBack(active);
-      this.keepLocal(payload, status);
-      this.say("Offline: your work is kept in this browser and will be sent when the connection returns.");
-      this.retryLater();
-      return false;
+      return { offline: true };
     }
     const body = await response.json().catch(() => ({}));
-    if (!response.ok && this.activeTime) this.activeTime.giveBack(active); // not saved: sent with the next save
-    if (response.ok) {
-      // "replayed": a retry of a save the server had already applied (its answer was lost).
-      clearTimeout(this.retryTimer);
-      this.retryDelay = 2000;
-      this.version = body.version;
-      this.status = body.status;
-      this.submittedVersion = body.submitted_version ?? null;
+    return {
+      ok: response.ok,
+      status: response.status,
+      statusText: response.statusText,
+      body,
+      retryAfter: retryAfterMs(response.headers.get("Retry-After")),
+    };
+  }
+
+  acknowledged(body, seq, edits) {
+    // "replayed": a retry of a save the server had already applied (its answer was lost).
+    this.retryDelay = FIRST_RETRY_MS;
+    this.refreshed = false;
+    this.problem = "";
+    this.version = body.version;
+    this.status = body.status;
+    this.submittedVersion = body.submitted_version ?? null;
+    if (seq === this.seq) {
+      this.pending = null;
+      this.edits = 0;
       this.dropLocal();
-      this.renderState();
-      if (body.status === "submitted") this.say(`Submitted (version ${body.version}).`);
-      else if (body.status === "reopened") this.say(`Draft saved (version ${body.version}) on top of submitted version ${body.submitted_version}.`);
-      else this.say(`Draft saved (version ${body.version}).`);
-      this.onSaved(body);
-      if (this.reloadAfterSave) window.location.reload();
-      return true;
+    } else {
+      this.edits = Math.max(1, this.edits - edits);
+      this.keep(); // the newer change, now on the new version
     }
-    if (response.status === 409) {
-      this.keepLocal(payload, status);
-      await this.showConflict({ payload, status, base: this.version }, body.current_version);
-      return false;
-    }
-    if (response.status >= 500) {
-      // Restarting or overloaded: the same request is sent again later, and a
-      // save that did get through is answered as a replay, never saved twice.
-      this.keepLocal(payload, status);
-      this.say(`The server is not answering (${response.status}): your work is kept in this browser and will be sent again.`);
-      this.retryLater();
-      return false;
-    }
-    this.say(`Not saved: ${body.field ? body.field + ": " : ""}${body.detail || response.statusText}`);
-    return false;
+    this.hideProblem();
+    this.renderState();
+    if (body.status === "submitted") this.say(`Submitted (version ${body.version}).`);
+    else if (body.status === "reopened") this.say(`Draft saved (version ${body.version}) on top of submitted version ${body.submitted_version}.`);
+    else this.say(`Draft saved (version ${body.version}).`);
+    this.onSaved(body);
+    if (this.reloadAfterSave && !this.pending) window.location.reload();
   }
 
-  // The server cannot be reached (offline, or restarting): try again, less and less often.
-  retryLater() {
-    clearTimeout(this.retryTimer);
-    this.retryTimer = setTimeout(() => this.flushLocal(), this.retryDelay);
-    this.retryDelay = Math.min(this.retryDelay * 2, 30000);
+  // A save that did not go through: what stops the next one, if anything.
+  async failed(answer) {
+    if (answer.offline) return this.wait("offline", this.backoff());
+    if (answer.status === 409) return this.showConflict(this.mine(), answer.body.current_version);
+    if (SESSION_REFUSALS.has(answer.status)) {
+      if ((await this.whoIsSignedIn()) !== "me") return undefined;
+      if (!this.refreshed) {
+        this.refreshed = true; // push() sends it again, with the fresh token
+        return undefined;
+      }
+    }
+    if (answer.status === 503 || answer.status === 429 || answer.status >= 500) {
+      this.problem = answer.body.detail
+        ? `The server is busy (${answer.body.detail})`
+        : `The server is not answering (${answer.status})`;
+      return this.wait("busy", answer.retryAfter ?? this.backoff());
+    }
+    const field = answer.body.field ? `${answer.body.field}: ` : "";
+    this.problem = `Not saved: ${field}${answer.body.detail || answer.statusText}`;
+    this.stop = "refused";
+    this.showProblem();
+    return undefined;
   }
 
-  keepLocal(payload, status, base = this.version) {
+  // Who is signed in in this browser now. The page's own user: the session's
+  // CSRF token is taken. Anyone else, or nobody: nothing is sent until the
+  // page's user is back (asked again later, and when the tab gets the focus).
+  async whoIsSignedIn() {
+    let session;
     try {
-      localStorage.setItem(this.storageKey, JSON.stringify({ payload, status, version: base }));
-    } catch (error) { /* storage full or disabled: the status line already says it is unsaved */ }
+      const response = await fetch(this.sessionUrl, {
+        credentials: "same-origin",
+        cache: "no-store",
+        headers: { Accept: "application/json" },
+      });
+      if (!response.ok) {
+        this.problem = `The server is not answering (${response.status})`;
+        this.wait("busy", retryAfterMs(response.headers.get("Retry-After")) ?? this.backoff());
+        return "unknown";
+      }
+      session = await response.json();
+    } catch (error) {
+      this.wait("offline", this.backoff());
+      return "unknown";
+    }
+    if (!session.user) return this.watchSession("signed-out");
+    if (String(session.user.id) !== this.userId) {
+      this.otherUser = session.user.username;
+      return this.watchSession("other-user");
+    }
+    this.csrf = session.csrf_token;
+    return "me";
+  }
+
+  watchSession(why) {
+    this.stop = why;
+    this.retryAt = null;
+    this.showProblem();
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => { this.timer = null; this.checkBack(); }, this.backoff());
+    return why;
+  }
+
+  signedOut() { return this.stop === "signed-out" || this.stop === "other-user"; }
+
+  async checkBack() {
+    clearTimeout(this.timer);
+    this.timer = null;
+    if ((await this.whoIsSignedIn()) !== "me") return;
+    this.refreshed = true;
+    this.resume();
+  }
+
+  // Nothing sent before `ms`: offline, or the server asked for it (Retry-After).
+  wait(why, ms) {
+    this.stop = why;
+    this.retryAt = Date.now() + ms;
+    this.showProblem();
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => { this.timer = null; this.resume(); }, ms);
+  }
+
+  resume() {
+    this.stop = null;
+    this.retryAt = null;
+    return this.push();
+  }
+
+  // The delay before the next try: 2, 4, 8 ... 30 s; back to 2 s after a save goes through.
+  backoff() {
+    const ms = this.retryDelay;
+    this.retryDelay = Math.min(this.retryDelay * 2, LAST_RETRY_MS);
+    return ms;
+  }
+
+  mine() { return { payload: this.pending.payload, status: this.pending.status, base: this.version }; }
+
+  // -- the copy kept in this browser --------------------------------------------------
+
+  keep() {
+    if (!this.pending) return;
+    const kept = {
+      user: this.userId,
+      payload: this.pending.payload,
+      status: this.pending.status,
+      // The version the change was made on: a conflict leaves it on the old one until "Keep mine".
+      version: this.conflict ? this.conflict.mine.base : this.version,
+      edits: this.edits,
+      at: this.editedAt,
+    };
+    try {
+      localStorage.setItem(this.storageKey, JSON.stringify(kept));
+      this.storable = true;
+    } catch (error) {
+      this.storable = false; // storage full or disabled: the banner says the page alone holds it
+    }
   }
 
   readLocal() {
-    try { return JSON.parse(localStorage.getItem(this.storageKey) || "null"); } catch (error) { return null; }
+    try {
+      const kept = JSON.parse(localStorage.getItem(this.storageKey) || "null");
+      return kept !== null && typeof kept === "object" && "payload" in kept && Number.isInteger(kept.version) ? kept : null;
+    } catch (error) {
+      return null;
+    }
   }
 
   dropLocal() { try { localStorage.removeItem(this.storageKey); } catch (error) { /* ignore */ } }
 
-  restoreLocalDraft() {
-    const kept = this.readLocal();
-    if (!kept || this.readonly) return;
-    if (kept.version === this.version) {
-      this.payload = kept.payload;
-      this.say("Restored unsent work kept in this browser.");
-      setTimeout(() => this.flushLocal(), 0);
-      return;
-    }
-    // Kept for an older version: the judgment changed since (elsewhere, or
-    // while this browser was offline). The page shows the saved version.
-    const saved = { payload: this.payload, status: this.status, version: this.version };
-    if (sameJSON(kept.payload, saved.payload) && sameStatus(kept, saved)) {
-      this.dropLocal(); // it did reach the server
-      return;
-    }
-    this.reloadAfterSave = true; // "Keep mine" must then show mine
-    this.showConflict({ payload: kept.payload, status: kept.status, base: kept.version }, this.version, saved);
+  // -- the banner: why nothing is saved now -------------------------------------------
+
+  wireProblem() {
+    this.problemBox = document.getElementById("save-problem");
+    this.signIn = document.getElementById("sign-in-again");
+    this.retryButton = document.getElementById("retry-save");
+    this.retryButton.addEventListener("click", () => (this.signedOut() ? this.checkBack() : this.resume()));
   }
 
-  async flushLocal() {
+  waiting() {
+    if (!this.pending) return "";
+    const n = Math.max(this.edits, 1);
+    const changes = `${n} change${n === 1 ? "" : "s"}`;
+    return this.pending.status === "submitted" ? `your submission (${changes})` : changes;
+  }
+
+  showProblem() {
+    const waiting = this.waiting();
+    const kept = this.storable ? "kept in this browser" : "kept in this page only (this browser refuses to store them: keep the page open)";
+    const next = this.retryAt ? ` in ${Math.max(1, Math.round((this.retryAt - Date.now()) / 1000))} s` : "";
+    const texts = {
+      offline: [
+        waiting ? `Offline: ${waiting} waiting, ${kept}; sent when the connection returns (next try${next}).` : "Offline.",
+        "Offline: not saved yet.",
+      ],
+      busy: [
+        `${this.problem}: ${waiting ? `${waiting} waiting, ${kept}; ` : ""}trying again${next}.`,
+        `${this.problem}: not saved yet.`,
+      ],
+      "signed-out": [
+        waiting
+          ? `You are signed out (your session has ended): ${waiting} ${kept}, not sent. ` +
+            "Sign in again: this page sends them as soon as you are back."
+          : "You are signed out (your session has ended). Sign in again to go on.",
+        "Signed out: not saved.",
+      ],
+      "other-user": [
+        `This browser is now signed in as ${this.otherUser}, not ${this.username}` +
+          `${waiting ? `: ${this.username}'s ${waiting} stay ${kept} and are not sent under ${this.otherUser}'s name` : ""}. ` +
+          `Sign in as ${this.username} again to send them.`,
+        `Signed in as ${this.otherUser}: not sent.`,
+      ],
+      refused: [`${this.problem}${waiting ? ` (${waiting} ${kept})` : ""}.`, this.problem],
+    };
+    const [banner, line] = texts[this.stop] || [];
+    if (!banner) return;
+    setText("save-problem-text", banner);
+    this.signIn.hidden = !this.signedOut();
+    this.signIn.textContent = this.stop === "other-user" ? `Sign in as ${this.username} (opens a new tab)` : "Sign in again (opens a new tab)";
+    this.retryButton.hidden = this.stop === "refused";
+    this.problemBox.hidden = false;
+    this.say(line);
+  }
+
+  hideProblem() { this.problemBox.hidden = true; }
+
+  // -- the restore offer: a change kept by an earlier visit ----------------------------
+
+  wireRestore() {
+    this.restoreDialog = document.getElementById("restore-dialog");
+    document.getElementById("restore-keep").addEventListener("click", () => this.restoreKept());
+    document.getElementById("restore-discard").addEventListener("click", () => this.discardKept());
+    // Esc does not decide: the kept change stays until one of the two buttons says what to do with it.
+    this.restoreDialog.addEventListener("cancel", (event) => event.preventDefault());
+  }
+
+  offerKept() {
     const kept = this.readLocal();
-    if (!kept || this.blocked || this.readonly) return;
-    if (kept.version === this.version) {
-      await this.send(kept.payload, kept.status);
-    } else {
-      // Kept on another version (by another tab of this browser): never sent blindly.
-      await this.showConflict({ payload: kept.payload, status: kept.status, base: kept.version }, this.version);
+    if (!kept || !this.assigned) return;
+    // The key names the user already; a copy naming another one is never shown or sent.
+    // (Copies kept before they named their user carry none, under this user's key.)
+    if (kept.user !== undefined && String(kept.user) !== this.userId) return;
+    const saved = { payload: this.payload, status: this.status, version: this.version };
+    if (sameJSON(kept.payload, saved.payload) && (sameStatus(kept, saved) || kept.version !== saved.version)) {
+      this.dropLocal(); // it reached the server
+      return;
     }
+    this.offer = { kept, saved };
+    const n = Math.max(kept.edits || 0, 1);
+    const when = kept.at ? ` (the last at ${new Date(kept.at).toLocaleString()})` : "";
+    let note = `${n} change${n === 1 ? "" : "s"} made in this browser${when} ${n === 1 ? "was" : "were"} not saved.`;
+    if (kept.status === "submitted") note += " They were being submitted: restoring them submits them.";
+    if (kept.version !== saved.version) {
+      note += ` The judgment has been saved since (version ${saved.version}; yours were made on version ${kept.version}):` +
+        " restoring saves yours over it, and the saved version stays in its history.";
+    }
+    setText("restore-note", note);
+    setText("restore-saved-head", `Saved version ${saved.version}`);
+    // The status only when it is a submission that was not sent (a draft of a new judgment is no news).
+    const status = kept.status === "submitted" ? saved.status : undefined;
+    fillDiff("restore-rows", { status: kept.status, payload: kept.payload }, { ...saved, status });
+    this.restoreDialog.showModal();
+    document.getElementById("restore-keep").focus();
+  }
+
+  // Shown on the page (one edit: Ctrl+Z goes back to the saved version), then saved over the saved version.
+  restoreKept() {
+    if (!this.offer) return undefined;
+    const { kept, saved } = this.offer;
+    this.offer = null;
+    this.restoreDialog.close();
+    try {
+      this.page.restored(kept.payload);
+    } catch (error) {
+      this.say("The kept change cannot be shown on this page: it stays in this browser.");
+      return undefined;
+    }
+    this.payload = kept.payload;
+    this.edits = Math.max(kept.edits || 0, 1);
+    this.editedAt = kept.at || null;
+    this.say("Restored the unsaved changes kept in this browser.");
+    return this.overwrite({ payload: kept.payload, status: kept.status, base: kept.version }, saved);
+  }
+
+  discardKept() {
+    if (!this.offer) return;
+    this.offer = null;
+    this.restoreDialog.close();
+    this.dropLocal();
+    this.say("Discarded the unsaved changes: this is the saved version.");
   }
 
   // -- the merge prompt -------------------------------------------------------------
 
   async showConflict(mine, currentVersion, saved = null) {
-    this.blocked = true;
+    this.stop = "conflict";
     clearTimeout(this.timer);
-    clearTimeout(this.retryTimer);
+    this.timer = null;
+    this.hideProblem();
     if (!saved) saved = await this.fetchSaved(currentVersion);
     if (saved.payload !== undefined && sameJSON(saved.payload, mine.payload) && sameStatus(mine, saved)) {
       // The other side made exactly this change: nothing to choose.
-      this.blocked = false;
+      this.stop = null;
       this.version = saved.version;
+      this.pending = null;
+      this.edits = 0;
       this.dropLocal();
       this.say(`Saved (version ${saved.version}).`);
       return;
     }
     this.conflict = { mine, saved };
+    this.keep(); // on the version the change was made on, should the page be closed undecided
     this.renderConflict();
     this.say("Not saved: this judgment changed elsewhere. Choose a version below.");
   }
@@ -284,8 +558,7 @@ Concord.Judgment = class {
 
   renderConflict() {
     const { mine, saved } = this.conflict;
-    const box = this.conflictBox;
-    box.hidden = false;
+    this.conflictBox.hidden = false;
     const when = saved.at ? ` at ${new Date(saved.at).toLocaleString()}` : "";
     const by = saved.by ? ` by ${saved.by}` : "";
     setText("conflict-message",
@@ -294,47 +567,46 @@ Concord.Judgment = class {
       "it is kept in this browser until you choose.");
     setText("merge-mine-head", `Your unsaved change (made on version ${mine.base})`);
     setText("merge-saved-head", `Saved version ${saved.version}${by}${when}`);
-    const rows = document.getElementById("merge-rows");
-    rows.replaceChildren();
-    // Curations (the consensus editor) have no status.
-    const status = (side) => (saved.status === undefined ? {} : { status: side.status });
-    const differences = diff(
-      { ...status(mine), ...flatten(mine.payload) },
-      saved.payload === undefined ? null : { ...status(saved), ...flatten(saved.payload) },
-    );
-    const shown = differences.slice(0, 20);
-    for (const [path, yours, theirs] of shown) rows.appendChild(row(path, yours, theirs, itemLabels()));
-    if (differences.length > shown.length) rows.appendChild(row("…", `${differences.length - shown.length} more differences`, ""));
-    if (!differences.length) rows.appendChild(row("", "the same content", "the same content"));
+    fillDiff("merge-rows", mine, saved);
     document.getElementById("merge").hidden = false;
   }
 
   // An informed overwrite: this browser's change, sent on top of the saved version.
-  // When the saved version is submitted, the change becomes a draft on top of
-  // it (reopened): the submitted version keeps counting until a resubmission.
-  async keepMine() {
-    if (!this.conflict) return;
+  keepMine() {
+    if (!this.conflict) return undefined;
     const { mine, saved } = this.conflict;
     this.closeConflict();
+    return this.overwrite(mine, saved);
+  }
+
+  // `mine` saved on top of `saved`. When the saved version is submitted, the
+  // change becomes a draft on top of it (reopened): the submitted version
+  // keeps counting until a resubmission.
+  async overwrite(mine, saved) {
     this.version = saved.version;
     if (saved.status !== undefined) this.status = saved.status;
+    this.pending = { payload: mine.payload, status: mine.status };
+    this.seq += 1;
+    this.keep(); // now on the saved version
     if (this.assigned && this.status === "submitted") {
-      if (!(await this.reopen())) return;
-      this.reloadAfterSave = true;
+      if (!(await this.reopen())) return false;
+      this.reloadAfterSave = true; // the kind's page was built read-only
     }
-    if (mine.status === "submitted") await this.submit(mine.payload);
-    else await this.send(mine.payload, mine.status);
+    if (mine.status === "submitted") return this.submit(mine.payload);
+    return this.push();
   }
 
   useSaved() {
     this.closeConflict();
+    this.pending = null;
+    this.edits = 0;
     this.dropLocal();
     window.location.reload();
   }
 
   closeConflict() {
     this.conflict = null;
-    this.blocked = false;
+    this.stop = null;
     this.conflictBox.hidden = true;
     document.getElementById("merge").hidden = true;
   }
@@ -350,47 +622,51 @@ Concord.Judgment = class {
       `Reopened: editing a draft on top of submitted version ${body.submitted_version}.`);
   }
 
-  // Withdraw a submitted or reopened judgment from the reports; `reason` is kept in its history.
-  withdraw(reason = "") {
+  // Withdraw a submitted or reopened judgment from the reports; `reason` is
+  // kept in its history. A draft edit waiting is saved first.
+  async withdraw(reason = "") {
+    if (!(await this.flush())) {
+      this.say("Not withdrawn: your change is not saved yet.");
+      return false;
+    }
     return this.act("withdraw", { version: this.version, reason: reason || "" }, "Withdrawing…", () =>
       "Withdrawn: it no longer counts in the reports.");
   }
 
   async act(action, data, saying, done) {
-    clearTimeout(this.timer);
-    if (!this.assigned || this.blocked) return false;
-    if (this.inFlight) await this.inFlight; // a draft being saved goes first
+    if (!this.assigned || this.stop === "conflict") return false;
+    if (this.sending) await this.sending; // a draft being saved goes first
     this.say(saying);
-    let response;
-    try {
-      response = await fetch(`${this.apiUrl}${action}/`, {
-        method: "POST",
-        credentials: "same-origin",
-        headers: { "Content-Type": "application/json", "X-CSRFToken": this.csrf, Accept: "application/json" },
-        body: JSON.stringify({ ...data, version: this.version }),
-      });
-    } catch (error) {
-      this.say("Not done: the server cannot be reached. Try again when the connection returns.");
+    for (let tries = 1; ; tries += 1) {
+      const answer = await this.call("POST", `${this.apiUrl}${action}/`, { ...data, version: this.version });
+      if (answer.ok) {
+        this.actDone(answer.body);
+        this.say(done(answer.body));
+        return true;
+      }
+      if (answer.offline) {
+        this.say("Not done: the server cannot be reached. Try again when the connection returns.");
+        return false;
+      }
+      // Signed out, or someone else signed in: the banner says so. The same user: once more, with a fresh token.
+      if (SESSION_REFUSALS.has(answer.status) && tries === 1 && (await this.whoIsSignedIn()) === "me") continue;
+      if (answer.status === 409) {
+        this.say(`Not done: this judgment changed elsewhere (it is now at version ${answer.body.current_version}). Reload the page to see it.`);
+      } else if (!this.signedOut()) {
+        this.say(`Not done: ${answer.body.field ? answer.body.field + ": " : ""}${answer.body.detail || answer.statusText}`);
+      }
       return false;
     }
-    const body = await response.json().catch(() => ({}));
-    if (response.ok) {
-      this.version = body.version;
-      this.status = body.status;
-      this.submittedVersion = body.submitted_version ?? null;
-      this.payload = body.payload;
-      this.dropLocal();
-      this.renderState();
-      this.say(done(body));
-      this.onSaved(body);
-      return true;
-    }
-    if (response.status === 409) {
-      this.say(`Not done: this judgment changed elsewhere (it is now at version ${body.current_version}). Reload the page to see it.`);
-      return false;
-    }
-    this.say(`Not done: ${body.field ? body.field + ": " : ""}${body.detail || response.statusText}`);
-    return false;
+  }
+
+  actDone(body) {
+    this.version = body.version;
+    this.status = body.status;
+    this.submittedVersion = body.submitted_version ?? null;
+    if (!this.pending) this.payload = body.payload;
+    else this.keep(); // the change being restored, now on top of the new version
+    this.renderState();
+    this.onSaved(body);
   }
 
   // Which version counts, and the actions the state allows.
@@ -543,7 +819,7 @@ Concord.TopicActions = class {
   async leave(url) {
     this.say("Saving your draft before leaving…");
     if (!(await this.judgment.flush())) {
-      this.say("Not moved: your draft is not saved yet (see the line below the buttons).");
+      this.say("Not moved: your draft is not saved yet.");
       return false;
     }
     window.location.assign(url);
@@ -602,7 +878,7 @@ Concord.TopicActions = class {
     const reason = document.getElementById("skip-reason").value.trim();
     if (!(await this.judgment.flush())) {
       dialog.close();
-      this.say("Not skipped: your draft is not saved yet (see the line below the buttons).");
+      this.say("Not skipped: your draft is not saved yet.");
       return;
     }
     if (!(await this.post(dialog.dataset.url, { reason }, dialog))) return;
@@ -634,6 +910,24 @@ function setText(id, text) {
   if (element) element.textContent = text;
 }
 
+// The rows of a merge table (the merge prompt, the restore offer): where
+// `mine` and `saved` differ, at most 20, each path with its item's text.
+function fillDiff(id, mine, saved) {
+  const rows = document.getElementById(id);
+  rows.replaceChildren();
+  // Curations (the consensus editor) have no status.
+  const status = (side) => (saved.status === undefined ? {} : { status: side.status });
+  const differences = diff(
+    { ...status(mine), ...flatten(mine.payload) },
+    saved.payload === undefined ? null : { ...status(saved), ...flatten(saved.payload) },
+  );
+  const shown = differences.slice(0, 20);
+  const labels = itemLabels();
+  for (const [path, yours, theirs] of shown) rows.appendChild(row(path, yours, theirs, labels));
+  if (differences.length > shown.length) rows.appendChild(row("…", `${differences.length - shown.length} more differences`, ""));
+  if (!differences.length) rows.appendChild(row("", "the same content", "the same content"));
+}
+
 // {"matches": {"c1": true}} -> {"matches.c1": true}; lists of plain values stay whole.
 function flatten(value, prefix = "", out = {}) {
   const nested = (v) => v !== null && typeof v === "object";
@@ -653,8 +947,11 @@ function diff(mine, saved) {
   if (saved === null) return Object.keys(mine).sort().map((path) => [path, show(mine[path]), "(could not be loaded)"]);
   const paths = Array.from(new Set([...Object.keys(mine), ...Object.keys(saved)])).sort(
     (a, b) => (a === "status" ? -1 : b === "status" ? 1 : a.localeCompare(b, undefined, { numeric: true })));
+  // An empty list or object against nothing is no difference ({"matches": {}} of a new judgment).
+  const empty = (value) => value !== null && typeof value === "object" && !Object.keys(value).length;
+  const blank = (a, b) => (empty(a) && b === undefined) || (empty(b) && a === undefined);
   return paths
-    .filter((path) => !sameJSON(mine[path], saved[path]))
+    .filter((path) => !sameJSON(mine[path], saved[path]) && !blank(mine[path], saved[path]))
     .map((path) => [path, show(mine[path]), show(saved[path])]);
 }
 
@@ -710,3 +1007,11 @@ function sameStatus(mine, saved) {
 }
 
 function sameJSON(a, b) { return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b)); }
+
+// Retry-After (seconds, or an HTTP date) in milliseconds, from 1 s to 5 minutes; null when absent or unreadable.
+function retryAfterMs(value) {
+  if (!value) return null;
+  const text = value.trim();
+  const ms = /^\d+$/.test(text) ? Number(text) * 1000 : Date.parse(text) - Date.now();
+  return Number.isFinite(ms) ? Math.min(Math.max(ms, 1000), 300000) : null;
+}

@@ -20,6 +20,8 @@
 // say(text): where the page tells why nothing can be submitted yet (default:
 //   a line above the Submit button, #key-notice).
 // and reports every edit with page.edited(payload) instead of judgment.changed.
+// The page attaches itself to the judgment (judgment.attach) once built, so
+// that judge.js can offer, and show through load(), unsaved work it kept.
 "use strict";
 
 window.Concord = window.Concord || {};
@@ -210,6 +212,8 @@ window.Concord = window.Concord || {};
       this.submitButton = submitButton || document.getElementById("submit-judgment");
       if (this.submitButton) this.submitButton.addEventListener("click", () => this.submit());
       document.addEventListener("keydown", (event) => this.onKey(event));
+      // Last: the page can now show a copy of unsaved work judge.js offers to restore.
+      judgment.attach(this);
     }
 
     get readonly() { return this.judgment.readonly; }
@@ -253,6 +257,16 @@ window.Concord = window.Concord || {};
       if (line) line.textContent = "";
       this.current = next;
       this.judgment.changed(payload);
+    }
+
+    // Unsaved work this browser kept, restored when the page opened (judge.js
+    // saves it): one edit, so Ctrl+Z goes back to the saved version.
+    restored(payload) {
+      this.past.push(this.current);
+      this.future = [];
+      this.group = null;
+      this.current = copy(payload);
+      this.load(copy(payload));
     }
 
     undo() { this.travel(this.past, this.future, "Undone"); }

@@ -264,6 +264,30 @@ def test_ctrl_z_undoes_and_ctrl_shift_z_or_ctrl_y_redoes(new_page, live_server, 
 
 
 @pytest.mark.parametrize("kind", ALL_KINDS)
+def test_unsaved_work_kept_in_the_browser_is_restored_onto_the_page(new_page, live_server, login, people, kind):
+    """A change this browser kept (static/annotate/judge.js) is offered when the
+    topic opens; restored by keyboard, it is on the page: the kind's edit keys
+    work on it, and what they make is saved."""
+    campaign = example_campaign(people, kind)
+    page = open_page(new_page, login, live_server, campaign)  # a new judgment: the kind's starting state
+    keys, edited = EDITS[kind]
+    page.evaluate(
+        """([user, payload]) => localStorage.setItem(
+            document.getElementById("judge").dataset.storageKey,
+            JSON.stringify({user, payload, status: "draft", version: 0, edits: 1}))""",
+        [str(people["alice"].pk), KINDS[kind].examples.payloads[0]],
+    )
+    page.reload()
+    expect(page.locator("#restore-keep")).to_be_focused()
+    page.keyboard.press("Enter")  # Restore them
+    expect(page.locator("#save-status")).to_have_text("Draft saved (version 1).")
+    # The ordering page's focus stays on the item it was on (first in the shuffled start): to the top first.
+    for key in (["k", "k"] if kind == "ordering" else []) + keys:
+        page.keyboard.press(key)
+    wait_for_saved(page, people, campaign, edited)
+
+
+@pytest.mark.parametrize("kind", ALL_KINDS)
 def test_the_key_help_is_written_from_the_key_table(new_page, live_server, login, people, kind):
     campaign = example_campaign(people, kind)
     page = open_page(new_page, login, live_server, campaign)

@@ -48,6 +48,10 @@ EXPECTED: dict[str, dict[str, tuple]] = {
     "api-token-detail": {"DELETE": (401, 404, 404, 404, 404, 404, 404)},
     "api-logout": {"POST": (401, 204, 204, 204, 204, 204, 204)},
     "api-logoutall": {"POST": (401, 204, 204, 204, 204, 204, 204)},
+    # Who is signed in (or nobody) and a CSRF token: what the judging page asks after a refused save.
+    "api-session": {"GET": (200,) * 7},
+    # Where the judging page's "Sign in again" ends.
+    "signed-in": {"GET": (LOGIN, 200, 200, 200, 200, 200, 200)},
     "api-schema": {"GET": (200,) * 7},
     "api-docs": {"GET": (200,) * 7},
     # Set-password links (annotate/members.py): a void one reads the same for everyone.
