@@ -459,8 +459,10 @@ Concord.Judgment = class {
     // (Copies kept before they named their user carry none, under this user's key.)
     if (kept.user !== undefined && String(kept.user) !== this.userId) return;
     const saved = { payload: this.payload, status: this.status, version: this.version };
-    if (sameJSON(kept.payload, saved.payload) && (sameStatus(kept, saved) || kept.version !== saved.version)) {
-      this.dropLocal(); // it reached the server
+    // Its content is saved (a save that got through, its answer lost): nothing to offer, unless
+    // it is a submission and the saved version is not submitted.
+    if (sameJSON(kept.payload, saved.payload) && (kept.status !== "submitted" || saved.status === "submitted")) {
+      this.dropLocal();
       return;
     }
     this.offer = { kept, saved };

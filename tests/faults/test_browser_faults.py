@@ -225,10 +225,17 @@ def test_nothing_is_sent_under_another_users_session(context, topic, people):
     expect(banner.get_by_role("link", name="Sign in as alice (opens a new tab)")).to_be_visible()
     assert stored(topic, alice) is None and stored(topic, bob) is None
 
-    sign_in(other, "alice")  # alice is back: her page sends her change, as hers
-    expect(page.locator("#save-status")).to_have_text("Draft saved (version 1).", timeout=RETRIED)
+    # Meanwhile alice saves from another device: her page, once she is back, still obeys the version check.
+    services.save_judgment(topic=topic, assessor=alice, payload={"matches": {"c3": True}}, status="draft", version=0)
+    sign_in(other, "alice")
+    expect(page.locator("#conflict")).to_be_visible(timeout=RETRIED)
+    expect(page.locator("#merge-saved-head")).to_contain_text("Saved version 1 by alice")
+    expect(banner).to_be_hidden()
+    assert stored(topic, alice).payload == {"matches": {"c3": True}}
+    page.get_by_role("button", name="Keep mine").click()
+    expect(page.locator("#save-status")).to_have_text("Draft saved (version 2).")
     judgment = stored(topic, alice)
-    assert (judgment.version, judgment.payload) == (1, {"matches": {"c1": True, "c2": True}})
+    assert (judgment.version, judgment.payload) == (2, {"matches": {"c1": True, "c2": True}})
     assert stored(topic, bob) is None
 
 
@@ -284,6 +291,27 @@ def test_a_kept_change_can_be_discarded(context, topic, people):
     assert kept(page) is None
     judgment = stored(topic, people["alice"])
     assert (judgment.version, judgment.payload) == (1, {"matches": {"c1": True}})
+
+
+def test_a_save_whose_answer_was_lost_is_not_offered_again(context, topic, people):
+    page = judge(context, topic)
+
+    def answer_lost(route):
+        route.fetch()  # the server saves it...
+        route.abort("connectionreset")  # ...and the answer never arrives
+
+    page.route("**/judgment/", answer_lost)
+    choose(page, 0, "Match")
+    expect(problem(page)).to_contain_text("Offline: 1 change waiting")
+    assert stored(topic, people["alice"]).version == 1
+    page.unroute("**/judgment/")
+    page.reload()
+    expect(pressed(page, 0, "Match")).to_have_attribute("aria-pressed", "true")  # the saved version
+    page.wait_for_function(
+        "key => localStorage.getItem(key) === null", arg=page.locator("#judge").get_attribute("data-storage-key")
+    )
+    expect(restore_offer(page)).to_be_hidden()
+    assert JudgmentRevision.objects.filter(judgment__topic=topic).count() == 1
 
 
 @pytest.mark.parametrize("choice", ["Keep mine", "Use the saved version"])
