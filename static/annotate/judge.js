@@ -404,7 +404,10 @@ Concord.Judgment = class {
 
   showProblem() {
     const waiting = this.waiting();
-    const kept = this.storable ? "kept in this browser" : "kept in this page only (this browser refuses to store them: keep the page open)";
+    // One change (or a submission) is "it", several are "them".
+    const one = !this.pending || this.pending.status === "submitted" || this.edits <= 1;
+    const [them, are, stay] = one ? ["it", "is", "stays"] : ["them", "are", "stay"];
+    const kept = this.storable ? "kept in this browser" : "kept in this page only (this browser refuses to store it: keep the page open)";
     const next = this.retryAt ? ` in ${Math.max(1, Math.round((this.retryAt - Date.now()) / 1000))} s` : "";
     const texts = {
       offline: [
@@ -418,14 +421,15 @@ Concord.Judgment = class {
       "signed-out": [
         waiting
           ? `You are signed out (your session has ended): ${waiting} ${kept}, not sent. ` +
-            "Sign in again: this page sends them as soon as you are back."
+            `Sign in again: this page sends ${them} as soon as you are back.`
           : "You are signed out (your session has ended). Sign in again to go on.",
         "Signed out: not saved.",
       ],
       "other-user": [
-        `This browser is now signed in as ${this.otherUser}, not ${this.username}` +
-          `${waiting ? `: ${this.username}'s ${waiting} stay ${kept} and are not sent under ${this.otherUser}'s name` : ""}. ` +
-          `Sign in as ${this.username} again to send them.`,
+        waiting
+          ? `This browser is now signed in as ${this.otherUser}, not ${this.username}: ${this.username}'s ${waiting} ` +
+            `${stay} ${kept} and ${are} not sent under ${this.otherUser}'s name. Sign in as ${this.username} again to send ${them}.`
+          : `This browser is now signed in as ${this.otherUser}, not ${this.username}. Sign in as ${this.username} again to go on.`,
         `Signed in as ${this.otherUser}: not sent.`,
       ],
       refused: [`${this.problem}${waiting ? ` (${waiting} ${kept})` : ""}.`, this.problem],
@@ -469,7 +473,7 @@ Concord.Judgment = class {
     const n = Math.max(kept.edits || 0, 1);
     const when = kept.at ? ` (the last at ${new Date(kept.at).toLocaleString()})` : "";
     let note = `${n} change${n === 1 ? "" : "s"} made in this browser${when} ${n === 1 ? "was" : "were"} not saved.`;
-    if (kept.status === "submitted") note += " They were being submitted: restoring them submits them.";
+    if (kept.status === "submitted") note += " This was a submission: restoring submits it.";
     if (kept.version !== saved.version) {
       note += ` The judgment has been saved since (version ${saved.version}; yours were made on version ${kept.version}):` +
         " restoring saves yours over it, and the saved version stays in its history.";
