@@ -34,11 +34,12 @@ from scipy import sparse
 
 from concord.typed import Figure
 from scoring.metrics.rank import kendall_tau_b
-from scoring.metrics.uncertainty import Interval, UnitStatistics, pairwise_units, resample_weights
+from scoring.metrics.uncertainty import Interval, KappaTest, UnitStatistics, pairwise_units, resample_weights
 
 Statistic = Callable[[npt.NDArray[np.float64]], npt.NDArray[np.float64]]
 
 __all__ = [
+    "ChanceTest",
     "DEFAULT_PRECISION",
     "DEFAULT_RANKING_TAU",
     "DEFAULT_RESAMPLES",
@@ -46,6 +47,7 @@ __all__ = [
     "FigureCI",
     "IntervalSettings",
     "RankingStability",
+    "chance_test",
     "figure_ci",
     "interval_settings",
     "no_ci",
@@ -129,6 +131,36 @@ def figure_ci(interval: Interval, unit: str) -> FigureCI:
         method=interval.method,
         level=float(interval.level),
     )
+
+
+@dataclass(frozen=True)
+class ChanceTest:
+    """A stored test of "no agreement beyond chance" (kappa = 0), not an interval.
+
+    ``z`` = kappa / ``se``, ``se`` its standard error *when kappa is 0* (Fleiss,
+    Nee & Landis 1979 for Fleiss' kappa: ``scoring.metrics.uncertainty.fleiss_kappa_test``),
+    ``p_value`` two-sided; None (stored null) when undefined. That standard error
+    holds only at kappa = 0, so it makes no interval around an observed kappa.
+
+    >>> from concord.typed import dump
+    >>> dump(chance_test(KappaTest(0.43, 0.0244, 17.65, 1e-69, 30), "items"))["z"]
+    17.65
+    """
+
+    z: Figure
+    p_value: Figure
+    se: Figure
+    units: int
+    unit: str
+
+    @property
+    def defined(self) -> bool:
+        return _finite(self.z) and _finite(self.p_value)
+
+
+def chance_test(test: KappaTest, unit: str) -> ChanceTest:
+    """A :class:`~scoring.metrics.uncertainty.KappaTest` as a report stores it."""
+    return ChanceTest(float(test.z), float(test.p_value), float(test.se), units=int(test.units), unit=unit)
 
 
 def no_ci(value: float, units: int, unit: str) -> FigureCI:

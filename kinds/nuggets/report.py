@@ -35,11 +35,13 @@ from scoring import labelmodels as lm
 from scoring.csvfiles import neutralise, write_csv
 from scoring.intervals import (
     BINARY_FIGURES,
+    ChanceTest,
     FigureCI,
     IntervalSettings,
     RankingStability,
     binary_cells,
     binary_pair_statistics,
+    chance_test,
     figure_ci,
     interval_settings,
     no_ci,
@@ -52,6 +54,7 @@ from scoring.metrics.gwet import gwet_units
 from scoring.metrics.nuggets import response_length
 from scoring.metrics.uncertainty import (
     fleiss_kappa_interval,
+    fleiss_kappa_test,
     fleiss_kappa_units,
     krippendorff_alpha_units,
 )
@@ -315,14 +318,14 @@ class NuggetsLabelPair:
 class NuggetsLabelAgreement:
     """Agreement of the vital/okay labels (every labelling, the original one included): per pair,
     Fleiss' kappa over the ``fleiss_items`` nuggets with the most common number of labels
-    (``fleiss_raters``; bootstrap, and the analytic intervals of Fleiss, Nee & Landis 1979 and
-    Gwet 2008), Krippendorff's alpha (nominal) over the nuggets labelled twice or more, and
+    (``fleiss_raters``; bootstrap and Gwet's 2008 analytic interval, and the test of kappa = 0
+    with the standard error of Fleiss, Nee & Landis 1979, which holds only at kappa = 0), Krippendorff's alpha (nominal) over the nuggets labelled twice or more, and
     Gwet's AC1 over every labelled nugget; units: nuggets."""
 
     labellings: list[str]
     pairs: list[NuggetsLabelPair]
     fleiss: FigureCI
-    fleiss_analytic: FigureCI
+    fleiss_chance_test: ChanceTest
     fleiss_analytic_general: FigureCI
     fleiss_items: int
     fleiss_raters: int
@@ -596,7 +599,8 @@ def label_agreement(a: Arrays, settings: IntervalSettings | None = None) -> Nugg
     ]
     none = no_ci(float("nan"), 0, UNIT)
     raters = judged.sum(axis=0)
-    fleiss = analytic = general = none
+    fleiss = general = none
+    test = chance_test(fleiss_kappa_test(np.zeros((0, 2))), UNIT)
     fleiss_items = fleiss_raters = 0
     if (raters >= 2).any():
         counts = np.bincount(raters[raters >= 2])
@@ -607,14 +611,14 @@ def label_agreement(a: Arrays, settings: IntervalSettings | None = None) -> Nugg
             fleiss = settings.interval_at_scale(fleiss_kappa_units(table), UNIT)
         else:
             fleiss = no_ci(float("nan"), fleiss_items, UNIT)
-        analytic = figure_ci(fleiss_kappa_interval(table, form="null"), UNIT)
-        general = figure_ci(fleiss_kappa_interval(table, form="general"), UNIT)
+        test = chance_test(fleiss_kappa_test(table), UNIT)
+        general = figure_ci(fleiss_kappa_interval(table), UNIT)
     pairable, rated = raters >= 2, raters >= 1
     return NuggetsLabelAgreement(
         labellings=list(a.assessors),
         pairs=pairs,
         fleiss=fleiss,
-        fleiss_analytic=analytic,
+        fleiss_chance_test=test,
         fleiss_analytic_general=general,
         fleiss_items=fleiss_items,
         fleiss_raters=fleiss_raters,

@@ -29,11 +29,13 @@ from scoring import labelmodels as lm
 from scoring.csvfiles import write_csv
 from scoring.intervals import (
     BINARY_FIGURES,
+    ChanceTest,
     FigureCI,
     IntervalSettings,
     RankingStability,
     binary_cells,
     binary_pair_statistics,
+    chance_test,
     figure_ci,
     interval_settings,
     no_ci,
@@ -59,6 +61,7 @@ from scoring.metrics.truthsets import (
 )
 from scoring.metrics.uncertainty import (
     fleiss_kappa_interval,
+    fleiss_kappa_test,
     fleiss_kappa_units,
     krippendorff_alpha_units,
 )
@@ -158,8 +161,9 @@ class PairsFleiss:
     raters: int
     #: 95% percentile bootstrap over the ``items``
     bootstrap: FigureCI
-    #: kappa +- 1.96 SE, SE of Fleiss, Nee & Landis (1979), valid when the true kappa is 0
-    analytic: FigureCI
+    #: the test of kappa = 0 with the SE of Fleiss, Nee & Landis (1979), which holds only
+    #: when the true kappa is 0: a test (z, p), never an interval
+    chance_test: ChanceTest
     #: kappa +- 1.96 SE, Gwet's (2008) linearised SE, valid at any kappa (irrCAC's)
     analytic_general: FigureCI
 
@@ -341,7 +345,14 @@ def _fleiss(matrix: np.ndarray, judged: np.ndarray, draws: ItemDraws) -> PairsFl
     counts = np.bincount(raters[raters >= 2]) if (raters >= 2).any() else np.zeros(0, int)
     if counts.size == 0:
         none = no_ci(float("nan"), 0, UNIT)
-        return PairsFleiss(kappa=float("nan"), items=0, raters=0, bootstrap=none, analytic=none, analytic_general=none)
+        return PairsFleiss(
+            kappa=float("nan"),
+            items=0,
+            raters=0,
+            bootstrap=none,
+            chance_test=chance_test(fleiss_kappa_test(np.zeros((0, 2))), UNIT),
+            analytic_general=none,
+        )
     m = int(len(counts) - 1 - np.argmax(counts[::-1]))
     table = category_counts(matrix[raters == m], categories=[0.0, 1.0])
     return PairsFleiss(
@@ -349,8 +360,8 @@ def _fleiss(matrix: np.ndarray, judged: np.ndarray, draws: ItemDraws) -> PairsFl
         items=int((raters == m).sum()),
         raters=m,
         bootstrap=draws.interval(raters == m, fleiss_kappa_units(table)),
-        analytic=figure_ci(fleiss_kappa_interval(table, form="null"), UNIT),
-        analytic_general=figure_ci(fleiss_kappa_interval(table, form="general"), UNIT),
+        chance_test=chance_test(fleiss_kappa_test(table), UNIT),
+        analytic_general=figure_ci(fleiss_kappa_interval(table), UNIT),
     )
 
 

@@ -34,8 +34,10 @@ library's own figure to rounding): :func:`cohen_kappa_units`,
 :func:`fleiss_kappa_units`, :func:`krippendorff_alpha_units`,
 :func:`pairwise_units` (overlap, p+, p-, observed, kappa of a 2x2 table) and
 :func:`mean_units` (any per-unit figure averaged over units, e.g. per-topic
-tau). :func:`fleiss_kappa_se` and :func:`fleiss_kappa_interval` give the
-analytic standard errors of Fleiss' kappa.
+tau). :func:`fleiss_kappa_se` gives the analytic standard errors of Fleiss'
+kappa: :func:`fleiss_kappa_interval` the interval of the general one (Gwet
+2008), :func:`fleiss_kappa_test` the test of kappa = 0 of the null one
+(Fleiss, Nee & Landis 1979), which makes no interval.
 
 Krippendorff's alpha: Hayes & Krippendorff (2007, "Answering the call for a
 standard reliability measure for coding data", Communication Methods and
@@ -72,6 +74,8 @@ __all__ = [
     "cohen_kappa_units",
     "fleiss_kappa_interval",
     "fleiss_kappa_se",
+    "fleiss_kappa_test",
+    "KappaTest",
     "fleiss_kappa_units",
     "krippendorff_alpha_units",
     "mean_units",
@@ -714,13 +718,15 @@ def fleiss_kappa_se(counts: npt.ArrayLike | CategoryCounts, *, form: Literal["nu
     return float(math.sqrt(np.sum(np.square(linearised - kappa)) / (n_items * (n_items - 1))))
 
 
-def fleiss_kappa_interval(
-    counts: npt.ArrayLike | CategoryCounts,
-    *,
-    form: Literal["null", "general"] = "general",
-    level: float = 0.95,
-) -> Interval:
-    """Fleiss' kappa +- z * :func:`fleiss_kappa_se` (normal approximation).
+def fleiss_kappa_interval(counts: npt.ArrayLike | CategoryCounts, *, level: float = 0.95) -> Interval:
+    """Fleiss' kappa +- z * the general (Gwet 2008) :func:`fleiss_kappa_se` (normal approximation).
+
+    Only the general standard error makes an interval: the null form of Fleiss,
+    Nee & Landis (1979) is the spread of kappa *when kappa is 0*, so an interval
+    built from it covers the true kappa far less often than it says when there is
+    agreement (76-91% for a nominal 95% at kappa 0.4 and 0.8, 5 raters,
+    ``python -m benchmarks.coverage``). It answers a test instead:
+    :func:`fleiss_kappa_test`.
 
     Examples
     --------
@@ -732,11 +738,76 @@ def fleiss_kappa_interval(
         raise ValueError(f"level must be strictly between 0 and 1, got {level!r}")
     table = _fleiss_table(counts)
     value = _agreement.fleiss_kappa(table)
-    se = fleiss_kappa_se(table, form=form)
+    se = fleiss_kappa_se(table, form="general")
     if not (np.isfinite(value) and np.isfinite(se)):
         return _no_interval(value, table.shape[0], level)
     z = float(stats.norm.ppf((1 + level) / 2))
     return Interval(value, value - z * se, value + z * se, units=table.shape[0], level=level, method="analytic")
+
+
+@dataclass(frozen=True)
+class KappaTest:
+    """A z test of "no agreement beyond chance" (kappa = 0).
+
+    Attributes
+    ----------
+    value : float
+        The kappa tested (NaN when undefined).
+    se : float
+        Its standard error *under* kappa = 0.
+    z : float
+        ``value / se``.
+    p_value : float
+        Two-sided, ``2 (1 - Phi(|z|))`` (as R's ``irr::kappam.fleiss`` reports it).
+    units : int
+        Items behind it.
+    """
+
+    value: float
+    se: float
+    z: float
+    p_value: float
+    units: int
+
+    @property
+    def defined(self) -> bool:
+        return bool(np.isfinite(self.z) and np.isfinite(self.p_value))
+
+
+def fleiss_kappa_test(counts: npt.ArrayLike | CategoryCounts) -> KappaTest:
+    r"""Test of Fleiss' kappa = 0 with the standard error of Fleiss, Nee & Landis (1979).
+
+    ``z = kappa / SE_0`` with :math:`SE_0` the null form of
+    :func:`fleiss_kappa_se` (Fleiss, Nee & Landis 1979, "Large sample variance
+    of kappa in the case of different sets of raters", Psychol. Bull.
+    86(5):974-977, eq. 12): the standard error of kappa when the raters agree
+    by chance only, so the test is exact in the large-sample sense, and a
+    small ``p`` says there is agreement beyond chance. It says nothing about
+    how precise kappa is (that is :func:`fleiss_kappa_interval`'s job).
+
+    Examples
+    --------
+    R's ``irr::kappam.fleiss(diagnoses)`` (Fleiss 1971's 30 patients, 6
+    psychiatrists) prints Kappa = 0.43, z = 17.7, p-value = 0; its count table:
+
+    >>> table = [[0, 0, 0, 6, 0], [0, 3, 0, 0, 3], [0, 1, 4, 0, 1], [0, 0, 0, 0, 6], [0, 3, 0, 3, 0],
+    ...          [2, 0, 4, 0, 0], [0, 0, 4, 0, 2], [2, 0, 3, 1, 0], [2, 0, 0, 4, 0], [0, 0, 0, 0, 6],
+    ...          [1, 0, 0, 5, 0], [1, 1, 0, 4, 0], [0, 3, 3, 0, 0], [1, 0, 0, 5, 0], [0, 2, 0, 3, 1],
+    ...          [0, 0, 5, 0, 1], [3, 0, 0, 1, 2], [5, 1, 0, 0, 0], [0, 2, 0, 4, 0], [1, 0, 2, 0, 3],
+    ...          [0, 0, 0, 0, 6], [0, 1, 0, 5, 0], [0, 2, 0, 1, 3], [2, 0, 0, 4, 0], [1, 0, 0, 4, 1],
+    ...          [0, 5, 0, 1, 0], [4, 0, 0, 0, 2], [0, 2, 0, 4, 0], [1, 0, 5, 0, 0], [0, 0, 0, 0, 6]]
+    >>> test = fleiss_kappa_test(table)
+    >>> round(test.value, 2), round(test.z, 1), test.p_value < 1e-60, test.units
+    (0.43, 17.7, True, 30)
+    """
+    table = _fleiss_table(counts)
+    value = _agreement.fleiss_kappa(table)
+    se = fleiss_kappa_se(table, form="null")
+    nan = float("nan")
+    if not (np.isfinite(value) and np.isfinite(se) and se > 0):
+        return KappaTest(float(value), float(se), nan, nan, table.shape[0])
+    z = value / se
+    return KappaTest(float(value), float(se), float(z), float(2 * stats.norm.sf(abs(z))), table.shape[0])
 
 
 # --- helpers --------------------------------------------------------------------

@@ -247,6 +247,18 @@ def ci(figure, digits: int = 3, units: bool = True, value: bool = True, compact:
     )
 
 
+@register.simple_tag
+def chance_test(test) -> str:
+    """A stored :class:`scoring.intervals.ChanceTest` as ``z = 17.65, p < 0.001`` (a test of
+    kappa = 0, never an interval); ``not defined`` when kappa or its null SE is undefined."""
+    if test is None:
+        return "—"
+    if not (_number(test.z) and _number(test.p_value)):
+        return mark_safe('<span class="chance-test muted">not defined</span>')
+    p = "p < 0.001" if test.p_value < 0.001 else f"p = {test.p_value:.3f}"
+    return format_html('<span class="chance-test">z = {}, {}</span>', f"{test.z:.2f}", p)
+
+
 def _signal_html(signal, wanted: str, got: str, unit: str) -> str:
     if signal.more_units is None:
         return mark_safe('<span class="stop-signal stop-unknown">precision: not yet known</span>')

@@ -16,6 +16,7 @@ from scoring.metrics.agreement import category_counts
 from scoring.metrics.gwet import gwet_units
 from scoring.metrics.uncertainty import (
     fleiss_kappa_interval,
+    fleiss_kappa_test,
     fleiss_kappa_units,
     krippendorff_alpha_units,
     pairwise_units,
@@ -53,8 +54,10 @@ def test_label_agreement_intervals_are_the_library_s(labelled):  # noqa: F811
         close(pair.ac1, gwet_units(a.labels[[i, j]].T, categories=[0.0, 1.0]).interval(n_resamples=1000, seed=0))
     table = category_counts(a.labels.T, categories=[0.0, 1.0])
     close(result.fleiss, fleiss_kappa_units(table).interval(n_resamples=1000, seed=0))
-    close(result.fleiss_analytic, fleiss_kappa_interval(table, form="null"))
-    close(result.fleiss_analytic_general, fleiss_kappa_interval(table, form="general"))
+    test = fleiss_kappa_test(table)
+    assert (result.fleiss_chance_test.z, result.fleiss_chance_test.p_value) == (test.z, test.p_value)
+    assert result.fleiss_chance_test.units == 7 and result.fleiss_chance_test.unit == "nuggets"
+    close(result.fleiss_analytic_general, fleiss_kappa_interval(table))
     assert (result.fleiss_items, result.fleiss_raters) == (7, 3)
     close(result.alpha, krippendorff_alpha_units(a.labels, level="nominal").interval(n_resamples=1000, seed=0))
     close(result.ac1, gwet_units(a.labels.T, categories=[0.0, 1.0]).interval(n_resamples=1000, seed=0))

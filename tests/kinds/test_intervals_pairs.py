@@ -19,6 +19,7 @@ from scoring.metrics.gwet import gwet_units
 from scoring.metrics.truthsets import consensus, query_counts
 from scoring.metrics.uncertainty import (
     fleiss_kappa_interval,
+    fleiss_kappa_test,
     fleiss_kappa_units,
     krippendorff_alpha_units,
     pairwise_units,
@@ -108,9 +109,15 @@ def test_campaign_figures_intervals_are_the_library_s(judged):
     complete = v.matrix[~np.isnan(v.matrix).any(axis=1)]
     table = category_counts(complete, categories=[0.0, 1.0])
     close(data.fleiss.bootstrap, fleiss_kappa_units(table).interval(n_resamples=1000, seed=0))
-    close(data.fleiss.analytic, fleiss_kappa_interval(table, form="null"))
-    close(data.fleiss.analytic_general, fleiss_kappa_interval(table, form="general"))
-    assert data.fleiss.bootstrap.units == 25 and data.fleiss.analytic.method == "analytic"
+    test = fleiss_kappa_test(table)
+    assert (data.fleiss.chance_test.z, data.fleiss.chance_test.p_value, data.fleiss.chance_test.se) == (
+        test.z,
+        test.p_value,
+        test.se,
+    )
+    close(data.fleiss.analytic_general, fleiss_kappa_interval(table))
+    assert data.fleiss.bootstrap.units == 25 and data.fleiss.chance_test.units == 25
+    assert data.fleiss.analytic_general.method == "analytic"
     assert data.fleiss.bootstrap.value == pytest.approx(data.fleiss.kappa, abs=1e-12)
     close(data.alpha.ci, krippendorff_alpha_units(v.matrix.T, level="nominal").interval(n_resamples=1000, seed=0))
     assert data.alpha.ci.units == 30
@@ -227,8 +234,11 @@ def test_the_agreement_api_carries_every_interval(api, people, judged):
         "method": "bootstrap",
         "level": 0.95,
     }
-    assert body["fleiss"]["analytic"]["method"] == "analytic" and body["fleiss"]["bootstrap"]["units"] == 25
+    assert body["fleiss"]["analytic_general"]["method"] == "analytic" and body["fleiss"]["bootstrap"]["units"] == 25
+    # the null standard error is a test of kappa = 0, not an interval
+    assert set(body["fleiss"]["chance_test"]) == {"z", "p_value", "se", "units", "unit"}
+    assert body["fleiss"]["chance_test"]["z"] == data.fleiss.chance_test.z and "analytic" not in body["fleiss"]
     assert body["ac1"]["units"] == 30 and body["alpha"]["ci"]["units"] == 30
     assert body["ranking"]["unit"] == "topics" and body["ranking"]["p5"] == data.ranking.p5
     schema = api(people["organiser"]).get("/api/schema/").content.decode()
-    assert "FigureCI" in schema and "RankingStability" in schema
+    assert "FigureCI" in schema and "RankingStability" in schema and "ChanceTest" in schema

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from irrCAC.raw import CAC
+from scipy import stats
 
 from scoring.metrics import agreement
 from scoring.metrics.uncertainty import (
@@ -23,6 +24,7 @@ from scoring.metrics.uncertainty import (
     cohen_kappa_units,
     fleiss_kappa_interval,
     fleiss_kappa_se,
+    fleiss_kappa_test,
     fleiss_kappa_units,
     krippendorff_alpha_units,
     mean_units,
@@ -32,6 +34,15 @@ from scoring.metrics.uncertainty import (
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "snow2008"
 NAN = float("nan")
+#: Fleiss (1971), Table 1: 30 patients, 6 psychiatrists, 5 diagnoses (R irr's ``diagnoses`` as counts).
+FLEISS_1971 = [
+    [0, 0, 0, 6, 0], [0, 3, 0, 0, 3], [0, 1, 4, 0, 1], [0, 0, 0, 0, 6], [0, 3, 0, 3, 0],
+    [2, 0, 4, 0, 0], [0, 0, 4, 0, 2], [2, 0, 3, 1, 0], [2, 0, 0, 4, 0], [0, 0, 0, 0, 6],
+    [1, 0, 0, 5, 0], [1, 1, 0, 4, 0], [0, 3, 3, 0, 0], [1, 0, 0, 5, 0], [0, 2, 0, 3, 1],
+    [0, 0, 5, 0, 1], [3, 0, 0, 1, 2], [5, 1, 0, 0, 0], [0, 2, 0, 4, 0], [1, 0, 2, 0, 3],
+    [0, 0, 0, 0, 6], [0, 1, 0, 5, 0], [0, 2, 0, 1, 3], [2, 0, 0, 4, 0], [1, 0, 0, 4, 1],
+    [0, 5, 0, 1, 0], [4, 0, 0, 0, 2], [0, 2, 0, 4, 0], [1, 0, 5, 0, 0], [0, 0, 0, 0, 6],
+]  # fmt: skip
 # Krippendorff (2011), section C: 4 coders x 12 units.
 KRIPPENDORFF_2011 = [
     [1, 2, 3, 3, 2, 1, 4, 1, 2, NAN, NAN, NAN],
@@ -245,14 +256,13 @@ def test_fleiss_analytic_interval_is_close_to_the_bootstrap_on_rte(rte_counts):
     assert round(kappa, 4) == 0.2414
     boot = fleiss_kappa_units(rte_counts).interval(seed=0)
     general = fleiss_kappa_interval(rte_counts)
-    null = fleiss_kappa_interval(rte_counts, form="null")
     assert general.method == "analytic" and general.units == 800
     assert general.low == pytest.approx(boot.low, abs=0.002)
     assert general.high == pytest.approx(boot.high, abs=0.002)
     assert general.width == pytest.approx(boot.width, rel=0.05)
     assert round(fleiss_kappa_se(rte_counts), 4) == 0.0105
     assert round(fleiss_kappa_se(rte_counts, form="null"), 4) == 0.0053
-    assert null.width < 0.55 * boot.width
+    assert 2 * 1.96 * fleiss_kappa_se(rte_counts, form="null") < 0.55 * boot.width
 
 
 def test_fleiss_analytic_interval_is_close_to_the_bootstrap_on_temporal():
@@ -276,6 +286,55 @@ def test_fleiss_general_standard_error_equals_irrcac(name):
     counts = agreement.category_counts(ratings).counts
     assert fleiss_kappa_se(counts) == pytest.approx(reference["se"], abs=1e-9)
     assert agreement.fleiss_kappa(counts) == pytest.approx(reference["coefficient_value"], abs=1e-9)
+
+
+def test_fleiss_kappa_test_is_r_irr_s_on_fleiss_1971():
+    """R 4, irr 0.84: ``kappam.fleiss(diagnoses)`` prints
+
+        Fleiss' Kappa for m Raters
+         Subjects = 30
+           Raters = 6
+            Kappa = 0.43
+                z = 17.7
+          p-value = 0
+
+    (irr's z is kappa over the square root of Fleiss, Nee & Landis's null
+    variance; its p-value two-sided). ``diagnoses`` is Fleiss (1971), Table 1.
+    """
+    test = fleiss_kappa_test(FLEISS_1971)
+    assert (round(test.value, 2), round(test.z, 1), test.units) == (0.43, 17.7, 30)
+    assert test.se == fleiss_kappa_se(FLEISS_1971, form="null") and test.z == test.value / test.se
+    assert test.p_value == pytest.approx(2 * stats.norm.sf(test.z), rel=1e-12)
+
+
+def test_fleiss_kappa_test_holds_its_size_when_kappa_is_zero():
+    """Raters labelling at random (kappa 0): the test rejects at 5% about 5% of the time,
+    which is what its standard error is for (and all it is for)."""
+    rng = np.random.default_rng(11)
+    rejected = [
+        fleiss_kappa_test(
+            np.array([np.bincount(row, minlength=3) for row in rng.choice(3, (200, 5), p=[0.5, 0.3, 0.2])])
+        ).p_value
+        < 0.05
+        for _ in range(800)
+    ]
+    assert 0.03 <= np.mean(rejected) <= 0.07
+
+
+def test_fleiss_kappa_interval_never_uses_the_null_standard_error():
+    """The interval is Gwet's (2008) general form only: the null form of Fleiss, Nee & Landis
+    is the SE at kappa = 0 and covers too rarely elsewhere (benchmarks.coverage)."""
+    interval = fleiss_kappa_interval(FLEISS_1971)
+    half = (interval.high - interval.low) / 2
+    assert half == pytest.approx(stats.norm.ppf(0.975) * fleiss_kappa_se(FLEISS_1971), rel=1e-12)
+    with pytest.raises(TypeError):
+        fleiss_kappa_interval(FLEISS_1971, form="null")  # type: ignore[call-arg]
+
+
+def test_fleiss_kappa_test_undefined():
+    test = fleiss_kappa_test([[2, 0], [2, 0]])  # one category: kappa is 0/0
+    assert np.isnan(test.z) and np.isnan(test.p_value) and not test.defined
+    assert not fleiss_kappa_test(np.zeros((0, 2))).defined
 
 
 def test_fleiss_standard_error_undefined_cases():
