@@ -110,6 +110,8 @@ class QueueRow:
     disagreement: float | None
     open_flags: int
     gold: Gold | None
+    #: why the topic is disputed, in a few words (KindSpec ``Reports.disagreement``'s reason)
+    reason: str = ""
 
 
 @dataclass(frozen=True)
@@ -160,7 +162,10 @@ def queue(campaign: Campaign, filters: Filters) -> Queue:
     topics = topics.annotate(open_flag_count=Count("flags", filter=Q(flags__resolved_at__isnull=True), distinct=True))
     found, count, pages = assignments.page_of(topics, filters.page)
     golds = _golds([t.pk for t in found])
-    rows = [QueueRow(t, t.submissions, t.disagreement, t.open_flag_count, golds.get(t.pk)) for t in found]
+    rows = [
+        QueueRow(t, t.submissions, t.disagreement, t.open_flag_count, golds.get(t.pk), t.disagreement_reason or "")
+        for t in found
+    ]
     return Queue(rows, count, filters.page, pages, filters)
 
 

@@ -194,13 +194,15 @@ class TopicTable:
 
 
 def scored_topics(campaign: Campaign):
-    """The campaign's topics, each with ``submissions`` (its counting judgments) and
-    ``disagreement`` (its stored report's; None: fewer than two judgments). The
+    """The campaign's topics, each with ``submissions`` (its counting judgments),
+    ``disagreement`` (its stored report's; None: fewer than two judgments) and
+    ``disagreement_reason`` (its reason in a few words; None without a report). The
     assignments page and the adjudication queue (annotate/adjudication.py) both list these."""
-    stored = Report.objects.filter(topic=OuterRef("pk"), name="agreement").values("disagreement")[:1]
+    stored = Report.objects.filter(topic=OuterRef("pk"), name="agreement")
     return campaign.topics.annotate(
         submissions=Count("judgments", filter=Q(judgments__status__in=Judgment.COUNTING), distinct=True),
-        disagreement=Subquery(stored),
+        disagreement=Subquery(stored.values("disagreement")[:1]),
+        disagreement_reason=Subquery(stored.values("disagreement_reason")[:1]),
     )
 
 

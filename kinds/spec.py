@@ -29,6 +29,7 @@ Series = dict[str, list[list[float | None]]]
 __all__ = [
     "Adjudication",
     "Analysis",
+    "Disagreement",
     "Examples",
     "EXPORT_GROUPS",
     "Export",
@@ -63,6 +64,20 @@ class JudgePage:
 
 
 @dataclass(frozen=True)
+class Disagreement:
+    """How much a topic's assessors disagree, and why, in a few words.
+
+    ``value``: the kind's measure (0: full agreement; larger: more disputed),
+    by which the adjudication queue and the assignments page sort topics;
+    ``reason``: a short phrase an adjudicator reads beside it, e.g.
+    ``"5 match / 5 no match"`` or ``"2 of 12 candidates split; most: c7 (5 match / 5 no match)"``.
+    """
+
+    value: float
+    reason: str
+
+
+@dataclass(frozen=True)
 class Reports:
     """The live reports, recomputed by the background task after submissions.
 
@@ -85,10 +100,13 @@ class Reports:
     topic_type: type
     campaign_type: type
     #: ``disagreement(topic report)``: how much the topic's assessors disagree, a
-    #: number the kind defines (0: full agreement; e.g. the share of split votes,
-    #: 1 - mean pairwise tau), or None with fewer than two judgments. Stored
-    #: with the topic's report; the assignments page filters and sorts by it.
-    disagreement: Callable[[Any], float | None]
+    #: :class:`Disagreement` (the kind's measure, 0: full agreement, growing with the
+    #: uncertainty the judgments leave: the mean vote entropy of the items for labels,
+    #: 1 - mean pairwise tau for orderings; and a short reason), or None with fewer
+    #: than two judgments. Stored with the topic's report; the assignments page
+    #: filters and sorts by it, the adjudication queue opens on the largest and
+    #: shows the reason. The first paragraph of its docstring is the pages' help text.
+    disagreement: Callable[[Any], Disagreement | None]
     #: Incremental scoring (README, "Live at any size"). ``partial(input, topic, report)``
     #: is what the campaign report needs of one topic (its sufficient statistics: counts,
     #: per-unit figures, per-run scores), a ``partial_type`` stored per topic beside its

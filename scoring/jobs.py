@@ -24,8 +24,8 @@ from concord.jsonready import json_ready
 from concord.params import ParamsSchema
 from concord.progress import Progress
 from kinds.registry import get_kind
-from kinds.spec import Analysis
-from scoring.models import Job, JobChunk, Report, ScoringState, StaleTopic, TopicPartial
+from kinds.spec import Analysis, Disagreement
+from scoring.models import REASON_LENGTH, Job, JobChunk, Report, ScoringState, StaleTopic, TopicPartial
 from scoring.partials import MergeInput, differences
 from scoring.selectors import report_input
 
@@ -179,15 +179,21 @@ def _clear_marks(marks: dict) -> None:
 
 
 def _store(
-    campaign: Campaign, topic: Topic | None, data: dict, seen: int, now, disagreement: float | None = None
+    campaign: Campaign, topic: Topic | None, data: dict, seen: int, now, disagreement: Disagreement | None = None
 ) -> None:
-    if disagreement is not None and not math.isfinite(disagreement):
+    if disagreement is not None and not math.isfinite(disagreement.value):
         disagreement = None
     Report.objects.update_or_create(
         campaign=campaign,
         topic=topic,
         name="agreement",
-        defaults={"data": data, "computed_at": now, "judgments_seen": seen, "disagreement": disagreement},
+        defaults={
+            "data": data,
+            "computed_at": now,
+            "judgments_seen": seen,
+            "disagreement": None if disagreement is None else disagreement.value,
+            "disagreement_reason": "" if disagreement is None else disagreement.reason[:REASON_LENGTH],
+        },
     )
 
 

@@ -9,6 +9,9 @@ from django.db import models
 from annotate.models import Campaign, Topic
 from scoring.fields import OrderedJSONField
 
+#: The longest disagreement reason stored (a short phrase; longer ones are cut).
+REASON_LENGTH = 200
+
 
 class Report(models.Model):
     """A computed report; pages read these and never recompute inline."""
@@ -20,8 +23,10 @@ class Report(models.Model):
     computed_at = models.DateTimeField()
     judgments_seen = models.PositiveIntegerField()
     #: A topic report's disagreement (KindSpec ``Reports.disagreement``), kept
-    #: beside the JSON so that lists can filter and sort topics by it.
+    #: beside the JSON so that lists can filter and sort topics by it, and its
+    #: reason in a few words (the adjudication queue shows it).
     disagreement = models.FloatField(null=True, blank=True)
+    disagreement_reason = models.CharField(max_length=REASON_LENGTH, blank=True, default="")
 
     class Meta:
         constraints = [

@@ -27,7 +27,8 @@ from concord.errors import InvalidInput
 from concord.params import Choice, Int, ParamsSchema, Str
 from concord.typed import Figure
 from kinds.clustering.data import rule_violations
-from kinds.spec import Export, ExportFile
+from kinds.disagreement import pairwise_disagreement
+from kinds.spec import Disagreement, Export, ExportFile
 from scoring.csvfiles import write_csv
 from scoring.intervals import FigureCI, IntervalSettings, figure_ci, interval_settings
 from scoring.metrics import clustering as m
@@ -811,9 +812,7 @@ def split_merge_ready(facts) -> str | None:
 # -- disagreement per topic (KindSpec Reports.disagreement) ---------------------------------
 
 
-def topic_disagreement(report: ClusteringTopicReport) -> float | None:
+def topic_disagreement(report: ClusteringTopicReport) -> Disagreement | None:
     """1 - the mean pairwise V_beta between the judges' clusterings
     (irrelevant sentences as singletons; None: fewer than two judges)."""
-    values = [p.singleton.v_beta for p in report.pairs if p.singleton.v_beta is not None]
-    values = [v for v in values if v == v]
-    return 1.0 - sum(values) / len(values) if values else None
+    return pairwise_disagreement([(*p.judges, p.singleton.v_beta) for p in report.pairs], figure="V_β")

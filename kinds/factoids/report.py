@@ -25,7 +25,8 @@ from concord.errors import InvalidInput
 from concord.jsonready import json_ready
 from concord.params import Bool, Float, Int, ParamsSchema, Str
 from concord.typed import Figure, pack, unpack
-from kinds.spec import Export, ExportFile
+from kinds.disagreement import pairwise_disagreement
+from kinds.spec import Disagreement, Export, ExportFile
 from scoring.csvfiles import write_csv
 from scoring.intervals import FigureCI, IntervalSettings, interval_settings
 from scoring.metrics import factoids as m
@@ -704,10 +705,9 @@ def consensus_ready(facts) -> str | None:
 # -- disagreement per topic (KindSpec Reports.disagreement) ---------------------------------
 
 
-def topic_disagreement(report: FactoidsTopicReport) -> float | None:
+def topic_disagreement(report: FactoidsTopicReport) -> Disagreement | None:
     """1 - the mean definition kappa of the current phase's annotator pairs
     (van Halteren & Teufel, section 3.2; None: no pair, or kappa undefined)."""
     phase = report.agreement.get(str(report.phase))
-    kappas = [p.definition.kappa for p in phase.pairs] if phase else []
-    kappas = [k for k in kappas if k is not None and k == k]
-    return 1.0 - sum(kappas) / len(kappas) if kappas else None
+    pairs = phase.pairs if phase else []
+    return pairwise_disagreement([(*p.annotators, p.definition.kappa) for p in pairs], figure="definition κ")

@@ -30,7 +30,8 @@ from concord.errors import InvalidInput
 from concord.jsonready import json_ready
 from concord.params import Float, Int, ParamsSchema
 from concord.typed import Figure
-from kinds.spec import Export, ExportFile
+from kinds.disagreement import label_disagreement
+from kinds.spec import Disagreement, Export, ExportFile
 from scoring import labelmodels as lm
 from scoring.csvfiles import neutralise, write_csv
 from scoring.intervals import (
@@ -891,17 +892,21 @@ def stability_ready(facts) -> str | None:
 # -- disagreement per topic (KindSpec Reports.disagreement) ---------------------------------
 
 
-def topic_disagreement(report: NuggetsTopicReport) -> float | None:
-    """Share of split labels: nuggets labelled by two or more (the original
-    labelling counts) that some called vital and some okay (None: no such nugget).
+def topic_disagreement(report: NuggetsTopicReport) -> Disagreement | None:
+    """Vote entropy: for each nugget labelled twice or more (the original labelling counts),
+    the entropy of its vital / okay labels (1: split evenly, 0: unanimous), averaged over the
+    question's nuggets.
 
-    >>> n = lambda votes, original: NuggetsNugget("n", "", original, votes, 0.0)
-    >>> topic_disagreement(NuggetsTopicReport([n(3, "vital"), n(1, "okay"), n(0, None)], ["a", "b"]))
-    0.3333333333333333
+    >>> n = lambda name, votes, original: NuggetsNugget(name, "", original, votes, 0.0)
+    >>> found = topic_disagreement(NuggetsTopicReport([n("n1", 3, "vital"), n("n2", 1, "okay"), n("n3", 0, None)], ["a", "b"]))
+    >>> round(found.value, 3), found.reason
+    (0.306, '1 of 3 nuggets split; most: n2 (2 okay / 1 vital)')
     """
     labellings = len(report.assessors)
-    rows = [(n.votes, labellings + (n.original is not None)) for n in report.pyramid]
-    shared = [(votes, total) for votes, total in rows if total >= 2]
-    if not shared:
-        return None
-    return sum(0 < votes < total for votes, total in shared) / len(shared)
+    totals = [labellings + (n.original is not None) for n in report.pyramid]
+    return label_disagreement(
+        [n.id for n in report.pyramid],
+        [[n.votes, total - n.votes] for n, total in zip(report.pyramid, totals)],
+        ["vital", "okay"],
+        noun="nuggets",
+    )

@@ -20,7 +20,8 @@ from annotate.models import Campaign, Run, Topic
 from concord.errors import InvalidInput
 from concord.params import Float, Int, ListOf, ParamsSchema
 from concord.typed import Figure
-from kinds.spec import Export, ExportFile
+from kinds.disagreement import pairwise_disagreement
+from kinds.spec import Disagreement, Export, ExportFile
 from scoring.csvfiles import write_csv
 from scoring.intervals import FigureCI, IntervalSettings, interval_settings
 from scoring.metrics import ordering as m
@@ -575,12 +576,15 @@ def orderings_ready(facts) -> str | None:
 # -- disagreement per topic (KindSpec Reports.disagreement) ---------------------------------
 
 
-def topic_disagreement(report: OrderingTopicReport) -> float | None:
+def topic_disagreement(report: OrderingTopicReport) -> Disagreement | None:
     """1 - the mean pairwise Kendall tau of the topic's orderings (0: all
     identical, 2: all reversed; None: fewer than two orderings).
 
     >>> topic_disagreement(OrderingTopicReport(["a", "b"], [[1.0, 0.5], [0.5, 1.0]], 0.5, [], {}))
-    0.5
+    Disagreement(value=0.5, reason='a and b: τ 0.50')
     """
-    tau = report.mean_tau
-    return None if tau is None or tau != tau else 1.0 - tau
+    names = report.assessors
+    return pairwise_disagreement(
+        [(names[i], names[j], report.tau[i][j]) for i in range(len(names)) for j in range(i + 1, len(names))],
+        figure="τ",
+    )

@@ -23,8 +23,9 @@ from concord.digits import whole_number
 from concord.errors import InvalidInput
 from concord.params import Bool, Choice, Float, Int, ParamsSchema
 from concord.typed import Figure
+from kinds.disagreement import label_disagreement
 from kinds.pairs.draws import ItemDraws
-from kinds.spec import Export, ExportFile
+from kinds.spec import Disagreement, Export, ExportFile
 from scoring import labelmodels as lm
 from scoring.csvfiles import write_csv
 from scoring.intervals import (
@@ -1105,18 +1106,26 @@ def evaluation_ready(facts) -> str | None:
 # -- disagreement per topic (KindSpec Reports.disagreement) ---------------------------------
 
 
-def topic_disagreement(report: PairsTopicReport) -> float | None:
-    """Share of split votes: candidates judged by two or more adjudicators on
-    which they did not all give the same answer (None: no such candidate).
+def topic_disagreement(report: PairsTopicReport) -> Disagreement | None:
+    """Vote entropy: for each candidate judged twice or more, the entropy of its match / no match
+    votes (1: split evenly, 0: unanimous; 10 votes split 5-5 give 1, 3-7 0.88, 2-8 0.72, 1-9
+    0.47), averaged over the topic's candidates.
 
     >>> import dataclasses
-    >>> c = lambda m, n: PairsCandidate(id="c", text="", matches=m, judged=n)
-    >>> report = PairsTopicReport(**{f.name: None for f in dataclasses.fields(PairsAgreement)},
-    ...     candidates=[c(2, 2), c(1, 2), c(0, 2), c(1, 1)])
-    >>> topic_disagreement(report)
-    0.3333333333333333
+    >>> c = lambda m, n: PairsCandidate(id=f"c{m}{n}", text="", matches=m, judged=n)
+    >>> fields = {f.name: None for f in dataclasses.fields(PairsAgreement)}
+    >>> topic_disagreement(PairsTopicReport(**fields, candidates=[c(5, 10)]))
+    Disagreement(value=1.0, reason='5 match / 5 no match')
+    >>> found = topic_disagreement(PairsTopicReport(**fields, candidates=[c(2, 10)]))
+    >>> round(found.value, 3), found.reason
+    (0.722, '8 no match / 2 match')
+    >>> found = topic_disagreement(PairsTopicReport(**fields, candidates=[c(2, 2), c(1, 2), c(0, 2), c(1, 1)]))
+    >>> round(found.value, 3), found.reason
+    (0.333, '1 of 3 candidates split; most: c12 (1 match / 1 no match)')
     """
-    shared = [c for c in report.candidates if c.judged >= 2]
-    if not shared:
-        return None
-    return sum(0 < c.matches < c.judged for c in shared) / len(shared)
+    return label_disagreement(
+        [c.id for c in report.candidates],
+        [[c.matches, c.judged - c.matches] for c in report.candidates],
+        ["match", "no match"],
+        noun="candidates",
+    )

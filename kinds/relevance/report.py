@@ -40,8 +40,9 @@ from concord.errors import InvalidInput
 from concord.jsonready import json_ready
 from concord.params import Int, ParamsSchema
 from concord.typed import Figure, dump
+from kinds.disagreement import label_disagreement
 from kinds.relevance.data import scale_of, threshold_of
-from kinds.spec import Export, ExportFile
+from kinds.spec import Disagreement, Export, ExportFile
 from scoring import ireval
 from scoring import labelmodels as lm
 from scoring.csvfiles import write_csv
@@ -1017,18 +1018,28 @@ def stability_ready(facts) -> str | None:
 # -- disagreement per topic (KindSpec Reports.disagreement) ---------------------------------
 
 
-def topic_disagreement(report: RelevanceTopicReport) -> float | None:
-    """Share of documents graded by two or more assessors who did not all give
-    the same grade (None: no such document).
+def topic_disagreement(report: RelevanceTopicReport) -> Disagreement | None:
+    """Ordinal dissent: for each document graded twice or more, how far its grades spread on
+    the scale (Tastle & Wierman 2007: 1 when half the grades are at each end, 0 when all are
+    one grade; grades one step apart count less than grades at both ends), averaged over the
+    topic's documents.
 
     >>> import dataclasses
-    >>> d = lambda *grades: RelevanceDocument("d", "", list(grades), None)
+    >>> d = lambda name, *grades: RelevanceDocument(name, "", list(grades), None)
     >>> fields = {f.name: None for f in dataclasses.fields(RelevanceAgreement)}
-    >>> topic_disagreement(RelevanceTopicReport(**fields, scale=[], threshold=1, documents=[d(1, 1), d(0, 2), d(3, None)]))
-    0.5
+    >>> scale = ["non-relevant", "related", "relevant", "highly relevant"]
+    >>> found = topic_disagreement(RelevanceTopicReport(**fields, scale=scale, threshold=1,
+    ...     documents=[d("d1", 1, 1), d("d2", 0, 3), d("d3", 3, None)]))
+    >>> found.value, found.reason
+    (0.5, '1 of 2 documents split; most: d2 (1 × non-relevant / 1 × highly relevant)')
+    >>> round(topic_disagreement(RelevanceTopicReport(**fields, scale=scale, threshold=1,
+    ...     documents=[d("d1", 1, 2)])).value, 3)
+    0.263
     """
-    shared = [[g for g in d.grades if g is not None] for d in report.documents]
-    shared = [grades for grades in shared if len(grades) >= 2]
-    if not shared:
-        return None
-    return sum(len(set(grades)) > 1 for grades in shared) / len(shared)
+    given = [[g for g in d.grades if g is not None] for d in report.documents]
+    width = max([len(report.scale), 2, *(g + 1 for grades in given for g in grades)])
+    labels = [report.scale[g] if g < len(report.scale) else str(g) for g in range(width)]
+    counts = [np.bincount(grades, minlength=width) if grades else np.zeros(width) for grades in given]
+    return label_disagreement(
+        [d.id for d in report.documents], np.reshape(counts, (-1, width)), labels, noun="documents", ordinal=True
+    )

@@ -76,9 +76,16 @@ def queue_ids(response) -> list[str]:
 def test_the_queue_lists_topics_two_judged_most_disputed_first(disputed, people):
     response = login(people["organiser"]).get(f"/campaigns/{disputed.pk}/adjudication/")
     assert response.status_code == 200
-    # q1: alice, bob and carol split on c2, c3 and c1 (3 of 4); q2: 1 of 4; q3: none; q4 has one judgment.
+    # q1: alice, bob and carol split 2-1 on c1, c2 and c3 (entropy 0.918 each, 3 of 4); q2: 1-1 on c2
+    # (1 of 4); q3: none; q4 has one judgment.
     assert queue_ids(response) == ["q1", "q2", "q3"]
-    assert [row.disagreement for row in response.context["queue"].rows] == [0.75, 0.25, 0.0]
+    rows = response.context["queue"].rows
+    assert [round(row.disagreement, 4) for row in rows] == [round(3 * 0.9182958340544896 / 4, 4), 0.25, 0.0]
+    assert [row.reason for row in rows] == [
+        "3 of 4 candidates split; most: c1 (2 match / 1 no match)",
+        "1 of 4 candidates split; most: c2 (1 match / 1 no match)",
+        "unanimous on all 4 candidates",
+    ]
     assert [row.submissions for row in response.context["queue"].rows] == [3, 2, 2]
     assert response.context["next_topic"].external_id == "q1"
 

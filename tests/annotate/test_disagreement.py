@@ -1,9 +1,11 @@
 """Per-topic disagreement (KindSpec Reports.disagreement): each kind's measure
-on hand-made reports, stored with the topic's report, and the assignments
-page filtering and sorting topics by it (and by open flags)."""
+and reason on hand-made reports, stored with the topic's report, the
+adjudication queue ranking crowd items by how split their votes are, and the
+assignments page filtering and sorting topics by it (and by open flags)."""
 
 from __future__ import annotations
 
+import dataclasses
 import doctest
 import importlib
 import re
@@ -13,6 +15,8 @@ import pytest
 from annotate import services
 from annotate.models import Flag
 from kinds.registry import KINDS
+from kinds.spec import Disagreement
+from scoring import services as scoring_services
 from scoring.models import Report
 
 pytestmark = pytest.mark.django_db
@@ -42,19 +46,118 @@ def test_every_kind_defines_its_disagreement_and_its_worked_examples_hold():
     assert runner.failures == 0 and examples >= 8
 
 
-def test_pairs_disagreement_is_the_share_of_split_votes_and_is_stored(
+def test_pairs_disagreement_is_the_mean_vote_entropy_and_is_stored_with_its_reason(
     campaign, people, django_capture_on_commit_callbacks
 ):
     with django_capture_on_commit_callbacks(execute=True):
         vote(campaign, people, "q1", "alice", [True, True, False, False])
-        vote(campaign, people, "q1", "bob", [True, False, False, True])  # split on c2 and c4
+        vote(campaign, people, "q1", "bob", [True, False, False, True])  # 1-1 on c2 and c4: entropy 1 each
         vote(campaign, people, "q2", "alice", [True, False, False, False])
         vote(campaign, people, "q2", "bob", [True, False, False, False])  # full agreement
-    stored = dict(
-        Report.objects.filter(campaign=campaign, topic__isnull=False).values_list("topic__external_id", "disagreement")
+    stored = {
+        topic: (value, reason)
+        for topic, value, reason in Report.objects.filter(campaign=campaign, topic__isnull=False).values_list(
+            "topic__external_id", "disagreement", "disagreement_reason"
+        )
+    }
+    assert stored["q1"] == (0.5, "2 of 4 candidates split; most: c2 (1 match / 1 no match)")
+    assert stored["q2"] == (0.0, "unanimous on all 4 candidates")
+    assert "q3" not in stored or stored["q3"] == (None, "")  # fewer than two judgments
+
+
+@pytest.fixture
+def crowd(people, make_user):
+    """Snow et al.'s (2008) shape: one item per topic, ten raters; t1 split 2-8, t2 5-5, t3 4-6,
+    t4 unanimous, t5 1-9; reports computed."""
+    campaign = services.create_campaign(creator=people["organiser"], kind="pairs", name="Crowd", overlap=10)
+    raters = [make_user(f"w{i}") for i in range(10)]
+    for rater in raters:
+        services.add_member(campaign=campaign, username=rater.username, role="assessor")
+    splits = {"t1": 2, "t2": 5, "t3": 4, "t4": 0, "t5": 1}
+    services.import_topics(
+        campaign=campaign,
+        topics=[
+            {"external_id": t, "title": t, "data": {"query": "entails?", "candidates": [{"id": "c", "text": "pair"}]}}
+            for t in splits
+        ],
     )
-    assert stored["q1"] == 0.5 and stored["q2"] == 0.0
-    assert "q3" not in stored or stored["q3"] is None  # fewer than two judgments
+    for topic in campaign.topics.all():
+        for i, rater in enumerate(raters):
+            services.save_judgment(
+                topic=topic,
+                assessor=rater,
+                payload={"matches": {"c": i < splits[topic.external_id]}},
+                status="submitted",
+                version=0,
+            )
+    scoring_services.recompute_reports(campaign.pk, everything=True)
+    return campaign
+
+
+def test_the_queue_opens_on_the_evenest_split_of_crowd_votes_and_says_why(client, people, crowd):
+    """The share of non-unanimous items scored 2-8, 4-6 and 5-5 all 1.000, so the queue opened on
+    t1 (2-8) by campaign order; vote entropy puts 5-5 first, 1-9 last before unanimity."""
+    client.force_login(people["organiser"])
+    response = client.get(f"/campaigns/{crowd.pk}/adjudication/")
+    rows = response.context["queue"].rows
+    assert [row.topic.external_id for row in rows] == ["t2", "t3", "t1", "t5", "t4"]
+    assert [round(row.disagreement, 3) for row in rows] == [1.0, 0.971, 0.722, 0.469, 0.0]
+    assert [row.reason for row in rows] == [
+        "5 match / 5 no match",
+        "6 no match / 4 match",
+        "8 no match / 2 match",
+        "9 no match / 1 match",
+        "10 no match",
+    ]
+    assert response.context["next_topic"].external_id == "t2"
+    page = response.content.decode()
+    assert '<span class="muted disagreement-reason">5 match / 5 no match</span>' in page
+    assert "Vote entropy" in page  # the help says what the number is
+
+
+@pytest.mark.parametrize(
+    ("report", "reason"),
+    [("relevance_grades", "1 × non-relevant / 1 × highly relevant"), ("nugget_labels", "1 vital / 1 okay")],
+)
+def test_every_label_kind_scores_an_even_split_1_and_gives_the_votes(report, reason):
+    found = LABEL_REPORTS[report]()
+    assert isinstance(found, Disagreement) and (found.value, found.reason) == (1.0, reason)
+
+
+def _relevance_grades() -> Disagreement | None:
+    from kinds.relevance.report import RelevanceAgreement, RelevanceDocument, RelevanceTopicReport, topic_disagreement
+
+    fields = {f.name: None for f in dataclasses.fields(RelevanceAgreement)}
+    scale = ["non-relevant", "related", "relevant", "highly relevant"]
+    return topic_disagreement(
+        RelevanceTopicReport(**fields, scale=scale, threshold=1, documents=[RelevanceDocument("d", "", [0, 3], None)])
+    )
+
+
+def _nugget_labels() -> Disagreement | None:
+    from kinds.nuggets.report import NuggetsNugget, NuggetsTopicReport, topic_disagreement
+
+    return topic_disagreement(NuggetsTopicReport([NuggetsNugget("n", "", None, 1, 0.0)], ["a", "b"]))
+
+
+LABEL_REPORTS = {"relevance_grades": _relevance_grades, "nugget_labels": _nugget_labels}
+
+
+def test_graded_relevance_counts_how_far_apart_the_grades_are():
+    """Grades one step apart are less disputed than grades at both ends (vote entropy would
+    score them alike)."""
+    from kinds.relevance.report import RelevanceAgreement, RelevanceDocument, RelevanceTopicReport, topic_disagreement
+
+    fields = {f.name: None for f in dataclasses.fields(RelevanceAgreement)}
+
+    def of(*grades):
+        document = RelevanceDocument("d", "", list(grades), None)
+        return topic_disagreement(
+            RelevanceTopicReport(**fields, scale=["0", "1", "2", "3"], threshold=1, documents=[document])
+        )
+
+    assert of(0, 3).value == 1.0 > of(0, 2).value > of(1, 2).value > of(1, 1).value == 0.0
+    assert of(1, None) is None  # one grade: nothing to measure
 
 
 def test_the_assignments_page_filters_and_sorts_by_disagreement_and_flags(
@@ -80,7 +183,7 @@ def test_the_assignments_page_filters_and_sorts_by_disagreement_and_flags(
     assert ids(disagreement="0.5") == ["q1"]
     assert ids(disagreement="0") == ["q1", "q2"]
     page = client.get(url).content.decode()
-    assert "<td>1.000</td>" in page and "<td>0.250</td>" in page and "Share of split votes" in page
+    assert "<td>1.000</td>" in page and "<td>0.250</td>" in page and "Vote entropy" in page
     for bad in ("-1", "3", "lots", "nan"):
         response = client.get(url, {"disagreement": bad})
         assert response.status_code == 400 and "disagreement:" in response.content.decode()

@@ -286,6 +286,12 @@ def test_reports_are_typed_round_trip_and_match_the_api_schema(demo_of, name, ad
     built_topic = reports.topic(given, topic)
     assert isinstance(built_topic, reports.topic_type)
     assert typed.dump(typed.load(reports.topic_type, typed.dump(built_topic))) == typed.dump(built_topic)
+    # the queue's order and reason: a typed Disagreement of every topic judged twice
+    from kinds.spec import Disagreement
+
+    measured = [reports.disagreement(reports.topic(given, t)) for t in given.topics if len(given.judgments_of(t)) >= 2]
+    found = [m for m in measured if m is not None]
+    assert found and all(isinstance(m, Disagreement) and m.value >= 0 and m.reason for m in found), name
 
     stored = Report.objects.get(campaign=campaign, topic=None)
     first_field = dataclasses.fields(reports.campaign_type)[0].name
