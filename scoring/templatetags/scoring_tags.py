@@ -260,6 +260,8 @@ def chance_test(test) -> str:
 
 
 def _signal_html(signal, wanted: str, got: str, unit: str) -> str:
+    if signal.too_few is not None:
+        return format_html('<span class="stop-signal stop-too-few">{}</span>', signal.too_few.describe())
     if signal.more_units is None:
         return mark_safe('<span class="stop-signal stop-unknown">precision: not yet known</span>')
     if signal.reached:

@@ -138,7 +138,7 @@ def test_the_organiser_page_shows_intervals_and_stop_signals(annotated, client, 
     page = client.get(f"/campaigns/{campaign.pk}/report/").content.decode()
     for ci in (pair.definition.ci, pair.annotation.ci):
         assert f"[{ci.low:.3f}, {ci.high:.3f}]" in page
-    # precision 0.05 (the default) is far from reached on 36 items: about n (h/d)^2 - n more
+    # precision 0.05 (the default) is far from reached on 36 items (30 or more): about n (h/d)^2 - n more
     half = (pair.definition.ci.high - pair.definition.ci.low) / 2
     more = int(np.ceil(round(36 * (half / 0.05) ** 2, 9))) - 36
     assert f"about {more} more factoid-pair-summary items" in page

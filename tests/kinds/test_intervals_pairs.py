@@ -176,19 +176,25 @@ def test_ranking_stability_of_the_systems_by_pooled_f1(judged):
 
 
 def test_the_page_shows_intervals_and_the_stop_signal(client, people, judged):
+    from scoring.selectors import campaign_report as stored
+    from scoring.stopping import stop_signal
+
     client.force_login(people["organiser"])
     page = client.get(f"/campaigns/{judged.pk}/report/").content.decode()
     assert 'id="fleiss-kappa-ci"' in page and "· 25 items" in page
     assert "Fleiss, Nee &amp; Landis 1979" in page
-    # 25 items give a kappa interval far wider than +-0.05: the signal says how many more
-    from scoring.selectors import campaign_report as stored
-    from scoring.stopping import stop_signal
-
-    fleiss = stored(judged).data.fleiss.bootstrap
-    more = stop_signal(fleiss, 0.05).more_units
-    assert more > 100
+    # the null standard error is shown as a test of kappa = 0, not as an interval
+    test = stored(judged).data.fleiss.chance_test
+    assert f"z = {test.z:.2f}, p" in page.split('id="fleiss-kappa-test"')[1].split("</span></span>")[0]
+    # Fleiss' kappa rests on 25 items: too few for its interval's width to judge precision by
+    assert "too few items to judge (25 of at least 30)" in page.split('id="fleiss-kappa-stop"')[1][:200]
+    # the first pair shares 30 items, a kappa interval far wider than +-0.05: the signal says how many more
+    kappa = stored(judged).data.pairs[0].kappa_ci
+    more = stop_signal(kappa, 0.05).more_units
+    assert kappa.units == 30 and more > 100
     assert f"about {more} more items" in page
-    assert 'id="ranking-stop"' in page and "5th percentile τ" in page
+    # 6 topics and 4 systems: too few topics to judge the ranking's stability
+    assert "too few topics to judge (6 of at least 10)" in page.split('id="ranking-stop"')[1][:200]
     # a precision of 0.9 is reached at once (no new report needed: the signal is arithmetic)
     judged.params = {**judged.params, "precision": 0.9}
     judged.save(update_fields=["params"])

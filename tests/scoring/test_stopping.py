@@ -14,7 +14,16 @@ from concord.typed import dump, load
 from kinds.registry import KINDS
 from scoring.intervals import FigureCI, RankingStability, figure_ci, interval_settings, ranking_stability
 from scoring.metrics.uncertainty import Interval
-from scoring.stopping import ranking_signal, stop_signal, units_needed
+from scoring.stopping import (
+    MIN_RANKING_UNITS,
+    MIN_SYSTEMS,
+    MIN_UNITS,
+    StopSignal,
+    TooFew,
+    ranking_signal,
+    stop_signal,
+    units_needed,
+)
 
 
 def ci(value, low, high, units, unit="items", method="bootstrap"):
@@ -44,13 +53,26 @@ def test_reached_at_or_below_the_precision():
 
 
 def test_no_interval_no_signal():
-    assert stop_signal(ci(0.5, None, None, 1, method="none"), 0.05) == (
-        stop_signal(ci(0.5, float("nan"), float("nan"), 1, method="none"), 0.05)
+    assert stop_signal(ci(0.5, None, None, 40, method="none"), 0.05) == (
+        stop_signal(ci(0.5, float("nan"), float("nan"), 40, method="none"), 0.05)
     )
-    signal = stop_signal(ci(0.5, None, None, 1, method="none"), 0.05)
-    assert (signal.reached, signal.half_width, signal.more_units) == (False, None, None)
+    signal = stop_signal(ci(0.5, None, None, 40, method="none"), 0.05)
+    assert (signal.reached, signal.half_width, signal.more_units, signal.too_few) == (False, None, None, None)
     with pytest.raises(ValueError):
         stop_signal(ci(0.5, 0.4, 0.6, 10), 0)
+
+
+def test_a_figure_on_fewer_than_30_units_is_too_few_to_judge_never_reached():
+    """Three topics whose taus are all 1 give the interval [1, 1]: "reached" before; the
+    percentile bootstrap covers 55-92% at 10 units, so no signal below MIN_UNITS (30)."""
+    signal = stop_signal(ci(1.0, 1.0, 1.0, 3, "topics"), 0.05)
+    assert (signal.reached, signal.more_units, signal.too_few) == (False, None, TooFew("topics", 3, MIN_UNITS))
+    assert signal.too_few.describe() == "too few topics to judge (3 of at least 30)"
+    assert stop_signal(ci(0.5, None, None, 1, method="none"), 0.05).too_few == TooFew("items", 1, 30)
+    assert stop_signal(ci(0.8, 0.79, 0.81, 29), 0.05).too_few == TooFew("items", 29, 30)
+    assert stop_signal(ci(0.8, 0.79, 0.81, 30), 0.05) == StopSignal(True, pytest.approx(0.01), 0, None)
+    assert stop_signal(ci(0.8, 0.79, 0.81, 5), 0.05, min_units=5).reached
+    assert MIN_UNITS == 30
 
 
 def test_stop_signal_reads_the_metric_library_interval_too():
@@ -64,6 +86,25 @@ def test_ranking_signal():
     assert (signal.reached, signal.more_units) == (False, 50)
     assert ranking_signal(stable, 0.8).reached
     assert ranking_signal(RankingStability("F1", 1, 40, "topics", None, None, 1000, "none"), 0.9).more_units is None
+    assert ranking_signal(RankingStability("F1", 5, 40, "topics", None, None, 1000, "none"), 0.9) == StopSignal(
+        False, None, None, None
+    )
+
+
+def test_a_ranking_of_two_systems_or_few_topics_is_too_few_to_judge():
+    """Two systems: tau is +-1, so a 5th percentile of 1.000 said "reached" on three topics."""
+    two = RankingStability("nDCG@10", 2, 3, "topics", 1.0, 1.0, 1000, "bootstrap")
+    assert (
+        ranking_signal(two, 0.9).too_few == TooFew("systems", 2, MIN_SYSTEMS) and not ranking_signal(two, 0.9).reached
+    )
+    assert ranking_signal(RankingStability("F", 2, 500, "questions", 1.0, 1.0, 1000, "bootstrap"), 0.9).too_few == (
+        TooFew("systems", 2, 3)
+    )
+    three = RankingStability("nDCG@10", 3, 9, "questions", 1.0, 1.0, 1000, "bootstrap")
+    assert ranking_signal(three, 0.9).too_few == TooFew("questions", 9, MIN_RANKING_UNITS)
+    enough = RankingStability("nDCG@10", 3, 10, "topics", 1.0, 1.0, 1000, "bootstrap")
+    assert ranking_signal(enough, 0.9) == StopSignal(True, 0.0, 0, None)
+    assert (MIN_SYSTEMS, MIN_RANKING_UNITS) == (3, 10)
 
 
 def test_ranking_stability_against_a_direct_computation():
@@ -131,7 +172,9 @@ def test_stop_tag_uses_the_campaign_precision():
     assert "about 600 more items (±0.100, wanted ±0.05)" in out
     out = render("{% stop f %}", f=f, campaign=SimpleNamespace(params={"precision": 0.1}))
     assert "✓ reached (±0.100, wanted ±0.1)" in out
-    assert "not yet known" in render("{% stop f %}", f=ci(0.5, None, None, 1, method="none"))
+    assert "not yet known" in render("{% stop f %}", f=ci(0.5, None, None, 40, method="none"))
+    out = render("{% stop f %}", f=ci(1.0, 1.0, 1.0, 3, "topics"))
+    assert "too few topics to judge (3 of at least 30)" in out and "reached" not in out
     stability = RankingStability("F1", 5, 40, "topics", 0.95, 0.85, 1000, "bootstrap")
     out = render("{% ranking_stop s %}", s=stability, campaign=SimpleNamespace(params={"ranking_tau": 0.9}))
     assert "about 50 more topics (5th percentile τ 0.850, wanted τ ≥ 0.9)" in out
@@ -178,3 +221,61 @@ def test_good_interval_params_are_stored(api, people):
     assert response.status_code == 201, response.content
     params = Campaign.objects.get(name="R").params
     assert (params["precision"], params["resamples"], params["ranking_tau"]) == (0.02, 500, 0.8)
+
+
+# -- a tiny campaign ----------------------------------------------------------------------------
+
+
+@pytest.fixture
+def tiny(people):
+    """Graded relevance, 3 topics x 2 documents, alice and bob grading alike, two systems of
+    which sysA ranks the relevant document first on every topic; reports computed."""
+    from annotate import services
+    from scoring import services as scoring_services
+
+    campaign = services.create_campaign(creator=people["organiser"], kind="relevance", name="Tiny", overlap=2)
+    for name in ("alice", "bob"):
+        services.add_member(campaign=campaign, username=name, role="assessor")
+    topics = [f"t{i}" for i in range(1, 4)]
+    services.import_topics(
+        campaign=campaign,
+        topics=[
+            {
+                "external_id": t,
+                "title": t,
+                "data": {"title": t, "documents": [{"id": "good", "text": "a"}, {"id": "bad", "text": "b"}]},
+            }
+            for t in topics
+        ],
+    )
+    for topic in campaign.topics.all():
+        for name in ("alice", "bob"):
+            services.save_judgment(
+                topic=topic,
+                assessor=people[name],
+                payload={"grades": {"good": 3, "bad": 0}},
+                status="submitted",
+                version=0,
+            )
+    runs = {"sysA": [["good", 2.0], ["bad", 1.0]], "sysB": [["bad", 2.0], ["good", 1.0]]}
+    services.import_runs(
+        campaign=campaign, runs=[{"name": n, "data": {"ranking": dict.fromkeys(topics, r)}} for n, r in runs.items()]
+    )
+    scoring_services.recompute_reports(campaign.pk, everything=True)
+    return campaign
+
+
+@pytest.mark.django_db
+def test_a_tiny_campaign_says_too_few_to_judge_instead_of_reached(client, people, tiny):
+    """Issue 24: 3 topics and 2 systems showed "✓ reached (5th percentile τ 1.000, wanted τ ≥ 0.9)",
+    and two assessors agreeing on 6 documents "✓ reached (±0.000)"."""
+    from scoring.selectors import campaign_report
+
+    data = campaign_report(tiny).data
+    assert (data.ranking.systems, data.ranking.units, data.ranking.p5) == (2, 3, 1.0)
+    assert (data.alpha.ordinal_ci.low, data.alpha.ordinal_ci.high, data.alpha.ordinal_ci.units) == (1.0, 1.0, 6)
+    client.force_login(people["organiser"])
+    page = client.get(f"/campaigns/{tiny.pk}/report/").content.decode()
+    assert "✓ reached" not in page
+    assert "too few systems to judge (2 of at least 3)" in page
+    assert "too few documents to judge (6 of at least 30)" in page
