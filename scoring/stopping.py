@@ -35,19 +35,22 @@ judge (n of at least N)" instead of "reached" or "about N more":
 
 * a figure's interval: :data:`MIN_UNITS` = 30 units. In the known-kappa
   simulation of ``python -m benchmarks.coverage`` (Cohen 2 raters, Fleiss,
-  AC1 and alpha 5 raters, kappa 0.4 and 0.8, 1,000 replications a cell) the
-  95% percentile bootstrap covers 55-92% at 10 units and 81-94% at 20, but
-  91-94% from 30 on (93-96% from 200): below 30 the half-width the signal
-  compares with the precision is too unreliable to act on;
+  AC1 and alpha 5 raters, two labels 70/30, kappa 0.4 and 0.8, 1,000
+  replications a cell) Concord's 95% intervals (the percentile bootstrap,
+  Gwet's analytic ones) cover 56-93% at 10 units and 82-94% at 20, 90-94%
+  at 30, 91-95% at 50 and 94-96% from 200 on: 30 is the first size at which
+  every one covers 90% or more; below it the half-width the signal compares
+  with the precision is too unreliable to act on;
 * a ranking's stability: :data:`MIN_SYSTEMS` = 3 systems and
   :data:`MIN_RANKING_UNITS` = 10 topics. With two systems Kendall's tau is
   +-1, so "5th percentile tau >= 0.9" only says the two keep their order in
-  95% of resamples; in ``python -m benchmarks.coverage --ranking`` (systems
-  whose true scores are equal or close, topic and system noise) two systems
-  are called "reached" with the wrong order up to 16% of the time, and with
-  equal systems 14-36% whatever the number of topics. From three systems on,
-  a wrong ranking is called "reached" up to 5% of the time at 3 topics and at
-  most 1% from 8 topics on; 10 is the first round number past that.
+  95% of resamples; in ``python -m benchmarks.coverage --ranking --replications
+  300 --resamples 500`` (systems whose true scores are equal or evenly spaced,
+  topic and system noise) two systems are called "reached" in the wrong order
+  up to 19% of the time, and equal ones 11-42% whatever the number of topics.
+  From three systems on a wrong ranking is called "reached" up to 6% of the
+  time at 3 topics, 1.7% at 5 and at most 1% from 8 topics on; 10 is the
+  first round number past that.
 
 Computed when a page renders (arithmetic on the stored interval), so a new
 ``precision`` takes effect at once; the intervals themselves come with the

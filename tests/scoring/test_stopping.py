@@ -64,7 +64,7 @@ def test_no_interval_no_signal():
 
 def test_a_figure_on_fewer_than_30_units_is_too_few_to_judge_never_reached():
     """Three topics whose taus are all 1 give the interval [1, 1]: "reached" before; the
-    percentile bootstrap covers 55-92% at 10 units, so no signal below MIN_UNITS (30)."""
+    bootstrap covers 56-93% at 10 units and 82-94% at 20, so no signal below MIN_UNITS (30)."""
     signal = stop_signal(ci(1.0, 1.0, 1.0, 3, "topics"), 0.05)
     assert (signal.reached, signal.more_units, signal.too_few) == (False, None, TooFew("topics", 3, MIN_UNITS))
     assert signal.too_few.describe() == "too few topics to judge (3 of at least 30)"
