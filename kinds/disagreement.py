@@ -56,6 +56,8 @@ def label_disagreement(
     votes = votes_text(table[most], labels, ordinal=ordinal)
     if len(items) == 1:
         return Disagreement(value, votes)
+    if shared.size == 1:
+        return Disagreement(value, f"{_short(items[most])}: {votes}")
     split = int(np.count_nonzero(measure > 0))
     if not split:
         if shared.size == len(items):

@@ -1036,10 +1036,10 @@ def topic_disagreement(report: RelevanceTopicReport) -> Disagreement | None:
     ...     documents=[d("d1", 1, 2)])).value, 3)
     0.263
     """
-    given = [[g for g in d.grades if g is not None] for d in report.documents]
-    width = max([len(report.scale), 2, *(g + 1 for grades in given for g in grades)])
+    if not report.documents:
+        return None
+    grades = np.array([[-1 if g is None else g for g in d.grades] for d in report.documents], dtype=np.int64)
+    width = max(len(report.scale), 2, int(grades.max(initial=-1)) + 1)
     labels = [report.scale[g] if g < len(report.scale) else str(g) for g in range(width)]
-    counts = [np.bincount(grades, minlength=width) if grades else np.zeros(width) for grades in given]
-    return label_disagreement(
-        [d.id for d in report.documents], np.reshape(counts, (-1, width)), labels, noun="documents", ordinal=True
-    )
+    counts = (grades[:, :, np.newaxis] == np.arange(width)).sum(axis=1)  # documents x grades
+    return label_disagreement([d.id for d in report.documents], counts, labels, noun="documents", ordinal=True)
