@@ -183,6 +183,7 @@ def load_campaign(document: Any, *, creator=None) -> Campaign:
         created_by=creator,
     )
     users: dict[str, Any] = {}
+    created: set[str] = set()  # accounts this restore made: set-password links may be made for them
 
     def user(name: str | None, where: str):
         if name is None:
@@ -195,6 +196,7 @@ def load_campaign(document: Any, *, creator=None) -> Campaign:
                 found = User(username=name, is_active=name not in imported)
                 found.set_unusable_password()
                 found.save()
+                created.add(name)
             users[name] = found
         return users[name]
 
@@ -204,6 +206,7 @@ def load_campaign(document: Any, *, creator=None) -> Campaign:
             user=user(member["username"], f"file.members[{index}].username"),
             role=member["role"],
             imported=member.get("imported", False),
+            created_account=member["username"] in created and not member.get("imported", False),
         )
     topics = {}
     for index, entry in enumerate(require_list(document.get("topics", []), "file.topics")):

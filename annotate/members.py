@@ -1,14 +1,6 @@
 """Services for a campaign's members beyond adding one (annotate.services.add_member):
-adding many at once, removing one, and one-time set-password links.
-
-A set-password link is Django's password-reset machinery (the same token
-generator and confirm page as a reset by mail) without a mail server: the
-organiser is shown the link and passes it on. It is offered only for an
-account that cannot log in yet (no usable password, never logged in, active,
-not staff, not an imported crowd worker) and whose every campaign is one the
-organiser organises, so no organiser can take over someone else's account.
-The token is void once a password is set (it hashes the password and the
-last login) and after ``PASSWORD_RESET_TIMEOUT``.
+adding many at once, removing one, and the members page's rows. What the
+page says of each account, and its set-password links, are annotate.accounts.
 """
 
 from __future__ import annotations
@@ -18,12 +10,9 @@ from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
-from django.contrib.auth.tokens import default_token_generator
 from django.db import transaction
-from django.urls import reverse
-from django.utils.encoding import force_bytes
-from django.utils.http import urlsafe_base64_encode
 
+from annotate import accounts
 from annotate.models import Assignment, Campaign, Judgment, Membership
 from annotate.services import add_member, assign_topics, require_username
 from concord.errors import InvalidInput
@@ -88,58 +77,42 @@ def remove_member(*, campaign: Campaign, username: str) -> None:
 
 @dataclass(frozen=True)
 class Account:
-    """A member as the members page shows them."""
+    """A member as the members page shows them (``state``: annotate.accounts)."""
 
     username: str
     role: str
-    imported: bool
-    can_log_in: bool
-    link_allowed: bool
+    state: str
+
+    @property
+    def said(self) -> str:
+        return accounts.SAID[self.state]
+
+    @property
+    def link_allowed(self) -> bool:
+        return self.state == accounts.NEW
 
 
-def accounts(campaign: Campaign, organiser: AbstractBaseUser) -> list[Account]:
-    """The campaign's members, with whether ``organiser`` may make each a set-password link."""
+def member_accounts(campaign: Campaign, organiser: AbstractBaseUser) -> list[Account]:
+    """The campaign's members, each account's state as ``organiser`` sees it."""
     members = list(campaign.memberships.select_related("user").order_by("role", "user__username"))
-    return [
-        Account(
-            username=m.user.username,
-            role=m.role,
-            imported=m.imported,
-            can_log_in=m.user.has_usable_password() and m.user.is_active,
-            link_allowed=_may_link(m.user, organiser),
+    states = accounts.states([m.user for m in members], organiser)
+    return [Account(m.user.username, m.role, accounts.member_state(m, states[m.user_id])) for m in members]
+
+
+#: The most names the message after adding lists per state (a paste may add MAX_BULK).
+NAMES_SHOWN = 20
+
+
+def added_message(added: list[Membership], organiser: AbstractBaseUser) -> str:
+    """What the members page says after adding: each name's account state, as the table shows it."""
+    states = accounts.states([m.user for m in added], organiser)
+    by_state: dict[str, list[str]] = {}
+    for membership in added:
+        by_state.setdefault(accounts.member_state(membership, states[membership.user_id]), []).append(
+            membership.user.get_username()
         )
-        for m in members
-    ]
-
-
-def _may_link(user: AbstractBaseUser, organiser: AbstractBaseUser) -> bool:
-    if user.has_usable_password() or user.last_login is not None or not user.is_active or user.is_staff:
-        return False
-    memberships = list(Membership.objects.filter(user=user).values_list("campaign_id", "imported"))
-    if any(imported for _, imported in memberships):
-        return False
-    if organiser.is_staff:
-        return True
-    campaigns = {campaign_id for campaign_id, _ in memberships}
-    mine = set(
-        Membership.objects.filter(
-            user=organiser, role=Membership.Role.ORGANISER, campaign_id__in=campaigns
-        ).values_list("campaign_id", flat=True)
-    )
-    return bool(campaigns) and campaigns <= mine
-
-
-def set_password_link(*, campaign: Campaign, username: str, organiser: AbstractBaseUser) -> str:
-    """The path of a one-time page where ``username`` chooses a password (Django's reset confirm page)."""
-    membership = Membership.objects.filter(campaign=campaign, user__username=username).select_related("user").first()
-    if membership is None:
-        raise InvalidInput("username", f"{username!r} is not a member of this campaign")
-    user = membership.user
-    if not _may_link(user, organiser):
-        raise InvalidInput(
-            "username",
-            f"no link for {username!r}: links are only for accounts that cannot log in yet, belong to no "
-            "campaign you do not organise, and are not imported crowd workers or staff",
-        )
-    uid = urlsafe_base64_encode(force_bytes(user.pk))
-    return reverse("password_reset_confirm", args=[uid, default_token_generator.make_token(user)])
+    parts = [f"Added or updated {len(added)} member{'s' if len(added) != 1 else ''}."]
+    for state, names in by_state.items():
+        more = f" and {len(names) - NAMES_SHOWN} more" if len(names) > NAMES_SHOWN else ""
+        parts.append(f"{', '.join(names[:NAMES_SHOWN])}{more}: {accounts.SAID[state]}.")
+    return " ".join(parts)

@@ -49,6 +49,15 @@ class Membership(models.Model):
         default=False,
         help_text="An imported crowd worker: an account an import of this campaign created; it never logs in.",
     )
+    #: Adding this member created the account (the name was nobody's): until it
+    #: can log in, the organisers of all its campaigns may make it a set-password
+    #: link (annotate.accounts). An account that existed before never gets one
+    #: from an organiser: its owner signs in with their own password.
+    created_account = models.BooleanField(
+        default=False,
+        help_text="Adding this member created the account: its organisers may make it a set-password link until "
+        "it can log in.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -236,7 +245,11 @@ class Flag(models.Model):
 
     class Meta:
         ordering = ["-created_at", "-id"]
-        indexes = [models.Index(fields=["topic", "resolved_at"])]
+        indexes = [
+            models.Index(fields=["topic", "resolved_at"]),
+            # The flag limits (annotate.flags): one author's flags, recent or open.
+            models.Index(fields=["author", "created_at"], name="flag_author_created"),
+        ]
 
     @property
     def is_open(self) -> bool:

@@ -13,7 +13,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
-from annotate import members, selectors, services
+from annotate import accounts, members, selectors, services
 from annotate.models import Membership
 from concord.errors import InvalidInput
 
@@ -31,7 +31,7 @@ def campaign_members(request: HttpRequest, campaign_id: int) -> HttpResponse:
             if action == "add":
                 names = members.parse_usernames(request.POST.get("usernames", ""))
                 added = members.add_members(campaign=campaign, usernames=names, role=request.POST.get("role", ""))
-                messages.success(request, f"Added or updated {len(added)} member{'s' if len(added) != 1 else ''}.")
+                messages.success(request, members.added_message(added, request.user))
             elif action == "role":
                 services.add_member(campaign=campaign, username=username, role=request.POST.get("role", ""))
                 messages.success(request, f"{username} is now {request.POST.get('role')}.")
@@ -40,7 +40,7 @@ def campaign_members(request: HttpRequest, campaign_id: int) -> HttpResponse:
                 messages.success(request, f"{username} was removed; their judgments stay.")
             elif action == "link":
                 link = request.build_absolute_uri(
-                    members.set_password_link(campaign=campaign, username=username, organiser=request.user)
+                    accounts.set_password_link(campaign=campaign, username=username, organiser=request.user)
                 )
             else:
                 raise InvalidInput("action", "expected add, role, remove or link")
@@ -54,13 +54,13 @@ def campaign_members(request: HttpRequest, campaign_id: int) -> HttpResponse:
         "annotate/members.html",
         {
             "campaign": campaign,
-            "accounts": members.accounts(campaign, request.user),
+            "accounts": members.member_accounts(campaign, request.user),
             "roles": Membership.Role.choices,
             "error": error,
             "link": link,
             "link_for": request.POST.get("username", "") if link else "",
             "pasted": request.POST.get("usernames", "") if error else "",
-            "link_days": settings.PASSWORD_RESET_TIMEOUT // 86400,
+            "link_days": settings.CONCORD_SET_PASSWORD_LINK_DAYS,
         },
         status=400 if error else 200,
     )

@@ -95,12 +95,14 @@ def clean_campaign_params(
 def add_member(*, campaign: Campaign, username: str, role: str) -> Membership:
     """Add (or change the role of) a member; new assessors get topics at once.
 
-    The answer never tells whether an account existed (no account
-    enumeration through the members API): a valid username that is nobody's
-    becomes a new account without a usable password, which cannot log in
-    until an admin gives it one (Django's admin: "Set password"). A name no
-    account could have is refused. The name is read as login reads it
-    (stripped, NFKC), so ``ｃａｒｏｌ`` is ``carol``.
+    A valid username that is nobody's becomes a new account without a usable
+    password (``Membership.created_account``): the organisers may make it a
+    set-password link (annotate.accounts). An existing account is added as
+    it is; the organiser learns only that it exists (annotate.accounts: what
+    an organiser may learn). A name no account could have is refused, and so
+    is one differing only in case from an existing account (as imports refuse
+    it). The name is read as login reads it (stripped, NFKC), so ``ｃａｒｏｌ``
+    is ``carol``.
 
     A campaign keeps at least one organiser: the last one cannot be made
     anything else (by themselves or anyone).
@@ -111,14 +113,21 @@ def add_member(*, campaign: Campaign, username: str, role: str) -> Membership:
         raise InvalidInput("username", "expected a user name (a string)")
     username = require_username(User.normalize_username(username.strip()), "username", what="user")
     user = User.objects.select_for_update().filter(username=username).first()
-    if user is None:
+    created = user is None
+    if created:
+        require_unlike_existing(username, "username")
         user = User(username=username)
         user.set_unusable_password()
         user.save()
     organisers = Membership.objects.select_for_update().filter(campaign=campaign, role=Membership.Role.ORGANISER)
     if role != Membership.Role.ORGANISER and list(organisers.values_list("user_id", flat=True)) == [user.pk]:
         raise InvalidInput("role", f"{username!r} is the campaign's last organiser: make someone else organiser first")
-    membership, _ = Membership.objects.update_or_create(campaign=campaign, user=user, defaults={"role": role})
+    membership, _ = Membership.objects.update_or_create(
+        campaign=campaign,
+        user=user,
+        defaults={"role": role},
+        create_defaults={"role": role, "created_account": created},
+    )
     if role == Membership.Role.ASSESSOR:
         assign_topics(campaign)
     return membership
@@ -541,6 +550,17 @@ class WorkerAccounts:
 
 def _shown(name: str) -> str:
     return repr(name if len(name) <= 40 else name[:40] + "...")
+
+
+def require_unlike_existing(name: str, where: str) -> None:
+    """Refuse a new account's name that differs only in case from an existing
+    account's (``Bob`` beside ``bob``), as imports do (:func:`clean_workers`)."""
+    from django.db.models.functions import Lower
+
+    if User.objects.annotate(folded=Lower(User.USERNAME_FIELD)).filter(folded=name.lower()).exists():
+        raise InvalidInput(
+            where, f"user {_shown(name)} differs only in case from an existing account; choose another name"
+        )
 
 
 def require_username(name: Any, where: str, *, what: str = "account") -> str:

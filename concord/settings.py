@@ -297,6 +297,20 @@ SPECTACULAR_SETTINGS = {
     },
 }
 
+# What one user may take of what everyone shares (README, "Security"; issue 25):
+# - set-password links (annotate/accounts.py) expire after this many days;
+CONCORD_SET_PASSWORD_LINK_DAYS = env_int("CONCORD_SET_PASSWORD_LINK_DAYS", 3, minimum=1)
+PASSWORD_RESET_TIMEOUT = CONCORD_SET_PASSWORD_LINK_DAYS * 86400
+# - flags (annotate/flags.py): open ones per assessor and topic, new ones per
+#   assessor and campaign in any hour;
+CONCORD_FLAGS_OPEN_PER_TOPIC = env_int("CONCORD_FLAGS_OPEN_PER_TOPIC", 5, minimum=1)
+CONCORD_FLAGS_PER_HOUR = env_int("CONCORD_FLAGS_PER_HOUR", 30, minimum=1)
+# - analyses (scoring/dispatch.py): unfinished jobs per campaign and per user,
+#   and how many of a campaign's tasks wait in the analyses queue at once.
+CONCORD_JOBS_PER_CAMPAIGN = env_int("CONCORD_JOBS_PER_CAMPAIGN", 3, minimum=1)
+CONCORD_JOBS_PER_USER = env_int("CONCORD_JOBS_PER_USER", 5, minimum=1)
+CONCORD_ANALYSIS_SLOTS = env_int("CONCORD_ANALYSIS_SLOTS", 2, minimum=1)
+
 # How often pages showing a live report poll for a fresh one (milliseconds).
 CONCORD_REFRESH_MS = env_int("CONCORD_REFRESH_MS", 3000, minimum=200)
 

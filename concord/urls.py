@@ -3,6 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
+from annotate import account_views as account_pages
 from annotate import adjudication_views as adjudication_pages
 from annotate import flag_views as flag_pages
 from annotate import organiser_views as organiser_pages
@@ -89,11 +90,8 @@ page_urls = [
     path("campaigns/<int:campaign_id>/members/", organiser_pages.campaign_members, name="campaign-members"),
     path("campaigns/<int:campaign_id>/uploads/", upload_views.campaign_uploads, name="campaign-uploads"),
     path("campaigns/<int:campaign_id>/assignments/", upload_views.campaign_assignments, name="campaign-assignments"),
-    path(
-        "accounts/reset/<uidb64>/<token>/",
-        auth_views.PasswordResetConfirmView.as_view(post_reset_login=False),
-        name="password_reset_confirm",
-    ),
+    # A set-password link's code is its fragment, never in a URL the server sees (annotate/accounts.py).
+    path("accounts/set-password/", account_pages.set_password, name="set-password"),
     path("accounts/reset/done/", auth_views.PasswordResetCompleteView.as_view(), name="password_reset_complete"),
     path("campaigns/<int:campaign_id>/", pages.campaign, name="campaign"),
     path("campaigns/<int:campaign_id>/topics/<str:topic_id>/judge/", pages.judge, name="judge"),

@@ -7,6 +7,7 @@ from __future__ import annotations
 from drf_spectacular.utils import OpenApiParameter, extend_schema_field
 from rest_framework import serializers
 
+from annotate import accounts
 from annotate.models import Campaign, Flag, Judgment, Membership, Run, Topic
 from kinds.registry import KINDS
 
@@ -46,14 +47,26 @@ class CampaignCreateSerializer(serializers.Serializer):
 
 
 class MemberSerializer(serializers.ModelSerializer):
+    """A member; ``context={"states": annotate.accounts.states(...)}`` says what
+    the caller may know of each account."""
+
     username = serializers.CharField(source="user.username")
     imported = serializers.BooleanField(
         read_only=True, help_text="An imported crowd worker: an account an import created; it never logs in."
     )
+    account = serializers.SerializerMethodField(
+        help_text="imported: an imported crowd worker; new: an account adding it created, without a password yet "
+        "(the members page makes it a set-password link); existing: they sign in with their own password "
+        "(nothing more is told of an account)."
+    )
 
     class Meta:
         model = Membership
-        fields = ["username", "role", "imported"]
+        fields = ["username", "role", "imported", "account"]
+
+    @extend_schema_field(serializers.ChoiceField(choices=["imported", "new", "existing"]))
+    def get_account(self, membership: Membership) -> str:
+        return accounts.member_state(membership, self.context["states"][membership.user_id])
 
 
 class MemberCreateSerializer(serializers.Serializer):

@@ -16,7 +16,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotate import adaptive, flags, importers, selectors, services
+from annotate import accounts, adaptive, flags, importers, selectors, services
 from annotate.api import serializers as s
 from annotate.api.bodies import StrictJSONParser, StrictMultiPartParser
 from annotate.models import Curation, Membership
@@ -97,14 +97,22 @@ class MemberList(APIView):
     @extend_schema(responses={200: s.MemberSerializer(many=True), **ERRORS})
     def get(self, request: Request, campaign_id: int) -> Response:
         campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
-        return Response(s.MemberSerializer(campaign.memberships.select_related("user"), many=True).data)
+        found = list(campaign.memberships.select_related("user"))
+        states = accounts.states([m.user for m in found], request.user)
+        return Response(s.MemberSerializer(found, many=True, context={"states": states}).data)
 
-    @extend_schema(request=s.MemberCreateSerializer, responses={201: s.MemberSerializer, **ERRORS})
+    @extend_schema(
+        request=s.MemberCreateSerializer,
+        description="Add a member, or change a member's role. `account` says whether the name was nobody's (new: "
+        "an account without a password) or is an existing account, whose owner signs in with their own password.",
+        responses={201: s.MemberSerializer, **ERRORS},
+    )
     def post(self, request: Request, campaign_id: int) -> Response:
         campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
         data = body(request, allowed={"username", "role"}, required={"username", "role"})
         membership = services.add_member(campaign=campaign, username=data["username"], role=data["role"])
-        return Response(s.MemberSerializer(membership).data, status=status.HTTP_201_CREATED)
+        states = accounts.states([membership.user], request.user)
+        return Response(s.MemberSerializer(membership, context={"states": states}).data, status=status.HTTP_201_CREATED)
 
 
 class TopicList(APIView):

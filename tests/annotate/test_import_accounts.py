@@ -201,7 +201,7 @@ def test_a_150_character_name_is_accepted(api, people, campaign):
 def test_imported_workers_are_marked_on_the_members_api_and_cannot_log_in(api, people, campaign):
     assert upload(api, people["organiser"], campaign, rows("w1")).status_code == 201
     members = {m["username"]: m for m in api(people["organiser"]).get(f"/api/campaigns/{campaign.pk}/members/").json()}
-    assert members["w1"] == {"username": "w1", "role": "assessor", "imported": True}
+    assert members["w1"] == {"username": "w1", "role": "assessor", "imported": True, "account": "imported"}
     assert members["alice"]["imported"] is False
     worker = User.objects.get(username="w1")
     assert not worker.has_usable_password() and not worker.is_active

@@ -1,12 +1,11 @@
 """The members page (issue 13, part 2): add one or a pasted list, change
-roles, remove, and one-time set-password links (Django's reset machinery)."""
+roles, remove, and one-time set-password links (the links themselves:
+test_set_password_links.py)."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
-from django.contrib.auth import authenticate, get_user_model
+from django.contrib.auth import get_user_model
 
 from annotate import services
 from annotate.members import parse_usernames
@@ -67,24 +66,6 @@ def test_removing_an_assessor_keeps_their_judgments_and_reassigns_the_rest(clien
         assert Assignment.objects.filter(topic_id=topic_id).count() == campaign.overlap
 
 
-def test_a_set_password_link_lets_a_new_account_choose_a_password_once(client, campaign, people):
-    client.force_login(people["organiser"])
-    url = f"/campaigns/{campaign.pk}/members/"
-    client.post(url, {"action": "add", "usernames": "newbie", "role": "assessor"})
-    page = client.post(url, {"action": "link", "username": "newbie"}).content.decode()
-    link = re.search(r'value="(http://testserver/accounts/reset/[^"]+)"', page).group(1)
-    client.logout()
-    form = client.get(link, follow=True)
-    assert form.status_code == 200 and "Choose a password" in form.content.decode()
-    done = client.post(
-        form.redirect_chain[-1][0], {"new_password1": "a long sentence 42", "new_password2": "a long sentence 42"}
-    )
-    assert done.status_code == 302 and done["Location"] == "/accounts/reset/done/"
-    assert authenticate(username="newbie", password="a long sentence 42") is not None
-    # The link is void once used.
-    assert "does not work any more" in client.get(link, follow=True).content.decode()
-
-
 @pytest.mark.parametrize("who", ["alice", "newbie_elsewhere", "admin"])
 def test_no_link_for_accounts_that_can_log_in_or_belong_elsewhere(client, campaign, people, who):
     if who == "newbie_elsewhere":
@@ -95,7 +76,7 @@ def test_no_link_for_accounts_that_can_log_in_or_belong_elsewhere(client, campai
     client.force_login(people["organiser"])
     response = client.post(f"/campaigns/{campaign.pk}/members/", {"action": "link", "username": who})
     assert response.status_code == 400 and "no link for" in response.content.decode()
-    assert "/accounts/reset/" not in response.content.decode()
+    assert "/accounts/set-password/#" not in response.content.decode()
 
 
 def test_only_organisers_of_the_campaign_manage_its_members(client, campaign, people):

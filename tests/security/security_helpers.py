@@ -66,9 +66,6 @@ def path_for(name: str, pattern: URLPattern, world) -> str:
         "flag_id": world.flag.pk,
         "name": "consensus",
         "token_id": "0123456789abcde",
-        # A set-password link of nobody's: the page answers "this link does not work" to everyone.
-        "uidb64": "MTAwMDAw",
-        "token": "set-password",
     }
     missing = set(pattern.pattern.converters) - set(values)
     assert not missing, f"path_for(): give a value for {', '.join(sorted(missing))} (URL {name})"

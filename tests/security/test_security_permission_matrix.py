@@ -54,8 +54,8 @@ EXPECTED: dict[str, dict[str, tuple]] = {
     "signed-in": {"GET": (LOGIN, 200, 200, 200, 200, 200, 200)},
     "api-schema": {"GET": (200,) * 7},
     "api-docs": {"GET": (200,) * 7},
-    # Set-password links (annotate/members.py): a void one reads the same for everyone.
-    "password_reset_confirm": {"GET": (200,) * 7},
+    # Set-password links (annotate/accounts.py): without a link, the page reads the same for everyone.
+    "set-password": {"GET": (200,) * 7, "POST": (302,) * 7},
     "password_reset_complete": {"GET": (200,) * 7},
     # pages
     "home": {"GET": (LOGIN, 200, 200, 200, 200, 200, 200)},
@@ -156,6 +156,7 @@ def body(name: str, method: str, role: str, world) -> tuple[object, str]:
     topics_file.name = "topics.json"
     bodies = {
         ("logout", "POST"): ({}, "multipart"),
+        ("set-password", "POST"): ({"action": "open", "link": "x.y.z"}, "multipart"),
         ("api-token", "POST"): (
             {"username": "nobody" if role == "anonymous" else role, "password": f"pw-{role}"},
             "json",

@@ -1,0 +1,197 @@
+"""Set-password links (issue 25, item 3; annotate/accounts.py): checked again
+when used, void once the account's standing changes, expiring, single-use, and
+never in a URL the server sees. And what an organiser learns of an account."""
+
+from __future__ import annotations
+
+import logging
+import re
+from datetime import timedelta
+from urllib.parse import urlsplit
+
+import pytest
+from django.contrib.auth import authenticate, get_user_model
+from django.core.signals import request_started
+
+from annotate import accounts, members, services
+from annotate.models import Membership
+
+pytestmark = pytest.mark.django_db
+User = get_user_model()
+PASSWORD = "a long sentence 42"
+
+
+def members_url(campaign) -> str:
+    return f"/campaigns/{campaign.pk}/members/"
+
+
+def make_link(client, campaign, organiser, username: str) -> str:
+    client.force_login(organiser)
+    page = client.post(members_url(campaign), {"action": "link", "username": username})
+    assert page.status_code == 200, page.content.decode()[:500]
+    return re.search(r'value="(http://testserver/accounts/set-password/#[^"]+)"', page.content.decode()).group(1)
+
+
+def use_link(client, link: str, password: str = PASSWORD):
+    """What the page's script and the person do: post the fragment, then choose a password."""
+    client.logout()
+    opened = client.post("/accounts/set-password/", {"action": "open", "link": urlsplit(link).fragment})
+    assert opened.status_code == 302 and opened["Location"] == "/accounts/set-password/"
+    return client.post(
+        "/accounts/set-password/", {"action": "set", "new_password1": password, "new_password2": password}
+    )
+
+
+def added_by_organiser(campaign, name: str = "newbie") -> User:
+    services.add_member(campaign=campaign, username=name, role="assessor")
+    return User.objects.get(username=name)
+
+
+def test_a_link_sets_the_password_once(client, campaign, people):
+    added_by_organiser(campaign)
+    link = make_link(client, campaign, people["organiser"], "newbie")
+    client.logout()
+    client.post("/accounts/set-password/", {"action": "open", "link": urlsplit(link).fragment})
+    form = client.get("/accounts/set-password/").content.decode()
+    assert "For <strong>newbie</strong>" in form
+    done = client.post(
+        "/accounts/set-password/", {"action": "set", "new_password1": PASSWORD, "new_password2": PASSWORD}
+    )
+    assert done.status_code == 302 and done["Location"] == "/accounts/reset/done/"
+    assert authenticate(username="newbie", password=PASSWORD) is not None
+    # Single use: the same link again, even in a fresh session, sets nothing.
+    again = use_link(client, link, "another long sentence 7")
+    assert again.status_code == 400 and "does not work any more" in again.content.decode()
+    assert authenticate(username="newbie", password=PASSWORD) is not None
+
+
+def test_the_token_is_only_in_the_fragment_and_never_reaches_a_log(client, campaign, people, caplog):
+    added_by_organiser(campaign)
+    link = make_link(client, campaign, people["organiser"], "newbie")
+    parts = urlsplit(link)
+    assert (parts.path, parts.query) == ("/accounts/set-password/", "")
+    token = parts.fragment.rsplit(".", 1)[1]
+    seen = []
+
+    def record(sender, environ, **kwargs):
+        seen.append(" ".join(environ.get(key, "") for key in ("PATH_INFO", "QUERY_STRING", "HTTP_REFERER")))
+
+    request_started.connect(record)
+    caplog.set_level(logging.DEBUG)
+    try:
+        use_link(client, link, "short")  # refused (too short): a 400, which Django logs
+        use_link(client, link)
+    finally:
+        request_started.disconnect(record)
+    assert len(seen) == 4 and not any(token in line for line in seen)
+    assert token not in caplog.text and "Bad Request: /accounts/set-password/" in caplog.text
+    assert authenticate(username="newbie", password=PASSWORD) is not None
+
+
+def test_a_link_is_void_once_the_account_becomes_organiser_elsewhere(client, campaign, people):
+    """victim1 was only this campaign's assessor when the link was made."""
+    added_by_organiser(campaign, "victim1")
+    link = make_link(client, campaign, people["organiser"], "victim1")
+    elsewhere = services.create_campaign(creator=people["other_organiser"], kind="pairs", name="Elsewhere 2")
+    services.add_member(campaign=elsewhere, username="victim1", role="organiser")
+    refused = use_link(client, link)
+    assert refused.status_code == 400 and "does not work any more" in refused.content.decode()
+    assert not User.objects.get(username="victim1").has_usable_password()
+
+
+def test_a_link_is_void_once_the_account_is_staff(client, campaign, people):
+    victim = added_by_organiser(campaign, "victim2")
+    link = make_link(client, campaign, people["organiser"], "victim2")
+    victim.is_staff = True
+    victim.save()
+    assert use_link(client, link).status_code == 400
+    assert not User.objects.get(username="victim2").has_usable_password()
+
+
+def test_a_removed_name_added_by_someone_else_is_nobody_elses_to_take(client, campaign, people):
+    """The organiser added then removed newcolleague, keeping the link; later
+    another organiser adds that name to their campaign."""
+    added_by_organiser(campaign, "newcolleague")
+    link = make_link(client, campaign, people["organiser"], "newcolleague")
+    members.remove_member(campaign=campaign, username="newcolleague")
+    theirs = services.create_campaign(creator=people["other_organiser"], kind="pairs", name="Theirs")
+    client.force_login(people["other_organiser"])
+    client.post(members_url(theirs), {"action": "add", "usernames": "newcolleague", "role": "assessor"})
+    told = client.get(members_url(theirs)).content.decode()
+    assert "newcolleague: existing account: they sign in with their own password." in told
+    refused = client.post(members_url(theirs), {"action": "link", "username": "newcolleague"})
+    assert refused.status_code == 400 and "set-password/#" not in refused.content.decode()
+    assert use_link(client, link).status_code == 400
+    assert not User.objects.get(username="newcolleague").has_usable_password()
+
+
+def test_using_a_link_checks_again_that_its_maker_may_make_it(client, campaign, people):
+    """What the token does not cover: the maker's own standing. Once the organiser
+    no longer organises the account's campaign, their link is void."""
+    added_by_organiser(campaign)
+    link = make_link(client, campaign, people["organiser"], "newbie")
+    services.add_member(campaign=campaign, username="other_organiser", role="organiser")
+    members.remove_member(campaign=campaign, username="organiser")
+    assert use_link(client, link).status_code == 400
+    assert not User.objects.get(username="newbie").has_usable_password()
+
+
+def test_a_link_expires_after_the_setting(client, campaign, people, settings, monkeypatch):
+    added_by_organiser(campaign)
+    link = make_link(client, campaign, people["organiser"], "newbie")
+    later = accounts.SetPasswordTokens._now(accounts.SetPasswordTokens(people["organiser"]))
+    monkeypatch.setattr(
+        accounts.SetPasswordTokens,
+        "_now",
+        lambda self: later + timedelta(days=settings.CONCORD_SET_PASSWORD_LINK_DAYS, seconds=1),
+    )
+    assert use_link(client, link).status_code == 400
+    monkeypatch.setattr(accounts.SetPasswordTokens, "_now", lambda self: later + timedelta(days=2, hours=23))
+    assert use_link(client, link).status_code == 302
+
+
+def test_a_forged_or_mangled_code_is_void(client, campaign, people):
+    added_by_organiser(campaign)
+    code = urlsplit(make_link(client, campaign, people["organiser"], "newbie")).fragment
+    uid, issuer, token = code.split(".")
+    admin_id = accounts.urlsafe_base64_encode(str(people["admin"].pk).encode())
+    for forged in (f"{uid}.{admin_id}.{token}", f"{uid}.{issuer}.{token[:-1]}x", "x.y.z", "٣.٣.٣", code + "." + code):
+        assert accounts.link_holder(forged) is None, forged
+    assert accounts.link_holder(code).get_username() == "newbie"
+
+
+def test_what_an_organiser_learns_of_an_account_is_the_same_on_every_path(client, api, campaign, people):
+    """Adding says new or existing and nothing more (not staff, inactive, password,
+    other campaigns); the table and the API say the same."""
+    people["bob"].is_active = False
+    people["bob"].save()
+    client.force_login(people["organiser"])
+    added = client.post(
+        members_url(campaign), {"action": "add", "usernames": "admin newbie bob carol", "role": "assessor"}, follow=True
+    ).content.decode()
+    assert "newbie: new account: no password yet, make it a set-password link." in added
+    assert "admin, bob, carol: existing account: they sign in with their own password." in added
+    said = {
+        row["username"]: row["account"]
+        for row in api(people["organiser"]).get(f"/api/campaigns/{campaign.pk}/members/").json()
+    }
+    assert said == {
+        "organiser": "existing", "alice": "existing", "bob": "existing", "admin": "existing", "carol": "existing",
+        "newbie": "new",
+    }  # fmt: skip
+    for word in ("staff", "inactive", "can log in", "no password yet</td>"):
+        assert word not in added
+    made = api(people["organiser"]).post(
+        f"/api/campaigns/{campaign.pk}/members/", {"username": "dora", "role": "assessor"}, format="json"
+    )
+    assert made.status_code == 201 and made.json()["account"] == "new"
+    assert Membership.objects.get(campaign=campaign, user__username="dora").created_account
+
+
+def test_a_name_differing_only_in_case_from_an_account_is_refused_as_imports_refuse_it(api, campaign, people):
+    refused = api(people["organiser"]).post(
+        f"/api/campaigns/{campaign.pk}/members/", {"username": "Alice", "role": "assessor"}, format="json"
+    )
+    assert refused.status_code == 400 and refused.json()["field"] == "username"
+    assert "differs only in case from an existing account" in refused.json()["detail"]
+    assert not User.objects.filter(username="Alice").exists()
