@@ -23,7 +23,11 @@ topic at a time:
 
 An opinion counts against the budgets once given out (the assessor holds the
 item; a judgment that counts, or one still to come); a skipped assignment
-without a counting judgment gives its items back. Allocations of one
+without a counting judgment gives its items back. Unskipping it takes them
+again, so it is an allocation like any other (:func:`check_unskip`): refused
+when an item would go over ``budget_per_item``, the campaign over
+``budget_total``, or the assessor over ``max_open_topics`` topics held open
+(assigned, not skipped, no counting judgment) at once. Allocations of one
 campaign run one at a time: the campaign's row is locked (``select_for_update``;
 SQLite's IMMEDIATE transactions take the write lock first), so two assessors
 never receive the same slot beyond the budget. Each request reads the
@@ -58,6 +62,7 @@ DEFAULTS: dict[str, Any] = {
     "budget_total": None,
     "confidence": 0.95,
     "margin": 2,
+    "max_open_topics": 1,
 }
 
 
@@ -83,6 +88,7 @@ class Settings:
     budget_total: int | None
     confidence: float
     margin: int
+    max_open_topics: int
 
 
 def settings(params: Mapping[str, Any]) -> Settings:
@@ -93,6 +99,7 @@ def settings(params: Mapping[str, Any]) -> Settings:
         budget_total=merged["budget_total"],
         confidence=merged["confidence"],
         margin=merged["margin"],
+        max_open_topics=merged["max_open_topics"],
     )
 
 
@@ -206,8 +213,7 @@ def next_work(campaign: Campaign, user: AbstractBaseUser) -> Work:
 
     In other designs nothing is allocated here: the topics were assigned up front."""
     with transaction.atomic():
-        # Serialises the allocations of this campaign (the read and the write below).
-        Campaign.objects.select_for_update().filter(pk=campaign.pk).first()
+        lock(campaign)  # the read and the write below, one allocation of the campaign at a time
         pending = _pending_topic(campaign, user)
         if pending is not None:
             return Work(pending.topic, pending.items)
@@ -246,3 +252,51 @@ def _allocate(campaign: Campaign, user: AbstractBaseUser) -> Work:
     items = [item for item in get_kind(campaign.kind).data.items(topic.data) if item in chosen_set]
     Assignment.objects.create(topic=topic, assessor=user, items=items)
     return Work(topic, items, allocated=True)
+
+
+def lock(campaign: Campaign) -> None:
+    """Serialise the allocations of ``campaign`` (inside a transaction): the
+    campaign's row is locked, as :func:`next_work` does."""
+    Campaign.objects.select_for_update().filter(pk=campaign.pk).first()
+
+
+def check_unskip(campaign: Campaign, assignment: Assignment) -> None:
+    """Refuse to put a skipped assignment back (InvalidInput naming ``topic``)
+    when taking its items again would go over a budget or over the assessor's
+    open topics. Call with the campaign locked (:func:`lock`)."""
+    counts = Judgment.objects.filter(
+        topic_id=assignment.topic_id, assessor_id=assignment.assessor_id, status__in=Judgment.COUNTING
+    ).exists()
+    if assignment.skipped_at is None or counts:
+        return  # its items never left the budgets: nothing is taken again
+    spec = settings(campaign.params)
+    held_open = _open_topics(campaign, assignment.assessor_id)
+    if held_open >= spec.max_open_topics:
+        raise InvalidInput(
+            "topic",
+            f"you hold {held_open} open topic{'s' if held_open != 1 else ''}, the most this campaign allows at once "
+            "(max_open_topics): submit or skip one first",
+        )
+    state = item_state(campaign, spec)
+    at = {key: index for index, key in enumerate(state.keys)}
+    scope = (
+        assignment.items if assignment.items is not None else get_kind(campaign.kind).data.items(assignment.topic.data)
+    )
+    wanted = [at[(assignment.topic_id, item)] for item in scope if (assignment.topic_id, item) in at]
+    if any(state.held[index] + 1 > spec.budget_per_item for index in wanted):
+        raise InvalidInput(
+            "topic", "its items went to other assessors meanwhile (budget_per_item): ask for the next topic instead"
+        )
+    if spec.budget_total is not None and int(state.held.sum()) + len(wanted) > spec.budget_total:
+        raise InvalidInput("topic", "the campaign's budget is spent (budget_total): ask for the next topic instead")
+
+
+def _open_topics(campaign: Campaign, assessor_id: int) -> int:
+    counting = Judgment.objects.filter(
+        topic__campaign=campaign, assessor_id=assessor_id, status__in=Judgment.COUNTING
+    ).values("topic_id")
+    return (
+        Assignment.objects.filter(topic__campaign=campaign, assessor_id=assessor_id, skipped_at__isnull=True)
+        .exclude(topic_id__in=counting)
+        .count()
+    )

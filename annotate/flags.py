@@ -25,6 +25,7 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
+from annotate import adaptive
 from annotate.models import Assignment, Campaign, Flag, Topic
 from annotate.services import NotAssigned
 from concord.errors import InvalidInput
@@ -67,8 +68,16 @@ def skip_topic(*, topic: Topic, assessor: AbstractBaseUser, reason: Any = "") ->
 
 @transaction.atomic
 def unskip_topic(*, topic: Topic, assessor: AbstractBaseUser) -> Assignment:
-    """Put a skipped topic back in the assessor's queue (nothing happens if it is not skipped)."""
+    """Put a skipped topic back in the assessor's queue (nothing happens if it is not skipped).
+
+    In an adaptive campaign a skip gave the topic's items back to the budgets:
+    taking them again is an allocation, refused over a budget or the open
+    topics an assessor may hold (annotate.adaptive.check_unskip)."""
+    if adaptive.is_adaptive(topic.campaign):
+        adaptive.lock(topic.campaign)
     assignment = _assignment(topic, assessor, lock=True)
+    if adaptive.is_adaptive(topic.campaign):
+        adaptive.check_unskip(topic.campaign, assignment)
     if assignment.skipped_at is not None or assignment.skip_reason:
         assignment.skipped_at, assignment.skip_reason = None, ""
         assignment.save(update_fields=["skipped_at", "skip_reason"])

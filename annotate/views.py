@@ -155,11 +155,17 @@ def judging_context(campaign, topic, user, *, items: list[str] | None = None) ->
 
 @login_required
 def next_topic(request: HttpRequest, campaign_id: int) -> HttpResponse:
-    """The "Next topic" link: the assessor's pending topic or, in an adaptive campaign, work
-    allocated now (annotate.adaptive.next_work); else back to the campaign page."""
+    """The "Next topic" button: POST gives the assessor's pending topic or, in an adaptive
+    campaign, work allocated now (annotate.adaptive.next_work); else back to the campaign page.
+
+    Allocating spends the campaign's budget, so only a POST (a form, with its CSRF token)
+    does it: a GET (a link from another site, a prefetch, the judging page's "next" after a
+    submission) shows the page with the button and allocates nothing."""
     campaign, role = selectors.campaign_for(request.user, campaign_id)
     if role != "assessor":
         return redirect("campaign", campaign.pk)
+    if request.method != "POST":
+        return render(request, "annotate/next_topic.html", {"campaign": campaign})
     work = adaptive.next_work(campaign, request.user)
     if work.topic is None:
         messages.info(

@@ -219,6 +219,14 @@ def adaptive_params() -> tuple[Param, ...]:
             max=100,
             help="design=adaptive, adaptive_by=margin: no further opinion once the margin reaches this (default 2).",
         ),
+        Int(
+            "max_open_topics",
+            None,
+            min=1,
+            max=20,
+            help="design=adaptive: topics an assessor may hold open at once, unskipped ones included (default 1): "
+            "unskipping a topic beyond it is refused until they submit or skip one.",
+        ),
     )
 
 

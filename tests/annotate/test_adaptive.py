@@ -96,7 +96,7 @@ def test_the_judging_page_shows_and_accepts_only_the_items_handed_out(people, cl
     campaign = make(people, [topic("q1", 3)], adaptive_by="margin")
     opinions(campaign, {"q1": {"c1": [T, T], "c2": [T, F], "c3": [F, F]}})
     client.force_login(people["alice"])
-    response = client.get(reverse("campaign-next", args=[campaign.pk]))
+    response = client.post(reverse("campaign-next", args=[campaign.pk]))
     assert response.status_code == 302 and response["Location"] == reverse("judge", args=[campaign.pk, "q1"])
     page = client.get(response["Location"]).content.decode()
     assert "q1.2" in page and "q1.1" not in page and "q1.3" not in page
@@ -188,6 +188,41 @@ def test_a_skipped_share_is_given_back(people, client):
     # Not pending any more: bob may take q2.c2 (the least certain); alice never gets it again.
     assert nxt(campaign, people["bob"]) == ("q2", ["c2"], True)
     assert nxt(campaign, people["alice"]) == ("q1", ["c2"], True)
+
+
+def test_skip_then_unskip_obeys_the_budgets_and_the_open_topics_cap(people, api):
+    """The exploit: skip, ask for more, unskip, again; one assessor held every
+    topic and submitted 20 opinions against budget_total 4, the others got nothing."""
+    campaign = make(people, [topic(f"q{i}", 4) for i in range(1, 6)], budget_total=4, max_open_topics=2)
+    alice = people["alice"]
+    held = []
+    for _ in range(5):
+        work = adaptive.next_work(campaign, alice)
+        if work.topic is None:
+            break
+        held.append(work.topic)
+        flags.skip_topic(topic=work.topic, assessor=alice)
+    back = [api(alice).delete(f"/api/campaigns/{campaign.pk}/topics/{t.external_id}/skip/") for t in held]
+    # The first comes back (4 items: the whole budget); the others would spend beyond it.
+    assert [r.status_code for r in back] == [200] + [400] * (len(held) - 1)
+    assert back[1].json()["field"] == "topic" and "budget_total" in back[1].json()["detail"]
+    submit(campaign, alice, adaptive.Work(held[0]), {f"c{i}": T for i in range(1, 5)})
+    given = sum(len(a.items) for a in Assignment.objects.filter(topic__campaign=campaign, skipped_at__isnull=True))
+    assert given == 4
+    assert nxt(campaign, people["bob"]) == (None, None, False)  # the budget is spent, by one opinion each
+
+
+def test_an_assessor_holds_at_most_max_open_topics(people, api):
+    campaign = make(people, [topic("q1", 2), topic("q2", 2), topic("q3", 2)])  # max_open_topics: 1 by default
+    alice = people["alice"]
+    first = adaptive.next_work(campaign, alice).topic
+    flags.skip_topic(topic=first, assessor=alice)
+    second = adaptive.next_work(campaign, alice).topic
+    refused = api(alice).delete(f"/api/campaigns/{campaign.pk}/topics/{first.external_id}/skip/")
+    assert refused.status_code == 400 and "max_open_topics" in refused.json()["detail"]
+    assert Assignment.objects.get(topic=first, assessor=alice).skipped_at is not None
+    submit(campaign, alice, adaptive.Work(second), {"c1": T, "c2": T})
+    assert api(alice).delete(f"/api/campaigns/{campaign.pk}/topics/{first.external_id}/skip/").status_code == 200
 
 
 def test_no_double_assignment_under_concurrent_requests(people, transactional_db):
@@ -302,7 +337,7 @@ def test_only_kinds_that_declare_it_take_the_adaptive_design(people, api):
         "/api/campaigns/", {"kind": "pairs", "name": "A", "params": {"design": "adaptive", "margin": 3}}, format="json"
     )
     assert ok.status_code == 201 and ok.json()["params"] == {"design": "adaptive", "margin": 3}
-    assert adaptive.settings(ok.json()["params"]) == adaptive.Settings("posterior", 5, None, 0.95, 3)
+    assert adaptive.settings(ok.json()["params"]) == adaptive.Settings("posterior", 5, None, 0.95, 3, 1)
 
 
 # -- API and pages -------------------------------------------------------------------------
@@ -329,18 +364,25 @@ def test_api_next_topic(people, api):
     assert refused.status_code == 400 and refused.json()["field"] == "body.topic"
 
 
-def test_pages_link_next_topic_to_the_allocation(people, client):
+def test_pages_ask_for_the_next_topic_with_a_form_and_a_get_allocates_nothing(people, client):
     campaign = two_topics(people)
     client.force_login(people["alice"])
     next_url = reverse("campaign-next", args=[campaign.pk])
-    assert f'href="{next_url}"' in client.get(reverse("home")).content.decode()
-    assert f'id="next-work" href="{next_url}"' in client.get(reverse("campaign", args=[campaign.pk])).content.decode()
-    judge = client.get(client.get(next_url)["Location"]).content.decode()
+    form = f'<form method="post" action="{next_url}"'
+    assert form in client.get(reverse("home")).content.decode()
+    assert form in client.get(reverse("campaign", args=[campaign.pk])).content.decode()
+    # A link from another site, or a prefetch: the page with the button, and no topic spent.
+    shown = client.get(next_url)
+    assert shown.status_code == 200 and form in shown.content.decode() and 'id="next-work"' in shown.content.decode()
+    alices = Assignment.objects.filter(topic__campaign=campaign, assessor=people["alice"])
+    assert not alices.exists()
+    judge = client.get(client.post(next_url)["Location"]).content.decode()
     assert f'data-next-url="{next_url}"' in judge
+    assert alices.count() == 1
     # carol gets nothing now: back to the campaign page, saying why.
     client.force_login(people["bob"])
-    client.get(next_url)
+    client.post(next_url)
     client.force_login(people["carol"])
-    response = client.get(next_url, follow=True)
+    response = client.post(next_url, follow=True)
     assert response.redirect_chain == [(reverse("campaign", args=[campaign.pk]), 302)]
     assert "No topic for you now" in response.content.decode()

@@ -71,8 +71,9 @@ EXPECTED: dict[str, dict[str, tuple]] = {
         "POST": (LOGIN, 403, 404, 302, 404, 302, 403),
     },
     "judge": {"GET": (LOGIN, 200, 404, 200, 404, 200, 403)},
-    # "Next topic" (annotate/adaptive.py): a redirect to the assessor's next topic, or to the campaign page.
-    "campaign-next": {"GET": (LOGIN, 302, 404, 302, 404, 302, 403)},
+    # "Next topic" (annotate/adaptive.py): POST redirects to the assessor's next topic, or to the campaign page;
+    # GET allocates nothing (the page with the button); others go to the campaign page.
+    "campaign-next": {"GET": (LOGIN, 200, 404, 302, 404, 302, 403), "POST": (LOGIN, 302, 404, 302, 404, 302, 403)},
     "campaign-report": {"GET": (LOGIN, 403, 404, 200, 404, 200, 403)},
     "topic-report": {"GET": (LOGIN, 403, 404, 200, 404, 200, 403)},
     # The full matrix of a report heatmap: the world's factoids report has no assessor matrix,
@@ -156,6 +157,7 @@ def body(name: str, method: str, role: str, world) -> tuple[object, str]:
     topics_file.name = "topics.json"
     bodies = {
         ("logout", "POST"): ({}, "multipart"),
+        ("campaign-next", "POST"): ({}, "multipart"),
         ("set-password", "POST"): ({"action": "open", "link": "x.y.z"}, "multipart"),
         ("api-token", "POST"): (
             {"username": "nobody" if role == "anonymous" else role, "password": f"pw-{role}"},
