@@ -12,23 +12,34 @@ of the organiser's inbox.
   sees on the topic's judging page.
 
 Every function checks everything before it writes, like annotate.services.
+
+Flags are shared with the organisers, so one assessor cannot flood them: at
+most ``CONCORD_FLAGS_OPEN_PER_TOPIC`` open flags per assessor and topic and
+``CONCORD_FLAGS_PER_HOUR`` new ones per assessor and campaign in any hour
+(``LimitReached``: 429, with Retry-After for the hourly limit), and every
+list of flags is read a page at a time (:func:`page_of`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
+from django.core.paginator import Paginator
 from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
 from annotate import adaptive
-from annotate.models import Assignment, Campaign, Flag, Topic
+from annotate.models import Assignment, Campaign, Flag, Membership, Topic
 from annotate.services import NotAssigned
-from concord.errors import InvalidInput
+from concord.digits import whole_number
+from concord.errors import InvalidInput, LimitReached
 from kinds.base import require_text
 from kinds.registry import get_kind
 
@@ -106,6 +117,7 @@ def create_flag(*, topic: Topic, author: AbstractBaseUser, comment: Any, item: A
     if not isinstance(item, str):
         raise InvalidInput("item", "expected an item id (a string), or nothing for the whole topic")
     assignment = _assignment(topic, author)
+    _within_limits(topic, author)
     if item:
         items = flaggable_items(topic, assignment)
         if not items:
@@ -114,6 +126,39 @@ def create_flag(*, topic: Topic, author: AbstractBaseUser, comment: Any, item: A
         if item not in {id_ for id_, _ in items}:
             raise InvalidInput("item", f"no item {item[:200]!r} in your part of this topic")
     return Flag.objects.create(topic=topic, author=author, item=item, comment=comment)
+
+
+#: The window of CONCORD_FLAGS_PER_HOUR.
+HOUR = timedelta(hours=1)
+
+
+def _within_limits(topic: Topic, author: AbstractBaseUser) -> None:
+    """Refuse a flag beyond the open flags per topic or the flags per hour (LimitReached).
+    The author's membership row is locked first, so two flags at once are counted one after the other."""
+    Membership.objects.select_for_update().filter(campaign_id=topic.campaign_id, user=author).first()
+    most_open = settings.CONCORD_FLAGS_OPEN_PER_TOPIC
+    open_here = Flag.objects.filter(topic=topic, author=author, resolved_at__isnull=True).count()
+    if open_here >= most_open:
+        raise LimitReached(
+            "topic",
+            f"you have {open_here} open flags on this topic, the most at once ({most_open}): add to one when the "
+            "organisers have answered it",
+        )
+    per_hour = settings.CONCORD_FLAGS_PER_HOUR
+    now = timezone.now()
+    recent = list(
+        Flag.objects.filter(author=author, topic__campaign_id=topic.campaign_id, created_at__gt=now - HOUR)
+        .order_by("-created_at")
+        .values_list("created_at", flat=True)[:per_hour]
+    )
+    if len(recent) >= per_hour:
+        wait = max(1, math.ceil((recent[-1] + HOUR - now).total_seconds()))
+        raise LimitReached(
+            "comment",
+            f"you flagged {per_hour} times in this campaign within an hour, the most allowed: try again in "
+            f"{wait} seconds",
+            retry_after=wait,
+        )
 
 
 @transaction.atomic
@@ -146,9 +191,52 @@ def campaign_flags(campaign: Campaign, *, state: str = "") -> QuerySet[Flag]:
 
 
 def topic_flags(topic: Topic, user: AbstractBaseUser, role: str) -> QuerySet[Flag]:
-    """The flags of a topic the user may read: assessors their own, organisers all."""
+    """The flags of a topic the user may read, newest first: assessors their own, organisers all."""
     flags = topic.flags.select_related("topic", "author", "resolved_by")
     return flags.filter(author=user) if role == "assessor" else flags
+
+
+#: Flags (or skipped topics) per page: the organiser's inbox and the API.
+PAGE_SIZE = 50
+#: An assessor's own flags the judging page shows (the newest; the API pages through all).
+SHOWN_ON_TOPIC = 20
+
+
+@dataclass(frozen=True)
+class Page:
+    """One page of a list: its ``items``, its ``number`` (from 1) of ``pages``, and the list's ``count``."""
+
+    items: Sequence[Any]
+    number: int
+    pages: int
+    count: int
+
+    @property
+    def previous(self) -> int | None:
+        return self.number - 1 if self.number > 1 else None
+
+    @property
+    def next(self) -> int | None:
+        return self.number + 1 if self.number < self.pages else None
+
+
+def page_number(text: Any, field: str = "page") -> int:
+    """A page number from a query string (ASCII digits, from 1); absent: 1."""
+    if text is None or text == "":
+        return 1
+    number = whole_number(text)
+    if number is None or number < 1:
+        raise InvalidInput(field, "expected a page number: 1, 2, ...")
+    return number
+
+
+def page_of(items: QuerySet | Sequence[Any], number: int, field: str = "page", size: int = PAGE_SIZE) -> Page:
+    """Page ``number`` of ``items``; past the last page is InvalidInput naming ``field``."""
+    paginator = Paginator(items, size)
+    pages = max(paginator.num_pages, 1)
+    if number > pages:
+        raise InvalidInput(field, f"there {'is' if pages == 1 else 'are'} {pages} page{'s' if pages != 1 else ''}")
+    return Page(list(paginator.page(number)) if paginator.count else [], number, pages, paginator.count)
 
 
 def flag_for(campaign: Campaign, flag_id: int) -> Flag:
@@ -168,29 +256,40 @@ class SkippedTopic:
     skipped_at: Any
 
 
-def skipped_topics(campaign: Campaign) -> list[SkippedTopic]:
-    """Skipped topics with who skipped them and why, newest first."""
+def skipped_topics(campaign: Campaign, number: int = 1, field: str = "page") -> Page:
+    """A page of skipped topics with who skipped them and why, newest first."""
     rows = (
         Assignment.objects.filter(topic__campaign=campaign, skipped_at__isnull=False)
         .select_related("topic", "assessor")
         .order_by("-skipped_at", "id")
     )
-    return [SkippedTopic(a.topic, a.assessor.get_username(), a.skip_reason, a.skipped_at) for a in rows]
+    page = page_of(rows, number, field)
+    skipped = [SkippedTopic(a.topic, a.assessor.get_username(), a.skip_reason, a.skipped_at) for a in page.items]
+    return Page(skipped, page.number, page.pages, page.count)
 
 
 @dataclass(frozen=True)
 class Inbox:
-    open: list[Flag]
-    resolved: list[Flag]
-    skipped: list[SkippedTopic]
+    """One page of each of the organiser's lists; the query parameters that turn them."""
+
+    open: Page
+    resolved: Page
+    skipped: Page
 
 
-def inbox(campaign: Campaign) -> Inbox:
-    flags = list(campaign_flags(campaign))
+#: The query parameters of the inbox's pages (the organiser's campaign page).
+INBOX_PAGES = ("open_page", "resolved_page", "skipped_page")
+
+
+def inbox(campaign: Campaign, query: Mapping[str, Any] | None = None) -> Inbox:
+    """One page of open flags, resolved flags and skipped topics; ``query`` holds
+    their page numbers (:data:`INBOX_PAGES`, default 1 each)."""
+    query = query or {}
+    numbers = {name: page_number(query.get(name), name) for name in INBOX_PAGES}
     return Inbox(
-        open=[f for f in flags if f.is_open],
-        resolved=[f for f in flags if not f.is_open],
-        skipped=skipped_topics(campaign),
+        open=page_of(campaign_flags(campaign, state="open"), numbers["open_page"], "open_page"),
+        resolved=page_of(campaign_flags(campaign, state="resolved"), numbers["resolved_page"], "resolved_page"),
+        skipped=skipped_topics(campaign, numbers["skipped_page"], "skipped_page"),
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import BadRequest, PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -52,6 +52,10 @@ def campaign(request: HttpRequest, campaign_id: int) -> HttpResponse:
     if role == "adjudicator":
         # The adjudication queue only: no agreement, progress, flags, jobs or exports.
         return render(request, "annotate/campaign_adjudicator.html", {"campaign": campaign})
+    try:
+        inbox = flags.inbox(campaign, request.GET)
+    except InvalidInput as invalid:
+        raise BadRequest(f"{invalid.field}: {invalid.message}") from None
     # The report's ETag, read before the report (scoring/live.py): the fragment's first poll sends it.
     report_etag = live.current_etag(request.user, campaign.pk)
     return render(
@@ -71,10 +75,25 @@ def campaign(request: HttpRequest, campaign_id: int) -> HttpResponse:
             "jobs": scoring_selectors.campaign_jobs(campaign),
             "applied": scoring_selectors.applied_changes(campaign),
             "analyses": analysis_forms(campaign),
-            "inbox": flags.inbox(campaign),
+            "inbox": inbox,
+            "inbox_links": _inbox_links(request, inbox),
             "refresh_ms": settings.CONCORD_REFRESH_MS,
         },
     )
+
+
+def _inbox_links(request: HttpRequest, inbox: flags.Inbox) -> dict[str, dict[str, str | bool]]:
+    """Each inbox list's previous and next page (the other lists keep theirs), and whether it is turned."""
+    links: dict[str, dict[str, str | bool]] = {}
+    for name, page in zip(flags.INBOX_PAGES, (inbox.open, inbox.resolved, inbox.skipped)):
+        links[name] = {"open": name in request.GET}
+        for direction in ("previous", "next"):
+            number = getattr(page, direction)
+            if number is not None:
+                query = request.GET.copy()
+                query[name] = str(number)
+                links[name][direction] = f"?{query.urlencode()}#flags"
+    return links
 
 
 def analysis_forms(campaign) -> list[dict]:
@@ -130,7 +149,10 @@ def judge(request: HttpRequest, campaign_id: int, topic_id: str) -> HttpResponse
             "following_topic": following_topic,
             "skipped": entry.skipped if entry else False,
             "skip_reason": entry.skip_reason if entry else "",
-            "flags": list(flags.topic_flags(topic, request.user, "assessor")) if entry else [],
+            # The newest of the assessor's own flags (GET .../flags/ pages through all).
+            "flags": flags.page_of(flags.topic_flags(topic, request.user, "assessor"), 1, size=flags.SHOWN_ON_TOPIC)
+            if entry
+            else None,
             "flag_items": flags.flaggable_items(topic, assignment) if entry else [],
         },
     )

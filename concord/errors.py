@@ -3,7 +3,7 @@ that core modules (concord.params) and apps alike can raise it.
 
 ``kinds.base.InvalidInput``
 are this class; annotate/api/errors.py turns it into a 400
-``{"detail", "field"}``.
+``{"detail", "field"}``, and :class:`LimitReached` into a 429.
 """
 
 from __future__ import annotations
@@ -16,3 +16,15 @@ class InvalidInput(ValueError):
         super().__init__(f"{field}: {message}")
         self.field = field
         self.message = message
+
+
+class LimitReached(Exception):
+    """A limit on what one user may take of what everyone shares (open flags,
+    flags per hour, queued jobs): answered 429 with ``{"detail", "field"}`` and,
+    when waiting helps, ``Retry-After: retry_after`` (seconds). Nothing was written."""
+
+    def __init__(self, field: str, message: str, *, retry_after: int | None = None) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
+        self.retry_after = retry_after

@@ -10,13 +10,18 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from annotate.services import Conflict, NotAssigned
-from concord.errors import InvalidInput
+from concord.errors import InvalidInput, LimitReached
 from concord.security import too_large_message
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, InvalidInput):
         return Response({"detail": exc.message, "field": exc.field}, status=status.HTTP_400_BAD_REQUEST)
+    if isinstance(exc, LimitReached):
+        headers = {"Retry-After": str(exc.retry_after)} if exc.retry_after is not None else None
+        return Response(
+            {"detail": exc.message, "field": exc.field}, status=status.HTTP_429_TOO_MANY_REQUESTS, headers=headers
+        )
     if isinstance(exc, Conflict):
         return Response({"detail": str(exc), "current_version": exc.current_version}, status=status.HTTP_409_CONFLICT)
     if isinstance(exc, RequestDataTooBig):

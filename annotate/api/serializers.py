@@ -296,6 +296,29 @@ class FlagSerializer(serializers.ModelSerializer):
         return "open" if flag.is_open else "resolved"
 
 
+class FlagPageSerializer(serializers.Serializer):
+    """One page of flags (annotate.flags.PAGE_SIZE a page, newest first)."""
+
+    count = serializers.IntegerField(help_text="Flags in the whole list.")
+    page = serializers.IntegerField(help_text="This page's number, from 1.")
+    pages = serializers.IntegerField()
+    previous = serializers.IntegerField(allow_null=True, help_text="The previous page's number; null on the first.")
+    next = serializers.IntegerField(allow_null=True, help_text="The next page's number; null on the last.")
+    results = FlagSerializer(many=True)
+
+
+def flag_page(page) -> dict:
+    """A :class:`annotate.flags.Page` of flags as the API answers it."""
+    return {
+        "count": page.count,
+        "page": page.number,
+        "pages": page.pages,
+        "previous": page.previous,
+        "next": page.next,
+        "results": FlagSerializer(page.items, many=True).data,
+    }
+
+
 class FlagCreateSerializer(serializers.Serializer):
     comment = serializers.CharField(max_length=2000, help_text="For the organisers (1 to 2000 characters).")
     item = serializers.CharField(
@@ -315,3 +338,4 @@ class FlagResolveSerializer(serializers.Serializer):
 FLAG_STATE_PARAMETER = OpenApiParameter(
     "state", str, enum=["open", "resolved"], required=False, description="open or resolved; left out: all"
 )
+PAGE_PARAMETER = OpenApiParameter("page", int, required=False, description="The page's number, from 1 (default 1).")

@@ -408,20 +408,32 @@ class NextTopic(APIView):
         return Response({"topic": topic, "items": work.items, "allocated": work.allocated, "url": url})
 
 
+#: What every flag-creating request may be refused with.
+LIMITED = OpenApiResponse(
+    description="A limit is reached (open flags per topic, flags per hour, unfinished jobs): `detail` says which; "
+    "`Retry-After` (seconds) when waiting helps."
+)
+
+
 class TopicFlags(APIView):
     @extend_schema(
-        description="The flags of a topic: assessors their own (with the organisers' answers), organisers all.",
-        responses={200: s.FlagSerializer(many=True), **ERRORS},
+        description="The flags of a topic, newest first, a page at a time (`?page=`): assessors their own (with "
+        "the organisers' answers), organisers all.",
+        parameters=[s.PAGE_PARAMETER],
+        responses={200: s.FlagPageSerializer, **ERRORS},
     )
     def get(self, request: Request, campaign_id: int, topic_id: str) -> Response:
         campaign, role, topic = selectors.judging_target(request.user, campaign_id, topic_id)
-        return Response(s.FlagSerializer(flags.topic_flags(topic, request.user, role), many=True).data)
+        number = flags.page_number(request.query_params.get("page"))
+        return Response(s.flag_page(flags.page_of(flags.topic_flags(topic, request.user, role), number)))
 
     @extend_schema(
         request=s.FlagCreateSerializer,
         description="Flag one of your topics, or one `item` of it (an id of your part of the topic, as the kind "
-        "lists its items; kinds without items take the whole topic only), with a `comment` for the organisers.",
-        responses={201: s.FlagSerializer, **ERRORS},
+        "lists its items; kinds without items take the whole topic only), with a `comment` for the organisers. "
+        "At most CONCORD_FLAGS_OPEN_PER_TOPIC open flags per topic and CONCORD_FLAGS_PER_HOUR new ones per hour "
+        "in a campaign (429).",
+        responses={201: s.FlagSerializer, 429: LIMITED, **ERRORS},
     )
     def post(self, request: Request, campaign_id: int, topic_id: str) -> Response:
         campaign, role, topic = selectors.judging_target(request.user, campaign_id, topic_id)
@@ -432,14 +444,15 @@ class TopicFlags(APIView):
 
 class CampaignFlags(APIView):
     @extend_schema(
-        description="The campaign's flags and comments inbox, newest first; `?state=open` or `resolved`.",
-        parameters=[s.FLAG_STATE_PARAMETER],
-        responses={200: s.FlagSerializer(many=True), **ERRORS},
+        description="The campaign's flags and comments inbox, newest first, a page at a time (`?page=`); "
+        "`?state=open` or `resolved`.",
+        parameters=[s.FLAG_STATE_PARAMETER, s.PAGE_PARAMETER],
+        responses={200: s.FlagPageSerializer, **ERRORS},
     )
     def get(self, request: Request, campaign_id: int) -> Response:
         campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
         found = flags.campaign_flags(campaign, state=request.query_params.get("state", ""))
-        return Response(s.FlagSerializer(found, many=True).data)
+        return Response(s.flag_page(flags.page_of(found, flags.page_number(request.query_params.get("page")))))
 
 
 class FlagResolve(APIView):

@@ -206,7 +206,7 @@ def test_resolving_a_flag_with_an_answer(people, campaign):
         flags.resolve_flag(flag=flag, organiser=people["organiser"], answer="something else")
     assert refused.value.field == "flag"
     inbox = flags.inbox(campaign)
-    assert ([f.pk for f in inbox.open], [f.pk for f in inbox.resolved]) == ([], [flag.pk])
+    assert ([f.pk for f in inbox.open.items], [f.pk for f in inbox.resolved.items]) == ([], [flag.pk])
 
 
 # -- active time: services -------------------------------------------------------------------
@@ -335,7 +335,7 @@ def test_api_flags_inbox_and_resolve(api, people, campaign):
     )
 
     inbox = organiser.get(reverse("api-flags", args=[campaign.pk]), {"state": "open"}).json()
-    assert [(f["id"], f["comment"]) for f in inbox] == [(flag["id"], "c3 is the same person as c1")]
+    assert [(f["id"], f["comment"]) for f in inbox["results"]] == [(flag["id"], "c3 is the same person as c1")]
     refused = organiser.get(reverse("api-flags", args=[campaign.pk]), {"state": "closed"})
     assert (refused.status_code, refused.json()["field"]) == (400, "state")
     assert alice.get(reverse("api-flags", args=[campaign.pk])).status_code == 403
@@ -345,8 +345,8 @@ def test_api_flags_inbox_and_resolve(api, people, campaign):
     answer = organiser.post(resolve_url, {"answer": "Merged them."}, format="json")
     assert (answer.status_code, answer.json()["state"], answer.json()["resolved_by"]) == (200, "resolved", "organiser")
     mine = alice.get(flags_url).json()
-    assert [(f["state"], f["answer"]) for f in mine] == [("resolved", "Merged them.")]
-    assert organiser.get(reverse("api-flags", args=[campaign.pk]), {"state": "open"}).json() == []
+    assert [(f["state"], f["answer"]) for f in mine["results"]] == [("resolved", "Merged them.")]
+    assert organiser.get(reverse("api-flags", args=[campaign.pk]), {"state": "open"}).json()["results"] == []
     # A flag of another campaign is not found there.
     other = campaign.__class__.objects.get(name="Elsewhere")
     assert (
