@@ -306,10 +306,11 @@ PASSWORD_RESET_TIMEOUT = CONCORD_SET_PASSWORD_LINK_DAYS * 86400
 CONCORD_FLAGS_OPEN_PER_TOPIC = env_int("CONCORD_FLAGS_OPEN_PER_TOPIC", 5, minimum=1)
 CONCORD_FLAGS_PER_HOUR = env_int("CONCORD_FLAGS_PER_HOUR", 30, minimum=1)
 # - analyses (scoring/dispatch.py): unfinished jobs per campaign and per user,
-#   and how many of a campaign's tasks wait in the analyses queue at once.
+#   and how many of a campaign's tasks are queued or running at once (./run has one
+#   analyses worker: 1; with N workers, N lets a campaign that is alone use them all).
 CONCORD_JOBS_PER_CAMPAIGN = env_int("CONCORD_JOBS_PER_CAMPAIGN", 3, minimum=1)
 CONCORD_JOBS_PER_USER = env_int("CONCORD_JOBS_PER_USER", 5, minimum=1)
-CONCORD_ANALYSIS_SLOTS = env_int("CONCORD_ANALYSIS_SLOTS", 2, minimum=1)
+CONCORD_ANALYSIS_SLOTS = env_int("CONCORD_ANALYSIS_SLOTS", 1, minimum=1)
 
 # How often pages showing a live report poll for a fresh one (milliseconds).
 CONCORD_REFRESH_MS = env_int("CONCORD_REFRESH_MS", 3000, minimum=200)

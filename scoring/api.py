@@ -11,7 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotate import selectors
-from annotate.api.views import ERRORS, body
+from annotate.api.views import ERRORS, LIMITED, body
 from concord import typed
 from kinds.registry import KINDS
 from scoring import live, services
@@ -139,7 +139,13 @@ class Agreement(APIView):
 
 
 class Analyses(APIView):
-    @extend_schema(request=AnalysisRequestSerializer, responses={202: JobSerializer, **ERRORS})
+    @extend_schema(
+        request=AnalysisRequestSerializer,
+        description="Start an analysis: a job, queued when its campaign's turn comes (campaigns take turns in "
+        "the analyses queue). At most CONCORD_JOBS_PER_CAMPAIGN unfinished jobs per campaign and "
+        "CONCORD_JOBS_PER_USER per user (429).",
+        responses={202: JobSerializer, 429: LIMITED, **ERRORS},
+    )
     def post(self, request: Request, campaign_id: int) -> Response:
         campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
         data = body(request, allowed={"analysis", "params"}, required={"analysis"})

@@ -253,10 +253,11 @@ class Chunked:
     chunks: list[dict]
 
 
-def run_job(job_id: int, *, enqueue_chunk: Callable[[int, int], object]) -> None:
-    """Run a job; a chunked analysis is split and ``enqueue_chunk(job_id, index)``
-    is called for each chunk once the split is committed (scoring.tasks passes
-    the chunk task's ``enqueue``; this module never imports the tasks)."""
+def run_job(job_id: int, *, dispatch: Callable[[int], object]) -> None:
+    """Run a job; a chunked analysis is split into chunks that wait their turn,
+    and ``dispatch(campaign_id)`` is called once the split is committed to hand
+    the first of them to the queue (scoring.tasks passes ``dispatch_analyses``:
+    scoring/dispatch.py; this module never imports the tasks)."""
     job = Job.objects.select_related("campaign").get(pk=job_id)
     if job.chunks_total:  # a repeated task: already split
         return
@@ -286,12 +287,12 @@ def run_job(job_id: int, *, enqueue_chunk: Callable[[int, int], object]) -> None
             # an organiser applies it (scoring.services.apply_job).
             result = _analysis(job).run(report_input(job.campaign), job.params, progress)
         if isinstance(result, Chunked):
-            _split(job, result, enqueue_chunk)
+            _split(job, result, dispatch)
             return
         _finish(job.pk, json_ready(result))
 
 
-def _split(job: Job, plan: Chunked, enqueue_chunk: Callable[[int, int], object]) -> None:
+def _split(job: Job, plan: Chunked, dispatch: Callable[[int], object]) -> None:
     with transaction.atomic():
         # Conditional, so a repeated run of the job (see recover_jobs) cannot split it twice.
         claimed = Job.objects.filter(pk=job.pk, chunks_total=0).update(
@@ -302,9 +303,10 @@ def _split(job: Job, plan: Chunked, enqueue_chunk: Callable[[int, int], object])
         )
         if not claimed:
             return
-        JobChunk.objects.bulk_create(JobChunk(job=job, index=i, params=p) for i, p in enumerate(plan.chunks))
-        for index in range(len(plan.chunks)):
-            transaction.on_commit(lambda index=index: enqueue_chunk(job.pk, index))
+        JobChunk.objects.bulk_create(
+            JobChunk(job=job, index=i, params=p, waits_turn=True) for i, p in enumerate(plan.chunks)
+        )
+        transaction.on_commit(lambda: dispatch(job.campaign_id))
 
 
 def run_chunk(job_id: int, index: int) -> None:

@@ -120,6 +120,9 @@ class Job(models.Model):
     #: found unfinished after ``MAX_ATTEMPTS`` of them is failed, not queued
     #: again (scoring.services.recover_jobs).
     attempts = models.PositiveIntegerField(default=0)
+    #: Not in the task queue yet: it waits for its campaign's turn (scoring/dispatch.py
+    #: hands each campaign's work to the queue a little at a time, so campaigns take turns).
+    waits_turn = models.BooleanField(default=False)
     #: An analysis with ``apply`` (e.g. the ordering kind's frespa-tune) changes the
     #: campaign only when an organiser applies its result (scoring.services.apply_job):
     #: the campaign's params before and after are kept, so the change can be shown
@@ -150,6 +153,8 @@ class JobChunk(models.Model):
     params = models.JSONField(default=dict)
     result = OrderedJSONField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    #: Not in the task queue yet (as ``Job.waits_turn``).
+    waits_turn = models.BooleanField(default=False)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["job", "index"], name="one_chunk_per_index")]

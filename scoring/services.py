@@ -18,13 +18,15 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 
+from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import F, Max
 from django.utils import timezone
 
 from annotate.models import Campaign, Judgment, Topic
 from concord.digits import whole_number
-from concord.errors import InvalidInput
+from concord.errors import InvalidInput, LimitReached
 from kinds.registry import get_kind
 from scoring import jobs, schedule, tasks
 from scoring.jobs import (  # re-exported: the public face of scoring's writes
@@ -89,8 +91,8 @@ __all__ = [
 
 
 def run_job(job_id: int) -> None:
-    """Run a job now (its chunks, if any, are queued for the workers)."""
-    jobs.run_job(job_id, enqueue_chunk=tasks.run_analysis_chunk.enqueue)
+    """Run a job now (its chunks, if any, are queued for the workers as their turns come)."""
+    jobs.run_job(job_id, dispatch=tasks.dispatch_analyses)
 
 
 def mark_stale(topic: Topic, revision_id: int) -> None:
@@ -127,17 +129,51 @@ def request_recompute(campaign_id: int) -> bool:
         return schedule.claim(campaign_id, tasks.enqueue_recompute)
 
 
+@transaction.atomic
 def start_analysis(*, campaign: Campaign, analysis: str, params: dict | None, user) -> Job:
-    """Store a job and queue it; its params are checked (and defaults filled) first."""
+    """Store a job, to be queued when its campaign's turn comes (scoring/dispatch.py);
+    its params are checked (and defaults filled) first. Refused (LimitReached) while
+    the campaign has ``CONCORD_JOBS_PER_CAMPAIGN`` unfinished jobs, or the user
+    ``CONCORD_JOBS_PER_USER`` in all campaigns."""
     if analysis not in analyses_for(campaign):
         raise InvalidInput("analysis", f"unknown analysis {analysis!r} (known: {', '.join(analyses_for(campaign))})")
     params = analysis_schemas(campaign.kind)[analysis].clean(params, "params")
     reason = not_ready(campaign, analysis)
     if reason:
         raise InvalidInput("analysis", f"{analysis} cannot run on this campaign yet: {reason}")
-    job = Job.objects.create(campaign=campaign, analysis=analysis, params=params, created_by=user)
-    transaction.on_commit(lambda: tasks.run_analysis.enqueue(job.pk))
+    _within_job_limits(campaign, user)
+    job = Job.objects.create(
+        campaign=campaign,
+        analysis=analysis,
+        params=params,
+        created_by=user,
+        waits_turn=True,
+        message="waiting for its turn: the campaign's earlier analyses first",
+    )
+    tasks.dispatch_analyses(campaign.pk)
     return job
+
+
+def _within_job_limits(campaign: Campaign, user) -> None:
+    # The campaign's row, locked, orders two requests for it; the user's row orders theirs across campaigns.
+    Campaign.objects.select_for_update().filter(pk=campaign.pk).first()
+    if user is not None:
+        get_user_model().objects.select_for_update().filter(pk=user.pk).first()
+    unfinished = Job.objects.filter(status__in=UNFINISHED_JOB)
+    most = settings.CONCORD_JOBS_PER_CAMPAIGN
+    if unfinished.filter(campaign=campaign).count() >= most:
+        raise LimitReached(
+            "analysis",
+            f"this campaign has {most} analyses queued or running, the most at once: wait for one to finish, "
+            "or cancel one",
+        )
+    most = settings.CONCORD_JOBS_PER_USER
+    if user is not None and unfinished.filter(created_by=user).count() >= most:
+        raise LimitReached(
+            "analysis",
+            f"you have {most} analyses queued or running, the most at once (in all your campaigns): wait for one "
+            "to finish, or cancel one",
+        )
 
 
 def not_ready(campaign: Campaign, analysis: str, facts: CampaignFacts | None = None) -> str | None:
@@ -160,6 +196,7 @@ def cancel_job(*, job: Job, user) -> Job:
     if not cancelled:
         raise InvalidInput("job", f"job {job.pk} is {job.status}: only a queued or running job can be cancelled")
     log.info("job %s cancelled by %s", job.pk, who)
+    tasks.dispatch_analyses(job.campaign_id)  # its turn goes to the campaign's next analysis
     return job
 
 
@@ -354,7 +391,8 @@ def recover_jobs(
         ever = {key[1] for key in map(_task_key, tasks) if key and key[0] != "recompute"}
     elif not jobs:
         log.warning("the tasks backend's queue is not in the database: give the jobs to queue again")
-    candidates = Job.objects.filter(status__in=UNFINISHED_JOB).order_by("pk")
+    # Work waiting its turn has no task yet: scoring/dispatch.py queues it, below.
+    candidates = Job.objects.filter(status__in=UNFINISHED_JOB, waits_turn=False).order_by("pk")
     if not readable:
         candidates = candidates.filter(pk__in=jobs)
     for job in candidates:
@@ -368,7 +406,16 @@ def recover_jobs(
         _recover_job(job, set() if forced else pending, recovery, dry_run)
     if readable:
         _recover_recomputes(pending, now, grace, recovery, dry_run)
+    if not dry_run:
+        _next_turns()
     return recovery
+
+
+def _next_turns() -> None:
+    """Every campaign's next waiting analysis work to the queue: a worker may have been
+    lost between finishing a task and queueing its campaign's next turn (scoring/dispatch.py)."""
+    for campaign_id in Job.objects.filter(status__in=UNFINISHED_JOB).values_list("campaign_id", flat=True).distinct():
+        tasks.dispatch_analyses(campaign_id)
 
 
 def died_message(attempts: int) -> str:
@@ -396,9 +443,9 @@ def _recover_job(job: Job, pending: set, recovery: Recovery, dry_run: bool) -> N
                 )
                 transaction.on_commit(lambda: tasks.run_analysis.enqueue(job.pk))
         return
-    unfinished = list(JobChunk.objects.filter(job=job, finished_at=None).values_list("index", flat=True))
+    unfinished = list(JobChunk.objects.filter(job=job, finished_at=None).values_list("index", "waits_turn"))
     if unfinished:
-        missing = [i for i in unfinished if ("chunk", job.pk, i) not in pending]
+        missing = [i for i, waits in unfinished if not waits and ("chunk", job.pk, i) not in pending]
         if missing:
             recovery.chunks[job.pk] = missing
             if not dry_run:

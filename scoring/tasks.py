@@ -6,9 +6,12 @@ handed the chunk task's ``enqueue`` rather than importing this module.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 from django_tasks import task
 
-from scoring import jobs, schedule
+from scoring import dispatch, jobs, schedule
+from scoring.models import Job
 
 #: The analyses organisers run (and their chunks) queue apart from the live
 #: report rebuilds, with a worker of their own (settings.TASK_QUEUES, ./run).
@@ -39,17 +42,36 @@ def enqueue_recompute(campaign_id: int, not_before=None) -> None:
     schedule.deferred(recompute_campaign_reports, not_before).enqueue(campaign_id)
 
 
+def dispatch_analyses(campaign_id: int) -> dispatch.Turn:
+    """Queue the campaign's next analysis work whose turn it is (scoring/dispatch.py)."""
+    return dispatch.dispatch(campaign_id, start=run_analysis.enqueue, chunk=run_analysis_chunk.enqueue)
+
+
+@contextmanager
+def _then_the_next_turn(job_id: int):
+    """However an analysis task ends, its campaign's next waiting work joins the queue."""
+    try:
+        yield
+    finally:
+        campaign_id = Job.objects.filter(pk=job_id).values_list("campaign_id", flat=True).first()
+        if campaign_id is not None:
+            dispatch_analyses(campaign_id)
+
+
 @task(queue_name=ANALYSES)
 def run_analysis(job_id: int) -> None:
-    jobs.run_job(job_id, enqueue_chunk=run_analysis_chunk.enqueue)
+    with _then_the_next_turn(job_id):
+        jobs.run_job(job_id, dispatch=dispatch_analyses)
 
 
 @task(queue_name=ANALYSES)
 def run_analysis_chunk(job_id: int, index: int) -> None:
-    jobs.run_chunk(job_id, index)
+    with _then_the_next_turn(job_id):
+        jobs.run_chunk(job_id, index)
 
 
 @task(queue_name=ANALYSES)
 def combine_analysis_chunks(job_id: int) -> None:
     """Queued only by recovery: the last chunk's worker normally combines."""
-    jobs.combine_chunks(job_id)
+    with _then_the_next_turn(job_id):
+        jobs.combine_chunks(job_id)

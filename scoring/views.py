@@ -11,7 +11,7 @@ from django.views.decorators.http import require_POST
 
 from annotate import selectors
 from concord import paramforms, typed
-from concord.errors import InvalidInput
+from concord.errors import InvalidInput, LimitReached
 from concord.security import message_page
 from kinds.registry import get_kind
 from scoring import charts as chart_specs
@@ -86,6 +86,9 @@ def start_analysis(request: HttpRequest, campaign_id: int) -> HttpResponse:
         job = services.start_analysis(campaign=campaign, analysis=name, params=params, user=request.user)
     except InvalidInput as error:
         return refused(request, error, back=("Back to the campaign", reverse("campaign", args=[campaign.pk])))
+    except LimitReached as limit:
+        back = ("Back to the campaign", reverse("campaign", args=[campaign.pk]))
+        return message_page(request, "Too many analyses", limit.message, status=429, link=back)
     # The job's own page: its progress at once, its result when done (not the campaign page's top).
     return redirect("job", job_id=job.pk)
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-from types import SimpleNamespace
 
 import pytest
 from playwright.sync_api import expect
@@ -150,8 +149,8 @@ def test_from_an_empty_instance_to_an_exported_gold_standard(
     )  # consensus, union, intersection, 2 singles, random:0
 
     # Another analysis that a busy worker has not started yet: cancelled from its page.
-    class NotStarted:  # the task module as scoring.services sees it, with no analysis ever started
-        run_analysis = SimpleNamespace(enqueue=lambda *args, **kwargs: None)
+    class NotStarted:  # the task module as scoring.services sees it, with no analysis ever handed to the queue
+        dispatch_analyses = staticmethod(lambda campaign_id: None)
 
         def __getattr__(self, name):
             return getattr(tasks, name)

@@ -1,0 +1,23 @@
+"""Job.waits_turn, JobChunk.waits_turn: analyses take turns across campaigns (issue 25, item 4;
+scoring/dispatch.py). Existing jobs and chunks are already in the task queue: False."""
+
+from django.db import migrations, models
+
+
+class Migration(migrations.Migration):
+    dependencies = [
+        ("scoring", "0015_factoids_live_pairs"),
+    ]
+
+    operations = [
+        migrations.AddField(
+            model_name="job",
+            name="waits_turn",
+            field=models.BooleanField(default=False),
+        ),
+        migrations.AddField(
+            model_name="jobchunk",
+            name="waits_turn",
+            field=models.BooleanField(default=False),
+        ),
+    ]
