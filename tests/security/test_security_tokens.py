@@ -316,10 +316,10 @@ def test_the_service_keeps_an_organiser_too(people, campaign):
     assert ("organiser", "organiser") in members(campaign)
 
 
-# -- the members POST does not tell whether an account exists ------------------------
+# -- the members POST tells whether an account existed, and nothing else (README, Roles) -------
 
 
-def test_existing_and_new_accounts_get_the_same_answer(people, campaign):
+def test_existing_and_new_accounts_differ_only_in_the_account_word(people, campaign):
     client = APIClient()
     client.force_login(people["organiser"])
     url = f"/api/campaigns/{campaign.pk}/members/"
@@ -327,8 +327,9 @@ def test_existing_and_new_accounts_get_the_same_answer(people, campaign):
     unknown = client.post(url, {"username": "newcomer", "role": "assessor"}, format="json")
     assert known.status_code == unknown.status_code == 201
     assert set(known.json()) == set(unknown.json())
-    assert {k: v for k, v in known.json().items() if k != "username"} == {
-        k: v for k, v in unknown.json().items() if k != "username"
+    assert (known.json()["account"], unknown.json()["account"]) == ("existing", "new")
+    assert {k: v for k, v in known.json().items() if k not in ("username", "account")} == {
+        k: v for k, v in unknown.json().items() if k not in ("username", "account")
     }
     assert (known.json()["username"], unknown.json()["username"]) == ("carol", "newcomer")
     newcomer = User.objects.get(username="newcomer")
