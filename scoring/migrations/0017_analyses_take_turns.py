@@ -6,7 +6,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("scoring", "0015_factoids_live_pairs"),
+        ("scoring", "0016_report_disagreement_reason"),
     ]
 
     operations = [
