@@ -169,10 +169,12 @@ def test_from_an_empty_instance_to_an_exported_gold_standard(
     admin = new_page()
     login(admin, "admin")
     admin.goto(pairs_url + "export/")
-    admin.get_by_label("Gold standard").select_option("consensus")
-    admin.get_by_label("Format").select_option("csv")
+    gold = admin.locator("#export-gold")
+    gold.get_by_label("Truth set").select_option("consensus")
+    gold.get_by_label("Format").select_option("csv")
     with admin.expect_download() as download:
-        admin.get_by_role("button", name="Download").click()
+        gold.get_by_role("button", name="Download").click()
+    assert download.value.suggested_filename == f"campaign-{campaign.pk}-pairs-gold-consensus.csv"
     rows = open(download.value.path(), encoding="utf-8").read().splitlines()
     # Provenance columns follow the votes (issue 14): a majority vote's source is "vote".
     assert rows[0] == "topic,candidate,truth,label,matches,judged,source,posterior,adjudicated_by,adjudicated_at"
