@@ -617,7 +617,24 @@ Concord.Judgment = class {
     document.getElementById("merge").hidden = true;
   }
 
-  goNext() { window.location.assign(this.nextUrl); }
+  // Work handed out now (an adaptive campaign's next opinion) spends the budget, so it is
+  // asked for as the "Next topic" button does: a POST with the CSRF token, never a GET.
+  goNext() {
+    if (this.root.dataset.nextAllocates !== "true") {
+      window.location.assign(this.nextUrl);
+      return;
+    }
+    const form = document.createElement("form");
+    form.method = "post";
+    form.action = this.nextUrl;
+    const token = document.createElement("input");
+    token.type = "hidden";
+    token.name = "csrfmiddlewaretoken";
+    token.value = this.csrf;
+    form.append(token);
+    document.body.append(form);
+    form.submit();
+  }
 
   // -- judgment states: reopen, withdraw, and what the page says counts ---------------
 
@@ -889,7 +906,7 @@ Concord.TopicActions = class {
     }
     if (!(await this.post(dialog.dataset.url, { reason }, dialog))) return;
     dialog.close();
-    window.location.assign(this.judgment.nextUrl);
+    this.judgment.goNext();
   }
 
   async flag() {
