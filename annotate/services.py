@@ -351,7 +351,7 @@ def clean_judgment_request(
     _require_version(version)
     kind = get_kind(topic.campaign.kind).data
     params = topic.campaign.params if scope is None else {**topic.campaign.params, "scope": scope}
-    return kind.clean_payload(payload, topic.data, complete=status == _S.SUBMITTED, params=params)
+    return kind.clean_judgment(payload, topic.data, complete=status == _S.SUBMITTED, params=params)
 
 
 def _locked_judgment(topic: Topic, assessor: AbstractBaseUser) -> Judgment | None:
@@ -674,7 +674,7 @@ def import_crowd_labels(
     for (worker, topic_id), answers in grouped.items():
         try:
             payload = kind.payload_from_labels(answers)
-            payloads[(worker, topic_id)] = kind.clean_payload(
+            payloads[(worker, topic_id)] = kind.clean_judgment(
                 payload, topics[topic_id].data, complete=True, params=campaign.params
             )
         except InvalidInput as error:
@@ -782,7 +782,7 @@ def import_judgments(
             raise InvalidInput(path, f"a second judgment by {assessor!r} of topic {topic!r}")
         workers.setdefault(assessor, f"{path}.assessor")
         try:
-            payloads[(assessor, topic)] = kind.clean_payload(
+            payloads[(assessor, topic)] = kind.clean_judgment(
                 entry["payload"], topics[topic].data, complete=True, params=campaign.params
             )
         except InvalidInput as error:
@@ -855,7 +855,7 @@ def save_curation(*, topic: Topic, name: str, data: Any, version: Any, user: Abs
     kind = get_kind(topic.campaign.kind)
     if name == "consensus":
         # The campaign's params, as a judgment is checked (e.g. a relevance campaign's own scale).
-        cleaned = kind.data.clean_payload(data, topic.data, complete=False, params=topic.campaign.params)
+        cleaned = kind.data.clean_judgment(data, topic.data, complete=False, params=topic.campaign.params)
     elif name in kind.curations:
         cleaned = kind.curations[name](data, topic)
     else:

@@ -7,9 +7,11 @@ dotted path (``payload.matches.c7``) so a client can point at it.
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
-from collections.abc import Callable, Hashable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sized
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from concord import jsonsafe
@@ -18,6 +20,29 @@ from concord.params import Bool, Choice, Float, Int, Param, ParamsSchema
 
 # Ids appear in URLs and in whitespace-separated formats such as TREC qrels.
 _ID = re.compile(r"[^\s/]{1,200}")
+
+#: The largest judgment payload, in bytes of compact UTF-8 JSON, of a kind that declares no other.
+DEFAULT_PAYLOAD_BYTES = 2**20
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one topic and one payload of a kind may hold: every request's work is
+    bounded by these (README, Security).
+
+    ``lists`` gives the most entries of every list and object of the kind's topic
+    data and payloads, by the path an error names with the positions left out:
+    ``data.summaries[].sentences`` is the ``sentences`` of every summary,
+    ``payload.marks.*`` every value of the object ``marks``. ``payload_bytes``
+    is the largest payload as compact UTF-8 JSON (drafts too: every save is
+    stored). tests/kinds/test_limits.py builds each kind's largest allowed input
+    and one just over each cap from these."""
+
+    lists: Mapping[str, int]
+    payload_bytes: int = DEFAULT_PAYLOAD_BYTES
+
+    def __getitem__(self, path: str) -> int:
+        return self.lists[path]
 
 
 class Kind:
@@ -37,6 +62,27 @@ class Kind:
     #: creation or change of a campaign's params is cleaned through it before
     #: anything is stored (annotate.services.clean_campaign_params).
     params_schema: ClassVar[ParamsSchema]
+    #: Caps on every list of the kind's topic data and payloads, and on a payload's
+    #: size (:class:`Limits`). No default: a new kind declares its own.
+    limits: ClassVar[Limits]
+
+    def clean_judgment(
+        self, payload: Any, topic_data: Mapping[str, Any], *, complete: bool, params: Mapping[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """A payload from outside (a save, an import, a gold, a restored backup):
+        its size checked against the kind's limit, then :meth:`clean_payload`."""
+        self.check_payload_size(payload)
+        return self.clean_payload(payload, topic_data, complete=complete, params=params)
+
+    def check_payload_size(self, payload: Any) -> None:
+        """Refuse a payload larger than ``limits.payload_bytes`` as JSON, before
+        any other check reads it."""
+        size = payload_bytes(payload)
+        if size > self.limits.payload_bytes:
+            raise InvalidInput(
+                "payload",
+                f"{size:,} bytes of JSON; a {self.label} judgment is at most {self.limits.payload_bytes:,} bytes",
+            )
 
     def clean_topic_data(self, data: Any, *, field: str = "data") -> dict[str, Any]:
         raise NotImplementedError
@@ -304,12 +350,30 @@ def clean_per_topic(
     return {key: cleaned}
 
 
-def require_list(value: Any, field: str, *, min_length: int = 0) -> list:
+def require_list(value: Any, field: str, *, min_length: int = 0, max_length: int | None = None) -> list:
+    """A list of ``min_length`` to ``max_length`` entries (the kind's cap, :class:`Limits`)."""
     if not isinstance(value, list):
         raise InvalidInput(field, f"expected a list, got {type_name(value)}")
     if len(value) < min_length:
         raise InvalidInput(field, f"expected at least {min_length} entries, got {len(value)}")
+    if max_length is not None:
+        require_at_most(value, field, max_length)
     return value
+
+
+def require_at_most(value: Sized, field: str, cap: int) -> None:
+    """Refuse a list or object of more than ``cap`` entries, before anything iterates over it."""
+    if len(value) > cap:
+        raise InvalidInput(field, f"{len(value):,} entries; at most {cap:,}")
+
+
+def payload_bytes(payload: Any) -> int:
+    """A payload's size as compact UTF-8 JSON (how it is stored)."""
+    try:
+        text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        return 0  # not JSON data: the kind's own checks refuse it, naming the field
+    return len(text.encode("utf-8", "surrogatepass"))
 
 
 def require_text(value: Any, field: str, *, allow_empty: bool = False, max_length: int = 100_000) -> str:
@@ -342,9 +406,9 @@ def require_id(value: Any, field: str) -> str:
     return value
 
 
-def require_ids(values: Any, field: str) -> list[str]:
+def require_ids(values: Any, field: str, *, max_length: int | None = None) -> list[str]:
     """A list of id strings (checked before any set or dict operation on them)."""
-    require_list(values, field)
+    require_list(values, field, max_length=max_length)
     for index, value in enumerate(values):
         if not isinstance(value, str):
             raise InvalidInput(f"{field}[{index}]", f"expected an id (a string), got {type_name(value)}")

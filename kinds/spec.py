@@ -270,6 +270,13 @@ class Examples:
     (``"descriptions[]"``); ``run`` the data of a system run scoring ``t1``
     (None: the kind takes no runs); ``params`` campaign params that switch
     every part of the kind on.
+
+    ``sized(counts)`` builds topic data and a payload to the sizes asked, for
+    the limits test (tests/kinds/test_limits.py): ``counts`` gives a number of
+    entries for every path of ``data.limits.lists``; the first list (or object)
+    at each path gets that many, every other one a few, and what a path's
+    entries refer to (the topic's candidates, the inventory's factoids) is made
+    as large as they need. Its size is linear in the counts.
     """
 
     topic: Mapping[str, Any]
@@ -277,6 +284,7 @@ class Examples:
     free_text: tuple[str, ...] = ()
     run: Mapping[str, Any] | None = None
     params: Mapping[str, Any] = field(default_factory=dict)
+    sized: Callable[[Mapping[str, int]], tuple[dict[str, Any], dict[str, Any]]] | None = None
 
 
 @dataclass(frozen=True)

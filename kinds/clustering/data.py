@@ -17,6 +17,7 @@ from concord.params import Choice, ParamsSchema
 from kinds.base import (
     InvalidInput,
     Kind,
+    Limits,
     clean_per_topic,
     demo_param,
     design_param,
@@ -55,6 +56,18 @@ class ClusteringKind(Kind):
     label = "Sentence clustering"
     description = "Group the sentences of a document set into clusters; leave irrelevant ones out."
     hidden_fields = ()
+    #: Ten thousand sentences of a thousand documents (Geiss's sets: 150 to 200 sentences of 5 to 15
+    #: documents); a cluster holds one sentence at least, so there are no more clusters than sentences.
+    limits = Limits(
+        {
+            "data.documents": 1000,
+            "data.sentences": 10_000,
+            "payload.clusters": 10_000,
+            "payload.clusters[]": 10_000,
+            "payload.descriptions": 10_000,
+        },
+        payload_bytes=4 * 2**20,
+    )
     #: Campaign params: ``rules`` (see RULE_MODES).
     params_schema = ParamsSchema(
         Choice(
@@ -72,7 +85,9 @@ class ClusteringKind(Kind):
 
     def clean_topic_data(self, data: Any, *, field: str = "data") -> dict[str, Any]:
         require_object(data, field, allowed={"documents", "sentences"}, required={"documents", "sentences"})
-        documents = require_list(data["documents"], f"{field}.documents", min_length=1)
+        documents = require_list(
+            data["documents"], f"{field}.documents", min_length=1, max_length=self.limits["data.documents"]
+        )
         cleaned_documents = []
         for index, document in enumerate(documents):
             path = f"{field}.documents[{index}]"
@@ -82,7 +97,9 @@ class ClusteringKind(Kind):
                 entry["title"] = require_text(document["title"], f"{path}.title", allow_empty=True, max_length=500)
             cleaned_documents.append(entry)
         document_ids = set(unique_ids(cleaned_documents, f"{field}.documents"))
-        sentences = require_list(data["sentences"], f"{field}.sentences", min_length=2)
+        sentences = require_list(
+            data["sentences"], f"{field}.sentences", min_length=2, max_length=self.limits["data.sentences"]
+        )
         cleaned = []
         for index, sentence in enumerate(sentences):
             path = f"{field}.sentences[{index}]"
@@ -106,20 +123,21 @@ class ClusteringKind(Kind):
                 }
             )
         unique_ids(cleaned, f"{field}.sentences")
-        cleaned.sort(key=lambda s: ([d["id"] for d in cleaned_documents].index(s["document"]), s["position"]))
+        rank = {d["id"]: index for index, d in enumerate(cleaned_documents)}
+        cleaned.sort(key=lambda s: (rank[s["document"]], s["position"]))
         return {"documents": cleaned_documents, "sentences": cleaned}
 
     def clean_payload(
         self, payload: Any, topic_data: Mapping[str, Any], *, complete: bool, params: Mapping[str, Any] | None = None
     ) -> dict[str, Any]:
         require_object(payload, "payload", allowed={"clusters", "descriptions"}, required={"clusters"})
-        clusters = require_list(payload["clusters"], "payload.clusters")
+        clusters = require_list(payload["clusters"], "payload.clusters", max_length=self.limits["payload.clusters"])
         known = {s["id"] for s in topic_data["sentences"]}
         seen: Counter[str] = Counter()
         cleaned = []
         for index, cluster in enumerate(clusters):
             path = f"payload.clusters[{index}]"
-            require_list(cluster, path, min_length=1)
+            require_list(cluster, path, min_length=1, max_length=self.limits["payload.clusters[]"])
             for position, sentence in enumerate(cluster):
                 if not isinstance(sentence, str):
                     raise InvalidInput(f"{path}[{position}]", f"expected a sentence id, got {type_name(sentence)}")
@@ -134,7 +152,7 @@ class ClusteringKind(Kind):
                 "payload.clusters", f"sentence(s) in more than one cluster (or twice in one): {listing(repeated)}"
             )
         descriptions = payload.get("descriptions", [""] * len(cleaned))
-        require_list(descriptions, "payload.descriptions")
+        require_list(descriptions, "payload.descriptions", max_length=self.limits["payload.descriptions"])
         if len(descriptions) != len(cleaned):
             raise InvalidInput(
                 "payload.descriptions",

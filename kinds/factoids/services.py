@@ -12,8 +12,14 @@ from django.utils import timezone
 from annotate.models import Campaign, Judgment, JudgmentRevision, Topic
 from annotate.services import clean_campaign_params
 from concord.errors import InvalidInput
-from kinds.base import require_ids, require_list, require_object
+from kinds.base import listing, require_ids, require_list, require_object
+from kinds.factoids.data import FactoidsKind
 from scoring import services as scoring_services
+
+#: A side of a relation names factoids of one inventory; a pair of inventories has at
+#: most one relation per factoid of either side.
+MAX_INVENTORY = FactoidsKind.limits["payload.factoids"]
+MAX_RELATIONS = 2 * MAX_INVENTORY
 
 
 @transaction.atomic
@@ -104,16 +110,17 @@ def clean_relations(data: Any, topic: Topic) -> dict[str, Any]:
             raise InvalidInput(
                 f"data.pairs.{key}", "expected '<annotator>|<annotator>', names sorted, both annotators of the topic"
             )
-        require_list(relations, f"data.pairs.{key}")
+        require_list(relations, f"data.pairs.{key}", max_length=MAX_RELATIONS)
         rows = []
         for index, relation in enumerate(relations):
             path = f"data.pairs.{key}[{index}]"
             require_object(relation, path, allowed={"first", "second"}, required={"first", "second"})
             for side, name in (("first", names[0]), ("second", names[1])):
-                ids = require_ids(require_list(relation[side], f"{path}.{side}", min_length=1), f"{path}.{side}")
+                require_list(relation[side], f"{path}.{side}", min_length=1)
+                ids = require_ids(relation[side], f"{path}.{side}", max_length=MAX_INVENTORY)
                 unknown = [i for i in ids if i not in inventories[name]]
                 if unknown:
-                    raise InvalidInput(f"{path}.{side}", f"not factoids of {name}: {', '.join(map(str, unknown))}")
+                    raise InvalidInput(f"{path}.{side}", f"not factoids of {name}: {listing(unknown)}")
             if len(relation["first"]) > 1 and len(relation["second"]) > 1:
                 raise InvalidInput(path, "one side must be a single factoid (identity or subsumption)")
             rows.append({"first": list(relation["first"]), "second": list(relation["second"])})

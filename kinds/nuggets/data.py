@@ -16,11 +16,13 @@ from concord.params import Choice, ListOf, ParamsSchema
 from kinds.base import (
     InvalidInput,
     Kind,
+    Limits,
     clean_per_topic,
     demo_param,
     design_param,
     interval_params,
     listing,
+    require_at_most,
     require_id,
     require_ids,
     require_list,
@@ -48,6 +50,17 @@ class NuggetsKind(Kind):
     #: The original assessor's labels would bias the snap judgments (section 5);
     #: the runs behind the responses, the matching.
     hidden_fields = ("nuggets[].label", "responses[].run")
+    #: A thousand nuggets and a thousand responses per question (TREC 2005: 75 questions, 72 runs).
+    limits = Limits(
+        {
+            "data.nuggets": 1000,
+            "data.responses": 1000,
+            "payload.labels": 1000,
+            "payload.matches": 1000,
+            "payload.matches.*": 1000,
+        },
+        payload_bytes=2 * 2**20,
+    )
     #: Campaign params: ``tasks`` (see TASKS and tasks_of).
     params_schema = ParamsSchema(
         ListOf(
@@ -68,7 +81,9 @@ class NuggetsKind(Kind):
     def clean_topic_data(self, data: Any, *, field: str = "data") -> dict[str, Any]:
         require_object(data, field, allowed={"target", "nuggets", "responses"}, required={"target", "nuggets"})
         target = require_text(data["target"], f"{field}.target", max_length=1000)
-        nuggets = require_list(data["nuggets"], f"{field}.nuggets", min_length=1)
+        nuggets = require_list(
+            data["nuggets"], f"{field}.nuggets", min_length=1, max_length=self.limits["data.nuggets"]
+        )
         cleaned = []
         for index, nugget in enumerate(nuggets):
             path = f"{field}.nuggets[{index}]"
@@ -82,7 +97,7 @@ class NuggetsKind(Kind):
         unique_ids(cleaned, f"{field}.nuggets")
         result: dict[str, Any] = {"target": target, "nuggets": cleaned}
         if "responses" in data:
-            responses = require_list(data["responses"], f"{field}.responses")
+            responses = require_list(data["responses"], f"{field}.responses", max_length=self.limits["data.responses"])
             result["responses"] = []
             for index, response in enumerate(responses):
                 path = f"{field}.responses[{index}]"
@@ -110,6 +125,7 @@ class NuggetsKind(Kind):
             raise InvalidInput(
                 "payload.labels", f"expected an object of nugget id -> vital|okay, got {type_name(labels)}"
             )
+        require_at_most(labels, "payload.labels", self.limits["payload.labels"])
         for nugget, label in labels.items():
             if nugget not in known:
                 raise InvalidInput(f"payload.labels.{nugget}", "unknown nugget id")
@@ -121,17 +137,20 @@ class NuggetsKind(Kind):
             raise InvalidInput(
                 "payload.matches", f"expected an object of response id -> [nugget ids], got {type_name(matches)}"
             )
+        require_at_most(matches, "payload.matches", self.limits["payload.matches"])
         responses = [r["id"] for r in topic_data.get("responses", [])]
+        known_responses = set(responses)
         for response, found in matches.items():
-            if response not in set(responses):
+            if response not in known_responses:
                 raise InvalidInput(f"payload.matches.{response}", "unknown response id")
-            require_ids(found, f"payload.matches.{response}")
+            require_ids(found, f"payload.matches.{response}", max_length=self.limits["payload.matches.*"])
             unknown = [n for n in found if n not in known]
             if unknown:
                 raise InvalidInput(f"payload.matches.{response}", f"unknown nugget id(s): {listing(map(str, unknown))}")
             if len(set(found)) != len(found):
                 raise InvalidInput(f"payload.matches.{response}", "a nugget is listed twice")
-        cleaned["matches"] = {r: [n for n in nuggets if n in set(matches[r])] for r in responses if r in matches}
+        position = positions(nuggets)
+        cleaned["matches"] = {r: in_order(matches[r], position) for r in responses if r in matches}
         if complete:
             if "labels" in tasks:
                 missing = [n for n in nuggets if n not in cleaned["labels"]]
@@ -195,8 +214,19 @@ def _clean_response(response: Any, topic: Mapping[str, Any], path: str) -> dict[
     if "matches" in response:
         order = [n["id"] for n in topic["nuggets"]]
         found = require_ids(response["matches"], f"{path}.matches")
-        unknown = [n for n in found if n not in order]
+        known = set(order)
+        unknown = [n for n in found if n not in known]
         if unknown:
             raise InvalidInput(f"{path}.matches", f"unknown nugget id(s): {listing(map(str, unknown))}")
-        entry["matches"] = sorted(set(found), key=order.index)
+        entry["matches"] = in_order(found, positions(order))
     return entry
+
+
+def positions(ids: list[str]) -> dict[str, int]:
+    """Each id's position, to put subsets in this order without scanning it again."""
+    return {item: index for index, item in enumerate(ids)}
+
+
+def in_order(found: list[str], position: Mapping[str, int]) -> list[str]:
+    """The known ids of ``found``, each once, in the order ``position`` gives."""
+    return sorted(set(found), key=position.__getitem__)

@@ -17,6 +17,7 @@ from concord.params import Choice, Float, Object, ParamsSchema
 from kinds.base import (
     InvalidInput,
     Kind,
+    Limits,
     clean_per_topic,
     demo_param,
     design_param,
@@ -35,6 +36,8 @@ class OrderingKind(Kind):
     label = "Ordering"
     description = "Put the items of a topic in order."
     hidden_fields = ()
+    #: A person orders at most a thousand items (SQuALITY's questions have four or five answers).
+    limits = Limits({"data.items": 1000, "payload.order": 1000})
     #: Campaign params: ``frespa`` is FreSPA's setting (kinds/ordering/report.py
     #: frespa_setting; written by the frespa-tune analysis), the paper's when absent;
     #: ``wca_weights`` WCA's weights (report.wca_weights), clamped when absent.
@@ -83,7 +86,7 @@ class OrderingKind(Kind):
 
     def clean_topic_data(self, data: Any, *, field: str = "data") -> dict[str, Any]:
         require_object(data, field, allowed={"items"}, required={"items"})
-        items = require_list(data["items"], f"{field}.items", min_length=2)
+        items = require_list(data["items"], f"{field}.items", min_length=2, max_length=self.limits["data.items"])
         cleaned = []
         for index, item in enumerate(items):
             path = f"{field}.items[{index}]"
@@ -98,7 +101,8 @@ class OrderingKind(Kind):
         # A draft is an ordering too (the page always holds one), so drafts
         # and submissions are checked alike.
         require_object(payload, "payload", allowed={"order"}, required={"order"})
-        return {"order": check_permutation(payload["order"], [i["id"] for i in topic_data["items"]], "payload.order")}
+        order = require_list(payload["order"], "payload.order", max_length=self.limits["payload.order"])
+        return {"order": check_permutation(order, [i["id"] for i in topic_data["items"]], "payload.order")}
 
     def flag_targets(self, view: Mapping[str, Any]) -> list[tuple[str, str]]:
         """The items of the assessor view, flaggable one by one."""
@@ -143,10 +147,10 @@ def check_permutation(order: Any, items: list[str], field: str) -> list[str]:
     for index, item in enumerate(order):
         if not isinstance(item, str):
             raise InvalidInput(f"{field}[{index}]", f"expected an item id (a string), got {type_name(item)}")
-    known = set(items)
+    known, given = set(items), set(order)
     duplicated = [item for item, count in Counter(order).items() if count > 1]
     unknown = [item for item in order if item not in known]
-    missing = [item for item in items if item not in set(order)]
+    missing = [item for item in items if item not in given]
     problems = []
     if unknown:
         problems.append(f"unknown item id(s): {listing(unknown)}")

@@ -13,12 +13,14 @@ from concord.params import ParamsSchema
 from kinds.base import (
     InvalidInput,
     Kind,
+    Limits,
     adaptive_params,
     demo_param,
     design_param,
     interval_params,
     listing,
     reference_param,
+    require_at_most,
     require_id,
     require_list,
     require_object,
@@ -34,6 +36,11 @@ class PairsKind(Kind):
     description = "Judge each candidate of a query: match or no match."
     #: Which systems returned a candidate: knowing it would bias the judgment.
     hidden_fields = ("candidates[].runs",)
+    #: Ten thousand candidates per query (Arehart et al.'s 100 pools held 1,712 candidates in all).
+    limits = Limits(
+        {"data.candidates": 10_000, "data.candidates[].runs": 1000, "payload.matches": 10_000},
+        payload_bytes=2 * 2**20,
+    )
     #: Campaign params (annotate/services.py assign_topics reads ``design``).
     params_schema = ParamsSchema(
         design_param("Pair adjudication", splittable=True, adaptive=True),
@@ -46,14 +53,16 @@ class PairsKind(Kind):
     def clean_topic_data(self, data: Any, *, field: str = "data") -> dict[str, Any]:
         require_object(data, field, allowed={"query", "candidates"}, required={"query", "candidates"})
         query = require_text(data["query"], f"{field}.query")
-        candidates = require_list(data["candidates"], f"{field}.candidates", min_length=1)
+        candidates = require_list(
+            data["candidates"], f"{field}.candidates", min_length=1, max_length=self.limits["data.candidates"]
+        )
         cleaned = []
         for index, candidate in enumerate(candidates):
             path = f"{field}.candidates[{index}]"
             require_object(candidate, path, allowed={"id", "text", "runs"}, required={"id", "text"})
             entry: dict[str, Any] = {"id": candidate["id"], "text": require_text(candidate["text"], f"{path}.text")}
             if "runs" in candidate:
-                runs = require_list(candidate["runs"], f"{path}.runs")
+                runs = require_list(candidate["runs"], f"{path}.runs", max_length=self.limits["data.candidates[].runs"])
                 entry["runs"] = [require_id(run, f"{path}.runs[{i}]") for i, run in enumerate(runs)]
             cleaned.append(entry)
         unique_ids(cleaned, f"{field}.candidates")
@@ -66,10 +75,12 @@ class PairsKind(Kind):
         matches = payload["matches"]
         if not isinstance(matches, dict):
             raise InvalidInput("payload.matches", f"expected an object, got {type_name(matches)}")
+        require_at_most(matches, "payload.matches", self.limits["payload.matches"])
         known = [c["id"] for c in topic_data["candidates"]]
         scope = (params or {}).get("scope")
         if scope is not None:  # this assessor judges only some candidates (one adjudicator per pair)
-            known = [c for c in known if c in set(scope)]
+            assigned = set(scope)
+            known = [c for c in known if c in assigned]
         known_set = set(known)
         for candidate_id, value in matches.items():
             if candidate_id not in known_set:
@@ -91,7 +102,8 @@ class PairsKind(Kind):
     def scoped(self, topic_data: Mapping[str, Any], items: list[str] | None) -> Mapping[str, Any]:
         if items is None:
             return topic_data
-        return {**topic_data, "candidates": [c for c in topic_data["candidates"] if c["id"] in set(items)]}
+        wanted = set(items)
+        return {**topic_data, "candidates": [c for c in topic_data["candidates"] if c["id"] in wanted]}
 
     def flag_targets(self, view: Mapping[str, Any]) -> list[tuple[str, str]]:
         """The candidates of the assessor view, flaggable one by one."""

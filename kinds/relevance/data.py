@@ -17,10 +17,12 @@ from concord.params import Int, ListOf, ParamsSchema, Str
 from kinds.base import (
     InvalidInput,
     Kind,
+    Limits,
     demo_param,
     design_param,
     interval_params,
     listing,
+    require_at_most,
     require_id,
     require_list,
     require_object,
@@ -68,6 +70,11 @@ class RelevanceKind(Kind):
     description = "Grade each pooled document of a query on a relevance scale (TREC-style)."
     #: Which systems retrieved a document: knowing it would bias the grade.
     hidden_fields = ("documents[].runs",)
+    #: Ten thousand pooled documents per query (the top 100 of 100 runs, all different).
+    limits = Limits(
+        {"data.documents": 10_000, "data.documents[].runs": 1000, "payload.grades": 10_000},
+        payload_bytes=2 * 2**20,
+    )
     params_schema = RelevanceParams(
         ListOf(
             "scale",
@@ -100,14 +107,16 @@ class RelevanceKind(Kind):
         for key in ("description", "narrative"):
             if key in data:
                 cleaned[key] = require_text(data[key], f"{field}.{key}")
-        documents = require_list(data["documents"], f"{field}.documents", min_length=1)
+        documents = require_list(
+            data["documents"], f"{field}.documents", min_length=1, max_length=self.limits["data.documents"]
+        )
         rows = []
         for index, document in enumerate(documents):
             path = f"{field}.documents[{index}]"
             require_object(document, path, allowed={"id", "text", "runs"}, required={"id", "text"})
             entry: dict[str, Any] = {"id": document["id"], "text": require_text(document["text"], f"{path}.text")}
             if "runs" in document:
-                runs = require_list(document["runs"], f"{path}.runs")
+                runs = require_list(document["runs"], f"{path}.runs", max_length=self.limits["data.documents[].runs"])
                 entry["runs"] = [require_id(run, f"{path}.runs[{i}]") for i, run in enumerate(runs)]
             rows.append(entry)
         unique_ids(rows, f"{field}.documents")
@@ -121,9 +130,11 @@ class RelevanceKind(Kind):
         grades = payload["grades"]
         if not isinstance(grades, dict):
             raise InvalidInput("payload.grades", f"expected an object of document id -> grade, got {type_name(grades)}")
+        require_at_most(grades, "payload.grades", self.limits["payload.grades"])
         every = [d["id"] for d in topic_data["documents"]]
         scope = (params or {}).get("scope")
-        known = every if scope is None else [d for d in every if d in set(scope)]
+        assigned = set(scope) if scope is not None else set()
+        known = every if scope is None else [d for d in every if d in assigned]
         known_set = set(known)
         scale = scale_of(params)
         for document, grade in grades.items():
