@@ -1,6 +1,8 @@
 """Parsers for imported files. They only read: every write is a service.
 
-Errors name the line (or JSON field) that is wrong.
+Every file is read through concord.reading (within the upload limit; text
+decoded line by line as it is read). Errors name the line (or JSON field)
+that is wrong.
 """
 
 from __future__ import annotations
@@ -8,7 +10,7 @@ from __future__ import annotations
 import csv
 import html
 import inspect
-import io
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,7 +18,7 @@ from typing import Any
 from annotate import services
 from annotate.labels import CrowdLabel
 from annotate.models import Campaign
-from concord import jsonsafe
+from concord import jsonsafe, reading
 from concord.errors import InvalidInput
 from kinds.base import require_id, require_object
 from kinds.registry import get_kind
@@ -27,9 +29,10 @@ _FALSE = {"0", "false", "no", "no-match", "nomatch", "n"}
 
 
 def decode(raw: bytes | str, what: str = "file") -> str:
-    """An uploaded file's text (concord.jsonsafe.decode: UTF-8, with or
-    without a byte-order mark, or UTF-16/32 with one; no NUL, no lone
-    surrogate); what it refuses names the line."""
+    """An uploaded file's whole text, within the upload limit (concord.jsonsafe.decode:
+    UTF-8, with or without a byte-order mark, or UTF-16/32 with one; no NUL, no lone
+    surrogate); what it refuses names the line. Line by line: concord.reading.numbered."""
+    reading.require_size(raw, what)
     try:
         return jsonsafe.decode(raw)
     except jsonsafe.InputError as error:
@@ -37,18 +40,8 @@ def decode(raw: bytes | str, what: str = "file") -> str:
         raise InvalidInput(line if what == "file" else f"{what}: {line}", error.message) from None
 
 
-def read_json(raw: bytes | str, what: str = "file") -> Any:
-    """A JSON file, parsed strictly (concord.jsonsafe.loads): errors name
-    the path inside the file (``file[0].title``) or its line."""
-    return parse_json(decode(raw, what), what)
-
-
-def parse_json(text: str, where: str) -> Any:
-    """JSON text through the one strict parser; InvalidInput naming ``where`` and the path in it."""
-    try:
-        return jsonsafe.loads(text)
-    except jsonsafe.InputError as error:
-        raise InvalidInput(jsonsafe.located(where, error.path), error.message) from None
+read_json = reading.read_json
+parse_json = reading.parse_json
 
 
 def read_topics(raw: bytes | str) -> list[Any]:
@@ -90,7 +83,7 @@ def read_crowd_csv(raw: bytes | str, *, positive: str | None = None) -> CrowdFil
     a column named twice, a row longer than the header or a file without rows
     is refused.
     """
-    reader = csv.DictReader(io.StringIO(decode(raw)), restval="")
+    reader = csv.DictReader(reading.Lines(raw), restval="")
     try:
         return _read_crowd_rows(reader, positive)
     except csv.Error as error:
@@ -110,7 +103,7 @@ def check_columns(reader: csv.DictReader, allowed: Iterable[str], required: Iter
     """The header names only ``allowed`` columns, each once, and all of ``required``."""
     columns = list(reader.fieldnames or [])
     allowed = set(allowed)
-    repeated = sorted({c for c in columns if columns.count(c) > 1})
+    repeated = sorted(c for c, count in Counter(columns).items() if count > 1)
     if repeated:
         raise InvalidInput("file", f"column {repeated[0]!r} appears twice in the header")
     unknown = [c for c in columns if c not in allowed]
@@ -225,15 +218,15 @@ def _read_generic(reader: csv.DictReader, positive: str | None, *, grouped: bool
 def read_runs(raw: bytes | str, *, kind: KindSpec, filename: str = "") -> list[dict[str, Any]]:
     """Runs as JSON (``[{"name", "data"}]``) or, for kinds that read them
     (``KindSpec.runs_csv``), as CSV (a ``.csv`` file, or text starting ``topic,``)."""
-    text = decode(raw)
-    if filename.endswith(".csv") or text.lstrip().startswith("topic,"):
+    first = next((text for _, text in reading.numbered(raw) if text.strip()), "")
+    if filename.endswith(".csv") or first.lstrip().startswith("topic,"):
         if kind.runs_csv is None:
             raise InvalidInput("file", f"{kind.label} runs come as JSON, not CSV")
         try:
-            return kind.runs_csv(text)
+            return kind.runs_csv(reading.Lines(raw))
         except csv.Error as error:  # in the header line (csv_rows names the line of a bad row)
             raise InvalidInput("line 1", f"not CSV: {error}") from None
-    data = read_json(text)
+    data = read_json(raw)
     if isinstance(data, dict):
         data = require_object(data, "file", allowed={"runs"}, required={"runs"})["runs"]
     if not isinstance(data, list):

@@ -23,13 +23,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from annotate.importers import decode, parse_json, read_json
+from concord import reading
 from concord.errors import InvalidInput
 from kinds.base import require_id, type_name
 from kinds.spec import ExportFile
-
-#: A doccano zip whose files add up to more than this once unpacked is refused.
-MAX_UNZIPPED_BYTES = 200 * 2**20
 
 
 @dataclass(frozen=True)
@@ -66,7 +63,7 @@ def _worker(completed_by: Any, where: str) -> str:
 
 def read_labelstudio(raw: bytes | str) -> list[Task]:
     """The tasks of a Label Studio JSON export, with their submitted annotations."""
-    data = read_json(raw)
+    data = reading.read_json(raw)
     if not isinstance(data, list) or not data:
         raise InvalidInput("file", "expected a Label Studio JSON export: a list of tasks with data and annotations")
     tasks = []
@@ -194,35 +191,25 @@ def read_doccano(raw: bytes | str) -> list[Example]:
     """The examples of a doccano export of a project whose annotators did not
     share annotations: a zip of ``<username>.jsonl`` files, each line ``{"text",
     "label": [...], ...}``. Lines with no label (not annotated by that user) are kept
-    with ``labels == []``; the kinds skip them."""
+    with ``labels == []``; the kinds skip them. The zip is unpacked as its lines are
+    read, within what concord.reading allows a zip, and refused at its first bad line."""
     if isinstance(raw, str) or not raw.startswith(b"PK"):
         raise InvalidInput(
             "file",
             "expected doccano's export of a project with several annotators: a zip of <username>.jsonl files "
             "(one JSONL file gives no annotator names; its labels are everyone's)",
         )
-    try:
-        archive = zipfile.ZipFile(io.BytesIO(raw))
-        members = [m for m in archive.infolist() if not m.is_dir()]
-    except (zipfile.BadZipFile, ValueError) as error:
-        raise InvalidInput("file", f"not a zip file ({error})") from None
-    if sum(m.file_size for m in members) > MAX_UNZIPPED_BYTES:
-        raise InvalidInput("file", f"more than {MAX_UNZIPPED_BYTES // 2**20} MB once unzipped")
     examples = []
-    for member in members:
-        name = member.filename.rsplit("/", 1)[-1]
+    for member in reading.zip_members(raw):
+        name = member.name.rsplit("/", 1)[-1]
         if not name.endswith(".jsonl"):
-            raise InvalidInput(member.filename, "expected <username>.jsonl files only")
+            raise InvalidInput(member.name, "expected <username>.jsonl files only")
         worker = name.removesuffix(".jsonl")
-        try:
-            content = archive.read(member)
-        except (zipfile.BadZipFile, RuntimeError, ValueError) as error:
-            raise InvalidInput(member.filename, f"cannot be unzipped ({error})") from None
-        for line, text in enumerate(decode(content, member.filename).splitlines(), start=1):
+        for line, text in reading.numbered(member, member.name):
             if not text.strip():
                 continue
-            where = f"{member.filename}: line {line}"
-            record = parse_json(text, where)
+            where = f"{member.name}: line {line}"
+            record = reading.parse_json(text, where)
             if not isinstance(record, dict):
                 raise InvalidInput(where, f"expected an object, got {type_name(record)}")
             labels = record.get("label", [])

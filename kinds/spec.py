@@ -9,7 +9,7 @@ template names built from strings, no getattr on modules, no
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -340,8 +340,9 @@ class KindSpec:
     #: root; e.g. factoids' Phase 2), included by concord/urls.py. A module, not patterns: the
     #: views import the API's serializers, which read the registry this spec is part of.
     urls: str | None = None
-    #: ``runs_csv(text) -> [{"name", "data"}]``: the kind's runs read from CSV; None: runs come as JSON only.
-    runs_csv: Callable[[str], list[dict[str, Any]]] | None = None
+    #: ``runs_csv(lines) -> [{"name", "data"}]``: the kind's runs read from CSV (``lines``: the file's
+    #: lines as concord.reading.Lines gives them, decoded as they are read); None: runs come as JSON only.
+    runs_csv: Callable[[Iterable[str]], list[dict[str, Any]]] | None = None
     #: file suffix -> ``reader(raw, params=campaign params[, rank=...]) -> annotate.importers.CrowdFile``
     #: (``rank`` for readers that take it, e.g. SQuALITY's; the uploads page then asks for it):
     #: judgment files of the kind's own formats (``import_judgments``, ``POST .../judgments/import/``;

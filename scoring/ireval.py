@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -240,9 +240,15 @@ def parse_run(text: str) -> dict[str, Run]:
     """
     if not isinstance(text, str):
         raise ValueError(f"run text must be a string, got {type(text).__name__}")
+    return parse_run_lines(enumerate(text.splitlines(), start=1))
+
+
+def parse_run_lines(lines: Iterable[tuple[int, str]]) -> dict[str, Run]:
+    """:func:`parse_run` over ``(line number, text)`` pairs, read one at a time
+    (a file decoded as it is read: concord.reading.numbered)."""
     runs: dict[str, Run] = {}
     first_line: dict[tuple[str, str, str], int] = {}
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in lines:
         columns = line.split()
         if not columns:
             continue

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import csv
-import io
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from django.db import transaction
 
-from annotate.importers import check_columns, csv_rows, decode
+from annotate.importers import check_columns, csv_rows
+from concord import reading
 from concord.digits import whole_number
 from concord.errors import InvalidInput
 from concord.params import Int, ParamsSchema, Str
@@ -30,7 +30,7 @@ def read_aiphes_topic(
     """
     sources = _aiphes_documents(documents) if documents is not None else {}
     sentences = []
-    for line, text in enumerate(decode(nuggets).splitlines(), start=1):
+    for line, text in reading.numbered(nuggets):
         if not text.strip():
             continue
         fields = text.split("\t")
@@ -51,16 +51,23 @@ def read_aiphes_topic(
 
 
 def _aiphes_documents(raw: bytes | str) -> dict[str, str]:
-    from xml.etree import ElementTree
-
-    try:
-        root = ElementTree.fromstring(decode(raw))
-    except ElementTree.ParseError as error:
-        raise InvalidInput("documents", f"not XML: {error}") from None
-    documents = {}
-    for index, document in enumerate(root.iter("document")):
-        name = document.get("clueWebID") or f"doc{index + 1}"
-        documents[name.replace("/", "-")] = match_key(" ".join(c.text or "" for c in document.iter("content")))
+    """Each ``<document>``'s ``<content>`` texts, keyed as :func:`match_key` compares them."""
+    documents: dict[str, str] = {}
+    name, contents, inside = None, [], 0
+    for event in reading.xml_events(raw, "documents"):
+        if event.kind == "start" and event.tag == "document" and name is None:
+            name = (event.attributes.get("clueWebID") or f"doc{len(documents) + 1}").replace("/", "-")
+            contents = []
+        elif event.kind == "start" and event.tag == "content" and name is not None:
+            inside += 1
+            contents.append([])
+        elif event.kind == "text" and inside:
+            contents[-1].append(event.text)
+        elif event.kind == "end" and event.tag == "content" and inside:
+            inside -= 1
+        elif event.kind == "end" and event.tag == "document" and name is not None:
+            documents[name] = match_key(" ".join("".join(parts) for parts in contents))
+            name = None
     return documents
 
 
@@ -83,31 +90,38 @@ def read_aiphes_tree(raw: bytes | str, *, depth: int = 1) -> list[list[str]]:
     """One annotator's tree as clusters: every bubble at ``depth`` (top-level
     bubbles are depth 1) with all nuggets below it forms a cluster; nuggets in
     shallower bubbles form a cluster per bubble; nuggets outside any bubble
-    are left out (irrelevant)."""
-    from xml.etree import ElementTree
-
+    are left out (irrelevant). Read as it is parsed, nested at most
+    ``concord.reading.MAX_XML_DEPTH`` elements deep."""
     if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
         raise InvalidInput("depth", "expected a whole number >= 1")
-    try:
-        root = ElementTree.fromstring(decode(raw))
-    except ElementTree.ParseError as error:
-        raise InvalidInput("file", f"not XML: {error}") from None
     clusters: dict[int, list[str]] = {}
-
-    def walk(element, level: int, owner: int | None) -> None:
-        for child in element:
-            if child.tag == "Nugget" and owner is not None:
-                clusters.setdefault(owner, []).append(child.get("id"))
-            elif child.tag == "Bubble":
-                walk(child, level + 1, owner if level + 1 > depth else id(child))
-
-    walk(root, 0, None)
+    bubbles = 0
+    # Per open element: (its bubble level, the cluster its nuggets join, whether its
+    # children count); only bubbles (and the root) have children that count.
+    open_elements: list[tuple[int, int | None, bool]] = []
+    for event in reading.xml_events(raw):
+        if event.kind == "end":
+            open_elements.pop()
+            continue
+        if event.kind != "start":
+            continue
+        if not open_elements:
+            open_elements.append((0, None, True))  # the root
+            continue
+        level, owner, counts = open_elements[-1]
+        if counts and event.tag == "Nugget" and owner is not None:
+            clusters.setdefault(owner, []).append(event.attributes.get("id"))
+        if counts and event.tag == "Bubble":
+            bubbles += 1
+            open_elements.append((level + 1, owner if level + 1 > depth else bubbles, True))
+        else:
+            open_elements.append((level, owner, False))
     return [members for members in clusters.values() if members]
 
 
-def read_runs_csv(text: str) -> list[dict[str, Any]]:
+def read_runs_csv(lines: Iterable[str]) -> list[dict[str, Any]]:
     """CSV ``topic,run,sentence,cluster`` -> runs of clusterings (cluster labels are any strings)."""
-    reader = csv.DictReader(io.StringIO(text))
+    reader = csv.DictReader(lines)
     columns = ("topic", "run", "sentence", "cluster")
     check_columns(reader, columns, required=columns)
     runs: dict[str, dict[str, dict[str, list[str]]]] = {}

@@ -7,13 +7,13 @@ from typing import Any
 
 from django.db import transaction
 
-from annotate.importers import decode
+from concord import reading
 from concord.errors import InvalidInput
 
 
 def _tab_rows(raw: bytes | str, columns: int, what: str):
     """Non-empty, non-comment lines split on tabs into ``columns`` fields (the last takes the rest)."""
-    for line, text in enumerate(decode(raw, what).splitlines(), start=1):
+    for line, text in reading.numbered(raw, what):
         if not text.strip() or text.startswith("#"):
             continue
         fields = text.rstrip("\n").split("\t", columns - 1)

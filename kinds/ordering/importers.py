@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import csv
-import io
+from collections.abc import Iterable
 from typing import Any
 
-from annotate.importers import CrowdFile, check_columns, csv_rows, decode, parse_json
+from annotate.importers import CrowdFile, check_columns, csv_rows, parse_json
 from annotate.labels import CrowdLabel
+from concord import reading
 from concord.errors import InvalidInput
 
 
-def read_runs_csv(text: str) -> list[dict[str, Any]]:
+def read_runs_csv(lines: Iterable[str]) -> list[dict[str, Any]]:
     """CSV ``topic,run,order`` (the item ids separated by spaces) -> runs of orderings."""
-    reader = csv.DictReader(io.StringIO(text))
+    reader = csv.DictReader(lines)
     if not {"topic", "run", "order"} <= set(reader.fieldnames or []):
         raise InvalidInput("file", "expected the CSV header topic,run,order")
     check_columns(reader, ("topic", "run", "order"))
@@ -41,7 +42,7 @@ def read_squality(raw: bytes | str, *, rank: str = "overall", params: Any = None
     if rank not in SQUALITY_RANKS:
         raise InvalidInput("rank", f"expected one of {', '.join(SQUALITY_RANKS)}")
     result = CrowdFile()
-    for line, text in enumerate(decode(raw).splitlines(), start=1):
+    for line, text in reading.numbered(raw):
         if not text.strip():
             continue
         passage = parse_json(text, f"line {line}")

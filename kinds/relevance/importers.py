@@ -18,13 +18,15 @@ the topics file) and nothing is stored.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import transaction
 
 from annotate import services
 from annotate.models import Campaign, Run, Topic
+from concord import reading
 from concord.errors import InvalidInput
 from concord.params import Int, ParamsSchema
 from kinds.base import require_id, require_object, require_text, type_name
@@ -72,37 +74,44 @@ def pools(
     return pooled
 
 
-def _first_lines(text: str) -> tuple[dict[str, int], dict[tuple[str, str], int], dict[tuple[str, str], int]]:
+@dataclass
+class FirstLines:
     """Where each tag, (tag, qid) and (qid, docid) first occurs (1-based lines), to name them in errors."""
-    tags: dict[str, int] = {}
-    topics: dict[tuple[str, str], int] = {}
-    documents: dict[tuple[str, str], int] = {}
-    for number, line in enumerate(text.splitlines(), start=1):
-        columns = line.split()
-        if len(columns) == 6:
-            qid, _, docid, _, _, tag = columns
-            tags.setdefault(tag, number)
-            topics.setdefault((tag, qid), number)
-            documents.setdefault((qid, docid), number)
-    return tags, topics, documents
+
+    tags: dict[str, int] = field(default_factory=dict)
+    topics: dict[tuple[str, str], int] = field(default_factory=dict)
+    documents: dict[tuple[str, str], int] = field(default_factory=dict)
+
+    def noting(self, lines: Iterable[tuple[int, str]]) -> Iterator[tuple[int, str]]:
+        """``lines`` passed on as they are read, noting where each first occurs."""
+        for number, line in lines:
+            columns = line.split()
+            if len(columns) == 6:
+                qid, _, docid, _, _, tag = columns
+                self.tags.setdefault(tag, number)
+                self.topics.setdefault((tag, qid), number)
+                self.documents.setdefault((qid, docid), number)
+            yield number, line
 
 
 def plan(
-    *, campaign: Campaign, run_text: str, topics_file: Any, depth: int | None = None
+    *, campaign: Campaign, run_text: bytes | str, topics_file: Any, depth: int | None = None
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The topics (pooled) and runs to import, checked; nothing is written."""
+    """The topics (pooled) and runs to import, checked; nothing is written. ``run_text``:
+    the run file as uploaded (read line by line through concord.reading) or its text."""
     if campaign.kind != RelevanceKind.name:
         raise InvalidInput("campaign", f"TREC runs go into graded relevance campaigns, not {campaign.kind} ones")
     if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 1):
         raise InvalidInput("depth", "expected a whole number >= 1, or nothing to pool whole runs")
     queries, texts = read_topics(topics_file)
+    first = FirstLines()
     try:
-        runs = ireval.parse_run(run_text)
+        runs = ireval.parse_run_lines(first.noting(reading.numbered(run_text, "runs")))
     except ValueError as error:
         raise InvalidInput("runs", str(error)) from None
     if not runs:
         raise InvalidInput("runs", "the run file has no line")
-    tags, topic_lines, document_lines = _first_lines(run_text)
+    tags, topic_lines, document_lines = first.tags, first.topics, first.documents
     taken = set(campaign.runs.values_list("name", flat=True))
     for tag, line in tags.items():
         try:
@@ -149,7 +158,7 @@ def plan(
 
 @transaction.atomic
 def import_trec_runs(
-    *, campaign: Campaign, run_text: str, topics_file: Any, depth: int | None = None
+    *, campaign: Campaign, run_text: bytes | str, topics_file: Any, depth: int | None = None
 ) -> tuple[list[Topic], list[Run]]:
     """Pool the runs into topics, assign them and store the runs (all or nothing)."""
     topics, runs = plan(campaign=campaign, run_text=run_text, topics_file=topics_file, depth=depth)
@@ -166,12 +175,9 @@ UPLOAD_OPTIONS = ParamsSchema(
 def upload_trec_runs(campaign: Campaign, files: Mapping[str, list[tuple[str, bytes]]], options: Mapping) -> str:
     """The uploads page's TREC runs (``KindSpec.uploads``): the run file and the
     topics file, pooled to ``options["depth"]`` by :func:`import_trec_runs`."""
-    from annotate import importers
-
-    run_text = importers.decode(files["runs"][0][1], "runs")
-    topics_file = importers.read_json(files["topics_file"][0][1], "topics_file")
+    topics_file = reading.read_json(files["topics_file"][0][1], "topics_file")
     created, runs = import_trec_runs(
-        campaign=campaign, run_text=run_text, topics_file=topics_file, depth=options.get("depth")
+        campaign=campaign, run_text=files["runs"][0][1], topics_file=topics_file, depth=options.get("depth")
     )
     pooled = sum(len(t.data["documents"]) for t in created)
     return f"Imported {len(runs)} runs and {len(created)} topics with {pooled} pooled documents to grade."

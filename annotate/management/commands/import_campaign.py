@@ -18,7 +18,7 @@ class Command(BaseCommand):
     def handle(self, *args, file: Path, **options) -> None:
         try:
             with transaction.atomic():
-                campaign = load_campaign(importers.read_json(file.read_bytes()))
+                campaign = load_campaign(importers.read_json(file.read_bytes(), bounded=False))
         except (InvalidInput, KeyError, TypeError) as error:
             field = getattr(error, "field", "file")
             raise CommandError(f"{file}: {field}: {getattr(error, 'message', error)} (nothing imported)") from None

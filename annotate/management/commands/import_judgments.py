@@ -5,6 +5,7 @@ from tqdm import tqdm
 
 from annotate import importers
 from annotate.models import Campaign
+from concord import reading
 from concord.errors import InvalidInput
 
 
@@ -53,7 +54,7 @@ class Command(BaseCommand):
             try:
                 summary = importers.import_judgment_file(
                     target,
-                    file.read_bytes(),
+                    reading.read_file(file),
                     filename=file.name,
                     format=format,
                     positive=positive,

@@ -4,6 +4,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotate import importers, services
 from annotate.models import Campaign
+from concord import reading
 from concord.errors import InvalidInput
 from kinds.registry import get_kind
 
@@ -22,7 +23,7 @@ class Command(BaseCommand):
         try:
             runs = services.import_runs(
                 campaign=target,
-                runs=importers.read_runs(file.read_bytes(), kind=get_kind(target.kind), filename=file.name),
+                runs=importers.read_runs(reading.read_file(file), kind=get_kind(target.kind), filename=file.name),
             )
         except InvalidInput as error:
             raise CommandError(f"{file}: {error.field}: {error.message} (nothing imported)") from None

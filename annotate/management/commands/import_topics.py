@@ -4,6 +4,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotate import importers, services
 from annotate.models import Campaign
+from concord import reading
 from concord.errors import InvalidInput
 
 
@@ -19,7 +20,7 @@ class Command(BaseCommand):
         if target is None:
             raise CommandError(f"campaign: no campaign #{campaign}")
         try:
-            created = services.import_topics(campaign=target, topics=importers.read_topics(file.read_bytes()))
+            created = services.import_topics(campaign=target, topics=importers.read_topics(reading.read_file(file)))
         except InvalidInput as error:
             raise CommandError(f"{file}: {error.field}: {error.message} (nothing imported)") from None
         self.stdout.write(f"Imported {len(created)} topics into {target.name} (#{target.pk}).")

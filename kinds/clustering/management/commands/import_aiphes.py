@@ -3,6 +3,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from annotate.models import Campaign
+from concord import reading
 from concord.errors import InvalidInput
 from kinds.clustering import importers as clustering_importers
 
@@ -43,11 +44,11 @@ class Command(BaseCommand):
         try:
             data, summary = clustering_importers.import_aiphes(
                 campaign=target,
-                nuggets=nuggets.read_bytes(),
-                trees=[(_annotator(path), path.read_bytes()) for path in trees],
+                nuggets=reading.read_file(nuggets),
+                trees=[(_annotator(path), reading.read_file(path)) for path in trees],
                 topic=topic,
                 title=title,
-                documents=documents.read_bytes() if documents else None,
+                documents=reading.read_file(documents) if documents else None,
                 depth=depth,
             )
         except InvalidInput as error:

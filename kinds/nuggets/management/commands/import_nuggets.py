@@ -3,6 +3,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from annotate.models import Campaign
+from concord import reading
 from concord.errors import InvalidInput
 from kinds.nuggets import importers as nuggets_importers
 
@@ -41,10 +42,10 @@ class Command(BaseCommand):
         try:
             topics, created = nuggets_importers.import_nugget_files(
                 campaign=target,
-                questions=questions.read_bytes() if questions else None,
-                key=key.read_bytes() if key else None,
-                responses=runs.read_bytes() if runs else None,
-                matches=matches.read_bytes() if matches else None,
+                questions=reading.read_file(questions) if questions else None,
+                key=reading.read_file(key) if key else None,
+                responses=reading.read_file(runs) if runs else None,
+                matches=reading.read_file(matches) if matches else None,
             )
         except InvalidInput as error:
             raise CommandError(f"{error.field}: {error.message} (nothing imported)") from None

@@ -4,6 +4,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotate import importers
 from annotate.models import Campaign
+from concord import reading
 from concord.errors import InvalidInput
 from kinds.pairs.pools import build_pools
 from kinds.registry import get_kind
@@ -29,8 +30,8 @@ class Command(BaseCommand):
         try:
             topics = build_pools(
                 campaign=target,
-                queries=importers.read_json(queries.read_bytes(), "queries"),
-                runs=importers.read_runs(runs.read_bytes(), kind=get_kind("pairs"), filename=runs.name),
+                queries=importers.read_json(reading.read_file(queries), "queries"),
+                runs=importers.read_runs(reading.read_file(runs), kind=get_kind("pairs"), filename=runs.name),
                 depth=depth,
             )
         except InvalidInput as error:

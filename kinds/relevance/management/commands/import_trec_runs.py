@@ -2,8 +2,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotate import importers
 from annotate.models import Campaign
+from concord import reading
 from concord.errors import InvalidInput
 from kinds.relevance.importers import import_trec_runs
 
@@ -28,9 +28,10 @@ class Command(BaseCommand):
         if target is None:
             raise CommandError(f"campaign: no campaign #{campaign}")
         try:
-            run_text = importers.decode(read(runfile), runfile.name)
-            topics_file = importers.read_json(read(topics), topics.name)
-            created, runs = import_trec_runs(campaign=target, run_text=run_text, topics_file=topics_file, depth=depth)
+            topics_file = reading.read_json(read(topics), topics.name)
+            created, runs = import_trec_runs(
+                campaign=target, run_text=read(runfile), topics_file=topics_file, depth=depth
+            )
         except InvalidInput as error:
             raise CommandError(f"{error.field}: {error.message} (nothing imported)") from None
         pooled = sum(len(t.data["documents"]) for t in created)
@@ -41,6 +42,6 @@ class Command(BaseCommand):
 
 def read(path: Path) -> bytes:
     try:
-        return path.read_bytes()
+        return reading.read_file(path, path.name)
     except OSError as error:
         raise CommandError(f"{path}: {error.strerror}") from None
