@@ -7,15 +7,19 @@
   Permissions-Policy. Django's SecurityMiddleware and XFrameOptionsMiddleware
   already send Referrer-Policy, X-Content-Type-Options, X-Frame-Options and
   Cross-Origin-Opener-Policy.
-- ``UploadLimitMiddleware``: the hard limit on request bodies (and a small
-  one, ``CONCORD_ANONYMOUS_MAX_BODY_BYTES``, for the views anyone may post
-  to: the login pages and the API token). Django only
-  limits what it reads into memory (``DATA_UPLOAD_MAX_MEMORY_SIZE``) and
-  spools larger multipart files to temporary files; DRF's JSON parser reads
-  the stream without any limit. So the whole body is refused, by its
-  Content-Length, before anyone reads it: 413 with a message saying the
-  limit. A body without Content-Length (chunked) is read as empty by
-  Django's WSGI handler, so it cannot get round the check.
+- ``UploadLimitMiddleware``: the hard limit on request bodies, and a small
+  one, ``CONCORD_ANONYMOUS_MAX_BODY_BYTES``, until the user is known: a
+  request from no one signed in (no valid session, no valid API token), and
+  any request to the views anyone may post to (the login pages and the API
+  token), carries at most that much. Django only limits what it reads into
+  memory (``DATA_UPLOAD_MAX_MEMORY_SIZE``) and spools larger multipart files
+  to temporary files; DRF's JSON parser reads the stream without any limit;
+  and a form body is read (CSRF, the NUL check) before any view checks who
+  sent it. So the whole body is refused, by its Content-Length, before anyone
+  reads it: 413 with a message saying the limit. It runs after the session
+  and authentication middleware (which read no body) and before anything
+  that reads one. A body without Content-Length (chunked) is read as empty
+  by Django's WSGI handler, so it cannot get round the check.
 - ``UnstorableInputMiddleware``: 400 for NUL characters (path, query,
   form), which PostgreSQL refuses after every other check has passed. JSON
   bodies are checked by the one strict parser (concord/jsonsafe.py).
@@ -49,6 +53,9 @@ from django.template import engines
 from django.urls import Resolver404, resolve
 from django.utils import timezone
 from django.utils.cache import patch_cache_control
+from rest_framework.exceptions import APIException
+
+from concord.tokens import TokenAuthentication
 
 API_PREFIX = "/api/"
 
@@ -120,17 +127,37 @@ def too_large(request: HttpRequest, message: str | None = None) -> HttpResponse:
 
 
 #: The views anyone may post to without signing in (they check a password):
-#: their bodies are limited to CONCORD_ANONYMOUS_MAX_BODY_BYTES.
+#: their bodies are limited to CONCORD_ANONYMOUS_MAX_BODY_BYTES, signed in or not.
 ANONYMOUS_VIEWS = frozenset({"login", "admin:login", "api-token"})
 
 
-def anonymous_limit(request: HttpRequest) -> int | None:
-    """The small body limit if the request is for one of ANONYMOUS_VIEWS."""
+def for_anyone(request: HttpRequest) -> bool:
+    """Whether the request is for one of ANONYMOUS_VIEWS."""
     try:
         match = resolve(request.path_info)
     except Resolver404:
-        return None
-    return settings.CONCORD_ANONYMOUS_MAX_BODY_BYTES if match.view_name in ANONYMOUS_VIEWS else None
+        return False
+    return match.view_name in ANONYMOUS_VIEWS
+
+
+def known(request: HttpRequest) -> bool:
+    """Whether the request comes from someone signed in: a valid session (pages, and
+    the API from a page) or a valid API token (``Authorization: Token ...``, checked
+    as the API checks it). Neither reads the body."""
+    user = getattr(request, "user", None)
+    if user is not None and user.is_authenticated:
+        return True
+    try:
+        return TokenAuthentication().authenticate(request) is not None
+    except APIException:
+        return False
+
+
+def body_length(request: HttpRequest) -> int:
+    try:
+        return int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        return 0  # what Django's WSGI handler reads then: nothing
 
 
 class UploadLimitMiddleware:
@@ -138,16 +165,19 @@ class UploadLimitMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        try:
-            length = int(request.META.get("CONTENT_LENGTH") or 0)
-        except ValueError:
-            length = 0  # what Django's WSGI handler reads then: nothing
+        length = body_length(request)
         if length > settings.CONCORD_MAX_UPLOAD_BYTES:
             return too_large(request)
-        if length > settings.CONCORD_ANONYMOUS_MAX_BODY_BYTES:
-            limit = anonymous_limit(request)
-            if limit is not None and length > limit:
-                return too_large(request, f"The request is too large: this page reads at most {size_text(limit)}.")
+        small = settings.CONCORD_ANONYMOUS_MAX_BODY_BYTES
+        if length > small:
+            if for_anyone(request):
+                return too_large(request, f"The request is too large: this page reads at most {size_text(small)}.")
+            if not known(request):
+                return too_large(
+                    request,
+                    f"The request is too large for someone not signed in: sign in first (with a session or an API "
+                    f"token); until then a request carries at most {size_text(small)}.",
+                )
         return self.get_response(request)
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:

@@ -57,19 +57,22 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    # concord/security.py: CSP on every response (so outermost), then the
-    # upload limit before anything reads a body, input no database stores,
-    # and (below) login throttling.
+    # concord/security.py: CSP on every response (so outermost), then (below)
+    # the upload limit before anything reads a body, input no database
+    # stores, and login throttling.
     "concord.security.SecurityHeadersMiddleware",
     # Cache-Control: no-store on every response to an authenticated user.
     "concord.security.NoStoreMiddleware",
-    "concord.security.UploadLimitMiddleware",
-    "concord.security.UnstorableInputMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # After the session and the user are known (none of the above reads a body;
+    # CSRF reads the form in process_view, after every middleware's call):
+    # a large body only from someone signed in (concord.security).
+    "concord.security.UploadLimitMiddleware",
+    "concord.security.UnstorableInputMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Login throttling (django-axes): last, as its documentation asks; turns a
@@ -163,8 +166,9 @@ WHITENOISE_AUTOREFRESH = not PRODUCTION
 # Anything under it is read in memory, so no upload goes to a temporary file.
 CONCORD_MAX_UPLOAD_BYTES = env_int("CONCORD_MAX_UPLOAD_BYTES", 50 * 2**20, minimum=1)
 DATA_UPLOAD_MAX_MEMORY_SIZE = CONCORD_MAX_UPLOAD_BYTES
-# The views anyone may post to (login page, admin login, API token) read at
-# most this much: 413 before reading more (concord.security).
+# Until the user is known (no valid session or API token), and always for the
+# views anyone may post to (login page, admin login, API token), a request
+# body is at most this much: 413 before reading it (concord.security).
 CONCORD_ANONYMOUS_MAX_BODY_BYTES = env_int("CONCORD_ANONYMOUS_MAX_BODY_BYTES", 64 * 2**10, minimum=1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = CONCORD_MAX_UPLOAD_BYTES
 

@@ -91,3 +91,64 @@ def test_the_default_limit_comes_from_the_environment():
         == settings.FILE_UPLOAD_MAX_MEMORY_SIZE
         == settings.CONCORD_MAX_UPLOAD_BYTES
     )
+
+
+# -- before the user is known: 64 KiB ------------------------------------------------------
+#
+# An anonymous 49 MiB url-encoded body was read whole (the NUL check, CSRF) before
+# anyone looked at who sent it: 8 at once held 717 MB. Until a session or an API
+# token says who is asking, a body is at most CONCORD_ANONYMOUS_MAX_BODY_BYTES,
+# refused by its Content-Length before any of it is read.
+
+SMALL = 64 * 1024
+
+
+def unread(response) -> bool:
+    """Whether nothing of the request's body was read (Django's test payload notes a read)."""
+    return not response.wsgi_request.environ["wsgi.input"].read_started
+
+
+@pytest.mark.parametrize("url", ["/", "/campaigns/1/uploads/", "/api/campaigns/1/topics/", "/no/such/page/"])
+def test_an_anonymous_body_over_64_kib_is_refused_unread_on_every_url(url):
+    browser = Client(enforce_csrf_checks=True, raise_request_exception=False)
+    body = "a=" + "x" * (SMALL - 1)  # one byte over
+    response = browser.post(url, body, content_type="application/x-www-form-urlencoded")
+    assert response.status_code == 413 and unread(response)
+    sentence = "The request is too large for someone not signed in: sign in first"
+    if url.startswith("/api/"):
+        assert response.json()["field"] == "body" and response.json()["detail"].startswith(sentence)
+    else:
+        assert sentence in response.content.decode()
+    assert browser.post(url, body[:-1], content_type="application/x-www-form-urlencoded").status_code != 413
+
+
+@override_settings(CONCORD_MAX_UPLOAD_BYTES=4 * SMALL)
+def test_a_signed_in_upload_takes_the_whole_upload_limit(people, every_kind):
+    """A session (the uploads page, the API from a page) and an API token both count as known."""
+    url = f"/api/campaigns/{every_kind['pairs'].pk}/topics/"
+
+    def near_the_limit(prefix: str) -> io.BytesIO:
+        file = io.BytesIO(topics_file(int(4 * SMALL * 0.8)).getvalue().replace(b'"big', b'"' + prefix.encode()))
+        file.name = "topics.json"
+        assert 3 * SMALL < len(file.getvalue()) < 4 * SMALL - 1000  # the form's other bytes fit too
+        return file
+
+    session = Client()
+    session.force_login(people["organiser"])
+    assert session.post(url, {"file": near_the_limit("web")}).status_code == 201
+    token = Client().post("/api/auth/token/", {"username": "organiser", "password": "pw-organiser"}).json()["token"]
+    by_token = Client().post(url, {"file": near_the_limit("api")}, HTTP_AUTHORIZATION=f"Token {token}")
+    assert by_token.status_code == 201
+    forged = Client(raise_request_exception=False).post(
+        url, {"file": near_the_limit("forged")}, HTTP_AUTHORIZATION="Token not-a-token"
+    )
+    assert forged.status_code == 413 and unread(forged)
+    over = session.post(url, {"file": topics_file(5 * SMALL)})
+    assert over.status_code == 413 and unread(over)
+
+
+def test_the_login_pages_stay_small_when_signed_in(people):
+    browser = Client()
+    browser.force_login(people["alice"])
+    response = browser.post("/accounts/login/", {"username": "alice", "password": "x" * SMALL})
+    assert response.status_code == 413 and "this page reads at most 64 KiB" in response.content.decode()
