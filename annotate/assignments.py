@@ -22,7 +22,7 @@ from django.db.models import Count, Exists, F, OuterRef, Q, Subquery
 
 from annotate.models import Assignment, Campaign, Flag, Judgment, Membership, Topic
 from annotate.services import assign_topics
-from concord.digits import whole_number
+from concord.digits import decimal_number, whole_number
 from concord.errors import InvalidInput
 from scoring.models import Report
 
@@ -151,12 +151,9 @@ def read_filters(data: Any, campaign: Campaign) -> Filters:
     raw = (data.get("disagreement") or "").strip()
     disagreement = None
     if raw:
-        try:
-            disagreement = float(raw)
-        except ValueError:
-            disagreement = -1.0
-        if not 0.0 <= disagreement <= MAX_DISAGREEMENT:
-            raise InvalidInput("disagreement", f"expected a number from 0 to {MAX_DISAGREEMENT:g}")
+        disagreement = decimal_number(raw)
+        if disagreement is None or not 0.0 <= disagreement <= MAX_DISAGREEMENT:
+            raise InvalidInput("disagreement", f"expected a number from 0 to {MAX_DISAGREEMENT:g} (digits 0-9)")
     raw_page = (data.get("page") or "1").strip()
     page = whole_number(raw_page)
     if page is None or page < 1:

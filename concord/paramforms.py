@@ -17,7 +17,7 @@ services), so a page and the API accept and refuse exactly the same params.
 >>> read(schema, {"params.seeds": "twelve"})
 Traceback (most recent call last):
 ...
-concord.errors.InvalidInput: params.seeds: expected a whole number, got 'twelve'
+concord.errors.InvalidInput: params.seeds: expected a whole number in the digits 0-9, got 'twelve'
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from concord.digits import decimal_number, whole_number
 from concord.errors import InvalidInput
 from concord.params import Bool, Choice, Float, Int, ListOf, Object, Param, ParamsSchema, Str
 
@@ -145,17 +146,14 @@ def _getlist(data: Mapping[str, Any], name: str) -> list:
 
 def _value(param: Param, raw: str, field: str) -> Any:
     if isinstance(param, Int):
-        try:
-            return int(raw)
-        except ValueError:
-            raise InvalidInput(field, f"expected a whole number, got {raw[:40]!r}") from None
+        number = whole_number(raw, signed=True)
+        if number is None:
+            raise InvalidInput(field, f"expected a whole number in the digits 0-9, got {raw[:40]!r}")
+        return number
     if isinstance(param, Float):
-        try:
-            value = float(raw)
-        except ValueError:
-            raise InvalidInput(field, f"expected a number, got {raw[:40]!r}") from None
-        if value != value or value in (float("inf"), float("-inf")):
-            raise InvalidInput(field, "expected a finite number")
+        value = decimal_number(raw)
+        if value is None:
+            raise InvalidInput(field, f"expected a finite number in the digits 0-9, got {raw[:40]!r}")
         return value
     if isinstance(param, (Str, Choice)):
         return raw

@@ -11,6 +11,7 @@ from django.views.decorators.http import require_POST
 
 from annotate import selectors
 from concord import paramforms, typed
+from concord.digits import whole_number
 from concord.errors import InvalidInput, LimitReached
 from concord.security import message_page
 from kinds.registry import get_kind
@@ -213,8 +214,9 @@ def _field(data, path: str):
     names, so a query can read the report's fields and nothing else."""
     value = data
     for part in path.split("."):
-        if part.isdigit() and isinstance(value, list):
-            value = value[int(part)] if int(part) < len(value) else None
+        index = whole_number(part)  # ASCII digits only: "²" passes isdigit() and fails int()
+        if index is not None and isinstance(value, list):
+            value = value[index] if index < len(value) else None
             if value is None:
                 raise Http404(f"No field {path!r} in this report.")
             continue
