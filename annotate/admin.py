@@ -177,7 +177,17 @@ class RevisionInline(admin.TabularInline):
     model = JudgmentRevision
     extra = 0
     can_delete = False
-    readonly_fields = ["version", "author", "status", "source", "reason", "payload", "created_at"]
+    readonly_fields = [
+        "version",
+        "author",
+        "status",
+        "source",
+        "reason",
+        "payload",
+        "created_at",
+        "updated_at",
+        "saves",
+    ]
 
     def has_add_permission(self, request, obj=None) -> bool:
         return False
@@ -244,8 +254,19 @@ class FlagAdmin(admin.ModelAdmin):
 
 @admin.register(JudgmentRevision)
 class JudgmentRevisionAdmin(admin.ModelAdmin):
-    list_display = ["judgment", "version", "author", "status", "source", "created_at"]
-    readonly_fields = ["judgment", "version", "author", "payload", "status", "source", "reason", "created_at"]
+    list_display = ["judgment", "version", "author", "status", "source", "created_at", "updated_at", "saves"]
+    readonly_fields = [
+        "judgment",
+        "version",
+        "author",
+        "payload",
+        "status",
+        "source",
+        "reason",
+        "created_at",
+        "updated_at",
+        "saves",
+    ]
 
     def has_add_permission(self, request) -> bool:
         return False

@@ -73,6 +73,8 @@ def dump_campaign(campaign: Campaign) -> dict[str, Any]:
                         "source": r.source,
                         "reason": r.reason,
                         "created_at": _when(r.created_at),
+                        "updated_at": _when(r.updated_at),
+                        "saves": r.saves,
                     }
                     for r in judgment.revisions.select_related("author").order_by("version")
                 ],
@@ -271,11 +273,12 @@ def load_campaign(document: Any, *, creator=None) -> Campaign:
                 status=r["status"],
                 source=r.get("source", "import"),
                 reason=r.get("reason", ""),
+                saves=_saves(r.get("saves", 1), f"file.judgments[{index}].revisions[{i}].saves"),
             )
             for i, r in enumerate(entry.get("revisions", []))
         ]
         JudgmentRevision.objects.bulk_create(revisions)
-        _keep_times(JudgmentRevision, judgment.revisions.all(), entry.get("revisions", []))
+        _keep_times(JudgmentRevision, judgment.revisions.all(), entry.get("revisions", []), updated=True)
     for index, entry in enumerate(document.get("curations", [])):
         curation = Curation.objects.create(
             topic=topics[entry["topic"]], name=entry["name"], data=entry["data"], version=entry["version"]
@@ -337,9 +340,20 @@ def _clean_members(members: Any) -> list[dict[str, Any]]:
     return members
 
 
-def _keep_times(model, rows, originals: list[dict]) -> None:
-    """Revisions keep their original times (auto_now_add set them to now)."""
-    when = {r["version"]: parse_datetime(r["created_at"]) for r in originals if r.get("created_at")}
+def _keep_times(model, rows, originals: list[dict], *, updated: bool = False) -> None:
+    """Revisions keep their original times (auto_now_add set them to now); ``updated``:
+    a judgment revision's last save too (a backup from before drafts coalesced: its first)."""
+    when = {r["version"]: r for r in originals if r.get("created_at")}
     for row in rows:
         if row.version in when:
-            model.objects.filter(pk=row.pk).update(created_at=when[row.version])
+            original = when[row.version]
+            times = {"created_at": parse_datetime(original["created_at"])}
+            if updated:
+                times["updated_at"] = parse_datetime(original.get("updated_at") or original["created_at"])
+            model.objects.filter(pk=row.pk).update(**times)
+
+
+def _saves(value: Any, field: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InvalidInput(field, "expected the number of saves the revision holds, a whole number >= 1")
+    return value

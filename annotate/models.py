@@ -155,7 +155,11 @@ class Judgment(models.Model):
 
 
 class JudgmentRevision(models.Model):
-    """Append-only history: every saved version of every judgment."""
+    """The history of a judgment: every submitted version, every reopening and
+    withdrawal, and its drafts. Drafts saved in a row from one browser session or
+    API token within ``CONCORD_DRAFT_REVISION_SECONDS`` share one revision, which
+    holds the last of them (``saves``: how many; annotate.services.save_judgment).
+    Nothing else is ever changed or deleted."""
 
     judgment = models.ForeignKey(Judgment, on_delete=models.CASCADE, related_name="revisions")
     version = models.PositiveIntegerField()
@@ -165,7 +169,14 @@ class JudgmentRevision(models.Model):
     source = models.CharField(max_length=32, default="web", help_text="web, api or import")
     #: Why the judgment was withdrawn (the assessor's words); blank otherwise.
     reason = models.TextField(blank=True, default="")
+    #: When its first save was made; ``updated_at``: its last.
     created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    #: The saves it holds: more than one when later draft saves replaced it.
+    saves = models.PositiveIntegerField(default=1)
+    #: Where a draft save came from (a digest of the browser session, or the API token's
+    #: id): later drafts from the same place may replace it. Blank on every other revision.
+    client = models.CharField(max_length=40, blank=True, default="")
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["judgment", "version"], name="one_revision_per_version")]

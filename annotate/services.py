@@ -11,11 +11,14 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
+from django.db.models import F
 from django.utils import timezone
 
 from annotate import adaptive
@@ -281,7 +284,8 @@ class SaveResult:
 # Anything else (e.g. PUT draft on a submitted judgment) is refused with
 # InvalidInput("status", what to do instead) and writes nothing. Submitting
 # takes a complete payload; the others take a draft. Every transition bumps
-# the version (a stale one is a Conflict) and appends a JudgmentRevision.
+# the version (a stale one is a Conflict) and is kept as a JudgmentRevision
+# (drafts in a row from one client within a minute share one: save_judgment).
 # Reports are marked stale when what counts changes: on submit and withdraw.
 
 SAVE, SUBMIT, REOPEN, WITHDRAW = "save", "submit", "reopen", "withdraw"
@@ -372,10 +376,11 @@ def _assignment_items(topic: Topic, assessor: AbstractBaseUser) -> tuple[bool, l
 
 
 def _write(
-    judgment: Judgment, *, status: str, author: AbstractBaseUser, source: str, reason: str = ""
-) -> JudgmentRevision:
+    judgment: Judgment, *, status: str, author: AbstractBaseUser, source: str, reason: str = "", client: str = ""
+) -> None:
     """Save ``judgment`` one version up in ``status``, its revision, and mark
-    the topic stale when what counts changed."""
+    the topic stale when what counts changed. ``client``: a draft save's origin
+    (:func:`save_judgment`), whose revision may replace the one before it."""
     topic = judgment.topic
     counted = (judgment.submitted_version, judgment.status in Judgment.COUNTING)
     judgment.status = status
@@ -395,6 +400,8 @@ def _write(
         except IntegrityError:
             # Another request created it between our read and our insert.
             raise Conflict(Judgment.objects.get(topic=topic, assessor=judgment.assessor).version) from None
+    if client and judgment.version > 1 and _replace_draft(judgment, author=author, client=client):
+        return  # a draft: what counts has not changed
     revision = JudgmentRevision.objects.create(
         judgment=judgment,
         version=judgment.version,
@@ -403,10 +410,29 @@ def _write(
         status=status,
         source=source,
         reason=reason,
+        client=client,
     )
     if counted != (judgment.submitted_version, judgment.status in Judgment.COUNTING):
         scoring_services.mark_stale(topic, revision.pk)
-    return revision
+
+
+def _replace_draft(judgment: Judgment, *, author: AbstractBaseUser, client: str) -> bool:
+    """Put this draft save in the judgment's latest revision, if that is a draft of the
+    same status saved from the same ``client`` by the same assessor, first saved less than
+    ``CONCORD_DRAFT_REVISION_SECONDS`` ago (one conditional UPDATE). Whether it did."""
+    window = settings.CONCORD_DRAFT_REVISION_SECONDS
+    if window <= 0:
+        return False
+    now = timezone.now()
+    replaced = JudgmentRevision.objects.filter(
+        judgment=judgment,
+        version=judgment.version - 1,
+        status=judgment.status,
+        client=client,
+        author=author,
+        created_at__gt=now - timedelta(seconds=window),
+    ).update(version=judgment.version, payload=judgment.payload, saves=F("saves") + 1, updated_at=now)
+    return replaced == 1
 
 
 #: The most active time one save may add (10 minutes, in milliseconds): one
@@ -435,16 +461,24 @@ def save_judgment(
     version: Any,
     source: str = "web",
     active_ms: Any = 0,
+    client: str = "",
 ) -> SaveResult:
     """Save (``status="draft"``) or submit (``"submitted"``) the assessor's
     judgment of ``topic`` if ``version`` is still current (the table above).
 
     On a reopened judgment a draft is saved on top while the submitted
-    version keeps counting. Every save appends a JudgmentRevision. A stale
-    version raises Conflict, except an exact repeat of the last save by a
-    retrying client, which returns the stored judgment with ``replayed=True``
-    (and adds no time). ``active_ms`` (:func:`clean_active_ms`) is added to
-    the judgment's active time.
+    version keeps counting. Every save is kept as a JudgmentRevision, but
+    drafts coalesce: a draft saved from the same ``client`` (a browser
+    session or an API token; blank: none) as the draft just before it, by
+    the same assessor, replaces that revision while its first save is less
+    than ``CONCORD_DRAFT_REVISION_SECONDS`` old (so at most one draft revision
+    per client and minute; every submitted version, reopening and withdrawal
+    has its own, and a draft saved from elsewhere, such as the version a 409
+    merge prompt showed, is never replaced). A stale version raises
+    Conflict, except an exact repeat of the last save by a retrying client,
+    which returns the stored judgment with ``replayed=True`` (and adds no
+    time). ``active_ms`` (:func:`clean_active_ms`) is added to the
+    judgment's active time.
     """
     active_ms = clean_active_ms(active_ms)
     assigned, items = _assignment_items(topic, assessor)
@@ -463,7 +497,7 @@ def save_judgment(
         judgment = Judgment(topic=topic, assessor=assessor)
     judgment.payload = cleaned
     judgment.active_ms += active_ms
-    _write(judgment, status=target, author=assessor, source=source)
+    _write(judgment, status=target, author=assessor, source=source, client="" if status == _S.SUBMITTED else client)
     return SaveResult(judgment)
 
 

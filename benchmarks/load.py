@@ -216,7 +216,12 @@ CHECK_ROWS = [
     ("409 on stale edits (expected)", lambda r: r.stale_409),
     ("replays answered, nothing written", lambda r: r.replays),
     ("judgments checked (all phases)", lambda r: r.verification["judgments"]),
-    ("revisions = acknowledged saves", lambda r: f"{r.verification['revisions']} = {r.verification['saves']}"),
+    (
+        "saves held by revisions = acknowledged saves",
+        lambda r: (
+            f"{r.verification['revision_saves']} = {r.verification['saves']} (in {r.verification['revisions']} revisions)"
+        ),
+    ),
     ("reports caught up after, s", lambda r: f"{r.verification['reports_settled_s']:.1f}"),
     ("database check", lambda r: "ok" if r.lost == 0 else f"{r.lost} problems"),
     ("peak RSS of a web worker, MB", lambda r: f"{r.peak_mb:.0f}"),

@@ -171,6 +171,10 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = CONCORD_MAX_UPLOAD_BYTES
 # body is at most this much: 413 before reading it (concord.security).
 CONCORD_ANONYMOUS_MAX_BODY_BYTES = env_int("CONCORD_ANONYMOUS_MAX_BODY_BYTES", 64 * 2**10, minimum=1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = CONCORD_MAX_UPLOAD_BYTES
+# Draft saves in a row from one browser session or API token share one revision
+# while its first save is younger than this (0: every save its own revision;
+# annotate.services.save_judgment).
+CONCORD_DRAFT_REVISION_SECONDS = env_int("CONCORD_DRAFT_REVISION_SECONDS", 60, minimum=0)
 
 # Login throttling: django-axes. After this many failed logins for one
 # username from one address, within the window (counted back from the newest

@@ -6,6 +6,8 @@ serialise. Errors come out through annotate.api.errors.
 
 from __future__ import annotations
 
+import hashlib
+import re
 from typing import Any
 
 from django.urls import reverse
@@ -20,6 +22,7 @@ from annotate import accounts, adaptive, flags, importers, selectors, services
 from annotate.api import serializers as s
 from annotate.api.bodies import StrictJSONParser, StrictMultiPartParser
 from annotate.models import Curation, Membership
+from concord import tokens
 from concord.errors import InvalidInput
 from kinds.base import require_object
 from kinds.registry import get_kind
@@ -222,6 +225,7 @@ class OwnJudgment(APIView):
             version=data["version"],
             source=_source(request),
             active_ms=data.get("active_ms", 0),
+            client=_client(request),
         )
         return Response({**s.judgment_body(result.judgment), "replayed": result.replayed})
 
@@ -266,6 +270,24 @@ class JudgmentWithdraw(APIView):
 
 def _source(request: Request) -> str:
     return "web" if request.auth is None else "api"
+
+
+#: The judging page's id for itself (static/annotate/judge.js: one per page load), so
+#: that two tabs of one browser session are two clients.
+_PAGE = re.compile(r"[A-Za-z0-9-]{1,64}")
+
+
+def _client(request: Request) -> str:
+    """Where a save comes from, so that drafts in a row from it share a revision
+    (services.save_judgment): the API token's id, or a digest of the browser
+    session's key (never the key itself), each with the page's ``X-Concord-Page``
+    when it sends one; blank when neither token nor session is known."""
+    page = request.headers.get("X-Concord-Page", "")
+    page = page if _PAGE.fullmatch(page) else ""
+    if request.auth is not None:
+        return f"token:{tokens.token_id(request.auth)}:{hashlib.sha256(page.encode()).hexdigest()[:8]}"
+    key = request.session.session_key if hasattr(request, "session") else None
+    return f"session:{hashlib.sha256(f'{key}|{page}'.encode()).hexdigest()[:24]}" if key else ""
 
 
 class JudgmentList(APIView):

@@ -44,11 +44,12 @@ def phase_two_saves(campaign: Campaign) -> list[str]:
     started = campaign.params.get("phase2_started_at")
     if campaign.params.get("phase") != 2 or not started:
         return []
+    # updated_at: a draft revision first saved before the start may hold a save made after it.
     rows = (
         JudgmentRevision.objects.filter(
-            judgment__topic__campaign=campaign, created_at__gte=datetime.fromisoformat(started)
+            judgment__topic__campaign=campaign, updated_at__gte=datetime.fromisoformat(started)
         )
-        .order_by("created_at", "id")
+        .order_by("updated_at", "id")
         .values_list("judgment__assessor__username", "judgment__topic__external_id")
     )
     return list(dict.fromkeys(f"{name} on {topic}" for name, topic in rows))

@@ -64,6 +64,8 @@ Concord.Judgment = class {
     // Not assigned (an organiser looking): never editable. Submitted: not until reopened.
     this.assigned = root.dataset.readonly !== "true";
     this.csrf = root.querySelector("input[name=csrfmiddlewaretoken]").value;
+    // This page's own id: drafts in a row from it share a revision, never another tab's (README, "Judgment states").
+    this.pageId = crypto.randomUUID ? crypto.randomUUID() : String(Math.random()).slice(2);
     const state = JSON.parse(document.getElementById("judgment-state").textContent);
     this.version = state.version;
     this.status = state.status;
@@ -216,7 +218,10 @@ Concord.Judgment = class {
       response = await fetch(url, {
         method,
         credentials: "same-origin",
-        headers: { "Content-Type": "application/json", "X-CSRFToken": this.csrf, Accept: "application/json" },
+        headers: {
+          "Content-Type": "application/json", "X-CSRFToken": this.csrf, Accept: "application/json",
+          "X-Concord-Page": this.pageId,
+        },
         body: JSON.stringify(data),
       });
     } catch (error) {

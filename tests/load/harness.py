@@ -439,10 +439,12 @@ def timezone_now():
 
 
 def verify(acks: list[dict[str, Any]], *, settle_timeout: float = 300) -> dict[str, Any]:
-    """Every acknowledged judgment exactly once, with one revision per
-    acknowledged save (versions 1..n, statuses as acknowledged; replays add
-    nothing), nothing unacknowledged; then wait for the task worker to catch up
-    and check each campaign's report counts every submitted judgment."""
+    """Every acknowledged judgment exactly once, its revisions holding every
+    acknowledged save once (versions 1..n; every submission and reopening, and
+    the last save, a revision of its own; drafts in a row from one token may
+    share one: annotate.services.save_judgment; statuses as acknowledged;
+    replays add nothing), nothing unacknowledged; then wait for the task worker
+    to catch up and check each campaign's report counts every submitted judgment."""
     from collections import defaultdict
 
     from django.db.models import Count
@@ -465,13 +467,13 @@ def verify(acks: list[dict[str, Any]], *, settle_timeout: float = 300) -> dict[s
     judgments: dict[tuple, list[tuple]] = defaultdict(list)
     for pk, campaign, topic, assessor, version, status in rows:
         judgments[(campaign, topic, assessor)].append((pk, version, status))
-    revisions: dict[int, list[tuple[int, str]]] = defaultdict(list)
-    for judgment, version, status in (
+    revisions: dict[int, list[tuple[int, str, int]]] = defaultdict(list)
+    for judgment, version, status, held in (
         JudgmentRevision.objects.filter(judgment_id__in=[r[0] for r in rows])
         .order_by("judgment_id", "version")
-        .values_list("judgment_id", "version", "status")
+        .values_list("judgment_id", "version", "status", "saves")
     ):
-        revisions[judgment].append((version, status))
+        revisions[judgment].append((version, status, held))
     for key, acked in saves.items():
         acked.sort(key=lambda a: a["version"])
         n = len(acked)
@@ -483,10 +485,16 @@ def verify(acks: list[dict[str, Any]], *, settle_timeout: float = 300) -> dict[s
             continue
         pk, version, status = found[0]
         history = revisions[pk]
-        if [v for v, _ in history] != list(range(1, n + 1)):
-            problems.append(f"{key}: revisions {[v for v, _ in history]}, expected 1..{n} (one per acknowledged save)")
-        elif [s for _, s in history] != [a["status"] for a in acked]:
-            problems.append(f"{key}: revision statuses {[s for _, s in history]} differ from the acknowledged ones")
+        versions = [v for v, _, _ in history]
+        own = {a["version"] for a in acked if a["step"] not in ("draft", "edit")} | {n}
+        status_at = {a["version"]: a["status"] for a in acked}
+        if not own <= set(versions) <= set(status_at) or sum(held for *_, held in history) != n:
+            problems.append(
+                f"{key}: revisions {versions} holding {[held for *_, held in history]} saves do not hold the "
+                f"acknowledged saves 1..{n} once each, with {sorted(own)} their own"
+            )
+        elif [s for _, s, _ in history] != [status_at[v] for v in versions]:
+            problems.append(f"{key}: revision statuses {[s for _, s, _ in history]} differ from the acknowledged ones")
         if (version, status) != (n, acked[-1]["status"]):
             problems.append(
                 f"{key}: judgment at version {version} ({status}), last acknowledged {n} ({acked[-1]['status']})"
@@ -538,6 +546,7 @@ def verify(acks: list[dict[str, Any]], *, settle_timeout: float = 300) -> dict[s
         "saves": sum(len(a) for a in saves.values()),
         "replays": sum(len(a) for a in replays.values()),
         "revisions": sum(len(revisions[found[0][0]]) for found in judgments.values()),
+        "revision_saves": sum(held for found in judgments.values() for *_, held in revisions[found[0][0]]),
         "submitted": sum(submitted.values()),
         "reports_settled_s": round(time.monotonic() - started, 2),
         "tasks": tasks,

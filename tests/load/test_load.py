@@ -63,11 +63,12 @@ def test_concurrent_assessors_lose_nothing_and_duplicate_nothing(engine, tmp_pat
     assert result.failures == 0, f"{result.failures} failed requests: {errors} {result.figures.failures}"
     assert result.submits > 0
     check = result.verification
-    # Every acknowledged judgment once, one revision per acknowledged save,
-    # replays and stale edits wrote nothing, and the reports caught up.
+    # Every acknowledged judgment once, its revisions holding every acknowledged
+    # save once (drafts in a row from one token share one), replays and stale
+    # edits wrote nothing, and the reports caught up.
     assert check["problems"] == [], check
     assert check["judgments"] > 0
-    assert check["revisions"] == check["saves"]
+    assert check["revision_saves"] == check["saves"] and check["revisions"] <= check["saves"]
     assert result.locust["in_flight_at_exit"] == 0
     # The measured phases ran for every registered kind, their requests answered
     # (their saves are among the checked ones above).
