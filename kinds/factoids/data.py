@@ -44,14 +44,14 @@ class FactoidsKind(Kind):
     description = "Define factoids and mark which summary sentences contain each."
     #: Who wrote a summary, or which system: only model / machine is shown.
     hidden_fields = ("summaries[].author", "summaries[].run")
-    #: A hundred summaries of up to 500 sentences, and an inventory of 2,000 factoids (van Halteren
+    #: A hundred summaries of up to 200 sentences, and an inventory of 2,000 factoids (van Halteren
     #: & Teufel annotated 50 model and 16 machine summaries of one text; Phase 1 had 153 factoids).
     limits = Limits(
         {
             "data.summaries": 100,
-            "data.summaries[].sentences": 500,
+            "data.summaries[].sentences": 200,
             "payload.factoids": 2000,
-            "payload.marks": 50_000,
+            "payload.marks": 20_000,
             "payload.marks.*": 2000,
         },
         payload_bytes=4 * 2**20,
