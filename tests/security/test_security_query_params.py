@@ -54,6 +54,8 @@ QUERY_PARAMS: dict[str, dict[str, str]] = {
     "campaign-report-matrix": {"names": FIELD, "values": FIELD, "layout": TEXT},
     "topic-report-matrix": {"names": FIELD, "values": FIELD, "layout": TEXT},
     "campaign-report-table": {"rows": FIELD},
+    # Where a sign-in from a judging page ends (concord/auth_pages.py): the judging page's path.
+    "signed-in": {"topic": TEXT},
 }
 #: What Django's and drf-spectacular's own views read (not Concord's code; they parse no numbers from it).
 LIBRARY_PARAMS = {"api-schema": {"format", "lang", "version"}, "api-docs": {"lang", "script"}, "login": {"next"}}
@@ -67,21 +69,22 @@ TEXTS = ["", "x" * 5000, "²", "-1", "__class__", "a.b.c", "../..", "<script>", 
 
 def names_in_source() -> set[str]:
     found: set[str] = set()
-    for path in [*ROOT.glob("annotate/**/*.py"), *ROOT.glob("scoring/**/*.py"), *ROOT.glob("kinds/**/*.py")]:
-        text = path.read_text()
-        found |= set(re.findall(r"(?:\bGET|query_params)\.get\(\s*\"([^\"]+)\"", text))
-        found |= set(re.findall(r"(?:\bGET|query_params)\[\s*\"([^\"]+)\"\]", text))
+    for folder in ("annotate", "scoring", "kinds", "concord"):
+        for path in ROOT.glob(f"{folder}/**/*.py"):
+            text = path.read_text()
+            found |= set(re.findall(r"(?:\bGET|query_params)\.get\(\s*[\"']([^\"']+)[\"']", text))
+            found |= set(re.findall(r"(?:\bGET|query_params)\[\s*[\"']([^\"']+)[\"']\]", text))
     for path in [*ROOT.glob("templates/**/*.html"), *ROOT.glob("kinds/*/templates/**/*.html")]:
         found |= set(re.findall(r"request\.GET\.(\w+)", path.read_text()))
     for reader in (adjudication.read_filters, assignments.read_filters):  # handed request.GET by their views
-        found |= set(re.findall(r"\bdata\.get\(\"(\w+)\"", inspect.getsource(reader)))
+        found |= set(re.findall(r"\bdata\.get\([\"'](\w+)[\"']", inspect.getsource(reader)))
     return found
 
 
 def test_every_parameter_the_source_reads_is_in_the_table():
     tabled = {name for params in QUERY_PARAMS.values() for name in params}
     assert names_in_source() - tabled == set()
-    assert {"page", "disagreement", "rows", "names", "values"} <= names_in_source()
+    assert {"page", "disagreement", "rows", "names", "values", "topic"} <= names_in_source()
 
 
 class Recorded(QueryDict):
