@@ -13,7 +13,7 @@ def one_save_each(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("annotate", "0008_judgment_topic_status_index"),
+        ("annotate", "0009_membership_created_account_flag_limits"),
     ]
 
     operations = [
