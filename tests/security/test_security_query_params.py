@@ -25,7 +25,7 @@ from django.test import Client
 from django.utils.functional import cached_property
 from security_helpers import api_methods, path_for, project_patterns
 
-from annotate import adjudication, assignments
+from annotate import adjudication, assignments, flags
 from scoring import jobs
 
 pytestmark = pytest.mark.django_db
@@ -48,7 +48,10 @@ QUERY_PARAMS: dict[str, dict[str, str]] = {
         "flagged": TEXT,
     },
     "adjudication": {"assessor": TEXT, "other": TEXT, "flagged": TEXT, "state": TEXT, "page": NUMBER},
-    "api-flags": {"state": TEXT},
+    "api-flags": {"state": TEXT, "page": NUMBER},
+    "api-topic-flags": {"page": NUMBER},
+    # The organiser's flag inbox (annotate.flags.inbox, handed request.GET): one page number per list.
+    "campaign": dict.fromkeys(flags.INBOX_PAGES, NUMBER),
     "api-export": {"format": TEXT, "truth": TEXT},
     "campaign-export-download": {"format": TEXT, "truth": TEXT},
     "campaign-report-matrix": {"names": FIELD, "values": FIELD, "layout": TEXT},
@@ -78,7 +81,7 @@ def names_in_source() -> set[str]:
         found |= set(re.findall(r"request\.GET\.(\w+)", path.read_text()))
     for reader in (adjudication.read_filters, assignments.read_filters):  # handed request.GET by their views
         found |= set(re.findall(r"\bdata\.get\([\"'](\w+)[\"']", inspect.getsource(reader)))
-    return found
+    return found | set(flags.INBOX_PAGES)  # flags.inbox reads each name of the tuple
 
 
 def test_every_parameter_the_source_reads_is_in_the_table():
