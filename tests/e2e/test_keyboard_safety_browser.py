@@ -269,19 +269,25 @@ def test_unsaved_work_kept_in_the_browser_is_restored_onto_the_page(new_page, li
     topic opens; restored by keyboard, it is on the page: the kind's edit keys
     work on it, and what they make is saved."""
     campaign = example_campaign(people, kind)
-    page = open_page(new_page, login, live_server, campaign)  # a new judgment: the kind's starting state
+    # A saved draft other than the kept change (a new ordering's shuffled start may equal the
+    # kept order by chance, and a kept copy equal to the saved content is not offered).
+    saved, kept = KINDS[kind].examples.payloads[1], KINDS[kind].examples.payloads[0]
+    assert saved != kept
+    draft_of(people, campaign, saved)
+    page = open_page(new_page, login, live_server, campaign)
     keys, edited = EDITS[kind]
     page.evaluate(
         """([user, payload]) => localStorage.setItem(
             document.getElementById("judge").dataset.storageKey,
-            JSON.stringify({user, payload, status: "draft", version: 0, edits: 1}))""",
-        [str(people["alice"].pk), KINDS[kind].examples.payloads[0]],
+            JSON.stringify({user, payload, status: "draft", version: 1, edits: 1}))""",
+        [str(people["alice"].pk), kept],
     )
     page.reload()
     expect(page.locator("#restore-keep")).to_be_focused()
     page.keyboard.press("Enter")  # Restore them
-    expect(page.locator("#save-status")).to_have_text("Draft saved (version 1).")
-    # The ordering page's focus stays on the item it was on (first in the shuffled start): to the top first.
+    expect(page.locator("#save-status")).to_have_text("Draft saved (version 2).")
+    assert judgment_of(people, campaign).payload == AS_SENT.get(kind, kept)
+    # The ordering page's focus stays on the item it was on (first in the saved draft): to the top first.
     for key in (["k", "k"] if kind == "ordering" else []) + keys:
         page.keyboard.press(key)
     wait_for_saved(page, people, campaign, edited)
