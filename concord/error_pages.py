@@ -14,10 +14,13 @@ Django does not log it again. A 500 keeps Django's log with the traceback.
 from __future__ import annotations
 
 import logging
+import sys
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template import loader
 from django.utils.log import log_response
+
+from concord import busy
 
 logger = logging.getLogger("django.request")
 
@@ -71,7 +74,11 @@ def page_not_found(request: HttpRequest, exception: BaseException | None = None)
 
 def server_error(request: HttpRequest) -> HttpResponse:
     """The 500 page: rendered without the request's context (no database, no
-    session: whatever failed may fail again), so it names no user."""
+    session: whatever failed may fail again), so it names no user. A transient
+    database error raised outside a view (a middleware saving the session while
+    the database is locked) gets concord.busy's 503 instead, as a view's does."""
+    if busy.is_transient(sys.exc_info()[1]):
+        return busy.response(request)
     if _is_api(request):
         return JsonResponse({"detail": "Something went wrong on the server. It has been logged."}, status=500)
     return HttpResponse(loader.render_to_string("500.html"), status=500)

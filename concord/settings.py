@@ -48,9 +48,11 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_tasks",
-    "django_tasks_db",
     "annotate",
+    # Before django_tasks_db: its db_worker command is scoring's, which outlasts
+    # a busy database (scoring/management/commands/db_worker.py).
     "scoring",
+    "django_tasks_db",
     *KIND_APPS,
     "concord.apps.ConcordConfig",
 ]
@@ -63,6 +65,8 @@ MIDDLEWARE = [
     "concord.security.SecurityHeadersMiddleware",
     # Cache-Control: no-store on every response to an authenticated user.
     "concord.security.NoStoreMiddleware",
+    # A transient database error (a lock not got in time) -> 503 + Retry-After, never 500.
+    "concord.busy.BusyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -104,11 +108,21 @@ TEMPLATES = [
 # SQLite by default. IMMEDIATE transactions take the write lock up front, so
 # concurrent writers wait (busy timeout) instead of failing with "database is
 # locked" when a read transaction tries to upgrade; WAL lets readers run
-# alongside the writer.
+# alongside the writer. synchronous=FULL: every commit is on the disk (the WAL
+# is fsynced) before the request is answered, so an acknowledged save survives
+# an operating-system crash or a power cut; NORMAL (asked for knowingly) syncs
+# only at checkpoints, and such a crash may roll back the last saves.
 SQLITE_PATH = Path(env_str("CONCORD_SQLITE_PATH", str(BASE_DIR / "var" / "concord.sqlite3")))
+SQLITE_SYNCHRONOUS = env_choice("CONCORD_SQLITE_SYNCHRONOUS", "full", ("full", "normal")).upper()
 _database_url = env_str("DATABASE_URL")
 if _database_url:
     DATABASES = {"default": dj_database_url.parse(_database_url, conn_max_age=60, conn_health_checks=True)}
+    # A request waiting longer than this for a row lock gets an error, which
+    # concord.busy answers 503 with Retry-After (0: wait for ever).
+    _lock_timeout = env_int("CONCORD_PG_LOCK_TIMEOUT", 20, minimum=0)
+    if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and _lock_timeout:
+        _options = DATABASES["default"].setdefault("OPTIONS", {})
+        _options["options"] = f"{_options.get('options', '')} -c lock_timeout={_lock_timeout * 1000}".strip()
 else:
     SQLITE_PATH.parent.mkdir(parents=True, exist_ok=True)
     DATABASES = {
@@ -118,7 +132,7 @@ else:
             "OPTIONS": {
                 "transaction_mode": "IMMEDIATE",
                 "timeout": env_int("CONCORD_SQLITE_TIMEOUT", 20, minimum=1),
-                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+                "init_command": f"PRAGMA journal_mode=WAL; PRAGMA synchronous={SQLITE_SYNCHRONOUS};",
             },
             "TEST": {"NAME": env_str("CONCORD_SQLITE_TEST_PATH")},
             # Connections are kept between requests (opening one and running

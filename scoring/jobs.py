@@ -18,7 +18,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from annotate.models import Campaign, Judgment, Topic
-from concord import typed
+from concord import busy, typed
 from concord.errors import InvalidInput
 from concord.jsonready import json_ready
 from concord.params import ParamsSchema
@@ -278,7 +278,7 @@ def run_job(job_id: int, *, dispatch: Callable[[int], object]) -> None:
         if not updated:
             raise JobCancelled(job.pk)
 
-    with _failures_recorded(job.pk):
+    with _failures_recorded(job.pk, queue_again=True):
         if job.analysis == "agreement":
             written = recompute_reports(job.campaign_id, everything=True, progress=progress)
             result = {"topic_reports": written}
@@ -376,7 +376,9 @@ def failure_message(error: BaseException) -> str:
 
 
 @contextmanager
-def _failures_recorded(job_id: int):
+def _failures_recorded(job_id: int, *, queue_again: bool = False):
+    """``queue_again``: a transient database error puts the job back in the queue
+    (its task is run again: scoring's db_worker); a chunk or combine step stays running."""
     try:
         yield
     except JobCancelled:
@@ -384,10 +386,27 @@ def _failures_recorded(job_id: int):
     except (InvalidInput, MemoryError) as error:  # known: the message says what to change
         log.warning("job %s failed: %r", job_id, error)
         fail_job(job_id, failure_message(error))
-    except Exception as error:  # the job records a generic failure; the traceback goes to the log only
+    except Exception as error:
+        if busy.is_transient(error):
+            log.warning("job %s met a busy database (%s): it runs again", job_id, error)
+            if queue_again:
+                busy.Patience(f"job {job_id}").call(lambda: _queued_again(job_id))
+            raise
+        # The job records a generic failure; the traceback goes to the log only.
         log.exception("job %s failed", job_id)
         fail_job(job_id, failure_message(error))
         raise
+
+
+def _queued_again(job_id: int) -> None:
+    # Not an attempt that counts towards MAX_ATTEMPTS (those are the worker's deaths).
+    Job.objects.filter(pk=job_id, status=Job.Status.RUNNING).update(
+        status=Job.Status.QUEUED,
+        progress=0.0,
+        started_at=None,
+        attempts=F("attempts") - 1,
+        message="waiting: the database was busy",
+    )
 
 
 def fail_job(job_id: int, message: str) -> None:

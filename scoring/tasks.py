@@ -10,6 +10,7 @@ from contextlib import contextmanager
 
 from django_tasks import task
 
+from concord.busy import Patience
 from scoring import dispatch, jobs, schedule
 from scoring.models import Job
 
@@ -34,7 +35,9 @@ def recompute_campaign_reports(campaign_id: int) -> None:
     try:
         jobs.recompute_reports(campaign_id)
     finally:
-        schedule.finished(campaign_id)
+        # However busy the database: a hold left in place would keep the
+        # campaign's next rebuild (the retry of this one, too) waiting for the lease.
+        Patience(f"ending the rebuild of campaign {campaign_id}").call(lambda: schedule.finished(campaign_id))
 
 
 def enqueue_recompute(campaign_id: int, not_before=None) -> None:
