@@ -17,11 +17,11 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from annotate import adaptive
+from annotate import adaptive, rows
 from annotate.labels import CrowdLabel
 from annotate.models import (
     Assignment,
@@ -166,7 +166,7 @@ def assign_topics(campaign: Campaign) -> int:
     ):
         existing[topic_id].add(assessor_id)
         load[assessor_id] += 1
-    new: list[Assignment] = []
+    new: list[tuple[int, int]] = []
     for topic_id in campaign.topics.order_by("position", "id").values_list("id", flat=True):
         have = existing[topic_id]
         wanted = campaign.overlap - len(have)
@@ -174,10 +174,10 @@ def assign_topics(campaign: Campaign) -> int:
             continue
         free = sorted((a for a in assessors if a not in have), key=lambda a: (load[a], a))
         for assessor_id in free[:wanted]:
-            new.append(Assignment(topic_id=topic_id, assessor_id=assessor_id))
+            new.append((topic_id, assessor_id))
             load[assessor_id] += 1
-    Assignment.objects.bulk_create(new)
-    return len(new)
+    # Rows, not model instances: an import of many topics assigns them inside its transaction.
+    return rows.table(Assignment, ("topic_id", "assessor_id")).insert(new)
 
 
 def _assign_one_per_item(campaign: Campaign, assessors: list[int]) -> int:
@@ -221,26 +221,80 @@ def clean_topics(campaign: Campaign, topics: Any) -> list[dict[str, Any]]:
     return cleaned
 
 
-@transaction.atomic
+# Imports check and prepare everything first, reading only, and then write in
+# one short transaction that inserts the prepared rows (annotate/rows.py): on
+# SQLite, every other save of every campaign waits while an import's
+# transaction is open. Composite imports (topics with runs, a crowd file's
+# topics, judgments and gold run) check each part, then write them all in one
+# transaction (:func:`write_checked`), so nothing is half-imported or
+# half-visible. What may change between the check and the write (a topic id or
+# run name, a worker's account, a judgment taken meanwhile) is checked again
+# there or refused by a unique constraint, and nothing is imported.
+
+CHANGED_MEANWHILE = "changed while the file was being checked (another import?); nothing imported: send it again"
+
+
+@dataclass(frozen=True)
+class CheckedTopics:
+    """Topics checked for a campaign, ready to write: ``(external_id, title, data)``
+    with ``data`` as the database takes it, and the cleaned data by id (to check
+    runs and judgments of the same import against)."""
+
+    campaign: Campaign
+    rows: list[tuple[str, str, Any]]
+    data: dict[str, Any]
+
+
+def check_topics(campaign: Campaign, topics: Any) -> CheckedTopics:
+    """:func:`clean_topics` and the rows to write; nothing is written."""
+    cleaned = clean_topics(campaign, topics)
+    table = _topic_table(campaign)
+    return CheckedTopics(
+        campaign,
+        [(t["external_id"], t["title"], table.prepare("data", t["data"])) for t in cleaned],
+        {t["external_id"]: t["data"] for t in cleaned},
+    )
+
+
+def _topic_table(campaign: Campaign) -> rows.Table:
+    return rows.table(Topic, ("external_id", "title", "data", "position"), campaign_id=campaign.pk)
+
+
+def write_topics(checked: CheckedTopics) -> range:
+    """Inside a transaction: insert checked topics after the campaign's others and
+    assign them; their positions."""
+    campaign = checked.campaign
+    existing = campaign.topics.values_list("external_id", flat=True)
+    if {id_key(e) for e in existing} & {id_key(e) for e, _, _ in checked.rows}:
+        raise InvalidInput("topics", f"the campaign's topics {CHANGED_MEANWHILE}")
+    start = campaign.topics.count()
+    _topic_table(campaign).insert((e, title, data, start + i) for i, (e, title, data) in enumerate(checked.rows))
+    assign_topics(campaign)
+    return range(start, start + len(checked.rows))
+
+
 def import_topics(*, campaign: Campaign, topics: Any) -> list[Topic]:
     """Add topics (all or nothing) and assign them."""
-    cleaned = clean_topics(campaign, topics)
-    start = campaign.topics.count()
-    created = Topic.objects.bulk_create(
-        Topic(campaign=campaign, position=start + i, **topic) for i, topic in enumerate(cleaned)
-    )
-    assign_topics(campaign)
-    return created
+    return write_checked(check_topics(campaign, topics)).topics
 
 
-@transaction.atomic
-def import_runs(*, campaign: Campaign, runs: Any) -> list[Run]:
-    """Add runs: ``[{"name": str, "data": {...}}]`` (all or nothing)."""
+@dataclass(frozen=True)
+class CheckedRuns:
+    """Runs checked for a campaign, ready to write: ``(name, data)``, ``data`` as the database takes it."""
+
+    campaign: Campaign
+    rows: list[tuple[str, Any]]
+
+
+def check_runs(campaign: Campaign, runs: Any, *, topics: CheckedTopics | None = None) -> CheckedRuns:
+    """Validate ``[{"name": str, "data": {...}}]`` against the campaign's topics
+    and those of the same import (``topics``); nothing is written."""
     require_list(runs, "runs", min_length=1)
     kind = get_kind(campaign.kind).data
-    topics = dict(campaign.topics.values_list("external_id", "data"))
+    known = {**dict(campaign.topics.values_list("external_id", "data")), **(topics.data if topics else {})}
     taken = set(campaign.runs.values_list("name", flat=True))
-    new = []
+    table = _run_table(campaign)
+    checked = []
     for index, run in enumerate(runs):
         path = f"runs[{index}]"
         require_object(run, path, allowed={"name", "data"}, required={"name", "data"})
@@ -248,11 +302,63 @@ def import_runs(*, campaign: Campaign, runs: Any) -> list[Run]:
         if name in taken:
             raise InvalidInput(f"{path}.name", f"a run {name!r} already exists in this campaign")
         taken.add(name)
-        data = kind.clean_run_data(run["data"], topics, field=f"{path}.data")
-        new.append(Run(campaign=campaign, name=name, data=data))
-    created = Run.objects.bulk_create(new)
-    scoring_services.mark_all_stale(campaign)
-    return created
+        checked.append((name, table.prepare("data", kind.clean_run_data(run["data"], known, field=f"{path}.data"))))
+    return CheckedRuns(campaign, checked)
+
+
+def _run_table(campaign: Campaign) -> rows.Table:
+    return rows.table(Run, ("name", "data"), campaign_id=campaign.pk)
+
+
+def write_runs(checked: CheckedRuns) -> list[str]:
+    """Inside a transaction: insert checked runs (a name taken meanwhile refuses
+    them all); their names."""
+    _run_table(checked.campaign).insert(checked.rows)
+    return [name for name, _ in checked.rows]
+
+
+def import_runs(*, campaign: Campaign, runs: Any) -> list[Run]:
+    """Add runs: ``[{"name": str, "data": {...}}]`` (all or nothing)."""
+    return write_checked(runs=check_runs(campaign, runs)).runs
+
+
+@dataclass(frozen=True)
+class Imported:
+    """What :func:`write_checked` wrote (read back once committed)."""
+
+    topics: list[Topic]
+    runs: list[Run]
+    summary: ImportSummary | None
+
+
+def write_checked(
+    topics: CheckedTopics | None = None,
+    *,
+    runs: CheckedRuns | None = None,
+    judgments: CheckedJudgments | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> Imported:
+    """Write the checked parts of one import in one transaction (topics first:
+    the runs and judgments may be of them), mark the campaign's reports stale,
+    and read back what was created."""
+    campaign = next(part.campaign for part in (topics, runs, judgments) if part is not None)
+    try:
+        with transaction.atomic():
+            positions = write_topics(topics) if topics else range(0)
+            names = write_runs(runs) if runs else []
+            summary = write_judgments(judgments, progress) if judgments else None
+            if runs or judgments:
+                scoring_services.mark_all_stale(campaign)
+    except IntegrityError:
+        # A unique constraint: a topic id, run name, account or judgment taken meanwhile.
+        raise InvalidInput("file", f"the campaign {CHANGED_MEANWHILE}") from None
+    created = campaign.topics.filter(position__gte=positions.start, position__lt=positions.stop) if positions else []
+    wanted = {external_id for external_id, _, _ in topics.rows} if topics else set()
+    return Imported(
+        [t for t in created if t.external_id in wanted],
+        list(campaign.runs.filter(name__in=names)) if names else [],
+        summary,
+    )
 
 
 # -- judgments -----------------------------------------------------------------
@@ -675,14 +781,30 @@ def clean_workers(campaign: Campaign, workers: Workers, *, map_members: bool = F
     return WorkerAccounts(new=new, existing=existing)
 
 
-def import_crowd_labels(
+@dataclass(frozen=True)
+class CheckedJudgments:
+    """Submitted judgments checked for a campaign, ready to write: the accounts to
+    write under and ``(topic external id, worker, payload)`` rows, the payload as
+    the database takes it."""
+
+    campaign: Campaign
+    accounts: WorkerAccounts
+    rows: list[tuple[str, str, Any]]
+
+
+def _topic_data(campaign: Campaign, topics: CheckedTopics | None) -> dict[str, Any]:
+    """Topic data by external id: the campaign's, and those of the same import."""
+    return {**dict(campaign.topics.values_list("external_id", "data")), **(topics.data if topics else {})}
+
+
+def check_crowd_labels(
     *,
     campaign: Campaign,
     labels: Sequence[CrowdLabel],
-    progress: Callable[[int], None] | None = None,
     map_members: bool = False,
-) -> ImportSummary:
-    """Import existing judgments from (worker, item, label) rows, all or nothing.
+    topics: CheckedTopics | None = None,
+) -> CheckedJudgments:
+    """Check judgments given as (worker, item, label) rows; nothing is written.
 
     Workers become imported assessors of the campaign (accounts without a
     usable password that cannot log in; see :func:`clean_workers` for the
@@ -692,11 +814,11 @@ def import_crowd_labels(
     """
     if not labels:
         raise InvalidInput("file", "no rows: nothing to import")
-    topics = {t.external_id: t for t in campaign.topics.all()}
+    known = _topic_data(campaign, topics)
     grouped: dict[tuple[str, str], dict[str, Any]] = defaultdict(dict)
     workers: Workers = {}
     for row in labels:
-        if row.topic not in topics:
+        if row.topic not in known:
             raise InvalidInput(f"line {row.line}: topic", f"unknown topic {row.topic!r}")
         if row.candidate in grouped[(row.worker, row.topic)]:
             raise InvalidInput(f"line {row.line}", f"{row.worker!r} labelled {row.candidate!r} twice")
@@ -704,91 +826,65 @@ def import_crowd_labels(
         workers.setdefault(row.worker, f"line {row.line}")
     accounts = clean_workers(campaign, workers, map_members=map_members)
     kind = get_kind(campaign.kind).data
-    payloads = {}
+    prepare = _judgment_table().prepare
+    checked = []
     for (worker, topic_id), answers in grouped.items():
         try:
             payload = kind.payload_from_labels(answers)
-            payloads[(worker, topic_id)] = kind.clean_judgment(
-                payload, topics[topic_id].data, complete=True, params=campaign.params
-            )
+            payload = kind.clean_judgment(payload, known[topic_id], complete=True, params=campaign.params)
         except InvalidInput as error:
             raise InvalidInput(f"worker {worker!r}, topic {topic_id!r}: {error.field}", error.message) from None
-    with transaction.atomic():
-        return _write_crowd_judgments(campaign, topics, payloads, accounts, progress)
+        checked.append((topic_id, worker, prepare("payload", payload)))
+    return CheckedJudgments(campaign, accounts, checked)
 
 
-def _write_crowd_judgments(
+def import_crowd_labels(
+    *,
     campaign: Campaign,
-    topics: dict[str, Topic],
-    payloads: dict[tuple[str, str], dict[str, Any]],
-    accounts: WorkerAccounts,
-    progress: Callable[[int], None] | None,
+    labels: Sequence[CrowdLabel],
+    progress: Callable[[int], None] | None = None,
+    map_members: bool = False,
 ) -> ImportSummary:
-    """Write checked judgments under the accounts :func:`clean_workers` allowed."""
-    existing = set(
-        Judgment.objects.filter(
-            topic__campaign=campaign, assessor__in=[u.pk for u in accounts.existing.values()]
-        ).values_list("assessor__username", "topic__external_id")
-    )
-    clash = next((key for key in payloads if key in existing), None)
-    if clash:
-        raise InvalidInput("file", f"{clash[0]!r} already has a judgment of topic {clash[1]!r}; nothing imported")
-    created = [User(username=w, is_active=False) for w in accounts.new]
-    for user in created:
-        user.set_unusable_password()
-    try:
-        with transaction.atomic():
-            User.objects.bulk_create(created)
-    except IntegrityError:
-        raise InvalidInput("file", "another import created some of these workers at the same time; try again") from None
-    users = {**accounts.existing, **{u.username: u for u in User.objects.filter(username__in=accounts.new)}}
-    Membership.objects.bulk_create(
-        Membership(campaign=campaign, user=users[w], role=Membership.Role.ASSESSOR, imported=True) for w in accounts.new
-    )
-    assigned = set(
-        Assignment.objects.filter(topic__campaign=campaign).values_list("assessor__username", "topic__external_id")
-    )
-    Assignment.objects.bulk_create(
-        Assignment(topic=topics[t], assessor=users[w]) for (w, t) in payloads if (w, t) not in assigned
-    )
-    now = timezone.now()
-    batch = 2000
-    keys = list(payloads)
-    for start in range(0, len(keys), batch):
-        chunk = keys[start : start + batch]
-        judgments = Judgment.objects.bulk_create(
-            Judgment(
-                topic=topics[t],
-                assessor=users[w],
-                payload=payloads[(w, t)],
-                status="submitted",
-                version=1,
-                submitted_payload=payloads[(w, t)],
-                submitted_version=1,
-                submitted_at=now,
-            )
-            for (w, t) in chunk
-        )
-        if any(j.pk is None for j in judgments):  # backends that do not return ids from bulk inserts
-            judgments = list(
-                Judgment.objects.filter(topic__campaign=campaign, topic__external_id__in={t for _, t in chunk})
-            )
-        by_key = {(j.assessor_id, j.topic_id): j for j in judgments}
-        JudgmentRevision.objects.bulk_create(
-            JudgmentRevision(
-                judgment=by_key[(users[w].pk, topics[t].pk)],
-                version=1,
-                author=users[w],
-                payload=payloads[(w, t)],
-                status="submitted",
-                source="import",
-            )
-            for (w, t) in chunk
-        )
-        if progress:
-            progress(len(chunk))
-    scoring_services.mark_all_stale(campaign)
-    return ImportSummary(assessors_created=len(created), judgments=len(payloads), topics=len({t for _, t in payloads}))
+    """Import existing judgments from (worker, item, label) rows, all or nothing
+    (:func:`check_crowd_labels`)."""
+    checked = check_crowd_labels(campaign=campaign, labels=labels, map_members=map_members)
+    return write_checked(judgments=checked, progress=progress).summary
+
+
+def check_judgments(
+    *,
+    campaign: Campaign,
+    entries: Any,
+    map_members: bool = False,
+    topics: CheckedTopics | None = None,
+) -> CheckedJudgments:
+    """Check submitted judgments ``[{"assessor", "topic", "payload"}]`` of any kind
+    (of the campaign's topics and those of the same import); nothing is written."""
+    require_list(entries, "judgments", min_length=1)
+    known = _topic_data(campaign, topics)
+    kind = get_kind(campaign.kind).data
+    prepare = _judgment_table().prepare
+    seen: set[tuple[str, str]] = set()
+    checked = []
+    workers: Workers = {}
+    for index, entry in enumerate(entries):
+        path = f"judgments[{index}]"
+        require_object(entry, path, allowed={"assessor", "topic", "payload"}, required={"assessor", "topic", "payload"})
+        assessor = require_id(entry["assessor"], f"{path}.assessor")
+        topic = require_id(entry["topic"], f"{path}.topic")
+        if topic not in known:
+            raise InvalidInput(f"{path}.topic", f"unknown topic {topic!r}")
+        if (assessor, topic) in seen:
+            raise InvalidInput(path, f"a second judgment by {assessor!r} of topic {topic!r}")
+        seen.add((assessor, topic))
+        workers.setdefault(assessor, f"{path}.assessor")
+        try:
+            payload = kind.clean_judgment(entry["payload"], known[topic], complete=True, params=campaign.params)
+        except InvalidInput as error:
+            raise InvalidInput(f"{path}.{error.field}", error.message) from None
+        checked.append((topic, assessor, prepare("payload", payload)))
+    accounts = clean_workers(campaign, workers, map_members=map_members)
+    return CheckedJudgments(campaign, accounts, checked)
 
 
 def import_judgments(
@@ -799,34 +895,98 @@ def import_judgments(
     map_members: bool = False,
 ) -> ImportSummary:
     """Import submitted judgments ``[{"assessor", "topic", "payload"}]`` of any kind, all or
-    nothing; assessors as in :func:`import_crowd_labels`."""
-    require_list(entries, "judgments", min_length=1)
-    topics = {t.external_id: t for t in campaign.topics.all()}
-    kind = get_kind(campaign.kind).data
-    payloads: dict[tuple[str, str], dict[str, Any]] = {}
-    workers: Workers = {}
-    for index, entry in enumerate(entries):
-        path = f"judgments[{index}]"
-        require_object(entry, path, allowed={"assessor", "topic", "payload"}, required={"assessor", "topic", "payload"})
-        assessor = require_id(entry["assessor"], f"{path}.assessor")
-        topic = require_id(entry["topic"], f"{path}.topic")
-        if topic not in topics:
-            raise InvalidInput(f"{path}.topic", f"unknown topic {topic!r}")
-        if (assessor, topic) in payloads:
-            raise InvalidInput(path, f"a second judgment by {assessor!r} of topic {topic!r}")
-        workers.setdefault(assessor, f"{path}.assessor")
-        try:
-            payloads[(assessor, topic)] = kind.clean_judgment(
-                entry["payload"], topics[topic].data, complete=True, params=campaign.params
+    nothing; assessors as in :func:`check_crowd_labels`."""
+    checked = check_judgments(campaign=campaign, entries=entries, map_members=map_members)
+    return write_checked(judgments=checked, progress=progress).summary
+
+
+def _judgment_table() -> rows.Table:
+    """Imported judgments: submitted at version 1, the payload counting as submitted."""
+    now = timezone.now()
+    return rows.table(
+        Judgment,
+        ("topic_id", "assessor_id", "payload", "submitted_payload"),
+        status=Judgment.Status.SUBMITTED,
+        version=1,
+        submitted_version=1,
+        submitted_at=now,
+    )
+
+
+def write_judgments(checked: CheckedJudgments, progress: Callable[[int], None] | None = None) -> ImportSummary:
+    """Inside a transaction: the workers' accounts and memberships, an assignment
+    and a judgment (version 1, submitted) for each row, and each judgment's revision."""
+    campaign, accounts = checked.campaign, checked.accounts
+    existing = {u.pk: name for name, u in accounts.existing.items()}
+    topic_ids = dict(campaign.topics.values_list("external_id", "pk"))
+    mine = {(topic_ids[t], w) for t, w, _ in checked.rows}
+    clash = next(
+        (
+            (existing[a], t)
+            for t, a in Judgment.objects.filter(topic__campaign=campaign, assessor__in=existing).values_list(
+                "topic_id", "assessor_id"
             )
-        except InvalidInput as error:
-            raise InvalidInput(f"{path}.{error.field}", error.message) from None
-    accounts = clean_workers(campaign, workers, map_members=map_members)
-    with transaction.atomic():
-        return _write_crowd_judgments(campaign, topics, payloads, accounts, progress)
+            if (t, existing[a]) in mine
+        ),
+        None,
+    )
+    if clash:
+        topic = next(e for e, pk in topic_ids.items() if pk == clash[1])
+        raise InvalidInput("file", f"{clash[0]!r} already has a judgment of topic {topic!r}; nothing imported")
+    created = [User(username=w, is_active=False) for w in accounts.new]
+    for user in created:
+        user.set_unusable_password()
+    User.objects.bulk_create(created)  # a name taken meanwhile: IntegrityError, nothing imported
+    users = {name: u.pk for name, u in accounts.existing.items()}
+    users.update(User.objects.filter(username__in=accounts.new).values_list("username", "pk"))
+    Membership.objects.bulk_create(
+        Membership(campaign=campaign, user_id=users[w], role=Membership.Role.ASSESSOR, imported=True)
+        for w in accounts.new
+    )
+    assigned = set(
+        Assignment.objects.filter(topic__campaign=campaign, assessor__in=existing).values_list(
+            "topic_id", "assessor_id"
+        )
+    )
+    wanted = [(topic_ids[t], users[w]) for t, w, _ in checked.rows]
+    rows.table(Assignment, ("topic_id", "assessor_id")).insert(pair for pair in wanted if pair not in assigned)
+    _judgment_table().insert(
+        ((topic, assessor, payload, payload) for (topic, assessor), (_, _, payload) in zip(wanted, checked.rows)),
+        done=progress,
+    )
+    _revisions_of_new_judgments(campaign)
+    return ImportSummary(
+        assessors_created=len(created), judgments=len(checked.rows), topics=len({t for t, _, _ in checked.rows})
+    )
 
 
-@transaction.atomic
+def _revisions_of_new_judgments(campaign: Campaign) -> None:
+    """Each judgment of the campaign without a revision (every other write adds
+    one in the transaction of the judgment: these are the import's) gets its
+    first, copied from it in the database."""
+    revision = rows.table(
+        JudgmentRevision,
+        ("judgment_id", "author_id", "payload"),
+        version=1,
+        status=Judgment.Status.SUBMITTED,
+        source="import",
+    )
+    quote = connection.ops.quote_name
+    judgment, topic, history = (quote(m._meta.db_table) for m in (Judgment, Topic, JudgmentRevision))
+    copied = {"judgment_id": "j.id", "author_id": "j.assessor_id", "payload": "j.payload"}
+    fields = revision.fields()
+    values = [copied.get(f.attname, "%s") for f in fields]
+    params = [revision.fixed[f.attname] for f in fields if f.attname not in copied]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {history} ({', '.join(quote(f.column) for f in fields)}) "
+            f"SELECT {', '.join(values)} FROM {judgment} j "
+            f"WHERE j.topic_id IN (SELECT id FROM {topic} WHERE campaign_id = %s) "
+            f"AND NOT EXISTS (SELECT 1 FROM {history} r WHERE r.judgment_id = j.id)",
+            [*params, campaign.pk],
+        )
+
+
 def import_crowd_file(
     *,
     campaign: Campaign,
@@ -841,7 +1001,7 @@ def import_crowd_file(
     """Topics the file introduces, its labels (or whole ``judgments``
     ``{"assessor", "topic", "payload"}``, found at ``sources`` in the file, which
     errors name) and its reference labelling (kept as a run called ``gold``), all
-    or nothing. The workers are checked (:func:`clean_workers`) before anything is written."""
+    or nothing. The workers are checked (:func:`clean_workers`) before anything else."""
     if not labels and not judgments:
         raise InvalidInput("file", "no rows: nothing to import")
     workers: Workers = {}
@@ -852,20 +1012,22 @@ def import_crowd_file(
     clean_workers(campaign, workers, map_members=map_members)
     known = set(campaign.topics.values_list("external_id", flat=True))
     new_topics = [t for t in topics if t.get("external_id") not in known]
-    if new_topics:
-        import_topics(campaign=campaign, topics=new_topics)
+    checked_topics = check_topics(campaign, new_topics) if new_topics else None
     if judgments:
         try:
-            summary = import_judgments(
-                campaign=campaign, entries=list(judgments), progress=progress, map_members=map_members
+            checked = check_judgments(
+                campaign=campaign, entries=list(judgments), map_members=map_members, topics=checked_topics
             )
         except InvalidInput as error:
             raise _located_in(error, sources) from None
     else:
-        summary = import_crowd_labels(campaign=campaign, labels=labels, progress=progress, map_members=map_members)
+        checked = check_crowd_labels(campaign=campaign, labels=labels, map_members=map_members, topics=checked_topics)
+    gold = None
     if reference:
-        import_runs(campaign=campaign, runs=[{"name": "gold", "data": {"reference": True, "labels": reference}}])
-    return summary
+        gold = check_runs(
+            campaign, [{"name": "gold", "data": {"reference": True, "labels": reference}}], topics=checked_topics
+        )
+    return write_checked(checked_topics, runs=gold, judgments=checked, progress=progress).summary
 
 
 def _located_in(error: InvalidInput, sources: Sequence[str]) -> InvalidInput:

@@ -20,7 +20,6 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.files.uploadedfile import UploadedFile
-from django.db import transaction
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -247,8 +246,10 @@ def campaign_uploads(request: HttpRequest, campaign_id: int) -> HttpResponse:
     if request.method == "POST":
         posted = request.POST.get("what", "")
         try:
-            with transaction.atomic():
-                message = run_upload(campaign, spec, posted, request)
+            # Each import is checked, then written in one short transaction of its own
+            # (annotate/services.py): no transaction here, which would hold the
+            # database's write lock while the file is read and checked.
+            message = run_upload(campaign, spec, posted, request)
         except InvalidInput as invalid:
             error = invalid
             if _wants_json(request):

@@ -7,8 +7,6 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from django.db import transaction
-
 from annotate.importers import check_columns, csv_rows
 from concord import reading
 from concord.digits import whole_number
@@ -160,7 +158,6 @@ def annotator_name(filename: str) -> str:
     return filename.rsplit("/", 1)[-1].split(".", 1)[0].lower().replace(" ", "-") or "annotator"
 
 
-@transaction.atomic
 def import_aiphes(
     *,
     campaign: Any,
@@ -188,8 +185,10 @@ def import_aiphes(
             field = "depth" if error.field == "depth" else f"trees: {annotator}"
             raise InvalidInput(field, error.message) from None
         entries.append({"assessor": annotator, "topic": topic, "payload": {"clusters": clusters}})
-    services.import_topics(campaign=campaign, topics=[data])
-    return data, services.import_judgments(campaign=campaign, entries=entries)
+    # Checked first, then written in one short transaction.
+    topics = services.check_topics(campaign, [data])
+    judgments = services.check_judgments(campaign=campaign, entries=entries, topics=topics)
+    return data, services.write_checked(topics, judgments=judgments).summary
 
 
 #: The uploads page's options for AIPHES trees (the command's ``--topic``, ``--title``, ``--depth``).

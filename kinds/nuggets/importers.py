@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from django.db import transaction
-
 from concord import reading
 from concord.errors import InvalidInput
 
@@ -75,7 +73,6 @@ def read_nugget_runs(responses: bytes | str, matches: bytes | str | None = None)
     ]
 
 
-@transaction.atomic
 def import_nugget_files(
     *,
     campaign: Any,
@@ -95,13 +92,15 @@ def import_nugget_files(
         raise InvalidInput("responses", "matches need the runs' responses")
     if questions is None and responses is None:
         raise InvalidInput("questions", "give questions with their key, or runs' responses, or both")
-    topics = services.import_topics(campaign=campaign, topics=read_nugget_topics(questions, key)) if questions else []
+    topics = services.check_topics(campaign, read_nugget_topics(questions, key)) if questions else None
     runs = (
-        services.import_runs(campaign=campaign, runs=read_nugget_runs(responses, matches))
+        services.check_runs(campaign, read_nugget_runs(responses, matches), topics=topics)
         if responses is not None
-        else []
+        else None
     )
-    return topics, runs
+    # Checked first, then written in one short transaction.
+    imported = services.write_checked(topics, runs=runs)
+    return imported.topics, imported.runs
 
 
 def upload_nugget_files(campaign: Any, files: Mapping[str, list[tuple[str, bytes]]], options: Mapping) -> str:

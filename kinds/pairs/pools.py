@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db import transaction
-
 from annotate import services
 from annotate.models import Campaign, Topic
 from concord.errors import InvalidInput
@@ -18,7 +16,6 @@ def _normalised(name: str) -> str:
     return " ".join(name.casefold().split())
 
 
-@transaction.atomic
 def build_pools(*, campaign: Campaign, queries: Any, runs: Any, depth: int | None = None) -> list[Topic]:
     """Adjudication pools from systems' results (Arehart et al., section 2.2), all or nothing.
 
@@ -61,18 +58,13 @@ def build_pools(*, campaign: Campaign, queries: Any, runs: Any, depth: int | Non
         for query, text in queries.items()
         if pools[query]
     ]
-    created = services.import_topics(campaign=campaign, topics=topics)
+    checked = services.check_topics(campaign, topics)
     pooled = {topic["external_id"] for topic in topics}
-    services.import_runs(
-        campaign=campaign,
-        runs=[
-            {
-                **run,
-                "data": {**run["data"], "results": {q: r for q, r in run["data"]["results"].items() if q in pooled}},
-            }
-            if "results" in run["data"]
-            else run
-            for run in runs
-        ],
-    )
-    return created
+    stored = [
+        {**run, "data": {**run["data"], "results": {q: r for q, r in run["data"]["results"].items() if q in pooled}}}
+        if "results" in run["data"]
+        else run
+        for run in runs
+    ]
+    # Checked first, then written in one short transaction.
+    return services.write_checked(checked, runs=services.check_runs(campaign, stored, topics=checked)).topics

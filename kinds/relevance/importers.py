@@ -22,8 +22,6 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db import transaction
-
 from annotate import services
 from annotate.models import Campaign, Run, Topic
 from concord import reading
@@ -156,14 +154,15 @@ def plan(
     return topics, stored
 
 
-@transaction.atomic
 def import_trec_runs(
     *, campaign: Campaign, run_text: bytes | str, topics_file: Any, depth: int | None = None
 ) -> tuple[list[Topic], list[Run]]:
-    """Pool the runs into topics, assign them and store the runs (all or nothing)."""
+    """Pool the runs into topics, assign them and store the runs (all or nothing:
+    both checked, then written in one short transaction)."""
     topics, runs = plan(campaign=campaign, run_text=run_text, topics_file=topics_file, depth=depth)
-    created = services.import_topics(campaign=campaign, topics=topics)
-    return created, services.import_runs(campaign=campaign, runs=runs)
+    checked = services.check_topics(campaign, topics)
+    imported = services.write_checked(checked, runs=services.check_runs(campaign, runs, topics=checked))
+    return imported.topics, imported.runs
 
 
 #: The uploads page's options for TREC run files (the command's ``--depth``).
