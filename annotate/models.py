@@ -269,3 +269,24 @@ class Flag(models.Model):
     def __str__(self) -> str:
         what = f"{self.topic} ({self.item})" if self.item else str(self.topic)
         return f"{self.author} on {what}: {'open' if self.is_open else 'resolved'}"
+
+
+class ImportFence(models.Model):
+    """A large import being written into a campaign, a few thousand rows per
+    transaction (annotate/imports.py). While it stands, the campaign's pages and
+    API answer 503 (its rows are half written) and its reports wait; it falls in
+    the import's last transaction, or, should the import fail or its process
+    die, once what it wrote is deleted."""
+
+    campaign = models.OneToOneField(Campaign, on_delete=models.CASCADE, related_name="+")
+    #: Who writes: changes when recovery takes over an abandoned import.
+    owner = models.CharField(max_length=64)
+    started_at = models.DateTimeField()
+    #: Set by every transaction of the import: one older than the lease is abandoned.
+    alive_at = models.DateTimeField()
+    #: What undoing the import deletes: the highest id of each table when it began,
+    #: the accounts it writes under, the runs it adds.
+    marks = models.JSONField(default=dict)
+
+    def __str__(self) -> str:
+        return f"import into {self.campaign_id} by {self.owner} since {self.started_at}"

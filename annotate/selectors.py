@@ -12,8 +12,10 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery
 from django.http import Http404
 
+from annotate import imports
 from annotate.adaptive import is_adaptive
-from annotate.models import Assignment, Campaign, Judgment, Membership, Topic
+from annotate.models import Assignment, Campaign, ImportFence, Judgment, Membership, Topic
+from concord.busy import Busy
 from kinds.registry import get_kind
 
 #: What a page or endpoint needs (``campaign_for``): ``view``: a campaign's assessors,
@@ -71,9 +73,10 @@ def campaign_for(user: AnyUser, campaign_id: int, *, need: Need = "view") -> tup
     """The campaign and the user's role in it.
 
     Not a member: 404, so campaign ids leak nothing. A member without the
-    needed role: 403.
+    needed role: 403. A large import being written into it (annotate/imports.py):
+    concord.busy.Busy, 503 with Retry-After.
     """
-    campaign = Campaign.objects.filter(pk=campaign_id).first()
+    campaign = Campaign.objects.filter(pk=campaign_id).annotate(importing=Exists(_fence("pk"))).first()
     role = role_in(user, campaign) if campaign else None
     if campaign is None or role is None:
         raise Http404(f"No campaign {campaign_id}, or you are not a member of it.")
@@ -88,7 +91,18 @@ def campaign_for(user: AnyUser, campaign_id: int, *, need: Need = "view") -> tup
         raise PermissionDenied(
             f'You are {role_phrase(role)} in the campaign "{campaign.name}": only {who} may do this.'
         )
+    _not_importing(campaign, campaign.importing)
     return campaign, role
+
+
+def _fence(campaign: str) -> QuerySet[ImportFence]:
+    """The fence of the campaign ``campaign`` (a field of the outer query) names."""
+    return ImportFence.objects.filter(campaign_id=OuterRef(campaign)).order_by()
+
+
+def _not_importing(campaign: Campaign, importing: bool) -> None:
+    if importing:
+        raise Busy(imports.fenced_message(campaign.name))
 
 
 def judging_target(
@@ -101,7 +115,11 @@ def judging_target(
     # An id no database column holds takes campaign_for's path (its 404): the joined
     # lookup below would hand it to the database driver, which overflows.
     if user.is_authenticated and -(2**63) <= campaign_id < 2**63:
-        topics = Topic.objects.select_related("campaign").filter(campaign_id=campaign_id, external_id=external_id)
+        topics = (
+            Topic.objects.select_related("campaign")
+            .filter(campaign_id=campaign_id, external_id=external_id)
+            .annotate(importing=Exists(_fence("campaign_id")))
+        )
         if not user.is_staff:
             roles = Membership.objects.filter(campaign_id=OuterRef("campaign_id"), user_id=user.pk).order_by()
             assigned = Assignment.objects.filter(topic_id=OuterRef("pk"), assessor_id=user.pk).order_by()
@@ -110,6 +128,7 @@ def judging_target(
         if topic is not None:
             role = "admin" if user.is_staff else topic.member_role
             if role in _ALLOWED[need] and (role != "assessor" or topic.assigned):
+                _not_importing(topic.campaign, topic.importing)
                 return topic.campaign, role, topic
     campaign, role = campaign_for(user, campaign_id, need=need)
     return campaign, role, topic_for(user, campaign, role, external_id)

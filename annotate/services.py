@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 import re
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -18,10 +18,10 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, connection, transaction
-from django.db.models import F
+from django.db.models import F, Max
 from django.utils import timezone
 
-from annotate import adaptive, rows
+from annotate import adaptive, imports, rows
 from annotate.labels import CrowdLabel
 from annotate.models import (
     Assignment,
@@ -137,7 +137,15 @@ def add_member(*, campaign: Campaign, username: str, role: str) -> Membership:
 
 
 def assign_topics(campaign: Campaign) -> int:
-    """Bring every topic up to ``campaign.overlap`` assessors.
+    """Bring every topic up to ``campaign.overlap`` assessors (:func:`_assignment_rows`);
+    how many assignments were made."""
+    table, new = _assignment_rows(campaign)
+    return table.insert(new)
+
+
+def _assignment_rows(campaign: Campaign) -> tuple[rows.Table, list[tuple]]:
+    """The assignments that bring every topic up to ``campaign.overlap`` assessors, as
+    rows of the table returned (an import inserts them a batch per transaction).
 
     Least-loaded first (fewest assignments in this campaign, then the oldest
     account), never the same assessor twice on a topic. With campaign
@@ -145,20 +153,20 @@ def assign_topics(campaign: Campaign) -> int:
     al., section 3.2.1) each item goes to one assessor drawn at random
     instead; with ``"adaptive"`` nothing is assigned up front (work is handed
     out by :func:`annotate.adaptive.next_work` when an assessor asks for it).
-    Returns how many assignments were made. Imported crowd workers never log
-    in, so they get no new topics.
+    Imported crowd workers never log in, so they get no new topics.
     """
+    table = rows.table(Assignment, ("topic_id", "assessor_id"))
     if adaptive.is_adaptive(campaign):
-        return 0
+        return table, []
     assessors = list(
         Membership.objects.filter(campaign=campaign, role=Membership.Role.ASSESSOR, imported=False)
         .order_by("user_id")
         .values_list("user_id", flat=True)
     )
     if not assessors:
-        return 0
+        return table, []
     if campaign.params.get("design") == "one-per-item":
-        return _assign_one_per_item(campaign, assessors)
+        return _one_per_item(campaign, assessors)
     existing: dict[int, set[int]] = defaultdict(set)
     load: Counter[int] = Counter({a: 0 for a in assessors})
     for topic_id, assessor_id in Assignment.objects.filter(topic__campaign=campaign).values_list(
@@ -166,7 +174,7 @@ def assign_topics(campaign: Campaign) -> int:
     ):
         existing[topic_id].add(assessor_id)
         load[assessor_id] += 1
-    new: list[tuple[int, int]] = []
+    new: list[tuple] = []
     for topic_id in campaign.topics.order_by("position", "id").values_list("id", flat=True):
         have = existing[topic_id]
         wanted = campaign.overlap - len(have)
@@ -176,14 +184,14 @@ def assign_topics(campaign: Campaign) -> int:
         for assessor_id in free[:wanted]:
             new.append((topic_id, assessor_id))
             load[assessor_id] += 1
-    # Rows, not model instances: an import of many topics assigns them inside its transaction.
-    return rows.table(Assignment, ("topic_id", "assessor_id")).insert(new)
+    return table, new
 
 
-def _assign_one_per_item(campaign: Campaign, assessors: list[int]) -> int:
+def _one_per_item(campaign: Campaign, assessors: list[int]) -> tuple[rows.Table, list[tuple]]:
     """Each item of each topic to one assessor drawn at random (seeded by the
     campaign and topic, so it is reproducible); topics already assigned stay."""
     kind = get_kind(campaign.kind).data
+    table = rows.table(Assignment, ("topic_id", "assessor_id", "items"))
     assigned = set(Assignment.objects.filter(topic__campaign=campaign).values_list("topic_id", flat=True))
     new = []
     for topic in campaign.topics.exclude(pk__in=assigned).order_by("position", "id"):
@@ -191,9 +199,8 @@ def _assign_one_per_item(campaign: Campaign, assessors: list[int]) -> int:
         items: dict[int, list[str]] = {}
         for item in kind.items(topic.data):
             items.setdefault(rng.choice(assessors), []).append(item)
-        new.extend(Assignment(topic=topic, assessor_id=a, items=chosen) for a, chosen in sorted(items.items()))
-    Assignment.objects.bulk_create(new)
-    return len(new)
+        new.extend((topic.pk, a, table.prepare("items", chosen)) for a, chosen in sorted(items.items()))
+    return table, new
 
 
 # -- topics and runs -----------------------------------------------------------
@@ -221,15 +228,16 @@ def clean_topics(campaign: Campaign, topics: Any) -> list[dict[str, Any]]:
     return cleaned
 
 
-# Imports check and prepare everything first, reading only, and then write in
-# one short transaction that inserts the prepared rows (annotate/rows.py): on
-# SQLite, every other save of every campaign waits while an import's
-# transaction is open. Composite imports (topics with runs, a crowd file's
-# topics, judgments and gold run) check each part, then write them all in one
-# transaction (:func:`write_checked`), so nothing is half-imported or
-# half-visible. What may change between the check and the write (a topic id or
-# run name, a worker's account, a judgment taken meanwhile) is checked again
-# there or refused by a unique constraint, and nothing is imported.
+# Imports check and prepare everything first, reading only, and then write the
+# prepared rows (annotate/rows.py) through annotate/imports.py: a small import in
+# one short transaction, a large one a few thousand rows per transaction behind
+# a fence that keeps its campaign out of sight until the last one. Composite
+# imports (topics with runs, a crowd file's topics, judgments and gold run)
+# check each part, then write them all as one import (:func:`write_checked`),
+# so nothing is half-imported or half-visible. What may change between the
+# check and the write (a topic id or run name, a worker's account, a judgment
+# taken meanwhile) is checked again there or refused by a unique constraint,
+# and nothing is imported.
 
 CHANGED_MEANWHILE = "changed while the file was being checked (another import?); nothing imported: send it again"
 
@@ -260,17 +268,24 @@ def _topic_table(campaign: Campaign) -> rows.Table:
     return rows.table(Topic, ("external_id", "title", "data", "position"), campaign_id=campaign.pk)
 
 
-def write_topics(checked: CheckedTopics) -> range:
-    """Inside a transaction: insert checked topics after the campaign's others and
-    assign them; their positions."""
+def _topic_steps(checked: CheckedTopics, out: dict) -> Iterator[None]:
+    """Insert checked topics after the campaign's others (``out["positions"]``) and
+    assign them, a batch per step."""
     campaign = checked.campaign
     existing = campaign.topics.values_list("external_id", flat=True)
     if {id_key(e) for e in existing} & {id_key(e) for e, _, _ in checked.rows}:
         raise InvalidInput("topics", f"the campaign's topics {CHANGED_MEANWHILE}")
     start = campaign.topics.count()
-    _topic_table(campaign).insert((e, title, data, start + i) for i, (e, title, data) in enumerate(checked.rows))
-    assign_topics(campaign)
-    return range(start, start + len(checked.rows))
+    out["positions"] = range(start, start + len(checked.rows))
+    table = _topic_table(campaign)
+    for first in range(0, len(checked.rows), imports.BATCH):
+        chunk = checked.rows[first : first + imports.BATCH]
+        table.insert((e, title, data, start + first + i) for i, (e, title, data) in enumerate(chunk))
+        yield
+    table, assignments = _assignment_rows(campaign)
+    for first in range(0, len(assignments), imports.BATCH):
+        table.insert(assignments[first : first + imports.BATCH])
+        yield
 
 
 def import_topics(*, campaign: Campaign, topics: Any) -> list[Topic]:
@@ -310,11 +325,16 @@ def _run_table(campaign: Campaign) -> rows.Table:
     return rows.table(Run, ("name", "data"), campaign_id=campaign.pk)
 
 
-def write_runs(checked: CheckedRuns) -> list[str]:
-    """Inside a transaction: insert checked runs (a name taken meanwhile refuses
-    them all); their names."""
-    _run_table(checked.campaign).insert(checked.rows)
-    return [name for name, _ in checked.rows]
+def _run_steps(checked: CheckedRuns) -> Iterator[None]:
+    """Insert checked runs (a name taken meanwhile refuses them all), a few per step."""
+    table = _run_table(checked.campaign)
+    for first in range(0, len(checked.rows), _RUNS_PER_STEP):
+        table.insert(checked.rows[first : first + _RUNS_PER_STEP])
+        yield
+
+
+#: Runs per transaction of a large import (a run's data may hold a whole TREC run).
+_RUNS_PER_STEP = 10
 
 
 def import_runs(*, campaign: Campaign, runs: Any) -> list[Run]:
@@ -338,27 +358,42 @@ def write_checked(
     judgments: CheckedJudgments | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> Imported:
-    """Write the checked parts of one import in one transaction (topics first:
-    the runs and judgments may be of them), mark the campaign's reports stale,
-    and read back what was created."""
+    """Write the checked parts of one import as one (annotate/imports.py: topics
+    first, since the runs and judgments may be of them), mark the campaign's
+    reports stale, and read back what was created."""
     campaign = next(part.campaign for part in (topics, runs, judgments) if part is not None)
+    plan = imports.Plan(
+        rows=sum(len(part.rows) for part in (topics, runs, judgments) if part is not None),
+        accounts=[user.pk for user in judgments.accounts.existing.values()] if judgments else [],
+        new_accounts=list(judgments.accounts.new) if judgments else [],
+        runs=[name for name, _ in runs.rows] if runs else [],
+    )
+    out: dict[str, Any] = {"positions": range(0), "summary": None}
     try:
-        with transaction.atomic():
-            positions = write_topics(topics) if topics else range(0)
-            names = write_runs(runs) if runs else []
-            summary = write_judgments(judgments, progress) if judgments else None
-            if runs or judgments:
-                scoring_services.mark_all_stale(campaign)
+        imports.write(campaign, _import_steps(campaign, topics, runs, judgments, progress, out), plan)
     except IntegrityError:
         # A unique constraint: a topic id, run name, account or judgment taken meanwhile.
         raise InvalidInput("file", f"the campaign {CHANGED_MEANWHILE}") from None
+    positions = out["positions"]
     created = campaign.topics.filter(position__gte=positions.start, position__lt=positions.stop) if positions else []
     wanted = {external_id for external_id, _, _ in topics.rows} if topics else set()
     return Imported(
         [t for t in created if t.external_id in wanted],
-        list(campaign.runs.filter(name__in=names)) if names else [],
-        summary,
+        list(campaign.runs.filter(name__in=plan.runs)) if plan.runs else [],
+        out["summary"],
     )
+
+
+def _import_steps(campaign, topics, runs, judgments, progress, out: dict) -> Iterator[None]:
+    if topics:
+        yield from _topic_steps(topics, out)
+    if runs:
+        yield from _run_steps(runs)
+    if judgments:
+        yield from _judgment_steps(judgments, progress, out)
+    if runs or judgments:
+        # With the last rows (and, for a large import, the fence's fall).
+        scoring_services.mark_all_stale(campaign)
 
 
 # -- judgments -----------------------------------------------------------------
@@ -913,9 +948,9 @@ def _judgment_table() -> rows.Table:
     )
 
 
-def write_judgments(checked: CheckedJudgments, progress: Callable[[int], None] | None = None) -> ImportSummary:
-    """Inside a transaction: the workers' accounts and memberships, an assignment
-    and a judgment (version 1, submitted) for each row, and each judgment's revision."""
+def _judgment_steps(checked: CheckedJudgments, progress: Callable[[int], None] | None, out: dict) -> Iterator[None]:
+    """The workers' accounts and memberships, an assignment and a judgment
+    (version 1, submitted) for each row, and each judgment's revision, a batch per step."""
     campaign, accounts = checked.campaign, checked.accounts
     existing = {u.pk: name for name, u in accounts.existing.items()}
     topic_ids = dict(campaign.topics.values_list("external_id", "pk"))
@@ -933,37 +968,49 @@ def write_judgments(checked: CheckedJudgments, progress: Callable[[int], None] |
     if clash:
         topic = next(e for e, pk in topic_ids.items() if pk == clash[1])
         raise InvalidInput("file", f"{clash[0]!r} already has a judgment of topic {topic!r}; nothing imported")
-    created = [User(username=w, is_active=False) for w in accounts.new]
-    for user in created:
-        user.set_unusable_password()
-    User.objects.bulk_create(created)  # a name taken meanwhile: IntegrityError, nothing imported
+    for first in range(0, len(accounts.new), imports.BATCH):
+        created = [User(username=w, is_active=False) for w in accounts.new[first : first + imports.BATCH]]
+        for user in created:
+            user.set_unusable_password()
+        User.objects.bulk_create(created)  # a name taken meanwhile: IntegrityError, nothing imported
+        yield
     users = {name: u.pk for name, u in accounts.existing.items()}
-    users.update(User.objects.filter(username__in=accounts.new).values_list("username", "pk"))
-    Membership.objects.bulk_create(
-        Membership(campaign=campaign, user_id=users[w], role=Membership.Role.ASSESSOR, imported=True)
-        for w in accounts.new
-    )
+    for first in range(0, len(accounts.new), imports.BATCH):
+        names = accounts.new[first : first + imports.BATCH]
+        users.update(User.objects.filter(username__in=names).values_list("username", "pk"))
+        Membership.objects.bulk_create(
+            Membership(campaign=campaign, user_id=users[w], role=Membership.Role.ASSESSOR, imported=True) for w in names
+        )
+        yield
     assigned = set(
         Assignment.objects.filter(topic__campaign=campaign, assessor__in=existing).values_list(
             "topic_id", "assessor_id"
         )
     )
     wanted = [(topic_ids[t], users[w]) for t, w, _ in checked.rows]
-    rows.table(Assignment, ("topic_id", "assessor_id")).insert(pair for pair in wanted if pair not in assigned)
-    _judgment_table().insert(
-        ((topic, assessor, payload, payload) for (topic, assessor), (_, _, payload) in zip(wanted, checked.rows)),
-        done=progress,
-    )
-    _revisions_of_new_judgments(campaign)
-    return ImportSummary(
-        assessors_created=len(created), judgments=len(checked.rows), topics=len({t for t, _, _ in checked.rows})
+    missing = [pair for pair in wanted if pair not in assigned]
+    assignment = rows.table(Assignment, ("topic_id", "assessor_id"))
+    for first in range(0, len(missing), imports.BATCH):
+        assignment.insert(missing[first : first + imports.BATCH])
+        yield
+    table = _judgment_table()
+    for first in range(0, len(wanted), imports.BATCH):
+        newest = Judgment.objects.aggregate(m=Max("pk"))["m"] or 0
+        chunk = zip(wanted[first : first + imports.BATCH], checked.rows[first : first + imports.BATCH])
+        table.insert(
+            ((topic, assessor, payload, payload) for (topic, assessor), (_, _, payload) in chunk), done=progress
+        )
+        _revisions_of_new_judgments(campaign, after=newest)
+        yield
+    out["summary"] = ImportSummary(
+        assessors_created=len(accounts.new), judgments=len(checked.rows), topics=len({t for t, _, _ in checked.rows})
     )
 
 
-def _revisions_of_new_judgments(campaign: Campaign) -> None:
-    """Each judgment of the campaign without a revision (every other write adds
-    one in the transaction of the judgment: these are the import's) gets its
-    first, copied from it in the database."""
+def _revisions_of_new_judgments(campaign: Campaign, *, after: int) -> None:
+    """Each judgment of the campaign numbered above ``after`` without a revision
+    (every other write adds one in the transaction of its judgment: these are
+    the import's) gets its first, copied from it in the database."""
     revision = rows.table(
         JudgmentRevision,
         ("judgment_id", "author_id", "payload"),
@@ -981,9 +1028,9 @@ def _revisions_of_new_judgments(campaign: Campaign) -> None:
         cursor.execute(
             f"INSERT INTO {history} ({', '.join(quote(f.column) for f in fields)}) "
             f"SELECT {', '.join(values)} FROM {judgment} j "
-            f"WHERE j.topic_id IN (SELECT id FROM {topic} WHERE campaign_id = %s) "
+            f"WHERE j.id > %s AND j.topic_id IN (SELECT id FROM {topic} WHERE campaign_id = %s) "
             f"AND NOT EXISTS (SELECT 1 FROM {history} r WHERE r.judgment_id = j.id)",
-            [*params, campaign.pk],
+            [*params, after, campaign.pk],
         )
 
 

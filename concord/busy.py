@@ -46,11 +46,22 @@ _SQLITE_BUSY = ("database is locked", "database table is locked", "database sche
 _PG_TRANSIENT = {"55P03", "40P01", "40001", "57P01", "57P02", "57P03", "53300"}
 
 
+class Busy(Exception):
+    """What Concord raises itself when something cannot be served now but will
+    be soon (a campaign an import is being written into): transient, 503."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
 def is_transient(error: BaseException | None) -> bool:
     """Whether ``error`` (or the driver error it wraps) is one a later retry gets past."""
     seen = set()
     while error is not None and id(error) not in seen:
         seen.add(id(error))
+        if isinstance(error, Busy):
+            return True
         state = getattr(error, "sqlstate", None) or getattr(error, "pgcode", None)
         if isinstance(state, str) and (state in _PG_TRANSIENT or state.startswith("08")):
             return True
@@ -79,13 +90,14 @@ def wants_json(request: HttpRequest) -> bool:
     return api or "application/json" in request.headers.get("Accept", "")
 
 
-def response(request: HttpRequest) -> HttpResponse:
+def response(request: HttpRequest, error: BaseException | None = None) -> HttpResponse:
     """503 with ``Retry-After``: JSON ``{"detail": ...}`` or a short page (rendered
     without the request's context, which could need the busy database again)."""
+    reason = error.message if isinstance(error, Busy) else message()
     if wants_json(request):
-        answer: HttpResponse = JsonResponse({"detail": message()}, status=503)
+        answer: HttpResponse = JsonResponse({"detail": reason}, status=503)
     else:
-        answer = HttpResponse(loader.render_to_string("503.html", {"reason": message()}), status=503)
+        answer = HttpResponse(loader.render_to_string("503.html", {"reason": reason}), status=503)
     answer["Retry-After"] = str(RETRY_AFTER_SECONDS)
     return answer
 
@@ -103,7 +115,7 @@ class BusyMiddleware:
         if not is_transient(exception):
             return None
         log.warning("busy: %s %s answered 503 (%s)", request.method, request.path, exception)
-        return response(request)
+        return response(request, exception)
 
 
 class Patience:

@@ -78,7 +78,7 @@ def server_error(request: HttpRequest) -> HttpResponse:
     database error raised outside a view (a middleware saving the session while
     the database is locked) gets concord.busy's 503 instead, as a view's does."""
     if busy.is_transient(sys.exc_info()[1]):
-        return busy.response(request)
+        return busy.response(request, sys.exc_info()[1])
     if _is_api(request):
         return JsonResponse({"detail": "Something went wrong on the server. It has been logged."}, status=500)
     return HttpResponse(loader.render_to_string("500.html"), status=500)

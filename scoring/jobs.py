@@ -17,7 +17,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from annotate.models import Campaign, Judgment, Topic
+from annotate.models import Campaign, ImportFence, Judgment, Topic
 from concord import busy, typed
 from concord.errors import InvalidInput
 from concord.jsonready import json_ready
@@ -261,6 +261,7 @@ def run_job(job_id: int, *, dispatch: Callable[[int], object]) -> None:
     job = Job.objects.select_related("campaign").get(pk=job_id)
     if job.chunks_total:  # a repeated task: already split
         return
+    _not_importing(job)
     # Only a queued job starts (not a finished, failed or cancelled one, nor
     # one another worker has started); each start is an attempt.
     claimed = Job.objects.filter(pk=job.pk, status=Job.Status.QUEUED).update(
@@ -292,6 +293,13 @@ def run_job(job_id: int, *, dispatch: Callable[[int], object]) -> None:
         _finish(job.pk, json_ready(result))
 
 
+def _not_importing(job: Job) -> None:
+    """A campaign a large import is being written into is read once it is complete:
+    busy.Busy, which the task worker answers by running the task again later."""
+    if ImportFence.objects.filter(campaign_id=job.campaign_id).exists():
+        raise busy.Busy(f"an import is being written into campaign {job.campaign_id}")
+
+
 def _split(job: Job, plan: Chunked, dispatch: Callable[[int], object]) -> None:
     with transaction.atomic():
         # Conditional, so a repeated run of the job (see recover_jobs) cannot split it twice.
@@ -317,6 +325,7 @@ def run_chunk(job_id: int, index: int) -> None:
         return
     if job.status != Job.Status.RUNNING:  # cancelled or failed: the other chunks are not worth running
         return
+    _not_importing(job)
     run, _ = _chunk_steps(job)
     with _failures_recorded(job.pk):
         result = json_ready(run(job.snapshot, chunk.params))

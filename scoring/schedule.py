@@ -29,6 +29,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
+from annotate.models import ImportFence
 from scoring.models import ScoringState
 
 
@@ -120,6 +121,19 @@ def hold(campaign_id: int) -> datetime | None:
 def finished(campaign_id: int) -> None:
     """A rebuild of the campaign has just ended (done or failed): its hold ends."""
     ScoringState.objects.filter(campaign_id=campaign_id).update(finished_at=timezone.now(), running_until=None)
+
+
+def importing(campaign_id: int) -> bool:
+    """Whether a large import is being written into the campaign (annotate/imports.py);
+    if so its flag is cleared, so that the import's last transaction, which marks
+    every topic stale, queues the rebuild. The flag's row is locked first: that
+    transaction's claim comes wholly before this check or wholly after the clearing."""
+    with transaction.atomic():
+        ScoringState.objects.select_for_update().filter(campaign_id=campaign_id).first()
+        if not ImportFence.objects.filter(campaign_id=campaign_id).exists():
+            return False
+        ScoringState.objects.filter(campaign_id=campaign_id).update(pending=False)
+        return True
 
 
 def deferred(task, run_after: datetime | None):

@@ -28,6 +28,8 @@ def recompute_campaign_reports(campaign_id: int) -> None:
     if wait is not None and task is not recompute_campaign_reports:
         task.enqueue(campaign_id)  # the campaign's flag stays set: nothing else queues one meanwhile
         return
+    if schedule.importing(campaign_id):  # half written: the import queues the rebuild when done
+        return
     busy = schedule.hold(campaign_id)
     if busy is not None:  # another worker rebuilds it now: after that one
         schedule.deferred(recompute_campaign_reports, busy).enqueue(campaign_id)

@@ -14,6 +14,8 @@ was marked failed, leaving its campaign's reports stale. Here:
 - a task that fails on a transient error is queued again (``run_after``: 1, 2,
   4 ... s later, at most 60 s), up to ``MAX_TRIES`` runs in all, instead of
   being marked failed;
+- every minute it undoes the large imports whose process died
+  (annotate.imports.recover_imports), so their campaigns open again;
 - the worker id is ``host:pid:boot`` unless given (scoring.services.worker_id),
   so ``recover_jobs`` can tell whether the worker still runs.
 
@@ -37,6 +39,7 @@ from django_tasks_db.management.commands import db_worker as upstream
 from django_tasks_db.models import DBTaskResult
 from django_tasks_db.utils import exclusive_transaction
 
+from annotate.imports import recover_imports
 from concord.busy import Patience, is_transient
 from scoring.services import worker_id
 
@@ -44,6 +47,8 @@ from scoring.services import worker_id
 MAX_TRIES = 10
 #: The longest wait before a task that met a transient error runs again (seconds).
 MOST_DELAY = 60.0
+#: How often the worker looks for abandoned imports to undo (annotate/imports.py), seconds.
+RECOVER_EVERY = 60.0
 
 logger = upstream.logger
 
@@ -54,8 +59,12 @@ class Worker(upstream.Worker):
         if self.startup_delay and self.interval:
             time.sleep(random.random())  # noqa: S311 - spreads the workers' first polls
         patience = Patience(f"worker {self.worker_id}", logger=logger)
+        recovered = 0.0
         while self.running:
             try:
+                if time.monotonic() - recovered >= RECOVER_EVERY:
+                    recovered = time.monotonic()
+                    self.recover()
                 task_result = self.take()
             except Exception as error:
                 if not is_transient(error):
@@ -76,6 +85,16 @@ class Worker(upstream.Worker):
             close_old_connections()
             if self.running and task_result is None:
                 time.sleep(self.interval)
+
+    @staticmethod
+    def recover() -> None:
+        """Undo abandoned imports; a fault there is logged, not the worker's end."""
+        try:
+            recover_imports()
+        except Exception as error:
+            if is_transient(error):
+                raise
+            logger.exception("undoing abandoned imports failed")
 
     def take(self) -> DBTaskResult | None:
         """Claim the next ready task of this worker's queues, or None."""

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand
 
+from annotate.imports import recover_imports
 from scoring import services
 
 
@@ -59,14 +60,19 @@ class Command(BaseCommand):
         parser.add_argument("--dry-run", action="store_true", help="Say what would be done; change nothing.")
 
     def handle(self, *, dead_worker, no_worker_running, job, grace, dry_run, verbosity, **options) -> None:
+        # Large imports whose process died (annotate/imports.py): undone, their campaigns open again.
+        undone = [] if dry_run else recover_imports()
         recovery = services.recover_jobs(
             dead_workers=dead_worker, no_worker_running=no_worker_running, jobs=job, grace=grace, dry_run=dry_run
         )
         if verbosity == 0:
             return
+        for campaign in undone:
+            self.stdout.write(f"an abandoned import into campaign {campaign} undone")
         would = "would be " if dry_run else ""
         if not recovery:
-            self.stdout.write("Nothing to recover.")
+            if not undone:
+                self.stdout.write("Nothing to recover.")
             return
         for task in recovery.dead_tasks:
             self.stdout.write(f"lost task {would}marked failed: {task}")
