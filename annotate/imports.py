@@ -43,7 +43,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from annotate.models import Assignment, Campaign, ImportFence, Judgment, JudgmentRevision, Membership, Run, Topic
-from concord.busy import Busy
+from concord.busy import Busy, Patience, is_transient
 from concord.errors import InvalidInput
 from scoring import services as scoring_services
 
@@ -57,6 +57,9 @@ BATCH = 2500
 #: no queue): without such a pause the import takes the lock again at once,
 #: transaction after transaction, and the others wait as long as the whole import.
 PAUSE = 0.12
+#: How long an import keeps trying to begin a transaction the database is too busy
+#: for (seconds); then it fails like any request that cannot get the lock (503).
+GIVE_UP_AFTER = 60.0
 #: An import whose last transaction is older than this is abandoned (its process died).
 LEASE = timedelta(minutes=2)
 
@@ -86,27 +89,36 @@ class Plan:
 def write(campaign: Campaign, steps: Iterator[None], plan: Plan) -> None:
     """Run ``steps`` (a generator whose every stretch between two yields writes at
     most about ``BATCH`` rows): in one transaction if the import is small, else
-    each stretch in a transaction of its own behind the campaign's fence."""
+    each stretch in a transaction of its own behind the campaign's fence.
+
+    A transaction that cannot begin (the lock not got within the busy timeout:
+    the other campaigns' saves come first) is tried again with a growing wait;
+    nothing of the step had run yet."""
+    patience = Patience(f"import into campaign {campaign.pk}")
+    began: list[bool] = []  # whether the current transaction's step began: then no retry
+
+    def before_step(error: Exception) -> bool:
+        return is_transient(error) and not began
+
+    def run(first, *, every: bool = False, fence: ImportFence | None = None) -> bool:
+        began.clear()
+        return patience.call(
+            lambda: _transaction(steps, first, began, every=every, fence=fence),
+            retry_if=before_step,
+            give_up_after=GIVE_UP_AFTER,
+        )
+
     if plan.rows <= BATCH:
-        with transaction.atomic():
-            _no_fence(campaign)
-            for _ in steps:
-                pass
+        run(lambda: _no_fence(campaign), every=True)
         return
-    fence = _raise_fence(campaign, plan)
+    fence = patience.call(lambda: _raise_fence(campaign, plan), give_up_after=GIVE_UP_AFTER)
     try:
         while True:
-            began = time.monotonic()
-            with transaction.atomic():
-                _beat(fence)
-                finished = next(steps, StopIteration) is StopIteration
-                if finished:
-                    # The fence falls with the last rows: the import appears all at once.
-                    ImportFence.objects.filter(pk=fence.pk).delete()
-            if finished:
+            started = time.monotonic()
+            if run(lambda: _beat(fence), fence=fence):
                 return
             if connection.vendor == "sqlite":
-                time.sleep(max(PAUSE, time.monotonic() - began))
+                time.sleep(max(PAUSE, time.monotonic() - started))
     except TakenOver:
         raise  # recovery undoes it
     except BaseException:
@@ -116,6 +128,24 @@ def write(campaign: Campaign, steps: Iterator[None], plan: Plan) -> None:
         except Exception:  # the fence stays up (503) until recover_imports undoes it
             log.exception("undoing the import into campaign %s failed", campaign.pk)
         raise
+
+
+def _transaction(steps: Iterator[None], first, began: list, *, every: bool, fence: ImportFence | None) -> bool:
+    """One transaction: ``first()``, then the next step (``every``: all of them); True
+    once the steps are exhausted (then the fence, if any, falls in it too).
+    ``began`` records that a step began (it cannot be run again)."""
+    with transaction.atomic():
+        first()
+        began.append(True)
+        if every:
+            for _ in steps:
+                pass
+            return True
+        finished = next(steps, StopIteration) is StopIteration
+        if finished and fence is not None:
+            # The fence falls with the last rows: the import appears all at once.
+            ImportFence.objects.filter(pk=fence.pk).delete()
+        return finished
 
 
 def _no_fence(campaign: Campaign) -> None:
@@ -194,22 +224,32 @@ def undo(fence: ImportFence) -> None:
             username__in=marks["new_accounts"], pk__gt=highest["user"], memberships__isnull=True, judgments__isnull=True
         ),
     )
+    Patience(f"undoing the import into campaign {campaign}").call(lambda: _lower(fence), give_up_after=GIVE_UP_AFTER)
+    log.warning("import into campaign %s undone", campaign)
+
+
+def _lower(fence: ImportFence) -> None:
     with transaction.atomic():
         _beat(fence)
         ImportFence.objects.filter(pk=fence.pk).delete()
         # Rebuilds skipped while the fence stood (scoring.schedule.importing) are due now.
-        scoring_services.request_recompute(campaign)
-    log.warning("import into campaign %s undone", campaign)
+        scoring_services.request_recompute(fence.campaign_id)
 
 
 def _delete_in_batches(fence: ImportFence, rows) -> None:
-    while True:
-        with transaction.atomic():
-            _beat(fence)
-            batch = list(rows.order_by("pk").values_list("pk", flat=True)[:BATCH])
-            if not batch:
-                return
+    patience = Patience(f"undoing the import into campaign {fence.campaign_id}")
+    while patience.call(lambda: _delete_batch(fence, rows), give_up_after=GIVE_UP_AFTER):
+        pass
+
+
+def _delete_batch(fence: ImportFence, rows) -> bool:
+    """One transaction: the next ``BATCH`` of ``rows`` deleted; False once none is left."""
+    with transaction.atomic():
+        _beat(fence)
+        batch = list(rows.order_by("pk").values_list("pk", flat=True)[:BATCH])
+        if batch:
             rows.model.objects.filter(pk__in=batch).delete()
+        return bool(batch)
 
 
 def recover_imports(*, now=None) -> list[int]:

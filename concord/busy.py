@@ -148,13 +148,23 @@ class Patience:
             )
         self.failures = 0
 
-    def call(self, work: Callable[[], T], *, sleep: Callable[[float], object] = time.sleep) -> T:
-        """``work()`` until it gets past transient errors; any other error is raised."""
+    def call(
+        self,
+        work: Callable[[], T],
+        *,
+        sleep: Callable[[float], object] = time.sleep,
+        retry_if: Callable[[Exception], bool] = is_transient,
+        give_up_after: float | None = None,
+    ) -> T:
+        """``work()`` until it gets past transient errors (``retry_if``), or until
+        ``give_up_after`` seconds of them; any other error is raised."""
         while True:
             try:
                 result = work()
             except Exception as error:
-                if not is_transient(error):
+                if not retry_if(error):
+                    raise
+                if give_up_after is not None and self.failures and time.monotonic() - self.since > give_up_after:
                     raise
                 sleep(self.failed(error))
             else:

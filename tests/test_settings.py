@@ -72,3 +72,57 @@ def test_debug_is_off_unless_asked_for():
     from django.conf import settings
 
     assert settings.DEBUG is False
+
+
+# -- durability: SQLite synchronous (README, "What survives a crash") ----------------
+
+SYNCHRONOUS_LEVELS = {0: "OFF", 1: "NORMAL", 2: "FULL", 3: "EXTRA"}
+
+
+@pytest.mark.django_db
+def test_sqlite_connections_sync_every_commit_to_disk_by_default():
+    from django.db import connection
+
+    if connection.vendor != "sqlite":
+        pytest.skip("SQLite's setting")
+    with connection.cursor() as cursor:
+        cursor.execute("PRAGMA synchronous")
+        level = cursor.fetchone()[0]
+        cursor.execute("PRAGMA journal_mode")
+        mode = cursor.fetchone()[0]
+    assert (SYNCHRONOUS_LEVELS[level], mode) == ("FULL", "wal")
+
+
+def test_sqlite_synchronous_can_be_relaxed_knowingly(tmp_path):
+    read_back = (
+        "from django.db import connection; c = connection.cursor(); c.execute('PRAGMA synchronous'); "
+        "print('synchronous', c.fetchone()[0])"
+    )
+    result = manage(
+        "shell",
+        "-c",
+        read_back,
+        CONCORD_SQLITE_SYNCHRONOUS="normal",
+        CONCORD_SQLITE_PATH=str(tmp_path / "relaxed.sqlite3"),
+    )
+    assert result.returncode == 0, result.stderr
+    assert "synchronous 1" in result.stdout  # NORMAL
+
+
+@pytest.mark.parametrize("value", ["FULL", "off", "sometimes", ""])
+def test_a_bad_sqlite_synchronous_value_fails_loudly(value, tmp_path):
+    result = manage("check", CONCORD_SQLITE_SYNCHRONOUS=value, CONCORD_SQLITE_PATH=str(tmp_path / "x.sqlite3"))
+    assert result.returncode != 0
+    assert "CONCORD_SQLITE_SYNCHRONOUS=" in result.stderr and "expected one of full, normal" in result.stderr
+
+
+def test_postgresql_connections_get_a_lock_timeout():
+    result = manage(
+        "shell",
+        "-c",
+        "from django.conf import settings; print(settings.DATABASES['default']['OPTIONS'])",
+        DATABASE_URL="postgres://u@127.0.0.1:1/x?options=-c%20statement_timeout%3D5000",
+        CONCORD_PG_LOCK_TIMEOUT="7",
+    )
+    assert result.returncode == 0, result.stderr
+    assert "-c statement_timeout=5000 -c lock_timeout=7000" in result.stdout
