@@ -17,7 +17,12 @@ judgment, update one column in a transaction, answer a small JSON object.
 Query counts come from a separate pass under ``CaptureQueriesContext``
 (which slows queries down, so it is not timed).
 
-Run from the project root: ``python -m benchmarks.submit_cost [--requests 300]``.
+Then the cost of durability: the wall-clock time of a pairs submit with SQLite's
+``synchronous=FULL`` (Concord's default: the commit waits for the WAL's fsync)
+against ``NORMAL``, in alternating blocks on one connection (CPU time does not
+show a wait for the disk).
+
+Run from the project root: ``python -m benchmarks.submit_cost [--requests 300] [--sync-requests 200]``.
 The issue's target: a submit costs at most 2x the bare endpoint (``cpu_ratio``).
 """
 
@@ -40,6 +45,7 @@ import django  # noqa: E402
 
 django.setup()
 
+from django.conf import settings  # noqa: E402
 from django.contrib.auth import get_user_model  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
@@ -137,16 +143,59 @@ def measure_bare(requests: int, organiser) -> dict:
     return {"ms": 1000 * statistics.median(times), "queries": queries}
 
 
+def measure_sync(requests: int, organiser) -> dict:
+    """Wall-clock and CPU per submit (pairs) with SQLite's synchronous=NORMAL and
+    FULL, in alternating blocks of 20 on the same connection (Concord's default is
+    FULL: the commit waits for the WAL's fsync, which CPU time does not show)."""
+    campaign, client, ids, payload = setup_kind("pairs", 2 * requests + 1, organiser, name="sync")
+    base = f"/api/campaigns/{campaign}/topics/"
+    state = ScoringState.objects.filter(campaign_id=campaign)
+    client.put(
+        f"{base}{ids[0]}/judgment/",
+        data={"payload": payload, "status": "submitted", "version": 0},
+        content_type="application/json",
+    )
+    times: dict[str, list[tuple[float, float]]] = {"NORMAL": [], "FULL": []}
+    topics = iter(ids[1:])
+    for block in range(2 * requests // 20):
+        mode = ("NORMAL", "FULL")[block % 2]
+        with connection.cursor() as cursor:
+            cursor.execute(f"PRAGMA synchronous={mode}")
+        for _ in range(20):
+            state.update(pending=False)
+            url = f"{base}{next(topics)}/judgment/"
+            wall, cpu = time.perf_counter(), time.process_time()
+            response = client.put(
+                url, data={"payload": payload, "status": "submitted", "version": 0}, content_type="application/json"
+            )
+            times[mode].append((time.perf_counter() - wall, time.process_time() - cpu))
+            assert response.status_code == 200, response.content[:300]
+    with connection.cursor() as cursor:
+        cursor.execute(f"PRAGMA synchronous={settings.SQLITE_SYNCHRONOUS}")
+    return {
+        mode: {
+            "wall_ms": 1000 * statistics.median(w for w, _ in pairs),
+            "wall_p95_ms": 1000 * sorted(w for w, _ in pairs)[int(0.95 * len(pairs))],
+            "cpu_ms": 1000 * statistics.median(c for _, c in pairs),
+        }
+        for mode, pairs in times.items()
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description="CPU per submit and draft PUT against a bare read-plus-write.")
     parser.add_argument("--requests", type=int, default=300, help="timed requests of each sort per kind (default 300)")
     parser.add_argument("--kind", action="append", help="only these kinds (default: every kind)")
+    parser.add_argument(
+        "--sync-requests", type=int, default=200, help="submits with synchronous NORMAL and as many with FULL"
+    )
     args = parser.parse_args()
     call_command("migrate", verbosity=0)
     organiser = get_user_model().objects.create(username="cost-organiser", is_staff=True)
     with override_settings(ROOT_URLCONF="benchmarks.bare_api"):
         bare = measure_bare(args.requests, organiser)
         results = {kind: measure_kind(kind, args.requests, organiser) for kind in args.kind or sorted(KINDS)}
+        sync = measure_sync(args.sync_requests, organiser)
     print(
         f"bare DRF read + write: {bare['ms']:.2f} ms CPU, {bare['queries']} queries "
         f"(median of {args.requests}; SQLite, CONN_MAX_AGE={connection.settings_dict['CONN_MAX_AGE']})"
@@ -160,6 +209,11 @@ def main() -> None:
             [kind, "draft PUT", round(r["draft_ms"], 2), r["draft_queries"], round(r["draft_ms"] / bare["ms"], 2)]
         )
     print_table(["kind", "request", "CPU ms/request", "queries", "x bare"], rows)
+    print(f"\nSQLite synchronous, pairs submits ({args.sync_requests} each, alternating blocks of 20):")
+    print_table(
+        ["synchronous", "wall ms median", "wall ms p95", "CPU ms median"],
+        [[mode, round(r["wall_ms"], 2), round(r["wall_p95_ms"], 2), round(r["cpu_ms"], 2)] for mode, r in sync.items()],
+    )
     worst_submit = max(r["submit_ms"] for r in results.values())
     worst_draft = max(r["draft_ms"] for r in results.values())
     cpu_ratio = worst_submit / bare["ms"]
@@ -173,6 +227,9 @@ def main() -> None:
         submit_queries=max(r["submit_queries"] for r in results.values()),
         bare_queries=bare["queries"],
         target_met=cpu_ratio <= 2.0,
+        sync_full_wall_ms=round(sync["FULL"]["wall_ms"], 2),
+        sync_normal_wall_ms=round(sync["NORMAL"]["wall_ms"], 2),
+        sync_cost_ms=round(sync["FULL"]["wall_ms"] - sync["NORMAL"]["wall_ms"], 2),
     )
 
 
