@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from django.db import connections, router
@@ -35,8 +36,12 @@ class Table:
     def alias(self) -> str:
         return router.db_for_write(self.model)
 
-    def fields(self) -> list:
+    @cached_property
+    def columns(self) -> list:
         return [f for f in self.model._meta.concrete_fields if not _auto(f)]
+
+    def fields(self) -> list:
+        return self.columns
 
     def sql(self) -> str:
         quote = connections[self.alias].ops.quote_name
@@ -48,8 +53,7 @@ class Table:
 
     def prepare(self, attname: str, value: Any) -> Any:
         """``value`` of the column ``attname`` as the database takes it (outside the transaction)."""
-        field = next(f for f in self.fields() if f.attname == attname)
-        return field.get_db_prep_save(value, connections[self.alias])
+        return self.model._meta.get_field(attname).get_db_prep_save(value, connections[self.alias])
 
     def insert(self, rows: Iterable[Sequence[Any]], *, batch: int = 5000, done=None) -> int:
         """Insert ``rows`` (prepared values of the ``varying`` columns, in order),

@@ -8,6 +8,9 @@ died (kill -9, out of memory, a machine lost):
     manage.py recover_jobs --no-worker-running  every running task is lost (all workers stopped)
     manage.py recover_jobs --job 12             queue job 12 again whatever the queue says
 
+It also undoes the large imports whose process died (annotate/imports.py), so
+their campaigns open again.
+
 A job whose worker died while running it is queued again until it has been
 started ``scoring.services.MAX_ATTEMPTS`` (2) times, then marked failed; a
 cancelled job is never queued again.
