@@ -6,7 +6,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("annotate", "0008_judgment_topic_status_index"),
+        ("annotate", "0010_judgmentrevision_draft_coalescing"),
     ]
 
     operations = [
