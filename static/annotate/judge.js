@@ -71,6 +71,7 @@ Concord.Judgment = class {
     this.status = state.status;
     this.submittedVersion = state.submitted_version ?? null;
     this.payload = state.payload;
+    this.reopening = false; // the reopen button pressed: the page reloads when it is done
     this.readonly = !this.assigned || this.status === "submitted";
     this.statusLine = document.getElementById("save-status");
     this.conflictBox = document.getElementById("conflict");
@@ -699,7 +700,9 @@ Concord.Judgment = class {
 
   // Which version counts, and the actions the state allows.
   renderState() {
-    this.readonly = !this.assigned || this.status === "submitted";
+    // Reopened by the button: read-only until the reload opens the kind's page for editing,
+    // so no key is taken by a page about to go.
+    this.readonly = this.reopening || !this.assigned || this.status === "submitted";
     const line = document.getElementById("judgment-state-line");
     const reopen = document.getElementById("reopen-judgment");
     const withdraw = document.getElementById("withdraw-judgment");
@@ -711,7 +714,7 @@ Concord.Judgment = class {
       withdrawn: "Withdrawn: this judgment no longer counts in the reports. Editing it saves a new draft, to submit again.",
     };
     if (line) {
-      line.textContent = texts[this.status] || "";
+      line.textContent = this.reopening ? "Reopened: opening it for editing…" : texts[this.status] || "";
       line.hidden = !line.textContent;
       line.classList.toggle("withdrawn", this.status === "withdrawn");
     }
@@ -725,7 +728,13 @@ Concord.Judgment = class {
     const withdraw = document.getElementById("withdraw-judgment");
     const dialog = document.getElementById("withdraw-dialog");
     // The kind's page reads `readonly` when it starts: a reload opens it for editing.
-    if (reopen) reopen.addEventListener("click", async () => { if (await this.reopen()) window.location.reload(); });
+    if (reopen) {
+      reopen.addEventListener("click", async () => {
+        this.reopening = true;
+        if (await this.reopen()) window.location.reload();
+        else this.reopening = false;
+      });
+    }
     if (!withdraw || !dialog) return;
     const reason = document.getElementById("withdraw-reason");
     withdraw.addEventListener("click", () => {
