@@ -6,12 +6,47 @@ import os
 import shutil
 
 import pytest
+from playwright.sync_api import expect
 
 # Playwright's sync API (the browser tests) keeps an event loop alive for the
 # rest of the session, which makes Django refuse ordinary ORM calls in later
 # tests of the same run. Tests only; tests/test_settings.py runs its
 # production checks without it.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+# A browser test waits for the state it needs (a text, a saved status), never
+# for a time. Playwright's own 5 s default is too short for a machine running
+# several test workers side by side (.ci/run): the wait still ends as soon as
+# the state holds, so only a test about to fail waits longer.
+expect.set_options(timeout=20_000)
+
+# Fixtures through which a test reaches the database (pytest-django's own).
+DATABASE_FIXTURES = frozenset({"db", "transactional_db", "django_db_reset_sequences", "django_db_serialized_rollback", "live_server"})
+
+
+def uses_database(item) -> bool:
+    """Whether a collected test touches the database: a django_db mark, a
+    database fixture anywhere in its fixture closure, a Django test case, or a
+    test marked for PostgreSQL (the load test's server run)."""
+    if item.get_closest_marker("django_db") is not None or item.get_closest_marker("postgres") is not None:
+        return True
+    if DATABASE_FIXTURES & set(getattr(item, "fixturenames", ())):
+        return True
+    cls = getattr(item, "cls", None)
+    return cls is not None and any(base.__module__.startswith("django.test") for base in cls.__mro__)
+
+
+def pytest_collection_modifyitems(config, items):
+    """On PostgreSQL (.ci/run's second pass) only the tests that touch the
+    database run again: the rest (metrics, parsers, pure functions) behave the
+    same whatever the engine and already ran on SQLite."""
+    if not os.environ.get("DATABASE_URL", "").startswith("postgres"):
+        return
+    keep = [item for item in items if uses_database(item)]
+    dropped = [item for item in items if not uses_database(item)]  # faults/backup tests run their own SQLite file
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = keep
 from django.contrib.auth.models import Permission
 from rest_framework.test import APIClient
 
