@@ -14,6 +14,11 @@ from playwright.sync_api import expect
 # production checks without it.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
+from django.contrib.auth.models import Permission
+from rest_framework.test import APIClient
+
+from annotate import services
+
 # A browser test waits for the state it needs (a text, a saved status), never
 # for a time. Playwright's own 5 s default is too short for a machine running
 # several test workers side by side (.ci/run): the wait still ends as soon as
@@ -21,7 +26,9 @@ os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 expect.set_options(timeout=20_000)
 
 # Fixtures through which a test reaches the database (pytest-django's own).
-DATABASE_FIXTURES = frozenset({"db", "transactional_db", "django_db_reset_sequences", "django_db_serialized_rollback", "live_server"})
+DATABASE_FIXTURES = frozenset(
+    {"db", "transactional_db", "django_db_reset_sequences", "django_db_serialized_rollback", "live_server"}
+)
 
 
 def uses_database(item) -> bool:
@@ -47,10 +54,6 @@ def pytest_collection_modifyitems(config, items):
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = keep
-from django.contrib.auth.models import Permission
-from rest_framework.test import APIClient
-
-from annotate import services
 
 
 @pytest.fixture(scope="session")
