@@ -1,6 +1,6 @@
 """Members' accounts as an organiser sees them, and one-time set-password links.
 
-What an organiser learns about an account (README, "Roles") is one of three
+What an organiser learns about an account (docs/pages.md, "Roles") is one of three
 states, the same on the members page, in the members API and in the message
 after adding someone:
 
@@ -13,7 +13,7 @@ after adding someone:
 - ``existing``: anything else, "they sign in with their own password". Nothing
   more is told: not whether it has a password, is active or staff, nor where
   else it is a member. (That a name is taken at all is told by adding it, and
-  by an import that refuses it; README, "Security".)
+  by an import that refuses it; docs/security.md, "Security".)
 
 A set-password link is ``/accounts/set-password/#<code>``: the code is in the
 URL's fragment, which browsers never send, so no access log, proxy or

@@ -1,4 +1,4 @@
-"""The adaptive design: second opinions where they matter (README, "Adaptive design").
+"""The adaptive design: second opinions where they matter (docs/adaptive.md, "Adaptive design").
 
 Arehart, Wolf & Miller (2008), section 3.2.1: one adjudicator per pair and a
 second opinion where it matters nearly matches full adjudication. With
@@ -78,7 +78,7 @@ def check_params(params: Mapping[str, Any], field: str = "params") -> None:
         return
     for name, default in DEFAULTS.items():
         if name in params and params[name] != default:
-            raise InvalidInput(f"{field}.{name}", "only with design=adaptive (README, Adaptive design)")
+            raise InvalidInput(f"{field}.{name}", "only with design=adaptive (docs/adaptive.md, Adaptive design)")
 
 
 @dataclass(frozen=True)

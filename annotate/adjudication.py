@@ -1,5 +1,5 @@
 """Adjudication: a senior person sets the gold of the topics the assessors disagree on
-(README, "Adjudication").
+(docs/pages.md, "Adjudication").
 
 Reads: :func:`read_filters` and :func:`queue` (the queue page: topics with two or
 more counting judgments, most disputed first, on the assignments page's own

@@ -1,7 +1,7 @@
 """Label Studio JSON and doccano JSONL, the part every kind shares: reading
 and writing the files' envelopes (tasks and annotations by several annotators;
 one JSONL file per annotator in a zip). Each kind's ``interchange.py`` maps its
-topics and payloads onto them (README, "Label Studio and doccano").
+topics and payloads onto them (docs/formats.md, "Label Studio and doccano").
 
 Label Studio (https://labelstud.io/guide/task_format): a JSON list of tasks
 ``{"id", "data", "annotations": [{"completed_by", "result": [{"type",
@@ -256,7 +256,7 @@ def write_doccano(files: Mapping[str, Sequence[dict[str, Any]]]) -> bytes:
 EXPORT_HELP = (
     " labelstudio / doccano: every assessor's submitted judgments (not a truth set: the truth chosen is ignored) "
     "as a Label Studio JSON export or doccano's zip of <username>.jsonl files; they import back into a campaign "
-    "of the same kind (README, 'Label Studio and doccano')."
+    "of the same kind (docs/formats.md, 'Label Studio and doccano')."
 )
 
 

@@ -34,7 +34,7 @@ class Membership(models.Model):
     class Role(models.TextChoices):
         ASSESSOR = "assessor", "Assessor"
         ORGANISER = "organiser", "Organiser"
-        #: Sets the gold of disputed topics on the adjudication pages (README, "Adjudication"):
+        #: Sets the gold of disputed topics on the adjudication pages (docs/pages.md, "Adjudication"):
         #: sees the judgments there, no agreement pages, reports or exports.
         ADJUDICATOR = "adjudicator", "Adjudicator"
 
@@ -109,7 +109,7 @@ class Judgment(models.Model):
     ``payload`` is what the assessor is editing; ``submitted_payload`` (at
     ``submitted_version``) is what counts in the reports, set while the status
     is submitted or reopened and null otherwise. The states and the allowed
-    transitions between them are in ``annotate.services`` (README,
+    transitions between them are in ``annotate.services`` (docs/api.md,
     "Judgment states").
     """
 

@@ -81,7 +81,7 @@ def _first_line(doc: str | None) -> str:
 
 
 def upload_forms(spec: KindSpec, *, values: Any = None, error: InvalidInput | None = None, posted: str = "") -> list:
-    """Every upload the campaign's kind takes, with the formats each reads (as README, 'Import formats')."""
+    """Every upload the campaign's kind takes, with the formats each reads (as docs/formats.md, 'Import formats')."""
     forms = [
         UploadForm(
             "topics",

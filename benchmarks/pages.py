@@ -68,7 +68,7 @@ def organiser():
 
 
 def rte_campaign() -> Campaign:
-    """Snow et al.'s RTE labels, imported as the README's "Import formats" shows."""
+    """Snow et al.'s RTE labels, imported as the docs/formats.md "Import formats" shows."""
     campaign = services.create_campaign(creator=organiser(), kind="pairs", name="RTE (Snow et al. 2008)", overlap=10)
     call_command("import_judgments", campaign.pk, str(RTE), stdout=io.StringIO())
     return campaign

@@ -28,7 +28,7 @@ DEFAULT_PAYLOAD_BYTES = 2**20
 @dataclass(frozen=True)
 class Limits:
     """What one topic and one payload of a kind may hold: every request's work is
-    bounded by these (README, Security).
+    bounded by these (docs/security.md, Security).
 
     ``lists`` gives the most entries of every list and object of the kind's topic
     data and payloads, by the path an error names with the positions left out:
@@ -206,7 +206,7 @@ def design_param(label: str, *, splittable: bool, adaptive: bool = False) -> Cho
                 "one assessor drawn at random (Arehart et al. 2008, section 3.2.1)"
                 + (
                     "; adaptive: every item goes to one assessor first, further opinions only where the truth is "
-                    "least certain, handed out by 'Next topic' until the budgets are spent (README, Adaptive design)."
+                    "least certain, handed out by 'Next topic' until the budgets are spent (docs/adaptive.md, Adaptive design)."
                     if adaptive
                     else "."
                 )
@@ -278,7 +278,7 @@ def adaptive_params() -> tuple[Param, ...]:
 
 def interval_params(*, ranking: bool = False) -> tuple[Param, ...]:
     """The params of every figure's interval and stop signal (scoring/intervals.py reads
-    them with their defaults; README, Intervals and when to stop). ``ranking``: the kind
+    them with their defaults; docs/methods.md, Intervals and when to stop). ``ranking``: the kind
     ranks systems and shows the stability of that ranking (``ranking_tau``)."""
     params: tuple[Param, ...] = (
         Float(

@@ -107,7 +107,7 @@ class Reports:
     #: filters and sorts by it, the adjudication queue opens on the largest and
     #: shows the reason. The first paragraph of its docstring is the pages' help text.
     disagreement: Callable[[Any], Disagreement | None]
-    #: Incremental scoring (README, "Live at any size"). ``partial(input, topic, report)``
+    #: Incremental scoring (docs/benchmarks.md, "Live at any size"). ``partial(input, topic, report)``
     #: is what the campaign report needs of one topic (its sufficient statistics: counts,
     #: per-unit figures, per-run scores), a ``partial_type`` stored per topic beside its
     #: report; ``merge(merge_input, partials)`` builds the ``campaign_type`` from every
@@ -132,7 +132,7 @@ class Reports:
 
 @dataclass(frozen=True)
 class Adjudication:
-    """The kind's part of the adjudication page (README, "Adjudication").
+    """The kind's part of the adjudication page (docs/pages.md, "Adjudication").
 
     An adjudicator (an organiser, or a member with the ``adjudicator`` role)
     sees every assessor's submitted judgment of a topic side by side and sets

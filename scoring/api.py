@@ -214,7 +214,7 @@ class Export(APIView):
                 "format",
                 str,
                 description=(
-                    "One of the campaign kind's export formats (README, 'Export formats'): e.g. csv, qrels, json, "
+                    "One of the campaign kind's export formats (docs/formats.md, 'Export formats'): e.g. csv, qrels, json, "
                     "labelstudio, doccano. A format the kind does not offer is a 400 naming format."
                 ),
             ),

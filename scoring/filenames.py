@@ -1,5 +1,5 @@
 """What every download is called: one naming function for the exports, the report's
-CSVs and the charts' and tables' downloads (README, "Export formats").
+CSVs and the charts' and tables' downloads (docs/formats.md, "Export formats").
 
 A name says the campaign, what the file is, the truth set it was built from and the
 format, so that two different files never share a name and one never overwrites the

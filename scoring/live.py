@@ -1,4 +1,4 @@
-"""Conditional requests for the live report (README, Pages): the organiser's page polls the report
+"""Conditional requests for the live report (docs/pages.md, Pages): the organiser's page polls the report
 fragment every few seconds, and API clients poll ``/api/campaigns/<id>/agreement/``. Both carry an
 ETag naming the stored campaign report's version (its row and ``computed_at``) and the campaign's
 params (which the fragment's stop signals and phase actions read); a request whose

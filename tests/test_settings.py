@@ -74,7 +74,7 @@ def test_debug_is_off_unless_asked_for():
     assert settings.DEBUG is False
 
 
-# -- durability: SQLite synchronous (README, "What survives a crash") ----------------
+# -- durability: SQLite synchronous (docs/operations.md, "What survives a failure") ----------------
 
 SYNCHRONOUS_LEVELS = {0: "OFF", 1: "NORMAL", 2: "FULL", 3: "EXTRA"}
 

@@ -104,7 +104,7 @@ class JudgmentSerializer(serializers.ModelSerializer):
     status = serializers.ChoiceField(
         choices=["new", *Judgment.Status.values],
         help_text="new, draft, submitted, reopened (a draft on top of a submitted version that still counts) "
-        "or withdrawn (no longer counts). README, 'Judgment states'.",
+        "or withdrawn (no longer counts). docs/api.md, 'Judgment states'.",
     )
     submitted_version = serializers.IntegerField(
         allow_null=True, help_text="The version that counts in the reports; null when none does."
@@ -220,7 +220,7 @@ class TopicInputSerializer(serializers.Serializer):
         help_text="Unique within the campaign; 1 to 200 characters, no white space or '/', not '.' or '..'."
     )
     title = serializers.CharField(required=False, allow_blank=True)
-    data = serializers.JSONField(help_text="The items to judge; the shape depends on the campaign's kind (README).")
+    data = serializers.JSONField(help_text="The items to judge, shaped by the campaign's kind (docs/formats.md).")
 
 
 class RunInputSerializer(serializers.Serializer):

@@ -205,7 +205,7 @@ class OwnJudgment(APIView):
         request=s.JudgmentWriteSerializer,
         description="Save a draft or submit. On a reopened judgment a draft is saved on top while the submitted "
         "version keeps counting; a withdrawn one becomes a draft again. A draft on a submitted judgment is "
-        "refused (400, `field`: status): reopen it first (README, 'Judgment states').",
+        "refused (400, `field`: status): reopen it first (docs/api.md, 'Judgment states').",
         responses={
             200: s.JudgmentSerializer,
             409: CONFLICT,
@@ -303,7 +303,7 @@ class JudgmentImport(APIView):
     @extend_schema(
         request={"multipart/form-data": s.JudgmentUploadSerializer},
         description="Import existing judgments: a crowd CSV, SQuALITY .jsonl, Label Studio JSON, doccano's zip or "
-        "JSON judgments (README, 'Import formats'; 'format' names the reader when the file's name does not).",
+        "JSON judgments (docs/formats.md, 'Import formats'; 'format' names the reader when the file's name does not).",
         responses={201: OpenApiResponse(description="What was imported."), **ERRORS},
     )
     def post(self, request: Request, campaign_id: int) -> Response:
@@ -327,7 +327,7 @@ class JudgmentImport(APIView):
 class Pools(APIView):
     @extend_schema(
         request=s.PoolsSerializer,
-        description="Build adjudication pools from systems' results (README, 'Pools').",
+        description="Build adjudication pools from systems' results (docs/formats.md, 'Pools').",
         responses={201: s.TopicSerializer(many=True), **ERRORS},
     )
     def post(self, request: Request, campaign_id: int) -> Response:
@@ -413,7 +413,7 @@ class NextTopic(APIView):
     @extend_schema(
         request=None,
         description="Your next topic: your first pending one (drafts first) or, in an adaptive campaign "
-        "(params.design=adaptive), work handed out now where a further opinion is worth most (README, Adaptive "
+        "(params.design=adaptive), work handed out now where a further opinion is worth most (docs/adaptive.md, Adaptive "
         "design). Repeating the request returns the same pending topic. `topic` null: nothing for you now. "
         "Assessors only.",
         responses={200: s.NextTopicSerializer, **ERRORS},

@@ -1,4 +1,4 @@
-"""Adjudicating sentence clusterings (KindSpec ``Adjudication``; README, "Adjudication").
+"""Adjudicating sentence clusterings (KindSpec ``Adjudication``; docs/pages.md, "Adjudication").
 
 The adjudicator sees every judge's clusters side by side (with their
 descriptions), the cluster each judge put every sentence in (sentences whose

@@ -1,4 +1,4 @@
-"""Adjudicating factoid annotations (KindSpec ``Adjudication``; README, "Adjudication").
+"""Adjudicating factoid annotations (KindSpec ``Adjudication``; docs/pages.md, "Adjudication").
 
 The adjudicator sees every annotator's factoid inventory and marks side by
 side, sentence by sentence, and for every two annotators the relations

@@ -1,4 +1,4 @@
-"""Adjudicating orderings (KindSpec ``Adjudication``; README, "Adjudication").
+"""Adjudicating orderings (KindSpec ``Adjudication``; docs/pages.md, "Adjudication").
 
 The adjudicator sees every assessor's ordering side by side: the position of
 every item per assessor, its rank range (the items whose positions differ

@@ -1,4 +1,4 @@
-"""Orderings in Label Studio JSON (README, "Label Studio and doccano").
+"""Orderings in Label Studio JSON (docs/formats.md, "Label Studio and doccano").
 
 One Label Studio task per topic: ``data.items`` is the List tag's items
 (``{"id", "title", "body"}``: the item's id, its id again as a title, its

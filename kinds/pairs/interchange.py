@@ -1,4 +1,4 @@
-"""Pairs in Label Studio JSON and doccano JSONL (README, "Label Studio and doccano").
+"""Pairs in Label Studio JSON and doccano JSONL (docs/formats.md, "Label Studio and doccano").
 
 One Label Studio task, or one doccano example, per (topic, candidate): the
 data carry ``topic``, ``topic_title``, ``query``, ``candidate`` and the

@@ -1,4 +1,4 @@
-"""Graded relevance in Label Studio JSON and doccano JSONL (README, "Label Studio and doccano").
+"""Graded relevance in Label Studio JSON and doccano JSONL (docs/formats.md, "Label Studio and doccano").
 
 One Label Studio task, or one doccano example, per (topic, document): the
 data carry ``topic``, ``topic_title``, ``query`` (the topic's title field),

@@ -277,7 +277,7 @@ def _signal_html(signal, wanted: str, got: str, unit: str) -> str:
 
 @register.simple_tag(takes_context=True)
 def stop(context: template.Context, figure) -> str:
-    """The organiser's stop signal of a figure (README, Intervals and when to stop): ``✓ reached``
+    """The organiser's stop signal of a figure (docs/methods.md, Intervals and when to stop): ``✓ reached``
     or ``about N more <units>``, against the campaign's ``precision`` (default 0.05)."""
     from scoring.intervals import interval_settings
     from scoring.stopping import stop_signal

@@ -29,7 +29,7 @@
 // again on top of the saved version (an informed overwrite), "Use the saved
 // version" drops it and reloads.
 //
-// A submitted judgment is not edited live (README, "Judgment states"): the
+// A submitted judgment is not edited live (docs/api.md, "Judgment states"): the
 // page is read-only until "Reopen to edit", which starts a draft on top
 // while the submitted version keeps counting in the reports until the
 // assessor submits again; "Withdraw" (with an optional reason) takes it out
@@ -64,7 +64,7 @@ Concord.Judgment = class {
     // Not assigned (an organiser looking): never editable. Submitted: not until reopened.
     this.assigned = root.dataset.readonly !== "true";
     this.csrf = root.querySelector("input[name=csrfmiddlewaretoken]").value;
-    // This page's own id: drafts in a row from it share a revision, never another tab's (README, "Judgment states").
+    // This page's own id: drafts in a row from it share a revision, never another tab's (docs/api.md, "Judgment states").
     this.pageId = crypto.randomUUID ? crypto.randomUUID() : String(Math.random()).slice(2);
     const state = JSON.parse(document.getElementById("judgment-state").textContent);
     this.version = state.version;

@@ -1,4 +1,4 @@
-/* Conditional polling of the live report (scoring/live.py, README "Pages").
+/* Conditional polling of the live report (scoring/live.py, docs/pages.md "Pages").
  *
  * An element that htmx polls and that carries data-etag (the organiser page's
  * #report) sends its last ETag as If-None-Match; the server answers 304 with

@@ -1,5 +1,5 @@
 """Adjudication (issue 14, part 1): the queue, the adjudication page's actions, the
-adjudicator role's permissions (README, "Adjudication")."""
+adjudicator role's permissions (docs/pages.md, "Adjudication")."""
 
 from __future__ import annotations
 

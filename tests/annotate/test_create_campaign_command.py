@@ -1,4 +1,4 @@
-"""manage.py create_campaign: the README's examples start with it."""
+"""manage.py create_campaign: the examples of docs/formats.md start with it."""
 
 from __future__ import annotations
 

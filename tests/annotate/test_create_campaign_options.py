@@ -1,5 +1,5 @@
 """manage.py create_campaign --kind K --name N [--overlap N] [--params JSON] [--organiser USER]:
-the README's import examples start with it and capture the id it prints."""
+docs/formats.md's import examples start with it and capture the id it prints."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Draft revisions coalesce; everything else is kept (README, "Judgment states").
+"""Draft revisions coalesce; everything else is kept (docs/api.md, "Judgment states").
 
 Every draft kept a full revision: 5 factoid drafts of 8.6 MiB grew the database
 by 60 MiB in 2 s. Drafts saved in a row from one client (a browser session or

@@ -1,6 +1,6 @@
 """Skipping topics, flags for the organisers, previous/next topic and active
 time per topic (annotate/flags.py, annotate.services.save_judgment's
-``active_ms``; README, "Skipping, flags and time"): services, API and pages.
+``active_ms``; docs/pages.md, "Skipping, flags and time"): services, API and pages.
 
 The ``campaign`` fixture (tests/conftest.py): pairs, topics q1-q3, each
 assigned to alice and bob."""

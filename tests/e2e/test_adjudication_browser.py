@@ -1,4 +1,4 @@
-"""Adjudication in Chromium, keyboard only (README, "Adjudication"): the organiser opens
+"""Adjudication in Chromium, keyboard only (docs/pages.md, "Adjudication"): the organiser opens
 the queue of the pairs demo campaign, opens the most disputed topic, accepts the
 consensus, goes on to the next most disputed topic and accepts one assessor's
 judgment, with Tab and Enter alone; both pages pass axe-core (as

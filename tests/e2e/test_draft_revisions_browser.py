@@ -1,4 +1,4 @@
-"""Draft revisions from the judging page (README, "Judgment states"): drafts saved in a
+"""Draft revisions from the judging page (docs/api.md, "Judgment states"): drafts saved in a
 row from one page share a revision; another tab of the same browser is another page,
 so the version its 409 merge prompt shows stays in the history after "Keep mine"."""
 

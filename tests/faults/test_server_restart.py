@@ -132,7 +132,7 @@ def site(tmp_path):
         CONCORD_SQLITE_PATH=str(tmp_path / "restart.sqlite3"),
         ALLOWED_HOSTS="127.0.0.1",
         CONCORD_TASKS_BACKEND="db",
-        # Every draft of one token shares a revision however slow the restarts (README, "Judgment states").
+        # Every draft of one token shares a revision however slow the restarts (docs/api.md, "Judgment states").
         CONCORD_DRAFT_REVISION_SECONDS="3600",
     )
     for args in (["manage.py", "migrate", "-v0"], ["-c", SEED]):

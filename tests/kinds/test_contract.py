@@ -74,7 +74,7 @@ def test_every_template_and_script_exists_in_the_kind_folder(name):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_every_kind_adjudicates_its_examples(name):
-    """KindSpec.adjudication (README, "Adjudication"): compare works on the examples (the
+    """KindSpec.adjudication (docs/pages.md, "Adjudication"): compare works on the examples (the
     topic's assessor view and the two disagreeing payloads), the fragment renders with
     both assessors' names, and the consensus, if any, is a payload the kind accepts."""
     from django.template.loader import render_to_string
@@ -343,7 +343,7 @@ def test_analyses_say_why_they_cannot_run_and_the_demo_runs_them_all(demo_of, na
 
 @pytest.mark.parametrize("name", NAMES)
 def test_campaign_reports_merge_stored_partials(demo_of, name):
-    """Live at any size (README): every kind's campaign report is the merge of
+    """Live at any size (docs/benchmarks.md): every kind's campaign report is the merge of
     per-topic partials, which store as MessagePack and load back equal, and the
     stored report the worker merged equals one built from every judgment."""
     from concord import typed

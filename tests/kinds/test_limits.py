@@ -11,7 +11,7 @@ and payloads, and the largest payload in bytes (``Kind.limits``). For each kind:
   the clock;
 - a payload over the kind's byte cap is refused before anything else reads it,
   and through the API with a 400 naming ``payload``;
-- the README's table states every cap as declared.
+- docs/security.md's table states every cap as declared.
 """
 
 from __future__ import annotations
@@ -261,16 +261,16 @@ def test_the_api_refuses_a_draft_over_the_byte_cap_and_stores_nothing(people, ca
     assert saved.judgment.version == 1
 
 
-# -- the README ---------------------------------------------------------------------
+# -- docs/security.md ---------------------------------------------------------------
 
 
-def test_the_readme_states_every_cap_as_declared():
-    """README, Security: one row per kind with every cap (`path` n) and the payload's bytes."""
-    readme = (ROOT / "README.md").read_text()
+def test_the_security_doc_states_every_cap_as_declared():
+    """docs/security.md, Security: one row per kind with every cap (`path` n) and the payload's bytes."""
+    readme = (ROOT / "docs" / "security.md").read_text()
     for name in NAMES:
         limits = KINDS[name].data.limits
         row = next((line for line in readme.splitlines() if line.startswith(f"| lists of `{name}` |")), None)
-        assert row is not None, f"README: no limits row for {name}"
+        assert row is not None, f"docs/security.md: no limits row for {name}"
         stated = dict(re.findall(r"`([\w.\[\]*]+)` ([\d,]+)", row))
         assert {p: int(n.replace(",", "")) for p, n in stated.items()} == dict(limits.lists), name
         assert f"{limits.payload_bytes // 2**20} MiB" in row, name

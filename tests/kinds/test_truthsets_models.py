@@ -235,7 +235,7 @@ def test_temp_accuracy_against_the_gold_column(people):
     assert rows == TEMP_TABLE
 
 
-# Measured (n, accuracy, Cohen's kappa) against the gold column; the README quotes them.
+# Measured (n, accuracy, Cohen's kappa) against the gold column; docs/formats.md quotes them (Model truth sets).
 # Dawid-Skene is at or above majority vote on both files (ties left out scores higher on fewer items).
 RTE_TABLE = {
     "majority vote, ties as match": (800, 0.875, 0.75),

@@ -1,6 +1,6 @@
 """Files say what they are (issue 24, item 5): every download's name carries the campaign,
 what the file is, the truth set it was built from (where that changes it) and the format,
-so two different files never share a name (README, "Export formats")."""
+so two different files never share a name (docs/formats.md, "Export formats")."""
 
 from __future__ import annotations
 

@@ -30,7 +30,7 @@ def world(people, make_user) -> World:
     campaign = services.create_campaign(creator=people["organiser"], kind="factoids", name="Kuwait", overlap=2)
     for name in ("alice", "bob"):
         services.add_member(campaign=campaign, username=name, role="assessor")
-    # The campaign's adjudicator (README, "Adjudication"): the permission matrix's last column.
+    # The campaign's adjudicator (docs/pages.md, "Adjudication"): the permission matrix's last column.
     people["adjudicator"] = make_user("adjudicator")
     services.add_member(campaign=campaign, username="adjudicator", role="adjudicator")
     (topic,) = services.import_topics(campaign=campaign, topics=[FACTOIDS_TOPIC])

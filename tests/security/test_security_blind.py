@@ -224,7 +224,7 @@ def test_no_url_shows_an_assessor_a_hidden_field(people, kind, design):
 
 @pytest.mark.parametrize(("kind", "design"), CASES, ids=[f"{k}-{d}" if d else k for k, d in CASES])
 def test_an_adjudicator_sees_judgments_by_name_and_nothing_hidden(people, make_user, kind, design):
-    """README, "Adjudication": an adjudicator sees the assessors' judgments with their names
+    """docs/pages.md, "Adjudication": an adjudicator sees the assessors' judgments with their names
     on the adjudication pages, and nothing else: no hidden field of a topic, no run, no flag."""
     world = build(people, kind, design)
     alice_put = client_for(people["alice"]).put(
@@ -265,7 +265,7 @@ def test_an_assessor_gets_only_their_own_part_of_a_topic(people, api):
 
 
 def test_organisers_see_consensus_in_the_agreement_api_and_only_admins_export(people, api):
-    """README, Roles: organisers see everything of their campaigns (the agreement API
+    """docs/pages.md, Roles: organisers see everything of their campaigns (the agreement API
     shows what their page shows, consensus orderings included); exporting gold
     standards is for admins."""
     world = build(people, "ordering", None)

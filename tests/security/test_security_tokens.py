@@ -316,7 +316,7 @@ def test_the_service_keeps_an_organiser_too(people, campaign):
     assert ("organiser", "organiser") in members(campaign)
 
 
-# -- the members POST tells whether an account existed, and nothing else (README, Roles) -------
+# -- the members POST tells whether an account existed, and nothing else (docs/pages.md, Roles) -------
 
 
 def test_existing_and_new_accounts_differ_only_in_the_account_word(people, campaign):

@@ -19,7 +19,7 @@ was marked failed, leaving its campaign's reports stale. Here:
 - the worker id is ``host:pid:boot`` unless given (scoring.services.worker_id),
   so ``recover_jobs`` can tell whether the worker still runs.
 
-Any other error still ends the process: ./run (and systemd, README "Running on
+Any other error still ends the process: ./run (and systemd, docs/operations.md, "Running on
 several machines") starts it again.
 """
 

@@ -12,7 +12,7 @@ class Command(BaseCommand):
     help = (
         "Import into a nuggets campaign, all or nothing: questions (topic TAB target) with their answer key "
         "(topic TAB nugget TAB vital|okay|- TAB text), and/or runs (run TAB topic TAB response text) with their "
-        "nugget matches (run TAB topic TAB nugget). See README, 'Import formats'."
+        "nugget matches (run TAB topic TAB nugget). See docs/formats.md, 'Import formats'."
     )
 
     def add_arguments(self, parser) -> None:
