@@ -319,7 +319,7 @@ SPECTACULAR_SETTINGS = {
     },
 }
 
-# What one user may take of what everyone shares (README, "Security"; issue 25):
+# What one user may take of what everyone shares (docs/security.md, "Security"; issue 25):
 # - set-password links (annotate/accounts.py) expire after this many days;
 CONCORD_SET_PASSWORD_LINK_DAYS = env_int("CONCORD_SET_PASSWORD_LINK_DAYS", 3, minimum=1)
 PASSWORD_RESET_TIMEOUT = CONCORD_SET_PASSWORD_LINK_DAYS * 86400
@@ -366,3 +366,6 @@ if PRODUCTION:
 _cache_url = env_str("CONCORD_CACHE_URL")
 if _cache_url:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": _cache_url}}
+# A "?" link ({% help_link %}) to a help page or heading that does not exist
+# fails the template's compilation (tests, DEBUG) instead of being logged.
+CONCORD_HELP_STRICT = DEBUG

@@ -18,3 +18,4 @@ CONCORD_REFRESH_MS = 500
 # two runs side by side never share it.
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
     DATABASES["default"]["TEST"] = {"NAME": str(SQLITE_PATH.with_name(f"test-concord-{os.getpid()}.sqlite3"))}  # noqa: F405
+CONCORD_HELP_STRICT = True

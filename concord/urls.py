@@ -10,7 +10,7 @@ from annotate import organiser_views as organiser_pages
 from annotate import upload_views
 from annotate import views as pages
 from annotate.api import views as api
-from concord import auth_api, auth_pages
+from concord import auth_api, auth_pages, help_views
 from kinds.registry import KINDS
 from scoring import api as scoring_api
 from scoring import views as scoring_pages
@@ -127,6 +127,10 @@ page_urls = [
         "campaigns/<int:campaign_id>/export/download/", scoring_pages.export_download, name="campaign-export-download"
     ),
     path("admin/", admin.site.urls),
+    # Help pages and images are looked up by name in lists made at start (concord/help.py).
+    path("help/", help_views.index, name="help"),
+    path("help/<slug:name>/", help_views.page, name="help-page"),
+    path("help/<slug:folder>/<str:name>", help_views.image, name="help-image"),
 ]
 
 #: Each kind's own pages and endpoints (KindSpec.urls).

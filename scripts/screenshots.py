@@ -1,6 +1,6 @@
-"""Screenshots of Concord's pages for the README, taken from the demo.
+"""Screenshots of Concord's pages for the docs and help guides, taken from the demo.
 
-    .venv/bin/python scripts/screenshots.py [--out docs/screenshots]
+    .venv/bin/python scripts/screenshots.py [--out docs/screenshots] [--help-out docs/help/img]
 
 Builds a throwaway SQLite database with the demo (manage.py seed_demo, as
 ./run does), starts the server and a task worker on a free port, logs in as
@@ -8,7 +8,9 @@ the demo's organiser, assessor and admin with Playwright (Debian's chromium,
 found with shutil.which) and writes one PNG per page: the organiser's
 campaign page, the new-campaign and members pages, each kind's judging page,
 a topic report, a job page, the export page, a 390 px judging page and a
-dark-mode page. Nothing outside the temporary directory and --out is touched.
+dark-mode page. The help guides' images (docs/help/img/) are a few of the same
+pages at a smaller window, each kept under 150 KB. Nothing outside the
+temporary directory, --out and --help-out is touched.
 """
 
 from __future__ import annotations
@@ -52,8 +54,11 @@ def wait_for(url: str, seconds: float = 60) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(ROOT / "docs" / "screenshots"))
-    out = Path(parser.parse_args().out)
+    parser.add_argument("--help-out", default=str(ROOT / "docs" / "help" / "img"))
+    args = parser.parse_args()
+    out, help_out = Path(args.out), Path(args.help_out)
     out.mkdir(parents=True, exist_ok=True)
+    help_out.mkdir(parents=True, exist_ok=True)
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     if chromium is None:
         raise SystemExit("needs Debian's chromium (apt install chromium)")
@@ -94,6 +99,7 @@ def main() -> None:
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=chromium)
                 shoot(browser, base, out)
+                shoot_help(browser, base, help_out)
                 browser.close()
         finally:
             server.terminate()
@@ -158,6 +164,60 @@ def shoot(browser, base: str, out: Path) -> None:
     save(dark, "campaign-organiser-dark", base + first)
     admin = session("admin")
     save(admin, "export", f"{base}{first}export/")
+
+
+#: The help guides' images: small enough to keep in the repository (bytes).
+HELP_IMAGE_BYTES = 150_000
+
+
+def shoot_help(browser, base: str, out: Path) -> None:
+    """The few pages the guides show, at 1000 x 640 (the window only, not the whole page)."""
+    context = browser.new_context(viewport={"width": 1000, "height": 640})
+
+    def session(username: str):
+        page = context.new_page()
+        context.clear_cookies()
+        page.goto(f"{base}/accounts/login/")
+        page.get_by_label("Username").fill(username)
+        page.get_by_label("Password").fill(PASSWORD)
+        page.get_by_role("button", name="Log in").click()
+        page.wait_for_url(f"{base}/")
+        return page
+
+    def save(page, name: str, url: str) -> None:
+        page.goto(url)
+        page.wait_for_load_state("networkidle")
+        path = out / f"{name}.png"
+        page.screenshot(path=str(path))
+        if path.stat().st_size > HELP_IMAGE_BYTES:
+            raise SystemExit(f"{path} is {path.stat().st_size} bytes, more than {HELP_IMAGE_BYTES}")
+
+    organiser = session("organiser")
+    links = organiser.locator("a[href^='/campaigns/'][href$='/']").evaluate_all(
+        "links => links.map(a => a.getAttribute('href'))"
+    )
+    campaigns = [href for href in links if href.rstrip("/").split("/")[-1].isdigit()]
+    first = campaigns[0]
+    save(organiser, "campaign", base + first)
+    save(organiser, "members", f"{base}{first}members/")
+    # The first campaign with a disputed topic still open: its queue and that topic.
+    for href in campaigns:
+        save(organiser, "adjudication-queue", f"{base}{href}adjudication/")
+        disputed = organiser.locator("#most-disputed")
+        if disputed.count():
+            save(organiser, "adjudicate", base + disputed.get_attribute("href"))
+            break
+    alice = session("alice")
+    # A pairs topic: its keys (j/k, y/n) are the ones the assessor's guide names.
+    for judge in alice.locator("a[href*='/judge/']").evaluate_all("links => links.map(a => a.getAttribute('href'))"):
+        alice.goto(base + judge)
+        alice.wait_for_load_state("networkidle")
+        if "no match" in alice.locator("#key-help").inner_text():
+            save(alice, "judge", base + judge)
+            break
+    admin = session("admin")
+    save(admin, "export", f"{base}{first}export/")
+    context.close()
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ CORE = [
     "concord.digits",
     "concord.jsonready",
     "concord.jsonsafe",
+    "concord.help",
     "concord.markdown",
     "concord.paramforms",
     "concord.params",
