@@ -137,3 +137,18 @@ def test_every_help_link_in_the_templates_reaches_a_heading():
         ("adjudicator", "find-the-disputed-topics"),
         ("methods", "intervals-and-when-to-stop"),
     } <= used.keys()
+
+
+def test_every_relative_link_of_the_readme_reaches_a_file_and_heading():
+    """The README is the front door: each of its links to docs/ and data/ leads somewhere."""
+    readme = (ROOT / "README.md").read_text()
+    links = re.findall(r"\]\(([^)\s]+)\)", readme)
+    assert len(links) >= 10
+    for link in links:
+        if link.startswith(("http://", "https://")):
+            continue
+        path, _, anchor = link.partition("#")
+        assert (ROOT / path).exists(), link
+        if anchor:
+            name = Path(path).stem
+            assert docs.page(name) is not None and docs.page(name).heading(anchor), link
