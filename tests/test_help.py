@@ -136,6 +136,7 @@ def test_every_help_link_in_the_templates_reaches_a_heading():
         ("adjudicator", "edit-a-gold-standard"),
         ("adjudicator", "find-the-disputed-topics"),
         ("methods", "intervals-and-when-to-stop"),
+        ("formats", "import-formats"),
     } <= used.keys()
 
 
