@@ -67,6 +67,10 @@ def path_for(name: str, pattern: URLPattern, world) -> str:
         "name": "consensus",
         "token_id": "0123456789abcde",
     }
+    # The help pages and images are files looked up by name (concord/help.py).
+    values.update(
+        {"help-page": {"name": "assessor"}, "help-image": {"name": "campaign.png", "folder": "img"}}.get(name, {})
+    )
     missing = set(pattern.pattern.converters) - set(values)
     assert not missing, f"path_for(): give a value for {', '.join(sorted(missing))} (URL {name})"
     return reverse(name, kwargs={key: values[key] for key in pattern.pattern.converters})
