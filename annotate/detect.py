@@ -13,7 +13,8 @@ Kinds of file, ``Detected.format``:
 
 - ``csv``: delimited text (comma, semicolon or tab; ``delimiter``);
 - ``json``: JSON, with ``shape`` one of ``topics``, ``runs``, ``judgments``,
-  ``labelstudio`` (a list of tasks with ``annotations``) or ``""``;
+  ``labelstudio`` (a list of tasks with ``annotations``), ``trec`` (the
+  topics and documents of a TREC run import) or ``""``;
 - ``jsonl``: one JSON object per line (SQuALITY, doccano members);
 - ``xlsx`` / ``ods``: a spreadsheet (a zip holding ``xl/workbook.xml``, or
   an OpenDocument spreadsheet's ``mimetype``);
@@ -129,7 +130,7 @@ def _text(text: str, filename: str, label: str, notices: tuple[str, ...]) -> Det
         if body.startswith("{") and len(lines) > 1 and all(line.lstrip().startswith("{") for line in lines[:5]):
             return Detected("jsonl", label, what="JSON lines", notices=notices)
         shape = _json_shape(body)
-        return Detected("json", label, shape=shape, what=f"JSON{' ' + shape if shape else ''}", notices=notices)
+        return Detected("json", label, shape=shape, what=_JSON_WHAT.get(shape, "JSON"), notices=notices)
     if lines and all(_TREC_RUN.match(line) for line in lines[:10]):
         return Detected("trec-run", label, what="a TREC run (qid Q0 docid rank score tag)", notices=notices)
     if lines and all(_TREC_QRELS.match(line) for line in lines[:10]) and "," not in lines[0]:
@@ -140,11 +141,23 @@ def _text(text: str, filename: str, label: str, notices: tuple[str, ...]) -> Det
     return Detected("csv", label, delimiter=delimiter, what="a table (delimited text)", notices=notices)
 
 
+_JSON_WHAT = {
+    "labelstudio": "Label Studio JSON (tasks with annotations)",
+    "topics": "topics (JSON)",
+    "judgments": "judgments (JSON)",
+    "runs": "runs (JSON)",
+    "trec": 'the topics and document texts of a TREC run import (JSON {"topics": {...}, "documents": {...}})',
+}
+
+
 def _json_shape(head: str) -> str:
-    """Which of Concord's JSON files ``head`` begins: the keys of its first object."""
+    """Which of Concord's JSON files ``head`` begins: the keys of its first object
+    (``trec``: the topics-and-documents file of a TREC run import)."""
+    if re.match(r'\{\s*"(topics"\s*:\s*\{|documents"\s*:)', head):
+        return "trec"
     first = re.search(r"\{(.{0,4000})", head, re.S)
     keys = set(re.findall(r'"([A-Za-z_]+)"\s*:', first[1] if first else ""))
-    if keys & {"annotations", "predictions"} or ("data" in keys and "id" in keys and "name" not in keys):
+    if keys & {"annotations", "predictions"}:
         return "labelstudio"
     if "external_id" in keys:
         return "topics"
@@ -152,6 +165,8 @@ def _json_shape(head: str) -> str:
         return "judgments"
     if {"name", "data"} <= keys:
         return "runs"
+    if {"data", "id"} <= keys:
+        return "labelstudio"  # tasks not annotated yet
     for wrapper in ("topics", "judgments", "runs"):
         if re.match(r'\{\s*"' + wrapper + '"', head):
             return wrapper
