@@ -20,12 +20,12 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.files.uploadedfile import UploadedFile
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import urlencode
 
-from annotate import assignments, detect, importers, selectors, services, wizard
+from annotate import assignments, detect, importers, samples, selectors, services, wizard
 from annotate.api.views import flag
 from annotate.models import Campaign
 from concord import paramforms
@@ -269,6 +269,7 @@ def campaign_uploads(request: HttpRequest, campaign_id: int) -> HttpResponse:
             "posted": posted,
             "topics": campaign.topics.count(),
             "runs": campaign.runs.count(),
+            "samples": samples.samples(spec),
         },
         status=400 if error else 200,
     )
@@ -359,6 +360,18 @@ def campaign_import(request: HttpRequest, campaign_id: int) -> HttpResponse:
         return render(request, "annotate/import_preview.html", context, status=400)
     context.update(preview=prepared.preview, detected=prepared.preview.detected)
     return render(request, "annotate/import_preview.html", context)
+
+
+@login_required
+def campaign_sample(request: HttpRequest, campaign_id: int, name: str) -> HttpResponse:
+    """A sample file of the campaign's kind (annotate.samples), to download."""
+    campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
+    found = samples.sample(get_kind(campaign.kind), name)
+    if found is None:
+        raise Http404("no such sample file")
+    response = HttpResponse(found.content, content_type=found.content_type)
+    response["Content-Disposition"] = f'attachment; filename="{found.name}"'
+    return response
 
 
 # -- assignments ----------------------------------------------------------------------

@@ -160,6 +160,11 @@ class Kind:
         """A payload from imported (item id -> label) crowd rows, if the kind takes them."""
         raise InvalidInput("campaign", f"{self.label} campaigns do not import crowd label files")
 
+    def labels_of_payload(self, payload: Mapping[str, Any]) -> Mapping[str, Any] | None:
+        """The (item id -> label) crowd rows :meth:`payload_from_labels` makes ``payload`` from,
+        or None where a payload is not made of crowd labels (the uploads page's sample files)."""
+        return None
+
     def topic_for_item(self, item: str) -> dict[str, Any] | None:
         """The topic (``{"external_id", "title", "data"}``) a crowd file's item becomes
         when the campaign lacks it (a ``worker,item,label`` file: each item its own

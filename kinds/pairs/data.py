@@ -193,6 +193,9 @@ class PairsKind(Kind):
     def payload_from_labels(self, labels: Mapping[str, Any]) -> dict[str, Any]:
         return {"matches": dict(labels)}
 
+    def labels_of_payload(self, payload: Mapping[str, Any]) -> Mapping[str, Any] | None:
+        return dict(payload["matches"])
+
     def topic_for_item(self, item: str) -> dict[str, Any] | None:
         """A query of one candidate, both named by the item (as a CrowdTruth file's item without its text)."""
         return {
