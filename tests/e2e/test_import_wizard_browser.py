@@ -40,7 +40,7 @@ def test_a_new_campaign_from_real_world_files(new_page, live_server, login, peop
     answer = tmp_path / "crowd.csv"
     answer.write_text("worker,item,answer\nw1,i1,yes\nw2,i1,no\nw1,i2,no\n")
     excel = tmp_path / "excel.csv"
-    excel.write_bytes(codecs.BOM_UTF8 + "worker;item;label\r\nw3;i1;1\r\nw3;i3;0\r\n".encode())
+    excel.write_bytes(codecs.BOM_UTF8 + b"worker;item;label\r\nw3;i1;1\r\nw3;i3;0\r\n")
     book = tmp_path / "Book1.xlsx"
     book.write_bytes(xlsx([["worker", "item", "label"], ["w4", "i2", "yes"], ["w4", "i4", "no"]]))
 
