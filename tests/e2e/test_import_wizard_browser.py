@@ -17,6 +17,7 @@ from playwright.sync_api import expect
 from annotate import services
 from annotate.models import Judgment, Topic
 from tests.annotate.test_detect import xlsx
+from tests.e2e.test_accessibility_browser import AXE, AXE_RUN, FAILING, PHONE
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -26,6 +27,16 @@ def payloads(campaign) -> dict[tuple[str, str], dict]:
         (j.assessor.username, j.topic.external_id): j.payload
         for j in Judgment.objects.filter(topic__campaign=campaign).select_related("assessor", "topic")
     }
+
+
+def serious_violations(page) -> list[str]:
+    """axe-core's serious and critical findings on the page as it is, at 1280 and at 390 px."""
+    found = []
+    for width, height in ((1280, 900), (PHONE["width"], PHONE["height"])):
+        page.set_viewport_size({"width": width, "height": height})
+        found += [f"{width} px: {v['id']}: {v['nodes'][:2]}" for v in page.evaluate(AXE_RUN) if v["impact"] in FAILING]
+    page.set_viewport_size({"width": 1280, "height": 900})
+    return found
 
 
 def choose(page, path) -> None:
@@ -45,6 +56,7 @@ def test_a_new_campaign_from_real_world_files(new_page, live_server, login, peop
     book.write_bytes(xlsx([["worker", "item", "label"], ["w4", "i2", "yes"], ["w4", "i4", "no"]]))
 
     page = new_page()
+    page.context.add_init_script(path=str(AXE))
     login(page, "organiser")
     page.goto(f"{live_server.url}/campaigns/{campaign.pk}/uploads/")
 
@@ -55,11 +67,13 @@ def test_a_new_campaign_from_real_world_files(new_page, live_server, login, peop
 
     choose(page, answer)
     expect(page.locator("#import-error")).to_contain_text("missing column `label` (found: worker, item, answer)")
+    assert serious_violations(page) == []  # the column mapping
     page.get_by_label("label", exact=True).select_option("answer")
     page.get_by_role("button", name="Preview again").click()
     expect(page.locator("#import-counts").get_by_role("row", name="new topics 2", exact=True)).to_be_visible()
     expect(page.locator("#import-rows").get_by_role("row").nth(1)).to_have_accessible_name("2 w1 i1 item match")
     assert not Topic.objects.filter(campaign=campaign).exists()  # the preview wrote nothing
+    assert serious_violations(page) == []  # the preview
     page.get_by_role("button", name="Import").click()
     expect(page.locator("#upload-done")).to_have_text(
         "Imported 2 topics, 3 judgments, 2 new imported workers from crowd.csv."
