@@ -20,6 +20,8 @@ Kinds of file, ``Detected.format``:
   an OpenDocument spreadsheet's ``mimetype``);
 - ``zip``: another zip (doccano's export: ``<user>.jsonl`` members);
 - ``trec-topics``, ``trec-run``, ``trec-qrels``: TREC's text formats;
+- ``undecodable``: text, but not in an encoding Concord reads (``what``
+  says which it looks like: UTF-16 without a byte-order mark, Windows-1252);
 - ``image`` / ``binary``: not something Concord reads (``what`` says which).
 """
 
@@ -70,6 +72,8 @@ class Detected:
     shape: str = ""
     what: str = ""
     notices: tuple[str, ...] = field(default_factory=tuple)
+    #: ``undecodable``: the line where the text stops being UTF-8.
+    line: int = 0
 
     @property
     def delimiter_name(self) -> str:
@@ -90,7 +94,7 @@ def detect(raw: bytes, filename: str = "") -> Detected:
             return Detected("image" if "image" in what else "binary", what=what)
     encoding, label, text = _text_head(raw)
     if text is None:
-        return Detected("binary", what="a binary file (not text, nor a spreadsheet Concord reads)")
+        return _not_text(raw[:HEAD])
     notices = () if label == "UTF-8" else (f"{label}: detected, read as such",)
     return _text(text, filename, label, notices)
 
@@ -119,6 +123,23 @@ def _text_head(raw: bytes) -> tuple[str, str, str | None]:
     if "\x00" in text:
         return encoding, label, None
     return encoding, label, text
+
+
+def _not_text(head: bytes) -> Detected:
+    """Text in another encoding (``undecodable``: ``what`` says which, ``line``
+    where UTF-8 fails), or a binary file."""
+    even, odd = head[0::2].count(0), head[1::2].count(0)
+    if len(head) >= 4 and max(even, odd) >= 0.8 * len(head) / 2 and min(even, odd) <= 0.1 * len(head) / 2:
+        endian = "LE" if odd > even else "BE"
+        return Detected("undecodable", what=f"UTF-16 {endian} without a byte-order mark", line=1)
+    controls = sum(1 for byte in head if byte < 9 or 13 < byte < 32)
+    if b"\x00" not in head and controls <= len(head) // 100:
+        try:
+            head.decode("utf-8")
+        except UnicodeDecodeError as error:
+            line = head[: error.start].count(b"\n") + 1
+            return Detected("undecodable", what="another encoding (Windows-1252 or Latin-1?)", line=line)
+    return Detected("binary", what="a binary file (not text, nor a spreadsheet Concord reads)")
 
 
 def _text(text: str, filename: str, label: str, notices: tuple[str, ...]) -> Detected:

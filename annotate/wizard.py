@@ -133,6 +133,11 @@ def refuse_unread(spec: KindSpec, detected: detect.Detected) -> None:
     binary, a TREC file (pointing at the kind's own form when it has one)."""
     if detected.format == "image":
         raise InvalidInput("file", f"{detected.what}, not a table: choose the CSV, spreadsheet or JSON file")
+    if detected.format == "undecodable":
+        raise InvalidInput(
+            f"line {detected.line}",
+            f"not UTF-8 text: {detected.what} detected; save the file as UTF-8 (in Excel: CSV UTF-8)",
+        )
     if detected.format == "binary":
         raise InvalidInput("file", f"{detected.what}: choose a CSV, .xlsx or JSON file")
     if detected.format == "ods":

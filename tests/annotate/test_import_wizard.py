@@ -126,6 +126,8 @@ def test_an_xlsx_workbook_on_an_empty_campaign_creates_its_topics(organiser, emp
         ("topics.txt", b"<top>\n<num> Number: 401\n</top>\n", "this looks like TREC topics"),
         ("x.json", b'{"something": 1}', "JSON, but not topics"),
         ("crowd.csv", b"worker,item,label\nw1,i1,perhaps\n", "line 2: label"),
+        ("latin1.csv", "worker,item,label\nw1,i1,oui\nw2,café,non\n".encode("cp1252"), "line 3: not UTF-8 text"),
+        ("utf16.csv", "worker,item,label\nw1,i1,1\n".encode("utf-16-le"), "UTF-16 LE without a byte-order mark"),
     ],
 )
 def test_files_it_cannot_read_are_named_and_nothing_is_written(organiser, empty, name, raw, message):
