@@ -221,7 +221,8 @@ def _as_csv(raw: bytes, detected: detect.Detected, sheet: str, mapping: Mapping[
 
 def _topics(campaign: Campaign, raw: bytes, filename: str, detected: detect.Detected) -> Prepared:
     checked = services.check_topics(campaign, importers.read_topics(raw))
-    rows = tuple((tid, title, _shown(data)) for tid, title, data in checked.rows[:PREVIEW_ROWS])
+    # The rows hold the data as the database takes it (on PostgreSQL an adapter): shown is the cleaned data.
+    rows = tuple((tid, title, _shown(checked.data[tid])) for tid, title, _ in checked.rows[:PREVIEW_ROWS])
     preview = Preview(
         filename,
         detected,
@@ -243,7 +244,7 @@ def _runs(
     sheets: tuple[str, ...] = (),
 ) -> Prepared:
     checked = services.check_runs(campaign, runs)
-    rows = tuple((name, _shown(data)) for name, data in checked.rows[:PREVIEW_ROWS])
+    rows = tuple((run["name"], _shown(run["data"])) for run in runs[:PREVIEW_ROWS])
     preview = Preview(
         filename, detected, reads_as, ("run", "data"), rows, (("runs", len(checked.rows)),), detected.notices, sheets
     )
@@ -297,7 +298,8 @@ def _judgments_prepared(
         extra: tuple[tuple[str, int], ...] = (("labels", len(crowd.labels)), ("items", items))
     else:
         columns = ("assessor", "topic", "payload")
-        rows = tuple((worker, topic, _shown(payload)) for topic, worker, payload in judgments.rows[:PREVIEW_ROWS])
+        entries = parsed.entries if parsed.entries is not None else crowd.judgments if crowd else []
+        rows = tuple((e["assessor"], e["topic"], _shown(e["payload"])) for e in entries[:PREVIEW_ROWS])
         extra = ()
     topics = {topic for topic, _, _ in judgments.rows}
     counts = (

@@ -143,6 +143,8 @@ def test_topics_json_is_previewed(organiser, empty):
     page = preview(organiser, empty, "topics.json", json.dumps(topics).encode())
     assert page.status_code == 200
     assert page.context["preview"].counts == (("new topics", 1),)
+    # The data as cleaned, not as the database takes it (on PostgreSQL an adapter that is no JSON).
+    assert page.context["preview"].rows == (("z1", "z1", '{"query": "Q", "candidates": [{"id": "a", "text": "A"}]}'),)
     organiser.post(url(empty), {"step": "confirm"})
     assert list(Topic.objects.filter(campaign=empty).values_list("external_id", flat=True)) == ["z1"]
 
