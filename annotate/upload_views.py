@@ -363,10 +363,10 @@ def campaign_import(request: HttpRequest, campaign_id: int) -> HttpResponse:
 
 
 @login_required
-def campaign_sample(request: HttpRequest, campaign_id: int, name: str) -> HttpResponse:
+def campaign_sample(request: HttpRequest, campaign_id: int, sample: str) -> HttpResponse:
     """A sample file of the campaign's kind (annotate.samples), to download."""
     campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
-    found = samples.sample(get_kind(campaign.kind), name)
+    found = samples.sample(get_kind(campaign.kind), sample)
     if found is None:
         raise Http404("no such sample file")
     response = HttpResponse(found.content, content_type=found.content_type)

@@ -91,7 +91,7 @@ page_urls = [
     path("campaigns/<int:campaign_id>/uploads/", upload_views.campaign_uploads, name="campaign-uploads"),
     path("campaigns/<int:campaign_id>/uploads/import/", upload_views.campaign_import, name="campaign-import"),
     path(
-        "campaigns/<int:campaign_id>/uploads/samples/<str:name>",
+        "campaigns/<int:campaign_id>/uploads/samples/<str:sample>",
         upload_views.campaign_sample,
         name="campaign-sample",
     ),

@@ -66,6 +66,7 @@ def path_for(name: str, pattern: URLPattern, world) -> str:
         "flag_id": world.flag.pk,
         "name": "consensus",
         "token_id": "0123456789abcde",
+        "sample": f"{world.campaign.kind}-topics.json",
     }
     missing = set(pattern.pattern.converters) - set(values)
     assert not missing, f"path_for(): give a value for {', '.join(sorted(missing))} (URL {name})"
