@@ -65,9 +65,12 @@ class CrowdFile:
     reference: dict[str, dict[str, bool]] = field(default_factory=dict)
     judgments: list[dict[str, Any]] = field(default_factory=list)
     sources: list[str] = field(default_factory=list)
+    #: A ``worker,item,label`` file's items, in order: each its own topic, created
+    #: by the campaign's kind (``Kind.topic_for_item``) where the campaign lacks it.
+    items: list[str] = field(default_factory=list)
 
 
-def read_crowd_csv(raw: bytes | str, *, positive: str | None = None) -> CrowdFile:
+def read_crowd_csv(raw: bytes | str, *, positive: str | None = None, delimiter: str = ",") -> CrowdFile:
     """Read (worker, item, label) rows.
 
     Accepted headers:
@@ -83,7 +86,7 @@ def read_crowd_csv(raw: bytes | str, *, positive: str | None = None) -> CrowdFil
     a column named twice, a row longer than the header or a file without rows
     is refused.
     """
-    reader = csv.DictReader(reading.Lines(raw), restval="")
+    reader = csv.DictReader(reading.Lines(raw), restval="", delimiter=delimiter)
     try:
         return _read_crowd_rows(reader, positive)
     except csv.Error as error:
@@ -149,10 +152,34 @@ def _read_crowd_rows(reader: csv.DictReader, positive: str | None) -> CrowdFile:
     if set(ITEM_COLUMNS) <= columns:
         check_columns(reader, ITEM_COLUMNS)
         return _read_generic(reader, positive, grouped=False)
-    raise InvalidInput(
-        "file",
-        "unknown columns; expected CrowdTruth (!amt_worker_ids, orig_id, response), "
-        "worker,topic,candidate,label or worker,item,label",
+    raise InvalidInput("file", missing_columns(list(reader.fieldnames or [])))
+
+
+#: The column sets of a crowd table, the nearest first when they tie.
+CROWD_SCHEMAS = (ITEM_COLUMNS, GROUPED_COLUMNS, ("!amt_worker_ids", "orig_id", "response"))
+
+
+def crowd_schema(columns: Iterable[str]) -> tuple[str, ...] | None:
+    """The crowd table ``columns`` make (CROWD_SCHEMAS), or None."""
+    found = set(columns)
+    return next((schema for schema in reversed(CROWD_SCHEMAS) if set(schema) <= found), None)
+
+
+def nearest_schema(columns: Iterable[str]) -> tuple[str, ...]:
+    """The crowd table ``columns`` come nearest to (most columns in common)."""
+    found = set(columns)
+    return max(CROWD_SCHEMAS, key=lambda schema: len(found & set(schema)))
+
+
+def missing_columns(columns: list[str]) -> str:
+    """``missing column `label` (found: worker, item, answer)``: what the nearest crowd table lacks."""
+    schema = nearest_schema(columns)
+    missing = [c for c in schema if c not in columns]
+    found = ", ".join(columns) if any(columns) else "no header"
+    return (
+        f"missing column{'s' if len(missing) > 1 else ''} {', '.join(f'`{c}`' for c in missing)} (found: {found}); "
+        "a crowd table has worker,item,label, worker,topic,candidate,label or CrowdTruth's "
+        "!amt_worker_ids,orig_id,response"
     )
 
 
@@ -204,6 +231,7 @@ def _crowdtruth_topic(row: dict[str, str], item: str) -> dict[str, Any]:
 
 def _read_generic(reader: csv.DictReader, positive: str | None, *, grouped: bool) -> CrowdFile:
     result = CrowdFile()
+    seen: set[str] = set()
     for line, row in csv_rows(reader):
         worker = (row["worker"] or "").strip()
         topic = ((row["topic"] if grouped else row["item"]) or "").strip()
@@ -211,6 +239,9 @@ def _read_generic(reader: csv.DictReader, positive: str | None, *, grouped: bool
         if not worker or not topic or not candidate:
             raise InvalidInput(f"line {line}", "worker, topic/item and candidate must not be empty")
         require_id(topic, f"line {line}: {'topic' if grouped else 'item'}")
+        if not grouped and topic not in seen:
+            seen.add(topic)
+            result.items.append(topic)
         result.labels.append(CrowdLabel(worker, topic, candidate, _label(row["label"] or "", positive, line), line))
     return result
 
@@ -274,6 +305,83 @@ def pick_format(kind: KindSpec, filename: str, format: str | None) -> str:
     return ".json" if filename.endswith(".json") else ".csv"
 
 
+@dataclass(frozen=True)
+class JudgmentFile:
+    """A judgments file as read (nothing checked against the campaign yet): JSON
+    judgments ``entries``, or a crowd file (``crowd``) of the reader ``format``."""
+
+    format: str
+    entries: list[Any] | None = None
+    crowd: CrowdFile | None = None
+
+    @property
+    def count(self) -> int:
+        """Judgments it makes: entries, or (worker, topic) pairs and whole judgments."""
+        if self.entries is not None:
+            return len(self.entries)
+        assert self.crowd is not None
+        return len({(label.worker, label.topic) for label in self.crowd.labels}) + len(self.crowd.judgments)
+
+
+def read_judgment_file(
+    campaign: Campaign,
+    raw: bytes,
+    *,
+    filename: str,
+    format: str | None = None,
+    positive: str | None = None,
+    rank: str = "overall",
+    delimiter: str = ",",
+) -> JudgmentFile:
+    """Parse a judgments file with the reader :func:`pick_format` chooses (``.json``:
+    judgments; a format of the campaign's kind (``KindSpec.judgment_files``, e.g.
+    Label Studio's ``.labelstudio.json``, SQuALITY's ``.jsonl``); ``.csv``: a crowd
+    CSV, whose items become topics where the kind makes them, ``Kind.topic_for_item``)."""
+    kind = get_kind(campaign.kind)
+    chosen = pick_format(kind, filename, format)
+    if chosen == ".json":
+        return JudgmentFile(chosen, entries=read_judgments_json(raw))
+    if chosen == ".csv":
+        crowd = read_crowd_csv(raw, positive=positive, delimiter=delimiter)
+        _topics_for_items(campaign, kind, crowd)
+        return JudgmentFile(chosen, crowd=crowd)
+    reader = kind.judgment_files[chosen]
+    return JudgmentFile(
+        chosen, crowd=reader(raw, params=campaign.params, **({"rank": rank} if takes_rank(reader) else {}))
+    )
+
+
+def _topics_for_items(campaign: Campaign, kind: KindSpec, crowd: CrowdFile) -> None:
+    """A ``worker,item,label`` file's items the campaign lacks become topics, where the kind makes them."""
+    if not crowd.items:
+        return
+    known = set(campaign.topics.filter(external_id__in=crowd.items).values_list("external_id", flat=True))
+    for item in crowd.items:
+        if item not in known and (topic := kind.data.topic_for_item(item)) is not None:
+            crowd.topics.append(topic)
+
+
+def check_judgment_file(
+    campaign: Campaign, parsed: JudgmentFile, *, map_members: bool = False
+) -> services.CheckedImport:
+    """Everything :func:`import_judgment_file` would write, checked; nothing is written."""
+    if parsed.entries is not None:
+        return services.CheckedImport(
+            None, None, services.check_judgments(campaign=campaign, entries=parsed.entries, map_members=map_members)
+        )
+    crowd = parsed.crowd
+    assert crowd is not None
+    return services.check_crowd_file(
+        campaign=campaign,
+        topics=crowd.topics,
+        labels=crowd.labels,
+        reference=crowd.reference,
+        judgments=crowd.judgments,
+        sources=crowd.sources,
+        map_members=map_members,
+    )
+
+
 def import_judgment_file(
     campaign: Campaign,
     raw: bytes,
@@ -286,33 +394,13 @@ def import_judgment_file(
     on_total: Callable[[int], None] | None = None,
     map_members: bool = False,
 ) -> services.ImportSummary:
-    """Parse a judgments file (the reader :func:`pick_format` chooses: ``.json``:
-    judgments; a format of the campaign's kind (``KindSpec.judgment_files``, e.g.
-    Label Studio's ``.labelstudio.json``, SQuALITY's ``.jsonl``); ``.csv``: a crowd
-    CSV) and import it, all or nothing.
+    """Read a judgments file (:func:`read_judgment_file`) and import it, all or nothing.
     ``map_members``: names of this campaign's assessors are theirs
     (services.clean_workers); otherwise a name that is an account is refused."""
-    kind = get_kind(campaign.kind)
-    chosen = pick_format(kind, filename, format)
-    if chosen == ".json":
-        entries = read_judgments_json(raw)
-        if on_total:
-            on_total(len(entries) if isinstance(entries, list) else 0)
-        return services.import_judgments(campaign=campaign, entries=entries, progress=progress, map_members=map_members)
-    if chosen == ".csv":
-        crowd = read_crowd_csv(raw, positive=positive)
-    else:
-        reader = kind.judgment_files[chosen]
-        crowd = reader(raw, params=campaign.params, **({"rank": rank} if takes_rank(reader) else {}))
+    parsed = read_judgment_file(campaign, raw, filename=filename, format=format, positive=positive, rank=rank)
     if on_total:
-        on_total(len({(label.worker, label.topic) for label in crowd.labels}) + len(crowd.judgments))
-    return services.import_crowd_file(
-        campaign=campaign,
-        topics=crowd.topics,
-        labels=crowd.labels,
-        reference=crowd.reference,
-        judgments=crowd.judgments,
-        sources=crowd.sources,
-        progress=progress,
-        map_members=map_members,
-    )
+        on_total(parsed.count)
+    checked = check_judgment_file(campaign, parsed, map_members=map_members)
+    return services.write_checked(
+        checked.topics, runs=checked.runs, judgments=checked.judgments, progress=progress
+    ).summary

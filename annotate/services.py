@@ -1048,7 +1048,40 @@ def import_crowd_file(
     """Topics the file introduces, its labels (or whole ``judgments``
     ``{"assessor", "topic", "payload"}``, found at ``sources`` in the file, which
     errors name) and its reference labelling (kept as a run called ``gold``), all
-    or nothing. The workers are checked (:func:`clean_workers`) before anything else."""
+    or nothing (:func:`check_crowd_file`, then written)."""
+    checked = check_crowd_file(
+        campaign=campaign,
+        topics=topics,
+        labels=labels,
+        reference=reference,
+        judgments=judgments,
+        sources=sources,
+        map_members=map_members,
+    )
+    return write_checked(checked.topics, runs=checked.runs, judgments=checked.judgments, progress=progress).summary
+
+
+@dataclass(frozen=True)
+class CheckedImport:
+    """The checked parts of one import, ready for :func:`write_checked` (or to preview)."""
+
+    topics: CheckedTopics | None
+    runs: CheckedRuns | None
+    judgments: CheckedJudgments | None
+
+
+def check_crowd_file(
+    *,
+    campaign: Campaign,
+    topics: list[dict[str, Any]],
+    labels: Sequence[CrowdLabel],
+    reference: dict[str, dict[str, Any]],
+    judgments: Sequence[dict[str, Any]] = (),
+    sources: Sequence[str] = (),
+    map_members: bool = False,
+) -> CheckedImport:
+    """What :func:`import_crowd_file` writes, checked; nothing is written. The
+    workers are checked (:func:`clean_workers`) before anything else."""
     if not labels and not judgments:
         raise InvalidInput("file", "no rows: nothing to import")
     workers: Workers = {}
@@ -1074,7 +1107,7 @@ def import_crowd_file(
         gold = check_runs(
             campaign, [{"name": "gold", "data": {"reference": True, "labels": reference}}], topics=checked_topics
         )
-    return write_checked(checked_topics, runs=gold, judgments=checked, progress=progress).summary
+    return CheckedImport(checked_topics, gold, checked)
 
 
 def _located_in(error: InvalidInput, sources: Sequence[str]) -> InvalidInput:

@@ -20,18 +20,17 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.files.uploadedfile import UploadedFile
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import urlencode
 
-from annotate import assignments, importers, selectors, services
+from annotate import assignments, detect, importers, samples, selectors, services, wizard
 from annotate.api.views import flag
 from annotate.models import Campaign
 from concord import paramforms
 from concord.digits import whole_number
 from concord.errors import InvalidInput
-from kinds.base import Kind
 from kinds.registry import get_kind
 from kinds.spec import KindSpec, Upload
 
@@ -66,9 +65,7 @@ class UploadForm:
     format_choices: list[str] = field(default_factory=list)
 
 
-def takes_crowd_labels(spec: KindSpec) -> bool:
-    """The kind turns crowd (worker, item, label) rows into payloads (it overrides ``Kind.payload_from_labels``)."""
-    return type(spec.data).payload_from_labels is not Kind.payload_from_labels
+takes_crowd_labels = wizard.takes_crowd_labels
 
 
 def takes_runs(spec: KindSpec) -> bool:
@@ -182,9 +179,10 @@ def run_upload(campaign: Campaign, spec: KindSpec, what: str, request: HttpReque
     post = request.POST
     if what == "topics":
         _allowed(request, {"file"})
-        created = services.import_topics(
-            campaign=campaign, topics=importers.read_topics(_files(request, "file")[0].read())
-        )
+        raw = _files(request, "file")[0].read()
+        # A file of another form (TREC topics, an image) is named as such, not parsed as topics.
+        wizard.refuse_unread(spec, detect.detect(raw, ""))
+        created = services.import_topics(campaign=campaign, topics=importers.read_topics(raw))
         return f"Imported {len(created)} topic{'s' if len(created) != 1 else ''}."
     if what == "runs":
         _allowed(request, {"file"})
@@ -271,9 +269,109 @@ def campaign_uploads(request: HttpRequest, campaign_id: int) -> HttpResponse:
             "posted": posted,
             "topics": campaign.topics.count(),
             "runs": campaign.runs.count(),
+            "samples": samples.samples(spec),
         },
         status=400 if error else 200,
     )
+
+
+# -- the import wizard ------------------------------------------------------------------
+
+#: Fields of the wizard's forms besides ``map.<column>``.
+WIZARD_FIELDS = {"file", "step", "format", "positive", "rank", "map_members", "sheet"}
+WIZARD_STEPS = ("preview", "again", "confirm")
+
+
+def _choices(spec: KindSpec, post: Any) -> wizard.Choices:
+    mapping_fields = {f"map.{column}" for schema in importers.CROWD_SCHEMAS for column in schema}
+    unknown = sorted(set(post.keys()) - WIZARD_FIELDS - COMMON_FIELDS - mapping_fields)
+    if unknown:
+        raise InvalidInput(unknown[0], f"unknown field (allowed: {', '.join(sorted(WIZARD_FIELDS))}, map.<column>)")
+    format = post.get("format", "")
+    if format and format not in importers.judgment_formats(spec):
+        raise InvalidInput(
+            "format", f"unknown format {format!r} (known: {', '.join(importers.judgment_formats(spec))})"
+        )
+    return wizard.Choices(
+        format=format,
+        positive=post.get("positive", "").strip(),
+        rank=post.get("rank", "").strip() or "overall",
+        map_members=flag(post.get("map_members"), "map_members"),
+        sheet=post.get("sheet", ""),
+        mapping={name.removeprefix("map."): post[name] for name in post if name in mapping_fields},
+    )
+
+
+@dataclass(frozen=True)
+class MappingRow:
+    """One column the reader wants, and the file's columns to read it from (``selected``: the one chosen)."""
+
+    wanted: str
+    options: list[tuple[str, bool]]
+
+
+def _mapping_rows(needed: wizard.MappingNeeded, choices: wizard.Choices) -> list[MappingRow]:
+    rows = []
+    for wanted in needed.wanted:
+        chosen = choices.mapping.get(wanted, wanted if wanted in needed.found else "")
+        rows.append(MappingRow(wanted, [(column, column == chosen) for column in needed.found]))
+    return rows
+
+
+@login_required
+def campaign_import(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """The import wizard: a file is previewed (read and checked, nothing written), then confirmed."""
+    campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
+    uploads = reverse("campaign-uploads", args=[campaign.pk])
+    if request.method != "POST":
+        return redirect(uploads)
+    spec = get_kind(campaign.kind)
+    staging = wizard.Staging(request.session, campaign)
+    step = request.POST.get("step", "preview")
+    context: dict[str, Any] = {"campaign": campaign, "kind": spec, "formats": importers.judgment_formats(spec)}
+    try:
+        if step not in WIZARD_STEPS:
+            raise InvalidInput("step", f"expected one of: {', '.join(WIZARD_STEPS)}")
+        context["choices"] = choices = _choices(spec, request.POST)
+        if step == "preview":
+            upload = _files(request, "file")[0]
+            name, raw = upload.name or "file", upload.read()
+            staging.put(name, raw)
+        else:
+            staged = staging.get()
+            name, raw = staged.name, staged.raw
+        context["filename"] = name
+        prepared = wizard.prepare(campaign, raw, name, choices)
+        if step == "confirm":
+            # Checked again at confirmation (the campaign may have changed since the
+            # preview), then written in batches behind the campaign's fence: no
+            # transaction here (annotate/imports.py).
+            message = wizard.write(prepared)
+            staging.drop()
+            messages.success(request, message)
+            return redirect(uploads)
+    except wizard.MappingNeeded as needed:
+        context.update(error=needed, mapping=_mapping_rows(needed, context["choices"]), detected=needed.detected)
+        return render(request, "annotate/import_preview.html", context, status=400)
+    except InvalidInput as invalid:
+        if not invalid.field.startswith("map."):
+            staging.drop()
+        context.update(error=invalid)
+        return render(request, "annotate/import_preview.html", context, status=400)
+    context.update(preview=prepared.preview, detected=prepared.preview.detected)
+    return render(request, "annotate/import_preview.html", context)
+
+
+@login_required
+def campaign_sample(request: HttpRequest, campaign_id: int, sample: str) -> HttpResponse:
+    """A sample file of the campaign's kind (annotate.samples), to download."""
+    campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
+    found = samples.sample(get_kind(campaign.kind), sample)
+    if found is None:
+        raise Http404("no such sample file")
+    response = HttpResponse(found.content, content_type=found.content_type)
+    response["Content-Disposition"] = f'attachment; filename="{found.name}"'
+    return response
 
 
 # -- assignments ----------------------------------------------------------------------

@@ -89,6 +89,12 @@ page_urls = [
     path("campaigns/<int:campaign_id>/progress/", pages.progress, name="campaign-progress"),
     path("campaigns/<int:campaign_id>/members/", organiser_pages.campaign_members, name="campaign-members"),
     path("campaigns/<int:campaign_id>/uploads/", upload_views.campaign_uploads, name="campaign-uploads"),
+    path("campaigns/<int:campaign_id>/uploads/import/", upload_views.campaign_import, name="campaign-import"),
+    path(
+        "campaigns/<int:campaign_id>/uploads/samples/<str:sample>",
+        upload_views.campaign_sample,
+        name="campaign-sample",
+    ),
     path("campaigns/<int:campaign_id>/assignments/", upload_views.campaign_assignments, name="campaign-assignments"),
     # A set-password link's code is its fragment, never in a URL the server sees (annotate/accounts.py).
     path("accounts/set-password/", account_pages.set_password, name="set-password"),

@@ -160,6 +160,18 @@ class Kind:
         """A payload from imported (item id -> label) crowd rows, if the kind takes them."""
         raise InvalidInput("campaign", f"{self.label} campaigns do not import crowd label files")
 
+    def labels_of_payload(self, payload: Mapping[str, Any]) -> Mapping[str, Any] | None:
+        """The (item id -> label) crowd rows :meth:`payload_from_labels` makes ``payload`` from,
+        or None where a payload is not made of crowd labels (the uploads page's sample files)."""
+        return None
+
+    def topic_for_item(self, item: str) -> dict[str, Any] | None:
+        """The topic (``{"external_id", "title", "data"}``) a crowd file's item becomes
+        when the campaign lacks it (a ``worker,item,label`` file: each item its own
+        topic of one candidate, ``item``), or None where the kind makes no topic of one
+        id (its topics need more than an id: import them first)."""
+        return None
+
     def reference_payload(self, run_data: Mapping[str, Any], topic_id: str) -> dict[str, Any] | None:
         """A reference labelling's answer for one topic as a payload, or None (the run
         has none for the topic). A reference labelling is a run whose data says

@@ -193,6 +193,17 @@ class PairsKind(Kind):
     def payload_from_labels(self, labels: Mapping[str, Any]) -> dict[str, Any]:
         return {"matches": dict(labels)}
 
+    def labels_of_payload(self, payload: Mapping[str, Any]) -> Mapping[str, Any] | None:
+        return dict(payload["matches"])
+
+    def topic_for_item(self, item: str) -> dict[str, Any] | None:
+        """A query of one candidate, both named by the item (as a CrowdTruth file's item without its text)."""
+        return {
+            "external_id": item,
+            "title": f"Item {item}",
+            "data": {"query": f"Item {item}", "candidates": [{"id": "item", "text": f"Item {item}"}]},
+        }
+
     def reference_payload(self, run_data: Mapping[str, Any], topic_id: str) -> dict[str, Any] | None:
         """The reference's match / no match of each candidate it labels (``_clean_reference``'s shape)."""
         labels = run_data.get("labels", {}).get(topic_id) if run_data.get("reference") is True else None

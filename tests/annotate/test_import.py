@@ -91,7 +91,7 @@ def test_generic_crowd_file_groups_items_into_topics(campaign, people):
         ("worker,topic,candidate,label\nw1,nope,c1,1\n", "line 2: topic"),
         ("worker,topic,candidate,label\nw1,q1,c1,1\n", "not judged"),
         ("worker,topic,candidate,label\nw1,q1,c9,1\n", "c9"),
-        ("who,what\nx,y\n", "unknown columns"),
+        ("who,what\nx,y\n", "missing columns `worker`, `item`, `label` \\(found: who, what\\)"),
     ],
 )
 def test_malformed_crowd_files_import_nothing(campaign, text, message):

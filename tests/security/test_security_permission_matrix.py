@@ -70,6 +70,9 @@ EXPECTED: dict[str, dict[str, tuple]] = {
     "campaign-progress": {"GET": (LOGIN, 403, 404, 200, 404, 200, 403)},
     # Uploads and assignments pages (annotate/upload_views.py): organisers and admins.
     "campaign-uploads": {"GET": (LOGIN, 403, 404, 200, 404, 200, 403), "POST": (LOGIN, 403, 404, 302, 404, 302, 403)},
+    # The import wizard: a GET goes back to the uploads page; a file is previewed (nothing written).
+    "campaign-import": {"GET": (LOGIN, 403, 404, 302, 404, 302, 403), "POST": (LOGIN, 403, 404, 200, 404, 200, 403)},
+    "campaign-sample": {"GET": (LOGIN, 403, 404, 200, 404, 200, 403)},
     "campaign-assignments": {
         "GET": (LOGIN, 403, 404, 200, 404, 200, 403),
         "POST": (LOGIN, 403, 404, 302, 404, 302, 403),
@@ -178,6 +181,7 @@ def body(name: str, method: str, role: str, world) -> tuple[object, str]:
         ("campaign-members", "POST"): ({"action": "add", "usernames": "newcomer2", "role": "assessor"}, "multipart"),
         ("job-cancel", "POST"): ({}, "multipart"),
         ("campaign-uploads", "POST"): ({"what": "topics", "file": topics_file}, "multipart"),
+        ("campaign-import", "POST"): ({"step": "preview", "file": topics_file}, "multipart"),
         ("campaign-assignments", "POST"): ({"action": "topup"}, "multipart"),
         ("job-apply", "POST"): ({}, "multipart"),
         ("job-revert", "POST"): ({}, "multipart"),

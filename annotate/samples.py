@@ -1,0 +1,100 @@
+"""Sample files for a kind's uploads page, built from the kind's own examples
+(``KindSpec.examples``, the data the contract test checks), so that they
+cannot go stale: the topic ``t1`` as topics JSON, the two example
+submissions as judgments JSON, the example run as runs JSON, and, for kinds
+that read crowd labels back from their payloads (``Kind.labels_of_payload``),
+the same judgments as a crowd table in CSV and .xlsx."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from kinds.spec import KindSpec
+
+#: The example topic's id (kinds.spec.Examples: the examples' runs name it).
+TOPIC = "t1"
+
+
+@dataclass(frozen=True)
+class Sample:
+    name: str
+    label: str
+    content_type: str
+    content: bytes
+
+
+def samples(spec: KindSpec) -> list[Sample]:
+    """Every sample file of the kind, in the order the uploads page lists them."""
+    examples = spec.examples
+    found = [
+        _json(
+            "topics.json", "Topics (JSON)", [{"external_id": TOPIC, "title": "Example topic", "data": examples.topic}]
+        ),
+        _json(
+            "judgments.json",
+            "Judgments (JSON)",
+            [
+                {"assessor": f"assessor-{number}", "topic": TOPIC, "payload": payload}
+                for number, payload in enumerate(examples.payloads, 1)
+            ],
+        ),
+    ]
+    if examples.run is not None:
+        found.append(_json("runs.json", "Runs (JSON)", [{"name": "sysA", "data": examples.run}]))
+    rows = _crowd_rows(spec)
+    if rows:
+        found.append(Sample("crowd.csv", "Crowd labels (CSV)", "text/csv; charset=utf-8", _csv(rows)))
+        found.append(
+            Sample(
+                "crowd.xlsx",
+                "Crowd labels (.xlsx)",
+                "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+                _xlsx(rows),
+            )
+        )
+    return [Sample(f"{spec.data.name}-{s.name}", s.label, s.content_type, s.content) for s in found]
+
+
+def sample(spec: KindSpec, name: str) -> Sample | None:
+    return next((s for s in samples(spec) if s.name == name), None)
+
+
+def _json(name: str, label: str, value: Any) -> Sample:
+    return Sample(name, label, "application/json", json.dumps(value, indent=2, ensure_ascii=False).encode())
+
+
+def _crowd_rows(spec: KindSpec) -> list[list[str]]:
+    """``worker,topic,candidate,label`` rows of the example submissions, or none."""
+    rows = []
+    for number, payload in enumerate(spec.examples.payloads, 1):
+        labels = spec.data.labels_of_payload(payload)
+        if labels is None:
+            return []
+        rows += [[f"worker-{number}", TOPIC, item, _label(label)] for item, label in labels.items()]
+    return [["worker", "topic", "candidate", "label"], *rows] if rows else []
+
+
+def _label(value: Any) -> str:
+    return {True: "yes", False: "no"}.get(value, str(value)) if isinstance(value, bool) else str(value)
+
+
+def _csv(rows: list[list[str]]) -> bytes:
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows(rows)
+    return out.getvalue().encode()
+
+
+def _xlsx(rows: list[list[str]]) -> bytes:
+    # Imported here only: openpyxl is slow to import and few requests need it.
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    for row in rows:
+        book.active.append(row)
+    out = io.BytesIO()
+    book.save(out)
+    return out.getvalue()
