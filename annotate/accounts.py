@@ -145,6 +145,26 @@ def set_password_link(*, campaign: Campaign, username: str, organiser: AbstractB
     return f"{reverse('set-password')}#{code}"
 
 
+def set_password_links(
+    *, campaign: Campaign, usernames: Iterable[str], organiser: AbstractBaseUser
+) -> list[tuple[str, str]]:
+    """(username, path) of a set-password link for each of ``usernames`` that may have one
+    (a ``new`` account for ``organiser``), in their order; the others are left out. Each
+    link is :func:`set_password_link`'s, made under its rules (the states are read for all
+    at once first, so that the others cost nothing)."""
+    wanted = list(dict.fromkeys(usernames))
+    members = {
+        m.user.get_username(): m
+        for m in Membership.objects.filter(campaign=campaign, user__username__in=wanted).select_related("user")
+    }
+    states_now = states([m.user for m in members.values()], organiser)
+    return [
+        (name, set_password_link(campaign=campaign, username=name, organiser=organiser))
+        for name in wanted
+        if name in members and member_state(members[name], states_now[members[name].user_id]) == NEW
+    ]
+
+
 #: The longest code read from a request (a real one is about 60 characters).
 CODE_MAX_LENGTH = 200
 

@@ -62,4 +62,4 @@ def flag_resolve(request: HttpRequest, campaign_id: int, flag_id: int) -> HttpRe
         flags.resolve_flag(flag=flag, organiser=request.user, answer=request.POST.get("answer", ""))
     except InvalidInput as invalid:
         return _refused(invalid)
-    return redirect(reverse("campaign", args=[campaign.pk]) + "#flags")
+    return redirect(reverse("campaign", args=[campaign.pk]) + "?section=flags#flags")

@@ -23,7 +23,7 @@ def campaign_members(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """Add members (one or a pasted list), change roles, remove, and make
     one-time set-password links for new accounts."""
     campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
-    error, link = None, None
+    error, link, links = None, None, []
     if request.method == "POST":
         action = request.POST.get("action", "")
         username = request.POST.get("username", "").strip()
@@ -32,6 +32,8 @@ def campaign_members(request: HttpRequest, campaign_id: int) -> HttpResponse:
                 names = members.parse_usernames(request.POST.get("usernames", ""))
                 added = members.add_members(campaign=campaign, usernames=names, role=request.POST.get("role", ""))
                 messages.success(request, members.added_message(added, request.user))
+                # The new accounts' links at once, to copy in one go (no second step per person).
+                links = _links(request, campaign, [m.user.get_username() for m in added])
             elif action == "role":
                 services.add_member(campaign=campaign, username=username, role=request.POST.get("role", ""))
                 messages.success(request, f"{username} is now {request.POST.get('role')}.")
@@ -42,25 +44,39 @@ def campaign_members(request: HttpRequest, campaign_id: int) -> HttpResponse:
                 link = request.build_absolute_uri(
                     accounts.set_password_link(campaign=campaign, username=username, organiser=request.user)
                 )
+            elif action == "links":
+                links = _links(request, campaign, [a.username for a in members.member_accounts(campaign, request.user)])
+                if not links:
+                    raise InvalidInput("action", "no member has a new account without a password")
             else:
-                raise InvalidInput("action", "expected add, role, remove or link")
+                raise InvalidInput("action", "expected add, role, remove, link or links")
         except InvalidInput as invalid:
             error = invalid
         else:
-            if link is None:
+            if link is None and not links:
                 return redirect("campaign-members", campaign_id=campaign.pk)
+    listed = members.member_accounts(campaign, request.user)
     return render(
         request,
         "annotate/members.html",
         {
             "campaign": campaign,
-            "accounts": members.member_accounts(campaign, request.user),
+            "accounts": listed,
+            "new_accounts": sum(1 for a in listed if a.link_allowed),
             "roles": Membership.Role.choices,
             "error": error,
             "link": link,
+            "links": links,
+            "links_text": "\n".join(f"{name}\t{url}" for name, url in links),
             "link_for": request.POST.get("username", "") if link else "",
             "pasted": request.POST.get("usernames", "") if error else "",
             "link_days": settings.CONCORD_SET_PASSWORD_LINK_DAYS,
         },
         status=400 if error else 200,
     )
+
+
+def _links(request: HttpRequest, campaign, usernames: list[str]) -> list[tuple[str, str]]:
+    """(name, full URL) of the set-password link of each new account among ``usernames``."""
+    made = accounts.set_password_links(campaign=campaign, usernames=usernames, organiser=request.user)
+    return [(name, request.build_absolute_uri(path)) for name, path in made]

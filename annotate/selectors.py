@@ -222,6 +222,11 @@ class CampaignQueue:
         return sum(1 for e in self.entries if e.skipped)
 
     @property
+    def waiting(self) -> int:
+        """Topics still to judge: no counting judgment, not skipped."""
+        return sum(1 for e in self.entries if not e.counts and not e.skipped)
+
+    @property
     def next_topic(self) -> Topic | None:
         """The first draft, else the first topic not judged yet; skipped topics are left out."""
         pending = [e for e in self.entries if not e.counts and not e.skipped]

@@ -10,7 +10,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 
-from annotate import adaptive, assignments, flags, selectors, services
+from annotate import adaptive, assignments, dashboard, flags, selectors, services
 from annotate.models import Judgment
 from concord import paramforms
 from concord.digits import whole_number
@@ -19,25 +19,28 @@ from kinds.registry import KINDS, get_kind
 from scoring import live
 from scoring import selectors as scoring_selectors
 from scoring import services as scoring_services
+from scoring.csvfiles import write_csv
+from scoring.filenames import attach, download_name
 
 
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
     queues = selectors.assessor_queues(request.user)
-    organised = [q for q in queues if q.role == "organiser"]
+    organised = [q.campaign for q in queues if q.role == "organiser"]
     if request.user.is_staff:
         member_of = {q.campaign.pk for q in queues}
-        others = selectors.visible_campaigns(request.user).exclude(pk__in=member_of)
+        others = list(selectors.visible_campaigns(request.user).exclude(pk__in=member_of).order_by("name"))
     else:
         others = []
+    # Progress and what needs attention for every campaign organised, in a few grouped queries.
+    counts = dashboard.attention(c.pk for c in [*organised, *others])
     return render(
         request,
         "annotate/home.html",
         {
             "assessing": [q for q in queues if q.role == "assessor"],
-            "organised": organised,
+            "organised": [(c, counts[c.pk], "") for c in organised] + [(c, counts[c.pk], "admin") for c in others],
             "adjudicating": [q for q in queues if q.role == "adjudicator"],
-            "others": others,
             "can_create": selectors.can_create_campaigns(request.user),
         },
     )
@@ -52,33 +55,76 @@ def campaign(request: HttpRequest, campaign_id: int) -> HttpResponse:
     if role == "adjudicator":
         # The adjudication queue only: no agreement, progress, flags, jobs or exports.
         return render(request, "annotate/campaign_adjudicator.html", {"campaign": campaign})
+    section = request.GET.get("section") or "summary"
+    if section not in dashboard.SECTIONS:
+        raise BadRequest(f"section: expected one of {', '.join(dashboard.SECTIONS)}, not {section!r}")
+    context = {
+        "campaign": campaign,
+        "role": role,
+        "kind": get_kind(campaign.kind),
+        "section": section,
+        "sections": dashboard.SECTIONS,
+        "refresh_ms": settings.CONCORD_REFRESH_MS,
+        # A capped table's "show all" (scoring_tags.capped): the one table to show whole.
+        "show_all": request.GET.get("all", ""),
+    }
+    # Each section reads only what it shows: the summary never decodes flags or job forms.
+    context.update(_SECTIONS[section](request, campaign))
+    return render(request, "annotate/campaign_organiser.html", context)
+
+
+def _report_context(request: HttpRequest, campaign) -> dict:
+    # The report's ETag, read before the report (scoring/live.py): the fragment's first poll sends it.
+    report_etag = live.current_etag(request.user, campaign.pk)
+    return {"report_etag": report_etag or "", "report": live.campaign_report(campaign, report_etag)}
+
+
+def _summary_context(request: HttpRequest, campaign) -> dict:
+    report = live.campaign_report(campaign, live.current_etag(request.user, campaign.pk))
+    return {"summary": dashboard.campaign_summary(campaign, report)}
+
+
+def _progress_context(request: HttpRequest, campaign) -> dict:
+    return {
+        "progress": selectors.assessor_progress(campaign),
+        # One page of topics (the Assignments page lists, filters and sorts them all) and
+        # how many assignments are in each state: never a row per topic of a big campaign.
+        "topics": assignments.topic_table(campaign, assignments.Filters()),
+        "states": assignments.state_counts(campaign),
+    }
+
+
+def _flags_context(request: HttpRequest, campaign) -> dict:
     try:
         inbox = flags.inbox(campaign, request.GET)
     except InvalidInput as invalid:
         raise BadRequest(f"{invalid.field}: {invalid.message}") from None
-    # The report's ETag, read before the report (scoring/live.py): the fragment's first poll sends it.
-    report_etag = live.current_etag(request.user, campaign.pk)
+    return {"inbox": inbox, "inbox_links": _inbox_links(request, inbox)}
+
+
+def _analyses_context(request: HttpRequest, campaign) -> dict:
+    return {
+        "jobs": scoring_selectors.campaign_jobs(campaign),
+        "applied": scoring_selectors.applied_changes(campaign),
+        "analyses": analysis_forms(campaign),
+    }
+
+
+_SECTIONS = {
+    "summary": _summary_context,
+    "report": _report_context,
+    "progress": _progress_context,
+    "flags": _flags_context,
+    "analyses": _analyses_context,
+}
+
+
+@login_required
+def summary(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """The summary: the fragment the campaign page's Summary polls."""
+    campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
     return render(
-        request,
-        "annotate/campaign_organiser.html",
-        {
-            "campaign": campaign,
-            "role": role,
-            "kind": get_kind(campaign.kind),
-            "progress": selectors.assessor_progress(campaign),
-            # One page of topics (the Assignments page lists, filters and sorts them all) and
-            # how many assignments are in each state: never a row per topic of a big campaign.
-            "topics": assignments.topic_table(campaign, assignments.Filters()),
-            "states": assignments.state_counts(campaign),
-            "report_etag": report_etag or "",
-            "report": live.campaign_report(campaign, report_etag),
-            "jobs": scoring_selectors.campaign_jobs(campaign),
-            "applied": scoring_selectors.applied_changes(campaign),
-            "analyses": analysis_forms(campaign),
-            "inbox": inbox,
-            "inbox_links": _inbox_links(request, inbox),
-            "refresh_ms": settings.CONCORD_REFRESH_MS,
-        },
+        request, "annotate/campaign_summary.html", {"campaign": campaign, **_summary_context(request, campaign)}
     )
 
 
@@ -285,6 +331,45 @@ def new_campaign(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def progress(request: HttpRequest, campaign_id: int) -> HttpResponse:
-    """Progress per assessor: the fragment the organiser's page polls, as it polls the report."""
+    """Progress per assessor: the fragment the organiser's page polls, as it polls the report;
+    ``?format=csv``: every row as CSV (the capped table's "CSV" link)."""
     campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
-    return render(request, "annotate/progress_table.html", {"progress": selectors.assessor_progress(campaign)})
+    rows = selectors.assessor_progress(campaign)
+    wanted = request.GET.get("format", "")
+    if wanted not in ("", "csv"):
+        raise BadRequest(f"format: expected csv or nothing, not {wanted!r}")
+    if wanted == "csv":
+        return attach(
+            HttpResponse(write_csv(PROGRESS_COLUMNS, _progress_rows(rows)), content_type="text/csv; charset=utf-8"),
+            download_name(campaign, "progress", extension="csv"),
+        )
+    context = {"campaign": campaign, "progress": rows, "section": "progress", "show_all": request.GET.get("all", "")}
+    return render(request, "annotate/progress_table.html", context)
+
+
+PROGRESS_COLUMNS = [
+    "assessor",
+    "assigned",
+    "drafts",
+    "withdrawn",
+    "submitted",
+    "reopened",
+    "skipped",
+    "active_median_ms",
+    "active_total_ms",
+]
+
+
+def _progress_rows(rows: list[selectors.AssessorProgress]):
+    for p in rows:
+        yield [
+            p.username,
+            p.assigned,
+            p.drafts,
+            p.withdrawn,
+            p.submitted,
+            p.reopened,
+            p.skipped,
+            p.active_median_ms,
+            p.active_total_ms,
+        ]

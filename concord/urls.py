@@ -87,6 +87,7 @@ page_urls = [
     path("accounts/signed-in/", auth_pages.signed_in, name="signed-in"),
     path("campaigns/new/", pages.new_campaign, name="campaign-new"),
     path("campaigns/<int:campaign_id>/progress/", pages.progress, name="campaign-progress"),
+    path("campaigns/<int:campaign_id>/summary/", pages.summary, name="campaign-summary"),
     path("campaigns/<int:campaign_id>/members/", organiser_pages.campaign_members, name="campaign-members"),
     path("campaigns/<int:campaign_id>/uploads/", upload_views.campaign_uploads, name="campaign-uploads"),
     path("campaigns/<int:campaign_id>/uploads/import/", upload_views.campaign_import, name="campaign-import"),

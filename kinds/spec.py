@@ -35,6 +35,7 @@ __all__ = [
     "Export",
     "ExportFile",
     "Exports",
+    "Headline",
     "JudgePage",
     "KindSpec",
     "Reports",
@@ -61,6 +62,16 @@ class JudgePage:
     template: str
     script: str
     context: Callable[[Campaign, Topic, AbstractBaseUser | None], dict[str, Any]] | None = None
+
+
+@dataclass(frozen=True)
+class Headline:
+    """The one figure the campaign's summary shows of its report (the dashboard's
+    headline): its name on the page and the figure, a ``scoring.intervals.FigureCI``
+    (value, 95% interval, units), whose stop signal the summary shows beside it."""
+
+    label: str
+    figure: Any
 
 
 @dataclass(frozen=True)
@@ -119,6 +130,12 @@ class Reports:
     partial: Callable[[Any, Topic, Any], Any] | None = None
     merge: Callable[[Any, Sequence[Any]], Any] | None = None
     partial_type: type | None = None
+    #: ``headline(campaign report)``: the figure the campaign's summary (the organiser's
+    #: dashboard, annotate/dashboard.py) shows with its interval and stop signal, a
+    #: :class:`Headline`; None (the function, or its answer): the kind has no single
+    #: campaign-wide figure (factoids: per pair of annotators) and the summary points to
+    #: the report.
+    headline: Callable[[Any], Headline | None] | None = None
 
     def __post_init__(self) -> None:
         given = (self.partial is not None, self.merge is not None, self.partial_type is not None)

@@ -54,7 +54,14 @@ def report(request: HttpRequest, campaign_id: int) -> HttpResponse:
     response = render(
         request,
         get_kind(campaign.kind).reports.template,
-        {"campaign": campaign, "kind": get_kind(campaign.kind), "report": live.campaign_report(campaign, tag)},
+        {
+            "campaign": campaign,
+            "kind": get_kind(campaign.kind),
+            "report": live.campaign_report(campaign, tag),
+            # The Report section's capped tables: every row of the one the page asked for (?all=).
+            "section": "report",
+            "show_all": request.GET.get("all", ""),
+        },
     )
     return live.tagged(response, tag)
 
@@ -135,7 +142,7 @@ def apply_job(request: HttpRequest, job_id: int) -> HttpResponse:
             services.apply_job(job=job, user=request.user)
         except InvalidInput as error:
             return refused(request, error, back=("Back to the job", back))
-        return redirect(reverse("campaign", args=[job.campaign_id]) + "#applied-changes")
+        return redirect(reverse("campaign", args=[job.campaign_id]) + "?section=analyses#applied-changes")
     changes = scoring_selectors.proposed_changes(job)
     refusal = None
     if changes is None:
@@ -174,7 +181,7 @@ def revert_job(request: HttpRequest, job_id: int) -> HttpResponse:
         services.revert_job(job=job, user=request.user)
     except InvalidInput as error:
         return refused(request, error, back=("Back to the campaign", reverse("campaign", args=[job.campaign_id])))
-    return redirect("campaign", campaign_id=job.campaign_id)
+    return redirect(reverse("campaign", args=[job.campaign_id]) + "?section=analyses")
 
 
 @login_required
@@ -188,7 +195,7 @@ def cancel_job(request: HttpRequest, job_id: int) -> HttpResponse:
         return refused(request, error, back=("Back to the campaign", reverse("campaign", args=[job.campaign_id])))
     if request.POST.get("next") == "job":
         return redirect("job", job_id=job.pk)
-    return redirect("campaign", campaign_id=job.campaign_id)
+    return redirect(reverse("campaign", args=[job.campaign_id]) + "?section=analyses")
 
 
 @login_required

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django import template
 from django.utils.safestring import SafeString
 
+from annotate.dashboard import SECTIONS
 from concord import markdown
 
 register = template.Library()
@@ -58,3 +59,9 @@ def id_texts(items, more=None) -> dict[str, str]:
             text = " ".join(row["text"].split())
             labels[row["id"]] = text if len(text) <= 80 else text[:79] + "…"
     return labels
+
+
+@register.simple_tag
+def campaign_sections() -> dict[str, str]:
+    """The campaign page's sections (``?section=`` name -> label), for the section bar on every organiser page."""
+    return SECTIONS

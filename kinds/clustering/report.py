@@ -28,7 +28,7 @@ from concord.params import Choice, Int, ParamsSchema, Str
 from concord.typed import Figure
 from kinds.clustering.data import rule_violations
 from kinds.disagreement import pairwise_disagreement
-from kinds.spec import Disagreement, Export, ExportFile
+from kinds.spec import Disagreement, Export, ExportFile, Headline
 from scoring.csvfiles import write_csv
 from scoring.intervals import FigureCI, IntervalSettings, figure_ci, interval_settings
 from scoring.metrics import clustering as m
@@ -816,3 +816,8 @@ def topic_disagreement(report: ClusteringTopicReport) -> Disagreement | None:
     """1 - the mean pairwise V_beta between the judges' clusterings
     (irrelevant sentences as singletons; None: fewer than two judges)."""
     return pairwise_disagreement([(*p.judges, p.singleton.v_beta) for p in report.pairs], figure="V_β")
+
+
+def headline(report: ClusteringCampaignReport) -> Headline:
+    """The figure the campaign's summary shows (``Reports.headline``)."""
+    return Headline(f"Mean {AGREEMENT_LABELS['v_beta']} (singleton completion)", report.agreement.singleton["v_beta"])

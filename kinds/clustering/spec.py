@@ -16,6 +16,7 @@ SPEC = KindSpec(
         topic_type=report.ClusteringTopicReport,
         campaign_type=report.ClusteringCampaignReport,
         disagreement=report.topic_disagreement,
+        headline=report.headline,
         template="clustering/report.html",
         topic_template="clustering/topic_report.html",
         partial=report.topic_partial,

@@ -31,7 +31,7 @@ from concord.jsonready import json_ready
 from concord.params import Float, Int, ParamsSchema
 from concord.typed import Figure
 from kinds.disagreement import label_disagreement
-from kinds.spec import Disagreement, Export, ExportFile
+from kinds.spec import Disagreement, Export, ExportFile, Headline
 from scoring import labelmodels as lm
 from scoring.csvfiles import neutralise, write_csv
 from scoring.intervals import (
@@ -910,3 +910,8 @@ def topic_disagreement(report: NuggetsTopicReport) -> Disagreement | None:
         ["vital", "okay"],
         noun="nuggets",
     )
+
+
+def headline(report: NuggetsCampaignReport) -> Headline:
+    """The figure the campaign's summary shows (``Reports.headline``)."""
+    return Headline("Fleiss' kappa of the vital/okay labels", report.label_agreement.fleiss)

@@ -21,7 +21,7 @@ from concord.errors import InvalidInput
 from concord.params import Float, Int, ListOf, ParamsSchema
 from concord.typed import Figure
 from kinds.disagreement import pairwise_disagreement
-from kinds.spec import Disagreement, Export, ExportFile
+from kinds.spec import Disagreement, Export, ExportFile, Headline
 from scoring.csvfiles import write_csv
 from scoring.intervals import FigureCI, IntervalSettings, interval_settings
 from scoring.metrics import ordering as m
@@ -588,3 +588,8 @@ def topic_disagreement(report: OrderingTopicReport) -> Disagreement | None:
         [(names[i], names[j], report.tau[i][j]) for i in range(len(names)) for j in range(i + 1, len(names))],
         figure="τ",
     )
+
+
+def headline(report: OrderingCampaignReport) -> Headline:
+    """The figure the campaign's summary shows (``Reports.headline``)."""
+    return Headline("Mean pairwise Kendall τ", report.mean_tau)

@@ -17,6 +17,7 @@ SPEC = KindSpec(
         topic_type=report.OrderingTopicReport,
         campaign_type=report.OrderingCampaignReport,
         disagreement=report.topic_disagreement,
+        headline=report.headline,
         template="ordering/report.html",
         topic_template="ordering/topic_report.html",
         partial=report.topic_partial,

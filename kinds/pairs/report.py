@@ -25,7 +25,7 @@ from concord.params import Bool, Choice, Float, Int, ParamsSchema
 from concord.typed import Figure
 from kinds.disagreement import label_disagreement
 from kinds.pairs.draws import ItemDraws
-from kinds.spec import Disagreement, Export, ExportFile
+from kinds.spec import Disagreement, Export, ExportFile, Headline
 from scoring import labelmodels as lm
 from scoring.csvfiles import write_csv
 from scoring.intervals import (
@@ -1129,3 +1129,8 @@ def topic_disagreement(report: PairsTopicReport) -> Disagreement | None:
         ["match", "no match"],
         noun="candidates",
     )
+
+
+def headline(report: PairsCampaignReport) -> Headline:
+    """The figure the campaign's summary shows (``Reports.headline``)."""
+    return Headline("Fleiss' kappa", report.fleiss.bootstrap)

@@ -42,7 +42,7 @@ from concord.params import Int, ParamsSchema
 from concord.typed import Figure, dump
 from kinds.disagreement import label_disagreement
 from kinds.relevance.data import scale_of, threshold_of
-from kinds.spec import Disagreement, Export, ExportFile
+from kinds.spec import Disagreement, Export, ExportFile, Headline
 from scoring import ireval
 from scoring import labelmodels as lm
 from scoring.csvfiles import write_csv
@@ -1043,3 +1043,8 @@ def topic_disagreement(report: RelevanceTopicReport) -> Disagreement | None:
     labels = [report.scale[g] if g < len(report.scale) else str(g) for g in range(width)]
     counts = (grades[:, :, np.newaxis] == np.arange(width)).sum(axis=1)  # documents x grades
     return label_disagreement([d.id for d in report.documents], counts, labels, noun="documents", ordinal=True)
+
+
+def headline(report: RelevanceCampaignReport) -> Headline:
+    """The figure the campaign's summary shows (``Reports.headline``)."""
+    return Headline("Krippendorff's alpha (ordinal)", report.alpha.ordinal_ci)

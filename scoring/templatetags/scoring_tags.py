@@ -67,6 +67,9 @@ def largest(items: list | None, spec: str) -> list:
 #: The most rows a table of a live report fragment shows (``{% capped %}``); every row is in the
 #: report's table CSV (``scoring.views.report_table``) and the agreement API.
 TABLE_LIMIT = 100
+#: The most rows "show all" shows (``?all=<rows>``): past it, the CSV has them (a page of
+#: 50,000 rows would cost its reader's browser more than any table is worth).
+SHOW_ALL_LIMIT = 2000
 
 
 @dataclass(frozen=True)
@@ -80,6 +83,10 @@ class Capped:
     #: the field the kept rows have the largest of ("" : the first rows are kept)
     by: str = ""
     listed: int | None = None
+    #: the table's name in "show all" (``?all=``) and its CSV (the report's field: ``pairs``)
+    name: str = ""
+    #: the reader asked for every row (``?all=<name>``)
+    expanded: bool = False
 
     @property
     def partial(self) -> bool:
@@ -91,39 +98,75 @@ class Capped:
         return self.total - len(self.rows)
 
 
-@register.simple_tag
-def capped(items, by: str = "", limit: int = TABLE_LIMIT, total: int | None = None) -> Capped:
-    """``{% capped d.pairs by="n" as pairs %}``: at most ``limit`` of ``items`` (a list, or a dict's
-    items), those with the largest ``by`` in their original order (without ``by``: the first), for
-    ``{% for p in pairs.rows %}`` and ``{% capped_note pairs ... %}``. ``total``: how many rows
-    there are when ``items`` are only the first of them (``d.pair_count``).
+def cap(items, by: str = "", limit: int = TABLE_LIMIT, total: int | None = None, name: str = "") -> Capped:
+    """At most ``limit`` of ``items`` (a list, or a dict's items), those with the largest ``by``
+    in their original order (without ``by``: the first). ``total``: how many rows there are
+    when ``items`` are only the first of them (``d.pair_count``). Pages outside the report
+    (the progress table) cap their tables with it too.
 
-    >>> t = capped(list(range(250)), total=900)
+    >>> t = cap(list(range(250)), total=900)
     >>> len(t.rows), t.total, t.listed, t.hidden, t.partial
     (100, 900, 250, 800, True)
-    >>> capped([1, 2, 3]).partial
+    >>> cap([1, 2, 3]).partial
     False
     """
     items = list(items.items()) if isinstance(items, dict) else list(items or [])
     listed = len(items)
     everything = listed if total is None else max(int(total), listed)
+    expanded = limit > TABLE_LIMIT
     if listed <= limit:
-        return Capped(items, everything, by, listed)
+        return Capped(items, everything, by, listed, name, expanded)
     if not by:
-        return Capped(items[:limit], everything, by, listed)
-    return Capped(largest(items, f"{by}:{limit}"), everything, by, listed)
+        return Capped(items[:limit], everything, by, listed, name, expanded)
+    return Capped(largest(items, f"{by}:{limit}"), everything, by, listed, name, expanded)
+
+
+def wants_all(context: template.Context, name: str) -> bool:
+    """The page asked for every row of the table ``name`` (``?all=<name>``, read by the view)."""
+    return bool(name) and context.get("show_all") == name
+
+
+@register.simple_tag(takes_context=True)
+def capped(
+    context: template.Context, items, by: str = "", limit: int = TABLE_LIMIT, total: int | None = None, rows: str = ""
+) -> Capped:
+    """``{% capped d.pairs by="n" rows="pairs" as pairs %}``: :func:`cap` for
+    ``{% for p in pairs.rows %}`` and ``{% capped_note pairs ... %}``; ``rows`` names the
+    report's field, for the note's CSV link and its "show all" (``?all=pairs``: up to
+    :data:`SHOW_ALL_LIMIT` rows)."""
+    if wants_all(context, rows):
+        limit = max(limit, SHOW_ALL_LIMIT)
+    return cap(items, by, limit, total, rows)
 
 
 @register.inclusion_tag("scoring/capped_note.html", takes_context=True)
-def capped_note(context, table: Capped, what: str, why: str = "", rows: str = "", note_id: str = ""):
+def capped_note(context, table: Capped, what: str, why: str = "", rows: str = "", note_id: str = "", csv_url: str = ""):
     """The sentence under a capped table: how many of how many ``what`` it shows (``why`` those),
-    and where every one is: the report's ``rows`` field as CSV (``scoring.views.report_table``)
-    and the agreement API. Nothing when the table shows every row."""
+    and where every one is: "show all" (the section's page with ``?all=<rows>``), the report's
+    ``rows`` field as CSV (``scoring.views.report_table``; ``csv_url``: another table's CSV) and
+    the agreement API. Nothing when the table shows every row and none was hidden."""
     campaign = context.get("campaign")
-    csv = ""
-    if rows and campaign is not None:
+    rows = rows or table.name
+    csv = csv_url
+    if not csv and rows and campaign is not None:
         csv = reverse("campaign-report-table", args=[campaign.pk]) + "?" + urlencode({"rows": rows})
-    return {"table": table, "what": what, "why": why, "csv": csv, "campaign": campaign, "id": note_id}
+    show_all = fewer = ""
+    if rows and campaign is not None:
+        page = reverse("campaign", args=[campaign.pk])
+        section = context.get("section") or "report"
+        show_all = page + "?" + urlencode({"section": section, "all": rows})
+        fewer = page + "?" + urlencode({"section": section})
+    return {
+        "table": table,
+        "what": what,
+        "why": why,
+        "csv": csv,
+        "campaign": campaign,
+        "id": note_id,
+        "show_all": show_all if table.hidden and not table.expanded and not table.partial else "",
+        "fewer": fewer if table.expanded and table.total > TABLE_LIMIT else "",
+        "api": context.get("section", "report") == "report",
+    }
 
 
 @register.filter
