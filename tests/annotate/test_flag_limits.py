@@ -60,15 +60,15 @@ def flood(campaign, people):
 
 def test_the_organisers_inbox_shows_a_page_of_each_list(client, campaign, people, flood):
     client.force_login(people["organiser"])
-    url = reverse("campaign", args=[campaign.pk])
+    url = reverse("campaign", args=[campaign.pk]) + "?section=flags"
     page = client.get(url).content.decode()
     assert page.count('class="flag open"') == flags.PAGE_SIZE
-    assert "Page 1 of 3 (120 open flags)" in page and 'href="?open_page=2#flags"' in page
+    assert "Page 1 of 3 (120 open flags)" in page and 'href="?section=flags&amp;open_page=2#flags"' in page
     assert "3 resolved" in page and page.count('class="flag resolved"') == 3
-    last = client.get(url, {"open_page": "3"}).content.decode()
+    last = client.get(url, {"section": "flags", "open_page": "3"}).content.decode()
     assert last.count('class="flag open"') == 20 and "flood 0" in last and "flood 119" not in last
     for bad in ("4", "0", "x", "٣"):
-        refused = client.get(url, {"open_page": bad})
+        refused = client.get(url, {"section": "flags", "open_page": bad})
         assert refused.status_code == 400 and "open_page" in refused.content.decode(), bad
 
 

@@ -54,7 +54,7 @@ def test_organiser_page_shows_progress_assignments_and_the_stored_report(
         for name in ("alice", "bob"):
             for topic in Topic.objects.filter(campaign=campaign, assignments__assessor=people[name]):
                 services.save_judgment(topic=topic, assessor=people[name], payload=FULL, status="submitted", version=0)
-    page = as_user(client, people["organiser"]).get(f"/campaigns/{campaign.pk}/")
+    page = as_user(client, people["organiser"]).get(f"/campaigns/{campaign.pk}/?section=progress")
     assert page.status_code == 200
     assert [(p.username, p.assigned, p.submitted) for p in page.context["progress"]] == [("alice", 3, 3), ("bob", 3, 3)]
     fragment = client.get(f"/campaigns/{campaign.pk}/report/").content.decode()

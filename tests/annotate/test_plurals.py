@@ -24,14 +24,15 @@ def test_the_organisers_page_says_one_assessor_and_one_topic(client, people, dja
             version=0,
         )
     client.force_login(people["organiser"])
-    page = client.get(f"/campaigns/{campaign.pk}/").content.decode()
+    page = client.get(f"/campaigns/{campaign.pk}/?section=progress").content.decode()
     assert "1 assessor per topic" in page
     assert "<summary>1 topic</summary>" in page
-    assert '<span id="judgments-seen">1</span> submitted judgment ·' in page
+    report = client.get(f"/campaigns/{campaign.pk}/?section=report").content.decode()
+    assert '<span id="judgments-seen">1</span> submitted judgment ·' in report
 
 
 def test_and_more_than_one_is_plural(client, people, campaign):
     client.force_login(people["organiser"])
-    page = client.get(f"/campaigns/{campaign.pk}/").content.decode()
+    page = client.get(f"/campaigns/{campaign.pk}/?section=progress").content.decode()
     assert "2 assessors per topic" in page
     assert "<summary>3 topics</summary>" in page

@@ -435,7 +435,8 @@ def test_organiser_inbox_resolve_and_the_answer_on_the_topic_page(client, people
     flags.skip_topic(topic=topic(campaign, "q3"), assessor=alice, reason="I know him")
     submit(campaign, alice, "q1", active_ms=125_000)
     client.force_login(people["organiser"])
-    page = client.get(reverse("campaign", args=[campaign.pk])).content.decode()
+    flags_page = reverse("campaign", args=[campaign.pk]) + "?section=flags"
+    page = client.get(flags_page).content.decode()
     inbox = page[page.index('<section id="flags"') :]
     inbox = inbox[: inbox.index("</section>")]
     assert "<strong>alice</strong> on" in inbox and ", item c2" in inbox and "“c2 looks wrong”" in inbox
@@ -453,8 +454,8 @@ def test_organiser_inbox_resolve_and_the_answer_on_the_topic_page(client, people
     refused = client.post(resolve, {"answer": "a" * 2001})
     assert refused.status_code == 400 and Flag.objects.get().is_open
     answer = client.post(resolve, {"answer": "Thanks, corrected."})
-    assert (answer.status_code, answer.url) == (302, reverse("campaign", args=[campaign.pk]) + "#flags")
-    page = client.get(reverse("campaign", args=[campaign.pk])).content.decode()
+    assert (answer.status_code, answer.url) == (302, flags_page + "#flags")
+    page = client.get(flags_page).content.decode()
     assert "No open flags." in page and "1 resolved" in page
 
     topic_page = judge_page(client, alice, campaign, "q1")

@@ -107,7 +107,7 @@ def test_an_analysis_runs_with_the_params_typed_into_its_form(client, people, dj
             status="submitted",
             version=0,
         )
-    page = client.get(f"/campaigns/{campaign.pk}/").content.decode()
+    page = client.get(f"/campaigns/{campaign.pk}/?section=analyses").content.decode()
     # One form per analysis, its controls' ids unique on the page.
     assert 'id="f-noise-params-seeds"' in page
     assert page.count('name="params.seeds"') == 1
@@ -149,7 +149,7 @@ def test_guidelines_are_markdown_and_sanitised_on_the_assessors_pages(client, pe
 
 def test_analyses_that_cannot_run_say_why_instead_of_offering_a_form(client, campaign, people):
     client.force_login(people["organiser"])
-    page = client.get(f"/campaigns/{campaign.pk}/").content.decode()
+    page = client.get(f"/campaigns/{campaign.pk}/?section=analyses").content.decode()
     assert "Not yet: needs the results of at least two systems (runs with results)." in page
     assert "Run evaluation" not in page and "Run agreement" in page
     refused = client.post(f"/campaigns/{campaign.pk}/analyses/", {"analysis": "evaluation"})
@@ -161,7 +161,7 @@ def test_progress_per_assessor_is_a_live_fragment(client, campaign, people):
     from annotate import services
 
     client.force_login(people["organiser"])
-    page = client.get(f"/campaigns/{campaign.pk}/").content.decode()
+    page = client.get(f"/campaigns/{campaign.pk}/?section=progress").content.decode()
     assert f'hx-get="/campaigns/{campaign.pk}/progress/"' in page
     topic = campaign.topics.filter(assignments__assessor=people["alice"]).first()
     services.save_judgment(

@@ -61,12 +61,12 @@ def test_apply_then_revert_through_the_pages(client, people, tuned, django_captu
     client.force_login(people["organiser"])
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post(f"/jobs/{job.pk}/apply/")
-    assert response.status_code == 302 and response["Location"] == f"/campaigns/{campaign.pk}/#applied-changes"
+    assert response.status_code == 302 and response["Location"] == f"/campaigns/{campaign.pk}/?section=analyses#applied-changes"
     assert frespa(campaign) == TUNED
     job.refresh_from_db()
     assert (job.params_before, job.params_after["frespa"]) == (before, TUNED)
     assert job.applied_by == people["organiser"] and job.reverted_at is None
-    page = client.get(f"/campaigns/{campaign.pk}/").content.decode()
+    page = client.get(f"/campaigns/{campaign.pk}/?section=analyses").content.decode()
     assert f'id="applied-{job.pk}"' in page and f'action="/jobs/{job.pk}/revert/"' in page
     assert 'data-field="frespa.max_len_ratio"' in page
     assert client.post(f"/jobs/{job.pk}/apply/").status_code == 400  # applied already
@@ -76,7 +76,7 @@ def test_apply_then_revert_through_the_pages(client, people, tuned, django_captu
     assert Campaign.objects.get(pk=campaign.pk).params == before
     job.refresh_from_db()
     assert job.reverted_by == people["organiser"]
-    assert f'id="applied-{job.pk}"' not in client.get(f"/campaigns/{campaign.pk}/").content.decode()
+    assert f'id="applied-{job.pk}"' not in client.get(f"/campaigns/{campaign.pk}/?section=analyses").content.decode()
     assert client.post(f"/jobs/{job.pk}/revert/").status_code == 400  # nothing to revert now
 
 
@@ -98,7 +98,7 @@ def test_a_stale_revert_is_refused_naming_the_field(api, people, tuned, client):
     assert frespa(campaign) == changed  # nothing written
     assert Job.objects.get(pk=job.pk).reverted_at is None
     client.force_login(people["organiser"])
-    page = client.get(f"/campaigns/{campaign.pk}/").content.decode()
+    page = client.get(f"/campaigns/{campaign.pk}/?section=analyses").content.decode()
     assert f'id="revert-stale-{job.pk}"' in page and f'action="/jobs/{job.pk}/revert/"' not in page
     response = client.post(f"/jobs/{job.pk}/revert/")
     assert response.status_code == 400 and "params.frespa.max_len_ratio" in response.content.decode()

@@ -161,7 +161,7 @@ def test_pages_give_their_charts_and_tables_a_prefix_naming_campaign_topic_or_jo
     client = Client()
     client.force_login(people["organiser"])
     pages = {
-        f"/campaigns/{campaign.pk}/": f"campaign-{campaign.pk}-report",
+        f"/campaigns/{campaign.pk}/?section=report": f"campaign-{campaign.pk}-report",
         f"/campaigns/{campaign.pk}/topics/t1/report/": f"campaign-{campaign.pk}-topic-t1-report",
         f"/jobs/{job.pk}/": f"campaign-{campaign.pk}-job-{job.pk}-noise",
     }

@@ -237,7 +237,7 @@ def test_a_cancel_button_beside_each_queued_or_running_job(client, people, campa
     queued = Job.objects.create(campaign=campaign, analysis="agreement")
     done = Job.objects.create(campaign=campaign, analysis="agreement", status="done")
     client.force_login(people["organiser"])
-    page = client.get(f"/campaigns/{campaign.pk}/").content.decode()
+    page = client.get(f"/campaigns/{campaign.pk}/?section=analyses").content.decode()
     assert f'action="/jobs/{queued.pk}/cancel/"' in page and f'action="/jobs/{done.pk}/cancel/"' not in page
     assert 'name="csrfmiddlewaretoken"' in page
     job_page = client.get(f"/jobs/{queued.pk}/").content.decode()

@@ -17,7 +17,7 @@ from annotate import services
 from annotate.assignments import PAGE_SIZE
 from annotate.models import Topic
 from scoring import live
-from scoring.templatetags.scoring_tags import capped
+from scoring.templatetags.scoring_tags import SHOW_ALL_LIMIT, cap
 from tests.conftest import pairs_topics
 
 pytestmark = pytest.mark.django_db
@@ -112,7 +112,7 @@ def test_a_matching_etag_opens_nothing_to_who_may_not_read_the_report(client, pe
 
 def test_the_organiser_page_sends_the_report_etag_to_its_first_poll(client, people, judged):
     client.force_login(people["organiser"])
-    page = client.get(f"/campaigns/{judged.pk}/").content.decode()
+    page = client.get(f"/campaigns/{judged.pk}/?section=report").content.decode()
     tag = client.get(fragment_url(judged))["ETag"]
     assert f'<div id="report" data-etag="{tag.replace(chr(34), "&quot;")}"' in page
     assert "annotate/live" in page and ".js" in page  # static/annotate/live.js: If-None-Match, keeps it on 304
@@ -149,7 +149,7 @@ def test_the_organiser_page_of_600_topics_lists_one_page_of_them(client, people)
     services.save_judgment(topic=topic, assessor=people["alice"], payload=FULL, status="draft", version=0)
     client.force_login(people["organiser"])
     with CaptureQueriesContext(connection) as queries:
-        response = client.get(f"/campaigns/{campaign.pk}/")
+        response = client.get(f"/campaigns/{campaign.pk}/?section=progress")
     page = response.content.decode()
     assert topic_rows(page) == PAGE_SIZE == 50
     assert "<summary>600 topics</summary>" in page
@@ -171,7 +171,7 @@ def test_the_organiser_page_does_not_grow_with_the_topics(client, people):
     sizes = {}
     for n in (60, 600):
         campaign = big_campaign(people, n)
-        page = client.get(f"/campaigns/{campaign.pk}/").content.decode()
+        page = client.get(f"/campaigns/{campaign.pk}/?section=progress").content.decode()
         assert topic_rows(page) == 50
         sizes[n] = len(page.replace(campaign.name, ""))
     # Only the counts' digits differ (60 -> 600, 120 -> 1200).
@@ -180,7 +180,7 @@ def test_the_organiser_page_does_not_grow_with_the_topics(client, people):
 
 def test_a_small_campaign_lists_every_topic_without_the_sentence(client, people, campaign):
     client.force_login(people["organiser"])
-    page = client.get(f"/campaigns/{campaign.pk}/").content.decode()
+    page = client.get(f"/campaigns/{campaign.pk}/?section=progress").content.decode()
     assert topic_rows(page) == 3 and 'id="topics-shown"' not in page
 
 
@@ -194,11 +194,11 @@ class Row:
 
 def test_capped_keeps_the_largest_in_their_order_or_the_first():
     rows = [Row(n) for n in (5, 1, 9, 3, 7)]
-    table = capped(rows, by="n", limit=3)
+    table = cap(rows, by="n", limit=3)
     assert [r.n for r in table.rows] == [5, 9, 7] and (table.total, table.hidden) == (5, 2)
-    assert [r.n for r in capped(rows, limit=2).rows] == [5, 1]
-    assert capped({"a": 1, "b": 2, "c": 3}, limit=2).rows == [("a", 1), ("b", 2)]
-    assert capped(rows).hidden == 0 and capped(None).total == 0
+    assert [r.n for r in cap(rows, limit=2).rows] == [5, 1]
+    assert cap({"a": 1, "b": 2, "c": 3}, limit=2).rows == [("a", 1), ("b", 2)]
+    assert cap(rows).hidden == 0 and cap(None).total == 0
 
 
 def test_a_capped_table_says_so_and_its_csv_has_every_row(client, people, make_user):
@@ -226,7 +226,14 @@ def test_a_capped_table_says_so_and_its_csv_has_every_row(client, people, make_u
     note = fragment.split('id="pairs-shown">', 1)[1].split("</p>", 1)[0]
     csv_url = f"/campaigns/{campaign.pk}/report/table.csv?rows=pairs"
     assert note.startswith("Showing the 100 of 4950 pairs (with the most shared items); every one: ")
-    assert f'<a href="{csv_url}">the whole table as CSV</a>' in note
+    assert f'<a href="{csv_url}" class="table-csv">the whole table as CSV</a>' in note
+    show_all = f"/campaigns/{campaign.pk}/?section=report&amp;all=pairs"
+    assert f'<a href="{show_all}" class="show-all">show all 4950</a>' in note
+    # "Show all": the page asks its fragment for every row of that one table, up to the bound.
+    whole = client.get(fragment_url(campaign), {"all": "pairs"}).content.decode()
+    table = whole.split('id="pairs-table"', 1)[1].split("</table>", 1)[0]
+    assert table.count('<td class="kappa">') == SHOW_ALL_LIMIT == 2000
+    assert "Showing the 2000 of 4950 pairs; every one: <a" in whole and 'class="show-all"' not in whole
     # The heatmap: 30 of the 120 assessors, with its sentence and the full matrix.
     assert "Showing the 30 of 100 assessors who share items with the most others" in fragment
     response = client.get(csv_url)

@@ -215,7 +215,7 @@ def test_no_url_shows_an_assessor_a_hidden_field(people, kind, design):
     for name in ("home", "campaign", "judge", "api-topics", "api-judgment", "api-judgments", "api-campaign"):
         assert statuses[name] == 200, (name, statuses[name])
     # bob's flag is there to be leaked: the organisers' inbox shows it.
-    inbox = organiser.get(f"/campaigns/{world.campaign.pk}/")
+    inbox = organiser.get(f"/campaigns/{world.campaign.pk}/?section=flags")
     assert f"{MARKER}-{kind}-bobs-flag" in leaks(inbox)
     # Assessors never reach the adjudication pages, where the others' judgments are shown by name.
     for name in ("adjudication", "adjudicate", "consensus-editor"):
