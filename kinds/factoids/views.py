@@ -32,13 +32,14 @@ def _version(text: str) -> int:
 def start_phase_two(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """GET: what starting Phase 2 means, and a confirm button; POST: start it."""
     campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
-    back = reverse("campaign", args=[campaign.pk])
+    # The phase actions are on the report (factoids/phase_actions.html): back to it.
+    back = reverse("campaign", args=[campaign.pk]) + "?section=report"
     if request.method == "POST":
         try:
             factoid_services.start_phase_two(campaign=campaign)
         except InvalidInput as error:
             return refused(request, error, back=("Back to the campaign", back))
-        return redirect("campaign", campaign_id=campaign.pk)
+        return redirect(back)
     return render(
         request,
         "confirm.html",
@@ -64,13 +65,14 @@ def start_phase_two(request: HttpRequest, campaign_id: int) -> HttpResponse:
 def revert_phase_two(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """GET: going back to Phase 1 (or why it cannot), and a confirm button; POST: do it."""
     campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
-    back = reverse("campaign", args=[campaign.pk])
+    # The phase actions are on the report (factoids/phase_actions.html): back to it.
+    back = reverse("campaign", args=[campaign.pk]) + "?section=report"
     if request.method == "POST":
         try:
             factoid_services.revert_phase_two(campaign=campaign)
         except InvalidInput as error:
             return refused(request, error, back=("Back to the campaign", back))
-        return redirect("campaign", campaign_id=campaign.pk)
+        return redirect(back)
     refusal = factoid_services.phase_one_refusal(campaign)
     return render(
         request,

@@ -160,7 +160,7 @@ def test_every_page_of_a_kind_for_every_role_passes_axe(kind, demo, people, brow
         pages = [
             ("alice", "campaign page (assessor)", f"{base}/"),
             ("alice", "judging page", f"{base}/topics/{topic.external_id}/judge/"),
-            ("organiser", "campaign page (organiser)", f"{base}/"),
+            ("organiser", "campaign report (organiser)", f"{base}/?section=report"),
             ("organiser", "topic report", f"{base}/topics/{judged.external_id}/report/"),
             ("organiser", "job page", f"/jobs/{campaign.jobs.order_by('-pk').first().pk}/"),
             ("admin", "export page", f"{base}/export/"),

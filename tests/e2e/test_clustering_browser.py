@@ -123,7 +123,7 @@ def test_drag_and_drop_and_keyboard_clusters_then_live_agreement(
     campaign = clustering_campaign
     organiser = new_page()
     login(organiser, "organiser")
-    organiser.goto(f"{live_server.url}/campaigns/{campaign.pk}/")
+    organiser.goto(f"{live_server.url}/campaigns/{campaign.pk}/?section=report")
     expect(organiser.locator("#report")).to_be_attached()
     organiser.evaluate("window.stillTheSamePage = true")
 

@@ -45,7 +45,7 @@ def press_until_focused(page, selector: str, limit: int = 40) -> None:
 def test_phase_two_by_keyboard_and_back(people, new_page, login, live_server):
     campaign = services.create_campaign(creator=people["organiser"], kind="factoids", name="Tram", overlap=2)
     page = organiser_page(new_page, login)
-    page.goto(f"{live_server.url}/campaigns/{campaign.pk}/")
+    page.goto(f"{live_server.url}/campaigns/{campaign.pk}/?section=report")
     press_until_focused(page, "#start-phase-two")
     page.keyboard.press("Enter")
     expect(page.get_by_role("heading", level=1)).to_contain_text("Start Phase 2")
@@ -53,13 +53,13 @@ def test_phase_two_by_keyboard_and_back(people, new_page, login, live_server):
     no_serious_violations(page)
     assert "phase" not in Campaign.objects.get(pk=campaign.pk).params
     page.keyboard.press("Enter")
-    page.wait_for_url(f"{live_server.url}/campaigns/{campaign.pk}/")
+    page.wait_for_url(f"{live_server.url}/campaigns/{campaign.pk}/?section=report")
     assert Campaign.objects.get(pk=campaign.pk).params["phase"] == 2
     press_until_focused(page, "#revert-phase-two")
     page.keyboard.press("Enter")
     expect(page.get_by_role("heading", level=1)).to_contain_text("Back to Phase 1")
     page.keyboard.press("Enter")
-    page.wait_for_url(f"{live_server.url}/campaigns/{campaign.pk}/")
+    page.wait_for_url(f"{live_server.url}/campaigns/{campaign.pk}/?section=report")
     assert "phase" not in Campaign.objects.get(pk=campaign.pk).params
     expect(page.locator("#start-phase-two")).to_be_visible()
 
@@ -85,12 +85,12 @@ def test_apply_a_tune_by_keyboard_and_revert_it(people, new_page, login, live_se
     expect(page.locator("#confirm-cancel")).to_be_focused()
     page.keyboard.press("Shift+Tab")
     page.keyboard.press("Enter")
-    page.wait_for_url(f"{live_server.url}/campaigns/{campaign.pk}/#applied-changes")
+    page.wait_for_url(f"{live_server.url}/campaigns/{campaign.pk}/?section=analyses#applied-changes")
     assert Campaign.objects.get(pk=campaign.pk).params["frespa"] == TUNED
     expect(page.locator(f"#applied-{job.pk}")).to_contain_text("frespa.min_sup")
     no_serious_violations(page)
     press_until_focused(page, f"#applied-{job.pk} button")
     page.keyboard.press("Enter")
-    page.wait_for_url(f"{live_server.url}/campaigns/{campaign.pk}/")
+    page.wait_for_url(f"{live_server.url}/campaigns/{campaign.pk}/?section=analyses")
     assert "frespa" not in Campaign.objects.get(pk=campaign.pk).params
     expect(page.locator(f"#applied-{job.pk}")).to_have_count(0)

@@ -37,7 +37,7 @@ def test_submit_reopen_edit_resubmit_withdraw(new_page, live_server, login, peop
 
     organiser = new_page()
     login(organiser, "organiser")
-    organiser.goto(f"{live_server.url}/campaigns/{campaign.pk}/")
+    organiser.goto(f"{live_server.url}/campaigns/{campaign.pk}/?section=report")
     kappa = organiser.locator("#pairs-table tr", has_text="alice · bob").locator("td.kappa")
 
     # Submit: y n n n (c3 differs from bob).
@@ -84,7 +84,7 @@ def test_submit_reopen_edit_resubmit_withdraw(new_page, live_server, login, peop
     # The organiser's reports still count the submitted version.
     organiser.goto(report_url)
     expect(votes(organiser, "c3").locator("td").nth(2)).to_have_text("1")
-    organiser.goto(f"{live_server.url}/campaigns/{campaign.pk}/")
+    organiser.goto(f"{live_server.url}/campaigns/{campaign.pk}/?section=report")
     expect(kappa).to_have_text("0.500")
     expect(organiser.locator("#report-meta")).to_contain_text("from 4 submitted")
 
@@ -118,5 +118,5 @@ def test_submit_reopen_edit_resubmit_withdraw(new_page, live_server, login, peop
     organiser.goto(report_url)
     expect(votes(organiser, "c3").locator("td").nth(2)).to_have_text("1")
     expect(votes(organiser, "c3").locator("td").nth(2)).to_have_text("1")
-    organiser.goto(f"{live_server.url}/campaigns/{campaign.pk}/")
+    organiser.goto(f"{live_server.url}/campaigns/{campaign.pk}/?section=report")
     expect(organiser.locator("#report-meta")).to_contain_text("from 3 submitted")

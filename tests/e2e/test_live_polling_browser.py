@@ -32,7 +32,7 @@ def test_polling_an_unchanged_report_keeps_the_fragment_and_a_new_one_replaces_i
             else None
         ),
     )
-    organiser.goto(f"{live_server.url}/campaigns/{campaign.pk}/")
+    organiser.goto(f"{live_server.url}/campaigns/{campaign.pk}/?section=report")
     expect(organiser.locator("#report-meta")).to_contain_text("from 3 submitted")
     tag = organiser.locator("#report").get_attribute("data-etag")
     assert tag and tag.startswith('"r')

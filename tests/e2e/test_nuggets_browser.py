@@ -85,7 +85,7 @@ def test_keyboard_labelling_updates_the_organisers_pyramid_live(new_page, live_s
     campaign = nuggets_campaign
     organiser = new_page()
     login(organiser, "organiser")
-    organiser.goto(f"{live_server.url}/campaigns/{campaign.pk}/")
+    organiser.goto(f"{live_server.url}/campaigns/{campaign.pk}/?section=report")
     organiser.evaluate("window.stillTheSamePage = true")
 
     alice = new_page()

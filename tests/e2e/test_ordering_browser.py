@@ -46,7 +46,7 @@ def test_drag_and_drop_then_keyboard_then_live_consensus(new_page, live_server, 
     campaign = ordering_campaign
     organiser = new_page()
     login(organiser, "organiser")
-    organiser.goto(f"{live_server.url}/campaigns/{campaign.pk}/")
+    organiser.goto(f"{live_server.url}/campaigns/{campaign.pk}/?section=report")
     expect(organiser.locator("#report-meta")).to_contain_text("from 2 submitted")
     organiser.evaluate("window.stillTheSamePage = true")
 

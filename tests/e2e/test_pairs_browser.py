@@ -22,7 +22,7 @@ def test_keyboard_judging_updates_the_organisers_kappa_live(new_page, live_serve
 
     organiser = new_page()
     login(organiser, "organiser")
-    organiser.goto(f"{live_server.url}/campaigns/{campaign.pk}/")
+    organiser.goto(f"{live_server.url}/campaigns/{campaign.pk}/?section=report")
     expect(organiser.locator("#report-meta")).to_contain_text("from 3 submitted")
     organiser.evaluate("window.stillTheSamePage = true")
 

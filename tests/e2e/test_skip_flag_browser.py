@@ -158,7 +158,7 @@ def test_flag_an_item_the_organiser_resolves_it_the_assessor_reads_the_answer(
 
     organiser = new_page()
     login(organiser, "organiser")
-    organiser.goto(f"{live_server.url}/campaigns/{campaign.pk}/")
+    organiser.goto(f"{live_server.url}/campaigns/{campaign.pk}/?section=flags")
     inbox = organiser.locator("#flags")
     expect(inbox).to_contain_text("alice on Query 1, item c3")
     inbox.get_by_label("Answer").fill("Merged: judge them the same.")

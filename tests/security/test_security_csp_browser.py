@@ -117,7 +117,7 @@ def test_judging_and_live_pages_of_every_kind_raise_no_csp_violation(demo, watch
 
     organiser = watched("organiser")
     for campaign in demo:
-        organiser.goto(f"{live_server.url}/campaigns/{campaign.pk}/")
+        organiser.goto(f"{live_server.url}/campaigns/{campaign.pk}/?section=report")
         organiser.wait_for_timeout(1200)  # a couple of htmx refreshes (CONCORD_REFRESH_MS=500 in tests)
         assert violations(organiser) == [], (campaign.kind, violations(organiser))
 
