@@ -61,7 +61,10 @@ def test_apply_then_revert_through_the_pages(client, people, tuned, django_captu
     client.force_login(people["organiser"])
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post(f"/jobs/{job.pk}/apply/")
-    assert response.status_code == 302 and response["Location"] == f"/campaigns/{campaign.pk}/?section=analyses#applied-changes"
+    assert (
+        response.status_code == 302
+        and response["Location"] == f"/campaigns/{campaign.pk}/?section=analyses#applied-changes"
+    )
     assert frespa(campaign) == TUNED
     job.refresh_from_db()
     assert (job.params_before, job.params_after["frespa"]) == (before, TUNED)

@@ -1,0 +1,199 @@
+"""The organiser's dashboard (annotate/dashboard.py): the summary the campaign page opens on,
+its sections, the home page's counts, capped tables and the members' links at once."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from annotate import accounts, dashboard, flags, services
+from annotate.models import Topic
+from scoring import jobs
+from scoring.models import Job
+from scoring.templatetags.scoring_tags import TABLE_LIMIT
+from tests.conftest import pairs_topics
+
+pytestmark = pytest.mark.django_db
+
+FULL = {"matches": {"c1": True, "c2": False, "c3": True, "c4": False}}
+OTHER = {"matches": {"c1": False, "c2": False, "c3": True, "c4": True}}
+
+
+def submit(campaign, user, external_id, payload=FULL):
+    topic = Topic.objects.get(campaign=campaign, external_id=external_id)
+    services.save_judgment(topic=topic, assessor=user, payload=payload, status="submitted", version=0)
+    return topic
+
+
+def test_the_summary_counts_progress_and_what_needs_the_organiser(campaign, people):
+    alice, bob = people["alice"], people["bob"]
+    q1 = submit(campaign, alice, "q1")
+    submit(campaign, bob, "q1", OTHER)
+    submit(campaign, alice, "q2")
+    draft = Topic.objects.get(campaign=campaign, external_id="q3")
+    services.save_judgment(topic=draft, assessor=bob, payload={"matches": {"c1": True}}, status="draft", version=0)
+    flags.create_flag(topic=q1, author=alice, comment="c2?", item="c2")
+    resolved = flags.create_flag(topic=q1, author=bob, comment="typo")
+    flags.resolve_flag(flag=resolved, organiser=people["organiser"])
+    Job.objects.create(campaign=campaign, analysis="evaluation", status=Job.Status.FAILED)
+    Job.objects.create(campaign=campaign, analysis="evaluation", status=Job.Status.DONE)  # a rerun clears it
+    Job.objects.create(campaign=campaign, analysis="evaluation", status=Job.Status.RUNNING)
+    Job.objects.create(campaign=campaign, analysis="agreement", status=Job.Status.FAILED)
+
+    a = dashboard.attention([campaign.pk])[campaign.pk]
+    # 3 topics x 2 assessors assigned; 3 submitted, 1 draft.
+    assert (a.assigned, a.judged, a.drafts, a.open, a.percent) == (6, 3, 1, 3, 50)
+    assert (a.open_flags, a.to_adjudicate, a.running_jobs) == (1, 1, 1)
+    assert a.failed_jobs == 1  # agreement's latest; evaluation's failure was followed by another run
+    services.save_curation(topic=q1, name="consensus", data=FULL, version=0, user=people["organiser"])
+    assert dashboard.attention([campaign.pk])[campaign.pk].to_adjudicate == 0
+
+
+def test_the_summary_page_shows_the_headline_figure_with_its_interval_and_stop_signal(client, campaign, people):
+    for name in ("alice", "bob"):
+        for topic in Topic.objects.filter(campaign=campaign, assignments__assessor=people[name]):
+            submit(campaign, people[name], topic.external_id)
+    jobs.recompute_reports(campaign.pk, everything=True)
+    client.force_login(people["organiser"])
+    page = client.get(f"/campaigns/{campaign.pk}/").content.decode()
+    headline = page.split('id="summary-headline">', 1)[1].split("</div>", 1)[0]
+    assert "Fleiss&#x27; kappa" in headline and '<span class="value">1.000</span>' in headline
+    assert 'class="ci-bounds"' in headline and "stop-signal" in headline
+    assert 'id="summary-judged">6<' in page and 'id="summary-open">0<' in page
+    assert f'hx-get="/campaigns/{campaign.pk}/summary/"' in page
+    fragment = client.get(f"/campaigns/{campaign.pk}/summary/").content.decode()
+    assert 'id="summary-judged">6<' in fragment and "<html" not in fragment
+    client.force_login(people["alice"])
+    assert client.get(f"/campaigns/{campaign.pk}/summary/").status_code == 403
+
+
+def test_the_summary_costs_the_same_queries_whatever_the_size(client, people, make_user):
+    client.force_login(people["organiser"])
+    counts = []
+    for n, workers in ((3, 2), (24, 6)):
+        campaign = services.create_campaign(creator=people["organiser"], kind="pairs", name=f"S{n}", overlap=2)
+        users = [make_user(f"w{n}-{i}") for i in range(workers)]
+        for user in users:
+            services.add_member(campaign=campaign, username=user.username, role="assessor")
+        services.import_topics(campaign=campaign, topics=pairs_topics(n))
+        for topic in Topic.objects.filter(campaign=campaign):
+            for assignment in topic.assignments.all():
+                submit(campaign, assignment.assessor, topic.external_id)
+            flags.create_flag(topic=topic, author=topic.assignments.first().assessor, comment="?")
+        jobs.recompute_reports(campaign.pk, everything=True)
+        with CaptureQueriesContext(connection) as queries:
+            assert client.get(f"/campaigns/{campaign.pk}/").status_code == 200
+        counts.append(len(queries))
+    assert counts[0] == counts[1], counts
+
+
+def test_the_summary_query_bound(client, campaign, people, django_assert_max_num_queries):
+    client.force_login(people["organiser"])
+    # session, user, campaign and role, the report's ETag and row, six counts.
+    with django_assert_max_num_queries(14):
+        client.get(f"/campaigns/{campaign.pk}/")
+
+
+def test_each_section_has_its_url_and_marks_itself_current(client, campaign, people):
+    client.force_login(people["organiser"])
+    base = f"/campaigns/{campaign.pk}/"
+    expected = {
+        "summary": "Where the campaign stands",
+        "report": "Agreement report",
+        "progress": "Progress per assessor",
+        "flags": "Flags and comments",
+        "analyses": "Analyses",
+    }
+    for section, heading in expected.items():
+        page = client.get(base, {"section": section} if section != "summary" else {}).content.decode()
+        assert heading in page, section
+        href = base if section == "summary" else f"{base}?section={section}"
+        assert f'<a href="{href}" aria-current="page">' in page, section
+        assert page.count('aria-current="page"') == 1
+        for other in ("adjudication/", "assignments/", "members/", "uploads/"):
+            assert f'href="{base}{other}"' in page
+    refused = client.get(base, {"section": "secrets"})
+    assert refused.status_code == 400 and "section" in refused.content.decode()
+    members = client.get(f"{base}members/").content.decode()
+    assert f'<a href="{base}members/" aria-current="page">' in members
+
+
+def test_the_home_page_counts_per_campaign_in_the_same_queries_for_any_number(client, people):
+    client.force_login(people["organiser"])
+    counts, made = [], []
+    for total in (1, 4):
+        while len(made) < total:
+            campaign = services.create_campaign(creator=people["organiser"], kind="pairs", name=f"H{len(made)}")
+            made.append(campaign)
+            services.add_member(campaign=campaign, username="alice", role="assessor")
+            services.add_member(campaign=campaign, username="bob", role="assessor")
+            services.import_topics(campaign=campaign, topics=pairs_topics(2))
+            q1 = submit(campaign, people["alice"], "q1")
+            submit(campaign, people["bob"], "q1", OTHER)
+            flags.create_flag(topic=q1, author=people["alice"], comment="?")
+        with CaptureQueriesContext(connection) as queries:
+            page = client.get("/").content.decode()
+        counts.append(len(queries))
+    assert counts[0] == counts[1], counts
+    row = page.split(f'data-campaign="{campaign.pk}"', 1)[1].split("</tr>", 1)[0]
+    assert "2 of 4" in row and "1 open flag<" in row and "1 to adjudicate" in row
+    client.force_login(people["alice"])
+    home = client.get("/").content.decode()
+    assert home.count("<strong>1</strong> topic") == 4  # each campaign: q2 waits for alice
+
+
+def test_the_progress_table_is_capped_with_show_all_and_a_csv_of_every_row(client, campaign, people, django_user_model):
+    # Accounts without a password (hashing 105 of them is the slow part of making them).
+    django_user_model.objects.bulk_create(django_user_model(username=f"p{i:03d}") for i in range(TABLE_LIMIT + 5))
+    for i in range(TABLE_LIMIT + 5):
+        services.add_member(campaign=campaign, username=f"p{i:03d}", role="assessor")
+    client.force_login(people["organiser"])
+    page = client.get(f"/campaigns/{campaign.pk}/", {"section": "progress"}).content.decode()
+    table = page.split('id="progress-table"', 1)[1].split("</table>", 1)[0]
+    assert table.count("<tr><td>") == TABLE_LIMIT
+    note = page.split('id="progress-shown">', 1)[1].split("</p>", 1)[0]
+    assert note.startswith("Showing the 100 of 107 assessors")
+    assert f'href="/campaigns/{campaign.pk}/?section=progress&amp;all=progress" class="show-all"' in note
+    assert "agreement API" not in note
+    whole = client.get(f"/campaigns/{campaign.pk}/", {"section": "progress", "all": "progress"}).content.decode()
+    assert whole.split('id="progress-table"', 1)[1].split("</table>", 1)[0].count("<tr><td>") == 107
+    assert f'hx-get="/campaigns/{campaign.pk}/progress/?all=progress"' in whole  # the poll keeps them all
+    assert "Show the first 100 only" in whole
+    response = client.get(f"/campaigns/{campaign.pk}/progress/", {"format": "csv"})
+    rows = list(csv.DictReader(io.StringIO(response.content.decode())))
+    assert len(rows) == 107 and rows[0]["assessor"] == "alice" and rows[0]["assigned"] == "3"
+    refused = client.get(f"/campaigns/{campaign.pk}/progress/", {"format": "xlsx"})
+    assert refused.status_code == 400 and "format" in refused.content.decode()
+
+
+def test_a_finished_job_reads_done_once(client, campaign, people):
+    job = Job.objects.create(campaign=campaign, analysis="agreement", status=Job.Status.DONE, message="done")
+    client.force_login(people["organiser"])
+    status = client.get(f"/jobs/{job.pk}/").content.decode().split('id="job-status">', 1)[1].split("</p>", 1)[0]
+    assert status.count("done") == 1
+    jobs_list = client.get(f"/campaigns/{campaign.pk}/jobs/").content.decode()
+    assert jobs_list.count(">done<") == 1 and "<td>done</td>" not in jobs_list
+
+
+def test_adding_several_members_gives_every_new_account_s_link_at_once(client, campaign, people):
+    client.force_login(people["organiser"])
+    url = f"/campaigns/{campaign.pk}/members/"
+    page = client.post(url, {"action": "add", "usernames": "dora\nerik carol", "role": "assessor"}).content.decode()
+    text = page.split('id="links-text"', 1)[1].split(">", 1)[1].split("</textarea>", 1)[0]
+    lines = [line.split("\t") for line in text.splitlines()]
+    # carol is an existing account: no link for her (she signs in with her own password).
+    assert [name for name, _ in lines] == ["dora", "erik"]
+    for name, link in lines:
+        assert link.startswith("http://testserver/accounts/set-password/#")
+        assert accounts.link_holder(link.split("#", 1)[1]).get_username() == name
+    assert 'id="copy-links"' in page and "Copy all links" in page
+    # Later, every new account's link again from the page, in one go.
+    again = client.post(url, {"action": "links"}).content.decode()
+    assert again.count("/accounts/set-password/#") == 2
+    alone = services.create_campaign(creator=people["organiser"], kind="pairs", name="Alone")
+    refused = client.post(f"/campaigns/{alone.pk}/members/", {"action": "links"})
+    assert refused.status_code == 400 and "no member has a new account" in refused.content.decode()
