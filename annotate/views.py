@@ -81,7 +81,7 @@ def _report_context(request: HttpRequest, campaign) -> dict:
 
 def _summary_context(request: HttpRequest, campaign) -> dict:
     report = live.campaign_report(campaign, live.current_etag(request.user, campaign.pk))
-    return {"summary": dashboard.campaign_summary(campaign, report)}
+    return {"summary": dashboard.campaign_summary(campaign, report), "progress": selectors.assessor_progress(campaign)}
 
 
 def _progress_context(request: HttpRequest, campaign) -> dict:

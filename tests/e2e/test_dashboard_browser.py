@@ -1,0 +1,71 @@
+"""The organiser's dashboard in a browser: the summary updates live while two assessors
+submit, without closing what the organiser opened; every section is one click away and
+keeps its own address; axe-core finds no serious violation on the summary at 1280 and
+390 px."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from annotate import services
+from annotate.models import Topic
+from tests.e2e.test_accessibility_browser import Findings
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+FULL = {"matches": {"c1": True, "c2": False, "c3": True, "c4": False}}
+
+
+def test_the_summary_updates_live_and_every_section_is_one_click_away(
+    new_page, live_server, login, people, campaign, browser
+):
+    organiser = new_page()
+    login(organiser, "organiser")
+    base = f"{live_server.url}/campaigns/{campaign.pk}/"
+    organiser.goto(base)
+    expect(organiser.locator("#summary-judged")).to_have_text("0")
+    expect(organiser.locator("#summary-open")).to_have_text("6")
+    # The organiser opens the per-assessor table by keyboard.
+    organiser.locator("#summary-assessors summary").focus()
+    organiser.keyboard.press("Enter")
+    expect(organiser.locator("#summary-assessors")).to_have_attribute("open", "")
+    organiser.evaluate("window.stillTheSamePage = true")
+
+    for name in ("alice", "bob"):
+        topic = Topic.objects.filter(campaign=campaign, assignments__assessor=people[name]).order_by("position")[0]
+        services.save_judgment(topic=topic, assessor=people[name], payload=FULL, status="submitted", version=0)
+    expect(organiser.locator("#summary-judged")).to_have_text("2", timeout=15_000)
+    expect(organiser.locator("#summary-open")).to_have_text("4")
+    expect(organiser.locator("#summary-headline .label")).to_have_text("Fleiss' kappa", timeout=15_000)
+    # Refreshed in place: the same page, the table still open and showing the new counts.
+    assert organiser.evaluate("window.stillTheSamePage") is True
+    expect(organiser.locator("#summary-assessors")).to_have_attribute("open", "")
+    expect(organiser.locator("#progress-table tr", has_text="alice").locator("td").nth(3)).to_have_text("1")
+
+    # Every section one click away, each at its own address, marked as the current one.
+    sections = {
+        "Report": ("?section=report", "Agreement report"),
+        "Progress": ("?section=progress", "Progress per assessor"),
+        "Flags": ("?section=flags", "Flags and comments"),
+        "Analyses": ("?section=analyses", "Analyses"),
+        "Adjudication": ("adjudication/", "Adjudication queue"),
+        "Members": ("members/", "Members"),
+        "Assignments": ("assignments/", "Assignments"),
+        "Summary": ("", "Where the campaign stands"),
+    }
+    nav = organiser.get_by_role("navigation", name="Campaign sections")
+    for label, (address, heading) in sections.items():
+        nav.get_by_role("link", name=label, exact=True).click()
+        organiser.wait_for_url(base + address)
+        expect(nav.get_by_role("link", name=label, exact=True)).to_have_attribute("aria-current", "page")
+        if heading:
+            expect(organiser.get_by_role("heading", name=heading, exact=True)).to_be_visible()
+
+    # The uploads page (its own layout) is one click away too.
+    nav.get_by_role("link", name="Uploads", exact=True).click()
+    organiser.wait_for_url(base + "uploads/")
+
+    findings = Findings()
+    findings.check(browser, live_server, login, "organiser", "dashboard summary", f"/campaigns/{campaign.pk}/")
+    assert findings.problems == [], "\n" + "\n".join(findings.problems)
