@@ -10,9 +10,10 @@ directly). Then, with Django's test client logged in as the organiser, each
 page is requested N times and measured: the response's bytes and the server's
 CPU time (``time.process_time`` around the request, median of N):
 
-- the organiser's campaign page (``/campaigns/<id>/``), once as the first request after a
-  recompute (the report decoded) and once as the next ones (the decoded report kept per process
-  under its ETag, scoring/live.py),
+- the organiser's campaign page: its summary (``/campaigns/<id>/``, what it opens on) and its
+  Report section (``?section=report``), each once as the first request after a recompute (the
+  report decoded) and once as the next ones (the decoded report kept per process under its
+  ETag, scoring/live.py),
 - the live report fragment it polls every 3 s (``/campaigns/<id>/report/``),
 - the same fragment sent with ``If-None-Match`` of its ETag (304, no body),
 - the agreement API (``/api/campaigns/<id>/agreement/``) and its 304,
@@ -155,7 +156,9 @@ def measure_campaign(label: str, campaign: Campaign, client: Client, repeat: int
     page = f"/campaigns/{campaign.pk}/"
     fragment = f"/campaigns/{campaign.pk}/report/"
     api = f"/api/campaigns/{campaign.pk}/agreement/"
-    for name, path in (("organiser page", page), ("report fragment", fragment), ("agreement API", api)):
+    # The campaign page opens on its summary; the report (the page's old whole) is its Report section.
+    sections = (("summary page", page), ("report section", page + "?section=report"))
+    for name, path in (*sections, ("report fragment", fragment), ("agreement API", api)):
         first = measure(client, path, repeat, cold=True)
         rows.append(
             [
@@ -170,7 +173,7 @@ def measure_campaign(label: str, campaign: Campaign, client: Client, repeat: int
         )
         result = measure(client, path, repeat)
         rows.append([label, name, result["status"], result["bytes"], result["cpu_ms"], result["queries"], baseline])
-        if path != page:
+        if path not in dict(sections).values():
             etag = client.get(path).headers.get("ETag")
             if etag:
                 cached = measure(client, path, repeat, if_none_match=etag)
@@ -216,11 +219,12 @@ def main() -> None:
         ["campaign", "page", "status", "KB", "server CPU ms (median)", "x login page", "queries"],
         [[c, p, s, size / 1024, cpu, cpu / base["cpu_ms"], q] for c, p, s, size, cpu, q, base in rows],
     )
-    rte_page = next(r for r in rows if r[0].startswith("RTE") and r[1] == "organiser page")
+    rte_page = next(r for r in rows if r[0].startswith("RTE") and r[1] == "report section")
     rte_fragment = next(r for r in rows if r[0].startswith("RTE") and r[1] == "report fragment")
     not_modified = next((r for r in rows if r[0].startswith("RTE") and r[1] == "report fragment, If-None-Match"), None)
-    large_page = next(r for r in rows if r[0].startswith("pairs") and r[1] == "organiser page")
-    rte_cold = next(r for r in rows if r[0].startswith("RTE") and r[1] == "organiser page, report not yet decoded")
+    large_page = next(r for r in rows if r[0].startswith("pairs") and r[1] == "report section")
+    rte_summary = next(r for r in rows if r[0].startswith("RTE") and r[1] == "summary page")
+    rte_cold = next(r for r in rows if r[0].startswith("RTE") and r[1] == "report section, report not yet decoded")
     print_result(
         "pages",
         cpu_ratio=round(rte_page[4] / login["cpu_ms"], 1),
@@ -234,6 +238,9 @@ def main() -> None:
         not_modified_status=not_modified[2] if not_modified else "none",
         not_modified_bytes=not_modified[3] if not_modified else "none",
         not_modified_queries=not_modified[5] if not_modified else "none",
+        rte_summary_kb=round(rte_summary[3] / 1024, 1),
+        rte_summary_ms=round(rte_summary[4], 1),
+        rte_summary_queries=rte_summary[5],
         large_page_kb=round(large_page[3] / 1024, 1),
         large_page_ms=round(large_page[4], 1),
         topics=args.topics,

@@ -134,12 +134,13 @@ def shoot(browser, base: str, out: Path) -> None:
     # Wait until the worker has computed the demo's reports (the first campaign's page says so).
     first = campaigns[0][1]
     for _ in range(100):
-        organiser.goto(base + first)
+        organiser.goto(base + first + "?section=report")
         if "Computed" in organiser.content():
             break
         time.sleep(0.3)
     for index, (_, href) in enumerate(campaigns):
         save(organiser, f"campaign-organiser-{index + 1}", base + href)
+        save(organiser, f"campaign-report-{index + 1}", base + href + "?section=report")
     save(organiser, "campaign-new", f"{base}/campaigns/new/")
     save(organiser, "campaign-new-ordering", f"{base}/campaigns/new/?kind=ordering")
     save(organiser, "members", f"{base}{first}members/")
