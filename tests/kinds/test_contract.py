@@ -292,6 +292,13 @@ def test_reports_are_typed_round_trip_and_match_the_api_schema(demo_of, name, ad
     measured = [reports.disagreement(reports.topic(given, t)) for t in given.topics if len(given.judgments_of(t)) >= 2]
     found = [m for m in measured if m is not None]
     assert found and all(isinstance(m, Disagreement) and m.value >= 0 and m.reason for m in found), name
+    # the dashboard's headline: a named figure of the report with its interval (or no headline slot)
+    from kinds.spec import Headline
+    from scoring.intervals import FigureCI
+
+    if reports.headline is not None:
+        headline = reports.headline(built)
+        assert isinstance(headline, Headline) and headline.label and isinstance(headline.figure, FigureCI), name
 
     stored = Report.objects.get(campaign=campaign, topic=None)
     first_field = dataclasses.fields(reports.campaign_type)[0].name
