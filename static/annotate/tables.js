@@ -1,7 +1,7 @@
 /* Tables that scroll sideways inside their own box (concord.css: .table-box, and every
  * table on a small screen) take the keyboard focus when, and only when, they do scroll,
  * so that the arrow keys scroll them (axe: scrollable-region-focusable); named after the
- * nearest heading. Run on load, after every htmx swap and on resize. */
+ * nearest heading. Run on load, after every htmx swap, on resize and on a change of colour scheme. */
 (function () {
   "use strict";
   function scroller(table) {
@@ -34,6 +34,11 @@
   }
   document.addEventListener("htmx:afterSettle", mark);
   window.addEventListener("resize", mark);
+  // A change of colour scheme can change the fonts' widths, and so which tables scroll.
+  if (window.matchMedia) {
+    var scheme = window.matchMedia("(prefers-color-scheme: dark)");
+    if (scheme.addEventListener) scheme.addEventListener("change", function () { window.requestAnimationFrame(mark); });
+  }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", mark);
   else mark();
 })();
