@@ -157,7 +157,7 @@ def test_the_factoid_box_plot_draws_labelled_boxes_and_pairs_truth_sets_by_name(
     assert drawn == {
         "type": "boxplot",
         "labels": ["M1", "M2", "S1"],
-        "groups": ["model summary", "machine summary"],
+        "groups": ["reference summary", "machine summary"],
         "x": "summary",
     }
     expect(page.locator('figure[data-chart="line"]')).to_have_attribute("data-drawn", "1")
