@@ -5,6 +5,7 @@ from __future__ import annotations
 from django import template
 from django.utils.safestring import SafeString
 
+from annotate import selectors
 from concord import markdown
 
 register = template.Library()
@@ -58,3 +59,10 @@ def id_texts(items, more=None) -> dict[str, str]:
             text = " ".join(row["text"].split())
             labels[row["id"]] = text if len(text) <= 80 else text[:79] + "…"
     return labels
+
+
+@register.simple_tag
+def raters_per_topic(campaign) -> selectors.Raters:
+    """``{% raters_per_topic campaign as raters %}``: what is true of who judges each topic
+    (an imported crowd campaign's observed raters, not the overlap its own assessors get)."""
+    return selectors.raters(campaign)
