@@ -19,10 +19,12 @@ from __future__ import annotations
 import io
 import json
 import zipfile
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
+from annotate.importers import CrowdFile
 from concord import reading
 from concord.errors import InvalidInput
 from kinds.base import require_id, type_name
@@ -93,14 +95,17 @@ def read_labelstudio(raw: bytes | str) -> list[Task]:
     return tasks
 
 
-def task_text(task: Task, key: str, *, required: bool = True) -> str | None:
-    """A string of the task's data (``data.<key>``)."""
-    value = task.data.get(key)
+def _string(value: Any, field: str, required: bool) -> str | None:
     if value is None and not required:
         return None
     if not isinstance(value, str):
-        raise InvalidInput(f"{task.where}.data.{key}", f"expected a string, got {type_name(value)}")
+        raise InvalidInput(field, f"expected a string, got {type_name(value)}")
     return value
+
+
+def task_text(task: Task, key: str, *, required: bool = True) -> str | None:
+    """A string of the task's data (``data.<key>``)."""
+    return _string(task.data.get(key), f"{task.where}.data.{key}", required)
 
 
 def task_id(task: Task, key: str) -> str:
@@ -222,12 +227,8 @@ def read_doccano(raw: bytes | str) -> list[Example]:
 
 
 def example_text(example: Example, key: str, *, required: bool = True) -> str | None:
-    value = example.record.get(key)
-    if value is None and not required:
-        return None
-    if not isinstance(value, str):
-        raise InvalidInput(f"{example.where}: {key}", f"expected a string, got {type_name(value)}")
-    return value
+    """A string of the example's line (``<key>``)."""
+    return _string(example.record.get(key), f"{example.where}: {key}", required)
 
 
 def example_id(example: Example, key: str) -> str:
@@ -250,6 +251,167 @@ def write_doccano(files: Mapping[str, Sequence[dict[str, Any]]]) -> bytes:
                 f"{username}.jsonl", "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
             )
     return buffer.getvalue()
+
+
+# -- one choice per (topic, unit): the shape pairs and relevance share -------------------
+
+
+@dataclass(frozen=True)
+class Labels:
+    """How a kind's choices map onto its payload's values (they may depend on the
+    campaign's params, e.g. relevance's scale): ``read(choice, where)`` checks one,
+    naming ``where``; ``write(value)`` is the choice a payload value is exported as."""
+
+    read: Callable[[str, str], Any]
+    write: Callable[[Any], str]
+
+
+@dataclass(frozen=True)
+class UnitChoices:
+    """A kind whose Label Studio task (or doccano example) is one (topic, unit) and
+    whose annotation is one choice: the data carry ``topic``, ``topic_title``, the
+    topic's query fields, ``<unit>`` (the unit's id) and the unit's ``text``; the
+    annotation is a ``choices`` result from ``choice_name`` to ``text`` (or a
+    doccano label); the payload is ``{payload: {unit id: value}}``."""
+
+    unit: str  # "candidate": the data key of the unit's id, and the word errors use
+    units: str  # "candidates": the topic data's list of units ({"id", "text"})
+    payload: str  # "matches": the payload's key
+    choice_name: str  # Label Studio's from_name of the choice
+    verb: str  # "labelled": what an annotator did to a unit, in errors
+    query: Callable[
+        [Callable[..., str | None]], dict[str, str]
+    ]  # topic data's query fields from an item's text(key, required=)
+    query_of: Callable[[Mapping[str, Any]], dict[str, str]]  # an item's query fields from the topic data
+    labels: Callable[[Any], Labels]  # params -> Labels
+
+    def reader(self, format: str, doc: str) -> Callable[..., CrowdFile]:
+        """The kind's reader of ``format`` (a ``KindSpec.judgment_files`` entry), documented by ``doc``."""
+
+        def read(raw: bytes | str, *, params: Any = None) -> CrowdFile:
+            return read_unit_choices(self, raw, format=format, params=params)
+
+        read.__doc__ = doc
+        return read
+
+    def export(self, campaign: Any, topics: Sequence[Any], judgments: Sequence[Any], *, format: str) -> Any:
+        """Every assessor's submitted judgments as Label Studio JSON or doccano's zip."""
+        return write_unit_choices(self, campaign, topics, judgments, format=format)
+
+
+@dataclass(frozen=True)
+class _Item:
+    """A Label Studio task or a doccano example, read the same way."""
+
+    where: str
+    text: Callable[..., str | None]
+    id: Callable[[str], str]
+    labels: Callable[[], list[tuple[str, str, str, str]]]  # (where, worker, the value's where, the choice)
+
+
+def _from_tasks(raw: bytes | str) -> list[_Item]:
+    def labels(task: Task) -> list[tuple[str, str, str, str]]:
+        return [(a.where, a.worker, *choice(a)) for a in task.annotations]
+
+    return [
+        _Item(t.where, partial(task_text, t), partial(task_id, t), partial(labels, t)) for t in read_labelstudio(raw)
+    ]
+
+
+def _from_examples(raw: bytes | str) -> list[_Item]:
+    def labels(example: Example) -> list[tuple[str, str, str, str]]:
+        if not example.labels:
+            return []  # not annotated by this user
+        return [(example.where, example.worker, f"{example.where}: label", one_label(example))]
+
+    return [
+        _Item(e.where, partial(example_text, e), partial(example_id, e), partial(labels, e)) for e in read_doccano(raw)
+    ]
+
+
+def read_unit_choices(shape: UnitChoices, raw: bytes | str, *, format: str, params: Any = None) -> CrowdFile:
+    """Topics rebuilt from the file's items, and one judgment per (annotator, topic)."""
+    decode = shape.labels(params).read
+    topics: dict[str, dict[str, Any]] = {}
+    answers: dict[tuple[str, str], dict[str, Any]] = {}
+    sources: dict[tuple[str, str], str] = {}
+    for item in _from_tasks(raw) if format == "labelstudio" else _from_examples(raw):
+        topic, unit = item.id("topic"), item.id(shape.unit)
+        title = item.text("topic_title", required=False)
+        query = shape.query(item.text)
+        text = item.text("text")
+        entry = topics.setdefault(
+            topic, {"external_id": topic, "title": title or topic, "data": {**query, shape.units: []}}
+        )
+        if {k: v for k, v in entry["data"].items() if k != shape.units} != query:
+            raise InvalidInput(item.where, f"topic {topic!r} has another query in an earlier item")
+        if unit not in {u["id"] for u in entry["data"][shape.units]}:
+            entry["data"][shape.units].append({"id": unit, "text": text})
+        for where, worker, value_where, value in item.labels():
+            decoded = decode(value, value_where)
+            given = answers.setdefault((worker, topic), {})
+            if unit in given:
+                raise InvalidInput(where, f"{worker!r} {shape.verb} {shape.unit} {unit!r} of topic {topic!r} twice")
+            given[unit] = decoded
+            sources.setdefault((worker, topic), f"{where} ({worker!r}, topic {topic!r})")
+    keys = list(answers)
+    return CrowdFile(
+        topics=list(topics.values()),
+        judgments=[{"assessor": w, "topic": t, "payload": {shape.payload: answers[(w, t)]}} for w, t in keys],
+        sources=[sources[k] for k in keys],
+    )
+
+
+def write_unit_choices(
+    shape: UnitChoices, campaign: Any, topics: Sequence[Any], judgments: Sequence[Any], *, format: str
+) -> Any:
+    """Every assessor's submitted judgments (``JudgmentRow``) as Label Studio JSON or doccano's zip."""
+    encode = shape.labels(campaign.params).write
+    by_topic: dict[int, list[Any]] = {}
+    for row in judgments:
+        by_topic.setdefault(row.topic_id, []).append(row)
+    items = [
+        (
+            topic,
+            unit["id"],
+            {
+                "topic": topic.external_id,
+                "topic_title": topic.title,
+                **shape.query_of(topic.data),
+                shape.unit: unit["id"],
+                "text": unit["text"],
+            },
+        )
+        for topic in topics
+        for unit in topic.data[shape.units]
+    ]
+    if format == "labelstudio":
+        return write_labelstudio(
+            (
+                data,
+                [
+                    (
+                        row.assessor,
+                        [
+                            choices_result(
+                                encode(row.payload[shape.payload][unit]), from_name=shape.choice_name, to_name="text"
+                            )
+                        ],
+                    )
+                    for row in by_topic.get(topic.pk, [])
+                    if unit in row.payload.get(shape.payload, {})
+                ],
+            )
+            for topic, unit, data in items
+        )
+    assessors = sorted({row.assessor for row in judgments})
+    files: dict[str, list[dict[str, Any]]] = {name: [] for name in assessors}
+    for number, (topic, unit, data) in enumerate(items, start=1):
+        given = {row.assessor: row.payload.get(shape.payload, {}) for row in by_topic.get(topic.pk, [])}
+        for name in assessors:
+            values = given.get(name, {})
+            files[name].append({"id": number, **data, "label": [encode(values[unit])] if unit in values else []})
+    return write_doccano(files)
 
 
 #: What the export help adds for a kind that writes these formats.

@@ -358,3 +358,55 @@ def topic_assignments(campaign: Campaign) -> list[tuple[Topic, list[tuple[str, s
     ):
         people.setdefault(topic_id, []).append((username, status.get((topic_id, username), "new")))
     return [(t, people.get(t.id, [])) for t in topics]
+
+
+# -- how many judge each topic -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Raters:
+    """How many judge each topic: ``overlap`` is what the campaign hands out to its own
+    assessors; an imported crowd file brings its own raters, often more (10 workers per
+    item), so ``least`` / ``most`` are the assessors observed per topic (assigned or
+    having judged), counted when the campaign has imported workers (else None)."""
+
+    overlap: int
+    least: int | None = None
+    most: int | None = None
+
+    @property
+    def imported(self) -> bool:
+        return self.least is not None
+
+    @property
+    def text(self) -> str:
+        """``2 assessors per topic``; imported: ``10 raters per topic (imported)``."""
+        if not self.imported:
+            return f"{self.overlap} assessor{'s' if self.overlap != 1 else ''} per topic"
+        shown = f"{self.least}" if self.least == self.most else f"{self.least}–{self.most}"
+        return f"{shown} rater{'s' if self.most != 1 else ''} per topic (imported)"
+
+    @property
+    def top_up_text(self) -> str:
+        """The top-up button's words: what pressing it does on this campaign."""
+        wanted = f"{self.overlap} assessor{'s' if self.overlap != 1 else ''}"
+        if self.imported:
+            return f"Give topics with fewer than {wanted} more of your assessors"
+        return f"Top up to {wanted} per topic"
+
+
+def raters(campaign: Campaign) -> Raters:
+    """:class:`Raters` of ``campaign`` (one grouped count when it has imported workers)."""
+    if not Membership.objects.filter(campaign=campaign, imported=True).exists():
+        return Raters(campaign.overlap)
+    counts = (
+        Assignment.objects.filter(topic__campaign=campaign)
+        .values("topic_id")
+        .order_by()
+        .annotate(n=Count("assessor_id", distinct=True))
+        .values_list("n", flat=True)
+    )
+    seen = list(counts)
+    topics = Topic.objects.filter(campaign=campaign).count()
+    least = 0 if len(seen) < topics else min(seen, default=0)
+    return Raters(campaign.overlap, least, max(seen, default=0))

@@ -323,7 +323,7 @@ def new_campaign(request: HttpRequest) -> HttpResponse:
             "spec": spec,
             "form": form,
             "error": error,
-            "fields": paramforms.fields(spec.params, values=values, error=error),
+            "groups": paramforms.groups(paramforms.fields(spec.params, values=values, error=error)),
         },
         status=400 if error else 200,
     )

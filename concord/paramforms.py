@@ -31,7 +31,7 @@ from concord.digits import decimal_number, whole_number
 from concord.errors import InvalidInput
 from concord.params import Bool, Choice, Float, Int, ListOf, Object, Param, ParamsSchema, Str
 
-__all__ = ["Field", "fields", "read"]
+__all__ = ["Field", "Group", "fields", "groups", "read"]
 
 
 @dataclass(frozen=True)
@@ -49,10 +49,18 @@ class Field:
     max: Any = None
     error: str = ""
     form: str = ""  # tells apart the controls of several forms on one page
+    when: tuple[str, str] | None = None  # (control name, value): the only setting it applies to
+    doc: str = ""  # "page#anchor" of the user help that explains it
 
     @property
     def id(self) -> str:
         return "f-" + re.sub(r"[^A-Za-z0-9_-]", "-", f"{self.form}-{self.name}" if self.form else self.name)
+
+    @property
+    def doc_url(self) -> str:
+        """The user help's page and section that explain this control ("" if none)."""
+        page, _, anchor = self.doc.partition("#")
+        return f"/help/{page}/" + (f"#{anchor}" if anchor else "") if page else ""
 
 
 def fields(
@@ -67,7 +75,7 @@ def fields(
     ``form`` names the form when a page has several (control ids stay unique)."""
     out: list[Field] = []
     for param in schema:
-        if param.internal:
+        if param.internal or not param.form:
             continue
         name = f"{prefix}.{param.name}"
         value = (values or {}).get(param.name, param.default)
@@ -80,8 +88,9 @@ def fields(
 
 
 def _field(param: Param, name: str, value: Any, error: str) -> Field:
-    label = name.split(".", 1)[1].replace(".", " · ").replace("_", " ")
-    common = {"name": name, "label": label, "help": param.help, "error": error}
+    label = param.label or name.split(".", 1)[1].replace(".", " · ").replace("_", " ")
+    when = (f"{name.rsplit('.', 1)[0]}.{param.when[0]}", param.when[1]) if param.when else None
+    common = {"name": name, "label": label, "help": param.help, "error": error, "when": when, "doc": param.doc}
     if isinstance(param, Bool):
         return Field(widget="checkbox", value=bool(value), **common)
     if isinstance(param, Int):
@@ -98,6 +107,43 @@ def _field(param: Param, name: str, value: Any, error: str) -> Field:
     return Field(widget="text", value="" if value is None else value, **common)
 
 
+@dataclass(frozen=True)
+class Group:
+    """Controls shown together: ``when`` (a control's name, its label and the value)
+    says the setting they apply to, None for those that always apply."""
+
+    fields: tuple[Field, ...]
+    when: tuple[str, str, str] | None = None
+
+    @property
+    def control_id(self) -> str:
+        """The id of the control ``when`` names (the page's script watches it)."""
+        return "f-" + re.sub(r"[^A-Za-z0-9_-]", "-", self.when[0]) if self.when else ""
+
+
+def groups(controls: list[Field]) -> list[Group]:
+    """``controls`` grouped by the setting they apply to, those that always apply first
+    (in their order), so that a page without scripts can say when each group applies.
+
+    >>> from concord.params import Choice, Int, ParamsSchema
+    >>> schema = ParamsSchema(
+    ...     Choice("design", "overlap", ("overlap", "adaptive"), label="Design"),
+    ...     Int("budget", None, min=1, max=9, when=("design", "adaptive")),
+    ... )
+    >>> [(g.when, [f.name for f in g.fields]) for g in groups(fields(schema))]
+    [(None, ['params.design']), (('params.design', 'Design', 'adaptive'), ['params.budget'])]
+    """
+    labels = {f.name: f.label for f in controls}
+    out: dict[tuple[str, str] | None, list[Field]] = {None: []}
+    for control in controls:
+        out.setdefault(control.when, []).append(control)
+    return [
+        Group(tuple(members), (when[0], labels.get(when[0], when[0]), when[1]) if when else None)
+        for when, members in out.items()
+        if members
+    ]
+
+
 def _base(field: str) -> str:
     """``params.ratios[2]`` -> ``params.ratios``: the control an error belongs to."""
     return re.sub(r"\[\d+\]$", "", field)
@@ -109,7 +155,7 @@ def read(schema: ParamsSchema, data: Mapping[str, Any], prefix: str = "params") 
     ``data`` is a QueryDict or a plain mapping; InvalidInput names the field."""
     params: dict[str, Any] = {}
     for param in schema:
-        if param.internal:
+        if param.internal or not param.form:
             continue
         name = f"{prefix}.{param.name}"
         if isinstance(param, Object):

@@ -52,11 +52,26 @@ class Param:
 
     type_text = "a value"
 
-    def __init__(self, name: str, default: Any = None, *, help: str = "", internal: bool = False) -> None:
+    def __init__(
+        self,
+        name: str,
+        default: Any = None,
+        *,
+        help: str = "",
+        internal: bool = False,
+        label: str = "",
+        when: tuple[str, str] | None = None,
+        form: bool = True,
+        doc: str = "",
+    ) -> None:
         self.name = name
         self.default = default
         self.help = help
         self.internal = internal
+        self.label = label  # the words a form shows (else one derived from the name)
+        self.when = when  # (sibling param, value): the only setting this param applies to
+        self.form = form  # False: set through the API or the CLI only, never shown in a form
+        self.doc = doc  # "page#anchor" of the user help (/help/page/#anchor) that explains it
         if default is not None:
             self.clean(default, f"<default of {name}>")  # a declaration's own default must pass
 
@@ -84,12 +99,10 @@ class Param:
 class Int(Param):
     """A whole number from ``min`` to ``max`` (JSON integers only: not 3.0, not true)."""
 
-    def __init__(
-        self, name: str, default: int | None = None, *, min: int, max: int, help: str = "", internal: bool = False
-    ) -> None:
+    def __init__(self, name: str, default: int | None = None, *, min: int, max: int, **common: Any) -> None:
         self.min, self.max = min, max
         self.type_text = f"a whole number from {min} to {max}"
-        super().__init__(name, default, help=help, internal=internal)
+        super().__init__(name, default, **common)
 
     def clean(self, value: Any, field: str) -> int:
         if isinstance(value, bool) or not isinstance(value, int) or not self.min <= value <= self.max:
@@ -111,15 +124,14 @@ class Float(Param):
         min: float,
         max: float,
         exclusive: bool = False,
-        help: str = "",
-        internal: bool = False,
+        **common: Any,
     ) -> None:
         self.min, self.max, self.exclusive = min, max, exclusive
         self.type_text = (
             f"a number {'between' if exclusive else 'from'} {min:g} {'and' if exclusive else 'to'} {max:g}"
             + (" (both excluded)" if exclusive else "")
         )
-        super().__init__(name, default, help=help, internal=internal)
+        super().__init__(name, default, **common)
 
     def clean(self, value: Any, field: str) -> float:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
@@ -158,13 +170,12 @@ class Str(Param):
         *,
         max_length: int = 200,
         pattern: str | None = None,
-        help: str = "",
-        internal: bool = False,
+        **common: Any,
     ) -> None:
         self.max_length = max_length
         self.pattern = pattern
         self.type_text = f"a string of 1 to {max_length} characters" + (f" matching {pattern}" if pattern else "")
-        super().__init__(name, default, help=help, internal=internal)
+        super().__init__(name, default, **common)
 
     def clean(self, value: Any, field: str) -> str:
         if not isinstance(value, str) or not 1 <= len(value) <= self.max_length:
@@ -188,15 +199,13 @@ class Choice(Param):
         name: str,
         default: str | None = None,
         choices: Sequence[str] = (),
-        *,
-        help: str = "",
-        internal: bool = False,
+        **common: Any,
     ) -> None:
         if not choices:
             raise ValueError(f"{name}: a Choice needs choices")
         self.choices = tuple(choices)
         self.type_text = f"one of: {', '.join(self.choices)}"
-        super().__init__(name, default, help=help, internal=internal)
+        super().__init__(name, default, **common)
 
     def clean(self, value: Any, field: str) -> str:
         if not isinstance(value, str) or value not in self.choices:
@@ -222,12 +231,11 @@ class ListOf(Param):
         min_items: int = 0,
         max_items: int,
         unique: bool = False,
-        help: str = "",
-        internal: bool = False,
+        **common: Any,
     ) -> None:
         self.item, self.min_items, self.max_items, self.unique = item, min_items, max_items, unique
         self.type_text = f"a list of {min_items} to {max_items} entries" + (", each once" if unique else "")
-        super().__init__(name, default, help=help, internal=internal)
+        super().__init__(name, default, **common)
 
     def clean(self, value: Any, field: str) -> list:
         if not isinstance(value, list) or not self.min_items <= len(value) <= self.max_items:
@@ -256,11 +264,9 @@ class Object(Param):
 
     type_text = "an object"
 
-    def __init__(
-        self, name: str, fields: Sequence[Param], default: dict | None = None, *, help: str = "", internal: bool = False
-    ) -> None:
+    def __init__(self, name: str, fields: Sequence[Param], default: dict | None = None, **common: Any) -> None:
         self.fields = ParamsSchema(*fields)
-        super().__init__(name, default, help=help, internal=internal)
+        super().__init__(name, default, **common)
 
     def clean(self, value: Any, field: str) -> dict[str, Any]:
         return self.fields.clean(value, field)

@@ -186,7 +186,8 @@ class Kind:
 
 
 def demo_param() -> Bool:
-    return Bool("demo", help="Marks a demo campaign: ./run seeds a kind's demo only while none is marked.")
+    # Not in the new-campaign form: only `manage.py seed_demo` (the kinds' demo data) sets it.
+    return Bool("demo", form=False, help="Marks a demo campaign: ./run seeds a kind's demo only while none is marked.")
 
 
 #: The campaign param that shows reference labellings on the adjudication page.
@@ -199,6 +200,7 @@ def reference_param() -> Bool:
     ``Kind.reference_payload``."""
     return Bool(
         SHOW_REFERENCE,
+        label="Show the reference labelling to adjudicators",
         help="Show the reference labelling (a run marked reference, e.g. the gold column of a CrowdTruth file) on "
         "the adjudication page as 'reference', beside the assessors' judgments. Off by default: adjudication is "
         "often meant to be blind to it.",
@@ -213,12 +215,14 @@ def design_param(label: str, *, splittable: bool, adaptive: bool = False) -> Cho
             "design",
             "overlap",
             ("overlap", "one-per-item", *(("adaptive",) if adaptive else ())),
+            label="How topics are handed out",
+            doc="adaptive#adaptive-design" if adaptive else "",
             help=(
                 "overlap: every topic goes whole to `overlap` assessors; one-per-item: each item of a topic goes to "
                 "one assessor drawn at random (Arehart et al. 2008, section 3.2.1)"
                 + (
                     "; adaptive: every item goes to one assessor first, further opinions only where the truth is "
-                    "least certain, handed out by 'Next topic' until the budgets are spent (docs/adaptive.md, Adaptive design)."
+                    "least certain, handed out by 'Next topic' until the budgets are spent."
                     if adaptive
                     else "."
                 )
@@ -228,11 +232,16 @@ def design_param(label: str, *, splittable: bool, adaptive: bool = False) -> Cho
         "design",
         "overlap",
         ("overlap",),
+        label="How topics are handed out",
         help=(
             f"overlap: every topic goes whole to `overlap` assessors; {label} topics cannot be split between assessors "
             "(one-per-item is for pairs campaigns)."
         ),
     )
+
+
+#: What the adaptive design's params apply to (forms show them only then).
+ADAPTIVE = ("design", "adaptive")
 
 
 def adaptive_params() -> tuple[Param, ...]:
@@ -243,8 +252,10 @@ def adaptive_params() -> tuple[Param, ...]:
             "adaptive_by",
             None,
             ("posterior", "margin"),
+            label="Certainty measured by",
+            when=ADAPTIVE,
             help=(
-                "design=adaptive: how certain an item's truth is: posterior (Dawid-Skene, the default) or margin "
+                "How certain an item's truth is: posterior (Dawid-Skene, the default) or margin "
                 "(votes of the leading label minus the runner-up's)."
             ),
         ),
@@ -253,36 +264,47 @@ def adaptive_params() -> tuple[Param, ...]:
             None,
             min=1,
             max=100,
-            help="design=adaptive: opinions per item at most (default 5).",
+            label="Opinions per item, at most",
+            when=ADAPTIVE,
+            help="Default 5.",
         ),
         Int(
             "budget_total",
             None,
             min=1,
             max=100_000_000,
-            help="design=adaptive: opinions in all at most (default: no cap beyond budget_per_item).",
+            label="Opinions in all, at most",
+            when=ADAPTIVE,
+            help="Default: no cap beyond the opinions per item.",
         ),
         Float(
             "confidence",
             None,
             min=0.5,
             max=1.0,
-            help="design=adaptive, adaptive_by=posterior: no further opinion once the posterior reaches this "
-            "(default 0.95).",
+            label="Enough when the posterior reaches",
+            when=ADAPTIVE,
+            help="With certainty measured by posterior: no further opinion on an item once its posterior reaches "
+            "this (default 0.95).",
         ),
         Int(
             "margin",
             None,
             min=1,
             max=100,
-            help="design=adaptive, adaptive_by=margin: no further opinion once the margin reaches this (default 2).",
+            label="Enough when the vote margin reaches",
+            when=ADAPTIVE,
+            help="With certainty measured by margin: no further opinion on an item once the margin reaches this "
+            "(default 2).",
         ),
         Int(
             "max_open_topics",
             None,
             min=1,
             max=20,
-            help="design=adaptive: topics an assessor may hold open at once, unskipped ones included (default 1): "
+            label="Open topics per assessor, at most",
+            when=ADAPTIVE,
+            help="Topics an assessor may hold open at once, unskipped ones included (default 1): "
             "unskipping a topic beyond it is refused until they submit or skip one.",
         ),
     )
@@ -298,6 +320,7 @@ def interval_params(*, ranking: bool = False) -> tuple[Param, ...]:
             None,
             min=0.001,
             max=1.0,
+            label="Wanted precision of each figure",
             help="Wanted half-width of every agreement figure's 95% interval, e.g. 0.05 for kappa to within "
             "+-0.05 (default 0.05): the report says per figure whether it is reached or about how many more "
             "units would reach it.",
@@ -307,6 +330,7 @@ def interval_params(*, ranking: bool = False) -> tuple[Param, ...]:
             None,
             min=100,
             max=10_000,
+            label="Bootstrap resamples",
             help="Bootstrap resamples of every interval (default 1000; seed 0).",
         ),
     )
@@ -318,6 +342,7 @@ def interval_params(*, ranking: bool = False) -> tuple[Param, ...]:
                 min=0.0,
                 max=1.0,
                 exclusive=True,
+                label="Wanted stability of the systems' ranking (Kendall's τ)",
                 help="Wanted Kendall's tau between the systems' ranking and the rankings from resampled topics: "
                 "reached when the 5th percentile of its bootstrap distribution is at least this (default 0.9).",
             ),

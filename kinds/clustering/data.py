@@ -74,6 +74,7 @@ class ClusteringKind(Kind):
             "rules",
             "warn",
             RULE_MODES,
+            label="Submissions that break the clustering rules",
             help=(
                 "warn: a submission breaking Geiss's rules 3 and 4 is flagged and let through; block: it is refused."
             ),

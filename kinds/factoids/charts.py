@@ -14,7 +14,7 @@ def growth(result: dict[str, Any]) -> dict[str, dict]:
     >>> charts["mean"]["datasets"][0]["points"], charts["mean"]["x"]["integer"]
     ([[1, 3.0], [2, 5.0]], True)
     """
-    summaries = Axis("model summaries drawn (count)", integer=True)
+    summaries = Axis("reference summaries drawn (count)", integer=True)
     return {
         "mean": line(
             "Factoids as summaries are added",
@@ -51,7 +51,7 @@ def stability(result: dict[str, Any]) -> dict[str, dict | None]:
     return {
         "rho": line(
             "Stability of the WFS ranking (Figure 5)",
-            Axis("N model summaries per sample (count)", integer=True),
+            Axis("N reference summaries per sample (count)", integer=True),
             Axis("mean Spearman ρ between two samples' rankings", max=1),
             {"mean ρ": [[size, v] for size, v in zip(s["sizes"], s["mean_rho"])]},
         ),
@@ -60,7 +60,7 @@ def stability(result: dict[str, Any]) -> dict[str, dict | None]:
             Axis("summary"),
             Axis("weighted factoid score (WFS)", min=0),
             [summaries[i]["id"] for i in order],
-            ["model summary" if summaries[i]["model"] else "machine summary" for i in order],
+            ["reference summary" if summaries[i]["model"] else "machine summary" for i in order],
             [[row[i] for i in order] for row in scores],
             caption="Boxes: quartiles and median; whiskers: 5th and 95th percentiles.",
         ),

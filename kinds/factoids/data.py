@@ -72,6 +72,7 @@ class FactoidsKind(Kind):
             "annotation_unit",
             None,
             ("summary", "sentence"),
+            label="Agreement counted per",
             help="The items of the factoid annotation kappa: summary (factoid-summary combinations, as van "
             "Halteren & Teufel 2004 section 3.1 count them; the default when absent) or sentence "
             "(factoid-sentence combinations).",

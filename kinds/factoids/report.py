@@ -37,10 +37,10 @@ from scoring.selectors import JudgmentRow, ReportInput, curation, curations_of
 
 EXPORTS = {"json": Export("application/json", "json"), "csv": Export("text/csv", "csv")}
 EXPORT_HELP = (
-    "consensus: the consensus inventory with each factoid's weight (model summaries containing it) and marks, "
+    "consensus: the consensus inventory with each factoid's weight (reference summaries containing it) and marks, "
     "and who adjudicated it when (adjudicated_by, adjudicated_at). "
     "annotations: every annotator's inventory and marks (Phase 2, the current ones). relations: the confirmed "
-    "relations between annotators' inventories. wfs: every summary's weighted factoid score."
+    "relations between annotators' inventories. wfs: every summary's weighted factoid score (column model: 1 for a reference summary, 0 for a machine one)."
 )
 
 
@@ -485,7 +485,7 @@ def stability_analysis(
     topic, table = _consensus_table(input, params)
     sizes = range(1, int(params.get("max_n", 50)) + 1)
     # Optional, off by default (the paper reports pure frequency weights):
-    # a factoid counts 1/r in a model summary whose r-th sentence first has it.
+    # a factoid counts 1/r in a reference summary whose r-th sentence first has it.
     position = table.first_position if params.get("position") else None
     progress(0.1, "ranking summaries")
     stability = m.wfs_stability(
@@ -539,19 +539,19 @@ ANALYSIS_PARAMS = {
     ),
     "wfs-stability": ParamsSchema(
         Str("topic", max_length=200, help="The topic (external id); default the first with a consensus."),
-        Int("max_n", 50, min=1, max=200, help="Largest number N of model summaries drawn (Figure 5)."),
+        Int("max_n", 50, min=1, max=200, help="Largest number N of reference (model) summaries drawn (Figure 5)."),
         Int("pairs", 200, min=1, max=10_000, help="Pairs of samples per N (and draws of the box plots)."),
         Int("n", 10, min=1, max=200, help="N of the score box plots (Figures 6-7)."),
         Int(
             "min_summaries",
             min=1,
             max=100_000,
-            help="Summaries a unigram must occur in to be a consensus unigram; default 22% of the model summaries.",
+            help="Summaries a unigram must occur in to be a consensus unigram; default 22% of the reference summaries.",
         ),
         Bool(
             "position",
             False,
-            help="Position-adjusted weights (a factoid counts 1/r in a model summary whose r-th "
+            help="Position-adjusted weights (a factoid counts 1/r in a reference summary whose r-th "
             "sentence first states it); the paper reports pure frequency.",
         ),
         Int("seed", 0, min=0, max=2**32 - 1, help="Seed of the random draws (the same seed, the same result)."),
@@ -560,7 +560,7 @@ ANALYSIS_PARAMS = {
             0.9,
             min=-1.0,
             max=1.0,
-            help="The rho whose crossing the page reports: how many model summaries' WFS ranking reaches it (Figure 5).",
+            help="The rho whose crossing the page reports: how many reference summaries' WFS ranking reaches it (Figure 5).",
         ),
     ),
 }

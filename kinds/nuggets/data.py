@@ -70,6 +70,7 @@ class NuggetsKind(Kind):
             min_items=1,
             max_items=len(TASKS),
             unique=True,
+            label="What assessors do",
             help="What a submission must complete: labels (vital/okay for every nugget), matches (the nuggets "
             "of every response), or both.",
         ),

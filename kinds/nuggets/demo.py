@@ -22,11 +22,16 @@ from annotate.models import Assignment, Campaign, Membership
 
 GUIDELINES = """For each question, label every nugget vital or okay from the nugget list and the target alone ("snap judgments").
 
-Vital: a fact that must be in a good answer to "What is the target?". Okay: worthwhile, but not essential.
+- **Vital**: a fact that must be in a good answer to "What is the target?".
+- **Okay**: worthwhile, but not essential.
 
 Then, for each system answer, mark the nuggets it contains (it must state the fact, in any words).
 
-Keys: v vital, o okay (both move on), j / k move, Enter submits once every nugget is labelled and every answer matched."""
+Keys:
+
+- **v** vital, **o** okay (both move on);
+- **j** / **k** move;
+- **Enter** submits once every nugget is labelled and every answer matched."""
 
 QUESTIONS = {
     "AARP": [

@@ -21,11 +21,16 @@ from kinds.pairs.pools import build_pools
 
 GUIDELINES = """Judge whether each candidate record could name the same person as the query.
 
-Use the "loose" criterion of the evaluation: say match when there is a plausible relationship between the names, even beyond superficial spelling differences: alternate spellings and transliterations (Mohamed / Muhammad), added or dropped segments (Bin Ahmed), titles (Haji), reordered segments.
+Use the "loose" criterion of the evaluation:
 
-Say no match when the names only share a common element, or when nothing plausibly relates them.
+- **Match** when there is a plausible relationship between the names, even beyond superficial spelling differences: alternate spellings and transliterations (Mohamed / Muhammad), added or dropped segments (Bin Ahmed), titles (Haji), reordered segments.
+- **No match** when the names only share a common element, or when nothing plausibly relates them.
 
-Keys: j / k move between candidates, y / n judge (match / no match), Enter submits once every candidate is judged."""
+Keys:
+
+- **j** / **k** move between candidates;
+- **y** / **n** judge (match / no match);
+- **Enter** submits once every candidate is judged."""
 
 GIVEN = [
     "Mohamed",

@@ -83,6 +83,7 @@ class RelevanceKind(Kind):
             min_items=2,
             max_items=MAX_GRADES,
             unique=True,
+            label="Grades",
             help="The grade labels, lowest first: a document's grade is the position of its label (0, 1, ...). "
             "Default: TREC's 0-3.",
         ),
@@ -91,6 +92,7 @@ class RelevanceKind(Kind):
             DEFAULT_THRESHOLD,
             min=1,
             max=MAX_GRADES - 1,
+            label="Relevant from grade",
             help="The lowest grade counted relevant (overlap of relevant sets, P@10, MAP, bpref; "
             "trec_eval's -l); nDCG uses the grades themselves.",
         ),

@@ -23,12 +23,18 @@ from kinds.relevance.importers import pools
 
 GUIDELINES = """Grade each document for the query on the left, reading the description and the narrative: they say what counts.
 
-3 highly relevant: the document is about the topic and answers it directly.
-2 relevant: it answers part of the topic, or answers it in passing.
-1 related: it is on the subject but does not answer the topic.
-0 non-relevant: anything else.
+- **3 highly relevant**: the document is about the topic and answers it directly.
+- **2 relevant**: it answers part of the topic, or answers it in passing.
+- **1 related**: it is on the subject but does not answer the topic.
+- **0 non-relevant**: anything else.
 
-Grade the document as you read it, not as you think a system would. Keys: 0-3 set the grade and move on, j / k next / previous document, Enter submits once every document is graded."""
+Grade the document as you read it, not as you think a system would.
+
+Keys:
+
+- **0**-**3** set the grade and move on;
+- **j** / **k** next / previous document;
+- **Enter** submits once every document is graded."""
 
 #: (title, description, narrative, {true grade: [sentences]}).
 TOPICS = [

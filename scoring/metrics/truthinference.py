@@ -229,13 +229,19 @@ def _result(
     *,
     confusion: FloatArray | None,
     skill: FloatArray | None,
-    n_labels: npt.NDArray[np.int64],
-    priors: FloatArray,
     iterations: int,
     converged: bool,
+    n_labels: npt.NDArray[np.int64] | None = None,
+    priors: FloatArray | None = None,
 ) -> TruthInference:
-    """Spread the model's results (used items, workers, classes) over the declared ones."""
+    """Spread the model's results (used items, workers, classes) over the declared ones.
+    ``n_labels`` defaults to each used worker's count of labels, ``priors`` to uniform
+    over the classes used."""
     cls, wk = data.class_ids, data.worker_ids
+    if n_labels is None:
+        n_labels = np.bincount(data.workers, minlength=len(wk))
+    if priors is None:
+        priors = np.full(len(cls), 1.0 / len(cls)) if len(cls) else np.zeros(0)
     post = np.full((data.n_items, data.n_classes), np.nan)
     post[data.item_ids] = 0.0
     post[np.ix_(data.item_ids, cls)] = posteriors
@@ -270,18 +276,37 @@ def _empty(data: _Data, *, confusion: bool, skill: bool) -> TruthInference:
         np.zeros((0, 0)),
         confusion=np.zeros((0, 0, 0)) if confusion else None,
         skill=np.zeros(0) if skill else None,
-        n_labels=np.zeros(0, dtype=np.int64),
-        priors=np.zeros(0),
         iterations=0,
         converged=True,
     )
 
 
+def _whole(value: Any, name: str, *, least: int = 0) -> None:
+    """``value`` is a whole number (not a bool) of at least ``least`` (0 or 1), else ValueError naming it."""
+    if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < least:
+        raise ValueError(f"{name} must be a {'positive' if least else 'non-negative'} integer, got {value!r}")
+
+
+def _number(value: Any, name: str, *, non_negative: bool = False) -> None:
+    """``value`` is a real number (non-negative if asked), else ValueError naming it."""
+    if not isinstance(value, (int, float, np.floating, np.integer)) or np.isnan(value):
+        raise ValueError(f"{name} must be a {'non-negative ' if non_negative else ''}number, got {value!r}")
+    if non_negative and not value >= 0:
+        raise ValueError(f"{name} must be a non-negative number, got {value!r}")
+
+
 def _check_iterations(max_iter: Any, tol: Any) -> None:
-    if not isinstance(max_iter, (int, np.integer)) or isinstance(max_iter, bool) or max_iter < 0:
-        raise ValueError(f"max_iter must be a non-negative integer, got {max_iter!r}")
-    if not isinstance(tol, (int, float, np.floating, np.integer)) or np.isnan(tol):
-        raise ValueError(f"tol must be a number, got {tol!r}")
+    _whole(max_iter, "max_iter")
+    _number(tol, "tol")
+
+
+def _setup(items, workers, labels, n_items, n_workers, n_classes, *loops: tuple[Any, Any]) -> _Data:
+    """Every model's set-up: the labels checked and re-coded (:func:`_prepare`), then
+    each of its iteration loops' ``(max_iter, tol)`` checked, in that order."""
+    data = _prepare(items, workers, labels, n_items, n_workers, n_classes)
+    for max_iter, tol in loops:
+        _check_iterations(max_iter, tol)
+    return data
 
 
 def _vote_shares(data: _Data, k: int) -> FloatArray:
@@ -353,8 +378,7 @@ def dawid_skene(
     >>> result.n_labels.tolist(), result.converged
     ([3, 3, 4], True)
     """
-    data = _prepare(items, workers, labels, n_items, n_workers, n_classes)
-    _check_iterations(max_iter, tol)
+    data = _setup(items, workers, labels, n_items, n_workers, n_classes, (max_iter, tol))
     if len(data.items) == 0:
         return _empty(data, confusion=True, skill=True)
     k, w = len(data.class_ids), len(data.worker_ids)
@@ -409,7 +433,6 @@ def dawid_skene(
         post,
         confusion=confusion,
         skill=skill,
-        n_labels=np.bincount(data.workers, minlength=w),
         priors=priors,
         iterations=iterations,
         converged=converged,
@@ -502,17 +525,13 @@ def mace(
     >>> result.posteriors.sum(axis=1).round(12).tolist()
     [1.0, 1.0, 1.0, 1.0]
     """
-    data = _prepare(items, workers, labels, n_items, n_workers, n_classes)
-    _check_iterations(max_iter, tol)
-    if not isinstance(n_restarts, (int, np.integer)) or isinstance(n_restarts, bool) or n_restarts < 1:
-        raise ValueError(f"n_restarts must be a positive integer, got {n_restarts!r}")
+    data = _setup(items, workers, labels, n_items, n_workers, n_classes, (max_iter, tol))
+    _whole(n_restarts, "n_restarts", least=1)
     if method not in ("vb", "em"):
         raise ValueError(f"method must be 'vb' or 'em', got {method!r}")
     for name, value in (("alpha", alpha), ("beta", beta), ("default_noise", default_noise)):
-        if not isinstance(value, (int, float, np.floating, np.integer)) or not value >= 0:
-            raise ValueError(f"{name} must be a non-negative number, got {value!r}")
-    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+        _number(value, name, non_negative=True)
+    _whole(seed, "seed")
     if len(data.items) == 0:
         return _empty(data, confusion=True, skill=True)
 
@@ -582,8 +601,6 @@ def mace(
         post,
         confusion=confusion,
         skill=spams_knows[:, 1].copy(),
-        n_labels=np.bincount(data.workers, minlength=w),
-        priors=np.full(k, 1.0 / k),
         iterations=max_iter,
         converged=converged,
     )
@@ -657,9 +674,7 @@ def glad(
     """
     from scipy.optimize import minimize
 
-    data = _prepare(items, workers, labels, n_items, n_workers, n_classes)
-    _check_iterations(max_iter, tol)
-    _check_iterations(m_step_max_iter, m_step_tol)
+    data = _setup(items, workers, labels, n_items, n_workers, n_classes, (max_iter, tol), (m_step_max_iter, m_step_tol))
     if len(data.items) == 0:
         return _empty(data, confusion=False, skill=True)
     k, w, t, n = len(data.class_ids), len(data.worker_ids), len(data.item_ids), len(data.items)
@@ -726,8 +741,6 @@ def glad(
         post,
         confusion=None,
         skill=x[:w].copy(),
-        n_labels=np.bincount(wk, minlength=w),
-        priors=np.full(k, 1.0 / k),
         iterations=iterations,
         converged=converged,
     )
@@ -777,7 +790,7 @@ def wawa(
     >>> result.labels.tolist(), result.posteriors[1].round(2).tolist()
     ([1, 0, 0], [0.75, 0.25])
     """
-    data = _prepare(items, workers, labels, n_items, n_workers, n_classes)
+    data = _setup(items, workers, labels, n_items, n_workers, n_classes)
     if len(data.items) == 0:
         return _empty(data, confusion=False, skill=True)
     k, w, t = len(data.class_ids), len(data.worker_ids), len(data.item_ids)

@@ -27,9 +27,36 @@
   }
   var LATEX = { "&": "\\&", "%": "\\%", "$": "\\$", "#": "\\#", "_": "\\_", "{": "\\{", "}": "\\}",
     "~": "\\textasciitilde{}", "^": "\\textasciicircum{}", "\\": "\\textbackslash{}" };
+  // pdflatex (without inputenc's utf8 extras) refuses most characters outside ASCII: the
+  // ones these tables use become commands; accented letters get their accent command;
+  // anything else is written as its code point, so the table still compiles.
+  var LATEX_SYMBOLS = {
+    "τ": "$\\tau$", "κ": "$\\kappa$", "α": "$\\alpha$", "β": "$\\beta$", "ρ": "$\\rho$", "σ": "$\\sigma$",
+    "μ": "$\\mu$", "χ": "$\\chi$", "π": "$\\pi$", "δ": "$\\delta$", "Δ": "$\\Delta$", "ε": "$\\varepsilon$",
+    "·": "$\\cdot$", "×": "$\\times$", "±": "$\\pm$", "−": "$-$", "≤": "$\\leq$", "≥": "$\\geq$",
+    "≠": "$\\neq$", "≈": "$\\approx$", "∞": "$\\infty$", "√": "$\\surd$", "→": "$\\rightarrow$",
+    "←": "$\\leftarrow$", "↑": "$\\uparrow$", "↓": "$\\downarrow$", "✓": "$\\surd$", "°": "$^\\circ$",
+    "–": "--", "—": "---", "…": "\\ldots{}", "“": "``", "”": "''", "‘": "`", "’": "'", "«": "``",
+    "»": "''", "€": "\\texteuro{}", "£": "\\pounds{}", "§": "\\S{}", "\u00a0": "~",
+    "ß": "\\ss{}", "æ": "\\ae{}", "Æ": "\\AE{}", "ø": "\\o{}", "Ø": "\\O{}", "å": "\\aa{}", "Å": "\\AA{}",
+    "œ": "\\oe{}", "Œ": "\\OE{}", "ł": "\\l{}", "Ł": "\\L{}", "ı": "\\i{}",
+  };
+  var LATEX_ACCENTS = { "\u0300": "`", "\u0301": "'", "\u0302": "^", "\u0303": "~", "\u0308": "\"", "\u0304": "=",
+    "\u0327": "c", "\u030c": "v", "\u0306": "u", "\u030a": "r", "\u030b": "H", "\u0328": "k" };
+  function latexChar(ch) {
+    if (LATEX_SYMBOLS[ch]) return LATEX_SYMBOLS[ch];
+    var parts = ch.normalize("NFD");
+    if (parts.length === 2 && /^[A-Za-z]$/.test(parts[0]) && LATEX_ACCENTS[parts[1]]) {
+      return "\\" + LATEX_ACCENTS[parts[1]] + "{" + parts[0] + "}";
+    }
+    // Parentheses, not brackets: a row opening with "[" would be read as the option of the line break ending the row above.
+    return "(U+" + ch.codePointAt(0).toString(16).toUpperCase().padStart(4, "0") + ")";
+  }
   function latexCell(value) {
     if (value === null || value === undefined) return "";
-    return String(value).replace(/[&%$#_{}~^\\]/g, function (ch) { return LATEX[ch]; });
+    return String(value)
+      .replace(/[&%$#_{}~^\\]/g, function (ch) { return LATEX[ch]; })
+      .replace(/[^\x00-\x7f]/gu, latexChar);
   }
   function toLaTeX(header, rows) {
     var width = Math.max(header.length, rows.reduce(function (m, r) { return Math.max(m, r.length); }, 0));
@@ -47,8 +74,13 @@
     save(name, url);
     setTimeout(function () { URL.revokeObjectURL(url); }, 1000);
   }
+  // Names keep what a title says in Greek (Kendall's τ -> kendall-s-tau) and accented letters' base letters.
+  var SPELLED = { "α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "epsilon", "θ": "theta", "κ": "kappa",
+    "λ": "lambda", "μ": "mu", "π": "pi", "ρ": "rho", "σ": "sigma", "τ": "tau", "φ": "phi", "χ": "chi", "ω": "omega" };
   function slug(text) {
-    return (String(text).toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") || "chart").slice(0, 60);
+    var spelled = String(text).normalize("NFD").replace(/[\u0300-\u036f]/g, "").toLowerCase()
+      .replace(/[^\x00-\x7f]/gu, function (ch) { return SPELLED[ch] ? "-" + SPELLED[ch] + "-" : "-"; });
+    return (spelled.replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") || "chart").slice(0, 60);
   }
   // A download's name: the page's prefix (scoring/filenames.py, data-download-prefix: the
   // campaign, and the job or topic) before the table's or chart's own name.
@@ -324,5 +356,5 @@
   else init(document);
 
   window.Concord = window.Concord || {};
-  window.Concord.tables = { toCSV: toCSV, toLaTeX: toLaTeX, read: readTable };
+  window.Concord.tables = { toCSV: toCSV, toLaTeX: toLaTeX, read: readTable, slug: slug };
 })();

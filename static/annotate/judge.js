@@ -74,6 +74,7 @@ Concord.Judgment = class {
     this.reopening = false; // the reopen button pressed: the page reloads when it is done
     this.readonly = !this.assigned || this.status === "submitted";
     this.statusLine = document.getElementById("save-status");
+    showFlash(this.statusLine);
     this.conflictBox = document.getElementById("conflict");
     this.onSaved = onSaved || (() => {});
     this.page = null; // the kind's Concord.JudgePage (attach): shows a restored copy
@@ -156,9 +157,22 @@ Concord.Judgment = class {
     return !this.pending;
   }
 
+  // What a finished page tells its assessor to do next: submit, or (submitted) reopen first.
+  get submitHint() {
+    if (this.assigned && this.status === "submitted") return "submitted: press R to reopen it for editing.";
+    return this.readonly ? "read-only." : "press Enter to submit.";
+  }
+
+  // What a key that edits says on a page that cannot be edited (instead of doing nothing silently).
+  get refusal() {
+    if (this.reopening) return "Reopening: the page opens for editing in a moment.";
+    if (this.assigned && this.status === "submitted") return "Submitted: press R to reopen it for editing.";
+    return "This page is read-only: it is not one of your topics.";
+  }
+
   async submit(payload) {
     if (this.readonly) {
-      if (this.assigned) this.say(`Submitted (version ${this.submittedVersion}): reopen it to edit it.`);
+      if (this.assigned) this.say(`Submitted (version ${this.submittedVersion}): press R to reopen it for editing.`);
       return false;
     }
     if (this.conflict) {
@@ -256,7 +270,10 @@ Concord.Judgment = class {
     }
     this.hideProblem();
     this.renderState();
-    if (body.status === "submitted") this.say(`Submitted (version ${body.version}).`);
+    if (body.status === "submitted") {
+      this.say(`Submitted (version ${body.version}).`);
+      keepFlash(`Submitted “${this.root.dataset.topicTitle || "the topic"}” (version ${body.version}).`);
+    }
     else if (body.status === "reopened") this.say(`Draft saved (version ${body.version}) on top of submitted version ${body.submitted_version}.`);
     else this.say(`Draft saved (version ${body.version}).`);
     this.onSaved(body);
@@ -709,7 +726,7 @@ Concord.Judgment = class {
     const submit = document.getElementById("submit-judgment");
     const texts = {
       submitted: `Submitted (version ${this.submittedVersion}) counts in the reports.` +
-        (this.assigned ? " To change it, reopen it." : ""),
+        (this.assigned ? " To change it, press R (Reopen to edit)." : ""),
       reopened: `Editing a draft on top of submitted version ${this.submittedVersion}, which counts until you resubmit.`,
       withdrawn: "Withdrawn: this judgment no longer counts in the reports. Editing it saves a new draft, to submit again.",
     };
@@ -845,6 +862,14 @@ Concord.TopicActions = class {
     }
     if (this.skipButton) keys.push({ keys: ["Shift+S"], does: "skip this topic (a reason is optional): it leaves your next-topic order; unskip it on the campaign page", run: () => this.open("skip") });
     if (this.flagButton) keys.push({ keys: ["Shift+F"], does: "flag this topic or one item of it for the organisers, with a comment", run: () => this.open("flag") });
+    const reopen = document.getElementById("reopen-judgment");
+    if (reopen && this.judgment.assigned) {
+      keys.push({
+        keys: ["r"],
+        does: "reopen your submitted judgment to edit it (it counts until you resubmit)",
+        run: () => (reopen.hidden ? this.say("Only a submitted judgment is reopened.") : reopen.click()),
+      });
+    }
     return keys;
   }
 
@@ -883,7 +908,8 @@ Concord.TopicActions = class {
     const error = dialog.querySelector(".dialog-error");
     error.hidden = true;
     dialog.showModal();
-    (dialog.querySelector("select") || dialog.querySelector("textarea")).focus();
+    // The comment first: typing starts it at once ("About" stays one Shift+Tab away, set to the whole topic).
+    dialog.querySelector("textarea").focus();
   }
 
   async post(url, data, dialog) {
@@ -939,6 +965,26 @@ Concord.TopicActions = class {
     this.say(`Flagged ${flag.item ? `item ${flag.item}` : "the topic"} for the organisers.`);
   }
 };
+
+// -- the confirmation that outlives the page a submission leaves ---------------------
+
+const FLASH_KEY = "concord:flash";
+
+// A submission goes on to the next topic at once: the next judging page says it was done.
+function keepFlash(text) {
+  try { window.sessionStorage.setItem(FLASH_KEY, text); } catch (problem) { /* storage off: the status line said it */ }
+}
+
+// Shown in the (polite, live) status line once the page is up, so a screen reader hears it too.
+function showFlash(line) {
+  let text = null;
+  try {
+    text = window.sessionStorage.getItem(FLASH_KEY);
+    window.sessionStorage.removeItem(FLASH_KEY);
+  } catch (problem) { return; }
+  if (!text || !line) return;
+  window.setTimeout(() => { if (!line.textContent) line.textContent = text; }, 50);
+}
 
 // -- helpers: a compact, kind-independent view of two payloads -------------------------
 

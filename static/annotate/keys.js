@@ -238,7 +238,10 @@ window.Concord = window.Concord || {};
       const entry = Concord.Keys.find(this.table, event);
       if (!entry) return;
       event.preventDefault();
-      if (entry.edits && this.readonly) return;
+      if (entry.edits && this.readonly) {
+        this.say(this.judgment.refusal);
+        return;
+      }
       entry.run(event);
     }
 

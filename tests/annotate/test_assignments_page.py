@@ -167,3 +167,24 @@ def test_only_organisers_see_it(client, campaign, people):
     assert client.get(url(campaign)).status_code == 404
     client.force_login(people["admin"])
     assert client.get(url(campaign)).status_code == 200
+
+
+def test_an_imported_crowd_campaign_says_its_observed_raters_not_the_overlap(client, people):
+    """Ten imported workers per item: the header and the top-up said "2 assessors per topic"."""
+    crowd = services.create_campaign(creator=people["organiser"], kind="pairs", name="Crowd", overlap=2)
+    services.import_topics(campaign=crowd, topics=pairs_topics(2, candidates=1))
+    entries = [
+        {"assessor": f"w{w}", "topic": topic.external_id, "payload": {"matches": {"c1": w % 2 == 0}}}
+        for topic in crowd.topics.all()
+        for w in range(10 if topic.position == 0 else 9)
+    ]
+    services.import_judgments(campaign=crowd, entries=entries)
+    client.force_login(people["organiser"])
+    header = client.get(f"/campaigns/{crowd.pk}/").content.decode()
+    assert "9–10 raters per topic (imported)" in header and "2 assessors per topic" not in header
+    page = client.get(url(crowd)).content.decode()
+    assert "Give topics with fewer than 2 assessors more of your assessors" in page
+    assert "Top up to 2" not in page and "Imported topics have 9–10 raters per topic (imported)" in page
+    # A campaign of its own assessors keeps the overlap's words.
+    plain = services.create_campaign(creator=people["organiser"], kind="pairs", name="Own", overlap=2)
+    assert "Top up to 2 assessors per topic" in client.get(url(plain)).content.decode()

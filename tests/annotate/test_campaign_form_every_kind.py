@@ -62,3 +62,37 @@ def test_a_non_default_adaptive_param_is_still_refused_outside_the_design(client
     response = client.post("/campaigns/new/", values)
     assert response.status_code == 400 and b"params.adaptive_by" in response.content
     assert not Campaign.objects.filter(name="Form margin").exists()
+
+
+def test_without_scripts_the_adaptive_settings_show_under_a_heading_and_post_works(client, people):
+    client.force_login(people["organiser"])
+    page = client.get("/campaigns/new/?kind=pairs").content.decode()
+    assert "Only when “How topics are handed out” is adaptive" in page
+    assert ">Opinions per item, at most<" in page and "budget per item" not in page
+    assert "/help/adaptive/#adaptive-design" in page and "README" not in page
+    form = FormValues()
+    form.feed(page)
+    values = {
+        **form.values,
+        "kind": "pairs",
+        "name": "Adaptive without JS",
+        "overlap": "2",
+        "params.design": "adaptive",
+        "params.adaptive_by": "margin",
+        "params.margin": "3",
+    }
+    assert client.post("/campaigns/new/", values).status_code == 302
+    params = Campaign.objects.get(name="Adaptive without JS").params
+    assert (params["design"], params["adaptive_by"], params["margin"]) == ("adaptive", "margin", 3)
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_organisers_get_no_demo_checkbox_and_cannot_set_it_by_form(client, people, kind):
+    client.force_login(people["organiser"])
+    page = client.get(f"/campaigns/new/?kind={kind}").content.decode()
+    assert "params.demo" not in page and "demo campaign" not in page
+    form = FormValues()
+    form.feed(page)
+    values = {**form.values, "kind": kind, "name": f"Not demo {kind}", "overlap": "2", "params.demo": "1"}
+    assert client.post("/campaigns/new/", values).status_code == 302
+    assert "demo" not in Campaign.objects.get(name=f"Not demo {kind}").params

@@ -1,10 +1,14 @@
 """The demo seed: logins, a campaign per kind, realistic (imperfect) agreement."""
 
+import importlib
+import re
+
 import pytest
 from django.contrib.auth import authenticate
 from django.core.management import call_command
 
 from annotate.models import Assignment, Campaign, Judgment
+from concord import markdown
 from kinds.registry import KINDS
 from scoring.selectors import campaign_report
 
@@ -103,3 +107,19 @@ def test_factoids_demo_relations_and_agreement():
     scores = data.scores.summaries
     assert len(scores) == 26 and sum(not s.model for s in scores) == 6
     assert Assignment.objects.filter(topic__campaign=campaign, assessor__username="alice").count() == 1
+
+
+@pytest.mark.parametrize(
+    ("module", "definitions"),
+    [
+        ("kinds.relevance.demo", ["3 highly relevant", "2 relevant", "1 related", "0 non-relevant"]),
+        ("kinds.nuggets.demo", ["Vital", "Okay"]),
+        ("kinds.pairs.demo", ["Match", "No match"]),
+    ],
+)
+def test_demo_guidelines_list_each_definition_as_its_own_item(module, definitions):
+    """Grade and label definitions run into one paragraph were hard to read: each is a list item."""
+    html = markdown.render(importlib.import_module(module).GUIDELINES)
+    items = re.findall(r"<li>(.*?)</li>", html, re.S)
+    for definition in definitions:
+        assert sum(item.startswith(f"<strong>{definition}</strong>") for item in items) == 1, (definition, html)

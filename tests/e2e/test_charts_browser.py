@@ -78,10 +78,11 @@ def test_heatmap_and_line_chart_draw_under_the_csp_with_tables_and_downloads(new
     with page.expect_download() as info:
         figure.locator('[data-download="png"]').click()
     assert Path(info.value.path()).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    # The page's prefix (scoring/filenames.py) names the campaign and the topic.
+    # The page's prefix (scoring/filenames.py) names the campaign and the topic; the title's "τ" is spelled out.
+    assert spec["title"].startswith("Kendall τ between")
     assert (
         info.value.suggested_filename
-        == f"campaign-{campaign.pk}-topic-t-report-kendall-between-the-assessors-orderings.png"
+        == f"campaign-{campaign.pk}-topic-t-report-kendall-tau-between-the-assessors-orderings.png"
     )
 
     page.goto(f"{live_server.url}/jobs/{job.pk}/")
@@ -123,6 +124,15 @@ def test_csv_and_latex_helpers_escape_formulas_and_specials(new_page, live_serve
     assert csv_text == 'a,\'=b\n\'@x,-0.5,\'+1,"q""uote, x",\n'
     assert "a\\_b & 50\\% \\\\" in latex
     assert "x \\& y & \\$\\#\\{\\}\\textasciitilde{}\\textasciicircum{}\\textbackslash{} \\\\" in latex
+    # pdflatex refuses raw "τ" and "·" (the ranking tables' headers): commands instead, nothing outside ASCII.
+    unicode = page.evaluate(
+        """() => Concord.tables.toLaTeX(["Kendall τ", "a · b"], [["Gödel – café", "≥ 0.9", "ω"], ["κ ± 0.1", "“x”", "ç"]])"""
+    )
+    assert unicode.isascii(), unicode
+    assert page.evaluate("() => Concord.tables.slug('Mean Kendall τ · Gödel (κ)')") == "mean-kendall-tau-godel-kappa"
+    assert "Kendall $\\tau$ & a $\\cdot$ b \\\\" in unicode
+    assert "G\\\"{o}del -- caf\\'{e} & $\\geq$ 0.9 & (U+03C9) \\\\" in unicode
+    assert "$\\kappa$ $\\pm$ 0.1 & ``x'' & \\c{c} \\\\" in unicode
     assert errors == []
 
 
@@ -157,7 +167,7 @@ def test_the_factoid_box_plot_draws_labelled_boxes_and_pairs_truth_sets_by_name(
     assert drawn == {
         "type": "boxplot",
         "labels": ["M1", "M2", "S1"],
-        "groups": ["model summary", "machine summary"],
+        "groups": ["reference summary", "machine summary"],
         "x": "summary",
     }
     expect(page.locator('figure[data-chart="line"]')).to_have_attribute("data-drawn", "1")

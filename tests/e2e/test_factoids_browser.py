@@ -111,7 +111,12 @@ def inventory(page) -> list[str]:
 def test_define_split_and_mark_with_the_keyboard_then_submit(new_page, live_server, login, people, factoids_campaign):
     page = open_page(new_page, login, live_server, factoids_campaign)
     assert page.locator(".factoid-sentence").evaluate_all("els => els.map(e => e.dataset.id)") == PAGE_ORDER
-    assert page.locator(".summary-title").all_text_contents() == ["M01 model", "M06 model", "M09 model", "S17 machine"]
+    assert page.locator(".summary-title").all_text_contents() == [
+        "M01 reference summary",
+        "M06 reference summary",
+        "M09 reference summary",
+        "S17 machine summary",
+    ]
     expect(page.get_by_text("system-17")).to_have_count(0)  # run and author names stay hidden
     expect(page.get_by_role("button", name="Submit")).to_be_disabled()  # no factoid yet
     assert focused(page) == "m1s1"

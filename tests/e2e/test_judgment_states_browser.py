@@ -52,23 +52,33 @@ def test_submit_reopen_edit_resubmit_withdraw(new_page, live_server, login, peop
     alice.wait_for_url(re.compile(rf"/topics/(?!{re.escape(first.external_id)}/)[^/]+/judge/$"))
     submitted = Judgment.objects.get(topic=first, assessor=people["alice"])
     assert (submitted.status, submitted.submitted_version) == ("submitted", submitted.version)
+    # The next topic's page confirms the submission, in its (live) status line.
+    expect(alice.get_by_role("status").filter(has_text="Submitted")).to_have_text(
+        f"Submitted “{first.title or first.external_id}” (version {submitted.version})."
+    )
     expect(kappa).to_have_text("0.500", timeout=15_000)
 
     # Back on it: read-only, says which version counts, offers Reopen and Withdraw.
     alice.goto(judge_url)
     state = alice.locator("#judgment-state-line")
     expect(state).to_have_text(
-        f"Submitted (version {submitted.version}) counts in the reports. To change it, reopen it."
+        f"Submitted (version {submitted.version}) counts in the reports. To change it, press R (Reopen to edit)."
+    )
+    expect(alice.locator("#remaining")).to_have_text(
+        "Every candidate is judged: submitted: press R to reopen it for editing."
     )
     expect(alice.get_by_role("button", name="Reopen to edit")).to_be_visible()
     expect(alice.get_by_role("button", name="Withdraw…")).to_be_visible()
     expect(alice.locator("#submit-judgment")).to_be_disabled()
-    alice.keyboard.press("y")  # read-only: nothing changes, nothing is saved
+    expect(alice.locator("#key-help")).to_contain_text("reopen your submitted judgment to edit it")
+    alice.keyboard.press("y")  # read-only: nothing changes, nothing is saved, and the page says why
+    expect(alice.locator("#key-notice")).to_have_text("Submitted: press R to reopen it for editing.")
     alice.locator("#candidates .candidate").first.locator(".no").click()
     assert Judgment.objects.get(pk=submitted.pk).version == submitted.version
 
-    # Reopen, and edit a draft on top: c3 becomes a match.
-    alice.get_by_role("button", name="Reopen to edit").click()
+    # Reopen (the key R), and edit a draft on top: c3 becomes a match.
+    alice.locator("#candidates .candidate").first.focus()
+    alice.keyboard.press("r")
     expect(state).to_have_text(
         f"Editing a draft on top of submitted version {submitted.version}, which counts until you resubmit."
     )
@@ -101,7 +111,7 @@ def test_submit_reopen_edit_resubmit_withdraw(new_page, live_server, login, peop
     # Withdraw, with a reason.
     alice.goto(judge_url)
     expect(state).to_have_text(
-        f"Submitted (version {resubmitted.version}) counts in the reports. To change it, reopen it."
+        f"Submitted (version {resubmitted.version}) counts in the reports. To change it, press R (Reopen to edit)."
     )
     alice.get_by_role("button", name="Withdraw…").click()
     dialog = alice.locator("#withdraw-dialog")

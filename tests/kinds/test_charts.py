@@ -83,15 +83,17 @@ def test_the_factoid_box_plot_labels_every_summary_model_ones_first():
     }
     spec = factoids.stability(result)["box"]
     assert spec["x"]["categories"] == ["M1", "M2", "S1"]
-    assert [b["group"] for b in spec["boxes"]] == ["model summary", "model summary", "machine summary"]
+    assert [b["group"] for b in spec["boxes"]] == ["reference summary", "reference summary", "machine summary"]
     assert [b["median"] for b in spec["boxes"]] == [200.0, 20.0, 3.0]
-    assert [g["label"] for g in spec["groups"]] == ["model summary", "machine summary"]
+    assert [g["label"] for g in spec["groups"]] == ["reference summary", "machine summary"]
     assert spec["groups"][0]["color"] != spec["groups"][1]["color"]
 
 
 def test_count_axes_have_integer_ticks():
     growth = factoids.growth({"sizes": [1, 2, 3], "mean": [3.0, 5.0, 6.0], "mean_per_sentence": [0.5, 0.6, 0.7]})
-    assert growth["mean"]["x"]["integer"] is True and growth["mean"]["x"]["title"] == "model summaries drawn (count)"
+    assert (
+        growth["mean"]["x"]["integer"] is True and growth["mean"]["x"]["title"] == "reference summaries drawn (count)"
+    )
 
 
 @pytest.mark.parametrize("kind", [name for name, spec in KINDS.items() if any(a.charts for a in spec.analyses)])

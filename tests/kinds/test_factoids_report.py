@@ -88,6 +88,8 @@ def test_phase_two_shows_only_the_discrepancy_list(annotated, people, client):
     client.force_login(people["alice"])
     before = client.get(f"/campaigns/{campaign.pk}/topics/kuwait/judge/").content.decode()
     assert "F9.2" not in before and 'id="discrepancies"' not in before  # Phase 1: blind
+    # An author's summary reads as a reference summary (a bare "model" read as an AI model).
+    assert ">reference summary<" in before and ">model<" not in before
     factoid_services.start_phase_two(campaign=campaign)
     campaign.refresh_from_db()
     context = judge_context(campaign, topic, people["alice"])
@@ -181,7 +183,9 @@ def test_growth_and_stability_jobs(annotated, people, client, django_capture_on_
     assert len(stability.result["stability"]["mean_rho"]) == 8
     client.force_login(people["organiser"])
     assert "Figure 4" in client.get(f"/jobs/{growth.pk}/").content.decode()
-    assert "Figures 5-7" in client.get(f"/jobs/{stability.pk}/").content.decode()
+    stability_page = client.get(f"/jobs/{stability.pk}/").content.decode()
+    assert "Figures 5-7" in stability_page
+    assert "reference summaries" in stability_page and "model summar" not in stability_page
 
 
 def test_relations_editor_page_saves_lines(annotated, people, client):

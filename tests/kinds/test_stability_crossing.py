@@ -131,4 +131,4 @@ def test_factoids_stability_job_reports_the_crossing(annotated, people, client, 
     assert crossed["at"] is not None and 1 <= crossed["at"] <= 8
     client.force_login(people["organiser"])
     page = client.get(f"/jobs/{job.pk}/").content.decode()
-    assert 'id="rho-crossing"' in page and "model summaries" in page
+    assert 'id="rho-crossing"' in page and "reference summaries" in page

@@ -86,8 +86,8 @@ document.addEventListener("DOMContentLoaded", () => {
     if (!labelsDone()) left.push(`${plural(nuggetIds.length - labelled(), "nugget")} to label`);
     if (!matchesDone()) left.push(`${plural(responseIds.length - judged(), "response")} to mark done`);
     if (left.length) remaining.textContent = `Still to do: ${left.join(", ")}.`;
-    else if (!doLabels && !doMatches) remaining.textContent = "This question has no responses to judge: press Enter to submit.";
-    else remaining.textContent = "Everything is done: press Enter to submit.";
+    else if (!doLabels && !doMatches) remaining.textContent = `This question has no responses to judge: ${judgment.submitHint}`;
+    else remaining.textContent = `Everything is done: ${judgment.submitHint}`;
     submitButton.disabled = left.length > 0 || !editable;
   }
 

@@ -21,7 +21,7 @@ document.addEventListener("DOMContentLoaded", () => {
       li.querySelector(".yes").setAttribute("aria-pressed", String(value === true));
       li.querySelector(".no").setAttribute("aria-pressed", String(value === false));
     });
-    remaining.textContent = left() ? `${left()} of ${items.length} candidates left to judge.` : "Every candidate is judged: press Enter to submit.";
+    remaining.textContent = left() ? `${left()} of ${items.length} candidates left to judge.` : `Every candidate is judged: ${judgment.submitHint}`;
     submitButton.disabled = left() > 0 || judgment.readonly;
   }
 

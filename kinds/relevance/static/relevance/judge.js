@@ -29,7 +29,7 @@ document.addEventListener("DOMContentLoaded", () => {
     buttons.forEach((button) => button.setAttribute("aria-pressed", String(Number(button.dataset.grade) === current)));
     if (docs.length) position.textContent = `Document ${focus + 1} of ${docs.length}`;
     const left = docs.filter((li) => !(li.dataset.id in grades)).length;
-    remaining.textContent = left ? `${left} of ${docs.length} documents left to grade.` : "Every document is graded: press Enter to submit.";
+    remaining.textContent = left ? `${left} of ${docs.length} documents left to grade.` : `Every document is graded: ${judgment.submitHint}`;
     submitButton.disabled = left > 0 || judgment.readonly;
   }
 
