@@ -58,6 +58,12 @@ def campaign(request: HttpRequest, campaign_id: int) -> HttpResponse:
     section = request.GET.get("section") or "summary"
     if section not in dashboard.SECTIONS:
         raise BadRequest(f"section: expected one of {', '.join(dashboard.SECTIONS)}, not {section!r}")
+    # The flag inbox's page numbers are checked on every section: a bad one is a 400 naming it.
+    for name in flags.INBOX_PAGES:
+        try:
+            flags.page_number(request.GET.get(name), name)
+        except InvalidInput as invalid:
+            raise BadRequest(f"{invalid.field}: {invalid.message}") from None
     context = {
         "campaign": campaign,
         "role": role,

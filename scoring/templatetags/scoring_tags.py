@@ -130,8 +130,8 @@ def wants_all(context: template.Context, name: str) -> bool:
 def capped(
     context: template.Context, items, by: str = "", limit: int = TABLE_LIMIT, total: int | None = None, rows: str = ""
 ) -> Capped:
-    """``{% capped d.pairs by="n" rows="pairs" as pairs %}``: :func:`cap` for
-    ``{% for p in pairs.rows %}`` and ``{% capped_note pairs ... %}``; ``rows`` names the
+    """``{% capped d.items by="n" rows="items" as shown %}``: :func:`cap` for
+    ``{% for p in shown.rows %}`` and ``{% capped_note shown ... %}``; ``rows`` names the
     report's field, for the note's CSV link and its "show all" (``?all=pairs``: up to
     :data:`SHOW_ALL_LIMIT` rows)."""
     if wants_all(context, rows):

@@ -109,7 +109,7 @@ def test_from_an_empty_instance_to_an_exported_gold_standard(
         assessors[name] = set_password(browser, link, name, f"a long passphrase for {name}")
 
     # Both judge by keyboard: ann y y n n, ben y n n n (they differ on c2: kappa 0.5).
-    organiser.goto(pairs_url)
+    organiser.goto(pairs_url + "?section=report")
     kappa = organiser.locator("#pairs-table tr", has_text="ann · ben").locator("td.kappa")
     judge_by_keyboard(assessors["ann"], "yynn")
     judge_by_keyboard(assessors["ben"], "ynnn")
@@ -133,7 +133,7 @@ def test_from_an_empty_instance_to_an_exported_gold_standard(
     runs = tmp_path / "runs.json"
     runs.write_text(json.dumps(RUNS))
     upload(organiser, pairs_url, "runs", "Runs file", "Upload runs", runs)
-    organiser.goto(pairs_url)
+    organiser.goto(pairs_url + "?section=analyses")
     evaluation = organiser.locator("details.analysis", has_text="evaluation")
     evaluation.locator("summary").click()
     evaluation.get_by_label("n random").fill("20")
@@ -156,7 +156,7 @@ def test_from_an_empty_instance_to_an_exported_gold_standard(
             return getattr(tasks, name)
 
     monkeypatch.setattr(scoring_services, "tasks", NotStarted())
-    organiser.goto(pairs_url)
+    organiser.goto(pairs_url + "?section=analyses")
     organiser.locator("details.analysis", has_text="agreement").locator("summary").click()
     organiser.get_by_role("button", name="Run agreement").click()
     organiser.wait_for_url(re.compile(r"/jobs/\d+/$"))

@@ -148,7 +148,9 @@ def client_for(user) -> APIClient:
 
 
 def leaks(response) -> list[str]:
-    body = response.content.decode("utf-8", "replace")
+    # A streamed file (a help image) is read whole: it is small, and a marker could hide in it too.
+    content = b"".join(response.streaming_content) if response.streaming else response.content
+    body = content.decode("utf-8", "replace")
     return sorted(set(re.findall(rf"{MARKER}[\w-]*", body)))
 
 

@@ -66,7 +66,9 @@ EXPECTED: dict[str, dict[str, tuple]] = {
     "campaign": {"GET": (LOGIN, 200, 404, 200, 404, 200, 200)},
     # Creating campaigns in pages: organisers (add_campaign) and admins.
     "campaign-new": {"GET": (LOGIN, 403, 403, 200, 200, 200, 403), "POST": (LOGIN, 403, 403, 302, 302, 302, 403)},
-    "campaign-members": {"GET": (LOGIN, 403, 404, 200, 404, 200, 403), "POST": (LOGIN, 403, 404, 302, 404, 302, 403)},
+    "campaign-members": {"GET": (LOGIN, 403, 404, 200, 404, 200, 403), "POST": (LOGIN, 403, 404, 200, 404, 200, 403)},
+    # The summary fragment the dashboard polls: organisers and admins.
+    "campaign-summary": {"GET": (LOGIN, 403, 404, 200, 404, 200, 403)},
     "campaign-progress": {"GET": (LOGIN, 403, 404, 200, 404, 200, 403)},
     # Uploads and assignments pages (annotate/upload_views.py): organisers and admins.
     "campaign-uploads": {"GET": (LOGIN, 403, 404, 200, 404, 200, 403), "POST": (LOGIN, 403, 404, 302, 404, 302, 403)},

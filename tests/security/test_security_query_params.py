@@ -51,7 +51,10 @@ QUERY_PARAMS: dict[str, dict[str, str]] = {
     "api-flags": {"state": TEXT, "page": NUMBER},
     "api-topic-flags": {"page": NUMBER},
     # The organiser's flag inbox (annotate.flags.inbox, handed request.GET): one page number per list.
-    "campaign": dict.fromkeys(flags.INBOX_PAGES, NUMBER),
+    # The dashboard's section and a capped table's "show all" (scoring_tags.capped).
+    "campaign": {**dict.fromkeys(flags.INBOX_PAGES, NUMBER), "section": TEXT, "all": TEXT},
+    "campaign-progress": {"all": TEXT, "format": TEXT},
+    "campaign-report": {"all": TEXT},
     "api-export": {"format": TEXT, "truth": TEXT},
     "campaign-export-download": {"format": TEXT, "truth": TEXT},
     "campaign-report-matrix": {"names": FIELD, "values": FIELD, "layout": TEXT},
