@@ -25,7 +25,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -35,6 +35,7 @@ from scipy import sparse
 from concord.typed import Figure
 from scoring.metrics.rank import kendall_tau_b
 from scoring.metrics.uncertainty import Interval, KappaTest, UnitStatistics, pairwise_units, resample_weights
+from scoring.stopping import MIN_UNITS
 
 Statistic = Callable[[npt.NDArray[np.float64]], npt.NDArray[np.float64]]
 
@@ -51,6 +52,8 @@ __all__ = [
     "figure_ci",
     "interval_settings",
     "no_ci",
+    "too_few_ci",
+    "TOO_FEW",
     "GROUPED_FROM",
     "grouped_pair_intervals",
     "pair_intervals",
@@ -74,6 +77,10 @@ DEFAULT_RESAMPLES = 1000
 DEFAULT_RANKING_TAU = 0.9
 #: Every report's intervals are seeded: the same judgments, the same intervals.
 SEED = 0
+#: ``FigureCI.method`` of a figure over fewer units than ``IntervalSettings.min_units``: no
+#: bootstrap was drawn (an interval over 4 documents says nothing; docs/methods.md, "Too few
+#: units for an interval"), and the pages say "too few <units> for an interval".
+TOO_FEW = "too few"
 
 
 @dataclass(frozen=True)
@@ -82,8 +89,9 @@ class FigureCI:
 
     ``units`` counts the ``unit`` (items, topics...) the figure rests on;
     ``method`` is ``bootstrap`` (percentile bootstrap over those units),
-    ``analytic`` (a published standard error) or ``none`` (no interval:
-    ``low`` and ``high`` undefined).
+    ``analytic`` (a published standard error), ``none`` (no interval:
+    ``low`` and ``high`` undefined) or :data:`TOO_FEW` (no interval drawn:
+    fewer units than the minimum, ``IntervalSettings.min_units``).
 
     >>> from concord.typed import dump, load
     >>> ci = FigureCI(0.5, float("nan"), float("nan"), units=1, unit="items", method="none")
@@ -110,6 +118,11 @@ class FigureCI:
     def half_width(self) -> float | None:
         """Half the interval's width (None without an interval)."""
         return (self.high - self.low) / 2 if self.defined else None
+
+    @property
+    def too_few(self) -> bool:
+        """No interval because the figure rests on fewer units than the minimum."""
+        return self.method == TOO_FEW
 
 
 def _finite(value: Any) -> bool:
@@ -169,20 +182,37 @@ def no_ci(value: float, units: int, unit: str) -> FigureCI:
     return FigureCI(float(value), nan, nan, units=int(units), unit=unit, method="none")
 
 
+def too_few_ci(value: float, units: int, unit: str, level: float = 0.95) -> FigureCI:
+    """A figure over too few units for an interval (:data:`TOO_FEW`): none was drawn.
+
+    >>> too_few_ci(0.5, 4, "documents").too_few, too_few_ci(0.5, 4, "documents").defined
+    (True, False)
+    """
+    nan = float("nan")
+    return FigureCI(float(value), nan, nan, units=int(units), unit=unit, method=TOO_FEW, level=level)
+
+
 @dataclass(frozen=True)
 class IntervalSettings:
-    """What a report's intervals use: resamples, seed, the wanted precision and ranking tau."""
+    """What a report's intervals use: resamples, seed, the wanted precision and ranking tau, and
+    ``min_units``: a figure over fewer units gets no interval (:func:`too_few_ci`, nothing drawn);
+    the stop signal's minimum (scoring.stopping.MIN_UNITS; docs/methods.md)."""
 
     resamples: int = DEFAULT_RESAMPLES
     seed: int = SEED
     precision: float = DEFAULT_PRECISION
     ranking_tau: float = DEFAULT_RANKING_TAU
+    # read when built, so that a test may lower the module's minimum (tests/conftest.py)
+    min_units: int = field(default_factory=lambda: MIN_UNITS)
 
     def interval(
         self, stats: UnitStatistics, unit: str, *, weights: npt.ArrayLike | None = None, grouped: bool = False
     ) -> FigureCI:
         """The seeded bootstrap interval of ``stats`` (``weights``: a draw to share between figures;
-        ``grouped``: units with few distinct statistics, drawn as group counts: uncertainty.grouped_bootstrap)."""
+        ``grouped``: units with few distinct statistics, drawn as group counts: uncertainty.grouped_bootstrap);
+        :func:`too_few_ci` below ``min_units`` units."""
+        if stats.units < self.min_units:
+            return too_few_ci(stats.value, stats.units, unit)
         return figure_ci(
             stats.interval(n_resamples=self.resamples, seed=self.seed, weights=weights, grouped=grouped), unit
         )
@@ -194,6 +224,8 @@ class IntervalSettings:
         sort of whole rows): a live report's figure over hundreds of thousands of units costs
         O(resamples x distinct statistics), not O(resamples x units)."""
         per_unit = stats.per_unit
+        if stats.units < self.min_units:
+            return too_few_ci(stats.value, stats.units, unit)
         if not isinstance(per_unit, np.ndarray) or per_unit.ndim != 2:
             return self.interval(stats, unit, grouped=per_unit.shape[0] >= GROUPED_FROM)
         matrix = np.asarray(per_unit, dtype=np.float64)
@@ -228,7 +260,13 @@ class IntervalSettings:
             zip(
                 few,
                 pair_intervals(
-                    [codes[p] for p in few], n_cells, statistics, unit, resamples=self.resamples, seed=self.seed
+                    [codes[p] for p in few],
+                    n_cells,
+                    statistics,
+                    unit,
+                    resamples=self.resamples,
+                    seed=self.seed,
+                    min_units=self.min_units,
                 ),
             )
         )
@@ -247,7 +285,7 @@ def interval_settings(params: Mapping[str, Any] | None) -> IntervalSettings:
     """The campaign's interval params with their defaults (older campaigns have none).
 
     >>> interval_settings({"precision": 0.02})
-    IntervalSettings(resamples=1000, seed=0, precision=0.02, ranking_tau=0.9)
+    IntervalSettings(resamples=1000, seed=0, precision=0.02, ranking_tau=0.9, min_units=30)
     >>> interval_settings(None).precision
     0.05
     """
@@ -425,6 +463,7 @@ def pair_intervals(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = SEED,
     level: float = 0.95,
+    min_units: int = MIN_UNITS,
 ) -> list[dict[str, FigureCI]]:
     """Bootstrap intervals of figures of many pairs of assessors in batched passes.
 
@@ -437,13 +476,20 @@ def pair_intervals(
     one-hot cells with the same seed (the same resamples: pairs sharing
     ``n`` items share one draw of :func:`resample_weights`), computed for
     every pair with the same ``n`` in one product, blocks of pairs bounding
-    memory. Pairs with fewer than two counting items get no interval.
+    memory. Pairs with fewer than two counting items get no interval; pairs with fewer
+    than ``min_units`` get :func:`too_few_ci` and draw nothing.
     """
     results: list[dict[str, FigureCI]] = [{} for _ in cells]
     by_size: dict[int, list[int]] = {}
     codes = [np.asarray(c, dtype=np.int64) for c in cells]
+    # below two counting items a pair gets "none", as ever; below min_units nothing is drawn
+    few = [p for p, code in enumerate(codes) if np.count_nonzero(code >= 0) < min_units] if min_units > 2 else []
+    if few:
+        _too_few_pairs(results, [codes[p] for p in few], few, n_cells, statistics, unit, level)
+    skipped = set(few)
     for p, code in enumerate(codes):
-        by_size.setdefault(len(code), []).append(p)
+        if p not in skipped:
+            by_size.setdefault(len(code), []).append(p)
     q_low, q_high = (1 - level) / 2, (1 + level) / 2
     for n, members in by_size.items():
         weights = resample_weights(n, n_resamples=resamples, seed=seed).astype(np.float64) if n >= 2 else None
@@ -494,6 +540,25 @@ def pair_intervals(
                             value, float("nan"), float("nan"), units=units, unit=unit, method="none", level=level
                         )
     return results
+
+
+def _too_few_pairs(
+    results: list[dict[str, FigureCI]],
+    codes: Sequence[npt.NDArray[np.int64]],
+    places: Sequence[int],
+    n_cells: int,
+    statistics: Mapping[str, Statistic],
+    unit: str,
+    level: float,
+) -> None:
+    """Each of ``places``' figures on its own table (summed one-hot cells, as :func:`pair_intervals`
+    computes them), as :func:`too_few_ci`: every pair's table in one array, no bootstrap."""
+    tables = np.array([np.bincount(code[code >= 0], minlength=n_cells) for code in codes], dtype=np.float64)
+    counted = tables.sum(axis=1).astype(np.int64)
+    for name, statistic in statistics.items():
+        values = np.asarray(statistic(tables), dtype=np.float64).reshape(len(codes))
+        for column, p in enumerate(places):
+            results[p][name] = too_few_ci(float(values[column]), int(counted[column]), unit, level)
 
 
 def grouped_pair_intervals(
@@ -574,6 +639,7 @@ def shared_unit_intervals(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = SEED,
     level: float = 0.95,
+    min_units: int = MIN_UNITS,
 ) -> list[FigureCI]:
     """Intervals of one figure of many columns over the same units, in one pass.
 
@@ -582,7 +648,9 @@ def shared_unit_intervals(
     :func:`scoring.metrics.uncertainty.mean_units` gives one column's);
     ``counted[c]``: the units column ``c`` rests on. Column ``c``'s interval
     is :func:`scoring.metrics.uncertainty.bootstrap` of ``per_unit[:, c]``
-    with the same seed (the same resamples, drawn once for every column).
+    with the same seed (the same resamples, drawn once for every column); a column
+    over fewer than ``min_units`` units gets :func:`too_few_ci` (none drawn when no
+    column has enough).
     """
     table = np.asarray(per_unit, dtype=np.float64)
     if table.ndim != 3:
@@ -591,6 +659,8 @@ def shared_unit_intervals(
     counted = np.asarray(counted, dtype=np.int64)
     values = np.asarray(statistic(table.sum(axis=0)), dtype=np.float64).reshape(columns)
     nan = float("nan")
+    if columns and not (counted >= min_units).any():
+        return [too_few_ci(float(v), int(u), unit, level) for v, u in zip(values, counted)]
     if n < 2 or columns == 0:
         return [
             FigureCI(float(v), nan, nan, units=int(u), unit=unit, method="none", level=level)
@@ -602,7 +672,9 @@ def shared_unit_intervals(
     bounds = _column_quantiles(np.where(finite, figures, np.nan), ((1 - level) / 2, (1 + level) / 2))
     found = []
     for c in range(columns):
-        if np.isfinite(values[c]) and counted[c] >= 2 and finite[:, c].any():
+        if counted[c] < min_units:
+            found.append(too_few_ci(float(values[c]), int(counted[c]), unit, level))
+        elif np.isfinite(values[c]) and counted[c] >= 2 and finite[:, c].any():
             found.append(
                 FigureCI(
                     float(values[c]),

@@ -180,3 +180,10 @@ def add_analysis(replace_spec):
         return analysis
 
     return add
+
+
+@pytest.fixture
+def intervals_on_few_units(monkeypatch):
+    """Bootstrap intervals down to 2 units (the reports' minimum is scoring.stopping.MIN_UNITS):
+    for tests that compare the reports' intervals with the library's on a few units."""
+    monkeypatch.setattr("scoring.intervals.MIN_UNITS", 2)

@@ -246,38 +246,45 @@ def agreement(
     annotation kappa's unit, summary or sentence), each with its bootstrap
     interval over its items (``settings``: the campaign's, default ones if None)."""
     settings = settings or IntervalSettings()
-    summaries = summaries_of(topic)
+    # the topic and every annotation parsed once, not once per pair and function
+    parsed = m.TopicAnnotations(payloads, summaries_of(topic))
     rows = []
     for first, second in combinations(sorted(payloads), 2):
-        one, two = payloads[first], payloads[second]
-        relations, source = relations_of(topic, first, second, one, two, confirmed)
-        definition = m.definition_kappa(relations, one, two, summaries)
-        definition_labels = m.definition_items(relations, one, two, summaries).labels
-        # Annotation agreement on the factoids the relations call identical.
+        relations, source = _pair_relations(parsed, first, second, confirmed)
+        definition_labels = parsed.definition_labels(relations, first, second)
+        # Annotation agreement on the factoids the relations call identical: each annotator's
+        # own factoid keyed by the first's (the others are left out of the items).
         identities = one_to_one([r for r in relations if len(r["first"]) == len(r["second"]) == 1])
         keys = ({r["first"][0]: r["first"][0] for r in identities}, {r["second"][0]: r["first"][0] for r in identities})
-        restricted = [_only(one, keys[0]), _only(two, keys[1])]
-        annotation = m.annotation_kappa(restricted, summaries, unit=unit, factoid_keys=keys) if identities else None
-        annotation_ci = (
-            kappa_ci(
-                m.annotation_items(restricted, summaries, unit=unit, factoid_keys=keys).labels,
-                UNIT_NAMES[unit],
-                settings,
-            )
-            if identities
-            else None
-        )
+        annotation = None
+        if identities:
+            labels = parsed.annotation_labels([first, second], unit=unit, factoid_keys=keys)
+            annotation = _kappa(m.labels_kappa(labels), kappa_ci(labels, UNIT_NAMES[unit], settings))
         rows.append(
             FactoidsPair(
                 annotators=(first, second),
                 relations=source,
                 identities=len(identities),
                 subsumptions=len(relations) - len(identities),
-                definition=_kappa(definition, kappa_ci(definition_labels, UNIT_NAMES["definition"], settings)),
-                annotation=_kappa(annotation, annotation_ci) if annotation and annotation_ci else None,
+                definition=_kappa(
+                    m.labels_kappa(definition_labels),
+                    kappa_ci(definition_labels, UNIT_NAMES["definition"], settings),
+                ),
+                annotation=annotation,
             )
         )
     return FactoidsPhaseAgreement(pairs=rows)
+
+
+def _pair_relations(
+    parsed: m.TopicAnnotations, first: str, second: str, confirmed: dict | None
+) -> tuple[list[dict], str]:
+    """:func:`relations_of` from annotations parsed once."""
+    key = f"{first}|{second}"
+    if confirmed is not None and key in confirmed.get("pairs", {}):
+        return confirmed["pairs"][key], "confirmed"
+    suggested = parsed.suggest_relations(first, second)
+    return [{"first": list(r.first), "second": list(r.second)} for r in suggested], "suggested"
 
 
 def one_to_one(identities: list[dict]) -> list[dict]:
@@ -291,14 +298,6 @@ def one_to_one(identities: list[dict]) -> list[dict]:
             seen_second.add(b)
             kept.append(relation)
     return kept
-
-
-def _only(payload: dict, keep: dict[str, str]) -> dict:
-    """The annotation restricted to the factoids in ``keep``."""
-    return {
-        "factoids": [f for f in payload["factoids"] if f["id"] in keep],
-        "marks": {s: [f for f in found if f in keep] for s, found in payload["marks"].items()},
-    }
 
 
 def scores(topic: Topic, consensus: dict | None) -> FactoidsScores | None:

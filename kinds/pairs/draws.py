@@ -26,8 +26,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from scipy import sparse
 
-from scoring.intervals import FigureCI, Statistic, pair_intervals
+from scoring.intervals import FigureCI, Statistic, pair_intervals, too_few_ci
 from scoring.metrics.uncertainty import UnitStatistics
+from scoring.stopping import MIN_UNITS
 
 __all__ = ["ItemDraws"]
 
@@ -44,8 +45,18 @@ class ItemDraws:
     """Seeded bootstrap draws of subsets of the items of a vote matrix (items x
     assessors, NaN not judged), counted by the items' distinct rows."""
 
-    def __init__(self, matrix: np.ndarray, *, resamples: int, seed: int, unit: str, level: float = 0.95):
+    def __init__(
+        self,
+        matrix: np.ndarray,
+        *,
+        resamples: int,
+        seed: int,
+        unit: str,
+        level: float = 0.95,
+        min_units: int = MIN_UNITS,
+    ):
         self.resamples, self.seed, self.unit, self.level = int(resamples), int(seed), unit, level
+        self.min_units = int(min_units)  # fewer units: no interval (scoring.intervals.too_few_ci)
         self.rows = _row_codes(matrix)
         self.n_rows = int(self.rows.max()) + 1 if len(self.rows) else 0
         self._counts: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
@@ -86,6 +97,8 @@ class ItemDraws:
             per_unit = per_unit[:, np.newaxis]
         value = float(stats.statistic(np.asarray(per_unit.sum(axis=0)).ravel()))
         n, units = per_unit.shape[0], int(stats.units)
+        if units < self.min_units:
+            return too_few_ci(value, units, self.unit, self.level)
         if not np.isfinite(value) or units < 2 or n < 2:
             return self._none(value, units)
         rows, counts = self.counts(subset)
@@ -126,6 +139,7 @@ class ItemDraws:
                 resamples=self.resamples,
                 seed=self.seed,
                 level=self.level,
+                min_units=self.min_units,
             )
             for p, figures in zip(few, found):
                 results[p] = figures

@@ -275,7 +275,7 @@ def _agreement_of(matrix: np.ndarray, assessors: list[str], settings: IntervalSe
     """:func:`agreement`'s fields of an items x assessors vote matrix."""
     judged = ~np.isnan(matrix)
     # every interval: the seeded bootstrap over items, drawn once per set of items (kinds/pairs/draws.py)
-    draws = ItemDraws(matrix, resamples=settings.resamples, seed=settings.seed, unit=UNIT)
+    draws = ItemDraws(matrix, resamples=settings.resamples, seed=settings.seed, unit=UNIT, min_units=settings.min_units)
     found, subsets, cells = [], [], []
     for i, j in combinations(range(len(assessors)), 2):
         shared = judged[:, i] & judged[:, j]

@@ -413,6 +413,7 @@ def _pair_intervals(
         TOPICS,
         resamples=settings.resamples,
         seed=settings.seed,
+        min_units=settings.min_units,
     )
     for result, mean in zip(found, means):
         result["overlap"] = mean

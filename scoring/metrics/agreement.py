@@ -23,9 +23,12 @@ from scipy import sparse
 
 __all__ = [
     "CategoryCounts",
+    "PairConfusions",
     "PairwiseAgreement",
     "category_counts",
     "cohen_kappa",
+    "kappas_from_confusions",
+    "pair_confusions",
     "fleiss_kappa",
     "krippendorff_alpha",
     "pairwise_agreement",
@@ -169,6 +172,86 @@ def cohen_kappa(
         first_index[counted] * n_categories + second_index[counted], minlength=n_categories**2
     ).reshape(n_categories, n_categories)
     return _kappa_from_confusion(confusion, weights)
+
+
+class PairConfusions(NamedTuple):
+    """The confusion matrices of every pair of raters who share an item, from one encoding.
+
+    Attributes
+    ----------
+    first, second : ndarray of intp, shape (n_pairs,)
+        The pair's raters (rows of the codes), ``first <= second``, in
+        row-major order of (first, second).
+    confusion : ndarray of int64, shape (n_pairs, n_categories, n_categories)
+        ``confusion[p, i, j]``: items on which ``first[p]`` said category
+        ``i`` and ``second[p]`` category ``j``.
+    """
+
+    first: npt.NDArray[np.intp]
+    second: npt.NDArray[np.intp]
+    confusion: npt.NDArray[np.int64]
+
+
+def pair_confusions(codes: npt.ArrayLike, n_categories: int, *, same: bool = False) -> PairConfusions:
+    """Every pair of raters' confusion matrix in one sparse product.
+
+    ``codes``: raters x items, each label's category position (0 ..
+    ``n_categories`` - 1) or -1 where the rater gave none. A pair's matrix
+    counts the items both labelled, as :func:`cohen_kappa` of their shared
+    items with ``labels`` the categories in position order builds it; only
+    pairs sharing an item are listed, and a rater with itself only when
+    ``same``. The labels are one-hot encoded once (items x (raters x
+    categories), sparse) and multiplied by themselves: one pass for every
+    pair, where :func:`cohen_kappa` per pair encodes both raters' labels
+    again.
+
+    >>> found = pair_confusions([[0, 1, 1, -1], [0, 1, 0, 1], [-1, -1, -1, 1]], 2)
+    >>> found.first.tolist(), found.second.tolist()
+    ([0, 1], [1, 2])
+    >>> found.confusion[0].tolist()
+    [[1, 0], [1, 1]]
+    """
+    table = np.asarray(codes)
+    if table.ndim != 2 or (table.size and table.dtype.kind not in "iu"):
+        raise ValueError("codes must be a 2-D array of integer category positions (-1: none)")
+    if table.size and (table.min() < -1 or table.max() >= n_categories):
+        raise ValueError(f"codes must lie in -1 .. {n_categories - 1}")
+    raters, items = table.shape
+    q = int(n_categories)
+    rater, item = np.nonzero(table >= 0)
+    one_hot = sparse.csr_array(
+        (np.ones(len(item), dtype=np.int64), (item, rater * q + table[rater, item])), shape=(items, raters * q)
+    )
+    product = (one_hot.T @ one_hot).tocoo()  # (raters x categories)^2: rater a's i with rater b's j
+    rows, columns = np.asarray(product.row, dtype=np.intp), np.asarray(product.col, dtype=np.intp)
+    first, second = rows // q, columns // q
+    kept = (first < second) | (same & (first == second))
+    first, second, counts = first[kept], second[kept], np.asarray(product.data, dtype=np.int64)[kept]
+    pair_key = first * raters + second
+    keys, pair = np.unique(pair_key, return_inverse=True)
+    confusion = np.zeros((len(keys), q, q), dtype=np.int64)
+    np.add.at(confusion, (pair.reshape(-1), rows[kept] % q, columns[kept] % q), counts)
+    return PairConfusions(keys // raters if raters else keys, keys % raters if raters else keys, confusion)
+
+
+def kappas_from_confusions(confusion: npt.ArrayLike, weights: KappaWeights | None = None) -> npt.NDArray[np.float64]:
+    """Cohen's kappa of each of a stack of confusion matrices (``(..., q, q)`` counts), exactly as
+    :func:`cohen_kappa` computes it from one (NaN where it is 0/0), for every matrix at once.
+
+    >>> kappas_from_confusions([[[2, 1], [0, 1]], [[3, 0], [0, 0]]]).tolist()
+    [0.5, nan]
+    """
+    _check_weights(weights)
+    table = np.asarray(confusion)
+    if table.ndim < 2 or table.shape[-1] != table.shape[-2]:
+        raise ValueError(f"confusion must have shape (..., q, q), got {table.shape}")
+    n = table.sum(axis=(-2, -1))
+    distance = _kappa_distance(table.shape[-1], weights)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        expected = table.sum(axis=-1)[..., :, np.newaxis] * table.sum(axis=-2)[..., np.newaxis, :] / n[..., None, None]
+        expected_disagreement = np.sum(distance * expected, axis=(-2, -1))
+        kappa = 1 - np.sum(distance * table, axis=(-2, -1)) / expected_disagreement
+    return np.where((n > 0) & (expected_disagreement != 0), kappa, np.nan)
 
 
 def fleiss_kappa(counts: npt.ArrayLike | CategoryCounts) -> float:
@@ -655,16 +738,22 @@ def _shared_positions(
 # --- kappa ------------------------------------------------------------------
 
 
+def _kappa_distance(n_categories: int, weights: str | None) -> npt.NDArray[np.float64]:
+    """The disagreement weights between category positions: [i != j], |i - j| or (i - j)^2."""
+    positions = np.arange(n_categories)
+    distance = np.abs(positions[:, np.newaxis] - positions[np.newaxis, :]).astype(np.float64)
+    if weights is None:
+        return np.minimum(distance, 1.0)
+    if weights == "quadratic":
+        return np.square(distance)
+    return distance
+
+
 def _kappa_from_confusion(confusion: npt.NDArray[np.int64], weights: str | None) -> float:
     n = confusion.sum()
     if n == 0:
         return float("nan")
-    positions = np.arange(confusion.shape[0])
-    distance = np.abs(positions[:, np.newaxis] - positions[np.newaxis, :]).astype(np.float64)
-    if weights is None:
-        distance = np.minimum(distance, 1.0)
-    elif weights == "quadratic":
-        distance = np.square(distance)
+    distance = _kappa_distance(confusion.shape[0], weights)
     expected = np.outer(confusion.sum(axis=1), confusion.sum(axis=0)) / n
     expected_disagreement = np.sum(distance * expected)
     # Zero exactly when one category holds every label: a sum of products of counts.

@@ -77,6 +77,7 @@ __all__ = [
     "FactoidRelation",
     "FactoidTable",
     "InventoryGrowth",
+    "TopicAnnotations",
     "UnigramComparison",
     "WfsDistribution",
     "WfsStability",
@@ -87,6 +88,7 @@ __all__ = [
     "discrepancies",
     "factoid_table",
     "inventory_growth",
+    "labels_kappa",
     "remerged_count",
     "suggest_relations",
     "tokenize",
@@ -809,10 +811,17 @@ def annotation_items(
     parsed = [_annotation(a, f"annotations[{i}]", topic) for i, a in enumerate(listed)]
     keys, columns = _shared_columns(parsed, factoid_keys)
     units = topic.unit_ids(unit)
-    # (n_units, n_keys, n_annotators) -> factoid-major items
-    stacked = np.stack([topic.in_units(a.by_sentence, unit)[:, c] for a, c in zip(parsed, columns)], axis=-1)
-    labels = stacked.transpose(1, 0, 2).reshape(len(keys) * len(units), len(parsed))
+    labels = _annotation_labels([topic.in_units(a.by_sentence, unit) for a in parsed], columns)
     return AnnotationItems(_strings(np.repeat(keys, len(units))), _strings(np.tile(units, len(keys))), labels)
+
+
+def _annotation_labels(
+    in_units: Sequence[npt.NDArray[np.bool_]], columns: Sequence[npt.NDArray[np.intp]]
+) -> npt.NDArray[np.bool_]:
+    """:func:`annotation_items`' labels from each annotator's units x factoids marks and shared columns."""
+    # (n_units, n_keys, n_annotators) -> factoid-major items
+    stacked = np.stack([marks[:, c] for marks, c in zip(in_units, columns)], axis=-1)
+    return stacked.transpose(1, 0, 2).reshape(-1, len(in_units))
 
 
 def _strings(values: Any) -> npt.NDArray[np.str_]:
@@ -962,19 +971,30 @@ def definition_items(
     first = _annotation(annotation_1, "annotation_1", topic)
     second = _annotation(annotation_2, "annotation_2", topic)
     pairs = [pair for relation in _relations(relations, first, second) for pair in relation.pairs]
-    first_columns = np.array([first.column(a) for a, _ in pairs], dtype=np.intp)
-    second_columns = np.array([second.column(b) for _, b in pairs], dtype=np.intp)
     units = topic.unit_ids(unit)
-    first_labels = topic.in_units(first.by_sentence, unit)[:, first_columns]
-    second_labels = topic.in_units(second.by_sentence, unit)[:, second_columns]
-    stacked = np.stack([first_labels, second_labels], axis=-1)
-    labels = stacked.transpose(1, 0, 2).reshape(len(pairs) * len(units), 2)
+    labels = _definition_labels(
+        first, second, topic.in_units(first.by_sentence, unit), topic.in_units(second.by_sentence, unit), pairs
+    )
     return DefinitionItems(
         _strings(np.repeat([a for a, _ in pairs], len(units))),
         _strings(np.repeat([b for _, b in pairs], len(units))),
         _strings(np.tile(units, len(pairs))),
         labels,
     )
+
+
+def _definition_labels(
+    first: _Annotation,
+    second: _Annotation,
+    first_units: npt.NDArray[np.bool_],
+    second_units: npt.NDArray[np.bool_],
+    pairs: Sequence[tuple[str, str]],
+) -> npt.NDArray[np.bool_]:
+    """:func:`definition_items`' labels from both annotators' units x factoids marks."""
+    first_columns = np.array([first.column(a) for a, _ in pairs], dtype=np.intp)
+    second_columns = np.array([second.column(b) for _, b in pairs], dtype=np.intp)
+    stacked = np.stack([first_units[:, first_columns], second_units[:, second_columns]], axis=-1)
+    return stacked.transpose(1, 0, 2).reshape(len(pairs) * first_units.shape[0], 2)
 
 
 def definition_kappa(
@@ -1131,12 +1151,23 @@ def suggest_relations(
     subsumption ('P30',) ('F9.21', 'F9.22')
     identity ('P31',) ('F4',)
     """
-    for value, name in ((min_identity, "min_identity"), (min_inside, "min_inside"), (min_cover, "min_cover")):
-        if not isinstance(value, (int, float, np.floating)) or not 0 < value <= 1:
-            raise ValueError(f"{name} must be a number in (0, 1], got {value!r}")
+    _check_thresholds(min_identity, min_inside, min_cover)
     topic = _topic(summaries)
     first = _annotation(annotation_1, "annotation_1", topic)
     second = _annotation(annotation_2, "annotation_2", topic)
+    return _suggest(first, second, min_identity, min_inside, min_cover)
+
+
+def _check_thresholds(min_identity: Any, min_inside: Any, min_cover: Any) -> None:
+    for value, name in ((min_identity, "min_identity"), (min_inside, "min_inside"), (min_cover, "min_cover")):
+        if not isinstance(value, (int, float, np.floating)) or not 0 < value <= 1:
+            raise ValueError(f"{name} must be a number in (0, 1], got {value!r}")
+
+
+def _suggest(
+    first: _Annotation, second: _Annotation, min_identity: float, min_inside: float, min_cover: float
+) -> tuple[FactoidRelation, ...]:
+    """:func:`suggest_relations` of two parsed annotations."""
     marks_1, marks_2 = first.by_sentence, second.by_sentence
     shared = marks_1.T.astype(np.intp) @ marks_2.astype(np.intp)
 
@@ -1184,6 +1215,92 @@ def _identities(
     rows = np.arange(shared.shape[0])
     mutual = (best_1[best_2] == rows) & (jaccard[rows, best_2] >= min_identity)
     return [((int(a),), (int(best_2[a]),)) for a in np.flatnonzero(mutual)]
+
+
+# --------------------------------------------------------------------------
+# Every pair of a topic's annotators, parsed once (issue 27)
+# --------------------------------------------------------------------------
+
+
+def labels_kappa(labels: npt.ArrayLike) -> FactoidKappa:
+    """The kappa of :func:`annotation_kappa` and :func:`definition_kappa` of items' labels
+    (items x annotators, True: marked), e.g. those :class:`TopicAnnotations` builds.
+
+    >>> round(labels_kappa([[True, True], [False, False], [True, False], [False, False]]).kappa, 6)
+    0.466667
+    """
+    table = np.asarray(labels, dtype=bool)
+    if table.ndim != 2:
+        raise ValueError(f"labels must be items x annotators, got shape {table.shape}")
+    return _kappa_of_labels(table)
+
+
+class TopicAnnotations:
+    """One topic's summaries and its annotators' annotations, each parsed once, for the
+    figures of every pair of annotators: :meth:`suggest_relations`, :meth:`definition_labels`
+    and :meth:`annotation_labels` give what :func:`suggest_relations` and the ``labels`` of
+    :func:`definition_items` and :func:`annotation_items` give for the same annotations,
+    without parsing the topic and both annotations again for every pair (45 pairs of 10
+    annotators: 90 parses of the topic and of each annotation, once per function).
+
+    >>> summaries = [{"id": s, "sentences": [s + "1"]} for s in "abcde"]
+    >>> one = {"factoids": ["P30"], "marks": {"a1": ["P30"], "c1": ["P30"], "e1": ["P30"]}}
+    >>> two = {"factoids": ["F9.21", "F9.22"], "marks": {"a1": ["F9.21"], "c1": ["F9.22"], "e1": ["F9.22"]}}
+    >>> topic = TopicAnnotations({"one": one, "two": two}, summaries)
+    >>> labels = topic.definition_labels([("P30", ["F9.21", "F9.22"])], "one", "two")
+    >>> round(labels_kappa(labels).kappa, 6)
+    0.393939
+    """
+
+    def __init__(self, annotations: Mapping[str, Mapping[str, Any]], summaries: Sequence[Mapping[str, Any]]):
+        self._topic = _topic(summaries)
+        self._parsed = {
+            name: _annotation(annotation, f"annotations[{name!r}]", self._topic)
+            for name, annotation in annotations.items()
+        }
+        self._units: dict[tuple[str, str], npt.NDArray[np.bool_]] = {}
+
+    def _in_units(self, name: str, unit: Unit) -> npt.NDArray[np.bool_]:
+        if (name, unit) not in self._units:
+            self._units[name, unit] = self._topic.in_units(self._parsed[name].by_sentence, unit)
+        return self._units[name, unit]
+
+    def suggest_relations(
+        self,
+        first: str,
+        second: str,
+        *,
+        min_identity: float = 0.6,
+        min_inside: float = 0.8,
+        min_cover: float = 0.8,
+    ) -> tuple[FactoidRelation, ...]:
+        """:func:`suggest_relations` of annotators ``first`` and ``second``."""
+        _check_thresholds(min_identity, min_inside, min_cover)
+        return _suggest(self._parsed[first], self._parsed[second], min_identity, min_inside, min_cover)
+
+    def definition_labels(
+        self, relations: Sequence[Any], first: str, second: str, *, unit: Unit = "summary"
+    ) -> npt.NDArray[np.bool_]:
+        """The ``labels`` of :func:`definition_items` of ``relations`` between ``first`` and ``second``."""
+        unit = _unit(unit)
+        one, two = self._parsed[first], self._parsed[second]
+        pairs = [pair for relation in _relations(relations, one, two) for pair in relation.pairs]
+        return _definition_labels(one, two, self._in_units(first, unit), self._in_units(second, unit), pairs)
+
+    def annotation_labels(
+        self,
+        names: Sequence[str],
+        *,
+        unit: Unit = "summary",
+        factoid_keys: Sequence[Mapping[str, str]] | None = None,
+    ) -> npt.NDArray[np.bool_]:
+        """The ``labels`` of :func:`annotation_items` of the annotators ``names``."""
+        unit = _unit(unit)
+        if len(names) < 2:
+            raise ValueError(f"annotations must hold at least two annotators, got {len(names)}")
+        parsed = [self._parsed[name] for name in names]
+        _, columns = _shared_columns(parsed, factoid_keys)
+        return _annotation_labels([self._in_units(name, unit) for name in names], columns)
 
 
 # --------------------------------------------------------------------------

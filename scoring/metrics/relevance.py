@@ -238,8 +238,10 @@ def pairwise_kappa(grades: ArrayLike, *, scale: ArrayLike | None = None) -> Pair
     Each pair is compared over the documents both judged, pooled over
     topics; weights measure disagreement by the distance between the
     positions of the two grades in ``scale``: :math:`[i \ne j]`,
-    :math:`|i - j|`, :math:`(i - j)^2` (Cohen 1960, 1968; computed by
-    :func:`scoring.metrics.agreement.cohen_kappa`, equal to
+    :math:`|i - j|`, :math:`(i - j)^2` (Cohen 1960, 1968; every pair's
+    confusion matrix from one encoding of the grades,
+    :func:`scoring.metrics.agreement.pair_confusions`, and its kappa as
+    :func:`scoring.metrics.agreement.cohen_kappa` computes it, equal to
     ``sklearn.metrics.cohen_kappa_score(a, b, labels=scale, weights=...)``).
 
     Parameters
@@ -283,15 +285,18 @@ def pairwise_kappa(grades: ArrayLike, *, scale: ArrayLike | None = None) -> Pair
     n_assessors = grades.shape[0]
     judged = ~np.isnan(grades)
     n_common = judged.astype(np.int64) @ judged.T.astype(np.int64)
-    kappas = {weights: np.full((n_assessors, n_assessors), np.nan) for weights in (None, "linear", "quadratic")}
-    for a in range(n_assessors):  # pairs of assessors, a handful: each kappa is vectorised over documents
-        for b in range(a, n_assessors):
-            common = judged[a] & judged[b]
-            if not common.any():
-                continue
-            for weights, matrix in kappas.items():
-                value = agreement.cohen_kappa(grades[a, common], grades[b, common], weights=weights, labels=scale)
-                matrix[a, b] = matrix[b, a] = value
+    # every grade's position in the scale, once; every pair's confusion matrix from one product
+    order = np.argsort(scale, kind="stable")
+    codes = np.full(grades.shape, -1, dtype=np.intp)
+    codes[judged] = order[np.searchsorted(scale[order], grades[judged])]
+    pairs = agreement.pair_confusions(codes, len(scale), same=True)
+    kappas = {}
+    for weights in (None, "linear", "quadratic"):
+        matrix = np.full((n_assessors, n_assessors), np.nan)
+        values = agreement.kappas_from_confusions(pairs.confusion, weights)
+        matrix[pairs.first, pairs.second] = values
+        matrix[pairs.second, pairs.first] = values
+        kappas[weights] = matrix
     return PairwiseKappa(kappas[None], kappas["linear"], kappas["quadratic"], n_common, scale)
 
 

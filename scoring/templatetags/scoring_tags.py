@@ -260,13 +260,22 @@ def _number(value) -> bool:
 def ci(figure, digits: int = 3, units: bool = True, value: bool = True, compact: bool = False) -> str:
     """A stored :class:`scoring.intervals.FigureCI` as ``0.241 [0.205, 0.279] · 800 items``: the
     value, its 95% interval (named for screen readers, and in a title), the units behind it.
-    Without an interval: the value and ``no interval``; without a figure: an em dash.
+    Without an interval: the value and ``no interval``, or ``too few documents for an interval``
+    when the figure rests on fewer units than the minimum (``FigureCI.too_few``, nothing drawn:
+    docs/methods.md); without a figure: an em dash.
     ``value=False``: the interval and units only (beside a figure shown already);
     ``compact``: value and bounds only, for table cells whose header names the interval."""
     if figure is None:
         return "—"
     shown = format_html("{} ", fmt(figure.value, digits)) if value else ""
     count = format_html(' <span class="ci-units">· {}</span>', _unit_text(figure.units, figure.unit)) if units else ""
+    if getattr(figure, "too_few", False):
+        return format_html(
+            '<span class="ci">{}<span class="ci-bounds ci-too-few muted">(too few {} for an interval)</span>{}</span>',
+            shown,
+            figure.unit,
+            count,
+        )
     if not (_number(figure.low) and _number(figure.high)):
         return format_html(
             '<span class="ci">{}<span class="ci-bounds muted">(no interval)</span>{}</span>', shown, count

@@ -18,7 +18,10 @@ from scoring.metrics import clustering as m
 from scoring.metrics.uncertainty import bootstrap, mean_units, resample_weights
 from scoring.selectors import campaign_report
 
-pytestmark = pytest.mark.django_db
+# These tests compare the reports' bootstrap with the library's on a few units: below the
+# reports' minimum (scoring.stopping.MIN_UNITS) no interval is drawn, so they lower it.
+pytestmark = [pytest.mark.usefixtures("intervals_on_few_units"), pytest.mark.django_db]
+
 
 ITEMS = [f"s{i}" for i in range(1, 11)]
 TOPICS = [f"t{i}" for i in range(1, 8)]

@@ -16,7 +16,10 @@ from scoring.metrics import factoids as m
 from scoring.metrics.uncertainty import bootstrap, fleiss_kappa_units, grouped_bootstrap
 from scoring.selectors import campaign_report, topic_report
 
-pytestmark = pytest.mark.django_db
+# These tests compare the reports' bootstrap with the library's on a few units: below the
+# reports' minimum (scoring.stopping.MIN_UNITS) no interval is drawn, so they lower it.
+pytestmark = [pytest.mark.usefixtures("intervals_on_few_units"), pytest.mark.django_db]
+
 
 SUMMARIES = [
     {"id": f"m{s}", "author": f"p{s}", "sentences": [{"id": f"m{s}.{i}", "text": f"Sentence {i}."} for i in (1, 2)]}

@@ -24,7 +24,10 @@ from scoring.metrics.uncertainty import (
 from scoring.selectors import campaign_report, report_input, submitted_judgments
 from tests.kinds.test_nuggets_report import labelled  # noqa: F401
 
-pytestmark = pytest.mark.django_db
+# These tests compare the reports' bootstrap with the library's on a few units: below the
+# reports' minimum (scoring.stopping.MIN_UNITS) no interval is drawn, so they lower it.
+pytestmark = [pytest.mark.usefixtures("intervals_on_few_units"), pytest.mark.django_db]
+
 
 
 def close(ci, interval):

@@ -15,7 +15,10 @@ from scoring.metrics.uncertainty import cohen_kappa_units, krippendorff_alpha_un
 from scoring.selectors import campaign_report
 from tests.kinds.test_relevance_report import TOPIC_INDEX, expected_evaluation, matrix, trec  # noqa: F401
 
-pytestmark = pytest.mark.django_db
+# These tests compare the reports' bootstrap with the library's on a few units: below the
+# reports' minimum (scoring.stopping.MIN_UNITS) no interval is drawn, so they lower it.
+pytestmark = [pytest.mark.usefixtures("intervals_on_few_units"), pytest.mark.django_db]
+
 
 LEVELS = [0.0, 1.0, 2.0, 3.0]
 

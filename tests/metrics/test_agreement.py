@@ -541,3 +541,60 @@ def test_result_types_are_plain_python() -> None:
     result = pairwise_agreement([1, 0, 1], [1, 0, 0])
     assert isinstance(result, PairwiseAgreement)
     assert type(result.a) is int and type(result.kappa) is float
+
+
+# --- every pair at once (issue 27: one encoding per topic, not one per pair) -----------------
+
+
+def _codes_with_gaps(seed: int, raters: int = 7, items: int = 40, categories: int = 4) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    codes = rng.integers(0, categories, (raters, items))
+    codes[rng.random((raters, items)) < 0.3] = -1
+    codes[-1, :] = -1  # a rater who labelled nothing shares no item
+    codes[-2, : items - 3] = -1  # one who shares three items with the others
+    return codes
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("weights", [None, "linear", "quadratic"])
+def test_pair_confusions_kappas_equal_cohen_kappa_of_each_pair(seed, weights):
+    codes = _codes_with_gaps(seed)
+    found = agreement.pair_confusions(codes, 4, same=True)
+    values = agreement.kappas_from_confusions(found.confusion, weights)
+    expected_pairs = []
+    for a in range(len(codes)):
+        for b in range(a, len(codes)):
+            common = (codes[a] >= 0) & (codes[b] >= 0)
+            if not common.any():
+                continue
+            expected_pairs.append((a, b))
+            reference = cohen_kappa(codes[a, common], codes[b, common], weights=weights, labels=[0, 1, 2, 3])
+            p = len(expected_pairs) - 1
+            assert (found.first[p], found.second[p]) == (a, b)
+            assert found.confusion[p].sum() == common.sum()
+            if np.isnan(reference):
+                assert np.isnan(values[p])
+            else:
+                assert values[p] == pytest.approx(reference, abs=1e-12)
+    assert len(found.first) == len(expected_pairs)
+
+
+def test_pair_confusions_leave_out_self_pairs_and_check_codes():
+    codes = _codes_with_gaps(9)
+    assert (agreement.pair_confusions(codes, 4).first < agreement.pair_confusions(codes, 4).second).all()
+    with pytest.raises(ValueError, match="codes must lie in -1 .. 3"):
+        agreement.pair_confusions([[0, 4]], 4)
+    with pytest.raises(ValueError, match="2-D array of integer"):
+        agreement.pair_confusions([0.5, 1.0], 2)
+    empty = agreement.pair_confusions(np.zeros((0, 0), dtype=int), 3)
+    assert empty.confusion.shape == (0, 3, 3)
+
+
+def test_kappas_from_confusions_equal_sklearn():
+    rng = np.random.default_rng(3)
+    a, b = rng.integers(0, 3, 50), rng.integers(0, 3, 50)
+    confusion = np.zeros((3, 3), dtype=np.int64)
+    np.add.at(confusion, (a, b), 1)
+    for weights in (None, "linear", "quadratic"):
+        got = agreement.kappas_from_confusions(confusion[np.newaxis], weights)[0]
+        assert got == pytest.approx(cohen_kappa_score(a, b, labels=[0, 1, 2], weights=weights), abs=1e-12)
