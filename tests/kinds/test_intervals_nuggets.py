@@ -29,7 +29,6 @@ from tests.kinds.test_nuggets_report import labelled  # noqa: F401
 pytestmark = [pytest.mark.usefixtures("intervals_on_few_units"), pytest.mark.django_db]
 
 
-
 def close(ci, interval):
     assert ci.method == interval.method and ci.units == interval.units
     for mine, theirs in ((ci.value, interval.value), (ci.low, interval.low), (ci.high, interval.high)):

@@ -32,7 +32,6 @@ from tests.conftest import pairs_topics
 pytestmark = [pytest.mark.usefixtures("intervals_on_few_units"), pytest.mark.django_db]
 
 
-
 def close(ci, interval):
     """A stored FigureCI equals a metric-library Interval to 1e-12."""
     assert ci.method == interval.method and ci.units == interval.units
