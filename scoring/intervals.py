@@ -217,6 +217,17 @@ class IntervalSettings:
             stats.interval(n_resamples=self.resamples, seed=self.seed, weights=weights, grouped=grouped), unit
         )
 
+    def analytic(self, interval: Interval, unit: str) -> FigureCI:
+        """An analytic interval (e.g. Gwet's for Fleiss' kappa) as stored, :func:`too_few_ci` below
+        ``min_units`` units: it covers no better than the bootstrap there (docs/methods.md).
+
+        >>> IntervalSettings().analytic(Interval(0.5, 0.1, 0.9, units=8, method="analytic"), "items").method
+        'too few'
+        """
+        if interval.units < self.min_units:
+            return too_few_ci(interval.value, interval.units, unit, interval.level)
+        return figure_ci(interval, unit)
+
     def interval_at_scale(self, stats: UnitStatistics, unit: str) -> FigureCI:
         """:meth:`interval` unit by unit below :data:`GROUPED_FROM` units, else exactly
         ``uncertainty.grouped_bootstrap`` of the same statistics (its distinct rows found by a

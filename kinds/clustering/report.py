@@ -30,7 +30,7 @@ from kinds.clustering.data import rule_violations
 from kinds.disagreement import pairwise_disagreement
 from kinds.spec import Disagreement, Export, ExportFile, Headline
 from scoring.csvfiles import write_csv
-from scoring.intervals import FigureCI, IntervalSettings, figure_ci, interval_settings
+from scoring.intervals import FigureCI, IntervalSettings, figure_ci, interval_settings, too_few_ci
 from scoring.metrics import clustering as m
 from scoring.metrics.uncertainty import _no_interval, _percentile_interval, mean_units, resample_weights
 from scoring.partials import MergeInput, from_scratch
@@ -523,12 +523,15 @@ def _agreement(means: np.ndarray, settings: IntervalSettings) -> ClusteringAgree
         for j, name in enumerate(AGREEMENT)
     }
     sums = None
-    if len(means) >= 2:
+    if len(means) >= max(2, settings.min_units):  # below the minimum no figure gets an interval
         draw = resample_weights(len(means), n_resamples=settings.resamples, seed=settings.seed).astype(np.float64)
         sums = draw @ np.column_stack([s.per_unit for s in stats.values()])
     result: dict[str, dict[str, FigureCI]] = {method: {} for method in METHODS}
     for k, ((method, name), s) in enumerate(stats.items()):
         value = float(s.statistic(s.per_unit.sum(axis=0)))
+        if s.units < settings.min_units:
+            result[method][name] = too_few_ci(value, s.units, "topics")
+            continue
         if sums is None or not np.isfinite(value) or s.units < 2:
             interval = _no_interval(value, s.units, 0.95)
         else:

@@ -28,7 +28,7 @@ from concord.typed import Figure, pack, unpack
 from kinds.disagreement import pairwise_disagreement
 from kinds.spec import Disagreement, Export, ExportFile
 from scoring.csvfiles import write_csv
-from scoring.intervals import FigureCI, IntervalSettings, interval_settings
+from scoring.intervals import FigureCI, IntervalSettings, interval_settings, too_few_ci
 from scoring.metrics import factoids as m
 from scoring.metrics.crossing import crossing
 from scoring.metrics.uncertainty import fleiss_kappa_units
@@ -176,7 +176,7 @@ def _kappa(figures: m.FactoidKappa, ci: FigureCI) -> FactoidsKappa:
     )
 
 
-def kappa_ci(labels: np.ndarray, unit: str, settings: IntervalSettings) -> FigureCI:
+def kappa_ci(labels: np.ndarray, unit: str, settings: IntervalSettings, kappa: float | None = None) -> FigureCI:
     """Kappa of two-category items (``labels``: items x annotators, True where the
     annotator marked the factoid in the unit) with its seeded bootstrap interval over the
     items (the figure's own unit): each item's category counts are Fleiss' per-unit
@@ -188,6 +188,12 @@ def kappa_ci(labels: np.ndarray, unit: str, settings: IntervalSettings) -> Figur
     >>> round(ci.value, 4), ci.units, ci.low < ci.value < ci.high
     (0.3333, 30, True)
 
+    ``kappa``: the labels' kappa when already computed (:func:`scoring.metrics.factoids.labels_kappa`,
+    the same figure to rounding), then below ``settings.min_units`` items nothing is computed again.
+
+    >>> kappa_ci(labels[:6], "factoid-summary items", IntervalSettings(), kappa=0.25)
+    FigureCI(value=0.25, low=nan, high=nan, units=6, unit='factoid-summary items', method='too few', level=0.95)
+
     No items (e.g. two annotators who share no factoid-pair-summary item): no figure.
 
     >>> ci = kappa_ci(np.array([]), "factoid-pair-summary items", IntervalSettings())
@@ -196,6 +202,8 @@ def kappa_ci(labels: np.ndarray, unit: str, settings: IntervalSettings) -> Figur
     """
     labels = np.asarray(labels, dtype=bool)
     labels = labels.reshape(len(labels), -1) if labels.size else np.zeros((0, 2), dtype=bool)
+    if kappa is not None and len(labels) < settings.min_units:
+        return too_few_ci(kappa, len(labels), unit)
     present = labels.sum(axis=1)
     counts = np.column_stack([labels.shape[1] - present, present])
     # Two annotators' yes/no items have at most three distinct per-item counts: the draw is of
@@ -259,7 +267,9 @@ def agreement(
         annotation = None
         if identities:
             labels = parsed.annotation_labels([first, second], unit=unit, factoid_keys=keys)
-            annotation = _kappa(m.labels_kappa(labels), kappa_ci(labels, UNIT_NAMES[unit], settings))
+            figures = m.labels_kappa(labels)
+            annotation = _kappa(figures, kappa_ci(labels, UNIT_NAMES[unit], settings, figures.kappa))
+        definition = m.labels_kappa(definition_labels)
         rows.append(
             FactoidsPair(
                 annotators=(first, second),
@@ -267,8 +277,7 @@ def agreement(
                 identities=len(identities),
                 subsumptions=len(relations) - len(identities),
                 definition=_kappa(
-                    m.labels_kappa(definition_labels),
-                    kappa_ci(definition_labels, UNIT_NAMES["definition"], settings),
+                    definition, kappa_ci(definition_labels, UNIT_NAMES["definition"], settings, definition.kappa)
                 ),
                 annotation=annotation,
             )

@@ -43,7 +43,6 @@ from scoring.intervals import (
     binary_cells,
     binary_pair_statistics,
     chance_test,
-    figure_ci,
     interval_settings,
     no_ci,
     ranking_stability,
@@ -613,7 +612,7 @@ def label_agreement(a: Arrays, settings: IntervalSettings | None = None) -> Nugg
         else:
             fleiss = no_ci(float("nan"), fleiss_items, UNIT)
         test = chance_test(fleiss_kappa_test(table), UNIT)
-        general = figure_ci(fleiss_kappa_interval(table), UNIT)
+        general = settings.analytic(fleiss_kappa_interval(table), UNIT)
     pairable, rated = raters >= 2, raters >= 1
     return NuggetsLabelAgreement(
         labellings=list(a.assessors),

@@ -184,6 +184,12 @@ class ItemDraws:
                     )
         return results
 
+    def analytic(self, interval) -> FigureCI:
+        """An analytic interval over these items as stored; too few below ``min_units`` (as a bootstrap)."""
+        if interval.units < self.min_units:
+            return too_few_ci(interval.value, interval.units, self.unit, self.level)
+        return self._figure(float(interval.value), interval)
+
     def _none(self, value: float, units: int) -> FigureCI:
         nan = float("nan")
         return FigureCI(float(value), nan, nan, units=int(units), unit=self.unit, method="none", level=self.level)

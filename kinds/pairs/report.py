@@ -37,7 +37,6 @@ from scoring.intervals import (
     binary_cells,
     binary_pair_statistics,
     chance_test,
-    figure_ci,
     interval_settings,
     no_ci,
     ranking_stability,
@@ -362,7 +361,7 @@ def _fleiss(matrix: np.ndarray, judged: np.ndarray, draws: ItemDraws) -> PairsFl
         raters=m,
         bootstrap=draws.interval(raters == m, fleiss_kappa_units(table)),
         chance_test=chance_test(fleiss_kappa_test(table), UNIT),
-        analytic_general=figure_ci(fleiss_kappa_interval(table), UNIT),
+        analytic_general=draws.analytic(fleiss_kappa_interval(table)),
     )
 
 

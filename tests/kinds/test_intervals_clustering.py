@@ -145,4 +145,4 @@ def test_one_judged_topic_gives_no_interval(people):
         )
     scoring_services.recompute_reports(campaign.pk, everything=True)
     ci = campaign_report(campaign).data.agreement.singleton["v_measure"]
-    assert (ci.units, ci.method, ci.low, ci.high) == (1, "none", None, None) and 0 < ci.value < 1
+    assert (ci.units, ci.method, ci.low, ci.high) == (1, "too few", None, None) and 0 < ci.value < 1
