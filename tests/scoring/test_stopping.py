@@ -273,7 +273,9 @@ def test_a_tiny_campaign_says_too_few_to_judge_instead_of_reached(client, people
 
     data = campaign_report(tiny).data
     assert (data.ranking.systems, data.ranking.units, data.ranking.p5) == (2, 3, 1.0)
-    assert (data.alpha.ordinal_ci.low, data.alpha.ordinal_ci.high, data.alpha.ordinal_ci.units) == (1.0, 1.0, 6)
+    # issue 27: no interval at all over 6 documents (was [1, 1]), the figure and its units kept
+    ci = data.alpha.ordinal_ci
+    assert (ci.value, ci.low, ci.high, ci.units, ci.method) == (1.0, None, None, 6, "too few")
     client.force_login(people["organiser"])
     page = client.get(f"/campaigns/{tiny.pk}/report/").content.decode()
     assert "✓ reached" not in page
