@@ -266,3 +266,56 @@ def test_blocking_rules_keep_submit_disabled_until_the_clusters_are_fixed(new_pa
         "submitted",
         {"clusters": [["s1", "s2", "s6"]], "descriptions": [""]},
     )
+
+
+def test_on_a_phone_tap_a_sentence_then_a_cluster(browser, live_server, people):
+    """390 px wide, touch: no long drag; the clusters are one tap away from the top."""
+    campaign = make_campaign(people)
+    context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
+    try:
+        page = context.new_page()
+        page.goto(f"{live_server.url}/accounts/login/")
+        page.get_by_label("Username").fill("alice")
+        page.get_by_label("Password").fill("pw-alice")
+        page.get_by_role("button", name="Log in").tap()
+        page.wait_for_url(f"{live_server.url}/")
+        page.goto(f"{live_server.url}/campaigns/{campaign.pk}/topics/quake/judge/")
+        # The clusters panel sits below every sentence on a phone: a link at the top leads there.
+        page.get_by_role("link", name="To the clusters ↓").tap()
+        expect(page.locator("#clusters-panel")).to_be_in_viewport()
+        page.get_by_role("button", name="New cluster").first.tap()
+        page.get_by_role("button", name="New cluster").first.tap()
+
+        def sentence(text):
+            return page.locator(".sentence", has_text=text)
+
+        # Tap a sentence: the bar at the bottom offers the clusters; tap cluster 1 there.
+        sentence("A strong earthquake struck").tap()
+        bar = page.locator("#pick-bar")
+        expect(bar).to_be_in_viewport()
+        expect(bar).to_contain_text("Sentence D1.1 chosen")
+        bar.get_by_role("button", name="Cluster 1").tap()
+        expect(bar).to_be_hidden()
+        # Tap a sentence, then the cluster itself (its card, scrolled to).
+        sentence("An earthquake hit the coastal").tap()
+        page.locator(".cluster").first.locator(".cluster-number").tap()
+        # A third goes to cluster 2 and comes out again with "Leave out".
+        sentence("Schools were closed").tap()
+        bar.get_by_role("button", name="Cluster 2").tap()
+        sentence("Schools were closed").tap()
+        bar.get_by_role("button", name="Leave out").tap()
+        expect(page.locator(".cluster").first.locator(".sentence")).to_have_count(2)
+        expect(page.locator(".cluster").nth(1).locator(".sentence")).to_have_count(0)
+        expect(page.locator(".sentence.picked")).to_have_count(0)
+
+        def stored():
+            judgment = Judgment.objects.filter(topic__campaign=campaign, assessor=people["alice"]).first()
+            return judgment.payload["clusters"] if judgment else None
+
+        for _ in range(150):  # the last draft save is on its way
+            if stored() == [["s1", "s5"]]:
+                break
+            page.wait_for_timeout(100)
+        assert stored() == [["s1", "s5"]]
+    finally:
+        context.close()
