@@ -1,8 +1,8 @@
 // Sentence clustering page: sentences move between the documents (no
 // cluster: irrelevant) and numbered clusters, by drag and drop (SortableJS),
 // by tapping a sentence then a cluster (phones: no long drag; a bar at the
-// bottom of the screen offers the clusters too), or the keyboard; rules 3 and 4 of the guidelines are checked live. The
-// keys, the key help, undo/redo and the confirm step: static/annotate/keys.js.
+// bottom of the screen offers the clusters too), or the keyboard; rules 3
+// and 4 of the guidelines are checked live. The keys, the key help, undo/redo and the confirm step: static/annotate/keys.js.
 "use strict";
 
 document.addEventListener("DOMContentLoaded", () => {
@@ -32,7 +32,9 @@ document.addEventListener("DOMContentLoaded", () => {
   const clusters = [];
   let focusId = sentences.length ? sentences[0].dataset.id : null;
   let picked = null; // the tapped sentence waiting for a cluster (tap it again to let go)
-  let draggedAt = -Infinity;
+  // Set when a drag starts, cleared by the next press: whatever click the
+  // browser sends at the end of a drag is then never taken for a tap.
+  let dragged = false;
   let lastSent = null;
   const pickBar = document.getElementById("pick-bar");
 
@@ -44,8 +46,9 @@ document.addEventListener("DOMContentLoaded", () => {
     delayOnTouchOnly: true,
     ghostClass: "sentence-ghost",
     chosenClass: "sentence-chosen",
-    // The click that ends a drag on the dropped sentence is not a tap choosing it.
-    onEnd: (event) => { focusId = event.item.dataset.id; draggedAt = performance.now(); changed(); },
+    // A drag lets go of a tapped sentence: the bar would hide the bottom clusters.
+    onStart: () => { dragged = true; picked = null; renderPickBar(); },
+    onEnd: (event) => { focusId = event.item.dataset.id; changed(); },
     ...extra,
   });
 
@@ -77,7 +80,7 @@ document.addEventListener("DOMContentLoaded", () => {
     });
     // Tapping a cluster (not its controls or a sentence in it) takes the chosen sentence in.
     el.addEventListener("click", (event) => {
-      if (!picked || event.target.closest("input, button, .sentence")) return;
+      if (!picked || dragged || event.target.closest("input, button, .sentence")) return;
       putPicked(clusters.indexOf(cluster) + 1);
     });
     el.querySelector(".move-up").addEventListener("click", () => moveCluster(cluster, -1));
@@ -163,7 +166,7 @@ document.addEventListener("DOMContentLoaded", () => {
   // -- tap a sentence, then a cluster ----------------------------------------------------
 
   function pick(id) {
-    if (performance.now() - draggedAt < 500) return;
+    if (dragged) return;
     focusId = id;
     picked = editable && picked !== id ? id : null;
     render();
@@ -350,6 +353,7 @@ document.addEventListener("DOMContentLoaded", () => {
     pools.forEach((ul) => Sortable.create(ul, sortableOptions({ sort: false })));
   }
 
+  page.addEventListener("pointerdown", () => { dragged = false; }, true);
   sentences.forEach((el) => el.addEventListener("click", () => pick(el.dataset.id)));
   newClusterButton.disabled = !editable;
   // With the mouse, the next thing to do is usually to name the cluster.
