@@ -7,6 +7,7 @@ import csv
 import io
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
@@ -121,6 +122,11 @@ def test_each_section_has_its_url_and_marks_itself_current(client, campaign, peo
     assert refused.status_code == 400 and "section" in refused.content.decode()
     members = client.get(f"{base}members/").content.decode()
     assert f'<a href="{base}members/" aria-current="page">' in members
+    # The uploads page and the import wizard's preview are the Uploads section.
+    preview = client.post(f"{base}uploads/import/", {"step": "preview", "file": SimpleUploadedFile("a.csv", b"x\n")})
+    for page in (client.get(f"{base}uploads/").content.decode(), preview.content.decode()):
+        assert f'<a href="{base}uploads/" aria-current="page">' in page
+        assert page.count('aria-current="page"') == 1 and 'aria-label="Campaign sections"' in page
 
 
 def test_the_home_page_counts_per_campaign_in_the_same_queries_for_any_number(client, people):
