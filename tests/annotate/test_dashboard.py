@@ -189,7 +189,8 @@ def test_a_finished_job_reads_done_once(client, campaign, people):
 def test_adding_several_members_gives_every_new_account_s_link_at_once(client, campaign, people):
     client.force_login(people["organiser"])
     url = f"/campaigns/{campaign.pk}/members/"
-    page = client.post(url, {"action": "add", "usernames": "dora\nerik carol", "role": "assessor"}).content.decode()
+    added = {"action": "add", "usernames": "dora\nerik carol", "role": "assessor"}
+    page = client.post(url, added, follow=True).content.decode()
     text = page.split('id="links-text"', 1)[1].split(">", 1)[1].split("</textarea>", 1)[0]
     lines = [line.split("\t") for line in text.splitlines()]
     # carol is an existing account: no link for her (she signs in with her own password).
@@ -199,7 +200,7 @@ def test_adding_several_members_gives_every_new_account_s_link_at_once(client, c
         assert accounts.link_holder(link.split("#", 1)[1]).get_username() == name
     assert 'id="copy-links"' in page and "Copy all links" in page
     # Later, every new account's link again from the page, in one go.
-    again = client.post(url, {"action": "links"}).content.decode()
+    again = client.post(url, {"action": "links"}, follow=True).content.decode()
     assert again.count("/accounts/set-password/#") == 2
     alone = services.create_campaign(creator=people["organiser"], kind="pairs", name="Alone")
     refused = client.post(f"/campaigns/{alone.pk}/members/", {"action": "links"})
