@@ -1,8 +1,9 @@
 """The organiser's workbench pages beyond the campaign page: members.
 
 Thin, like every view: permission (annotate.selectors.campaign_for with
-need="organise"), one service call, render. Bad input re-renders the page
-with the message at its field (400) and changes nothing.
+need="organise"), one service call, then a redirect (303) to the page, which
+shows the links the POST made once (kept in the session until then). Bad input
+re-renders the page with the message at its field (400) and changes nothing.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ def campaign_members(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """Add members (one or a pasted list), change roles, remove, and make
     one-time set-password links for new accounts."""
     campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
-    error, link, links = None, None, []
+    error, link, link_for, links = None, None, "", []
     if request.method == "POST":
         action = request.POST.get("action", "")
         username = request.POST.get("username", "").strip()
@@ -53,8 +54,9 @@ def campaign_members(request: HttpRequest, campaign_id: int) -> HttpResponse:
         except InvalidInput as invalid:
             error = invalid
         else:
-            if link is None and not links:
-                return redirect("campaign-members", campaign_id=campaign.pk)
+            return _shown_once(request, campaign, link=link, link_for=username if link else "", links=links)
+    else:
+        link, link_for, links = _take_shown(request, campaign)
     listed = members.member_accounts(campaign, request.user)
     return render(
         request,
@@ -68,12 +70,38 @@ def campaign_members(request: HttpRequest, campaign_id: int) -> HttpResponse:
             "link": link,
             "links": links,
             "links_text": "\n".join(f"{name}\t{url}" for name, url in links),
-            "link_for": request.POST.get("username", "") if link else "",
+            "link_for": link_for if link else "",
             "pasted": request.POST.get("usernames", "") if error else "",
             "link_days": settings.CONCORD_SET_PASSWORD_LINK_DAYS,
         },
         status=400 if error else 200,
     )
+
+
+#: Where the links a POST made wait for the page that follows it (per campaign).
+_SHOWN_ONCE = "members-links"
+
+
+def _shown_once(request: HttpRequest, campaign, *, link: str | None, link_for: str, links: list) -> HttpResponse:
+    """Redirect after a POST (303: a reload does not add or make links again); the new
+    links wait in the session, server-side, for that next page only."""
+    if link or links:
+        waiting = request.session.get(_SHOWN_ONCE, {})
+        waiting[str(campaign.pk)] = {"link": link, "link_for": link_for, "links": [list(pair) for pair in links]}
+        request.session[_SHOWN_ONCE] = waiting
+    response = redirect("campaign-members", campaign_id=campaign.pk)
+    response.status_code = 303
+    return response
+
+
+def _take_shown(request: HttpRequest, campaign) -> tuple[str | None, str, list[tuple[str, str]]]:
+    """The links waiting for this page (link, whose, [(name, link), ...]), removed as they are shown."""
+    waiting = request.session.get(_SHOWN_ONCE, {})
+    shown = waiting.pop(str(campaign.pk), None)
+    if shown is None:
+        return None, "", []
+    request.session[_SHOWN_ONCE] = waiting
+    return shown["link"], shown["link_for"], [tuple(pair) for pair in shown["links"]]
 
 
 def _links(request: HttpRequest, campaign, usernames: list[str]) -> list[tuple[str, str]]:

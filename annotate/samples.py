@@ -1,9 +1,11 @@
 """Sample files for a kind's uploads page, built from the kind's own examples
 (``KindSpec.examples``, the data the contract test checks), so that they
 cannot go stale: the topic ``t1`` as topics JSON, the two example
-submissions as judgments JSON, the example run as runs JSON, and, for kinds
+submissions as judgments JSON, the example run as runs JSON; for kinds
 that read crowd labels back from their payloads (``Kind.labels_of_payload``),
-the same judgments as a crowd table in CSV and .xlsx."""
+the same judgments as a crowd table in CSV and .xlsx; and the same judgments
+in every judgments file the kind both writes (``Exports``, group "judgments")
+and reads (``KindSpec.judgment_files``): Label Studio JSON, doccano's zip."""
 
 from __future__ import annotations
 
@@ -45,6 +47,7 @@ def samples(spec: KindSpec) -> list[Sample]:
     ]
     if examples.run is not None:
         found.append(_json("runs.json", "Runs (JSON)", [{"name": "sysA", "data": examples.run}]))
+    found += _interchange(spec)
     rows = _crowd_rows(spec)
     if rows:
         found.append(Sample("crowd.csv", "Crowd labels (CSV)", "text/csv; charset=utf-8", _csv(rows)))
@@ -61,6 +64,56 @@ def samples(spec: KindSpec) -> list[Sample]:
 
 def sample(spec: KindSpec, name: str) -> Sample | None:
     return next((s for s in samples(spec) if s.name == name), None)
+
+
+@dataclass(frozen=True)
+class _Campaign:
+    params: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class _Topic:
+    pk: int
+    external_id: str
+    title: str
+    data: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class _Row:
+    """What an export writer reads of a judgment (scoring.selectors.JudgmentRow)."""
+
+    topic_id: int
+    assessor: str
+    payload: dict[str, Any]
+
+
+#: The export format's label on the uploads page, by the kind's own export names.
+_INTERCHANGE_LABELS = {"labelstudio": "Label Studio JSON", "doccano": "doccano, a zip of JSONL"}
+
+
+def _interchange(spec: KindSpec) -> list[Sample]:
+    """The example judgments written by the kind's own exporter, in each format its
+    importer reads back (the export's file name ends with a suffix of ``judgment_files``)."""
+    examples = spec.examples
+    topic = _Topic(1, TOPIC, "Example topic", dict(examples.topic))
+    rows = [_Row(1, f"assessor-{n}", dict(p)) for n, p in enumerate(examples.payloads, 1)]
+    found = []
+    for name, export in spec.exports.formats.items():
+        described = spec.exports.describe(name, "")
+        suffix = f".{export.extension}"
+        if described is None or described.group != "judgments":
+            continue
+        if not any(suffix.endswith(read) for read in spec.judgment_files):
+            continue
+        content = spec.exports.write(_Campaign(dict(examples.params)), [topic], rows, format=name, truth="")
+        label = f"Judgments ({_INTERCHANGE_LABELS.get(name, name)})"
+        found.append(Sample(f"judgments{suffix}", label, export.content_type, _bytes(content)))
+    return found
+
+
+def _bytes(content: str | bytes) -> bytes:
+    return content.encode() if isinstance(content, str) else content
 
 
 def _json(name: str, label: str, value: Any) -> Sample:

@@ -7,6 +7,7 @@ import csv
 import io
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
@@ -122,6 +123,11 @@ def test_each_section_has_its_url_and_marks_itself_current(client, campaign, peo
     assert refused.status_code == 400 and "section" in refused.content.decode()
     members = client.get(f"{base}members/").content.decode()
     assert f'<a href="{base}members/" aria-current="page">' in members
+    # The uploads page and the import wizard's preview are the Uploads section.
+    preview = client.post(f"{base}uploads/import/", {"step": "preview", "file": SimpleUploadedFile("a.csv", b"x\n")})
+    for page in (client.get(f"{base}uploads/").content.decode(), preview.content.decode()):
+        assert f'<a href="{base}uploads/" aria-current="page">' in page
+        assert page.count('aria-current="page"') == 1 and 'aria-label="Campaign sections"' in page
 
 
 def test_the_home_page_counts_per_campaign_in_the_same_queries_for_any_number(client, people):
@@ -184,7 +190,8 @@ def test_a_finished_job_reads_done_once(client, campaign, people):
 def test_adding_several_members_gives_every_new_account_s_link_at_once(client, campaign, people):
     client.force_login(people["organiser"])
     url = f"/campaigns/{campaign.pk}/members/"
-    page = client.post(url, {"action": "add", "usernames": "dora\nerik carol", "role": "assessor"}).content.decode()
+    added = {"action": "add", "usernames": "dora\nerik carol", "role": "assessor"}
+    page = client.post(url, added, follow=True).content.decode()
     text = page.split('id="links-text"', 1)[1].split(">", 1)[1].split("</textarea>", 1)[0]
     lines = [line.split("\t") for line in text.splitlines()]
     # carol is an existing account: no link for her (she signs in with her own password).
@@ -194,7 +201,7 @@ def test_adding_several_members_gives_every_new_account_s_link_at_once(client, c
         assert accounts.link_holder(link.split("#", 1)[1]).get_username() == name
     assert 'id="copy-links"' in page and "Copy all links" in page
     # Later, every new account's link again from the page, in one go.
-    again = client.post(url, {"action": "links"}).content.decode()
+    again = client.post(url, {"action": "links"}, follow=True).content.decode()
     assert again.count("/accounts/set-password/#") == 2
     alone = services.create_campaign(creator=people["organiser"], kind="pairs", name="Alone")
     refused = client.post(f"/campaigns/{alone.pk}/members/", {"action": "links"})

@@ -54,7 +54,12 @@ def test_every_sample_file_downloads_and_imports_back(client, people, kind):
         spec.data.clean_judgment(dict(p), stored[0].topic.data, complete=True, params=first.params)
         for p in spec.examples.payloads
     ]
-    for table in ("crowd.csv", "crowd.xlsx"):
+    # The kind's own judgments files, by the formats it reads (docs/formats.md, "Label Studio and doccano").
+    interchange = {"judgments.labelstudio.json": ".labelstudio.json", "judgments.doccano.zip": ".zip"}
+    offered = sorted(name for name in raw if name in interchange)
+    assert offered == sorted(name for name, suffix in interchange.items() if suffix in spec.judgment_files)
+    User.objects.filter(username__startswith="assessor-").delete()  # the same names come back as workers
+    for table in ("crowd.csv", "crowd.xlsx", *offered):
         if table not in raw:
             continue
         # Crowd workers are accounts of one campaign: each table goes into a campaign of its own.
@@ -64,7 +69,7 @@ def test_every_sample_file_downloads_and_imports_back(client, people, kind):
         assert [j.payload for j in Judgment.objects.filter(topic__campaign=other).order_by("assessor__username")] == [
             j.payload for j in stored
         ]
-        User.objects.filter(username__startswith="worker-").delete()
+        User.objects.filter(username__regex=r"^(worker|assessor)-").delete()
 
 
 def test_an_unknown_sample_is_not_found(client, people, campaign):

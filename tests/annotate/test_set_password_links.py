@@ -27,8 +27,8 @@ def members_url(campaign) -> str:
 
 def make_link(client, campaign, organiser, username: str) -> str:
     client.force_login(organiser)
-    page = client.post(members_url(campaign), {"action": "link", "username": username})
-    assert page.status_code == 200, page.content.decode()[:500]
+    page = client.post(members_url(campaign), {"action": "link", "username": username}, follow=True)
+    assert page.redirect_chain == [(members_url(campaign), 303)], page.content.decode()[:500]
     return re.search(r'value="(http://testserver/accounts/set-password/#[^"]+)"', page.content.decode()).group(1)
 
 

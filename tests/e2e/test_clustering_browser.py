@@ -97,6 +97,8 @@ def drag(page, sentence: str, cluster: int) -> None:
     the pointer lingers there as a person's would."""
     target = page.locator("#clusters .cluster").nth(cluster - 1).locator(".cluster-sentences")
     source = page.locator(f'.sentence[data-id="{sentence}"]')
+    # A person scrolls until the drop zone shows (a point below the fold takes no drop).
+    target.evaluate("el => el.scrollIntoView({block: 'nearest'})")
     source.hover()
     page.mouse.down()
     box = target.bounding_box()
@@ -107,6 +109,27 @@ def drag(page, sentence: str, cluster: int) -> None:
         page.mouse.move(x, y + dy)
     page.mouse.up()
     expect(target.locator(f'.sentence[data-id="{sentence}"]')).to_be_attached()
+
+
+def touch_drag(page, source, target) -> None:
+    """Hold a finger on a sentence past SortableJS's touch delay, then slide it
+    below a cluster's last sentence (Playwright has taps only: raw touch events)."""
+    target.scroll_into_view_if_needed()
+    cdp = page.context.new_cdp_session(page)
+    start, box = source.bounding_box(), target.bounding_box()
+    x, y = start["x"] + start["width"] / 2, start["y"] + start["height"] / 2
+    to_x, to_y = box["x"] + 40, box["y"] + box["height"] - 6
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
+    page.wait_for_timeout(400)  # held still: 250 ms make it a drag, not a swipe
+    for step in range(1, 11):
+        point = {"x": x + (to_x - x) * step / 10, "y": y + (to_y - y) * step / 10}
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [point]})
+        page.wait_for_timeout(30)
+    for dy in (-1, 1, 0):
+        page.wait_for_timeout(80)
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": to_x, "y": to_y + dy}]})
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    cdp.detach()
 
 
 def open_judging_page(new_page, login, live_server, campaign):
@@ -152,6 +175,7 @@ def test_drag_and_drop_and_keyboard_clusters_then_live_agreement(
     expect(clusters).to_have_count(2)
     assert shown_clusters(alice) == [["s1", "s5", "s8"], ["s2", "s6"]]
     assert focused(alice) == "s6"  # the last sentence dragged
+    expect(alice.locator("#pick-bar")).to_be_hidden()  # no drag counted as a tap choosing its sentence
 
     # Cluster 3 with the keyboard only. The pool now reads s3 s4 | s7 | s9 s10,
     # then come the clusters' sentences.
@@ -266,3 +290,62 @@ def test_blocking_rules_keep_submit_disabled_until_the_clusters_are_fixed(new_pa
         "submitted",
         {"clusters": [["s1", "s2", "s6"]], "descriptions": [""]},
     )
+
+
+def test_on_a_phone_tap_a_sentence_then_a_cluster(browser, live_server, people):
+    """390 px wide, touch: no long drag; the clusters are one tap away from the top."""
+    campaign = make_campaign(people)
+    context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
+    try:
+        page = context.new_page()
+        page.goto(f"{live_server.url}/accounts/login/")
+        page.get_by_label("Username").fill("alice")
+        page.get_by_label("Password").fill("pw-alice")
+        page.get_by_role("button", name="Log in").tap()
+        page.wait_for_url(f"{live_server.url}/")
+        page.goto(f"{live_server.url}/campaigns/{campaign.pk}/topics/quake/judge/")
+        # The clusters panel sits below every sentence on a phone: a link at the top leads there.
+        page.get_by_role("link", name="To the clusters ↓").tap()
+        expect(page.locator("#clusters-panel")).to_be_in_viewport()
+        page.get_by_role("button", name="New cluster").first.tap()
+        page.get_by_role("button", name="New cluster").first.tap()
+
+        def sentence(text):
+            return page.locator(".sentence", has_text=text)
+
+        # Tap a sentence: the bar at the bottom offers the clusters; tap cluster 1 there.
+        sentence("A strong earthquake struck").tap()
+        bar = page.locator("#pick-bar")
+        expect(bar).to_be_in_viewport()
+        expect(bar).to_contain_text("Sentence D1.1 chosen")
+        bar.get_by_role("button", name="Cluster 1").tap()
+        expect(bar).to_be_hidden()
+        # Tap a sentence, then the cluster itself (its card, scrolled to).
+        sentence("An earthquake hit the coastal").tap()
+        page.locator(".cluster").first.locator(".cluster-number").tap()
+        # A third goes to cluster 2 and comes out again with "Leave out".
+        sentence("Schools were closed").tap()
+        bar.get_by_role("button", name="Cluster 2").tap()
+        sentence("Schools were closed").tap()
+        bar.get_by_role("button", name="Leave out").tap()
+        expect(page.locator(".cluster").first.locator(".sentence")).to_have_count(2)
+        expect(page.locator(".cluster").nth(1).locator(".sentence")).to_have_count(0)
+        expect(page.locator(".sentence.picked")).to_have_count(0)
+        # A finger held still drags (s5 into cluster 2); the drag is no tap: nothing is chosen after it.
+        target = page.locator(".cluster").nth(1).locator(".cluster-sentences")
+        touch_drag(page, page.locator('.cluster .sentence[data-id="s5"]'), target)
+        expect(target.locator('.sentence[data-id="s5"]')).to_be_attached()
+        expect(page.locator(".sentence.picked")).to_have_count(0)
+        expect(bar).to_be_hidden()
+
+        def stored():
+            judgment = Judgment.objects.filter(topic__campaign=campaign, assessor=people["alice"]).first()
+            return judgment.payload["clusters"] if judgment else None
+
+        for _ in range(150):  # the last draft save is on its way
+            if stored() == [["s1"], ["s5"]]:
+                break
+            page.wait_for_timeout(100)
+        assert stored() == [["s1"], ["s5"]]
+    finally:
+        context.close()

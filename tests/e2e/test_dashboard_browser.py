@@ -1,7 +1,7 @@
 """The organiser's dashboard in a browser: the summary updates live while two assessors
-submit, without closing what the organiser opened; every section is one click away and
-keeps its own address; axe-core finds no serious violation on the summary at 1280 and
-390 px."""
+submit, without closing what the organiser opened or losing what is typed in a form
+inside it; every section is one click away and keeps its own address; axe-core finds no
+serious violation on the summary at 1280 and 390 px."""
 
 from __future__ import annotations
 
@@ -31,11 +31,30 @@ def test_the_summary_updates_live_and_every_section_is_one_click_away(
     organiser.keyboard.press("Enter")
     expect(organiser.locator("#summary-assessors")).to_have_attribute("open", "")
     organiser.evaluate("window.stillTheSamePage = true")
+    # A form being filled inside the refreshed fragment. No page has one there today, so
+    # one is put in, as a kind's report could: live.js must not swap it away mid-typing.
+    organiser.locator("#summary").evaluate(
+        """el => el.insertAdjacentHTML("beforeend",
+        '<form><label for="note">Note</label><input id="note" name="note"></form>')"""
+    )
+    note = organiser.get_by_label("Note")
+    note.fill("half a sent")
 
     for name in ("alice", "bob"):
         topic = Topic.objects.filter(campaign=campaign, assignments__assessor=people[name]).order_by("position")[0]
         services.save_judgment(topic=topic, assessor=people[name], payload=FULL, status="submitted", version=0)
+    # The refresh arrives and waits: the typed value, the focus and the open table stay.
+    expect(organiser.locator("#summary")).to_have_attribute("data-deferred", "", timeout=15_000)
+    note.press_sequentially("ence")
+    expect(note).to_have_value("half a sentence")
+    expect(note).to_be_focused()
+    expect(organiser.locator("#summary-judged")).to_have_text("0")
+    expect(organiser.locator("#summary-assessors")).to_have_attribute("open", "")
+    # Once the form is left as it was, the next refresh comes in.
+    note.fill("")
+    note.blur()
     expect(organiser.locator("#summary-judged")).to_have_text("2", timeout=15_000)
+    expect(note).to_have_count(0)
     expect(organiser.locator("#summary-open")).to_have_text("4")
     expect(organiser.locator("#summary-headline .label")).to_have_text("Fleiss' kappa", timeout=15_000)
     # Refreshed in place: the same page, the table still open and showing the new counts.

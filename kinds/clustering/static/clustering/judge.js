@@ -1,7 +1,8 @@
 // Sentence clustering page: sentences move between the documents (no
-// cluster: irrelevant) and numbered clusters, by drag and drop (SortableJS)
-// or the keyboard; rules 3 and 4 of the guidelines are checked live. The
-// keys, the key help, undo/redo and the confirm step: static/annotate/keys.js.
+// cluster: irrelevant) and numbered clusters, by drag and drop (SortableJS),
+// by tapping a sentence then a cluster (phones: no long drag; a bar at the
+// bottom of the screen offers the clusters too), or the keyboard; rules 3
+// and 4 of the guidelines are checked live. The keys, the key help, undo/redo and the confirm step: static/annotate/keys.js.
 "use strict";
 
 document.addEventListener("DOMContentLoaded", () => {
@@ -30,13 +31,23 @@ document.addEventListener("DOMContentLoaded", () => {
   // Clusters in importance order; each knows its element, list and input.
   const clusters = [];
   let focusId = sentences.length ? sentences[0].dataset.id : null;
+  let picked = null; // the tapped sentence waiting for a cluster (tap it again to let go)
+  // Set when a drag starts, cleared by the next press: whatever click the
+  // browser sends at the end of a drag is then never taken for a tap.
+  let dragged = false;
   let lastSent = null;
+  const pickBar = document.getElementById("pick-bar");
 
   const sortableOptions = (extra) => ({
     group: "sentences",
     animation: 120,
+    // A finger held still drags; a swipe scrolls the page and a tap chooses the sentence.
+    delay: 250,
+    delayOnTouchOnly: true,
     ghostClass: "sentence-ghost",
     chosenClass: "sentence-chosen",
+    // A drag lets go of a tapped sentence: the bar would hide the bottom clusters.
+    onStart: () => { dragged = true; picked = null; renderPickBar(); },
     onEnd: (event) => { focusId = event.item.dataset.id; changed(); },
     ...extra,
   });
@@ -66,6 +77,11 @@ document.addEventListener("DOMContentLoaded", () => {
         event.stopPropagation();
         focusSentence();
       }
+    });
+    // Tapping a cluster (not its controls or a sentence in it) takes the chosen sentence in.
+    el.addEventListener("click", (event) => {
+      if (!picked || dragged || event.target.closest("input, button, .sentence")) return;
+      putPicked(clusters.indexOf(cluster) + 1);
     });
     el.querySelector(".move-up").addEventListener("click", () => moveCluster(cluster, -1));
     el.querySelector(".move-down").addEventListener("click", () => moveCluster(cluster, 1));
@@ -110,7 +126,7 @@ document.addEventListener("DOMContentLoaded", () => {
     return next ? next.dataset.id : id;
   }
 
-  function putInto(number) {
+  function putInto(number, { scroll = true } = {}) {
     if (!focusId) return;
     const cluster = clusters[number - 1];
     if (!cluster) {
@@ -121,16 +137,16 @@ document.addEventListener("DOMContentLoaded", () => {
     cluster.list.appendChild(byId.get(focusId));
     changed();
     say(`Sentence ${byId.get(focusId).querySelector(".sentence-tag").textContent} is in cluster ${number}: e describes it.`);
-    focusSentence();
+    focusSentence({ scroll });
   }
 
-  function takeOut() {
+  function takeOut({ scroll = true } = {}) {
     if (!focusId || !clusterOf(focusId)) return;
     const next = neighbourOf(focusId);
     pools.get(byId.get(focusId).dataset.document).appendChild(byId.get(focusId));
     focusId = next;
     changed();
-    focusSentence();
+    focusSentence({ scroll });
   }
 
   function step(delta) {
@@ -142,9 +158,48 @@ document.addEventListener("DOMContentLoaded", () => {
     focusSentence();
   }
 
-  function focusSentence() {
+  function focusSentence({ scroll = true } = {}) {
     const el = byId.get(focusId);
-    if (el) el.focus();
+    if (el) el.focus({ preventScroll: !scroll });
+  }
+
+  // -- tap a sentence, then a cluster ----------------------------------------------------
+
+  function pick(id) {
+    if (dragged) return;
+    focusId = id;
+    picked = editable && picked !== id ? id : null;
+    render();
+  }
+
+  function putPicked(number) {
+    focusId = picked;
+    picked = null;
+    putInto(number, { scroll: false });
+  }
+
+  function pickAction(label, run, aria) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.textContent = label;
+    if (aria) button.setAttribute("aria-label", aria);
+    button.addEventListener("click", run);
+    return button;
+  }
+
+  function renderPickBar() {
+    sentences.forEach((el) => el.classList.toggle("picked", el.dataset.id === picked));
+    page.classList.toggle("picking", Boolean(picked));
+    pickBar.hidden = !picked;
+    if (!picked) return;
+    const tag = byId.get(picked).querySelector(".sentence-tag").textContent;
+    document.getElementById("pick-text").textContent = `Sentence ${tag} chosen: tap a cluster, or put it into`;
+    const actions = clusters.map((cluster, index) =>
+      pickAction(String(index + 1), () => putPicked(index + 1), `Cluster ${index + 1}${cluster.input.value ? `: ${cluster.input.value}` : ""}`));
+    actions.push(pickAction("New cluster", () => { newCluster(); putPicked(clusters.length); }));
+    if (clusterOf(picked)) actions.push(pickAction("Leave out", () => { focusId = picked; picked = null; takeOut({ scroll: false }); }));
+    actions.push(pickAction("Cancel", () => { picked = null; render(); }));
+    document.getElementById("pick-actions").replaceChildren(...actions);
   }
 
   let sayTimer = null;
@@ -216,6 +271,7 @@ document.addEventListener("DOMContentLoaded", () => {
       return li;
     }));
     problemList.classList.toggle("blocking", blocking);
+    renderPickBar();
 
     const used = payload().clusters;
     const clustered = used.reduce((n, c) => n + c.length, 0);
@@ -297,7 +353,8 @@ document.addEventListener("DOMContentLoaded", () => {
     pools.forEach((ul) => Sortable.create(ul, sortableOptions({ sort: false })));
   }
 
-  sentences.forEach((el) => el.addEventListener("click", () => { focusId = el.dataset.id; render(); }));
+  page.addEventListener("pointerdown", () => { dragged = false; }, true);
+  sentences.forEach((el) => el.addEventListener("click", () => pick(el.dataset.id)));
   newClusterButton.disabled = !editable;
   // With the mouse, the next thing to do is usually to name the cluster.
   newClusterButton.addEventListener("click", () => { const cluster = newCluster(); if (cluster) cluster.input.focus(); });
@@ -307,6 +364,7 @@ document.addEventListener("DOMContentLoaded", () => {
     keys: [
       { keys: ["j", "ArrowDown"], does: "next sentence", run: () => step(1) },
       { keys: ["k", "ArrowUp"], does: "previous sentence", run: () => step(-1) },
+      { keys: ["Escape"], does: "let go of a tapped sentence", run: () => { picked = null; render(); }, when: () => Boolean(picked), help: false },
       { keys: ["1-9"], does: "put the focused sentence into that cluster (the focus stays with it)", run: (event) => putInto(Number(event.key)), edits: true },
       { keys: ["0", "x"], does: "take it out of its cluster (irrelevant)", run: takeOut, edits: true },
       { keys: ["c"], does: "new cluster", run: newCluster, edits: true },
