@@ -5,6 +5,8 @@ breaks a rule keeps Submit disabled until it is fixed."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -120,7 +122,10 @@ def touch_drag(page, source, target) -> None:
     x, y = start["x"] + start["width"] / 2, start["y"] + start["height"] / 2
     to_x, to_y = box["x"] + 40, box["y"] + box["height"] - 6
     cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
-    page.wait_for_timeout(400)  # held still: 250 ms make it a drag, not a swipe
+    # Held still until SortableJS takes it as a drag (its 250 ms touch delay ends by
+    # marking the sentence chosen): waiting for that state, not for time, holds on a
+    # loaded machine where the delay's timer fires late.
+    expect(source).to_have_class(re.compile(r"\bsentence-chosen\b"))
     for step in range(1, 11):
         point = {"x": x + (to_x - x) * step / 10, "y": y + (to_y - y) * step / 10}
         cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [point]})
