@@ -70,8 +70,8 @@ LEVEL = 6
 def pack(value: Any) -> bytes:
     """``value`` (JSON-ready data: no NaN, string keys) as :class:`PackedJSONField` stores it.
 
-    >>> unpack(pack({"kappa": 0.1 + 0.2, "pairs": [["a", "b"]], "ci": None}))
-    {'kappa': 0.30000000000000004, 'pairs': [['a', 'b']], 'ci': None}
+    >>> unpack(pack({"figure": 0.1 + 0.2, "rows": [["a", "b"]], "interval": None}))
+    {'figure': 0.30000000000000004, 'rows': [['a', 'b']], 'interval': None}
     """
     return zlib.compress(msgspec.msgpack.encode(value), LEVEL)
 
