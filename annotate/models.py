@@ -124,7 +124,8 @@ class Judgment(models.Model):
     #: The statuses whose ``submitted_payload`` counts in the reports.
     COUNTING = (Status.SUBMITTED, Status.REOPENED)
 
-    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="judgments")
+    #: No index of its own: the unique (topic, assessor) and the (topic, status) index lead with it.
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="judgments", db_index=False)
     assessor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="judgments")
     payload = models.JSONField(default=dict)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.DRAFT)
@@ -158,10 +159,12 @@ class JudgmentRevision(models.Model):
     """The history of a judgment: every submitted version, every reopening and
     withdrawal, and its drafts. Drafts saved in a row from one browser session or
     API token within ``CONCORD_DRAFT_REVISION_SECONDS`` share one revision, which
-    holds the last of them (``saves``: how many; annotate.services.save_judgment).
+    holds the last of them (``saves``: how many), and a submission from there ends
+    the run by taking that revision over (annotate.services.save_judgment).
     Nothing else is ever changed or deleted."""
 
-    judgment = models.ForeignKey(Judgment, on_delete=models.CASCADE, related_name="revisions")
+    #: No index of its own: the unique (judgment, version) leads with it.
+    judgment = models.ForeignKey(Judgment, on_delete=models.CASCADE, related_name="revisions", db_index=False)
     version = models.PositiveIntegerField()
     author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     payload = models.JSONField()

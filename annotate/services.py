@@ -426,7 +426,8 @@ class SaveResult:
 # InvalidInput("status", what to do instead) and writes nothing. Submitting
 # takes a complete payload; the others take a draft. Every transition bumps
 # the version (a stale one is a Conflict) and is kept as a JudgmentRevision
-# (drafts in a row from one client within a minute share one: save_judgment).
+# (drafts in a row from one client within a minute share one, which the submission
+# ending them takes over: save_judgment).
 # Reports are marked stale when what counts changes: on submit and withdraw.
 
 SAVE, SUBMIT, REOPEN, WITHDRAW = "save", "submit", "reopen", "withdraw"
@@ -520,10 +521,12 @@ def _write(
     judgment: Judgment, *, status: str, author: AbstractBaseUser, source: str, reason: str = "", client: str = ""
 ) -> None:
     """Save ``judgment`` one version up in ``status``, its revision, and mark
-    the topic stale when what counts changed. ``client``: a draft save's origin
-    (:func:`save_judgment`), whose revision may replace the one before it."""
+    the topic stale when what counts changed. ``client``: a draft save's or a
+    submission's origin (:func:`save_judgment`), whose revision may replace the
+    draft revision before it."""
     topic = judgment.topic
     counted = (judgment.submitted_version, judgment.status in Judgment.COUNTING)
+    previous = judgment.status
     judgment.status = status
     judgment.version += 1
     if status == _S.SUBMITTED:
@@ -541,8 +544,12 @@ def _write(
         except IntegrityError:
             # Another request created it between our read and our insert.
             raise Conflict(Judgment.objects.get(topic=topic, assessor=judgment.assessor).version) from None
-    if client and judgment.version > 1 and _replace_draft(judgment, author=author, client=client):
-        return  # a draft: what counts has not changed
+    changed = counted != (judgment.submitted_version, judgment.status in Judgment.COUNTING)
+    if client and judgment.version > 1 and _replace_draft(judgment, previous=previous, author=author, client=client):
+        if changed:  # a submission took the draft revision's place: its id marks the topic
+            replaced = JudgmentRevision.objects.filter(judgment=judgment, version=judgment.version)
+            scoring_services.mark_stale(topic, replaced.values_list("pk", flat=True).get())
+        return
     revision = JudgmentRevision.objects.create(
         judgment=judgment,
         version=judgment.version,
@@ -551,28 +558,35 @@ def _write(
         status=status,
         source=source,
         reason=reason,
-        client=client,
+        # A submitted revision is never replaced: no origin to match.
+        client="" if status == _S.SUBMITTED else client,
     )
-    if counted != (judgment.submitted_version, judgment.status in Judgment.COUNTING):
+    if changed:
         scoring_services.mark_stale(topic, revision.pk)
 
 
-def _replace_draft(judgment: Judgment, *, author: AbstractBaseUser, client: str) -> bool:
-    """Put this draft save in the judgment's latest revision, if that is a draft of the
-    same status saved from the same ``client`` by the same assessor, first saved less than
-    ``CONCORD_DRAFT_REVISION_SECONDS`` ago (one conditional UPDATE). Whether it did."""
+def _replace_draft(judgment: Judgment, *, previous: str, author: AbstractBaseUser, client: str) -> bool:
+    """Put this save in the judgment's latest revision, if that is a draft (status
+    ``previous``: draft, or reopened with a draft on top) saved from the same ``client``
+    by the same assessor, first saved less than ``CONCORD_DRAFT_REVISION_SECONDS`` ago
+    (one conditional UPDATE). A draft save keeps the revision a draft; a submission
+    makes it the submitted revision, dated now (Phase 1's payloads are read by that
+    date) and never replaced again. Whether it did."""
     window = settings.CONCORD_DRAFT_REVISION_SECONDS
     if window <= 0:
         return False
     now = timezone.now()
+    changes = {"version": judgment.version, "payload": judgment.payload, "saves": F("saves") + 1, "updated_at": now}
+    if judgment.status == _S.SUBMITTED:
+        changes |= {"status": _S.SUBMITTED, "client": "", "created_at": now}
     replaced = JudgmentRevision.objects.filter(
         judgment=judgment,
         version=judgment.version - 1,
-        status=judgment.status,
+        status=previous,
         client=client,
         author=author,
         created_at__gt=now - timedelta(seconds=window),
-    ).update(version=judgment.version, payload=judgment.payload, saves=F("saves") + 1, updated_at=now)
+    ).update(**changes)
     return replaced == 1
 
 
@@ -613,9 +627,11 @@ def save_judgment(
     session or an API token; blank: none) as the draft just before it, by
     the same assessor, replaces that revision while its first save is less
     than ``CONCORD_DRAFT_REVISION_SECONDS`` old (so at most one draft revision
-    per client and minute; every submitted version, reopening and withdrawal
-    has its own, and a draft saved from elsewhere, such as the version a 409
-    merge prompt showed, is never replaced). A stale version raises
+    per client and minute), and so does a submission from that ``client``:
+    the run of drafts it ends is kept as the submitted revision. Every
+    submitted version, reopening and withdrawal has its own revision, never
+    replaced, and a draft saved from elsewhere, such as the version a 409
+    merge prompt showed, is never replaced either. A stale version raises
     Conflict, except an exact repeat of the last save by a retrying client,
     which returns the stored judgment with ``replayed=True`` (and adds no
     time). ``active_ms`` (:func:`clean_active_ms`) is added to the
@@ -638,7 +654,7 @@ def save_judgment(
         judgment = Judgment(topic=topic, assessor=assessor)
     judgment.payload = cleaned
     judgment.active_ms += active_ms
-    _write(judgment, status=target, author=assessor, source=source, client="" if status == _S.SUBMITTED else client)
+    _write(judgment, status=target, author=assessor, source=source, client=client)
     return SaveResult(judgment)
 
 

@@ -9,8 +9,9 @@ neither the report's decoding nor its rendering.
 The ETag is read before the report, so a report recomputed between the two is served under the
 older tag and the next poll fetches it again: a tag never claims a newer report than its body.
 
-:func:`campaign_report` reads the stored report for these pages: decoded straight from its JSON
-text into the kind's type (msgspec, half the time of decoding to dicts and converting), and kept
+:func:`campaign_report` reads the stored report for these pages: decoded straight from its stored
+bytes into the kind's type (scoring.fields.unpack: msgspec, half the time of decoding to dicts and
+converting), and kept
 per process under its ETag for the next requests (a few of the latest, :data:`CACHED`), so the
 polls and page loads of every organiser share one decoding per report version.
 """
@@ -24,12 +25,12 @@ from collections import OrderedDict
 from datetime import datetime
 
 import msgspec
-from django.db.models import OuterRef, Subquery, TextField
-from django.db.models.functions import Cast
+from django.db.models import BinaryField, ExpressionWrapper, F, OuterRef, Subquery
 from django.http import HttpRequest, HttpResponse, HttpResponseNotModified
 
 from annotate.models import Campaign, Membership
 from kinds.registry import get_kind
+from scoring import fields
 from scoring import selectors as scoring_selectors
 from scoring.models import Report
 
@@ -118,14 +119,15 @@ def campaign_report(campaign: Campaign, tag: str | None) -> scoring_selectors.St
 def _load(campaign: Campaign) -> scoring_selectors.StoredReport | None:
     row = (
         Report.objects.filter(campaign=campaign, topic=None, name="agreement")
-        .annotate(raw=Cast("data", TextField()))
+        # The stored bytes, not the field's decoding to dicts: decoded once, into the kind's type.
+        .annotate(raw=ExpressionWrapper(F("data"), output_field=BinaryField()))
         .values("raw", "computed_at", "judgments_seen")
         .first()
     )
     if row is None:
         return None
     try:
-        data = msgspec.json.decode(row["raw"], type=get_kind(campaign.kind).reports.campaign_type)
+        data = fields.unpack(row["raw"], type=get_kind(campaign.kind).reports.campaign_type)
     except msgspec.ValidationError:
         return scoring_selectors.campaign_report(campaign)  # an older shape: logged, None until recomputed
     return scoring_selectors.StoredReport(data, row["computed_at"], row["judgments_seen"])

@@ -7,7 +7,7 @@ from django.conf import settings
 from django.db import models
 
 from annotate.models import Campaign, Topic
-from scoring.fields import OrderedJSONField
+from scoring.fields import OrderedJSONField, PackedJSONField
 
 #: The longest disagreement reason stored (a short phrase; longer ones are cut).
 REASON_LENGTH = 200
@@ -19,7 +19,9 @@ class Report(models.Model):
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="reports")
     topic = models.ForeignKey(Topic, null=True, blank=True, on_delete=models.CASCADE, related_name="reports")
     name = models.CharField(max_length=64, default="agreement")
-    data = OrderedJSONField()
+    #: The report as ``concord.typed.dump`` gives it, compressed (scoring.fields.PackedJSONField):
+    #: read it back through ``scoring.selectors`` (the kind's type), never by hand.
+    data = PackedJSONField()
     computed_at = models.DateTimeField()
     judgments_seen = models.PositiveIntegerField()
     #: A topic report's disagreement (KindSpec ``Reports.disagreement``), kept

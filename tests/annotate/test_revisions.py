@@ -79,8 +79,7 @@ def test_submissions_reopenings_and_withdrawals_are_never_replaced(campaign, peo
     save(topic, alice, draft(1), 7)
     save(topic, alice, draft(2), 8)
     assert [row[:3] for row in history(topic, alice)] == [
-        (1, "draft", 1),
-        (2, "submitted", 1),
+        (2, "submitted", 2),  # the draft before it, from the same page, and the submission
         (3, "reopened", 1),  # the reopening itself
         (6, "reopened", 3),  # the three drafts on top
         (7, "withdrawn", 1),
@@ -88,6 +87,42 @@ def test_submissions_reopenings_and_withdrawals_are_never_replaced(campaign, peo
     ]
     judgment = Judgment.objects.get(topic=topic, assessor=alice)
     assert (judgment.version, judgment.payload) == (9, draft(2))
+
+
+def test_a_submission_takes_over_the_run_of_drafts_it_ends(campaign, people):
+    """The judging page saves drafts as the assessor works, then submits: one revision,
+    the submitted one, dated by the submission (never by the run's first draft)."""
+    topic, alice = campaign.topics.first(), people["alice"]
+    for version in range(3):
+        save(topic, alice, draft(version + 1), version)
+    JudgmentRevision.objects.update(created_at=timezone.now() - timedelta(seconds=30))
+    before = timezone.now()
+    save(topic, alice, ALL, 3, status="submitted")
+    assert history(topic, alice) == [(4, "submitted", 4, ALL)]
+    revision = JudgmentRevision.objects.get()
+    assert revision.created_at >= before and revision.client == ""
+    services.reopen_judgment(topic=topic, assessor=alice, version=4)
+    save(topic, alice, draft(1), 5)
+    save(topic, alice, ALL, 6, status="submitted")
+    assert services.reopen_judgment(topic=topic, assessor=alice, version=7).judgment.version == 8
+    assert [row[:3] for row in history(topic, alice)] == [
+        (4, "submitted", 4),
+        (5, "reopened", 1),
+        (7, "submitted", 2),
+        (8, "reopened", 1),
+    ]
+
+
+def test_a_submission_from_elsewhere_or_later_keeps_the_draft_revision(campaign, people):
+    topic, alice = campaign.topics.first(), people["alice"]
+    save(topic, alice, draft(1), 0, client="session:laptop")
+    save(topic, alice, ALL, 1, status="submitted", client="session:phone")
+    assert [row[:3] for row in history(topic, alice)] == [(1, "draft", 1), (2, "submitted", 1)]
+    bob = people["bob"]
+    save(topic, bob, draft(1), 0)
+    JudgmentRevision.objects.filter(judgment__assessor=bob).update(created_at=timezone.now() - timedelta(seconds=61))
+    save(topic, bob, ALL, 1, status="submitted")
+    assert [row[:3] for row in history(topic, bob)] == [(1, "draft", 1), (2, "submitted", 1)]
 
 
 def test_a_draft_from_elsewhere_keeps_the_version_a_merge_prompt_showed(campaign, people):

@@ -264,8 +264,7 @@ def test_a_retry_after_a_restart_says_whether_the_first_attempt_was_applied(site
     judgments, version, revisions = stored(site["db"], "ann", topic)
     assert (judgments, version) == (1, 4)
     assert revisions == [
-        (2, payload(1), "draft", 2),  # the second draft replaced the first (one token)
-        (3, payload(2), "submitted", 1),
+        (3, payload(2), "submitted", 3),  # the two drafts (one token) and the submission that ended them
         (4, payload(2), "reopened", 1),
     ]
 
@@ -329,8 +328,5 @@ def test_clients_retrying_through_restarts_create_no_duplicates(site):
     for name in ASSESSORS:
         judgments, version, revisions = stored(db, name, site["topics"][name])
         assert (judgments, version) == (1, SAVES)
-        # Every save exactly once: the drafts (one token's) in one revision, then the submission.
-        assert revisions == [
-            (SAVES - 1, payload(SAVES - 2), "draft", SAVES - 1),
-            (SAVES, payload(SAVES - 1), "submitted", 1),
-        ]
+        # Every save exactly once: the drafts (one token's) and the submission ending them in one revision.
+        assert revisions == [(SAVES, payload(SAVES - 1), "submitted", SAVES)]

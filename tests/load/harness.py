@@ -441,8 +441,9 @@ def timezone_now():
 def verify(acks: list[dict[str, Any]], *, settle_timeout: float = 300) -> dict[str, Any]:
     """Every acknowledged judgment exactly once, its revisions holding every
     acknowledged save once (versions 1..n; every submission and reopening, and
-    the last save, a revision of its own; drafts in a row from one token may
-    share one: annotate.services.save_judgment; statuses as acknowledged;
+    the last save, a revision at its own version; drafts in a row from one token
+    may share one, which the submission ending them takes over:
+    annotate.services.save_judgment; statuses as acknowledged;
     replays add nothing), nothing unacknowledged; then wait for the task worker
     to catch up and check each campaign's report counts every submitted judgment."""
     from collections import defaultdict
