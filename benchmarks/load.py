@@ -11,9 +11,14 @@ campaigns of every registered kind made of copies of its example topic
 1. **Cost.** Per kind, ``--requests`` draft PUTs and then as many submits,
    sent one at a time, and as many PUTs of a bare DRF endpoint doing one read
    and one write on the same database (benchmarks/bare_api.py, served by the
-   same gunicorn through tests/load/settings.py): gunicorn's CPU time (its
-   processes' utime + stime in /proc) before and after each batch, per
-   request. ``cpu_ratio`` is the worst kind's submit over the bare endpoint.
+   same gunicorn through tests/load/settings.py): the CPU time (utime + stime
+   in /proc) of gunicorn's processes and of the task workers (reports and
+   analyses) before and after each batch, per request; the workers' until the
+   report counts the batch's submits, so the rebuilds they queued are in it.
+   ``cpu_ratio`` is the worst kind's submit over the bare endpoint, web
+   worker only; ``cpu_ratio_total`` the same with every process counted (a
+   PostgreSQL server started here is shown beside it, not in it, so both
+   engines' totals compare).
 2. **Rate.** 4 closed-loop clients (one per gunicorn worker) submit back to
    back for ``--rate-seconds``: the maximum rate. Then a threaded open-loop
    generator submits at half of it for ``--open-seconds`` (fixed arrivals,
@@ -33,7 +38,10 @@ campaigns of every registered kind made of copies of its example topic
    ``--samples`` submissions per kind, each through the API, timed from its
    acknowledgement until the organiser's agreement API (polled every 50 ms
    with If-None-Match) counts it. ``fresh_p95_s`` is the worst kind's p95 at
-   the largest size.
+   the largest size. Then submits of every kind, interleaved, arriving at
+   ``--save-rate`` per second for ``--save-seconds``, and a wait until the
+   reports count them: every process's CPU per save at that size
+   (``total_ms_per_save`` at the largest size).
 
 Run from the project root: ``python -m benchmarks.load [--sizes 100,1000,10000]``.
 """
@@ -67,6 +75,12 @@ def main() -> None:
         "--fresh-kinds", default="", help="comma-separated kinds measured for freshness (default every kind)"
     )
     parser.add_argument("--requests", type=int, default=200, help="requests per kind for the cost (default 200)")
+    parser.add_argument(
+        "--save-rate", type=float, default=20, help="submits/s for the CPU per save at each size (default 20)"
+    )
+    parser.add_argument(
+        "--save-seconds", type=float, default=10, help="seconds of those submits; 0 skips them (default 10)"
+    )
     parser.add_argument("--rate-seconds", type=float, default=10, help="closed-loop phase, seconds (default 10)")
     parser.add_argument("--open-seconds", type=float, default=30, help="open-loop phase, seconds (default 30)")
     parser.add_argument("--users", type=int, default=20, help="locust assessors of the check (default 20)")
@@ -94,6 +108,8 @@ def main() -> None:
             fresh_samples=args.samples,
             fresh_timeout=args.fresh_timeout,
             fresh_kinds=tuple(k.strip() for k in args.fresh_kinds.split(",") if k.strip()),
+            save_rate=args.save_rate,
+            save_seconds=args.save_seconds,
             database_url=url if engine == "postgresql" and url.startswith("postgres") else None,
             log=lambda line, engine=engine: print(f"[{engine}] {line}", flush=True),
         )
@@ -102,14 +118,26 @@ def main() -> None:
     kinds = list(runs[0].figures.cost)
 
     print()
-    print(f"Server CPU ms per request, {args.requests} of each sent one at a time (gunicorn -w {args.workers}):")
+    print(
+        f"Server CPU ms per request, {args.requests} of each sent one at a time (gunicorn -w {args.workers}): "
+        "web worker / every process (web and task workers, until the report counts the submits):"
+    )
     rows = []
     for kind in kinds:
-        for step, key in (("draft PUT", "draft_ms"), ("submit", "submit_ms")):
-            rows.append([f"{kind} {step}", *(_cpu(r, r.figures.cost[kind][key]) for r in runs)])
-    rows.append(["bare read + write", *(f"{r.figures.bare_ms:.1f}" for r in runs)])
-    rows.append(["worst submit / bare", *(f"{r.figures.cpu_ratio:.2f}x" for r in runs)])
+        for step in ("draft", "submit"):
+            rows.append([f"{kind} {step}", *(_cpu(r, kind, step) for r in runs)])
+    rows.append(["bare read + write", *(_parts(r.figures.bare_parts) for r in runs)])
+    rows.append(
+        ["worst submit / bare", *(f"{r.figures.cpu_ratio:.2f}x / {r.figures.cpu_ratio_total:.2f}x" for r in runs)]
+    )
     print_table(["", *names], rows)
+    if any(r.figures.at_size for r in runs):
+        print()
+        print(
+            f"CPU ms per save at each size: submits at {args.save_rate:g}/s for {args.save_seconds:g} s "
+            "(every kind, interleaved), until the reports count them: web / task workers / total:"
+        )
+        print_table(["topics", *names], [[f"{size:,}", *(_at_size(r.figures, size) for r in runs)] for size in sizes])
     print()
     print("Submit rate and latency (every kind, interleaved):")
     print_table(["", *names], [[label, *(fn(r.figures) for r in runs)] for label, fn in RATE_ROWS])
@@ -143,6 +171,8 @@ def main() -> None:
     for r in runs[1:]:
         extra |= {
             f"cpu_ratio_{r.engine}": round(r.figures.cpu_ratio, 2),
+            f"cpu_ratio_total_{r.engine}": round(r.figures.cpu_ratio_total, 2),
+            f"total_ms_per_save_{r.engine}": _num(_largest(r.figures, "total_ms")),
             f"fresh_p95_s_{r.engine}": _num(r.figures.fresh_p95_s()),
             f"max_rate_{r.engine}": r.figures.max_rate,
             f"open_p95_s_{r.engine}": _num(_s(r.figures.open_p95_ms)),
@@ -156,6 +186,9 @@ def main() -> None:
         failures=sum(r.failures for r in runs),
         lost=sum(r.lost for r in runs),
         cpu_ratio=round(first.figures.cpu_ratio, 2),
+        cpu_ratio_total=round(first.figures.cpu_ratio_total, 2),
+        web_ms_per_save=_num(_largest(first.figures, "web_ms")),
+        total_ms_per_save=_num(_largest(first.figures, "total_ms")),
         fresh_p95_s=_num(first.figures.fresh_p95_s()),
         fresh_topics=max(sizes) if sizes else 0,
         max_rate=first.figures.max_rate,
@@ -182,9 +215,33 @@ def _ms(value: float | None) -> str:
     return "-" if value is None else f"{value:.0f}"
 
 
-def _cpu(result: harness.LoadResult, ms: float) -> str:
-    bare = result.figures.bare_ms
-    return f"{ms:.1f} ({ms / bare:.1f}x)" if bare else f"{ms:.1f}"
+def _cpu(result: harness.LoadResult, kind: str, step: str) -> str:
+    """``web (x bare) / total (x bare)``, ms per request."""
+    cost, bare = result.figures.cost[kind], result.figures.bare_parts
+    web, total = cost[f"{step}_ms"], cost[f"{step}_total_ms"]
+    if not bare.get("web") or not bare.get("total"):
+        return f"{web:.1f} / {total:.1f}"
+    return f"{web:.1f} ({web / bare['web']:.1f}x) / {total:.1f} ({total / bare['total']:.1f}x)"
+
+
+def _parts(parts: dict[str, float]) -> str:
+    database = f" (+ database {parts['database']:.1f})" if "database" in parts else ""
+    return f"{parts['web']:.1f} / {parts['total']:.1f}{database}"
+
+
+def _at_size(figures: harness.Figures, size: int) -> str:
+    found = figures.at_size.get(size)
+    if not found:
+        return "-"
+    database = f" (+ database {found['database_ms']:.1f})" if "database_ms" in found else ""
+    return (
+        f"{found['web_ms']:.1f} / {found['workers_ms']:.1f} / {found['total_ms']:.1f}{database}, {found['saves']} saves"
+    )
+
+
+def _largest(figures: harness.Figures, key: str) -> float | None:
+    """``key`` of the CPU per save at the largest size measured."""
+    return figures.at_size[max(figures.at_size)][key] if figures.at_size else None
 
 
 def _by_kind(figures: harness.Figures, kind: str) -> str:

@@ -1,7 +1,8 @@
 """The measuring client of the load run: plain ``http.client`` in threads, no locust.
 
-- :func:`cost`: requests sent one at a time; the server's CPU time (gunicorn's
-  processes, read from /proc) before and after, divided by the count.
+- :func:`cost`: requests sent one at a time; the server's CPU time before and
+  after, divided by the count: gunicorn's processes and the task workers' (read
+  from /proc; the workers' until the reports count the submits).
 - :func:`closed_loop`: N clients, each sending its next submit when the last
   is answered: the most submits per second the server sustains.
 - :func:`open_loop`: submits at a fixed arrival rate, whatever the answers do
@@ -149,30 +150,50 @@ class _NoLock:
 _nolock = _NoLock()
 
 
-def cost(base: str, slots: list[Slot], server_cpu: Callable[[], float]) -> tuple[float, float, Outcome]:
+#: CPU seconds used so far by each part of the server ("web", "workers", ...).
+CpuReader = Callable[[], dict[str, float]]
+
+
+def spent(before: dict[str, float], after: dict[str, float], count: int) -> dict[str, float]:
+    """CPU ms per request of each part between two readings, and their ``total``
+    (every part but ``database``, which only a PostgreSQL server started by the
+    harness has: it is reported beside the total, so both engines' totals compare)."""
+    parts = {part: 1000 * (after[part] - before[part]) / count for part in after}
+    return parts | {"total": sum(ms for part, ms in parts.items() if part != "database")}
+
+
+def cost(
+    base: str, slots: list[Slot], cpu: CpuReader, settle: Callable[[int], None]
+) -> tuple[dict[str, float], dict[str, float], Outcome]:
     """Each slot saved as a draft (version 0 -> 1), all of them, then each
     submitted (1 -> 2), one request at a time. Returns the server's CPU ms per
-    draft PUT and per submit."""
+    draft PUT and per submit, by part: gunicorn's at once, the task workers'
+    once ``settle(submitted)`` has returned (the reports count the submits: the
+    rebuilds they queued are paid for), so ``total`` is all a save costs."""
     connection = Connection(base)
     outcome = Outcome()
     per_request = []
     for status in ("draft", "submitted"):
-        before = server_cpu()
+        before = cpu()
         for slot in slots:
             save(connection, slot, status, 0 if status == "draft" else 1, outcome)
-        per_request.append(1000 * (server_cpu() - before) / len(slots))
+        answered = cpu()
+        settle(len(slots) if status == "submitted" else 0)
+        # The web part up to the last answer: settling polls the web API.
+        after = cpu() | {"web": answered["web"]}
+        per_request.append(spent(before, after, len(slots)))
     return per_request[0], per_request[1], outcome
 
 
-def bare_cost(base: str, token: str, judgment: int, count: int, server_cpu: Callable[[], float]) -> tuple[float, int]:
-    """The reference: ``count`` PUTs of the bare endpoint one at a time; CPU ms per request, failures."""
+def bare_cost(base: str, token: str, judgment: int, count: int, cpu: CpuReader) -> tuple[dict[str, float], int]:
+    """The reference: ``count`` PUTs of the bare endpoint one at a time; CPU ms per request by part, failures."""
     connection = Connection(base)
     failures = 0
-    before = server_cpu()
+    before = cpu()
     for _ in range(count):
         code, _, _ = connection.request("PUT", f"/bare/{judgment}/", token, {})
         failures += code != 200
-    return 1000 * (server_cpu() - before) / count, failures
+    return spent(before, cpu(), count), failures
 
 
 def closed_loop(base: str, slots: Iterator[Slot], *, clients: int, seconds: float) -> Outcome:

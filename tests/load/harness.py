@@ -357,7 +357,7 @@ def seed_measured(organiser, *, cost_topics: int, rate_slots: int, rate_assessor
 FRESH_ASSESSORS = 10
 
 
-def seed_fresh(*, topics: int, samples: int, kinds: tuple[str, ...] = ()) -> dict[str, Any]:
+def seed_fresh(*, topics: int, samples: int, kinds: tuple[str, ...] = (), spare: int = 0) -> dict[str, Any]:
     """For every registered kind (or those of ``kinds``), a campaign ``Fresh <kind> <topics>`` of
     ``topics`` copies of its example topic and 10 assessors per topic, written
     in bulk (not through the API): topics and assignments by
@@ -366,7 +366,9 @@ def seed_fresh(*, topics: int, samples: int, kinds: tuple[str, ...] = ()) -> dic
     them), the example's two payloads alternating between assessors, and every
     topic marked stale, which queues one recompute. The last assessor's
     judgments of the first ``samples`` topics are left unwritten: the timed
-    submissions, sent through the API. Returns what the timing needs."""
+    submissions, sent through the API; so are those of the ``spare`` topics
+    after them: the submissions whose CPU is measured at this size. Returns
+    what the timing needs."""
     from django.contrib.auth.models import User
 
     from annotate.models import Judgment, JudgmentRevision
@@ -384,7 +386,7 @@ def seed_fresh(*, topics: int, samples: int, kinds: tuple[str, ...] = ()) -> dic
             continue
         campaign, ids, payloads = _example_campaign(organiser, kind, f"Fresh {kind} {topics}", members, topics, "f")
         rows = list(campaign.topics.order_by("position").values_list("id", "external_id"))
-        skipped = {pk for pk, _ in rows[:samples]}
+        skipped = {pk for pk, _ in rows[: samples + spare]}
         batch = 1000
         for start in range(0, len(rows), batch):
             chunk = [
@@ -425,8 +427,9 @@ def seed_fresh(*, topics: int, samples: int, kinds: tuple[str, ...] = ()) -> dic
                 "kind": kind,
                 "campaign": campaign.pk,
                 "topics": [external for _, external in rows[:samples]],
+                "spare": [external for _, external in rows[samples : samples + spare]],
                 "payload": payloads[(FRESH_ASSESSORS - 1) % 2],
-                "judgments": topics * FRESH_ASSESSORS - min(samples, topics),
+                "judgments": topics * FRESH_ASSESSORS - min(samples + spare, topics),
             }
         )
     return {"assessor": last.username, "token": token, "campaigns": campaigns}
@@ -605,6 +608,9 @@ class Server:
     gunicorn: subprocess.Popen
     worker: subprocess.Popen
     logs: Path
+    analyses: subprocess.Popen | None = None
+    #: postmaster.pid of a PostgreSQL server started by the harness (its CPU is measured too).
+    database_pid_file: Path | None = None
 
     def peak_mb(self) -> dict[str, float]:
         """Peak resident memory (VmHWM) of each gunicorn worker and of the task worker."""
@@ -618,16 +624,14 @@ class Server:
             peaks["worker" if pid == self.worker.pid else f"web-{pid}"] = kb / 1024
         return peaks
 
-    def web_cpu(self) -> float:
-        """CPU seconds used so far by gunicorn: its master and its workers."""
-        return _tree_cpu(self.gunicorn.pid)
-
-    def cpu_seconds(self, database: Database) -> dict[str, float]:
-        """CPU time used so far by gunicorn (master and workers), the task
-        worker and, for a PostgreSQL server started here, the whole server."""
-        used = {"web": _tree_cpu(self.gunicorn.pid), "worker": _tree_cpu(self.worker.pid)}
-        if database.pid_file is not None:
-            used["database"] = _tree_cpu(int(database.pid_file.read_text().split()[0]))
+    def cpu_seconds(self) -> dict[str, float]:
+        """CPU seconds used so far by gunicorn (master and workers), the task
+        workers (reports and analyses) and, for a PostgreSQL server started
+        here, the whole server: every process that serves a save."""
+        workers = [p for p in (self.worker, self.analyses) if p is not None]
+        used = {"web": _tree_cpu(self.gunicorn.pid), "workers": sum(_tree_cpu(p.pid) for p in workers)}
+        if self.database_pid_file is not None:
+            used["database"] = _tree_cpu(int(self.database_pid_file.read_text().split()[0]))
         return used
 
 
@@ -654,7 +658,14 @@ def _children(pid: int) -> list[int]:
 
 
 @contextmanager
-def server(env: dict[str, str], logs: Path, *, workers: int = 4, worker_interval: float = 0.5) -> Iterator[Server]:
+def server(
+    env: dict[str, str],
+    logs: Path,
+    *,
+    workers: int = 4,
+    worker_interval: float = 0.5,
+    database_pid_file: Path | None = None,
+) -> Iterator[Server]:
     """gunicorn with ``workers`` sync workers on a free loopback port, and a
     ``db_worker`` (as ./run starts it) on the same database."""
     port = free_port()
@@ -713,7 +724,7 @@ def server(env: dict[str, str], logs: Path, *, workers: int = 4, worker_interval
             url = f"http://127.0.0.1:{port}"
             _wait_until_up(url, gunicorn, logs / "gunicorn.log")
             _warm_up(url, workers)
-            yield Server(url, gunicorn, worker, logs)
+            yield Server(url, gunicorn, worker, logs, analyses, database_pid_file)
 
 
 def _wait_until_up(url: str, process: subprocess.Popen, log: Path, timeout: float = 120) -> None:
@@ -807,9 +818,13 @@ class Figures:
     """What the measured phases found (see :func:`run_load`)."""
 
     cost_requests: int
-    #: kind -> {"draft_ms", "submit_ms"}: gunicorn's CPU ms per request, sent one at a time.
+    #: kind -> {"draft_ms", "submit_ms"}: gunicorn's CPU ms per request, sent one at a time;
+    #: "draft_total_ms", "submit_total_ms": every process's ("..._workers_ms": the task workers',
+    #: "..._database_ms": a PostgreSQL server's started here, outside the total).
     cost: dict[str, dict[str, float]]
     bare_ms: float  # the same for the bare read-plus-write endpoint
+    #: the bare endpoint's CPU ms per request by part ("web", "workers", "total"; "database" on a server started here)
+    bare_parts: dict[str, float]
     clients: int  # closed-loop clients (= gunicorn workers)
     max_rate: float  # submits per second answered by ``clients`` closed-loop clients
     closed_p50_ms: float | None
@@ -822,6 +837,9 @@ class Figures:
     generator_cpu_pct: float  # the open-loop generator's own CPU, % of one core
     #: topics -> kind -> {"initial_s", "samples_s", "p50_s", "p95_s"}
     fresh: dict[int, dict[str, dict[str, Any]]]
+    #: topics -> {"rate", "saves", "settled_s", "web_ms", "workers_ms", "total_ms"(, "database_ms")}:
+    #: CPU per save of submits at a fixed rate into those campaigns, every process counted.
+    at_size: dict[int, dict[str, float]]
     failures: list[str]
 
     @property
@@ -829,6 +847,14 @@ class Figures:
         """The worst kind's submit CPU over the bare endpoint's."""
         worst = max((c["submit_ms"] for c in self.cost.values()), default=0.0)
         return worst / self.bare_ms if self.bare_ms else float("inf")
+
+    @property
+    def cpu_ratio_total(self) -> float:
+        """The worst kind's submit CPU over the bare endpoint's, every process counted
+        (web and task workers; the submits' until their report counted them)."""
+        worst = max((c["submit_total_ms"] for c in self.cost.values()), default=0.0)
+        bare = self.bare_parts.get("total", 0.0)
+        return worst / bare if bare else float("inf")
 
     def fresh_p95_s(self, topics: int | None = None) -> float | None:
         """The worst kind's p95 freshness at ``topics`` (the largest size measured by default)."""
@@ -893,22 +919,55 @@ def _rate_slots(plan: dict[str, Any]) -> Iterator[client.Slot]:
                     )
 
 
-def _measure_cost(running: Server, plan: dict[str, Any], log: Callable[[str], None]) -> tuple[dict, float, list, list]:
+def _measure_cost(
+    running: Server, plan: dict[str, Any], log: Callable[[str], None], timeout: float = 300
+) -> tuple[dict, dict, list, list]:
     cost, acks, failures = {}, [], []
+    organiser = plan["organiser"]["token"]
     for c in plan["cost"]:
         slots = [client.Slot(c["kind"], c["campaign"], t, c["assessor"], c["token"], c["payload"]) for t in c["topics"]]
-        draft_ms, submit_ms, outcome = client.cost(running.url, slots, running.web_cpu)
-        cost[c["kind"]] = {"draft_ms": round(draft_ms, 2), "submit_ms": round(submit_ms, 2)}
+        settle = _settler(running, organiser, c, timeout, failures)
+        draft, submit, outcome = client.cost(running.url, slots, running.cpu_seconds, settle)
+        cost[c["kind"]] = {
+            "draft_ms": round(draft["web"], 2),
+            "submit_ms": round(submit["web"], 2),
+            **{f"draft_{part}_ms": round(ms, 2) for part, ms in draft.items() if part != "web"},
+            **{f"submit_{part}_ms": round(ms, 2) for part, ms in submit.items() if part != "web"},
+        }
         acks += outcome.acks
         failures += outcome.failures
-        log(f"  {c['kind']}: {draft_ms:.1f} ms per draft PUT, {submit_ms:.1f} ms per submit (server CPU)")
+        log(
+            f"  {c['kind']}: server CPU per draft PUT {draft['web']:.1f} ms (all processes {draft['total']:.1f}), "
+            f"per submit {submit['web']:.1f} ms (all processes {submit['total']:.1f}, until its report counted it)"
+        )
     count = len(plan["cost"][0]["topics"])
-    bare_ms, bare_failures = client.bare_cost(
-        running.url, plan["bare"]["token"], plan["bare"]["judgment"], count, running.web_cpu
+    bare, bare_failures = client.bare_cost(
+        running.url, plan["bare"]["token"], plan["bare"]["judgment"], count, running.cpu_seconds
     )
     failures += [f"PUT /bare/: {bare_failures} failed"] if bare_failures else []
-    log(f"  bare read-plus-write: {bare_ms:.1f} ms per request")
-    return cost, bare_ms, acks, failures
+    log(f"  bare read-plus-write: {bare['web']:.1f} ms per request (all processes {bare['total']:.1f})")
+    return cost, {part: round(ms, 2) for part, ms in bare.items()}, acks, failures
+
+
+def _settler(
+    running: Server, organiser: str, campaign: dict[str, Any], timeout: float, failures: list[str]
+) -> Callable[[int], None]:
+    """A wait until ``campaign``'s report counts a number of submits (a failure noted if it never does)."""
+
+    def settle(submitted: int) -> None:
+        if submitted and not _wait_fresh_computed(
+            running, organiser, [_counted(campaign["campaign"], submitted)], timeout
+        ):
+            failures.append(
+                f"cost {campaign['kind']}: the report did not count the {submitted} submits within {timeout:.0f} s"
+            )
+
+    return settle
+
+
+def _counted(campaign: int, judgments: int) -> dict[str, int]:
+    """What :func:`_wait_fresh_computed` waits for: ``campaign``'s report counting ``judgments``."""
+    return {"campaign": campaign, "judgments": judgments}
 
 
 def _wait_fresh_computed(running: Server, token: str, campaigns: list[dict], timeout: float) -> dict[int, float]:
@@ -938,16 +997,21 @@ def _measure_freshness(
     timeout: float,
     log: Callable[[str], None],
     kinds: tuple[str, ...] = (),
-) -> tuple[dict, list[str]]:
+    save_rate: float = 0,
+    save_seconds: float = 0,
+) -> tuple[dict, dict, list[str]]:
     fresh: dict[int, dict[str, dict[str, Any]]] = {}
+    at_size: dict[int, dict[str, float]] = {}
     failures: list[str] = []
     organiser = plan["organiser"]["token"]
     for size in sizes:
         out = directory / f"fresh-{size}.json"
         started = time.monotonic()
+        # Every kind gets enough spare topics for the whole run (the kinds share it).
+        spare = max(0, min(size - samples, math.ceil(save_rate * save_seconds)))
         manage(
             env, "-m", "tests.load.harness", "seed-fresh", "--topics", str(size), "--samples", str(samples),
-            "--kinds", ",".join(kinds), "--out", str(out), timeout=3600,
+            "--kinds", ",".join(kinds), "--spare", str(spare), "--out", str(out), timeout=3600,
         )  # fmt: skip
         seeded = json.loads(out.read_text())
         log(
@@ -975,7 +1039,57 @@ def _measure_freshness(
                 "p95_s": client.percentile(times, 0.95),
             }
             log(f"  {c['kind']} at {size}: first report after {initial[c['campaign']]} s; fresh after a submit {times}")
-    return fresh, failures
+        computed = [c for c in seeded["campaigns"] if c["campaign"] in initial]
+        if spare and computed:
+            at_size[size], problems = _cost_at_size(
+                running, seeded, computed, organiser, save_rate, save_seconds, timeout
+            )
+            failures += [f"cost at {size}: {problem}" for problem in problems]
+            found = at_size[size]
+            log(
+                f"  CPU per save at {size} topics, {found['saves']} submits at {save_rate:g}/s: web "
+                f"{found['web_ms']:.1f} ms, task workers {found['workers_ms']:.1f} ms, total {found['total_ms']:.1f} ms"
+            )
+    return fresh, at_size, failures
+
+
+def _cost_at_size(
+    running: Server,
+    seeded: dict[str, Any],
+    campaigns: list[dict[str, Any]],
+    organiser: str,
+    rate: float,
+    seconds: float,
+    timeout: float,
+) -> tuple[dict[str, float], list[str]]:
+    """Submits of the campaigns' spare topics (the kinds interleaved) arriving at
+    ``rate`` per second for ``seconds``, then a wait until every report counts
+    them: every process's CPU over that time, per acknowledged save (the web
+    part up to the last answer, the task workers' until the reports caught up)."""
+    slots = (
+        client.Slot(c["kind"], c["campaign"], topic, seeded["assessor"], seeded["token"], c["payload"])
+        for topics in itertools.zip_longest(*(c["spare"] for c in campaigns))
+        for c, topic in zip(campaigns, topics)
+        if topic is not None
+    )
+    seen = {c["campaign"]: c["judgments"] + len(c["topics"]) for c in campaigns}
+    before = running.cpu_seconds()
+    outcome = client.open_loop(running.url, slots, rate=rate, seconds=seconds)
+    answered = running.cpu_seconds()
+    for ack in outcome.acks:
+        seen[ack["campaign"]] += 1
+    waited = _wait_fresh_computed(running, organiser, [_counted(c, n) for c, n in seen.items()], timeout)
+    after = running.cpu_seconds() | {"web": answered["web"]}
+    problems = list(outcome.failures)
+    if len(waited) < len(seen):
+        problems.append(f"the reports did not count the submits within {timeout:.0f} s")
+    per_save = client.spent(before, after, max(1, len(outcome.acks)))
+    return {
+        "rate": rate,
+        "saves": len(outcome.acks),
+        "settled_s": max(waited.values(), default=0.0),
+        **{f"{part}_ms": round(ms, 2) for part, ms in per_save.items()},
+    }, problems
 
 
 def run_load(
@@ -994,6 +1108,8 @@ def run_load(
     fresh_samples: int = 5,
     fresh_timeout: float = 600,
     fresh_kinds: tuple[str, ...] = (),
+    save_rate: float = 20,
+    save_seconds: float = 10,
     database_url: str | None = None,
     directory: Path | None = None,
     log: Callable[[str], None] = lambda _: None,
@@ -1004,8 +1120,9 @@ def run_load(
     (``workers`` sync workers) and the task workers:
 
     1. cost: per kind, ``cost_requests`` draft PUTs then as many submits, one
-       at a time, and as many PUTs of the bare endpoint; gunicorn's CPU time
-       (/proc) before and after each batch;
+       at a time, and as many PUTs of the bare endpoint; the CPU time (/proc)
+       of gunicorn and of the task workers before and after each batch (the
+       workers' once the report counts the batch's submits);
     2. rate: ``workers`` closed-loop clients submit for ``rate_seconds`` (the
        maximum rate), then an open-loop generator submits at half that rate
        for ``open_seconds`` (latency p50/p95, the generator's own CPU);
@@ -1015,7 +1132,10 @@ def run_load(
        revision each, and the reports caught up;
     5. freshness: for each of ``sizes``, campaigns of every kind seeded in bulk
        with that many topics, computed once, then ``fresh_samples`` timed
-       submissions each through the API until the organiser's report counts them.
+       submissions each through the API until the organiser's report counts them;
+       then submits arriving at ``save_rate`` per second for ``save_seconds``
+       (the kinds interleaved) and every process's CPU per save until the
+       reports count them (0 skips it).
     """
     own = directory is None
     directory = Path(tempfile.mkdtemp(prefix=f"concord-load-{engine}.")) if own else directory
@@ -1034,10 +1154,10 @@ def run_load(
                 "--cost-topics", str(cost_requests), "--rate-slots", str(rate_slots), "--out", str(plan_path),
             )  # fmt: skip
             plan = json.loads(plan_path.read_text())
-            with server(env, directory, workers=workers) as running:
+            with server(env, directory, workers=workers, database_pid_file=database.pid_file) as running:
                 log(f"{running.url}: gunicorn -w {workers} and the task workers up")
                 log(f"cost: {cost_requests} draft PUTs and submits per kind, one at a time")
-                cost, bare_ms, acks, failures = _measure_cost(running, plan, log)
+                cost, bare, acks, failures = _measure_cost(running, plan, log)
                 slots = _rate_slots(plan)
                 closed = client.closed_loop(running.url, slots, clients=workers, seconds=rate_seconds)
                 answered = closed.all_latencies()
@@ -1052,12 +1172,12 @@ def run_load(
                         failures.append("the rate campaigns ran out of topics (raise rate_slots)")
                 if seconds > 0:
                     log(f"concurrency: locust, {users} assessors for {seconds:.0f} s")
-                    before = running.cpu_seconds(database)
+                    before = running.cpu_seconds()
                     stats = run_locust(
                         running.url, plan_path, directory / "results.json",
                         users=users, seconds=seconds, think=think, logs=directory,
                     )  # fmt: skip
-                    after = running.cpu_seconds(database)
+                    after = running.cpu_seconds()
                     cpu = {part: round(after[part] - before[part], 2) for part in after}
                 else:
                     stats, cpu = _no_locust(), {}
@@ -1066,7 +1186,7 @@ def run_load(
                 acks_path.write_text(json.dumps(stats["acks"] + acks))
                 verification = json.loads(manage(env, "-m", "tests.load.harness", "verify", "--acks", str(acks_path)))
                 log(f"freshness at {', '.join(map(str, sizes)) or 'no sizes'} topics per kind")
-                fresh, fresh_failures = _measure_freshness(
+                fresh, at_size, fresh_failures = _measure_freshness(
                     env,
                     running,
                     plan,
@@ -1076,13 +1196,16 @@ def run_load(
                     timeout=fresh_timeout,
                     log=log,
                     kinds=fresh_kinds,
+                    save_rate=save_rate,
+                    save_seconds=save_seconds,
                 )
                 failures += fresh_failures
                 peaks = running.peak_mb()
         figures = Figures(
             cost_requests=cost_requests,
             cost=cost,
-            bare_ms=round(bare_ms, 2),
+            bare_ms=bare["web"],
+            bare_parts=bare,
             clients=workers,
             max_rate=round(max_rate, 1),
             closed_p50_ms=client.percentile(answered, 0.5),
@@ -1097,6 +1220,7 @@ def run_load(
             },
             generator_cpu_pct=round(100 * opened.client_cpu_s / opened.seconds, 1) if opened.seconds else 0.0,
             fresh=fresh,
+            at_size=at_size,
             failures=failures,
         )
         return _summarise(engine, users, seconds, workers, stats, verification, peaks, cpu, directory, figures)
@@ -1169,6 +1293,7 @@ def main(argv: list[str] | None = None) -> None:
     fresh.add_argument("--topics", type=int, required=True)
     fresh.add_argument("--samples", type=int, required=True)
     fresh.add_argument("--kinds", default="", help="comma-separated kinds (default every kind)")
+    fresh.add_argument("--spare", type=int, default=0, help="topics per kind left for the CPU measure")
     fresh.add_argument("--out", type=Path, required=True)
     checking = commands.add_parser("verify", help="check the database against the acknowledged saves")
     checking.add_argument("--acks", type=Path, required=True)
@@ -1190,7 +1315,12 @@ def main(argv: list[str] | None = None) -> None:
     elif args.command == "seed-fresh":
         args.out.write_text(
             json.dumps(
-                seed_fresh(topics=args.topics, samples=args.samples, kinds=tuple(k for k in args.kinds.split(",") if k))
+                seed_fresh(
+                    topics=args.topics,
+                    samples=args.samples,
+                    kinds=tuple(k for k in args.kinds.split(",") if k),
+                    spare=args.spare,
+                )
             )
         )
     else:

@@ -56,6 +56,8 @@ def test_concurrent_assessors_lose_nothing_and_duplicate_nothing(engine, tmp_pat
         open_seconds=2,
         sizes=(10,),
         fresh_samples=1,
+        save_rate=2,
+        save_seconds=2,
         database_url=DATABASE_URL if engine == "postgresql" else None,
         directory=tmp_path,
     )
@@ -80,3 +82,15 @@ def test_concurrent_assessors_lose_nothing_and_duplicate_nothing(engine, tmp_pat
     assert sorted(figures.cost) == registered == sorted(figures.fresh[10])
     assert figures.open_sent > 0 and sum(n for _, _, n in figures.open_by_kind.values()) == figures.open_sent
     assert [len(k["samples_s"]) for k in figures.fresh[10].values()] == [1] * len(registered)
+    # Every process counted: the task workers' CPU is in each submit's total (the
+    # workers rebuilt the reports the submits queued before it was read), and the
+    # bare endpoint's total holds the web worker's share too.
+    for kind, cost in figures.cost.items():
+        assert cost["submit_workers_ms"] > 0, (kind, cost)
+        assert cost["submit_total_ms"] == pytest.approx(cost["submit_ms"] + cost["submit_workers_ms"], abs=0.02)
+    assert figures.bare_parts["total"] >= figures.bare_parts["web"] == figures.bare_ms > 0
+    assert figures.cpu_ratio_total > 0
+    # The CPU per save at a size: the 4 spare submits (2/s for 2 s) were sent and counted.
+    at_size = figures.at_size[10]
+    assert at_size["saves"] == 4 and at_size["workers_ms"] > 0
+    assert at_size["total_ms"] == pytest.approx(at_size["web_ms"] + at_size["workers_ms"], abs=0.02)
