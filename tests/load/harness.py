@@ -110,12 +110,12 @@ def _pg_bin() -> Path:
 
 
 @contextmanager
-def postgres_server() -> Iterator[tuple[str, Path]]:
-    """A throw-away server on a free 127.0.0.1 port (as .ci/run starts one);
-    yields its URL and data directory."""
+def postgres_server(port: int | None = None, *, max_connections: int = 100) -> Iterator[tuple[str, Path]]:
+    """A throw-away server on 127.0.0.1 (as .ci/run starts one), on ``port`` or a
+    free one; yields its URL and data directory."""
     pgbin = _pg_bin()
     data = Path(tempfile.mkdtemp(prefix="concord-load-pg."))
-    port = free_port()
+    port = port or free_port()
 
     def stop() -> None:
         if (data / "postmaster.pid").exists():
@@ -129,7 +129,7 @@ def postgres_server() -> Iterator[tuple[str, Path]]:
         if os.geteuid() == 0:
             shutil.chown(data, "postgres")
         _as_postgres([str(pgbin / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres"])
-        options = f"-p {port} -k {data} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=100"
+        options = f"-p {port} -k {data} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections={max_connections}"
         _as_postgres(
             [str(pgbin / "pg_ctl"), "-D", str(data), "-l", str(data / "server.log"), "-w", "-o", options, "start"]
         )
