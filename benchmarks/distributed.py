@@ -36,7 +36,8 @@ environment of the recipe (``DATABASE_URL``, ``CONCORD_TASKS_BACKEND=rq``,
    (``pg_database_size``) grown since before the import, per judgment
    (``bytes_per_judgment``).
 
-Peak memory (VmHWM; PostgreSQL's largest backend) of every process is printed
+Peak memory (VmHWM, sampled every second with the children: an rqworker's work
+horses, PostgreSQL's backends; the import's process) of every process is printed
 at the end. Goals (issue 27): first build at most 10 min, fresh p95 at most 2 s,
 page at most 300 KB and 150 ms, nothing lost.
 
@@ -58,6 +59,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.parse
 import urllib.request
@@ -183,12 +185,47 @@ class Cluster:
         return found
 
     def peak_mb(self) -> dict[str, float]:
-        """Peak RSS (VmHWM) of each process; PostgreSQL's is its largest process's."""
-        peaks = {}
-        for name, pid in self.processes().items():
-            pids = [pid, *harness._children(pid)] if name in ("postgresql",) or name.startswith("report") else [pid]
-            peaks[name] = max((_hwm_mb(p) for p in pids), default=0.0)
-        return peaks
+        """Peak RSS (VmHWM) of each process and of its children (an rqworker's
+        work horse, a PostgreSQL backend) as seen now."""
+        parents = _parents()
+        return {
+            name: max(_hwm_mb(p) for p in [pid, *(child for child, parent in parents.items() if parent == pid)])
+            for name, pid in self.processes().items()
+        }
+
+
+@contextmanager
+def watching(running: Cluster, every: float = 1.0) -> Iterator[dict[str, float]]:
+    """Peak RSS by process, sampled every ``every`` s while the block runs, so the
+    children that come and go (RQ forks a work horse per task) are caught too."""
+    peaks: dict[str, float] = {}
+    stop = threading.Event()
+
+    def sample() -> None:
+        while True:
+            for name, mb in running.peak_mb().items():
+                peaks[name] = max(peaks.get(name, 0.0), mb)
+            if stop.wait(every):
+                return
+
+    thread = threading.Thread(target=sample, daemon=True)
+    thread.start()
+    try:
+        yield peaks
+    finally:
+        stop.set()
+        thread.join()
+
+
+def _parents() -> dict[int, int]:
+    """pid -> parent pid of every process (one pass over /proc)."""
+    found = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            found[int(stat.parent.name)] = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+    return found
 
 
 def _hwm_mb(pid: int, field: str = "VmHWM:") -> float:
@@ -358,11 +395,13 @@ def main() -> None:
         path = directory / "crowd.csv"
         rows = write_crowd_csv(path, args.items)
         log(f"{path.name}: {args.items:,} items, {rows:,} labels, {path.stat().st_size / 2**20:.1f} MB")
-        with cluster(args, directory) as running:
+        with ExitStack() as stack:
+            running = stack.enter_context(cluster(args, directory))
             log(
                 f"{running.url}: PostgreSQL :{args.pg_port}, Redis :{args.redis_port}, gunicorn -w "
                 f"{args.web_workers}, {args.report_workers} report rqworkers and 1 analyses rqworker"
             )
+            peaks = stack.enter_context(watching(running))
             plan = inside(running.env, "setup")
             campaign, token = plan["campaign"], plan["token"]
             before_bytes = inside(running.env, "size")["database_bytes"]
@@ -382,7 +421,7 @@ def main() -> None:
             counted = wait_counted(running, token, campaign, found["submitted"], 600)
             lost = abs(found["judgments"] - expected) + found["duplicates"] + (counted is None)
             failures += _failed_jobs(running)
-            peaks = running.peak_mb() | {"import": import_mb}
+            peaks["import"] = import_mb
         bytes_per_judgment = (found["database_bytes"] - before_bytes) / max(1, found["judgments"])
     finally:
         shutil.rmtree(directory, ignore_errors=True)
