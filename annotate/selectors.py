@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import statistics
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -9,7 +10,9 @@ from typing import Any, Literal
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import PermissionDenied
-from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery
+from django.db import connection
+from django.db.models import BooleanField, CharField, Count, Exists, OuterRef, Q, QuerySet
+from django.db.models.expressions import RawSQL
 from django.http import Http404
 
 from annotate import imports
@@ -115,15 +118,19 @@ def judging_target(
     # An id no database column holds takes campaign_for's path (its 404): the joined
     # lookup below would hand it to the database driver, which overflows.
     if user.is_authenticated and -(2**63) <= campaign_id < 2**63:
+        # The access columns are subqueries in plain SQL (_access_sql): the ORM's
+        # Exists/Subquery cost more to build and compile than the query takes to
+        # run, on every save (benchmarks.submit_cost).
         topics = (
             Topic.objects.select_related("campaign")
             .filter(campaign_id=campaign_id, external_id=external_id)
-            .annotate(importing=Exists(_fence("campaign_id")))
+            .annotate(importing=RawSQL(_access_sql("importing"), (), output_field=BooleanField()))
         )
         if not user.is_staff:
-            roles = Membership.objects.filter(campaign_id=OuterRef("campaign_id"), user_id=user.pk).order_by()
-            assigned = Assignment.objects.filter(topic_id=OuterRef("pk"), assessor_id=user.pk).order_by()
-            topics = topics.annotate(member_role=Subquery(roles.values("role")[:1]), assigned=Exists(assigned))
+            topics = topics.annotate(
+                member_role=RawSQL(_access_sql("role"), (user.pk,), output_field=CharField()),
+                assigned=RawSQL(_access_sql("assigned"), (user.pk,), output_field=BooleanField()),
+            )
         topic = next(iter(topics.order_by()[:1]), None)
         if topic is not None:
             role = "admin" if user.is_staff else topic.member_role
@@ -132,6 +139,34 @@ def judging_target(
                 return topic.campaign, role, topic
     campaign, role = campaign_for(user, campaign_id, need=need)
     return campaign, role, topic_for(user, campaign, role, external_id)
+
+
+@functools.cache
+def _access_sql(column: str) -> str:
+    """The SQL of one of :func:`judging_target`'s columns of a topic row: whether an
+    import fences its campaign (``importing``); with the user's id as the one
+    parameter, their role in the campaign (``role``) or whether they are assigned
+    the topic (``assigned``). As ``_fence``, ``role_in`` and ``topic_for`` ask."""
+    name = connection.ops.quote_name
+
+    def column_of(model, field: str) -> str:
+        return f"{name(model._meta.db_table)}.{name(model._meta.get_field(field).column)}"
+
+    topic_campaign, topic_id = column_of(Topic, "campaign"), column_of(Topic, "id")
+    if column == "importing":
+        fences = name(ImportFence._meta.db_table)
+        return f"EXISTS(SELECT 1 FROM {fences} WHERE {column_of(ImportFence, 'campaign')} = {topic_campaign})"
+    if column == "role":
+        memberships = name(Membership._meta.db_table)
+        return (
+            f"SELECT {column_of(Membership, 'role')} FROM {memberships} WHERE "
+            f"{column_of(Membership, 'campaign')} = {topic_campaign} AND {column_of(Membership, 'user')} = %s LIMIT 1"
+        )
+    assignments = name(Assignment._meta.db_table)
+    return (
+        f"EXISTS(SELECT 1 FROM {assignments} WHERE {column_of(Assignment, 'topic')} = {topic_id} "
+        f"AND {column_of(Assignment, 'assessor')} = %s)"
+    )
 
 
 def topic_for(user: AnyUser, campaign: Campaign, role: str, external_id: str) -> Topic:
