@@ -82,12 +82,20 @@ def campaign(request: HttpRequest, campaign_id: int) -> HttpResponse:
 def _report_context(request: HttpRequest, campaign) -> dict:
     # The report's ETag, read before the report (scoring/live.py): the fragment's first poll sends it.
     report_etag = live.current_etag(request.user, campaign.pk)
-    return {"report_etag": report_etag or "", "report": live.campaign_report(campaign, report_etag)}
+    return {
+        "report_etag": report_etag or "",
+        "report": live.campaign_report(campaign, report_etag),
+        "building": scoring_selectors.build_progress(campaign),
+    }
 
 
 def _summary_context(request: HttpRequest, campaign) -> dict:
     report = live.campaign_report(campaign, live.current_etag(request.user, campaign.pk))
-    return {"summary": dashboard.campaign_summary(campaign, report), "progress": selectors.assessor_progress(campaign)}
+    return {
+        "summary": dashboard.campaign_summary(campaign, report),
+        "progress": selectors.assessor_progress(campaign),
+        "building": scoring_selectors.build_progress(campaign),
+    }
 
 
 def _progress_context(request: HttpRequest, campaign) -> dict:

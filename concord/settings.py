@@ -263,6 +263,10 @@ if TASKS["default"]["BACKEND"] == _TASK_BACKENDS["rq"]:
 # start of the next (seconds): under steady submissions the worker rebuilds a
 # campaign at most about once per interval, leaving time for the others.
 CONCORD_REBUILD_INTERVAL = env_seconds("CONCORD_REBUILD_INTERVAL", 1.0)
+# A rebuild with more stale topics than this (a first build) splits them into
+# chunks of this many, which every worker on the default queue shares
+# (scoring/schedule.py, "Chunked builds"; docs/operations.md, "First builds").
+CONCORD_BUILD_CHUNK = env_int("CONCORD_BUILD_CHUNK", 250, minimum=1)
 
 REST_FRAMEWORK = {
     # Token first: its WWW-Authenticate header makes anonymous requests 401.

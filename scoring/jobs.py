@@ -13,6 +13,7 @@ from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
@@ -112,19 +113,69 @@ def _recompute_incremental(campaign: Campaign, reports, marks: dict, everything:
     seen = Judgment.objects.filter(topic__campaign=campaign, status__in=Judgment.COUNTING).count()
     now = timezone.now()
     with transaction.atomic():
-        for topic, data, topic_seen, disagreement, _ in built:
-            _store(campaign, topic, data, topic_seen, now, disagreement)
-        TopicPartial.objects.bulk_create(
-            [TopicPartial(campaign=campaign, topic=topic, data=packed, computed_at=now) for topic, *_, packed in built],
-            update_conflicts=True,
-            unique_fields=["topic"],
-            update_fields=["data", "computed_at"],
-        )
+        _store_topics(campaign, built, now)
         _store(campaign, None, campaign_data, seen, now)
         _clear_marks(marks)
     if progress:
         progress(1.0, "reports stored")
     return len(built)
+
+
+def _store_topics(campaign: Campaign, built: list, now) -> None:
+    """Store the reports and partials of ``built`` (from :func:`_topic_reports` with partials)."""
+    for topic, data, topic_seen, disagreement, _ in built:
+        _store(campaign, topic, data, topic_seen, now, disagreement)
+    TopicPartial.objects.bulk_create(
+        [TopicPartial(campaign=campaign, topic=topic, data=packed, computed_at=now) for topic, *_, packed in built],
+        update_conflicts=True,
+        unique_fields=["topic"],
+        update_fields=["data", "computed_at"],
+    )
+
+
+# -- chunked first builds (scoring/schedule.py, "Chunked builds") ------------------
+
+
+def build_chunks(campaign_id: int) -> list[list[int]]:
+    """The campaign's stale topics in chunks of ``CONCORD_BUILD_CHUNK`` (in the
+    campaign's order) when there are more than one chunk's worth and its kind
+    merges partials; else none: one rebuild does it all."""
+    size = settings.CONCORD_BUILD_CHUNK
+    campaign = Campaign.objects.only("kind").get(pk=campaign_id)
+    if not get_kind(campaign.kind).reports.incremental:
+        return []
+    stale = StaleTopic.objects.filter(campaign_id=campaign_id)
+    if stale.count() <= size:
+        return []
+    ids = list(stale.order_by("topic__position", "topic_id").values_list("topic_id", flat=True))
+    return [ids[start : start + size] for start in range(0, len(ids), size)]
+
+
+def build_chunk(campaign_id: int, topic_ids: list[int], *, count: Callable[[], int | None]) -> int | None:
+    """Compute and store the reports and partials of those of ``topic_ids`` still
+    stale, in one transaction that ``count()`` opens (scoring.schedule.chunk_done:
+    the chunks left, or None to store nothing). As :func:`recompute_reports`, the
+    marks are read before the judgments and cleared only if unchanged since.
+    Returns what ``count()`` returned."""
+    campaign = Campaign.objects.get(pk=campaign_id)
+    reports = get_kind(campaign.kind).reports
+    marks = {
+        topic_id: (revision, marked_at)
+        for topic_id, revision, marked_at in StaleTopic.objects.filter(
+            campaign=campaign, topic_id__in=topic_ids
+        ).values_list("topic_id", "revision", "marked_at")
+    }
+    built = []
+    if marks:
+        with _collector_paused():
+            given = report_input(campaign, topic_ids=sorted(marks))
+            built = _topic_reports(given, reports, given.topics, None, partials=True)
+    with transaction.atomic():
+        left = count()
+        if left is not None:
+            _store_topics(campaign, built, timezone.now())
+            _clear_marks(marks)
+    return left
 
 
 def check_reports(campaign: Campaign, *, tolerance: float = 1e-12) -> list[str]:

@@ -32,23 +32,27 @@ from annotate.models import Campaign, Membership
 from kinds.registry import get_kind
 from scoring import fields
 from scoring import selectors as scoring_selectors
-from scoring.models import Report
+from scoring.models import Report, ScoringState
 
 #: The roles that may read a campaign's report (annotate.selectors: need="organise").
 READERS = frozenset({"admin", "organiser"})
 
 
-def etag(report_id: int | None, computed_at: datetime | None, params: dict | None) -> str:
+def etag(report_id: int | None, computed_at: datetime | None, params: dict | None, chunks: int | None = 0) -> str:
     """A strong ETag: ``"r<report id>-<computed_at in µs>-<crc32 of the params>"`` (``r0-0`` before
-    the first report).
+    the first report), and ``-b<chunks left>`` while a split first build runs: each chunk that
+    ends changes it, so the fragment's "Building: n of N" follows the build.
 
     >>> from datetime import UTC
     >>> etag(7, datetime(2025, 1, 2, tzinfo=UTC), {})
     '"r7-1735776000000000-a3a6bf43"'
+    >>> etag(7, datetime(2025, 1, 2, tzinfo=UTC), {}, 3)
+    '"r7-1735776000000000-a3a6bf43-b3"'
     """
     stamp = round(computed_at.timestamp() * 1_000_000) if computed_at is not None else 0
     crc = zlib.crc32(json.dumps(params or {}, sort_keys=True, separators=(",", ":")).encode())
-    return f'"r{report_id or 0}-{stamp}-{crc:08x}"'
+    building = f"-b{chunks}" if chunks else ""
+    return f'"r{report_id or 0}-{stamp}-{crc:08x}{building}"'
 
 
 def current_etag(user, campaign_id: int, name: str = "agreement") -> str | None:
@@ -58,17 +62,20 @@ def current_etag(user, campaign_id: int, name: str = "agreement") -> str | None:
     if not user.is_authenticated:
         return None
     reports = Report.objects.filter(campaign_id=OuterRef("pk"), topic=None, name=name).order_by()
+    building = ScoringState.objects.filter(campaign_id=OuterRef("pk")).order_by()
     campaigns = Campaign.objects.filter(pk=campaign_id).annotate(
-        report_id=Subquery(reports.values("id")[:1]), report_at=Subquery(reports.values("computed_at")[:1])
+        report_id=Subquery(reports.values("id")[:1]),
+        report_at=Subquery(reports.values("computed_at")[:1]),
+        build_chunks=Subquery(building.values("build_chunks")[:1]),
     )
     if not user.is_staff:
         roles = Membership.objects.filter(campaign_id=OuterRef("pk"), user_id=user.pk).order_by()
         campaigns = campaigns.annotate(member_role=Subquery(roles.values("role")[:1]))
-    fields = ["params", "report_id", "report_at", *([] if user.is_staff else ["member_role"])]
+    fields = ["params", "report_id", "report_at", "build_chunks", *([] if user.is_staff else ["member_role"])]
     row = next(iter(campaigns.order_by().values(*fields)[:1]), None)
     if row is None or (not user.is_staff and row["member_role"] not in READERS):
         return None
-    return etag(row["report_id"], row["report_at"], row["params"])
+    return etag(row["report_id"], row["report_at"], row["params"], row["build_chunks"])
 
 
 def matches(request: HttpRequest, tag: str | None) -> bool:

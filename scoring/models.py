@@ -91,6 +91,14 @@ class ScoringState(models.Model):
     #: workers, a second rebuild of the campaign waits for the first to end, so an
     #: older read can never overwrite a newer topic partial (scoring/schedule.py).
     running_until = models.DateTimeField(null=True)
+    #: (Defaults in the database: schedule.claim inserts the row in raw SQL.)
+    #: Which hold the campaign is in: every rebuild that takes it counts one up, so
+    #: a chunk of a first build split by an earlier hold (its lease expired) stores
+    #: nothing (scoring/schedule.py, "Chunked builds").
+    build = models.PositiveBigIntegerField(db_default=0)
+    #: Chunks of the running chunked build not finished yet; the one that ends at 0
+    #: hands the campaign to the rebuild that merges the campaign report.
+    build_chunks = models.PositiveIntegerField(db_default=0)
 
 
 class Job(models.Model):

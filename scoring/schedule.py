@@ -15,6 +15,19 @@ flight, and a minimum interval between two.
   about once per interval plus its rebuild's length, and the worker has time
   for the other campaigns' reports in between.
 
+- Chunked builds: a rebuild that finds more stale topics than
+  ``CONCORD_BUILD_CHUNK`` (a first build: an import, or anything that marks
+  every topic stale) splits them into chunks, one task each, that any number
+  of workers on the default queue take at once (:func:`split`). The campaign
+  stays held while they run: each chunk renews the lease as it stores its
+  topics, in one short transaction of its own (:func:`chunk_done`), and only
+  if the hold it was split under is still the campaign's (``build``, counted up
+  by every :func:`hold`), so a chunk of a build whose lease expired stores
+  nothing. The flag stays set meanwhile, so submissions queue nothing; the last
+  chunk ends the hold (:func:`handed_over`) and queues the rebuild that the
+  flag stands for, which computes what was marked meanwhile and merges the
+  campaign report from every topic's partial.
+
 A backend that cannot defer a task (the in-process one of the tests) runs it at once.
 """
 
@@ -25,7 +38,7 @@ from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
@@ -110,7 +123,7 @@ def hold(campaign_id: int) -> datetime | None:
     taken = (
         ScoringState.objects.filter(campaign_id=campaign_id)
         .filter(Q(running_until__isnull=True) | Q(running_until__lt=now))
-        .update(running_until=now + LEASE)
+        .update(running_until=now + LEASE, build=F("build") + 1, build_chunks=0)
     )
     if taken:
         return None
@@ -121,6 +134,42 @@ def hold(campaign_id: int) -> datetime | None:
 def finished(campaign_id: int) -> None:
     """A rebuild of the campaign has just ended (done or failed): its hold ends."""
     ScoringState.objects.filter(campaign_id=campaign_id).update(finished_at=timezone.now(), running_until=None)
+
+
+def current_build(campaign_id: int) -> int:
+    """The number of the campaign's hold (taken last by :func:`hold`)."""
+    return ScoringState.objects.values_list("build", flat=True).get(campaign_id=campaign_id)
+
+
+def split(campaign_id: int, build: int, chunks: int) -> bool:
+    """The rebuild holding the campaign under ``build`` goes on as ``chunks`` chunk
+    tasks; the flag is set, so that what submissions mark meanwhile waits for the
+    rebuild the last chunk queues. False: the hold was lost (nothing changed)."""
+    now = timezone.now()
+    return bool(
+        ScoringState.objects.filter(campaign_id=campaign_id, build=build).update(
+            build_chunks=chunks, pending=True, requested_at=now, running_until=now + LEASE
+        )
+    )
+
+
+def chunk_done(campaign_id: int, build: int) -> int | None:
+    """Count one chunk of ``build`` finished, as the first statement of the transaction
+    that stores it (it locks the campaign's row: PostgreSQL's row lock, SQLite's
+    write lock), and renew the lease. The chunks left, or None: the campaign is
+    no longer held under ``build``, and the chunk must store nothing."""
+    counted = ScoringState.objects.filter(campaign_id=campaign_id, build=build, build_chunks__gt=0).update(
+        build_chunks=F("build_chunks") - 1, running_until=timezone.now() + LEASE
+    )
+    if not counted:
+        return None
+    return ScoringState.objects.values_list("build_chunks", flat=True).get(campaign_id=campaign_id)
+
+
+def handed_over(campaign_id: int) -> None:
+    """The last chunk of a build ends its hold without counting as a finished
+    rebuild: the rebuild it queues runs at once, not an interval later."""
+    ScoringState.objects.filter(campaign_id=campaign_id).update(running_until=None)
 
 
 def importing(campaign_id: int) -> bool:

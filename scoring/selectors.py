@@ -9,13 +9,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from django.conf import settings
 from django.db.models import Count
 
 from annotate.models import Campaign, Curation, Judgment, JudgmentRevision, Run, Topic
 from concord import typed
 from concord.errors import InvalidInput
 from kinds.registry import get_kind
-from scoring.models import Job, Report
+from scoring.models import Job, Report, ScoringState, StaleTopic
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +40,36 @@ def submitted_judgments(campaign: Campaign, *, topic_ids: list[int] | None = Non
             "topic_id", "assessor__username", "submitted_payload"
         )
     ]
+
+
+@dataclass(frozen=True)
+class BuildProgress:
+    """A first build under way (scoring/schedule.py, "Chunked builds"): how many
+    of the campaign's topics have a fresh report."""
+
+    fresh: int
+    topics: int
+
+    @property
+    def text(self) -> str:
+        return f"Building: {self.fresh:,} of {self.topics:,} topics"
+
+
+def build_progress(campaign: Campaign) -> BuildProgress | None:
+    """The campaign's first build while one runs or waits: a split build's chunks
+    are running, or more topics are stale than one rebuild takes at once
+    (``CONCORD_BUILD_CHUNK``). None otherwise (a few stale topics: the next
+    rebuild, seconds away)."""
+    stale = StaleTopic.objects.filter(campaign=campaign).count()
+    if not stale:
+        return None
+    if (
+        stale <= settings.CONCORD_BUILD_CHUNK
+        and not ScoringState.objects.filter(campaign=campaign, build_chunks__gt=0).exists()
+    ):
+        return None
+    topics = campaign.topics.count()
+    return BuildProgress(max(topics - stale, 0), topics)
 
 
 @dataclass(frozen=True)

@@ -290,6 +290,8 @@ JOB_TASKS = {
     "scoring.tasks.combine_analysis_chunks": "combine",
 }
 RECOMPUTE_TASK = "scoring.tasks.recompute_campaign_reports"
+#: A chunk of a split first build works on its campaign's reports as a rebuild does.
+BUILD_CHUNK_TASK = "scoring.tasks.build_reports_chunk"
 
 
 def worker_id(pid: int | None = None) -> str:
@@ -495,7 +497,7 @@ def _task_rows() -> list:
     from django_tasks_db.models import DBTaskResult
 
     return list(
-        DBTaskResult.objects.filter(task_path__in=[*JOB_TASKS, RECOMPUTE_TASK]).only(
+        DBTaskResult.objects.filter(task_path__in=[*JOB_TASKS, RECOMPUTE_TASK, BUILD_CHUNK_TASK]).only(
             "id", "status", "task_path", "worker_ids", "args_kwargs"
         )
     )
@@ -504,7 +506,7 @@ def _task_rows() -> list:
 def _task_key(row) -> tuple | None:
     """What a task works on: ("job", id), ("chunk", id, index), ("combine", id) or ("recompute", campaign)."""
     args = list(row.args_kwargs.get("args", [])) + list(row.args_kwargs.get("kwargs", {}).values())
-    what = "recompute" if row.task_path == RECOMPUTE_TASK else JOB_TASKS.get(row.task_path)
+    what = "recompute" if row.task_path in (RECOMPUTE_TASK, BUILD_CHUNK_TASK) else JOB_TASKS.get(row.task_path)
     if what is None or not args:
         return None
     return (what, *args[:2]) if what == "chunk" else (what, args[0])

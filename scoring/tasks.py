@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
+from django.db import transaction
 from django_tasks import task
 
 from concord.busy import Patience
@@ -34,12 +35,41 @@ def recompute_campaign_reports(campaign_id: int) -> None:
     if busy is not None:  # another worker rebuilds it now: after that one
         schedule.deferred(recompute_campaign_reports, busy).enqueue(campaign_id)
         return
+    split = False
     try:
-        jobs.recompute_reports(campaign_id)
+        chunks = jobs.build_chunks(campaign_id)
+        split = bool(chunks) and _split_build(campaign_id, chunks)
+        if not split:
+            jobs.recompute_reports(campaign_id)
     finally:
         # However busy the database: a hold left in place would keep the
         # campaign's next rebuild (the retry of this one, too) waiting for the lease.
-        Patience(f"ending the rebuild of campaign {campaign_id}").call(lambda: schedule.finished(campaign_id))
+        # A split build keeps it: its chunks hand it on (scoring/schedule.py).
+        if not split:
+            Patience(f"ending the rebuild of campaign {campaign_id}").call(lambda: schedule.finished(campaign_id))
+
+
+def _split_build(campaign_id: int, chunks: list[list[int]]) -> bool:
+    """Queue one task per chunk of the held campaign's stale topics (after the split commits)."""
+    with transaction.atomic():
+        build = schedule.current_build(campaign_id)
+        if not schedule.split(campaign_id, build, len(chunks)):
+            return False
+        for topic_ids in chunks:
+            transaction.on_commit(
+                lambda topic_ids=topic_ids: build_reports_chunk.enqueue(campaign_id, build, topic_ids)
+            )
+    return True
+
+
+@task()
+def build_reports_chunk(campaign_id: int, build: int, topic_ids: list[int]) -> None:
+    """One chunk of a campaign's split build (scoring/schedule.py, "Chunked builds");
+    the last one queues the rebuild that merges the campaign report."""
+    left = jobs.build_chunk(campaign_id, topic_ids, count=lambda: schedule.chunk_done(campaign_id, build))
+    if left == 0:
+        Patience(f"handing on the build of campaign {campaign_id}").call(lambda: schedule.handed_over(campaign_id))
+        enqueue_recompute(campaign_id)
 
 
 def enqueue_recompute(campaign_id: int, not_before=None) -> None:

@@ -53,11 +53,12 @@ def report(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
     response = render(
         request,
-        get_kind(campaign.kind).reports.template,
+        "scoring/report_fragment.html",
         {
             "campaign": campaign,
             "kind": get_kind(campaign.kind),
             "report": live.campaign_report(campaign, tag),
+            "building": scoring_selectors.build_progress(campaign),
             # The Report section's capped tables: every row of the one the page asked for (?all=).
             "section": "report",
             "show_all": request.GET.get("all", ""),
