@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Count
+from django.db.models import Count, OuterRef, Subquery
 
 from annotate.models import Campaign, Curation, Judgment, JudgmentRevision, Run, Topic
 from concord import typed
@@ -60,16 +60,26 @@ def build_progress(campaign: Campaign) -> BuildProgress | None:
     are running, or more topics are stale than one rebuild takes at once
     (``CONCORD_BUILD_CHUNK``). None otherwise (a few stale topics: the next
     rebuild, seconds away)."""
-    stale = StaleTopic.objects.filter(campaign=campaign).count()
-    if not stale:
+    # One query: the summary and the report fragment are polled every few seconds.
+    row = (
+        Campaign.objects.filter(pk=campaign.pk)
+        .annotate(
+            stale=_counted(StaleTopic.objects.filter(campaign_id=OuterRef("pk"))),
+            topic_count=_counted(Topic.objects.filter(campaign_id=OuterRef("pk"))),
+            chunks=Subquery(ScoringState.objects.filter(campaign_id=OuterRef("pk")).values("build_chunks")[:1]),
+        )
+        .values("stale", "topic_count", "chunks")
+        .first()
+    )
+    stale, topics, chunks = row["stale"] or 0, row["topic_count"] or 0, row["chunks"] or 0
+    if not stale or (stale <= settings.CONCORD_BUILD_CHUNK and not chunks):
         return None
-    if (
-        stale <= settings.CONCORD_BUILD_CHUNK
-        and not ScoringState.objects.filter(campaign=campaign, build_chunks__gt=0).exists()
-    ):
-        return None
-    topics = campaign.topics.count()
     return BuildProgress(max(topics - stale, 0), topics)
+
+
+def _counted(rows) -> Subquery:
+    """How many of ``rows`` (filtered on the outer campaign), as a subquery."""
+    return Subquery(rows.order_by().values("campaign_id").annotate(n=Count("pk")).values("n")[:1])
 
 
 @dataclass(frozen=True)
