@@ -78,3 +78,35 @@ def test_db_worker_computes_the_reports_once_per_burst(environment):
     assert after["queued"] == [["scoring.tasks.recompute_campaign_reports", "SUCCESSFUL"]]
     assert (after["topic_reports"], after["seen"]) == (5, 10)
     assert after["kappa"] == 1.0  # both assessors answer by the same rule
+
+
+@pytest.mark.skipif(bool(os.environ.get("DATABASE_URL")), reason="runs on its own SQLite file")
+def test_two_workers_share_a_first_build_in_chunks(environment):
+    """Chunks of 2 topics: the rebuild splits the 5 stale topics into 3 chunk tasks that
+    two ``db_worker`` processes take from the queue at once (concurrent writers on one
+    SQLite file), then the merge; the reports equal a recompute from scratch."""
+    environment["CONCORD_BUILD_CHUNK"] = "2"
+    run(environment, "manage.py", "migrate", "-v0")
+    run(environment, "-c", SUBMIT_BURST)
+    workers = [
+        subprocess.Popen(
+            [sys.executable, "manage.py", "db_worker", "--batch", "--interval", "0.1", "--no-startup-delay"],
+            cwd=ROOT,
+            env=environment,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(2)
+    ]
+    for worker in workers:
+        _, errors = worker.communicate(timeout=300)
+        assert worker.returncode == 0, errors
+    run(environment, "manage.py", "db_worker", "--batch", "--no-startup-delay")  # whatever a worker left queued
+    after = json.loads(run(environment, "-c", READ_STATE))
+    paths = [path for path, status in after["queued"] if status == "SUCCESSFUL"]
+    assert len(paths) == len(after["queued"])
+    assert paths.count("scoring.tasks.build_reports_chunk") == 3
+    assert (after["topic_reports"], after["seen"], after["kappa"]) == (5, 10, 1.0)
+    check = run(environment, "manage.py", "recompute_reports", "--full", "--check")
+    assert "equal to a recompute from scratch" in check
