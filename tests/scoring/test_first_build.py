@@ -221,3 +221,19 @@ def test_the_report_fragment_says_how_far_the_build_is_and_its_etag_follows(clie
     assert "Building: 2 of 5 topics" in again.content.decode()
     summary = client.get(f"/campaigns/{campaign.pk}/?section=summary")
     assert 'id="building"' in summary.content.decode() and "Building: 2 of 5 topics" in summary.content.decode()
+
+
+def test_recovery_counts_a_queued_chunk_as_the_campaigns_rebuild(people):
+    """While a chunk of the build waits in the queue, recovery queues no other rebuild of
+    its campaign; once the chunk's worker is lost, it does (its topics are still stale)."""
+    from django_tasks_db.models import DBTaskResult
+
+    from scoring.services import recover_jobs
+
+    campaign = judged(people, "pairs")
+    database = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": []}}
+    with override_settings(TASKS=database):
+        result = tasks.build_reports_chunk.enqueue(campaign.pk, 1, [campaign.topics.first().pk])
+        assert recover_jobs(grace=0, dry_run=True).recomputed == []
+        DBTaskResult.objects.get(pk=result.id).claim("w1")
+        assert recover_jobs(dead_workers=["w1"], grace=0, dry_run=True).recomputed == [campaign.pk]
