@@ -3,7 +3,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("scoring", "0017_analyses_take_turns"),
+        ("scoring", "0018_reports_packed"),
     ]
 
     operations = [
