@@ -59,6 +59,7 @@ from kinds.registry import KINDS  # noqa: E402
 from scoring.metrics import agreement  # noqa: E402
 from scoring.metrics import clustering as cm  # noqa: E402
 from scoring.metrics import factoids as fm  # noqa: E402
+from scoring.metrics import ordering as om  # noqa: E402
 from scoring.selectors import report_input  # noqa: E402
 
 #: The goal per topic report (issue 27: a 10,000-topic first build in 60 s leaves 6 ms a topic).
@@ -164,6 +165,14 @@ def reference_clustering_baseline(clusterings, items):
     return clustering_report.ClusteringTable3(**result)
 
 
+def reference_kendall_tau_matrix(orders):
+    """ordering's tau matrix as it was: one ``kendall_tau`` per pair, ranking both orderings again."""
+    taus = np.eye(len(orders))
+    for i, j in combinations(range(len(orders)), 2):
+        taus[i, j] = taus[j, i] = om.kendall_tau(orders[i], orders[j])
+    return taus
+
+
 @contextlib.contextmanager
 def before():
     """The reference path: intervals down to 2 units and the per-pair computations above."""
@@ -173,6 +182,7 @@ def before():
         mock.patch.object(factoids_report, "agreement", reference_factoids_agreement),
         mock.patch.object(clustering_report, "_compare_labels", reference_compare_labels),
         mock.patch.object(clustering_report, "baseline", reference_clustering_baseline),
+        mock.patch.object(om, "kendall_tau_matrix", reference_kendall_tau_matrix),
     ):
         yield
 
