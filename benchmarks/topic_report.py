@@ -15,7 +15,10 @@ work as it was before issue 27, kept here: every figure bootstrapped down to
 call per pair and weighting (each encoding both assessors' grades again), and
 factoids' pairs each parsing the topic and both annotations once per function
 (``suggest_relations``, ``definition_kappa``, ``definition_items``,
-``annotation_kappa``, ``annotation_items``). Every figure of the report after
+``annotation_kappa``, ``annotation_items``), clustering's pairs each
+factorising both judges' labellings again (``clustering_scores``) and its
+random baseline completing every judge again per profile, and ordering's
+Kendall tau matrix one ``kendall_tau`` per pair. Every figure of the report after
 must equal the one before to 1e-12, except the intervals now left out
 ("too few"), whose value and units must still equal; the ``unequal`` count
 says how many did not.
