@@ -15,7 +15,10 @@ work as it was before issue 27, kept here: every figure bootstrapped down to
 call per pair and weighting (each encoding both assessors' grades again), and
 factoids' pairs each parsing the topic and both annotations once per function
 (``suggest_relations``, ``definition_kappa``, ``definition_items``,
-``annotation_kappa``, ``annotation_items``). Every figure of the report after
+``annotation_kappa``, ``annotation_items``), clustering's pairs each
+factorising both judges' labellings again (``clustering_scores``) and its
+random baseline completing every judge again per profile, and ordering's
+Kendall tau matrix one ``kendall_tau`` per pair. Every figure of the report after
 must equal the one before to 1e-12, except the intervals now left out
 ("too few"), whose value and units must still equal; the ``unequal`` count
 says how many did not.
@@ -48,6 +51,7 @@ django.setup()
 import numpy as np  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 
+import kinds.clustering.report as clustering_report  # noqa: E402
 import kinds.factoids.report as factoids_report  # noqa: E402
 import scoring.intervals  # noqa: E402
 import scoring.metrics.relevance as relevance_metrics  # noqa: E402
@@ -56,7 +60,9 @@ from benchmarks.incremental import synthetic_campaign  # noqa: E402
 from concord import typed  # noqa: E402
 from kinds.registry import KINDS  # noqa: E402
 from scoring.metrics import agreement  # noqa: E402
+from scoring.metrics import clustering as cm  # noqa: E402
 from scoring.metrics import factoids as fm  # noqa: E402
+from scoring.metrics import ordering as om  # noqa: E402
 from scoring.selectors import report_input  # noqa: E402
 
 #: The goal per topic report (issue 27: a 10,000-topic first build in 60 s leaves 6 ms a topic).
@@ -129,6 +135,47 @@ def reference_factoids_agreement(topic, payloads, confirmed=None, unit="summary"
     return r.FactoidsPhaseAgreement(pairs=rows)
 
 
+def reference_compare_labels(true, pred):
+    """clustering's pair comparison as it was: ``clustering_scores`` factorising both labellings again."""
+    result = {}
+    for method in clustering_report.METHODS:
+        scores = cm.clustering_scores(true[method].codes, pred[method].codes)
+        result[method] = clustering_report.ClusteringMeasures(
+            **{name: float(getattr(scores, name)) for name in cm.MEASURES},
+            v_half=float(cm.weighted_v(scores.homogeneity, scores.completeness, 0.5)),
+            nvi=float(scores.normalized_variation_of_information),
+        )
+    return result
+
+
+def reference_clustering_baseline(clusterings, items):
+    """clustering's random baseline as it was: every profile completing every judge again."""
+    judges = list(clusterings.values())
+    result = {}
+    for method in clustering_report.METHODS:
+        runs = [
+            cm.random_baseline_means(
+                clusters, judges, items, method=method, n_random=clustering_report.BASELINE_DRAWS, beta=0.5, seed=index
+            )
+            for index, clusters in enumerate(judges)
+            if clusters
+        ]
+        result[method] = clustering_report.ClusteringFigures(
+            v_beta=float(np.mean([r["v_beta"] for r in runs])) if runs else float("nan"),
+            v_half=float(np.mean([r["v_measure"] for r in runs])) if runs else float("nan"),
+            nvi=float(np.mean([r["normalized_variation_of_information"] for r in runs])) if runs else float("nan"),
+        )
+    return clustering_report.ClusteringTable3(**result)
+
+
+def reference_kendall_tau_matrix(orders):
+    """ordering's tau matrix as it was: one ``kendall_tau`` per pair, ranking both orderings again."""
+    taus = np.eye(len(orders))
+    for i, j in combinations(range(len(orders)), 2):
+        taus[i, j] = taus[j, i] = om.kendall_tau(orders[i], orders[j])
+    return taus
+
+
 @contextlib.contextmanager
 def before():
     """The reference path: intervals down to 2 units and the per-pair computations above."""
@@ -136,6 +183,9 @@ def before():
         mock.patch.object(scoring.intervals, "MIN_UNITS", 2),
         mock.patch.object(relevance_metrics, "pairwise_kappa", reference_pairwise_kappa),
         mock.patch.object(factoids_report, "agreement", reference_factoids_agreement),
+        mock.patch.object(clustering_report, "_compare_labels", reference_compare_labels),
+        mock.patch.object(clustering_report, "baseline", reference_clustering_baseline),
+        mock.patch.object(om, "kendall_tau_matrix", reference_kendall_tau_matrix),
     ):
         yield
 

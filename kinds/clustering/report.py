@@ -264,15 +264,15 @@ def compare(
 
 def _completions(clusters: list[list[str]], items: list[str]) -> dict[str, np.ndarray]:
     """The clustering completed both ways (section 6), keyed by ``METHODS``."""
-    return {method: m.complete_with_irrelevant(clusters, items, method=method) for method in METHODS}
+    return {method: m.Completed.of(m.complete_with_irrelevant(clusters, items, method=method)) for method in METHODS}
 
 
-def _compare_labels(true: dict[str, np.ndarray], pred: dict[str, np.ndarray]) -> dict[str, ClusteringMeasures]:
+def _compare_labels(true: dict[str, m.Completed], pred: dict[str, m.Completed]) -> dict[str, ClusteringMeasures]:
     """:func:`compare` of two completed clusterings (V_0.5 from the same homogeneity and
     completeness as the V-measure: one contingency table per completion)."""
     result = {}
     for method in METHODS:
-        scores = m.clustering_scores(true[method], pred[method])
+        scores = m.completed_scores(true[method], pred[method])
         result[method] = ClusteringMeasures(
             **{name: float(getattr(scores, name)) for name in m.MEASURES},
             v_half=float(m.weighted_v(scores.homogeneity, scores.completeness, 0.5)),
@@ -335,15 +335,16 @@ def edit_summary(source: list[list[str]], target: list[list[str]]) -> Clustering
 def baseline(clusterings: dict[str, list[list[str]]], items: list[str]) -> ClusteringTable3:
     """Table 3's base row: random clusterings shaped like each judge's, against every judge, pooled."""
     judges = list(clusterings.values())
+    profiles = [(clusters, index) for index, clusters in enumerate(judges) if clusters]
     result = {}
     for method in METHODS:
-        runs = [  # random_baseline's means of the three figures, drawn alike (milliseconds, not seconds)
-            m.random_baseline_means(
-                clusters, judges, items, method=method, n_random=BASELINE_DRAWS, beta=0.5, seed=index
-            )
-            for index, clusters in enumerate(judges)
-            if clusters
-        ]
+        # random_baseline's means of the three figures, drawn alike (milliseconds, not seconds);
+        # the judges' side once for every profile
+        runs = (
+            m.random_baseline_means_each(profiles, judges, items, method=method, n_random=BASELINE_DRAWS, beta=0.5)
+            if profiles
+            else []
+        )
         result[method] = ClusteringFigures(
             v_beta=float(np.mean([r["v_beta"] for r in runs])) if runs else float("nan"),
             v_half=float(np.mean([r["v_measure"] for r in runs])) if runs else float("nan"),

@@ -176,8 +176,9 @@ def topic_report(input: ReportInput, topic: Topic) -> OrderingTopicReport:
     golds = golds_of(judgments)
     assessors = list(golds)
     tau: list[list[float | None]] = [[1.0 if a == b else None for b in assessors] for a in assessors]
-    for (i, a), (j, b) in combinations(enumerate(assessors), 2):
-        tau[i][j] = tau[j][i] = m.kendall_tau(golds[a], golds[b])
+    pairwise = m.kendall_tau_matrix(list(golds.values())) if len(golds) >= 2 else None
+    for i, j in combinations(range(len(assessors)), 2):
+        tau[i][j] = tau[j][i] = float(pairwise[i, j])
     texts = {item["id"]: item["text"] for item in topic.data["items"]}
     consensus = m.rank_consensus(list(golds.values())) if golds else []
     setting, wca = frespa_setting(topic.campaign), wca_weights(topic.campaign)

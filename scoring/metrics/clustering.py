@@ -259,6 +259,52 @@ def clustering_scores(labels_true: ArrayLike, labels_pred: ArrayLike, *, beta: f
     return scores_from_contingency(contingency(labels_true, labels_pred), beta=beta)
 
 
+@dataclass(frozen=True)
+class Completed:
+    """A labelling from :func:`complete_with_irrelevant` (codes 0..k-1 without gaps) with what
+    every comparison needs of it alone: its block sizes, entropy and pairs within blocks.
+    A topic compares each judge with every other, so these are worked out once per judge."""
+
+    codes: np.ndarray
+    sizes: np.ndarray
+    entropy: float
+    pairs_within: int
+
+    @classmethod
+    def of(cls, codes: np.ndarray) -> Completed:
+        sizes = np.bincount(codes)
+        return cls(codes, sizes, _entropy_of_sizes(sizes, codes.size), _pairs_within(sizes))
+
+
+def completed_scores(true: Completed, pred: Completed, *, beta: float = 1.0) -> ClusteringScores:
+    """:func:`clustering_scores` of two completed labellings, bit for bit.
+
+    Their codes need no factorising (it gives these very codes back) and their
+    own entropies and pair counts are known: only the joint table is counted
+    (the same table and the same arithmetic as :func:`clustering_scores`).
+
+    >>> items = ["s1", "s2", "s3", "s4"]
+    >>> a = complete_with_irrelevant([["s1", "s2"]], items)
+    >>> b = complete_with_irrelevant([["s2", "s3"]], items)
+    >>> completed_scores(Completed.of(a), Completed.of(b)) == clustering_scores(a, b)
+    True
+    """
+    beta = _check_beta(beta)
+    if true.codes.shape != pred.codes.shape:
+        raise ValueError(f"labellings of {true.codes.size} and {pred.codes.size} items")
+    classes, clusters = np.arange(len(true.sizes)), np.arange(len(pred.sizes))
+    table = _table_from_codes(true.codes, pred.codes, classes, clusters, true.sizes, pred.sizes)
+    info = _Information(
+        n_items=true.codes.size,
+        n_classes=len(true.sizes),
+        n_clusters=len(pred.sizes),
+        class_entropy=true.entropy,
+        cluster_entropy=pred.entropy,
+        joint_entropy=_entropy_of_sizes(table.counts, true.codes.size),
+    )
+    return _scores(table, info, _pair_counts(table, (true.pairs_within, pred.pairs_within)), beta)
+
+
 def scores_from_contingency(table: ContingencyTable, *, beta: float = 1.0) -> ClusteringScores:
     """Compute every measure from an already built :class:`ContingencyTable`.
 
@@ -280,10 +326,12 @@ def scores_from_contingency(table: ContingencyTable, *, beta: float = 1.0) -> Cl
     (0.8, 0.5714)
     """
     beta = _check_beta(beta)
+    return _scores(table, _information(table), _pair_counts(table), beta)
+
+
+def _scores(table: ContingencyTable, info: _Information, pairs: _PairCounts, beta: float) -> ClusteringScores:
     n_items = table.n_items
     n_classes, n_clusters = table.shape
-    info = _information(table)
-    pairs = _pair_counts(table)
     homogeneity, completeness = info.homogeneity_completeness()
     precision, recall, pair_f = pairs.precision_recall_f(1.0)
     return ClusteringScores(
@@ -852,41 +900,118 @@ def random_baseline_means(
     """
     method = _check_completion(method)
     beta = _check_beta(beta)
+    _check_baseline_args(n_random, judges, items)
+    return _means_against(BaselineJudges.of(judges, items, method), [(profile, seed)], items, int(n_random), beta)[0]
+
+
+@dataclass(frozen=True)
+class BaselineJudges:
+    """What :func:`random_baseline_means` needs of the judges, whatever the profile drawn:
+    their completed labellings, class counts and class entropies (a topic's baseline draws
+    one profile per judge against the same judges, so these are worked out once per topic)."""
+
+    method: str
+    truths: np.ndarray  # (judges, items) completed labellings
+    n_classes: np.ndarray  # (judges,) float
+    class_entropy: np.ndarray  # (judges,) nats
+
+    @classmethod
+    def of(
+        cls, judges: Sequence[Sequence[Sequence[Hashable]]], items: Sequence[Hashable], method: str
+    ) -> BaselineJudges:
+        truths = np.stack([complete_with_irrelevant(judge, items, method=method) for judge in judges])
+        class_sizes = [np.bincount(truth) for truth in truths]
+        return cls(
+            method=method,
+            truths=truths,
+            n_classes=np.array([len(sizes) for sizes in class_sizes], dtype=np.float64),
+            class_entropy=np.array([_entropy_of_sizes(sizes, len(items)) for sizes in class_sizes]),
+        )
+
+
+def random_baseline_means_each(
+    profiles: Sequence[tuple[Sequence[Sequence[Hashable]], int]],
+    judges: Sequence[Sequence[Sequence[Hashable]]],
+    items: Sequence[Hashable],
+    *,
+    method: CompletionMethod = "singleton",
+    n_random: int = 100,
+    beta: float = 1.0,
+) -> list[dict[str, float]]:
+    """:func:`random_baseline_means` of each ``(profile, seed)`` against the same judges,
+    equal to calling it once per profile (the same draws, the same arithmetic), with the
+    judges' completions and entropies computed once instead of once per profile.
+
+    >>> items = [f"s{k}" for k in range(12)]
+    >>> judge_a = [["s0", "s1", "s2"], ["s3", "s4"], ["s5", "s6", "s7"]]
+    >>> judge_b = [["s0", "s1"], ["s2", "s3", "s4"], ["s8", "s9"]]
+    >>> each = random_baseline_means_each([(judge_a, 0), (judge_b, 1)], [judge_a, judge_b], items, n_random=20)
+    >>> each[1] == random_baseline_means(judge_b, [judge_a, judge_b], items, n_random=20, seed=1)
+    True
+    """
+    method = _check_completion(method)
+    beta = _check_beta(beta)
+    _check_baseline_args(n_random, judges, items)
+    given = BaselineJudges.of(judges, items, method)
+    return _means_against(given, list(profiles), items, int(n_random), beta)
+
+
+def _check_baseline_args(n_random: int, judges: Sequence, items: Sequence) -> None:
     if isinstance(n_random, bool) or not isinstance(n_random, (int, np.integer)) or n_random < 1:
         raise ValueError(f"n_random must be a positive integer, got {n_random!r}")
     if len(judges) == 0:
         raise ValueError("judges must hold at least one clustering")
     if len(items) == 0:
         raise ValueError("items must not be empty")
+
+
+#: Most labels a baseline holds at once (profiles x draws x judges x items), bounding its memory.
+_BASELINE_CHUNK_LABELS = 2**21
+
+
+def _means_against(
+    given: BaselineJudges,
+    profiles: Sequence[tuple[Sequence[Sequence[Hashable]], int | np.random.Generator | None]],
+    items: Sequence[Hashable],
+    n_random: int,
+    beta: float,
+) -> list[dict[str, float]]:
+    """The body of :func:`random_baseline_means` once the judges' side is known, for several
+    ``(profile, seed)`` at once (in chunks of at most ``_BASELINE_CHUNK_LABELS`` labels)."""
+    per_profile = n_random * len(given.truths) * len(items)
+    size = max(1, _BASELINE_CHUNK_LABELS // per_profile)
+    return [
+        means
+        for start in range(0, len(profiles), size)
+        for means in _means_of_chunk(given, profiles[start : start + size], items, n_random, beta)
+    ]
+
+
+def _means_of_chunk(
+    given: BaselineJudges,
+    profiles: Sequence[tuple[Sequence[Sequence[Hashable]], int | np.random.Generator | None]],
+    items: Sequence[Hashable],
+    n_random: int,
+    beta: float,
+) -> list[dict[str, float]]:
+    method, truths = given.method, given.truths
     n_items = len(items)
-    truths = np.stack([complete_with_irrelevant(judge, items, method=method) for judge in judges])  # (J, n)
-    template = _profile_template(profile, items, method)
-    drawn = _shuffled_labellings(template, int(n_random), np.random.default_rng(seed))  # (R, n)
-    cluster_sizes = np.bincount(template)
-    n_clusters = len(cluster_sizes)
-    cluster_entropy = _entropy_of_sizes(cluster_sizes, n_items)
-    class_sizes = [np.bincount(truth) for truth in truths]
-    n_classes = np.array([len(sizes) for sizes in class_sizes], dtype=np.float64)
-    class_entropy = np.array([_entropy_of_sizes(sizes, n_items) for sizes in class_sizes])
+    templates = [_profile_template(profile, items, method) for profile, _ in profiles]
+    drawn = np.stack(  # (P, R, n): each profile's own draws from its own seed
+        [_shuffled_labellings(t, n_random, np.random.default_rng(seed)) for t, (_, seed) in zip(templates, profiles)]
+    )
+    cluster_sizes = [np.bincount(template) for template in templates]
+    n_clusters = np.array([len(sizes) for sizes in cluster_sizes], dtype=np.float64)[:, None]
+    cluster_entropy = np.array([_entropy_of_sizes(sizes, n_items) for sizes in cluster_sizes])[:, None]
+    joint_entropy = _joint_entropies(truths, drawn, int(n_clusters.max())).reshape(len(profiles), -1)
     # Comparison (r, j) in the order random_baseline scores them: every judge for each draw.
-    n_judges = len(truths)
-    rows = np.arange(n_random * n_judges, dtype=np.int64)[:, None]
-    joint = (truths[None, :, :] * n_clusters + drawn[:, None, :]).reshape(-1, n_items)
-    keys = np.sort((rows * (int(truths.max()) + 1) * n_clusters + joint).ravel())
-    starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
-    counts = np.diff(np.append(starts, keys.size)).astype(np.float64)
-    owner = starts // n_items  # each comparison holds n_items consecutive sorted keys
-    terms = counts * (np.log(counts) - math.log(n_items))
-    joint_entropy = np.maximum(-np.bincount(owner, weights=terms, minlength=rows.size) / n_items, 0.0)
-    if n_items <= 1:
-        joint_entropy[:] = 0.0
-    class_entropy = np.tile(class_entropy, n_random)
-    n_classes = np.tile(n_classes, n_random)
+    class_entropy = np.tile(given.class_entropy, n_random)
+    n_classes = np.tile(given.n_classes, n_random)
     class_given_cluster = np.maximum(joint_entropy - cluster_entropy, 0.0)
     cluster_given_class = np.maximum(joint_entropy - class_entropy, 0.0)
     with np.errstate(divide="ignore", invalid="ignore"):
         homogeneity = np.where(class_entropy > 0, 1.0 - class_given_cluster / class_entropy, 1.0)
-        completeness = 1.0 - cluster_given_class / cluster_entropy if cluster_entropy > 0 else np.ones_like(homogeneity)
+        completeness = np.where(cluster_entropy > 0, 1.0 - cluster_given_class / cluster_entropy, 1.0)
     homogeneity = np.clip(homogeneity, 0.0, 1.0)
     completeness = np.clip(completeness, 0.0, 1.0)
 
@@ -900,11 +1025,34 @@ def random_baseline_means(
         nvi = np.zeros_like(homogeneity)
     else:
         nvi = np.minimum((class_given_cluster + cluster_given_class) / math.log(n_items), 1.0)
-    return {
-        "v_beta": float(weighted(vlachos).mean()),
-        "v_measure": float(weighted(beta).mean()),
-        "normalized_variation_of_information": float(nvi.mean()),
-    }
+    v_beta, v_measure = weighted(vlachos), weighted(beta)
+    # one row per profile, each averaged alone as a profile's baseline always was
+    return [
+        {
+            "v_beta": float(v_beta[p].mean()),
+            "v_measure": float(v_measure[p].mean()),
+            "normalized_variation_of_information": float(nvi[p].mean()),
+        }
+        for p in range(len(profiles))
+    ]
+
+
+def _joint_entropies(truths: np.ndarray, drawn: np.ndarray, width: int) -> np.ndarray:
+    """H(C, L) of every (profile, draw, judge) comparison, in that order, from the sorted joint
+    codes (each comparison's cells in the same order whatever ``width``, so the same sums)."""
+    n_items = truths.shape[1]
+    n_comparisons = drawn.shape[0] * drawn.shape[1] * truths.shape[0]
+    rows = np.arange(n_comparisons, dtype=np.int64)[:, None]
+    joint = (truths[None, None, :, :] * width + drawn[:, :, None, :]).reshape(-1, n_items)
+    keys = np.sort((rows * (int(truths.max()) + 1) * width + joint).ravel())
+    starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+    counts = np.diff(np.append(starts, keys.size)).astype(np.float64)
+    owner = starts // n_items  # each comparison holds n_items consecutive sorted keys
+    terms = counts * (np.log(counts) - math.log(n_items))
+    joint_entropy = np.maximum(-np.bincount(owner, weights=terms, minlength=n_comparisons) / n_items, 0.0)
+    if n_items <= 1:
+        joint_entropy[:] = 0.0
+    return joint_entropy
 
 
 # ---------------------------------------------------------------------------
@@ -1201,11 +1349,13 @@ def _pairs_within(sizes: np.ndarray) -> int:
     return (int(np.dot(sizes, sizes)) - int(sizes.sum())) // 2
 
 
-def _pair_counts(table: ContingencyTable) -> _PairCounts:
+def _pair_counts(table: ContingencyTable, within: tuple[int, int] | None = None) -> _PairCounts:
+    """The pair counts of ``table``; ``within``: the pairs within classes and within clusters, when known."""
     n_items = table.n_items
     together_in_both = _pairs_within(table.counts)
-    together_in_class = _pairs_within(table.class_sizes)
-    together_in_cluster = _pairs_within(table.cluster_sizes)
+    if within is None:
+        within = (_pairs_within(table.class_sizes), _pairs_within(table.cluster_sizes))
+    together_in_class, together_in_cluster = within
     false_positive = together_in_cluster - together_in_both
     false_negative = together_in_class - together_in_both
     all_pairs = n_items * (n_items - 1) // 2

@@ -216,6 +216,20 @@ def kendall_tau(order_a: Ordering, order_b: Ordering) -> float:
     return float(_correlations(other[None], topic.ranks, "tau")[0, 0])
 
 
+def kendall_tau_matrix(orders: Sequence[Ordering]) -> FloatArray:
+    """:func:`kendall_tau` of every two of ``orders`` (two or more orderings of the same
+    items), bit for bit, from one rank matrix: the tau of two orderings counts
+    concordant pairs of items, which does not depend on the order the items are
+    listed in, so every ordering is ranked once (in the first one's item order)
+    and every pair correlated at once instead of ranking both again per pair.
+
+    >>> kendall_tau_matrix(["ABCD", "ACDB", "DCBA"])[0].round(6).tolist()
+    [1.0, 0.333333, -1.0]
+    """
+    topic = _topic(orders, name="orders", min_golds=2, min_items=2)
+    return _correlations(topic.ranks, topic.ranks, "tau")
+
+
 def spearman_rho(order_a: Ordering, order_b: Ordering) -> float:
     """Spearman's rank correlation between two orderings (KZH section 4.1).
 

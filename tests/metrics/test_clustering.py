@@ -14,12 +14,15 @@ import pytest
 from scipy.stats import entropy as scipy_entropy
 from sklearn import metrics as skm
 
+from scoring.metrics import clustering as clustering_module
 from scoring.metrics.clustering import (
     MEASURES,
     ClusteringScores,
+    Completed,
     adjusted_rand_index,
     clustering_scores,
     complete_with_irrelevant,
+    completed_scores,
     contingency,
     entropy,
     homogeneity_completeness_v,
@@ -29,6 +32,8 @@ from scoring.metrics.clustering import (
     purity,
     rand_index,
     random_baseline,
+    random_baseline_means,
+    random_baseline_means_each,
     v_beta,
     v_measure,
     variation_of_information,
@@ -679,6 +684,61 @@ def test_random_baseline_mean_equals_the_mean_of_individual_comparisons():
     values = [v_measure(truth, labels, beta=0.5) for labels in drawn]
     assert base.mean["v_measure"] == pytest.approx(np.mean(values), abs=1e-14)
     assert base.sd["v_measure"] == pytest.approx(np.std(values, ddof=1), abs=1e-14)
+
+
+def _random_clusterings(rng: np.random.Generator, n_items: int, n_judges: int) -> list[list[list[str]]]:
+    """Judges' clusterings of ``s0..s{n_items-1}``, each leaving some items out (maybe all)."""
+    judges = []
+    for _ in range(n_judges):
+        used = [f"s{k}" for k in rng.permutation(n_items)[: rng.integers(0, n_items + 1)]]
+        cuts = sorted(rng.choice(np.arange(1, len(used)), size=min(len(used) - 1, 3), replace=False)) if used else []
+        judges.append([list(part) for part in np.split(np.array(used, dtype=object), cuts) if len(part)])
+    return judges
+
+
+@pytest.mark.parametrize("method", ["singleton", "bucket"])
+def test_completed_scores_equal_clustering_scores_bit_for_bit(method):
+    # A topic report scores every pair of judges from their completed labellings
+    # (cached sizes, entropies and pairs); every field must be what
+    # clustering_scores gives from the labels, including the degenerate cases
+    # (a judge clustering nothing, one cluster holding every item, one item).
+    rng = np.random.default_rng(5)
+    for n_items in (1, 2, 5, 13):
+        items = [f"s{k}" for k in range(n_items)]
+        judges = _random_clusterings(rng, n_items, 5) + [[], [items]]
+        labels = [complete_with_irrelevant(judge, items, method=method) for judge in judges]
+        for a in labels:
+            for b in labels:
+                for beta in (1.0, 0.5):
+                    assert completed_scores(Completed.of(a), Completed.of(b), beta=beta) == clustering_scores(
+                        a, b, beta=beta
+                    )
+
+
+def test_completed_scores_refuse_labellings_of_other_items():
+    with pytest.raises(ValueError, match="labellings of 3 and 2 items"):
+        completed_scores(Completed.of(np.array([0, 0, 1])), Completed.of(np.array([0, 1])))
+
+
+@pytest.mark.parametrize("method", ["singleton", "bucket"])
+def test_random_baseline_means_each_equal_one_call_per_profile(method, monkeypatch):
+    # A topic's baseline draws each judge's profile with its own seed against
+    # the same judges; done for all profiles at once (the judges' side once, the
+    # draws stacked), every profile's means must equal random_baseline_means
+    # called alone, and the per-comparison reference to 1e-12, also when the
+    # profiles are split into several chunks to bound memory.
+    rng = np.random.default_rng(8)
+    items = [f"s{k}" for k in range(11)]
+    judges = _random_clusterings(rng, 11, 6)
+    profiles = [(judge, seed) for seed, judge in enumerate(judges) if judge]
+    each = random_baseline_means_each(profiles, judges, items, method=method, n_random=30, beta=0.5)
+    alone = [random_baseline_means(p, judges, items, method=method, n_random=30, beta=0.5, seed=s) for p, s in profiles]
+    assert each == alone
+    for (profile, seed), means in zip(profiles, each):
+        slow = random_baseline(profile, judges, items, method=method, n_random=30, beta=0.5, seed=seed).mean
+        assert all(means[name] == pytest.approx(slow[name], abs=1e-12) for name in means)
+    monkeypatch.setattr(clustering_module, "_BASELINE_CHUNK_LABELS", 30 * len(judges) * len(items) * 2)
+    assert random_baseline_means_each(profiles, judges, items, method=method, n_random=30, beta=0.5) == each
 
 
 # ---------------------------------------------------------------------------

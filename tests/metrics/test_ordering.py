@@ -25,6 +25,7 @@ from scoring.metrics.ordering import (
     frespa,
     frespa_sweep,
     kendall_tau,
+    kendall_tau_matrix,
     noise_robustness,
     rank_based,
     rank_consensus,
@@ -175,6 +176,23 @@ def test_kendall_and_spearman_match_scipy_on_random_permutations():
     # Long orderings are summed over blocks of item pairs.
     a, b = rng.permutation(2500), rng.permutation(2500)
     assert kendall_tau(a, b) == pytest.approx(stats.kendalltau(np.argsort(a), np.argsort(b)).statistic, abs=1e-12)
+
+
+def test_kendall_tau_matrix_equals_kendall_tau_of_every_pair_bit_for_bit():
+    # A topic report's tau matrix ranks every ordering once; each entry must be
+    # what kendall_tau gives for the two orderings alone (item ids, not ranks).
+    rng = np.random.default_rng(27)
+    for k in (2, 3, 7, 30):
+        items = [f"i{x}" for x in range(k)]
+        orders = [[items[x] for x in rng.permutation(k)] for _ in range(6)] + [items, items[::-1]]
+        matrix = kendall_tau_matrix(orders)
+        for a in range(len(orders)):
+            for b in range(len(orders)):
+                assert matrix[a, b] == kendall_tau(orders[a], orders[b])
+    with pytest.raises(ValueError, match="orders\\[1\\] has item ids not in orders\\[0\\]"):
+        kendall_tau_matrix([["a", "b"], ["a", "c"]])
+    with pytest.raises(ValueError, match="at least 2"):
+        kendall_tau_matrix([["a", "b"]])
 
 
 @pytest.mark.parametrize("path", ["doubling", "length-by-length"])
