@@ -33,11 +33,17 @@ def test_the_summary_updates_live_and_every_section_is_one_click_away(
     organiser.evaluate("window.stillTheSamePage = true")
     # A form being filled inside the refreshed fragment. No page has one there today, so
     # one is put in, as a kind's report could: live.js must not swap it away mid-typing.
+    # It is put in and focused in one script turn, as a click would: a poll that lands
+    # between the two would rightly swap away a form nobody has touched yet.
     organiser.locator("#summary").evaluate(
-        """el => el.insertAdjacentHTML("beforeend",
-        '<form><label for="note">Note</label><input id="note" name="note"></form>')"""
+        """el => {
+            el.insertAdjacentHTML("beforeend",
+                '<form><label for="note">Note</label><input id="note" name="note"></form>');
+            el.querySelector("#note").focus();
+        }"""
     )
     note = organiser.get_by_label("Note")
+    expect(note).to_be_focused()
     note.fill("half a sent")
 
     for name in ("alice", "bob"):
