@@ -31,3 +31,13 @@ def new_page(browser):
     yield make
     for context in contexts:
         context.close()
+
+
+@pytest.fixture
+def findings():
+    """axe and the layout checks (tests/e2e/axe.py), page after page, each person
+    logged in once; their tabs closed after the test."""
+    from tests.e2e.axe import Findings
+
+    with Findings() as found:
+        yield found

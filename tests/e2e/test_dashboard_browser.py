@@ -10,7 +10,6 @@ from playwright.sync_api import expect
 
 from annotate import services
 from annotate.models import Topic
-from tests.e2e.test_accessibility_browser import Findings
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -18,7 +17,7 @@ FULL = {"matches": {"c1": True, "c2": False, "c3": True, "c4": False}}
 
 
 def test_the_summary_updates_live_and_every_section_is_one_click_away(
-    new_page, live_server, login, people, campaign, browser
+    new_page, live_server, login, people, campaign, browser, findings
 ):
     organiser = new_page()
     login(organiser, "organiser")
@@ -91,6 +90,5 @@ def test_the_summary_updates_live_and_every_section_is_one_click_away(
     nav.get_by_role("link", name="Uploads", exact=True).click()
     organiser.wait_for_url(base + "uploads/")
 
-    findings = Findings()
     findings.check(browser, live_server, login, "organiser", "dashboard summary", f"/campaigns/{campaign.pk}/")
     assert findings.problems == [], "\n" + "\n".join(findings.problems)
