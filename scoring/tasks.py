@@ -55,10 +55,9 @@ def _split_build(campaign_id: int, chunks: list[list[int]]) -> bool:
         build = schedule.current_build(campaign_id)
         if not schedule.split(campaign_id, build, len(chunks)):
             return False
+        chunk = schedule.behind(build_reports_chunk)
         for topic_ids in chunks:
-            transaction.on_commit(
-                lambda topic_ids=topic_ids: build_reports_chunk.enqueue(campaign_id, build, topic_ids)
-            )
+            transaction.on_commit(lambda topic_ids=topic_ids: chunk.enqueue(campaign_id, build, topic_ids))
     return True
 
 

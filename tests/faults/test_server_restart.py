@@ -125,17 +125,17 @@ def wait_until_up(port: int) -> None:
 
 
 @pytest.fixture
-def site(tmp_path):
+def site(tmp_path, migrated_sqlite):
     env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "DJANGO_SETTINGS_MODULE"}}
     env.update(
         DJANGO_SETTINGS_MODULE="concord.settings",
-        CONCORD_SQLITE_PATH=str(tmp_path / "restart.sqlite3"),
+        CONCORD_SQLITE_PATH=str(migrated_sqlite(tmp_path / "restart.sqlite3")),
         ALLOWED_HOSTS="127.0.0.1",
         CONCORD_TASKS_BACKEND="db",
         # Every draft of one token shares a revision however slow the restarts (docs/api.md, "Judgment states").
         CONCORD_DRAFT_REVISION_SECONDS="3600",
     )
-    for args in (["manage.py", "migrate", "-v0"], ["-c", SEED]):
+    for args in (["-c", SEED],):
         result = subprocess.run([sys.executable, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
         assert result.returncode == 0, result.stderr
     seeded = json.loads(result.stdout)

@@ -108,12 +108,12 @@ EVALUATION = {"n_random": 360, "n_resamples": 10000, "chunk_size": 30, "seed": 3
 
 
 @pytest.fixture
-def env(tmp_path):
+def env(tmp_path, migrated_sqlite):
     environment = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "DJANGO_SETTINGS_MODULE"}}
     environment.update(
         DJANGO_SETTINGS_MODULE="concord.settings",
         CONCORD_REBUILD_INTERVAL="0",
-        CONCORD_SQLITE_PATH=str(tmp_path / "faults.sqlite3"),
+        CONCORD_SQLITE_PATH=str(migrated_sqlite(tmp_path / "faults.sqlite3")),
     )
     return environment
 
@@ -154,7 +154,6 @@ def tasks(env) -> list[dict]:
 
 
 def prepared(env, seed_script: str) -> None:
-    python(env, "manage.py", "migrate", "-v0")
     python(env, "-c", seed_script)
     python(
         env, "manage.py", "db_worker", "--queue-name", "*", "--batch", "--no-startup-delay"

@@ -237,3 +237,34 @@ def test_recovery_counts_a_queued_chunk_as_the_campaigns_rebuild(people):
         assert recover_jobs(grace=0, dry_run=True).recomputed == []
         DBTaskResult.objects.get(pk=result.id).claim("w1")
         assert recover_jobs(dead_workers=["w1"], grace=0, dry_run=True).recomputed == [campaign.pk]
+
+
+@override_settings(CONCORD_BUILD_CHUNK=2, CONCORD_REBUILD_INTERVAL=0)
+def test_the_other_campaigns_rebuilds_are_taken_before_a_first_builds_chunks(people):
+    """One organiser's import must not leave every other campaign's report stale until
+    it is built: on the database queue a worker takes a rebuild queued after the
+    chunks before any of them (scoring/schedule.py, ``behind``)."""
+    from django_tasks_db.models import DBTaskResult
+
+    big, other = judged(people, "pairs"), judged(people, "relevance")
+    database = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": []}}
+    with override_settings(TASKS=database):
+        call(tasks.recompute_campaign_reports, big.pk)
+        chunks = list(DBTaskResult.objects.filter(task_path=tasks.build_reports_chunk.module_path))
+        assert len(chunks) == 3 and {c.priority for c in chunks} == {schedule.BUILD_PRIORITY}
+        tasks.enqueue_recompute(other.pk)
+        # What db_worker claims next: the first of the ready tasks in the model's order.
+        claimed = DBTaskResult.objects.ready().get_locked()
+        assert claimed.task_path == tasks.recompute_campaign_reports.module_path
+        assert claimed.args_kwargs["args"] == [other.pk]
+        claimed.delete()
+        assert DBTaskResult.objects.ready().get_locked().task_path == tasks.build_reports_chunk.module_path
+
+
+@override_settings(TASKS=DEFERRING)
+def test_a_backend_without_priorities_queues_the_chunks_as_they_are(monkeypatch):
+    """RQ has no priorities (django-tasks refuses one there): the chunk task is left as it is."""
+    backend = tasks.build_reports_chunk.get_backend()
+    assert schedule.behind(tasks.build_reports_chunk).priority == schedule.BUILD_PRIORITY
+    monkeypatch.setattr(type(backend), "supports_priority", False)
+    assert schedule.behind(tasks.build_reports_chunk) is tasks.build_reports_chunk

@@ -76,16 +76,15 @@ def redis_url(tmp_path):
         server.wait(timeout=10)
 
 
-def evaluate_with_rq(tmp_path: Path, redis_url: str) -> dict:
+def evaluate_with_rq(tmp_path: Path, redis_url: str, migrated_sqlite) -> dict:
     env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "DJANGO_SETTINGS_MODULE"}}
     env.update(
         DJANGO_SETTINGS_MODULE="concord.settings",
         CONCORD_REBUILD_INTERVAL="0",
-        CONCORD_SQLITE_PATH=str(tmp_path / "rq.sqlite3"),
+        CONCORD_SQLITE_PATH=str(migrated_sqlite(tmp_path / "rq.sqlite3")),
         CONCORD_TASKS_BACKEND="rq",
         REDIS_URL=redis_url,
     )
-    run(env, "manage.py", "migrate", "-v0")
     run(env, "-c", SETUP)
     run(env, "-c", START)  # the chunks wait in Redis
     workers = [
@@ -110,9 +109,9 @@ def evaluate_with_rq(tmp_path: Path, redis_url: str) -> dict:
     return json.loads(run(env, "-c", RQ_RESULT))
 
 
-def test_two_rq_workers_match_the_embedded_backend(tmp_path, redis_url):
-    embedded = evaluate_with(1, tmp_path)
-    scaled = evaluate_with_rq(tmp_path, redis_url)
+def test_two_rq_workers_match_the_embedded_backend(tmp_path, redis_url, migrated_sqlite):
+    embedded = evaluate_with(1, tmp_path, migrated_sqlite)
+    scaled = evaluate_with_rq(tmp_path, redis_url, migrated_sqlite)
     assert scaled["status"] == "done" and scaled["done"] == CHUNKS
     assert scaled["result"] == embedded["result"]
     assert set(scaled["workers"]) <= {"rq0", "rq1"} and scaled["workers"]

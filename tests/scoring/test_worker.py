@@ -50,12 +50,12 @@ READ_STATE = textwrap.dedent(
 
 
 @pytest.fixture
-def environment(tmp_path):
+def environment(tmp_path, migrated_sqlite):
     env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "DJANGO_SETTINGS_MODULE"}}
     env.update(
         DJANGO_SETTINGS_MODULE="concord.settings",
         CONCORD_REBUILD_INTERVAL="0",
-        CONCORD_SQLITE_PATH=str(tmp_path / "worker.sqlite3"),
+        CONCORD_SQLITE_PATH=str(migrated_sqlite(tmp_path / "worker.sqlite3")),
     )
     return env
 
@@ -67,7 +67,6 @@ def run(env, *args: str) -> str:
 
 
 def test_db_worker_computes_the_reports_once_per_burst(environment):
-    run(environment, "manage.py", "migrate", "-v0")
     run(environment, "-c", SUBMIT_BURST)
     before = json.loads(run(environment, "-c", READ_STATE))
     # Ten submissions in ten transactions queued a single recompute.
@@ -86,7 +85,6 @@ def test_two_workers_share_a_first_build_in_chunks(environment):
     two ``db_worker`` processes take from the queue at once (concurrent writers on one
     SQLite file), then the merge; the reports equal a recompute from scratch."""
     environment["CONCORD_BUILD_CHUNK"] = "2"
-    run(environment, "manage.py", "migrate", "-v0")
     run(environment, "-c", SUBMIT_BURST)
     workers = [
         subprocess.Popen(
