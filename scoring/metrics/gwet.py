@@ -44,7 +44,6 @@ from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
-from scipy import stats
 
 from scoring.metrics import agreement as _agreement
 from scoring.metrics.uncertainty import Interval, UnitStatistics
@@ -104,6 +103,10 @@ class GwetAC:
         nan = float("nan")
         if not (np.isfinite(self.value) and np.isfinite(self.se)):
             return Interval(self.value, nan, nan, units=self.items, level=level, method="none")
+        from scipy import (
+            stats,
+        )  # scipy.stats takes 1.7 s to import: loaded where used, not by every process that starts
+
         half = float(stats.t.ppf((1 + level) / 2, self.items - 1)) * self.se
         return Interval(
             self.value, self.value - half, min(1.0, self.value + half), units=self.items, level=level, method="analytic"

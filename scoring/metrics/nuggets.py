@@ -42,7 +42,6 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
-import scipy.stats
 from numpy.typing import ArrayLike
 
 from scoring.metrics import rank
@@ -75,6 +74,13 @@ __all__ = [
 
 #: Length allowance per matched nugget, in non-whitespace characters (Figure 1).
 CHARACTERS_PER_NUGGET = 100
+
+
+def scipy_stats():
+    """scipy.stats, imported on first use (it takes 1.7 s: not for every process that starts)."""
+    import scipy.stats
+
+    return scipy.stats
 
 
 class NuggetScore(NamedTuple):
@@ -735,7 +741,7 @@ def paired_t_test(a: ArrayLike, b: ArrayLike) -> PairedTTest:
         raise ValueError(f"a and b must be 1-D of equal length >= 2, got shapes {a.shape} and {b.shape}")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        result = scipy.stats.ttest_rel(a, b, alternative="two-sided")
+        result = scipy_stats().ttest_rel(a, b, alternative="two-sided")
     return PairedTTest(float(result.statistic), float(result.pvalue), a.size - 1)
 
 
@@ -771,7 +777,7 @@ def one_way_anova(*groups: ArrayLike) -> Anova:
         raise ValueError("groups must hold more values in all than there are groups")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        result = scipy.stats.f_oneway(*samples)
+        result = scipy_stats().f_oneway(*samples)
     return Anova(float(result.statistic), float(result.pvalue), len(samples) - 1, total - len(samples))
 
 

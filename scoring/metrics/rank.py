@@ -18,7 +18,6 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 from numpy.typing import ArrayLike
-from scipy.stats import rankdata
 
 __all__ = ["kendall_tau_b", "spearman_rho", "spearman_rho_paired"]
 
@@ -163,6 +162,10 @@ def _signs(rows: FloatArray, lo: int, block: int) -> FloatArray:
 def _centred_ranks(rows: FloatArray) -> FloatArray:
     # Average ranks are integers or halves and their mean a multiple of 1/2,
     # so the centred ranks and the sums over them below are exact.
+    from scipy.stats import (
+        rankdata,
+    )  # scipy.stats takes 1.7 s to import: loaded where used, not by every process that starts
+
     ranks = rankdata(rows, axis=1)
     return ranks - ranks.mean(axis=1, keepdims=True)
 

@@ -39,7 +39,6 @@ from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import stats as scipy_stats
 
 from scoring.metrics.truthsets import query_counts, scores_from_counts
 
@@ -830,6 +829,10 @@ def _t_interval(values: FloatArray, confidence: float) -> tuple[float, float]:
         return (float("nan"), float("nan"))
     mean = float(np.mean(values))
     standard_error = np.std(values, ddof=1) / np.sqrt(len(values))
+    from scipy import (
+        stats as scipy_stats,
+    )  # scipy.stats takes 1.7 s to import: loaded where used, not by every process that starts
+
     half_width = scipy_stats.t.ppf(0.5 + confidence / 2, len(values) - 1) * standard_error
     return (mean - float(half_width), mean + float(half_width))
 

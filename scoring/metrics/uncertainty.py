@@ -62,7 +62,7 @@ from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
-from scipy import sparse, stats
+from scipy import sparse
 
 from scoring.metrics import agreement as _agreement
 from scoring.metrics.agreement import CategoryCounts, KappaWeights, Level
@@ -741,6 +741,8 @@ def fleiss_kappa_interval(counts: npt.ArrayLike | CategoryCounts, *, level: floa
     se = fleiss_kappa_se(table, form="general")
     if not (np.isfinite(value) and np.isfinite(se)):
         return _no_interval(value, table.shape[0], level)
+    from scipy import stats  # scipy.stats takes 1.7 s to import: loaded where used, not by every process that starts
+
     z = float(stats.norm.ppf((1 + level) / 2))
     return Interval(value, value - z * se, value + z * se, units=table.shape[0], level=level, method="analytic")
 
@@ -806,6 +808,8 @@ def fleiss_kappa_test(counts: npt.ArrayLike | CategoryCounts) -> KappaTest:
     nan = float("nan")
     if not (np.isfinite(value) and np.isfinite(se) and se > 0):
         return KappaTest(float(value), float(se), nan, nan, table.shape[0])
+    from scipy import stats  # scipy.stats takes 1.7 s to import: loaded where used, not by every process that starts
+
     z = value / se
     return KappaTest(float(value), float(se), float(z), float(2 * stats.norm.sf(abs(z))), table.shape[0])
 
