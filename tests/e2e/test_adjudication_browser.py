@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import pytest
 from playwright.sync_api import expect
-from test_accessibility_browser import AXE, AXE_RUN, FAILING
 
 from annotate import adjudication
 from annotate.demo import seed
 from annotate.models import Curation
 from kinds.registry import KINDS
 from scoring import services as scoring_services
+from tests.e2e.axe import AXE, AXE_RUN, FAILING
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import pytest
 from playwright.sync_api import expect
-from test_accessibility_browser import AXE
 from test_adjudication_browser import axe_problems, tab_to
 
 from annotate import adjudication
@@ -16,6 +15,7 @@ from annotate.demo import seed
 from annotate.models import Curation
 from kinds.registry import KINDS
 from scoring import services as scoring_services
+from tests.e2e.axe import AXE
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 from playwright.sync_api import expect
-from test_accessibility_browser import AXE, AXE_RUN, FAILING
+
+from tests.e2e.axe import AXE, AXE_RUN, FAILING
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

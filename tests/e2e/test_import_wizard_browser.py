@@ -17,7 +17,7 @@ from playwright.sync_api import expect
 from annotate import services
 from annotate.models import Judgment, Topic
 from tests.annotate.test_detect import xlsx
-from tests.e2e.test_accessibility_browser import AXE, AXE_RUN, FAILING, PHONE
+from tests.e2e.axe import AXE, AXE_RUN, FAILING, PHONE
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
