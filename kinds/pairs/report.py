@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
-from itertools import chain, combinations
+from itertools import chain
 from typing import Any, Literal
 
 import numpy as np
@@ -41,7 +41,14 @@ from scoring.intervals import (
     no_ci,
     ranking_stability,
 )
-from scoring.metrics.agreement import category_counts, fleiss_kappa, krippendorff_alpha, pairwise_agreement
+from scoring.metrics.agreement import (
+    PairConfusions,
+    category_counts,
+    fleiss_kappa,
+    krippendorff_alpha,
+    pair_confusions,
+    pairwise_agreement,
+)
 from scoring.metrics.gwet import gwet_units
 from scoring.metrics.significance import (
     compare_statements,
@@ -255,6 +262,9 @@ class PairsCampaignReport(PairsAgreement):
     #: the stability of the systems' ranking by F1 under the consensus (bootstrap over topics), or None
     ranking: RankingStability | None
     kind: Literal["pairs"] = "pairs"
+    #: every pair of assessors who share an item; ``pairs`` holds the :data:`LIVE_PAIRS` of
+    #: them with the most shared items (None: a report stored before the cap, every pair)
+    pair_count: int | None = None
 
 
 def agreement(v: Votes, settings: IntervalSettings | None = None) -> PairsAgreement:
@@ -270,16 +280,34 @@ def _agreement(v: Votes, settings: IntervalSettings) -> dict[str, Any]:
     return _agreement_of(v.matrix, v.assessors, settings)
 
 
-def _agreement_of(matrix: np.ndarray, assessors: list[str], settings: IntervalSettings) -> dict[str, Any]:
-    """:func:`agreement`'s fields of an items x assessors vote matrix."""
+#: The most pairs of assessors the campaign report lists with their figures and intervals, those
+#: with the most shared items: a crowd of 200 workers has 19,900 pairs, a 14 MB report read by
+#: every page view and rebuilt after every submission (benchmarks/crowd_report.py). Every pair's
+#: kappa stays in ``kappa_matrix`` (the heatmap's full CSV); a topic's report lists all its pairs.
+LIVE_PAIRS = 500
+
+
+def _agreement_of(
+    matrix: np.ndarray, assessors: list[str], settings: IntervalSettings, keep: int | None = None
+) -> dict[str, Any]:
+    """:func:`agreement`'s fields of an items x assessors vote matrix.
+
+    ``keep``: list only that many pairs (those with the most shared items; ties: the
+    earlier pair) and add ``pair_count``, the number of pairs sharing an item. The
+    kappa matrix has every pair's kappa either way, from one product of the votes
+    (:func:`~scoring.metrics.agreement.pair_confusions`), equal to
+    :func:`~scoring.metrics.agreement.pairwise_agreement`'s pair by pair."""
     judged = ~np.isnan(matrix)
     # every interval: the seeded bootstrap over items, drawn once per set of items (kinds/pairs/draws.py)
     draws = ItemDraws(matrix, resamples=settings.resamples, seed=settings.seed, unit=UNIT, min_units=settings.min_units)
+    every = pair_confusions(np.where(judged, matrix == 1, -1).T.astype(np.int64), 2)
+    shared_items = every.confusion.sum(axis=(1, 2))
+    listed = np.arange(len(shared_items))
+    if keep is not None and len(listed) > keep:
+        listed = np.sort(np.argsort(-shared_items, kind="stable")[:keep])
     found, subsets, cells = [], [], []
-    for i, j in combinations(range(len(assessors)), 2):
+    for i, j in zip(every.first[listed].tolist(), every.second[listed].tolist()):
         shared = judged[:, i] & judged[:, j]
-        if not shared.any():
-            continue
         first, second = matrix[shared, i] == 1, matrix[shared, j] == 1
         found.append(((assessors[i], assessors[j]), pairwise_agreement(first, second)))
         subsets.append(shared)
@@ -303,16 +331,19 @@ def _agreement_of(matrix: np.ndarray, assessors: list[str], settings: IntervalSe
         )
         for k, name in enumerate(assessors)
     ]
-    return {
+    fields = {
         "items": len(matrix),
         "items_judged": int(judged.any(axis=1).sum()),
         "assessors": per_assessor,
         "pairs": pairs,
-        "kappa_matrix": _kappa_matrix(assessors, pairs),
+        "kappa_matrix": _kappa_matrix(len(assessors), every),
         "fleiss": _fleiss(matrix, judged, draws),
         "alpha": _alpha(matrix, judged, draws),
         "ac1": _ac1(matrix, judged, draws),
     }
+    if keep is not None:
+        fields["pair_count"] = len(shared_items)
+    return fields
 
 
 def _ac1(matrix: np.ndarray, judged: np.ndarray, draws: ItemDraws) -> FigureCI:
@@ -323,14 +354,21 @@ def _ac1(matrix: np.ndarray, judged: np.ndarray, draws: ItemDraws) -> FigureCI:
     return draws.interval(rows, gwet_units(matrix[rows], categories=[0.0, 1.0]))
 
 
-def _kappa_matrix(assessors: list[str], pairs: list[PairsPair]) -> list[list[float | None]]:
-    position = {name: i for i, name in enumerate(assessors)}
-    matrix: list[list[float | None]] = [[None] * len(assessors) for _ in assessors]
-    for i in range(len(assessors)):
+def _kappa_matrix(n: int, every: PairConfusions) -> list[list[float | None]]:
+    """Every pair's Cohen's kappa as :func:`pairwise_agreement` computes it from the 2x2
+    table (the same integers, one true division), 1 on the diagonal, None where two
+    assessors share no item."""
+    both, first_only = every.confusion[:, 1, 1], every.confusion[:, 1, 0]
+    second_only, neither = every.confusion[:, 0, 1], every.confusion[:, 0, 0]
+    numerator = 2 * (both * neither - first_only * second_only)
+    denominator = (both + first_only) * (first_only + neither) + (both + second_only) * (second_only + neither)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        kappas = np.where(denominator != 0, numerator / denominator, np.nan).tolist()
+    matrix: list[list[float | None]] = [[None] * n for _ in range(n)]
+    for i in range(n):
         matrix[i][i] = 1.0
-    for pair in pairs:
-        i, j = (position[name] for name in pair.assessors)
-        matrix[i][j] = matrix[j][i] = pair.kappa
+    for i, j, kappa in zip(every.first.tolist(), every.second.tolist(), kappas):
+        matrix[i][j] = matrix[j][i] = kappa
     return matrix
 
 
@@ -476,7 +514,7 @@ def merge(given: MergeInput, partials: Sequence[PairsPartial]) -> PairsCampaignR
         else {}
     )
     return PairsCampaignReport(
-        **_agreement_of(matrix, assessors, settings),
+        **_agreement_of(matrix, assessors, settings, keep=LIVE_PAIRS),
         topics=len(partials),
         systems=system_scores(systems, merged.returned, matrix, assessors),
         ranking=system_ranking_stability(merged.returned, matrix, assessors, merged.queries, settings),

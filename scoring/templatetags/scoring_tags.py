@@ -140,11 +140,23 @@ def capped(
 
 
 @register.inclusion_tag("scoring/capped_note.html", takes_context=True)
-def capped_note(context, table: Capped, what: str, why: str = "", rows: str = "", note_id: str = "", csv_url: str = ""):
+def capped_note(
+    context,
+    table: Capped,
+    what: str,
+    why: str = "",
+    rows: str = "",
+    note_id: str = "",
+    csv_url: str = "",
+    listed: str = "",
+    elsewhere: str = "",
+):
     """The sentence under a capped table: how many of how many ``what`` it shows (``why`` those),
     and where every one is: "show all" (the section's page with ``?all=<rows>``), the report's
     ``rows`` field as CSV (``scoring.views.report_table``; ``csv_url``: another table's CSV) and
-    the agreement API. Nothing when the table shows every row and none was hidden."""
+    the agreement API. Nothing when the table shows every row and none was hidden. A report
+    that carries only some of its rows (``total=``) says which (``listed``: "the n <listed>";
+    default: the first n) and where the rest are (``elsewhere``; default: each topic's report page)."""
     campaign = context.get("campaign")
     rows = rows or table.name
     csv = csv_url
@@ -166,6 +178,8 @@ def capped_note(context, table: Capped, what: str, why: str = "", rows: str = ""
         "show_all": show_all if table.hidden and not table.expanded and not table.partial else "",
         "fewer": fewer if table.expanded and table.total > TABLE_LIMIT else "",
         "api": context.get("section", "report") == "report",
+        "listed": listed,
+        "elsewhere": elsewhere,
     }
 
 

@@ -112,8 +112,10 @@ def _reference_campaign_report(input: ReportInput) -> r.PairsCampaignReport:
     v = r.votes(topics, judgments)
     fits = {model: lm.model_truth(v.matrix, model, 2) for model in lm.MODELS}
     settings = interval_settings(input.campaign.params)
+    agreement = r._agreement(v, settings)  # every pair (these campaigns have fewer than LIVE_PAIRS)
     return r.PairsCampaignReport(
-        **r._agreement(v, settings),
+        **agreement,
+        pair_count=len(agreement["pairs"]),
         topics=len(topics),
         systems=_system_scores(v, r.system_runs(runs)),
         ranking=_system_ranking_stability(v, r.system_runs(runs), settings),
