@@ -32,7 +32,7 @@ flight, and a minimum interval between two.
   assessors' submissions are taken before them, so one organiser's import never
   leaves everyone else's reports stale until it is built (measured in
   tests/faults/test_long_import.py: the other campaigns caught up 81 s after the
-  import before, a few seconds now). The database queue honours it (django-tasks'
+  import before, 0.7 s after it now). The database queue honours it (django-tasks'
   priority); RQ has no priorities, so there chunks and rebuilds take turns in
   order of arrival.
 
