@@ -26,6 +26,7 @@ from concord.params import ParamsSchema
 from concord.progress import Progress
 from kinds.registry import get_kind
 from kinds.spec import Analysis, Disagreement
+from scoring import fields
 from scoring.models import REASON_LENGTH, Job, JobChunk, Report, ScoringState, StaleTopic, TopicPartial
 from scoring.partials import MergeInput, differences
 from scoring.selectors import report_input
@@ -100,7 +101,7 @@ def _recompute_incremental(campaign: Campaign, reports, marks: dict, everything:
         if topic_id in marks:
             continue
         try:
-            partials[topic_id] = typed.unpack(reports.partial_type, bytes(data))
+            partials[topic_id] = typed.unpack(reports.partial_type, _partial_bytes(data))
         except typed.Outdated:
             pass  # written by an older version: computed again below
     wanted = [t.pk for t in topics if t.pk not in partials]
@@ -121,12 +122,22 @@ def _recompute_incremental(campaign: Campaign, reports, marks: dict, everything:
     return len(built)
 
 
+def _partial_bytes(data: bytes | memoryview) -> bytes:
+    """A stored partial's MessagePack: compressed with the reports' dictionary
+    (scoring.fields.compress), or as it was stored before (raw)."""
+    raw = bytes(data)
+    return fields.decompress(raw) if fields.is_compressed(raw) else raw
+
+
 def _store_topics(campaign: Campaign, built: list, now) -> None:
     """Store the reports and partials of ``built`` (from :func:`_topic_reports` with partials)."""
     for topic, data, topic_seen, disagreement, _ in built:
         _store(campaign, topic, data, topic_seen, now, disagreement)
     TopicPartial.objects.bulk_create(
-        [TopicPartial(campaign=campaign, topic=topic, data=packed, computed_at=now) for topic, *_, packed in built],
+        [
+            TopicPartial(campaign=campaign, topic=topic, data=fields.compress(packed), computed_at=now)
+            for topic, *_, packed in built
+        ],
         update_conflicts=True,
         unique_fields=["topic"],
         update_fields=["data", "computed_at"],

@@ -50,7 +50,8 @@ class Report(models.Model):
 
 class TopicPartial(models.Model):
     """A topic's partial result for its campaign's report (scoring/partials.py):
-    the kind's ``partial_type`` as MessagePack, written with the topic's report
+    the kind's ``partial_type`` as MessagePack compressed with the reports' dictionary
+    (scoring.fields.compress; raw MessagePack when stored before it), written with the topic's report
     and merged with every other topic's into the campaign report."""
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+")

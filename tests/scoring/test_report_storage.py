@@ -1,10 +1,13 @@
-"""Reports are stored compactly (zlib-compressed MessagePack, scoring.fields.PackedJSONField)
-and read back exactly as JSON gave them (issue 27, storage)."""
+"""Reports are stored compactly (MessagePack compressed with a preset dictionary,
+scoring.fields.PackedJSONField; partials likewise) and read back exactly as JSON gave
+them, whatever they were stored with before (issue 27, storage)."""
 
 from __future__ import annotations
 
 import json
+import zlib
 
+import msgspec
 import pytest
 from django.db import connection
 
@@ -12,9 +15,9 @@ from annotate import services
 from annotate.models import Topic
 from concord import typed
 from kinds.registry import get_kind
-from scoring import fields, live
+from scoring import fields, jobs, live
 from scoring import services as scoring_services
-from scoring.models import Report
+from scoring.models import Report, TopicPartial
 from scoring.selectors import campaign_report, report_input, topic_report
 
 pytestmark = pytest.mark.django_db
@@ -82,3 +85,56 @@ def test_the_migration_packs_every_report_and_its_reverse_gives_the_json_back(ca
     finally:
         MigrationExecutor(connection).migrate(latest)
     assert topic_report(topic) is not None
+
+
+#: Every preset dictionary ever shipped and its Adler-32 (what a packed value names it by).
+#: A file changed or removed makes every value packed with it unreadable: add new ones instead.
+SHIPPED = {"reports-1": 1173467605}
+
+
+def test_the_shipped_dictionaries_never_change():
+    on_disk = {path.stem: zlib.adler32(path.read_bytes()) for path in fields.ZDICTS.glob("*.zdict")}
+    assert on_disk == SHIPPED
+    assert set(fields.DICTIONARIES) == set(SHIPPED.values()) and fields.CURRENT in SHIPPED
+
+
+def test_a_topic_report_names_the_current_dictionary_and_is_smaller_for_it(campaign, people):
+    topic = submitted(campaign, people)
+    raw = stored_bytes(Report.objects.get(topic=topic))
+    assert raw[0] == 0x78 and raw[1] & 0x20  # a zlib header with a preset dictionary
+    assert int.from_bytes(raw[2:6], "big") == SHIPPED[fields.CURRENT]
+    without = zlib.compress(msgspec.msgpack.encode(fields.unpack(raw)), fields.LEVEL)
+    assert len(raw) * 1.3 < len(without)
+
+
+def test_a_report_stored_before_the_dictionaries_reads_as_it_was(campaign, people):
+    topic = submitted(campaign, people)
+    row = Report.objects.get(topic=topic)
+    old = zlib.compress(msgspec.msgpack.encode(row.data), fields.LEVEL)  # as reports were packed before
+    with connection.cursor() as cursor:
+        cursor.execute("UPDATE scoring_report SET data = %s WHERE id = %s", [old, row.pk])
+    assert not stored_bytes(row)[1] & 0x20
+    assert Report.objects.get(pk=row.pk).data == row.data
+    assert typed.dump(topic_report(topic).data) == row.data
+
+
+def test_a_value_packed_with_an_unknown_dictionary_is_refused_by_name():
+    compressor = zlib.compressobj(6, zlib.DEFLATED, zlib.MAX_WBITS, 9, zlib.Z_DEFAULT_STRATEGY, b"not shipped")
+    raw = compressor.compress(msgspec.msgpack.encode({"kappa": 0.5})) + compressor.flush()
+    with pytest.raises(ValueError, match=f"unknown dictionary \\(Adler-32 {zlib.adler32(b'not shipped')}\\)"):
+        fields.unpack(raw)
+
+
+def test_partials_are_stored_compressed_and_old_raw_ones_still_merge(campaign, people):
+    topic = submitted(campaign, people)
+    partial = TopicPartial.objects.get(topic=topic)
+    packed = bytes(partial.data)
+    assert fields.is_compressed(packed) and packed[1] & 0x20
+    raw = fields.decompress(packed)
+    assert not fields.is_compressed(raw) and len(packed) * 2 < len(raw)
+    TopicPartial.objects.filter(pk=partial.pk).update(data=raw)  # a partial stored before compression
+    second = Topic.objects.filter(campaign=campaign).order_by("position")[1]
+    services.save_judgment(topic=second, assessor=people["alice"], payload=FULL, status="submitted", version=0)
+    scoring_services.recompute_reports(campaign.pk)  # merges the raw partial with the new one
+    assert bytes(TopicPartial.objects.get(pk=partial.pk).data) == raw  # not recomputed: read as stored
+    assert jobs.check_reports(campaign) == []
