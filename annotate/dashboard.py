@@ -105,20 +105,18 @@ def attention(campaign_ids: Iterable[int]) -> dict[int, Attention]:
 
 
 def _assignment_counts(ids: list[int]):
-    counting = Judgment.objects.filter(
-        topic_id=OuterRef("topic_id"), assessor_id=OuterRef("assessor_id"), status__in=Judgment.COUNTING
-    )
-    drafting = Judgment.objects.filter(
-        topic_id=OuterRef("topic_id"),
-        assessor_id=OuterRef("assessor_id"),
-        status__in=(Judgment.Status.DRAFT, Judgment.Status.WITHDRAWN),
-    )
+    # One look-up of the assignment's judgment (one per topic and assessor) for both counts.
+    status = Judgment.objects.filter(topic_id=OuterRef("topic_id"), assessor_id=OuterRef("assessor_id")).values(
+        "status"
+    )[:1]
     return (
         Assignment.objects.filter(topic__campaign_id__in=ids)
-        .annotate(counts=Exists(counting), drafted=Exists(drafting))
+        .annotate(judgment_status=Subquery(status))
         .values("topic__campaign_id")
         .annotate(
-            assigned=Count("pk"), judged=Count("pk", filter=Q(counts=True)), drafts=Count("pk", filter=Q(drafted=True))
+            assigned=Count("pk"),
+            judged=Count("pk", filter=Q(judgment_status__in=Judgment.COUNTING)),
+            drafts=Count("pk", filter=Q(judgment_status__in=(Judgment.Status.DRAFT, Judgment.Status.WITHDRAWN))),
         )
         .order_by()
     )

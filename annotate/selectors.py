@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import statistics
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -359,23 +358,45 @@ def assessor_progress(campaign: Campaign) -> list[AssessorProgress]:
         .annotate(n=Count("id"))
         .values_list("assessor__username", "n")
     )
-    # Active time per submitted topic (a counting judgment: submitted or reopened).
-    times: dict[str, list[int]] = {}
-    for name, active in Judgment.objects.filter(topic__campaign=campaign, status__in=Judgment.COUNTING).values_list(
-        "assessor__username", "active_ms"
+    # Active time per submitted topic (a counting judgment: submitted or reopened), as how many
+    # judgments took each time: a crowd's 100,000 imported judgments are a few hundred rows.
+    times: dict[str, list[tuple[int, int]]] = {}
+    for name, active, n in (
+        Judgment.objects.filter(topic__campaign=campaign, status__in=Judgment.COUNTING)
+        .values("assessor__username", "active_ms")
+        .annotate(n=Count("id"))
+        .order_by("assessor__username", "active_ms")
+        .values_list("assessor__username", "active_ms", "n")
     ):
-        times.setdefault(name, []).append(active)
+        times.setdefault(name, []).append((active, n))
     return [
         AssessorProgress(
             name,
             assigned.get(name, 0),
             *counts.get(name, (0, 0, 0, 0)),
             skipped=skipped.get(name, 0),
-            active_total_ms=sum(times.get(name, [])),
-            active_median_ms=round(statistics.median(times[name])) if times.get(name) else None,
+            active_total_ms=sum(active * n for active, n in times.get(name, [])),
+            active_median_ms=round(median_of_counts(times[name])) if times.get(name) else None,
         )
         for name in names
     ]
+
+
+def median_of_counts(counted: list[tuple[int, int]]) -> float:
+    """``statistics.median`` of the values ``counted`` holds as (value, how many), values ascending.
+
+    >>> median_of_counts([(10, 2), (40, 1)]), median_of_counts([(10, 2), (40, 2)])
+    (10, 25.0)
+    """
+    size = sum(n for _, n in counted)
+    wanted = (size - 1) // 2, size // 2  # the middle one, or the middle two
+    found, seen = [], 0
+    for value, n in counted:
+        while len(found) < 2 and seen <= wanted[len(found)] < seen + n:
+            found.append(value)
+        seen += n
+    low, high = found
+    return low if size % 2 else (low + high) / 2
 
 
 def topic_assignments(campaign: Campaign) -> list[tuple[Topic, list[tuple[str, str]]]]:

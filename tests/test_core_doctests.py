@@ -18,7 +18,9 @@ CORE = [
     "concord.typed",
     "annotate.allocation",
     "annotate.members",
+    "annotate.selectors",
     "annotate.templatetags.annotate_tags",
+    "scoring.fields",
 ]
 
 

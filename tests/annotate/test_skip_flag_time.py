@@ -8,6 +8,7 @@ assigned to alice and bob."""
 from __future__ import annotations
 
 import json
+import statistics
 
 import pytest
 from django.urls import reverse
@@ -514,3 +515,15 @@ def test_a_judgment_never_written_answers_the_same_fields_as_a_saved_one(people,
         version=0,
     )
     assert set(client.get(url).json()) == set(fresh)
+
+
+@pytest.mark.parametrize(
+    "values",
+    [[5], [5, 7], [3, 3, 3], [1, 2, 2, 9], [0, 0, 7, 7, 7, 100], [4, 1, 4, 1, 9, 9, 9], list(range(0, 1000, 7))],
+)
+def test_the_median_of_counted_times_is_the_median_of_the_times(values):
+    from collections import Counter
+
+    counted = sorted(Counter(values).items())
+    assert selectors.median_of_counts(counted) == statistics.median(values)
+    assert type(selectors.median_of_counts(counted)) is type(statistics.median(values))
