@@ -248,14 +248,14 @@ def topic_partial(input: ReportInput, topic: Topic, report: OrderingTopicReport)
 def topic_eds(orders: list[list[str]], setting: m.FrespaSetting, wca: str = "clamped") -> list[float]:
     """ED of one topic's orderings (two or more) under every method, in :data:`METHODS` order:
     WCA with the weights ``wca``, FreSPA with ``setting``'s lengths for the topic's size."""
-    eds = []
+    methods = []
     for label, name in ED_NAMES.items():
         if label == "FreSPA":
             params: dict[str, Any] = setting.params(len(orders[0]))
         else:
             params = {"weights": wca} if name.startswith("wca") else {}
-        eds.append(float(m.discriminativeness(orders, name, **params)))
-    return eds
+        methods.append((name, params))
+    return m.discriminativeness_each(orders, methods)
 
 
 def merge(given: MergeInput, partials: Sequence[OrderingPartial]) -> OrderingCampaignReport:

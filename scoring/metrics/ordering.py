@@ -46,6 +46,7 @@ __all__ = [
     "TunedFrespa",
     "average_correlation",
     "discriminativeness",
+    "discriminativeness_each",
     "frespa",
     "frespa_sweep",
     "kendall_tau",
@@ -563,6 +564,19 @@ def discriminativeness(golds: Golds | Mapping[Any, Golds], score: str | Callable
     topics = _topics(golds, min_golds=2)
     method = _resolve(score, params)
     return float(np.mean([method.ed(topic, topic.ranks) for topic in topics]))
+
+
+def discriminativeness_each(
+    golds: Golds, scores: Sequence[tuple[str | Callable[..., float], Mapping[str, Any]]]
+) -> list[float]:
+    """:func:`discriminativeness` of one topic's ``golds`` under each ``(score, params)``,
+    the golds read once for all of them (the same values, bit for bit).
+
+    >>> discriminativeness_each(["ABCD", "ABCD", "ABDC"], [("ac-tau", {}), (average_correlation, {})])
+    [0.7777777777777777, 1.5555555555555554]
+    """
+    topic = _topic(golds, min_golds=2)
+    return [float(np.mean([_resolve(score, params).ed(topic, topic.ranks)])) for score, params in scores]
 
 
 def noise_robustness(

@@ -22,6 +22,7 @@ from scoring.metrics.ordering import (
     NoiseRobustness,
     average_correlation,
     discriminativeness,
+    discriminativeness_each,
     frespa,
     frespa_sweep,
     kendall_tau,
@@ -560,3 +561,15 @@ def test_squality_reviewers():
         for target in itertools.permutations(golds[0]):
             expected = brute_force_frespa(target, golds, min_sup=0.5, w_len=1, w_sup=1, min_len=2, max_len=None)
             assert frespa(target, golds, min_sup=0.5) == pytest.approx(expected, abs=1e-15)
+
+
+def test_discriminativeness_each_is_discriminativeness_of_every_method_bit_for_bit():
+    rng = np.random.default_rng(27)
+    items = [f"d{i}" for i in range(7)]
+    golds = [list(rng.permutation(items)) for _ in range(6)]
+    methods = [(name, {}) for name in ("ac-tau", "ac-sp", "wca-sp", "rba-tau", "rba-sp")]
+    methods += [("wca-tau", {"weights": "paper"}), ("frespa", {"min_sup": 0.5, "max_len": 4})]
+    methods += [(average_correlation, {"measure": "spearman"})]
+    each = discriminativeness_each(golds, methods)
+    assert each == [discriminativeness(golds, score, **params) for score, params in methods]
+    assert len(set(each)) == len(each)  # the methods differ: none was computed as another
