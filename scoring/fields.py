@@ -43,8 +43,9 @@ class OrderedJSONField(models.TextField):
 class PackedJSONField(models.BinaryField):
     """JSON-ready data (what ``concord.typed.dump`` gives) stored as MessagePack,
     zlib-compressed with a preset dictionary of typical reports (:data:`CURRENT`):
-    a pairs topic report of benchmarks.storage's workload is 20 times smaller than as JSON text. Key order and every float are kept exactly (MessagePack
-    writes float64 bit for bit), so what is read back equals what JSON gave.
+    a pairs topic report of benchmarks.storage's workload is 20 times smaller than
+    as JSON text. Key order and every float are kept exactly (MessagePack writes
+    float64 bit for bit), so what is read back equals what JSON gave.
     Read through :func:`unpack` only; nobody queries inside it."""
 
     description = "JSON-ready data as zlib-compressed MessagePack"
