@@ -381,6 +381,7 @@ def recover_jobs(
     now = timezone.now()
     readable = _database_queue()
     pending: set[tuple] = set()  # what tasks that will still run work on
+    lost: set[tuple] = set()  # what the tasks found lost in this pass worked on
     ever: set[int] = set()  # jobs that had a task at some time
     if readable:
         tasks = _task_rows()
@@ -390,6 +391,7 @@ def recover_jobs(
             last = row.worker_ids[-1] if row.worker_ids else ""
             if no_worker_running or last in dead_workers or worker_alive(last) is False:
                 recovery.dead_tasks.append(f"{row.task_path} ({last})")
+                lost.add(_task_key(row))
                 if not dry_run:
                     _mark_lost(row, now)
                 row.status = "FAILED"
@@ -410,7 +412,7 @@ def recover_jobs(
             young = (now - job.created_at).total_seconds() < grace
             if not job.chunks_total and job.pk not in ever and young:
                 continue
-        _recover_job(job, set() if forced else pending, recovery, dry_run)
+        _recover_job(job, set() if forced else pending, recovery, dry_run, died=forced or _died_in(job.pk, lost))
     if readable:
         _recover_recomputes(pending, now, grace, recovery, dry_run)
     if not dry_run:
@@ -429,10 +431,20 @@ def died_message(attempts: int) -> str:
     return f"the worker died {attempts} times while running this job; try smaller parameters"
 
 
-def _recover_job(job: Job, pending: set, recovery: Recovery, dry_run: bool) -> None:
+def _died_in(job_id: int, lost: set[tuple]) -> bool:
+    """Whether a task found lost in this pass was running a part of the job."""
+    return any(key and key[0] != "recompute" and key[1] == job_id for key in lost)
+
+
+def _recover_job(job: Job, pending: set, recovery: Recovery, dry_run: bool, *, died: bool) -> None:
     # Started (running) and unfinished with nothing left to run it: the worker
     # died in it. After MAX_ATTEMPTS starts it is failed, so a job that kills
-    # its worker (out of memory) does not come back for ever.
+    # its worker (out of memory) does not come back for ever. Work of a chunked
+    # job is a new attempt only when a worker ``died`` in it (a task of it was
+    # found lost, or the operator named the job): a chunk given its turn whose
+    # enqueue was lost with its worker never started, and one death found by
+    # two passes (one queueing the never-queued chunk, one the chunk the worker
+    # was in) counts once.
     if job.status == Job.Status.RUNNING and job.attempts >= MAX_ATTEMPTS:
         recovery.failed[job.pk] = job.attempts
         if not dry_run:
@@ -456,14 +468,16 @@ def _recover_job(job: Job, pending: set, recovery: Recovery, dry_run: bool) -> N
         if missing:
             recovery.chunks[job.pk] = missing
             if not dry_run:
-                Job.objects.filter(pk=job.pk).update(attempts=F("attempts") + 1)  # a new attempt at its lost work
+                if died:
+                    Job.objects.filter(pk=job.pk).update(attempts=F("attempts") + 1)  # a new attempt at its lost work
                 for index in missing:
                     transaction.on_commit(lambda index=index: tasks.run_analysis_chunk.enqueue(job.pk, index))
         return
     if ("combine", job.pk) not in pending and not any(k[:2] == ("chunk", job.pk) for k in pending):
         recovery.combined.append(job.pk)
         if not dry_run:
-            Job.objects.filter(pk=job.pk).update(attempts=F("attempts") + 1)
+            if died:
+                Job.objects.filter(pk=job.pk).update(attempts=F("attempts") + 1)
             transaction.on_commit(lambda: tasks.combine_analysis_chunks.enqueue(job.pk))
 
 

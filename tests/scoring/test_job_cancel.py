@@ -195,6 +195,28 @@ def test_a_chunked_job_whose_workers_died_twice_is_failed(queue, campaign, add_a
     assert not DBTaskResult.objects.filter(task_path="scoring.tasks.run_analysis_chunk", status="READY").exists()
 
 
+def test_one_death_found_by_two_passes_is_one_attempt(queue, campaign, add_analysis):
+    # The worker died in chunk 0 just after giving chunk 1 its turn and before queueing
+    # chunk 1's task (scoring/dispatch.py). A pass that cannot tell the worker is dead
+    # queues chunk 1 (it never started: not an attempt); the pass told of the death
+    # queues chunk 0 (an attempt). The job runs on: it died once, not twice.
+    add_analysis(
+        "pairs", "sum", chunks=(lambda snapshot, p: {"sum": 1}, lambda snapshot, results: {"total": len(results)})
+    )
+    job = Job.objects.create(
+        campaign=campaign, analysis="sum", status="running", snapshot={}, chunks_total=2, attempts=1
+    )
+    JobChunk.objects.create(job=job, index=0, params={})
+    JobChunk.objects.create(job=job, index=1, params={})
+    DBTaskResult.objects.get(pk=tasks.run_analysis_chunk.enqueue(job.pk, 0).id).claim("w1")
+    assert recover() == f"job {job.pk}: chunks 1 queued again\n"
+    assert Job.objects.get(pk=job.pk).attempts == 1
+    output = recover("--dead-worker", "w1")
+    assert f"job {job.pk}: chunks 0 queued again" in output and f"job {job.pk} marked failed" not in output
+    job.refresh_from_db()
+    assert (job.status, job.attempts) == ("running", 2)
+
+
 # -- what users read when a job fails -------------------------------------------------------------
 
 
