@@ -5,26 +5,26 @@ kind's headline figure with its interval, and what needs the organiser now
 (open flags, topics waiting for adjudication, running and failed jobs).
 :func:`attention` gives the home page the same counts for many campaigns at
 once. Both cost a fixed number of queries whatever the number of topics,
-assessors or campaigns: every count is one grouped query.
+assessors or campaigns: every count is one grouped query, and a big
+campaign's progress counts (assigned, judged, drafts, to adjudicate) are read
+as its last rebuild stored them (scoring.progress).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.db.models import Count, Exists, IntegerField, OuterRef, Q, Subquery
+from django.db.models import Count, Exists, OuterRef
 
-from annotate.models import Assignment, Campaign, Curation, Flag, Judgment, Topic
+from annotate.models import Campaign, Flag, Topic
 from kinds.registry import get_kind
 from kinds.spec import Headline
+from scoring import progress
 from scoring.models import Job
-
-#: The adjudication's gold lives in this curation (annotate.adjudication.GOLD; not imported:
-#: annotate.adjudication imports the assignments page's selectors, which this module does not need).
-GOLD = "consensus"
 
 #: A job in these states is still to finish (its Cancel button shows).
 RUNNING = (Job.Status.QUEUED, Job.Status.RUNNING)
@@ -85,16 +85,19 @@ class CampaignSummary:
 
 
 def attention(campaign_ids: Iterable[int]) -> dict[int, Attention]:
-    """Campaign id -> its :class:`Attention`, in six queries for any number of campaigns."""
+    """Campaign id -> its :class:`Attention`, in a fixed number of queries for any number of
+    campaigns: a big campaign's assignment counts as its last rebuild stored them
+    (scoring.progress), the rest counted now."""
     ids = list(campaign_ids)
-    if not ids:
-        return {}
-    counts: dict[int, dict[str, int]] = {pk: {} for pk in ids}
-    for row in _assignment_counts(ids):
-        counts[row["topic__campaign_id"]].update(assigned=row["assigned"], judged=row["judged"], drafts=row["drafts"])
+    return _attention(progress.campaign_counts(ids)) if ids else {}
+
+
+def _attention(assignments: dict[int, progress.AssignmentCounts]) -> dict[int, Attention]:
+    """The campaigns' assignment counts with what else needs their organisers (counted now)."""
+    ids = list(assignments)
+    counts: dict[int, dict[str, int]] = {pk: dataclasses.asdict(found) for pk, found in assignments.items()}
     grouped = (
         ("open_flags", Flag.objects.filter(topic__campaign_id__in=ids, resolved_at__isnull=True), "topic__campaign_id"),
-        ("to_adjudicate", _waiting_for_gold(ids), "campaign_id"),
         ("running_jobs", Job.objects.filter(campaign_id__in=ids, status__in=RUNNING), "campaign_id"),
         ("failed_jobs", _failed_latest(ids), "campaign_id"),
     )
@@ -102,42 +105,6 @@ def attention(campaign_ids: Iterable[int]) -> dict[int, Attention]:
         for campaign_id, n in rows.order_by().values(key).annotate(n=Count("pk")).values_list(key, "n"):
             counts[campaign_id][name] = n
     return {pk: Attention(**values) for pk, values in counts.items()}
-
-
-def _assignment_counts(ids: list[int]):
-    # One look-up of the assignment's judgment (one per topic and assessor) for both counts.
-    status = Judgment.objects.filter(topic_id=OuterRef("topic_id"), assessor_id=OuterRef("assessor_id")).values(
-        "status"
-    )[:1]
-    return (
-        Assignment.objects.filter(topic__campaign_id__in=ids)
-        .annotate(judgment_status=Subquery(status))
-        .values("topic__campaign_id")
-        .annotate(
-            assigned=Count("pk"),
-            judged=Count("pk", filter=Q(judgment_status__in=Judgment.COUNTING)),
-            drafts=Count("pk", filter=Q(judgment_status__in=(Judgment.Status.DRAFT, Judgment.Status.WITHDRAWN))),
-        )
-        .order_by()
-    )
-
-
-def _waiting_for_gold(ids: list[int]):
-    """Topics with two or more counting judgments and no gold."""
-    submissions = (
-        Judgment.objects.filter(topic_id=OuterRef("pk"), status__in=Judgment.COUNTING)
-        .order_by()
-        .values("topic_id")
-        .annotate(n=Count("pk"))
-        .values("n")
-    )
-    gold = Curation.objects.filter(topic_id=OuterRef("pk"), name=GOLD)
-    return (
-        Topic.objects.filter(campaign_id__in=ids)
-        .annotate(submissions=Subquery(submissions, output_field=IntegerField()))
-        .filter(submissions__gte=2)
-        .exclude(Exists(gold))
-    )
 
 
 def _failed_latest(ids: list[int]):
@@ -148,13 +115,14 @@ def _failed_latest(ids: list[int]):
     return Job.objects.filter(campaign_id__in=ids, status=Job.Status.FAILED).exclude(Exists(later))
 
 
-def campaign_summary(campaign: Campaign, report: Any) -> CampaignSummary:
+def campaign_summary(campaign: Campaign, report: Any, counted: progress.CampaignProgress) -> CampaignSummary:
     """The summary of one campaign; ``report``: its stored campaign report
-    (``scoring.live.campaign_report``, read by the caller under the page's ETag) or None."""
+    (``scoring.live.campaign_report``, read by the caller under the page's ETag) or None;
+    ``counted``: its progress (``scoring.progress.campaign_progress``)."""
     headline_of = get_kind(campaign.kind).reports.headline
     headline = headline_of(report.data) if report is not None and headline_of is not None else None
     return CampaignSummary(
-        attention=attention([campaign.pk])[campaign.pk],
+        attention=_attention({campaign.pk: counted.counts})[campaign.pk],
         topics=Topic.objects.filter(campaign=campaign).count(),
         report_at=report.computed_at if report is not None else None,
         judgments_seen=report.judgments_seen if report is not None else 0,

@@ -42,6 +42,7 @@ from concord.digits import whole_number
 from concord.errors import InvalidInput, LimitReached
 from kinds.base import require_text
 from kinds.registry import get_kind
+from scoring import services as scoring_services
 
 #: The longest skip reason, flag comment or answer kept.
 TEXT_MAX_LENGTH = 2000
@@ -74,6 +75,7 @@ def skip_topic(*, topic: Topic, assessor: AbstractBaseUser, reason: Any = "") ->
     assignment.skipped_at = assignment.skipped_at or timezone.now()
     assignment.skip_reason = reason
     assignment.save(update_fields=["skipped_at", "skip_reason"])
+    scoring_services.progress_changed(topic.campaign_id)
     return assignment
 
 
@@ -92,6 +94,7 @@ def unskip_topic(*, topic: Topic, assessor: AbstractBaseUser) -> Assignment:
     if assignment.skipped_at is not None or assignment.skip_reason:
         assignment.skipped_at, assignment.skip_reason = None, ""
         assignment.save(update_fields=["skipped_at", "skip_reason"])
+        scoring_services.progress_changed(topic.campaign_id)
     return assignment
 
 

@@ -16,6 +16,7 @@ from annotate import accounts
 from annotate.models import Assignment, Campaign, Judgment, Membership
 from annotate.services import add_member, assign_topics, require_username
 from concord.errors import InvalidInput
+from scoring import services as scoring_services
 
 User = get_user_model()
 
@@ -73,6 +74,7 @@ def remove_member(*, campaign: Campaign, username: str) -> None:
     Assignment.objects.filter(topic__campaign=campaign, assessor=membership.user).exclude(topic_id__in=judged).delete()
     membership.delete()
     assign_topics(campaign)
+    scoring_services.progress_changed(campaign.pk)
 
 
 @dataclass(frozen=True)

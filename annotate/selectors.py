@@ -10,7 +10,7 @@ from typing import Any, Literal
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import PermissionDenied
 from django.db import connection
-from django.db.models import BooleanField, CharField, Count, Exists, OuterRef, Q, QuerySet
+from django.db.models import BooleanField, CharField, Count, Exists, OuterRef, QuerySet
 from django.db.models.expressions import RawSQL
 from django.http import Http404
 
@@ -19,6 +19,7 @@ from annotate.adaptive import is_adaptive
 from annotate.models import Assignment, Campaign, ImportFence, Judgment, Membership, Topic
 from concord.busy import Busy
 from kinds.registry import get_kind
+from scoring.progress import AssessorProgress, assessor_progress, median_of_counts  # noqa: F401 (annotate's)
 
 #: What a page or endpoint needs (``campaign_for``): ``view``: a campaign's assessors,
 #: organisers and admins (judging, topics, one's own judgment); ``member``: every member,
@@ -303,100 +304,6 @@ def assessor_queues(user: AnyUser) -> list[CampaignQueue]:
         )
         by_campaign.setdefault(assignment.topic.campaign_id, []).append(entry)
     return [CampaignQueue(m.campaign, m.role, by_campaign.get(m.campaign_id, [])) for m in memberships]
-
-
-@dataclass(frozen=True)
-class AssessorProgress:
-    username: str
-    assigned: int
-    #: Judgments that do not count: drafts and withdrawn ones.
-    drafts: int
-    #: Judgments that count: submitted or reopened.
-    submitted: int
-    #: Of ``submitted``, reopened ones (a draft on top of the submitted version).
-    reopened: int = 0
-    #: Of ``drafts``, withdrawn ones.
-    withdrawn: int = 0
-    #: Topics the assessor skipped (annotate.flags).
-    skipped: int = 0
-    #: Active time (Judgment.active_ms) per submitted topic: the total and the median, in ms.
-    active_total_ms: int = 0
-    active_median_ms: int | None = None
-
-    @property
-    def percent(self) -> int:
-        return round(100 * self.submitted / self.assigned) if self.assigned else 0
-
-
-def assessor_progress(campaign: Campaign) -> list[AssessorProgress]:
-    """Per assessor of the campaign: assigned, draft and submitted topics
-    (a reopened judgment counts as submitted, a withdrawn one as a draft)."""
-    assigned = dict(
-        Assignment.objects.filter(topic__campaign=campaign)
-        .values("assessor__username")
-        .annotate(n=Count("id"))
-        .values_list("assessor__username", "n")
-    )
-    rows = (
-        Judgment.objects.filter(topic__campaign=campaign)
-        .values("assessor__username")
-        .annotate(
-            drafts=Count("id", filter=Q(status__in=[Judgment.Status.DRAFT, Judgment.Status.WITHDRAWN])),
-            submitted=Count("id", filter=Q(status__in=Judgment.COUNTING)),
-            reopened=Count("id", filter=Q(status=Judgment.Status.REOPENED)),
-            withdrawn=Count("id", filter=Q(status=Judgment.Status.WITHDRAWN)),
-        )
-    )
-    counts = {r["assessor__username"]: (r["drafts"], r["submitted"], r["reopened"], r["withdrawn"]) for r in rows}
-    assessors = Membership.objects.filter(campaign=campaign, role=Membership.Role.ASSESSOR).values_list(
-        "user__username", flat=True
-    )
-    names = sorted(set(assessors) | set(assigned))
-    skipped = dict(
-        Assignment.objects.filter(topic__campaign=campaign, skipped_at__isnull=False)
-        .values("assessor__username")
-        .annotate(n=Count("id"))
-        .values_list("assessor__username", "n")
-    )
-    # Active time per submitted topic (a counting judgment: submitted or reopened), as how many
-    # judgments took each time: a crowd's 100,000 imported judgments are a few hundred rows.
-    times: dict[str, list[tuple[int, int]]] = {}
-    for name, active, n in (
-        Judgment.objects.filter(topic__campaign=campaign, status__in=Judgment.COUNTING)
-        .values("assessor__username", "active_ms")
-        .annotate(n=Count("id"))
-        .order_by("assessor__username", "active_ms")
-        .values_list("assessor__username", "active_ms", "n")
-    ):
-        times.setdefault(name, []).append((active, n))
-    return [
-        AssessorProgress(
-            name,
-            assigned.get(name, 0),
-            *counts.get(name, (0, 0, 0, 0)),
-            skipped=skipped.get(name, 0),
-            active_total_ms=sum(active * n for active, n in times.get(name, [])),
-            active_median_ms=round(median_of_counts(times[name])) if times.get(name) else None,
-        )
-        for name in names
-    ]
-
-
-def median_of_counts(counted: list[tuple[int, int]]) -> float:
-    """``statistics.median`` of the values ``counted`` holds as (value, how many), values ascending.
-
-    >>> median_of_counts([(10, 2), (40, 1)]), median_of_counts([(10, 2), (40, 2)])
-    (10, 25.0)
-    """
-    size = sum(n for _, n in counted)
-    wanted = (size - 1) // 2, size // 2  # the middle one, or the middle two
-    found, seen = [], 0
-    for value, n in counted:
-        while len(found) < 2 and seen <= wanted[len(found)] < seen + n:
-            found.append(value)
-        seen += n
-    low, high = found
-    return low if size % 2 else (low + high) / 2
 
 
 def topic_assignments(campaign: Campaign) -> list[tuple[Topic, list[tuple[str, str]]]]:

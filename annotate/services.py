@@ -133,6 +133,7 @@ def add_member(*, campaign: Campaign, username: str, role: str) -> Membership:
     )
     if role == Membership.Role.ASSESSOR:
         assign_topics(campaign)
+    scoring_services.progress_changed(campaign.pk)
     return membership
 
 

@@ -17,6 +17,7 @@ from concord.digits import whole_number
 from concord.errors import InvalidInput
 from kinds.registry import KINDS, get_kind
 from scoring import live
+from scoring import progress as progress_counts
 from scoring import selectors as scoring_selectors
 from scoring import services as scoring_services
 from scoring.csvfiles import write_csv
@@ -91,16 +92,17 @@ def _report_context(request: HttpRequest, campaign) -> dict:
 
 def _summary_context(request: HttpRequest, campaign) -> dict:
     report = live.campaign_report(campaign, live.current_etag(request.user, campaign.pk))
+    counted = progress_counts.campaign_progress(campaign)
     return {
-        "summary": dashboard.campaign_summary(campaign, report),
-        "progress": selectors.assessor_progress(campaign),
+        "summary": dashboard.campaign_summary(campaign, report, counted),
+        "progress": counted.assessors,
         "building": scoring_selectors.build_progress(campaign),
     }
 
 
 def _progress_context(request: HttpRequest, campaign) -> dict:
     return {
-        "progress": selectors.assessor_progress(campaign),
+        "progress": progress_counts.campaign_progress(campaign).assessors,
         # One page of topics (the Assignments page lists, filters and sorts them all) and
         # how many assignments are in each state: never a row per topic of a big campaign.
         "topics": assignments.topic_table(campaign, assignments.Filters()),
@@ -348,15 +350,16 @@ def progress(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """Progress per assessor: the fragment the organiser's page polls, as it polls the report;
     ``?format=csv``: every row as CSV (the capped table's "CSV" link)."""
     campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
-    rows = selectors.assessor_progress(campaign)
     wanted = request.GET.get("format", "")
     if wanted not in ("", "csv"):
         raise BadRequest(f"format: expected csv or nothing, not {wanted!r}")
-    if wanted == "csv":
+    if wanted == "csv":  # counted now, whatever the campaign's size: a download, not a poll
+        rows = selectors.assessor_progress(campaign)
         return attach(
             HttpResponse(write_csv(PROGRESS_COLUMNS, _progress_rows(rows)), content_type="text/csv; charset=utf-8"),
             download_name(campaign, "progress", extension="csv"),
         )
+    rows = progress_counts.campaign_progress(campaign).assessors
     context = {"campaign": campaign, "progress": rows, "section": "progress", "show_all": request.GET.get("all", "")}
     return render(request, "annotate/progress_table.html", context)
 

@@ -267,6 +267,10 @@ CONCORD_REBUILD_INTERVAL = env_seconds("CONCORD_REBUILD_INTERVAL", 1.0)
 # chunks of this many, which every worker on the default queue shares
 # (scoring/schedule.py, "Chunked builds"; docs/operations.md, "First builds").
 CONCORD_BUILD_CHUNK = env_int("CONCORD_BUILD_CHUNK", 250, minimum=1)
+# A campaign with at least this many assignments (assessor-topic pairs) shows the
+# progress counts its last rebuild stored; a smaller one counts them on every view
+# (scoring/progress.py: about 0.1 s of queries at 20,000 on SQLite).
+CONCORD_LIVE_PROGRESS_LIMIT = env_int("CONCORD_LIVE_PROGRESS_LIMIT", 20000, minimum=0)
 
 REST_FRAMEWORK = {
     # Token first: its WWW-Authenticate header makes anonymous requests 401.

@@ -27,6 +27,7 @@ from concord.progress import Progress
 from kinds.registry import get_kind
 from kinds.spec import Analysis, Disagreement
 from scoring import fields
+from scoring import progress as campaign_progress
 from scoring.models import REASON_LENGTH, Job, JobChunk, Report, ScoringState, StaleTopic, TopicPartial
 from scoring.partials import MergeInput, differences
 from scoring.selectors import report_input
@@ -68,10 +69,12 @@ def recompute_reports(campaign_id: int, *, everything: bool = False, progress: P
     now = timezone.now()
     topic_reports = _topic_reports(given, reports, [topics[t] for t in wanted if t in topics], progress)
     campaign_data = typed.dump(reports.campaign(given))
+    counted = campaign_progress.count_if_big(campaign)
     with transaction.atomic():
         for topic, data, seen, disagreement, _ in topic_reports:
             _store(campaign, topic, data, seen, now, disagreement)
         _store(campaign, None, campaign_data, len(given.judgments), now)
+        campaign_progress.store(campaign, counted, now)
         _clear_marks(marks)
     if progress:
         progress(1.0, "reports stored")
@@ -112,10 +115,12 @@ def _recompute_incremental(campaign: Campaign, reports, marks: dict, everything:
     merged = reports.merge(MergeInput(campaign, topics, given.runs), [partials[t.pk] for t in topics])
     campaign_data = typed.dump(merged)
     seen = Judgment.objects.filter(topic__campaign=campaign, status__in=Judgment.COUNTING).count()
+    counted = campaign_progress.count_if_big(campaign)
     now = timezone.now()
     with transaction.atomic():
         _store_topics(campaign, built, now)
         _store(campaign, None, campaign_data, seen, now)
+        campaign_progress.store(campaign, counted, now)
         _clear_marks(marks)
     if progress:
         progress(1.0, "reports stored")
@@ -160,6 +165,14 @@ def build_chunks(campaign_id: int) -> list[list[int]]:
         return []
     ids = list(stale.order_by("topic__position", "topic_id").values_list("topic_id", flat=True))
     return [ids[start : start + size] for start in range(0, len(ids), size)]
+
+
+def store_progress(campaign_id: int) -> None:
+    """Count and store the campaign's progress (scoring.progress) on its own: a split
+    build's, whose campaign report waits for the last chunk."""
+    campaign = Campaign.objects.get(pk=campaign_id)
+    counted = campaign_progress.count_if_big(campaign)
+    campaign_progress.store(campaign, counted, timezone.now())
 
 
 def build_chunk(campaign_id: int, topic_ids: list[int], *, count: Callable[[], int | None]) -> int | None:

@@ -28,7 +28,7 @@ from annotate.models import Campaign, JudgmentRevision, Topic
 from concord.digits import whole_number
 from concord.errors import InvalidInput, LimitReached
 from kinds.registry import get_kind
-from scoring import jobs, schedule, tasks
+from scoring import jobs, progress, schedule, tasks
 from scoring.jobs import (  # re-exported: the public face of scoring's writes
     COMMON_ANALYSES,
     COMMON_ANALYSIS_PARAMS,
@@ -81,6 +81,7 @@ __all__ = [
     "mark_stale",
     "recompute_reports",
     "recover_jobs",
+    "progress_changed",
     "request_recompute",
     "run_chunk",
     "run_job",
@@ -125,6 +126,15 @@ def mark_all_stale(campaign: Campaign) -> None:
             [newest, now, campaign.pk],
         )
     schedule.claim(campaign.pk, tasks.enqueue_recompute)
+
+
+def progress_changed(campaign_id: int) -> None:
+    """Call inside the transaction that changed the campaign's assignments, skips or
+    assessors without changing a judgment: a big campaign's stored progress counts
+    (scoring.progress) follow at the next rebuild, which this asks for; a small
+    campaign's are counted on every view and need none."""
+    if progress.is_stored(campaign_id):
+        request_recompute(campaign_id)
 
 
 def request_recompute(campaign_id: int) -> bool:

@@ -39,7 +39,9 @@ def recompute_campaign_reports(campaign_id: int) -> None:
     try:
         chunks = jobs.build_chunks(campaign_id)
         split = bool(chunks) and _split_build(campaign_id, chunks)
-        if not split:
+        if split:
+            jobs.store_progress(campaign_id)  # the summary reads them while the chunks build
+        else:
             jobs.recompute_reports(campaign_id)
     finally:
         # However busy the database: a hold left in place would keep the
