@@ -24,6 +24,7 @@ from annotate.models import Assignment, Campaign, Flag, Judgment, Membership, To
 from annotate.services import assign_topics
 from concord.digits import decimal_number, whole_number
 from concord.errors import InvalidInput
+from scoring import progress
 from scoring.models import Report
 
 User = get_user_model()
@@ -270,22 +271,12 @@ class StateCount:
     count: int
 
 
-def state_counts(campaign: Campaign) -> list[StateCount]:
+def state_counts(campaign: Campaign, totals: dict[str, int] | None = None) -> list[StateCount]:
     """How many (topic, assessor) pairs are in each state (``new``: assigned, no judgment), in
-    :data:`STATES` order, states with none left out: the organiser page's summary, two queries
-    whatever the campaign's size."""
-    counts = dict(
-        Judgment.objects.filter(topic__campaign=campaign)
-        .order_by()
-        .values("status")
-        .annotate(n=Count("id"))
-        .values_list("status", "n")
-    )
-    counts[NO_JUDGMENT] = (
-        Assignment.objects.filter(topic__campaign=campaign)
-        .exclude(Exists(Judgment.objects.filter(topic=OuterRef("topic_id"), assessor=OuterRef("assessor_id"))))
-        .count()
-    )
+    :data:`STATES` order, states with none left out: the organiser page's summary. ``totals``:
+    what ``scoring.progress.state_totals`` gave (a big campaign's stored counts), else counted now
+    (two queries whatever the campaign's size)."""
+    counts = progress.state_totals(campaign) if totals is None else totals
     return [StateCount(state, counts[state]) for state in STATES if counts.get(state)]
 
 

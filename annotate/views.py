@@ -101,12 +101,13 @@ def _summary_context(request: HttpRequest, campaign) -> dict:
 
 
 def _progress_context(request: HttpRequest, campaign) -> dict:
+    counted = progress_counts.campaign_progress(campaign, states=True)
     return {
-        "progress": progress_counts.campaign_progress(campaign).assessors,
+        "progress": counted.assessors,
         # One page of topics (the Assignments page lists, filters and sorts them all) and
         # how many assignments are in each state: never a row per topic of a big campaign.
         "topics": assignments.topic_table(campaign, assignments.Filters()),
-        "states": assignments.state_counts(campaign),
+        "states": assignments.state_counts(campaign, counted.states),
     }
 
 

@@ -81,12 +81,18 @@ class CampaignProgress:
     """Everything this module counts for one campaign, as stored and as counted live."""
 
     counts: AssignmentCounts
+    #: Judgments per status, and assignments with none (``"new"``): :func:`state_totals`.
+    states: dict[str, int]
     assessors: list[AssessorProgress] = field(default_factory=list)
 
 
-def count(campaign: Campaign) -> CampaignProgress:
-    """Count the campaign's progress now."""
-    return CampaignProgress(assignment_counts([campaign.pk])[campaign.pk], assessor_progress(campaign))
+def count(campaign: Campaign, *, states: bool = True) -> CampaignProgress:
+    """Count the campaign's progress now (``states``: False leaves :func:`state_totals` out)."""
+    return CampaignProgress(
+        assignment_counts([campaign.pk])[campaign.pk],
+        state_totals(campaign) if states else {},
+        assessor_progress(campaign),
+    )
 
 
 def count_if_big(campaign: Campaign) -> CampaignProgress | None:
@@ -96,11 +102,12 @@ def count_if_big(campaign: Campaign) -> CampaignProgress | None:
     return count(campaign) if big else None
 
 
-def campaign_progress(campaign: Campaign) -> CampaignProgress:
+def campaign_progress(campaign: Campaign, *, states: bool = False) -> CampaignProgress:
     """The campaign's progress: counted now below ``CONCORD_LIVE_PROGRESS_LIMIT``
-    assignments, else as its last rebuild stored it."""
+    assignments (with the :func:`state_totals` only if ``states``), else as its
+    last rebuild stored it (with them)."""
     stored = stored_progress([campaign.pk]).get(campaign.pk)
-    return stored if stored is not None and _big(stored) else count(campaign)
+    return stored if stored is not None and _big(stored) else count(campaign, states=states)
 
 
 def campaign_counts(campaign_ids: Iterable[int]) -> dict[int, AssignmentCounts]:
@@ -222,6 +229,24 @@ def median_of_counts(counted: list[tuple[int, int]]) -> float:
     return low if size % 2 else (low + high) / 2
 
 
+def state_totals(campaign: Campaign) -> dict[str, int]:
+    """How many judgments of the campaign are in each status, and how many
+    assignments have no judgment (``"new"``): two queries whatever the size."""
+    totals = dict(
+        Judgment.objects.filter(topic__campaign=campaign)
+        .order_by()
+        .values("status")
+        .annotate(n=Count("id"))
+        .values_list("status", "n")
+    )
+    totals["new"] = (
+        Assignment.objects.filter(topic__campaign=campaign)
+        .exclude(Exists(Judgment.objects.filter(topic=OuterRef("topic_id"), assessor=OuterRef("assessor_id"))))
+        .count()
+    )
+    return totals
+
+
 def assignment_counts(campaign_ids: Iterable[int]) -> dict[int, AssignmentCounts]:
     """Campaign id -> its :class:`AssignmentCounts`, counted now, in two queries for any number of campaigns."""
     ids = list(campaign_ids)
@@ -281,6 +306,7 @@ __all__ = [
     "count_if_big",
     "is_stored",
     "median_of_counts",
+    "state_totals",
     "store",
     "stored_progress",
 ]

@@ -49,6 +49,7 @@ def test_a_rebuild_stores_what_a_count_now_gives(big, campaign, people):
     kept = rebuilt(campaign)
     assert kept == progress.count(campaign)
     assert kept.counts == progress.AssignmentCounts(assigned=6, judged=2, drafts=1, to_adjudicate=1)
+    assert kept.states == {"submitted": 2, "draft": 1, "new": 3}
     by_name = {p.username: p for p in kept.assessors}
     assert (by_name["alice"].submitted, by_name["alice"].skipped, by_name["alice"].drafts) == (1, 1, 0)
     assert (by_name["bob"].submitted, by_name["bob"].drafts, by_name["bob"].percent) == (1, 1, 33)
@@ -71,6 +72,9 @@ def test_the_pages_read_a_big_campaign_s_stored_counts_and_count_a_small_one_now
         page = client.get(f"/campaigns/{campaign.pk}/").content.decode()
     assert 'id="summary-judged">1<' in page and 'id="summary-open">5<' in page
     assert not [q for q in queries if '"annotate_judgment"' in q["sql"] and "COUNT(" in q["sql"]]
+    section = client.get(f"/campaigns/{campaign.pk}/", {"section": "progress"}).content.decode()
+    states = section.split('id="assignment-states"', 1)[1].split("</p>", 1)[0]
+    assert "1 submitted<" in states and "5 assigned without a judgment<" in states and "draft" not in states
     table = client.get(f"/campaigns/{campaign.pk}/progress/").content.decode()
     alice = table.split("<td>alice</td>", 1)[1].split("</tr>", 1)[0]
     assert "<td>1</td>" in alice.split("<progress", 1)[0]  # submitted, as stored
@@ -126,4 +130,4 @@ def test_counts_stored_by_an_older_version_are_counted_now(big, client, campaign
     rebuilt(campaign)
     Report.objects.filter(campaign=campaign, name=progress.NAME).update(data={"assessors": "old shape"})
     assert progress.stored_progress([campaign.pk]) == {}
-    assert progress.campaign_progress(campaign) == progress.count(campaign)
+    assert progress.campaign_progress(campaign, states=True) == progress.count(campaign)
