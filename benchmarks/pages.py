@@ -17,6 +17,8 @@ CPU time (``time.process_time`` around the request, median of N):
 - the live report fragment it polls every 3 s (``/campaigns/<id>/report/``),
 - the same fragment sent with ``If-None-Match`` of its ETag (304, no body),
 - the agreement API (``/api/campaigns/<id>/agreement/``) and its 304,
+- the large campaign's summary and Progress section with its progress counts as its last
+  rebuild stored them (scoring/progress.py) and, as their reference, counted on every view,
 
 against the bare login page in the same run (the ratio is the figure).
 
@@ -47,11 +49,12 @@ import django  # noqa: E402
 
 django.setup()
 
+from django.conf import settings  # noqa: E402
 from django.contrib.auth import get_user_model  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.db import connection, transaction  # noqa: E402
 from django.test import Client  # noqa: E402
-from django.test.utils import CaptureQueriesContext  # noqa: E402
+from django.test.utils import CaptureQueriesContext, override_settings  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
 from annotate import services  # noqa: E402
@@ -191,6 +194,21 @@ def measure_campaign(label: str, campaign: Campaign, client: Client, repeat: int
     return rows
 
 
+def measure_progress(label: str, campaign: Campaign, client: Client, repeat: int, baseline: dict) -> list[list]:
+    """The summary and the Progress section with the campaign's progress as its last rebuild
+    stored it (scoring/progress.py; the large campaign has more assignments than
+    CONCORD_LIVE_PROGRESS_LIMIT) and, as the reference, counted on every view."""
+    rows = []
+    for name, path in (("summary page", f"/campaigns/{campaign.pk}/"), ("progress section", "?section=progress")):
+        path = path if path.startswith("/") else f"/campaigns/{campaign.pk}/{path}"
+        for how, limit in (("as stored", settings.CONCORD_LIVE_PROGRESS_LIMIT), ("counted now", 10**12)):
+            with override_settings(CONCORD_LIVE_PROGRESS_LIMIT=limit):
+                result = measure(client, path, repeat)
+            row = [result["status"], result["bytes"], result["cpu_ms"], result["queries"], baseline]
+            rows.append([label, f"{name}, progress {how}", *row])
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--topics", type=int, default=10000, help="topics of the large pairs campaign (default 10,000)")
@@ -215,6 +233,7 @@ def main() -> None:
     rows = [["-", "login page (baseline)", login["status"], login["bytes"], login["cpu_ms"], login["queries"], login]]
     rows += measure_campaign("RTE (800 items, 164 workers)", rte, client, args.repeat, login)
     rows += measure_campaign(f"pairs, {args.topics:,} topics", large, client, args.repeat, login)
+    rows += measure_progress(f"pairs, {args.topics:,} topics", large, client, args.repeat, login)
     print_table(
         ["campaign", "page", "status", "KB", "server CPU ms (median)", "x login page", "queries"],
         [[c, p, s, size / 1024, cpu, cpu / base["cpu_ms"], q] for c, p, s, size, cpu, q, base in rows],
@@ -225,6 +244,8 @@ def main() -> None:
     large_page = next(r for r in rows if r[0].startswith("pairs") and r[1] == "report section")
     rte_summary = next(r for r in rows if r[0].startswith("RTE") and r[1] == "summary page")
     rte_cold = next(r for r in rows if r[0].startswith("RTE") and r[1] == "report section, report not yet decoded")
+    stored = next(r for r in rows if r[0].startswith("pairs") and r[1] == "summary page, progress as stored")
+    counted = next(r for r in rows if r[0].startswith("pairs") and r[1] == "summary page, progress counted now")
     print_result(
         "pages",
         cpu_ratio=round(rte_page[4] / login["cpu_ms"], 1),
@@ -243,6 +264,9 @@ def main() -> None:
         rte_summary_queries=rte_summary[5],
         large_page_kb=round(large_page[3] / 1024, 1),
         large_page_ms=round(large_page[4], 1),
+        large_summary_stored_ms=round(stored[4], 1),
+        large_summary_counted_ms=round(counted[4], 1),
+        large_summary_ratio=round(counted[4] / stored[4], 1),
         topics=args.topics,
     )
 

@@ -14,6 +14,8 @@ from scoring.metrics.factoids import (
     Discrepancy,
     FactoidKappa,
     FactoidRelation,
+    _kappa_of_many,
+    _kappa_of_two,
     _row_spearman,
     annotation_items,
     annotation_kappa,
@@ -22,6 +24,7 @@ from scoring.metrics.factoids import (
     discrepancies,
     factoid_table,
     inventory_growth,
+    labels_kappa,
     remerged_count,
     suggest_relations,
     tokenize,
@@ -216,6 +219,20 @@ def test_annotation_kappa_matches_fleiss_and_statsmodels(seed, unit):
     assert result.kappa == pytest.approx((result.observed - result.expected) / (1 - result.expected), abs=1e-12)
     # annotator order does not matter
     assert annotation_kappa(annotations[::-1], summaries, unit=unit).kappa == pytest.approx(result.kappa, abs=1e-12)
+
+
+def test_two_annotators_kappa_equals_the_general_path_bit_for_bit():
+    # _kappa_of_two (a topic's 45 pairs call it twice each) against the general path and
+    # fleiss_kappa, on tables of every kind: all-absent, all-present, one item, many items.
+    rng = np.random.default_rng(27)
+    tables = [np.zeros((5, 2), bool), np.ones((3, 2), bool), np.array([[True, False]]), np.array([[True, True]])]
+    tables += [rng.random((int(rng.integers(1, 400)), 2)) < rng.random() for _ in range(300)]
+    for table in tables:
+        two, many = _kappa_of_two(table), _kappa_of_many(table)
+        assert (two.observed, two.expected, two.n_items) == (many.observed, many.expected, many.n_items)
+        assert type(two.n_items) is int and type(two.observed) is float
+        assert two.kappa == many.kappa or (np.isnan(two.kappa) and np.isnan(many.kappa)), table.tolist()
+        assert labels_kappa(table) == two or np.isnan(two.kappa)
 
 
 def test_annotation_items_keep_only_factoids_every_annotator_defined():
