@@ -589,9 +589,13 @@ def _start(command: list[str], env: dict[str, str], log: Path) -> subprocess.Pop
 
 
 def _stop(process: subprocess.Popen, grace: float = 20) -> None:
-    """SIGTERM (gunicorn and the worker finish what they are doing), then SIGKILL."""
+    """SIGTERM (gunicorn and the worker finish what they are doing), then SIGKILL; then
+    SIGKILL whatever of its descendants is left: an RQ work horse runs in a process
+    group of its own (rq's fork_work_horse calls setpgrp), so the group's signals miss it
+    and it outlived its worker (a 100,000-item rebuild kept running after the benchmark)."""
     if process.poll() is not None:
         return
+    below = _descendants(process.pid)
     try:
         os.killpg(process.pid, signal.SIGTERM)
         process.wait(grace)
@@ -600,6 +604,31 @@ def _stop(process: subprocess.Popen, grace: float = 20) -> None:
         process.wait()
     except ProcessLookupError:
         pass
+    for pid in below:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def _descendants(pid: int) -> list[int]:
+    """The processes below ``pid`` (children, theirs, ...), from /proc."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue  # gone meanwhile
+        parent = int(stat.rsplit(")", 1)[1].split()[1])  # the field after the (name) and the state
+        children.setdefault(parent, []).append(int(entry))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
 
 
 @dataclass
