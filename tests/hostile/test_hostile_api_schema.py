@@ -21,7 +21,7 @@ import pytest
 import schemathesis
 from django.core.handlers.wsgi import WSGIHandler
 from django.core.signals import request_finished, request_started
-from django.db import close_old_connections
+from django.db import close_old_connections, connection
 from hostile_samples import HOSTILE_STRINGS
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
@@ -137,11 +137,16 @@ def plant_hostile_text(case) -> None:
         container[key] = text
 
 
+WATCHED = (Campaign, Topic, Run, Judgment, JudgmentRevision, Membership, Curation, Job)
+#: Every watched table's rows in one statement (twice per generated case, a thousand cases
+#: in some operations: a COUNT query per table through the ORM was a third of the test's time).
+COUNTS = "SELECT " + ", ".join(f"(SELECT COUNT(*) FROM {model._meta.db_table})" for model in WATCHED)
+
+
 def rows() -> dict[str, int]:
-    return {
-        model.__name__: model.objects.count()
-        for model in (Campaign, Topic, Run, Judgment, JudgmentRevision, Membership, Curation, Job)
-    }
+    with connection.cursor() as cursor:
+        cursor.execute(COUNTS)
+        return dict(zip((model.__name__ for model in WATCHED), cursor.fetchone()))
 
 
 # Known failures, reported to the owners of the modules concerned: (operation,
