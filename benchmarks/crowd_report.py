@@ -34,6 +34,7 @@ from benchmarks._harness import measure, print_result, print_table  # noqa: E402
 from kinds.pairs import report as pairs_report  # noqa: E402
 from scoring.fields import pack, unpack  # noqa: E402
 from scoring.intervals import IntervalSettings  # noqa: E402
+from scoring.metrics.ratings import SparseRatings  # noqa: E402
 
 
 def crowd(items: int, workers: int, per_item: int, seed: int = 1) -> np.ndarray:
@@ -53,9 +54,10 @@ def stored(fields: dict) -> bytes:
 
 
 def run(matrix: np.ndarray, names: list[str], keep: int | None, repeat: int):
+    votes = SparseRatings.from_dense(matrix)
     # untraced: tracemalloc slows code that makes many small objects several times over
     timed = measure(
-        lambda: pairs_report._agreement_of(matrix, names, IntervalSettings(), keep=keep),
+        lambda: pairs_report._agreement_of(votes, names, IntervalSettings(), keep=keep),
         repeat=repeat,
         trace_memory=False,
     )
@@ -73,10 +75,13 @@ def main() -> None:
     args = parser.parse_args()
     matrix = crowd(args.items, args.workers, args.per_item)
     names = [f"W{k:04d}" for k in range(args.workers)]
-    pairs_report._agreement_of(matrix[:50], names, IntervalSettings())  # imports and first calls
+    pairs_report._agreement_of(
+        SparseRatings.from_dense(matrix[:50]), names, IntervalSettings()
+    )  # imports and first calls
     before, before_packed, before_read = run(matrix, names, None, args.repeat)
     after, after_packed, after_read = run(matrix, names, pairs_report.LIVE_PAIRS, args.repeat)
-    peak = measure(lambda: pairs_report._agreement_of(matrix, names, IntervalSettings(), keep=pairs_report.LIVE_PAIRS))
+    votes = SparseRatings.from_dense(matrix)
+    peak = measure(lambda: pairs_report._agreement_of(votes, names, IntervalSettings(), keep=pairs_report.LIVE_PAIRS))
     unequal = sum(
         not (x == y or (x is None and y is None) or (isinstance(x, float) and math.isnan(x) and math.isnan(y)))
         for row, other in zip(before.value["kappa_matrix"], after.value["kappa_matrix"])

@@ -565,11 +565,30 @@ def _too_few_pairs(
     """Each of ``places``' figures on its own table (summed one-hot cells, as :func:`pair_intervals`
     computes them), as :func:`too_few_ci`: every pair's table in one array, no bootstrap."""
     tables = np.array([np.bincount(code[code >= 0], minlength=n_cells) for code in codes], dtype=np.float64)
-    counted = tables.sum(axis=1).astype(np.int64)
-    for name, statistic in statistics.items():
-        values = np.asarray(statistic(tables), dtype=np.float64).reshape(len(codes))
-        for column, p in enumerate(places):
-            results[p][name] = too_few_ci(float(values[column]), int(counted[column]), unit, level)
+    for p, figures in zip(places, too_few_pair_intervals(tables.reshape(len(codes), n_cells), statistics, unit, level)):
+        results[p] = figures
+
+
+def too_few_pair_intervals(
+    tables: npt.ArrayLike, statistics: Mapping[str, Statistic], unit: str, level: float = 0.95
+) -> list[dict[str, FigureCI]]:
+    """The figures of pairs over too few units for an interval, from their tables alone (pairs x
+    cells counts, the summed one-hot cells of :func:`pair_intervals`): what :func:`pair_intervals`
+    gives a pair below ``min_units``, for every pair at once and without the items' cells.
+
+    >>> (found,) = too_few_pair_intervals([[2, 1, 0, 1]], binary_pair_statistics(), "items")
+    >>> round(found["kappa"].value, 4), found["kappa"].units, found["kappa"].too_few
+    (0.5, 4, True)
+    """
+    tables = np.asarray(tables, dtype=np.float64)
+    counted = tables.sum(axis=1).astype(np.int64).tolist()
+    values = {
+        name: np.asarray(statistic(tables), dtype=np.float64).reshape(len(tables)).tolist()
+        for name, statistic in statistics.items()
+    }
+    return [
+        {name: too_few_ci(values[name][p], counted[p], unit, level) for name in statistics} for p in range(len(tables))
+    ]
 
 
 def grouped_pair_intervals(

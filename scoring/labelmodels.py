@@ -22,6 +22,7 @@ import numpy as np
 
 from concord.errors import InvalidInput
 from concord.typed import Figure
+from scoring.metrics.ratings import SparseRatings
 
 #: The model truth sets, in the order exports list them.
 MODELS = ("dawid-skene", "mace", "wawa")
@@ -41,16 +42,24 @@ class ModelTruth:
     fit: Any  # scoring.metrics.truthinference.TruthInference, or None without labels
 
 
-def model_truth(matrix: np.ndarray, method: str, n_classes: int) -> ModelTruth:
+def model_truth(matrix: np.ndarray | SparseRatings, method: str, n_classes: int) -> ModelTruth:
     """Fit ``method`` (one of :data:`MODELS`) to ``matrix`` (items x assessors,
-    class indices 0..n_classes-1, NaN not labelled)."""
+    class indices 0..n_classes-1, NaN not labelled; or the labels held sparse:
+    the models read them in long form either way)."""
     from scoring.metrics import truthinference as ti
 
-    n_items, n_workers = matrix.shape
-    labelled = ~np.isnan(matrix).all(axis=1) if n_workers else np.zeros(n_items, bool)
-    if not labelled.any():
-        return ModelTruth(np.full(n_items, np.nan), np.full(n_items, np.nan), None)
-    items, workers, labels = ti.from_matrix(matrix)
+    if isinstance(matrix, SparseRatings):
+        n_items, n_workers = matrix.n_items, matrix.n_raters
+        labelled = matrix.per_item > 0
+        if not labelled.any():
+            return ModelTruth(np.full(n_items, np.nan), np.full(n_items, np.nan), None)
+        items, workers, labels = ti.from_long(matrix.items, matrix.raters, matrix.values)
+    else:
+        n_items, n_workers = matrix.shape
+        labelled = ~np.isnan(matrix).all(axis=1) if n_workers else np.zeros(n_items, bool)
+        if not labelled.any():
+            return ModelTruth(np.full(n_items, np.nan), np.full(n_items, np.nan), None)
+        items, workers, labels = ti.from_matrix(matrix)
     fit_of: dict[str, Callable[..., Any]] = {"dawid-skene": ti.dawid_skene, "mace": ti.mace, "wawa": ti.wawa}
     fit = fit_of[method](items, workers, labels, n_items=n_items, n_workers=n_workers, n_classes=n_classes)
     posteriors = np.asarray(fit.posteriors, float)
@@ -185,11 +194,13 @@ class GradedReliability:
     per_grade: list[Figure]
 
 
-def _labels_per_assessor(matrix: np.ndarray) -> np.ndarray:
-    return (~np.isnan(matrix)).sum(axis=0)
+def _labels_per_assessor(matrix: np.ndarray | SparseRatings) -> np.ndarray:
+    return matrix.per_rater if isinstance(matrix, SparseRatings) else (~np.isnan(matrix)).sum(axis=0)
 
 
-def binary_reliability(matrix: np.ndarray, assessors: Sequence[str], fit: ModelTruth) -> list[BinaryReliability]:
+def binary_reliability(
+    matrix: np.ndarray | SparseRatings, assessors: Sequence[str], fit: ModelTruth
+) -> list[BinaryReliability]:
     """Sensitivity and specificity of every assessor (class 1 is yes)."""
     counts = _labels_per_assessor(matrix)
     if fit.fit is None:
@@ -295,14 +306,22 @@ def majority_variants(votes: np.ndarray, *, draws: int = TIE_DRAWS, seed: int = 
 def reference_accuracy(
     name: str,
     reference: np.ndarray,
-    votes: np.ndarray,
+    votes: np.ndarray | SparseRatings,
     assessors: Sequence[str],
     models: Mapping[str, np.ndarray],
     *,
     majority_label: str = "majority vote",
 ) -> ReferenceAccuracy:
-    """The accuracy table of binary ``votes`` (items x assessors) and the
+    """The accuracy table of binary ``votes`` (items x assessors, or held sparse) and the
     ``models``' truth sets (name -> labels) against ``reference`` (NaN: none)."""
+    if isinstance(votes, SparseRatings):
+        # each assessor against the reference on their own items: the items they left NaN
+        # drop out of accuracy_kappa either way; the majority reads each item's votes packed
+        columns = [votes.rater(k) for k in range(len(assessors))]
+        assessor_rows = [ReferenceRow(a, *accuracy_kappa(v, reference[i])) for a, (i, v) in zip(assessors, columns)]
+        votes = votes.packed()
+    else:
+        assessor_rows = [ReferenceRow(a, *accuracy_kappa(votes[:, k], reference)) for k, a in enumerate(assessors)]
     variants = majority_variants(votes)
     judged = ~np.isnan(votes)
     yes = np.where(judged, votes, 0).sum(axis=1)
@@ -319,5 +338,5 @@ def reference_accuracy(
         ties=ties,
         draws=TIE_DRAWS,
         truth_sets=rows,
-        assessors=[ReferenceRow(a, *accuracy_kappa(votes[:, k], reference)) for k, a in enumerate(assessors)],
+        assessors=assessor_rows,
     )

@@ -27,6 +27,7 @@ import numpy as np
 from scipy import sparse
 
 from scoring.intervals import FigureCI, Statistic, pair_intervals, too_few_ci
+from scoring.metrics.ratings import SparseRatings
 from scoring.metrics.uncertainty import UnitStatistics
 from scoring.stopping import MIN_UNITS
 
@@ -42,12 +43,12 @@ _ROWS_FROM = 1000
 
 
 class ItemDraws:
-    """Seeded bootstrap draws of subsets of the items of a vote matrix (items x
-    assessors, NaN not judged), counted by the items' distinct rows."""
+    """Seeded bootstrap draws of subsets of the items of votes (items x assessors,
+    1 match, 0 no match, held sparse), counted by the items' distinct rows."""
 
     def __init__(
         self,
-        matrix: np.ndarray,
+        ratings: SparseRatings,
         *,
         resamples: int,
         seed: int,
@@ -57,7 +58,7 @@ class ItemDraws:
     ):
         self.resamples, self.seed, self.unit, self.level = int(resamples), int(seed), unit, level
         self.min_units = int(min_units)  # fewer units: no interval (scoring.intervals.too_few_ci)
-        self.rows = _row_codes(matrix)
+        self.rows = _row_codes(ratings)
         self.n_rows = int(self.rows.max()) + 1 if len(self.rows) else 0
         self._counts: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
 
@@ -82,10 +83,13 @@ class ItemDraws:
                 # draws a range below 2**32 from the same 32-bit stream whatever the integer type)
                 drawn = drawn_rows[rng.integers(0, n, size=(size, n), dtype=index)]
                 drawn += (np.arange(size, dtype=index) * width)[:, np.newaxis]
-                found.append(np.bincount(drawn.ravel(), minlength=size * width).reshape(size, width))
+                counted = np.bincount(drawn.ravel(), minlength=size * width).reshape(size, width)
+                # held as the smallest integers that fit: a crowd's items each have a row of their
+                # own, and 1,000 resamples x 100,000 rows are 100 MB as bytes, 800 MB as floats
+                found.append(counted.astype(np.uint8 if counted.max(initial=0) < 256 else np.uint32))
             if len(self._counts) >= _KEPT:
                 self._counts.pop(next(iter(self._counts)))
-            self._counts[key] = (rows, np.vstack(found).astype(np.float64))
+            self._counts[key] = (rows, np.vstack(found))
         return self._counts[key]
 
     def interval(self, subset: np.ndarray, stats: UnitStatistics) -> FigureCI:
@@ -106,7 +110,7 @@ class ItemDraws:
         by_row[rows] = per_unit
         if not np.array_equal(by_row[rows], per_unit):  # items of one row differ: the plain bootstrap
             return self._figure(value, stats.interval(n_resamples=self.resamples, seed=self.seed, level=self.level))
-        resampled = np.asarray(stats.statistic(counts @ by_row), dtype=np.float64)
+        resampled = np.asarray(stats.statistic(_times(counts, by_row)), dtype=np.float64)
         finite = resampled[np.isfinite(resampled)]
         if finite.size == 0:
             return self._none(value, units)
@@ -162,7 +166,7 @@ class ItemDraws:
                         raise ValueError("a pair's cells must be a function of the items' vote rows")
                     present = np.flatnonzero(cell >= 0)
                     one_hot[present, column * n_cells + cell[present]] = 1.0
-                resampled = (counts @ one_hot).reshape(self.resamples, len(members), n_cells)
+                resampled = _times(counts, one_hot).reshape(self.resamples, len(members), n_cells)
             for name, statistic in statistics.items():
                 values = np.asarray(statistic(full), dtype=np.float64)
                 figures = None if resampled is None else np.asarray(statistic(resampled), dtype=np.float64)
@@ -206,18 +210,37 @@ class ItemDraws:
         )
 
 
-def _row_codes(matrix: np.ndarray) -> np.ndarray:
-    """Each item's row number among the distinct rows of ``matrix`` (votes 1, 0, NaN),
-    from the rows written as base-3 numbers (39 assessors to an int64)."""
-    if not matrix.size:
-        return np.zeros(len(matrix), np.int64)
-    digits = np.where(np.isnan(matrix), 0, matrix + 1).astype(np.int64)
-    chunks = [
-        digits[:, start : start + 39] @ (3 ** np.arange(min(39, matrix.shape[1] - start), dtype=np.int64))
-        for start in range(0, matrix.shape[1], 39)
-    ]
-    if len(chunks) == 1:
-        _, rows = np.unique(chunks[0], return_inverse=True)
+def _times(counts: np.ndarray, matrix: np.ndarray) -> np.ndarray:
+    """``counts @ matrix`` in float64, a block of resamples at a time (the counts are kept as
+    small integers; as floats at once they would be eight times the memory)."""
+    rows = max(1, _BLOCK_CELLS // max(counts.shape[1], 1))
+    return np.concatenate(
+        [counts[start : start + rows].astype(np.float64) @ matrix for start in range(0, len(counts), rows)]
+    )
+
+
+def _row_codes(ratings: SparseRatings) -> np.ndarray:
+    """Each item's row number among the distinct rows of the votes (1, 0, none), in the
+    order of the rows written as base-3 numbers (digit 0 none, 1 no match, 2 match; the
+    last assessor of 39 most significant, chunks of 39 assessors to an int64 compared
+    from the first): each item's number is summed from its own votes only, so it costs
+    one pass over the votes and items x chunks integers, not items x assessors cells."""
+    if not ratings.n_raters:
+        return np.zeros(ratings.n_items, np.int64)
+    values = ratings.values
+    if values.size and not np.isin(values, (0.0, 1.0)).all():
+        raise ValueError("votes must be 0 or 1")
+    n_chunks = -(-ratings.n_raters // 39)
+    chunk = ratings.raters // 39
+    digits = (values.astype(np.int64) + 1) * 3 ** (ratings.raters % 39)
+    numbers = np.zeros((ratings.n_items, n_chunks), np.int64)
+    if digits.size:
+        # the votes are sorted by item and assessor, so each (item, chunk) is one run of them
+        key = ratings.items * n_chunks + chunk
+        starts = np.flatnonzero(np.concatenate([[True], key[1:] != key[:-1]]))
+        numbers.ravel()[key[starts]] = np.add.reduceat(digits, starts)
+    if n_chunks == 1:
+        _, rows = np.unique(numbers[:, 0], return_inverse=True)
     else:
-        _, rows = np.unique(np.column_stack(chunks), axis=0, return_inverse=True)
+        _, rows = np.unique(numbers, axis=0, return_inverse=True)
     return np.asarray(rows, dtype=np.int64).reshape(-1)

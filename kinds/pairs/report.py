@@ -40,16 +40,18 @@ from scoring.intervals import (
     interval_settings,
     no_ci,
     ranking_stability,
+    too_few_pair_intervals,
 )
 from scoring.metrics.agreement import (
     PairConfusions,
     category_counts,
     fleiss_kappa,
     krippendorff_alpha,
-    pair_confusions,
-    pairwise_agreement,
+    pairwise_of_table,
+    sparse_pair_confusions,
 )
 from scoring.metrics.gwet import gwet_units
+from scoring.metrics.ratings import SparseRatings
 from scoring.metrics.significance import (
     compare_statements,
     compare_systems,
@@ -277,7 +279,7 @@ UNIT = "items"
 
 
 def _agreement(v: Votes, settings: IntervalSettings) -> dict[str, Any]:
-    return _agreement_of(v.matrix, v.assessors, settings)
+    return _agreement_of(SparseRatings.from_dense(v.matrix), v.assessors, settings)
 
 
 #: The most pairs of assessors the campaign report lists with their figures and intervals, those
@@ -288,70 +290,96 @@ LIVE_PAIRS = 500
 
 
 def _agreement_of(
-    matrix: np.ndarray, assessors: list[str], settings: IntervalSettings, keep: int | None = None
+    votes: SparseRatings, assessors: list[str], settings: IntervalSettings, keep: int | None = None
 ) -> dict[str, Any]:
-    """:func:`agreement`'s fields of an items x assessors vote matrix.
+    """:func:`agreement`'s fields of items x assessors votes (1 match, 0 no match), held sparse.
 
     ``keep``: list only that many pairs (those with the most shared items; ties: the
     earlier pair) and add ``pair_count``, the number of pairs sharing an item. The
     kappa matrix has every pair's kappa either way, from one product of the votes
-    (:func:`~scoring.metrics.agreement.pair_confusions`), equal to
-    :func:`~scoring.metrics.agreement.pairwise_agreement`'s pair by pair."""
-    judged = ~np.isnan(matrix)
+    (:func:`~scoring.metrics.agreement.sparse_pair_confusions`), equal to
+    :func:`~scoring.metrics.agreement.pairwise_agreement`'s pair by pair.
+
+    Nothing here lays the votes out as items x assessors: the figures over every rater
+    (Fleiss, alpha, AC1) read each item's votes packed left (:meth:`SparseRatings.packed`,
+    the same counts per item), the per-assessor and per-pair figures each assessor's own
+    items; a crowd of 100,000 items x 2,000 workers, 10 votes an item, costs its 1,000,000
+    votes, not 200,000,000 cells."""
+    raters = votes.per_item
+    packed = votes.packed()
     # every interval: the seeded bootstrap over items, drawn once per set of items (kinds/pairs/draws.py)
-    draws = ItemDraws(matrix, resamples=settings.resamples, seed=settings.seed, unit=UNIT, min_units=settings.min_units)
-    every = pair_confusions(np.where(judged, matrix == 1, -1).T.astype(np.int64), 2)
+    draws = ItemDraws(votes, resamples=settings.resamples, seed=settings.seed, unit=UNIT, min_units=settings.min_units)
+    every = sparse_pair_confusions(votes, 2)
     shared_items = every.confusion.sum(axis=(1, 2))
     listed = np.arange(len(shared_items))
     if keep is not None and len(listed) > keep:
         listed = np.sort(np.argsort(-shared_items, kind="stable")[:keep])
-    found, subsets, cells = [], [], []
-    for i, j in zip(every.first[listed].tolist(), every.second[listed].tolist()):
-        shared = judged[:, i] & judged[:, j]
-        first, second = matrix[shared, i] == 1, matrix[shared, j] == 1
-        found.append(((assessors[i], assessors[j]), pairwise_agreement(first, second)))
-        subsets.append(shared)
-        cells.append(binary_cells(first, second))
-    intervals = draws.pair_intervals(subsets, cells, 4, binary_pair_statistics())
-    pairs = [
-        PairsPair(
-            assessors=names,
-            **asdict(figures),
-            **{f"{name}_ci": ci[name] for name in BINARY_FIGURES},
-            ac1=ci["ac1"],
+    confusion = every.confusion[listed]
+    # each pair's 2x2 table (a both match, b first only, c second only, d neither): its figures
+    tables = np.stack([confusion[:, 1, 1], confusion[:, 1, 0], confusion[:, 0, 1], confusion[:, 0, 0]], axis=1)
+    statistics = binary_pair_statistics()
+    # a pair over fewer items than an interval needs draws nothing and needs no more than its table
+    # (a topic of a few items: every pair); the others' intervals need their shared items' cells
+    drawn = tables.sum(axis=1) >= settings.min_units if settings.min_units > 2 else np.ones(len(tables), bool)
+    intervals = dict(
+        zip(np.flatnonzero(~drawn).tolist(), too_few_pair_intervals(tables[~drawn], statistics, UNIT, draws.level))
+    )
+    subsets, cells = [], []
+    for p in np.flatnonzero(drawn).tolist():
+        (items_i, votes_i), (items_j, votes_j) = (
+            votes.rater(int(every.first[listed[p]])),
+            votes.rater(int(every.second[listed[p]])),
         )
-        for (names, figures), ci in zip(found, intervals)
-    ]
+        both, at_i, at_j = np.intersect1d(items_i, items_j, assume_unique=True, return_indices=True)
+        shared = np.zeros(votes.n_items, bool)
+        shared[both] = True
+        subsets.append(shared)
+        cells.append(binary_cells(votes_i[at_i] == 1, votes_j[at_j] == 1))
+    intervals.update(zip(np.flatnonzero(drawn).tolist(), draws.pair_intervals(subsets, cells, 4, statistics)))
+    pairs = []
+    for p, (i, j, table) in enumerate(
+        zip(every.first[listed].tolist(), every.second[listed].tolist(), tables.tolist())
+    ):
+        ci = intervals[p]
+        pairs.append(
+            PairsPair(
+                assessors=(assessors[i], assessors[j]),
+                **vars(pairwise_of_table(*table)),
+                **{f"{name}_ci": ci[name] for name in BINARY_FIGURES},
+                ac1=ci["ac1"],
+            )
+        )
+    judged, accepted = votes.per_rater, votes.value_sums()
     per_assessor = [
         PairsAssessor(
             assessor=name,
-            judged=int(judged[:, k].sum()),
-            accepted=int(np.nansum(matrix[:, k])),
-            base_rate=float(np.nanmean(matrix[:, k])) if judged[:, k].any() else float("nan"),
+            judged=int(judged[k]),
+            accepted=int(accepted[k]),
+            base_rate=float(accepted[k] / judged[k]) if judged[k] else float("nan"),
         )
         for k, name in enumerate(assessors)
     ]
     fields = {
-        "items": len(matrix),
-        "items_judged": int(judged.any(axis=1).sum()),
+        "items": votes.n_items,
+        "items_judged": int((raters > 0).sum()),
         "assessors": per_assessor,
         "pairs": pairs,
         "kappa_matrix": _kappa_matrix(len(assessors), every),
-        "fleiss": _fleiss(matrix, judged, draws),
-        "alpha": _alpha(matrix, judged, draws),
-        "ac1": _ac1(matrix, judged, draws),
+        "fleiss": _fleiss(packed, raters, draws),
+        "alpha": _alpha(votes, packed, raters, draws),
+        "ac1": _ac1(packed, raters, draws),
     }
     if keep is not None:
         fields["pair_count"] = len(shared_items)
     return fields
 
 
-def _ac1(matrix: np.ndarray, judged: np.ndarray, draws: ItemDraws) -> FigureCI:
+def _ac1(packed: np.ndarray, raters: np.ndarray, draws: ItemDraws) -> FigureCI:
     """Gwet's AC1 over the judged items (both categories count), bootstrap over them."""
-    rows = judged.any(axis=1)
+    rows = raters > 0
     if not rows.any():
         return no_ci(float("nan"), 0, UNIT)
-    return draws.interval(rows, gwet_units(matrix[rows], categories=[0.0, 1.0]))
+    return draws.interval(rows, gwet_units(packed[rows], categories=[0.0, 1.0]))
 
 
 def _kappa_matrix(n: int, every: PairConfusions) -> list[list[float | None]]:
@@ -372,14 +400,13 @@ def _kappa_matrix(n: int, every: PairConfusions) -> list[list[float | None]]:
     return matrix
 
 
-def _fleiss(matrix: np.ndarray, judged: np.ndarray, draws: ItemDraws) -> PairsFleiss:
+def _fleiss(packed: np.ndarray, raters: np.ndarray, draws: ItemDraws) -> PairsFleiss:
     """Fleiss' kappa over the items with the most common number of raters (>= 2).
 
     Fleiss (1971) needs the same number of raters on every item; while a
     campaign is under way items differ, so the figure says which items it is
     over. Ties between rater counts go to the larger count.
     """
-    raters = judged.sum(axis=1)
     counts = np.bincount(raters[raters >= 2]) if (raters >= 2).any() else np.zeros(0, int)
     if counts.size == 0:
         none = no_ci(float("nan"), 0, UNIT)
@@ -392,7 +419,7 @@ def _fleiss(matrix: np.ndarray, judged: np.ndarray, draws: ItemDraws) -> PairsFl
             analytic_general=none,
         )
     m = int(len(counts) - 1 - np.argmax(counts[::-1]))
-    table = category_counts(matrix[raters == m], categories=[0.0, 1.0])
+    table = category_counts(packed[raters == m], categories=[0.0, 1.0])
     return PairsFleiss(
         kappa=fleiss_kappa(table),
         items=int((raters == m).sum()),
@@ -403,17 +430,17 @@ def _fleiss(matrix: np.ndarray, judged: np.ndarray, draws: ItemDraws) -> PairsFl
     )
 
 
-def _alpha(matrix: np.ndarray, judged: np.ndarray, draws: ItemDraws) -> PairsAlpha:
-    pairable = judged.sum(axis=1) >= 2
+def _alpha(votes: SparseRatings, packed: np.ndarray, raters: np.ndarray, draws: ItemDraws) -> PairsAlpha:
+    pairable = raters >= 2
     if not pairable.any():
         return PairsAlpha(
-            alpha=float("nan"), items=0, coders=int(judged.any(axis=0).sum()), ci=no_ci(float("nan"), 0, UNIT)
+            alpha=float("nan"), items=0, coders=int((votes.per_rater > 0).sum()), ci=no_ci(float("nan"), 0, UNIT)
         )
     return PairsAlpha(
-        alpha=krippendorff_alpha(matrix[pairable].T, level="nominal"),
+        alpha=krippendorff_alpha(packed[pairable].T, level="nominal"),
         items=int(pairable.sum()),
-        coders=int(judged[pairable].any(axis=0).sum()),
-        ci=draws.interval(pairable, krippendorff_alpha_units(matrix[pairable].T, level="nominal")),
+        coders=len(np.unique(votes.raters[pairable[votes.items]])),
+        ci=draws.interval(pairable, krippendorff_alpha_units(packed[pairable].T, level="nominal")),
     )
 
 
@@ -502,25 +529,27 @@ def merge(given: MergeInput, partials: Sequence[PairsPartial]) -> PairsCampaignR
     settings = interval_settings(given.campaign.params)
     systems = [run.name for run in system_runs(given.runs)]
     merged = _concatenate(given.topics, partials, systems, [run.name for run in reference_runs(given.runs)])
-    matrix, assessors = merged.matrix, merged.assessors
-    dawid_skene = lm.model_truth(matrix, "dawid-skene", 2)
+    votes, assessors = merged.votes, merged.assessors
+    dawid_skene = lm.model_truth(votes, "dawid-skene", 2)
     # the other models' truth sets are read by the accuracy table only
     labels = (
         {
-            model: (dawid_skene if model == "dawid-skene" else lm.model_truth(matrix, model, 2)).labels
+            model: (dawid_skene if model == "dawid-skene" else lm.model_truth(votes, model, 2)).labels
             for model in lm.MODELS
         }
         if merged.references
         else {}
     )
+    # the figures of each item's votes whoever gave them (truth sets, majority) read them packed left
+    packed = votes.packed()
     return PairsCampaignReport(
-        **_agreement_of(matrix, assessors, settings, keep=LIVE_PAIRS),
+        **_agreement_of(votes, assessors, settings, keep=LIVE_PAIRS),
         topics=len(partials),
-        systems=system_scores(systems, merged.returned, matrix, assessors),
-        ranking=system_ranking_stability(merged.returned, matrix, assessors, merged.queries, settings),
-        reliability=lm.binary_reliability(matrix, assessors, dawid_skene),
+        systems=system_scores(systems, merged.returned, packed, assessors),
+        ranking=system_ranking_stability(merged.returned, packed, assessors, merged.queries, settings),
+        reliability=lm.binary_reliability(votes, assessors, dawid_skene),
         references=[
-            lm.reference_accuracy(name, reference, matrix, assessors, labels) for name, reference in merged.references
+            lm.reference_accuracy(name, reference, votes, assessors, labels) for name, reference in merged.references
         ],
     )
 
@@ -531,11 +560,11 @@ def campaign_report(input: ReportInput) -> PairsCampaignReport:
 
 @dataclass(frozen=True)
 class _Merged:
-    """The partials laid end to end: the campaign's vote matrix (items x assessors), the
-    systems' returned items (systems x items), the references' labels (name, per item),
+    """The partials laid end to end: the campaign's votes (items x assessors, held sparse),
+    the systems' returned items (systems x items), the references' labels (name, per item),
     each item's query (its topic, numbered in sorted external id order)."""
 
-    matrix: np.ndarray
+    votes: SparseRatings
     assessors: list[str]
     returned: np.ndarray
     references: list[tuple[str, np.ndarray]]
@@ -545,7 +574,11 @@ class _Merged:
 def _concatenate(
     topics: Sequence[Topic], partials: Sequence[PairsPartial], systems: list[str], references: list[str]
 ) -> _Merged:
-    """The partials as one campaign, vectorised (no work per topic beyond reading its lists)."""
+    """The partials as one campaign, vectorised (no work per topic beyond reading its lists).
+
+    The votes stay sparse: one entry per vote given, already in item and assessor order
+    (topics end to end, a topic's assessors sorted by name), never an items x assessors
+    array (a crowd's is 99.5% empty: 1.6 GB at 100,000 items x 2,000 workers)."""
     sizes = np.fromiter((p.items for p in partials), np.int64, count=len(partials))
     first_item = _starts(sizes)
     n_items = int(sizes.sum())
@@ -558,8 +591,14 @@ def _concatenate(
     values = np.fromiter(chain.from_iterable(p.votes for p in partials), np.float64, count=int(counts.sum()))
     topic, local = _cells(counts)
     width = widths[topic]
-    matrix = np.full((n_items, len(assessors)), np.nan)
-    matrix[first_item[topic] + local // width, names[_starts(widths)[topic] + local % width]] = values
+    given = ~np.isnan(values)
+    votes = SparseRatings.from_entries(
+        (first_item[topic] + local // width)[given],
+        names[_starts(widths)[topic] + local % width][given],
+        values[given],
+        n_items=n_items,
+        n_raters=len(assessors),
+    )
     # the runs: each topic's runs x its items
     returned = _by_run(partials, "systems", "returned", systems, sizes, False, bool)
     labels = _by_run(partials, "references", "reference_labels", references, sizes, np.nan, np.float64)
@@ -570,7 +609,7 @@ def _concatenate(
     # the queries as query_counts numbers them: the topics that have items, in sorted external id order
     rank = {external: q for q, external in enumerate(sorted({t.external_id for t, n in zip(topics, sizes) if n}))}
     query = np.fromiter((rank.get(t.external_id, -1) for t in topics), np.int64, count=len(topics))
-    return _Merged(matrix, assessors, returned, found, np.repeat(query, sizes))
+    return _Merged(votes, assessors, returned, found, np.repeat(query, sizes))
 
 
 def _starts(counts: np.ndarray) -> np.ndarray:
@@ -632,7 +671,8 @@ def system_scores(
 ) -> list[PairsSystem]:
     """Each system's pooled precision, recall and F1 under the Consensus,
     Union and Intersection truth sets (section 2.4; significance in the
-    evaluation analysis); ``returned``: systems x items."""
+    evaluation analysis); ``returned``: systems x items; ``matrix``: items x
+    assessors votes, or each item's votes packed left (the truth sets count them)."""
 
     if not systems or not assessors:
         return []

@@ -15,11 +15,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 from scipy import sparse
+
+if TYPE_CHECKING:
+    from scoring.metrics.ratings import SparseRatings
 
 __all__ = [
     "CategoryCounts",
@@ -32,6 +35,8 @@ __all__ = [
     "fleiss_kappa",
     "krippendorff_alpha",
     "pairwise_agreement",
+    "pairwise_of_table",
+    "sparse_pair_confusions",
 ]
 
 KappaWeights = Literal["linear", "quadratic"]
@@ -217,10 +222,33 @@ def pair_confusions(codes: npt.ArrayLike, n_categories: int, *, same: bool = Fal
     if table.size and (table.min() < -1 or table.max() >= n_categories):
         raise ValueError(f"codes must lie in -1 .. {n_categories - 1}")
     raters, items = table.shape
-    q = int(n_categories)
     rater, item = np.nonzero(table >= 0)
+    return _pair_confusions(item, rater, table[rater, item], items, raters, int(n_categories), same)
+
+
+def sparse_pair_confusions(ratings: SparseRatings, n_categories: int, *, same: bool = False) -> PairConfusions:
+    """:func:`pair_confusions` of ratings held sparse (values: category positions 0 ..
+    ``n_categories`` - 1): time and memory grow with the ratings, not items x raters.
+
+    >>> from scoring.metrics.ratings import SparseRatings
+    >>> codes = [[0, 1, 1, -1], [0, 1, 0, 1], [-1, -1, -1, 1]]
+    >>> ratings = SparseRatings.from_dense(np.where(np.array(codes) < 0, np.nan, codes).T)
+    >>> found = sparse_pair_confusions(ratings, 2)
+    >>> found.first.tolist(), found.second.tolist(), found.confusion[0].tolist()
+    ([0, 1], [1, 2], [[1, 0], [1, 1]])
+    """
+    values = ratings.values
+    if values.size and (values.min() < 0 or values.max() >= n_categories or (values != np.floor(values)).any()):
+        raise ValueError(f"ratings must be category positions 0 .. {n_categories - 1}")
+    codes = values.astype(np.intp)
+    return _pair_confusions(ratings.items, ratings.raters, codes, ratings.n_items, ratings.n_raters, n_categories, same)
+
+
+def _pair_confusions(
+    item: np.ndarray, rater: np.ndarray, code: np.ndarray, items: int, raters: int, q: int, same: bool
+) -> PairConfusions:
     one_hot = sparse.csr_array(
-        (np.ones(len(item), dtype=np.int64), (item, rater * q + table[rater, item])), shape=(items, raters * q)
+        (np.ones(len(item), dtype=np.int64), (item, rater * q + code)), shape=(items, raters * q)
     )
     product = (one_hot.T @ one_hot).tocoo()  # (raters x categories)^2: rater a's i with rater b's j
     rows, columns = np.asarray(product.row, dtype=np.intp), np.asarray(product.col, dtype=np.intp)
@@ -508,8 +536,22 @@ def pairwise_agreement(a: npt.ArrayLike, b: npt.ArrayLike) -> PairwiseAgreement:
     both = int(np.count_nonzero(first & second))
     first_only = int(np.count_nonzero(first)) - both
     second_only = int(np.count_nonzero(second)) - both
-    n = len(first)
-    neither = n - both - first_only - second_only
+    return pairwise_of_table(both, first_only, second_only, len(first) - both - first_only - second_only)
+
+
+def pairwise_of_table(both: int, first_only: int, second_only: int, neither: int) -> PairwiseAgreement:
+    """:func:`pairwise_agreement` of the 2x2 table itself (a, b, c, d): the same figures
+    from the same integers, for pairs whose tables came from one product
+    (:func:`sparse_pair_confusions`).
+
+    >>> found = pairwise_of_table(2, 1, 1, 2)
+    >>> found == pairwise_agreement([1, 1, 1, 0, 0, 0], [1, 1, 0, 1, 0, 0])
+    True
+    """
+    both, first_only, second_only, neither = int(both), int(first_only), int(second_only), int(neither)
+    if min(both, first_only, second_only, neither) < 0:
+        raise ValueError("the cells of a 2x2 table must be non-negative counts")
+    n = both + first_only + second_only + neither
     disagreements = first_only + second_only
     return PairwiseAgreement(
         a=both,

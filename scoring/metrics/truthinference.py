@@ -53,6 +53,7 @@ from scipy.special import digamma
 __all__ = [
     "TruthInference",
     "dawid_skene",
+    "from_long",
     "from_matrix",
     "glad",
     "mace",
@@ -156,6 +157,25 @@ def from_matrix(matrix: npt.ArrayLike) -> tuple[IntArray, IntArray, IntArray]:
     if not np.all(np.isfinite(values)) or np.any(values < 0) or np.any(values != np.floor(values)):
         raise ValueError("matrix must hold non-negative whole-number label codes or NaN")
     return items.astype(np.int64), workers.astype(np.int64), values.astype(np.int64)
+
+
+def from_long(
+    items: npt.ArrayLike, workers: npt.ArrayLike, values: npt.ArrayLike
+) -> tuple[IntArray, IntArray, IntArray]:
+    """The long form of labels already given one entry per label (e.g. held sparse,
+    :class:`scoring.metrics.ratings.SparseRatings`): the same checks as :func:`from_matrix`
+    (label codes non-negative whole numbers), integer arrays.
+
+    Examples
+    --------
+    >>> items, workers, labels = from_long([0, 0, 1], [0, 1, 1], [1.0, 0.0, 1.0])
+    >>> items.tolist(), workers.tolist(), labels.tolist()
+    ([0, 0, 1], [0, 1, 1], [1, 0, 1])
+    """
+    values = np.asarray(values, dtype=np.float64)
+    if not np.all(np.isfinite(values)) or np.any(values < 0) or np.any(values != np.floor(values)):
+        raise ValueError("labels must be non-negative whole-number label codes")
+    return np.asarray(items, dtype=np.int64), np.asarray(workers, dtype=np.int64), values.astype(np.int64)
 
 
 def _codes(values: Any, name: str) -> npt.NDArray[np.intp]:

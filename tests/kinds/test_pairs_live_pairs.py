@@ -15,6 +15,7 @@ from kinds.pairs import report as pairs_report
 from scoring import services as scoring_services
 from scoring.intervals import IntervalSettings
 from scoring.metrics.agreement import pairwise_agreement
+from scoring.metrics.ratings import SparseRatings
 from scoring.selectors import campaign_report
 from tests.conftest import pairs_topics
 
@@ -39,7 +40,7 @@ def same(x: float | None, y: float | None) -> bool:
 def test_every_pair_s_kappa_equals_the_pair_by_pair_figure_bit_for_bit():
     matrix = crowd(60, 12, 4)
     names = [f"w{k}" for k in range(12)]
-    fields = pairs_report._agreement_of(matrix, names, IntervalSettings())
+    fields = pairs_report._agreement_of(SparseRatings.from_dense(matrix), names, IntervalSettings())
     judged = ~np.isnan(matrix)
     expected_pairs = []
     for i, j in combinations(range(12), 2):
@@ -56,8 +57,8 @@ def test_every_pair_s_kappa_equals_the_pair_by_pair_figure_bit_for_bit():
 def test_the_listed_pairs_are_those_with_the_most_shared_items():
     matrix = crowd(80, 14, 4, seed=5)
     names = [f"w{k:02d}" for k in range(14)]
-    everything = pairs_report._agreement_of(matrix, names, IntervalSettings())
-    kept = pairs_report._agreement_of(matrix, names, IntervalSettings(), keep=7)
+    everything = pairs_report._agreement_of(SparseRatings.from_dense(matrix), names, IntervalSettings())
+    kept = pairs_report._agreement_of(SparseRatings.from_dense(matrix), names, IntervalSettings(), keep=7)
     assert kept["pair_count"] == len(everything["pairs"]) > 7
     assert all(
         same(x, y) for row, other in zip(kept["kappa_matrix"], everything["kappa_matrix"]) for x, y in zip(row, other)

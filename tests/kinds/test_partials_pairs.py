@@ -20,6 +20,7 @@ from kinds.pairs import demo
 from kinds.pairs import report as r
 from scoring import labelmodels as lm
 from scoring.intervals import interval_settings, ranking_stability
+from scoring.metrics.ratings import SparseRatings
 from scoring.metrics.truthsets import precision_recall_f1, query_counts
 from scoring.partials import MergeInput, differences
 from scoring.selectors import ReportInput, report_input
@@ -306,7 +307,7 @@ def test_the_draws_counted_by_row_are_the_library_s_resample_weights(monkeypatch
 
     monkeypatch.setattr(draws, "_BLOCK_CELLS", block)  # several blocks of draws: the same stream
     matrix = _votes(120, 4, 5)
-    found = draws.ItemDraws(matrix, resamples=300, seed=0, unit="items")
+    found = draws.ItemDraws(SparseRatings.from_dense(matrix), resamples=300, seed=0, unit="items")
     assert found.n_rows <= 3**4 < 120  # fewer distinct rows than items
     subset = ~np.isnan(matrix[:, 0])
     rows, counts = found.counts(subset)
@@ -326,7 +327,7 @@ def test_the_intervals_by_row_equal_the_library_bootstrap(monkeypatch):
 
     matrix = _votes(400, 5, 9)
     judged = ~np.isnan(matrix)
-    found = draws.ItemDraws(matrix, resamples=500, seed=0, unit="items")
+    found = draws.ItemDraws(SparseRatings.from_dense(matrix), resamples=500, seed=0, unit="items")
     subsets, cells = [], []
     for i in range(5):
         for j in range(i + 1, 5):
