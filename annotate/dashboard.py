@@ -115,17 +115,15 @@ def _failed_latest(ids: list[int]):
     return Job.objects.filter(campaign_id__in=ids, status=Job.Status.FAILED).exclude(Exists(later))
 
 
-def campaign_summary(campaign: Campaign, report: Any, counted: progress.CampaignProgress) -> CampaignSummary:
-    """The summary of one campaign; ``report``: its stored campaign report
-    (``scoring.live.campaign_report``, read by the caller under the page's ETag) or None;
-    ``counted``: its progress (``scoring.progress.campaign_progress``)."""
-    headline_of = get_kind(campaign.kind).reports.headline
-    headline = headline_of(report.data) if report is not None and headline_of is not None else None
+def campaign_summary(campaign: Campaign, latest: Any, counted: progress.CampaignProgress) -> CampaignSummary:
+    """The summary of one campaign; ``latest``: its stored report's headline, time and
+    judgments seen (``scoring.live.campaign_headline``, read by the caller under the page's
+    ETag) or None; ``counted``: its progress (``scoring.progress.campaign_progress``)."""
     return CampaignSummary(
         attention=_attention({campaign.pk: counted.counts})[campaign.pk],
         topics=Topic.objects.filter(campaign=campaign).count(),
-        report_at=report.computed_at if report is not None else None,
-        judgments_seen=report.judgments_seen if report is not None else 0,
-        headline=headline,
-        has_headline=headline_of is not None,
+        report_at=latest.computed_at if latest is not None else None,
+        judgments_seen=latest.judgments_seen if latest is not None else 0,
+        headline=latest.data if latest is not None else None,
+        has_headline=get_kind(campaign.kind).reports.headline is not None,
     )

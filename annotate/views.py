@@ -91,10 +91,11 @@ def _report_context(request: HttpRequest, campaign) -> dict:
 
 
 def _summary_context(request: HttpRequest, campaign) -> dict:
-    report = live.campaign_report(campaign, live.current_etag(request.user, campaign.pk))
+    # the headline stored beside the report, not the report: a crowd's is megabytes to decode
+    latest = live.campaign_headline(campaign, live.current_etag(request.user, campaign.pk))
     counted = progress_counts.campaign_progress(campaign)
     return {
-        "summary": dashboard.campaign_summary(campaign, report, counted),
+        "summary": dashboard.campaign_summary(campaign, latest, counted),
         "progress": counted.assessors,
         "building": scoring_selectors.build_progress(campaign),
     }

@@ -68,12 +68,14 @@ def recompute_reports(campaign_id: int, *, everything: bool = False, progress: P
     wanted = sorted(topics) if everything else sorted(marks)
     now = timezone.now()
     topic_reports = _topic_reports(given, reports, [topics[t] for t in wanted if t in topics], progress)
-    campaign_data = typed.dump(reports.campaign(given))
+    built = reports.campaign(given)
+    campaign_data = typed.dump(built)
     counted = campaign_progress.count_if_big(campaign)
     with transaction.atomic():
         for topic, data, seen, disagreement, _ in topic_reports:
             _store(campaign, topic, data, seen, now, disagreement)
         _store(campaign, None, campaign_data, len(given.judgments), now)
+        _store_headline(campaign, reports, built, len(given.judgments), now)
         campaign_progress.store(campaign, counted, now)
         _clear_marks(marks)
     if progress:
@@ -120,6 +122,7 @@ def _recompute_incremental(campaign: Campaign, reports, marks: dict, everything:
     with transaction.atomic():
         _store_topics(campaign, built, now)
         _store(campaign, None, campaign_data, seen, now)
+        _store_headline(campaign, reports, merged, seen, now)
         campaign_progress.store(campaign, counted, now)
         _clear_marks(marks)
     if progress:
@@ -270,6 +273,24 @@ def _store(
             "disagreement_reason": "" if disagreement is None else disagreement.reason[:REASON_LENGTH],
         },
     )
+
+
+def _store_headline(campaign: Campaign, reports, built, seen: int, now) -> None:
+    """The kind's headline of the campaign report ``built``, stored beside it (report ``headline``,
+    the same time and count): the campaign's summary reads it instead of decoding the whole
+    report (a crowd's, with its workers' kappa matrix, is megabytes: scoring.live.campaign_headline)."""
+    if reports.headline is None:
+        return
+    Report.objects.update_or_create(
+        campaign=campaign,
+        topic=None,
+        name=HEADLINE,
+        defaults={"data": typed.dump(reports.headline(built)), "computed_at": now, "judgments_seen": seen},
+    )
+
+
+#: The name of the stored headline report (beside the campaign report ``agreement``).
+HEADLINE = "headline"
 
 
 # -- jobs: long analyses with progress ----------------------------------------

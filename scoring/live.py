@@ -22,6 +22,7 @@ import json
 import threading
 import zlib
 from collections import OrderedDict
+from dataclasses import dataclass
 from datetime import datetime
 
 import msgspec
@@ -30,8 +31,10 @@ from django.http import HttpRequest, HttpResponse, HttpResponseNotModified
 
 from annotate.models import Campaign, Membership
 from kinds.registry import get_kind
+from kinds.spec import Headline
 from scoring import fields
 from scoring import selectors as scoring_selectors
+from scoring.intervals import FigureCI
 from scoring.models import Report, ScoringState
 
 #: The roles that may read a campaign's report (annotate.selectors: need="organise").
@@ -138,3 +141,64 @@ def _load(campaign: Campaign) -> scoring_selectors.StoredReport | None:
     except msgspec.ValidationError:
         return scoring_selectors.campaign_report(campaign)  # an older shape: logged, None until recomputed
     return scoring_selectors.StoredReport(data, row["computed_at"], row["judgments_seen"])
+
+
+@dataclass(frozen=True)
+class _StoredHeadline:
+    """A kind's :class:`~kinds.spec.Headline` as ``scoring.jobs`` stores it (its figure a FigureCI)."""
+
+    label: str
+    figure: FigureCI
+
+
+_headlines: OrderedDict[tuple[int, str], scoring_selectors.StoredReport | None] = OrderedDict()
+
+
+def campaign_headline(campaign: Campaign, tag: str | None) -> scoring_selectors.StoredReport | None:
+    """The campaign report's time, judgments seen and, as ``data``, its kind's headline
+    (:class:`~kinds.spec.Headline`; None for a kind without one), or None before the first report:
+    what the summary shows, read from the small ``headline`` report each rebuild stores beside the
+    campaign report (``scoring.jobs``) instead of decoding the report (at 100,000 crowd items
+    x 2,000 workers: 0.6 s against 0.03 ms). Kept per process under ``tag``, as
+    :func:`campaign_report`. A report stored before the headline was is read whole, once."""
+    key = (campaign.pk, tag or "")
+    if tag is not None:
+        with _lock:
+            if key in _headlines:
+                _headlines.move_to_end(key)
+                return _headlines[key]
+    found = _load_headline(campaign, tag)
+    if tag is not None:
+        with _lock:
+            _headlines[key] = found
+            while len(_headlines) > CACHED:
+                _headlines.popitem(last=False)
+    return found
+
+
+def _load_headline(campaign: Campaign, tag: str | None) -> scoring_selectors.StoredReport | None:
+    headline_of = get_kind(campaign.kind).reports.headline
+    rows = {
+        row["name"]: row
+        for row in Report.objects.filter(campaign=campaign, topic=None, name__in=["agreement", "headline"])
+        .annotate(raw=ExpressionWrapper(F("data"), output_field=BinaryField()))
+        .values("name", "computed_at", "judgments_seen", *(["raw"] if headline_of is not None else []))
+    }
+    report, stored = rows.get("agreement"), rows.get("headline")
+    if report is None:
+        return None
+    if headline_of is None:
+        return scoring_selectors.StoredReport(None, report["computed_at"], report["judgments_seen"])
+    if stored is not None and stored["computed_at"] == report["computed_at"]:
+        try:
+            found = fields.unpack(stored["raw"], type=_StoredHeadline)
+        except msgspec.ValidationError:
+            found = None  # an older shape: from the report, as below
+        if found is not None:
+            return scoring_selectors.StoredReport(
+                Headline(found.label, found.figure), report["computed_at"], report["judgments_seen"]
+            )
+    whole = campaign_report(campaign, tag)
+    if whole is None:
+        return None
+    return scoring_selectors.StoredReport(headline_of(whole.data), whole.computed_at, whole.judgments_seen)

@@ -73,6 +73,64 @@ def test_the_summary_page_shows_the_headline_figure_with_its_interval_and_stop_s
     assert client.get(f"/campaigns/{campaign.pk}/summary/").status_code == 403
 
 
+def _headline_html(client, campaign) -> str:
+    page = client.get(f"/campaigns/{campaign.pk}/").content.decode()
+    return page.split('id="summary-headline">', 1)[1].split("</div>", 1)[0]
+
+
+def test_the_summary_reads_the_headline_stored_beside_the_report_not_the_report(client, campaign, people, monkeypatch):
+    """Each rebuild stores the kind's headline beside the campaign report (same time, same
+    count); the summary reads that and never decodes the report, megabytes for a crowd. A
+    report stored without one (an older version), or a headline older than its report, is
+    read from the report itself."""
+    from scoring import live
+    from scoring.models import Report
+
+    alice, bob = people["alice"], people["bob"]
+    submit(campaign, alice, "q1")
+    submit(campaign, bob, "q1", OTHER)
+    submit(campaign, alice, "q2")
+    submit(campaign, bob, "q2")
+    jobs.recompute_reports(campaign.pk, everything=True)
+    report = Report.objects.get(campaign=campaign, topic=None, name="agreement")
+    stored = Report.objects.get(campaign=campaign, topic=None, name=jobs.HEADLINE)
+    assert (
+        (stored.computed_at, stored.judgments_seen)
+        == (report.computed_at, report.judgments_seen)
+        == (
+            report.computed_at,
+            4,
+        )
+    )
+    kappa = report.data["fleiss"]["bootstrap"]["value"]
+    assert stored.data == {"label": "Fleiss' kappa", "figure": report.data["fleiss"]["bootstrap"]}
+    client.force_login(people["organiser"])
+    expected = f'<span class="value">{kappa:.3f}</span>'
+    with monkeypatch.context() as patched:
+        patched.setattr(live, "campaign_report", lambda *args: pytest.fail("the summary decoded the report"))
+        assert expected in _headline_html(client, campaign)
+        live._headlines.clear()
+        # a change of the headline's row shows: the page reads it, not the report
+        Report.objects.filter(pk=stored.pk).update(data={**stored.data, "label": "Stored beside"})
+        assert "Stored beside" in _headline_html(client, campaign)
+    # an older version's report, with no headline beside it: the report's
+    Report.objects.filter(pk=stored.pk).delete()
+    live._headlines.clear()
+    found = _headline_html(client, campaign)
+    assert "Fleiss&#x27; kappa" in found and expected in found
+    # a headline older than its report: the report's
+    Report.objects.create(
+        campaign=campaign,
+        name=jobs.HEADLINE,
+        data={**stored.data, "label": "Older"},
+        computed_at=report.computed_at.replace(year=2000),
+        judgments_seen=1,
+    )
+    live._headlines.clear()
+    found = _headline_html(client, campaign)
+    assert "Fleiss&#x27; kappa" in found and expected in found and "Older" not in found
+
+
 def test_the_summary_costs_the_same_queries_whatever_the_size(client, people, make_user):
     client.force_login(people["organiser"])
     counts = []

@@ -30,7 +30,7 @@ def test_agreement_analysis_recomputes_every_report_with_progress(
     job = api(people["organiser"]).get(f"/api/jobs/{response.json()['id']}/").json()
     assert (job["status"], job["progress"], job["result"]) == ("done", 1.0, {"topic_reports": 3})
     assert Report.objects.filter(campaign=campaign, topic__isnull=False).count() == 3
-    assert Report.objects.get(campaign=campaign, topic=None).judgments_seen == 3
+    assert Report.objects.get(campaign=campaign, topic=None, name="agreement").judgments_seen == 3
 
 
 def test_unknown_analysis_is_a_400(api, people, campaign):

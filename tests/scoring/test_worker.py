@@ -38,7 +38,7 @@ READ_STATE = textwrap.dedent(
     import django, json; django.setup()
     from django_tasks_db.models import DBTaskResult
     from scoring.models import Report
-    campaign_report = Report.objects.filter(topic=None).first()
+    campaign_report = Report.objects.filter(topic=None, name="agreement").first()
     print(json.dumps({
         "queued": list(DBTaskResult.objects.values_list("task_path", "status")),
         "topic_reports": Report.objects.exclude(topic=None).count(),
