@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import math
+import types
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -455,11 +456,16 @@ def ac1_of_cells(sums: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
         return np.where((n > 0) & (pe != 1), (pa - pe) / (1 - pe), np.nan)
 
 
-def binary_pair_statistics() -> dict[str, Statistic]:
+def binary_pair_statistics() -> Mapping[str, Statistic]:
     """The 2x2 figures' statistics (exactly those of scoring.metrics.uncertainty.pairwise_units) and AC1,
-    for :func:`pair_intervals` over :func:`binary_cells`."""
+    for :func:`pair_intervals` over :func:`binary_cells` (made once: every topic report asks)."""
+    return _BINARY_PAIR_STATISTICS()
+
+
+@functools.cache
+def _BINARY_PAIR_STATISTICS() -> Mapping[str, Statistic]:
     statistics = {name: pairwise_units([True, False], [True, False], figure=name).statistic for name in BINARY_FIGURES}
-    return {**statistics, "ac1": ac1_of_cells}
+    return types.MappingProxyType({**statistics, "ac1": ac1_of_cells})
 
 
 # --- every pair of assessors at once ----------------------------------------------------

@@ -47,6 +47,9 @@ _LEVELS = ("nominal", "ordinal", "interval", "ratio")
 # bincount (linear time) rather than np.unique (a sort): rating scales and
 # category codes, the common case, then cost a few linear passes.
 _MAX_DIRECT_SPAN = 1 << 20
+# Pair confusions of at most this many one-hot cells (items x raters x categories) take a
+# dense product: a topic of a few items and assessors, where scipy.sparse's set-up dominates.
+_SMALL_ONE_HOT = 1 << 12
 # Beyond this many units x values cells the unit count matrix is kept sparse,
 # so many distinct values (continuous interval data) cost memory per rating,
 # not per cell.
@@ -247,14 +250,22 @@ def sparse_pair_confusions(ratings: SparseRatings, n_categories: int, *, same: b
 def _pair_confusions(
     item: np.ndarray, rater: np.ndarray, code: np.ndarray, items: int, raters: int, q: int, same: bool
 ) -> PairConfusions:
-    one_hot = sparse.csr_array(
-        (np.ones(len(item), dtype=np.int64), (item, rater * q + code)), shape=(items, raters * q)
-    )
-    product = (one_hot.T @ one_hot).tocoo()  # (raters x categories)^2: rater a's i with rater b's j
-    rows, columns = np.asarray(product.row, dtype=np.intp), np.asarray(product.col, dtype=np.intp)
+    if items * raters * q <= _SMALL_ONE_HOT:
+        # a topic's few items: the dense product, without scipy.sparse's set-up (the same counts)
+        dense = np.zeros((items, raters * q), dtype=np.int64)
+        dense[item, rater * q + code] = 1
+        product = dense.T @ dense
+        rows, columns = (np.asarray(found, dtype=np.intp) for found in np.nonzero(product))
+        data = product[rows, columns]
+    else:
+        one_hot = sparse.csr_array(
+            (np.ones(len(item), dtype=np.int64), (item, rater * q + code)), shape=(items, raters * q)
+        )
+        found = (one_hot.T @ one_hot).tocoo()  # (raters x categories)^2: rater a's i with rater b's j
+        rows, columns, data = np.asarray(found.row, dtype=np.intp), np.asarray(found.col, dtype=np.intp), found.data
     first, second = rows // q, columns // q
     kept = (first < second) | (same & (first == second))
-    first, second, counts = first[kept], second[kept], np.asarray(product.data, dtype=np.int64)[kept]
+    first, second, counts = first[kept], second[kept], np.asarray(data, dtype=np.int64)[kept]
     pair_key = first * raters + second
     keys, pair = np.unique(pair_key, return_inverse=True)
     confusion = np.zeros((len(keys), q, q), dtype=np.int64)

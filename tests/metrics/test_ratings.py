@@ -109,6 +109,19 @@ def test_the_pair_confusions_of_the_sparse_ratings_are_those_of_the_dense_codes(
         agreement.sparse_pair_confusions(ratings, 1)
 
 
+def test_the_dense_product_for_a_few_items_counts_as_the_sparse_one(matrix, monkeypatch):
+    ratings = SparseRatings.from_dense(matrix)
+    q = int(np.nanmax(matrix)) + 1
+    found = {}
+    for route, cells in (("dense", 1 << 40), ("sparse", 0)):
+        monkeypatch.setattr(agreement, "_SMALL_ONE_HOT", cells)
+        found[route] = agreement.sparse_pair_confusions(ratings, q, same=True)
+    assert found["dense"].first.tolist() == found["sparse"].first.tolist()
+    assert found["dense"].second.tolist() == found["sparse"].second.tolist()
+    assert np.array_equal(found["dense"].confusion, found["sparse"].confusion)
+    assert found["dense"].confusion.sum() > 0
+
+
 def test_a_pair_s_figures_from_its_table_are_pairwise_agreement_s():
     rng = np.random.default_rng(4)
     for _ in range(200):
