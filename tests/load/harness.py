@@ -520,7 +520,10 @@ def verify(acks: list[dict[str, Any]], *, settle_timeout: float = 300) -> dict[s
     while True:
         busy = DBTaskResult.objects.filter(status__in=["READY", "RUNNING"]).exists()
         stale = StaleTopic.objects.filter(campaign__in=campaigns).exists()
-        seen = {r.campaign_id: r.judgments_seen for r in Report.objects.filter(campaign__in=campaigns, topic=None, name="agreement")}
+        seen = {
+            r.campaign_id: r.judgments_seen
+            for r in Report.objects.filter(campaign__in=campaigns, topic=None, name="agreement")
+        }
         submitted = {
             c.pk: Judgment.objects.filter(topic__campaign=c, status__in=Judgment.COUNTING).count() for c in campaigns
         }
