@@ -10,14 +10,13 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from annotate.models import Campaign, Run, Topic
+from benchmarks.crowd_merge import crowd
 from kinds.pairs import draws
 from kinds.pairs import report as r
 from scoring import labelmodels as lm
 from scoring.intervals import IntervalSettings
 from scoring.metrics import agreement, gwet
 from scoring.metrics.ratings import SparseRatings
-from scoring.partials import MergeInput
 
 
 def _crowd(items: int, workers: int, per_item: int, seed: int) -> np.ndarray:
@@ -124,39 +123,14 @@ def test_the_models_and_the_accuracy_table_read_the_sparse_votes_as_the_dense_ma
     assert mine.assessors[0].n > 0 and mine.ties > 0
 
 
-def _crowd_partials(items: int, workers: int, per_item: int = 10, seed: int = 1):
-    """A crowd campaign's merge input: one candidate per topic, ``per_item`` of ``workers`` each."""
-    rng = np.random.default_rng(seed)
-    names = [f"W{k:05d}" for k in range(workers)]
-    truth = rng.random(items) < 0.5
-    topics, partials = [], []
-    for i in range(items):
-        who = np.sort(rng.choice(workers, per_item, replace=False))
-        said = np.where(rng.random(per_item) < 0.8, truth[i], ~truth[i]).astype(float)
-        topics.append(Topic(id=i + 1, external_id=str(i + 1), position=i))
-        partials.append(
-            r.PairsPartial(
-                items=1,
-                assessors=[names[k] for k in who],
-                votes=said.tolist(),
-                systems=[],
-                returned=[],
-                references=["gold"],
-                reference_labels=[float(truth[i])],
-                adjudicated=[float("nan")],
-            )
-        )
-    runs = [Run(name="gold", data={"reference": True, "labels": {}})]
-    return MergeInput(Campaign(kind="pairs", params={"resamples": 200}), topics, runs), partials
-
-
 def test_a_crowd_s_merge_never_holds_its_items_x_workers_matrix():
     """20,000 items x 1,000 workers, 10 votes an item: one dense float64 copy of the matrix is
     153 MB, and the dense merge held several (the matrix, its codes as int64, the figures'
     copies). The sparse merge (figures, intervals, the three models, the accuracy table) peaks
     below one copy: what it holds grows with the votes and the bootstrap's bounded blocks, not
     with items x workers (tracemalloc sees numpy's allocations)."""
-    given, partials = _crowd_partials(20000, 1000)
+    given, partials = crowd(20000, 1000)  # as benchmarks.crowd_merge times it
+    given.campaign.params = {"resamples": 200}  # the bootstrap's blocks, bounded whatever the size, smaller
     dense_bytes = 20000 * 1000 * 8
     tracemalloc.start()
     try:
