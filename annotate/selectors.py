@@ -10,7 +10,7 @@ from typing import Any, Literal
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import PermissionDenied
 from django.db import connection
-from django.db.models import BooleanField, CharField, Count, Exists, OuterRef, QuerySet
+from django.db.models import BooleanField, CharField, Exists, OuterRef, QuerySet
 from django.db.models.expressions import RawSQL
 from django.http import Http404
 
@@ -19,7 +19,7 @@ from annotate.adaptive import is_adaptive
 from annotate.models import Assignment, Campaign, ImportFence, Judgment, Membership, Topic
 from concord.busy import Busy
 from kinds.registry import get_kind
-from scoring.progress import AssessorProgress, assessor_progress, median_of_counts  # noqa: F401 (annotate's)
+from scoring.progress import AssessorProgress, assessor_progress, campaign_raters, median_of_counts  # noqa: F401 (annotate's)
 
 #: What a page or endpoint needs (``campaign_for``): ``view``: a campaign's assessors,
 #: organisers and admins (judging, topics, one's own judgment); ``member``: every member,
@@ -359,17 +359,9 @@ class Raters:
 
 
 def raters(campaign: Campaign) -> Raters:
-    """:class:`Raters` of ``campaign`` (one grouped count when it has imported workers)."""
+    """:class:`Raters` of ``campaign`` (when it has imported workers, counted as its
+    progress is: scoring.progress.campaign_raters)."""
     if not Membership.objects.filter(campaign=campaign, imported=True).exists():
         return Raters(campaign.overlap)
-    counts = (
-        Assignment.objects.filter(topic__campaign=campaign)
-        .values("topic_id")
-        .order_by()
-        .annotate(n=Count("assessor_id", distinct=True))
-        .values_list("n", flat=True)
-    )
-    seen = list(counts)
-    topics = Topic.objects.filter(campaign=campaign).count()
-    least = 0 if len(seen) < topics else min(seen, default=0)
-    return Raters(campaign.overlap, least, max(seen, default=0))
+    found = campaign_raters(campaign)
+    return Raters(campaign.overlap, found.least, found.most)

@@ -77,6 +77,16 @@ class AssignmentCounts:
 
 
 @dataclass(frozen=True)
+class TopicRaters:
+    """The fewest and the most assessors assigned to one topic of the campaign
+    (``least`` 0 while a topic has none): what an imported crowd's header says
+    ("9–10 raters per topic")."""
+
+    least: int = 0
+    most: int = 0
+
+
+@dataclass(frozen=True)
 class CampaignProgress:
     """Everything this module counts for one campaign, as stored and as counted live."""
 
@@ -84,6 +94,8 @@ class CampaignProgress:
     #: Judgments per status, and assignments with none (``"new"``): :func:`state_totals`.
     states: dict[str, int]
     assessors: list[AssessorProgress] = field(default_factory=list)
+    #: None in counts stored by an older version (then counted now: :func:`campaign_raters`).
+    raters: TopicRaters | None = None
 
 
 def count(campaign: Campaign, *, states: bool = True) -> CampaignProgress:
@@ -92,6 +104,7 @@ def count(campaign: Campaign, *, states: bool = True) -> CampaignProgress:
         assignment_counts([campaign.pk])[campaign.pk],
         state_totals(campaign) if states else {},
         assessor_progress(campaign),
+        topic_raters(campaign),
     )
 
 
@@ -108,6 +121,29 @@ def campaign_progress(campaign: Campaign, *, states: bool = False) -> CampaignPr
     last rebuild stored it (with them)."""
     stored = stored_progress([campaign.pk]).get(campaign.pk)
     return stored if stored is not None and _big(stored) else count(campaign, states=states)
+
+
+def campaign_raters(campaign: Campaign) -> TopicRaters:
+    """:func:`topic_raters` of the campaign: counted now below ``CONCORD_LIVE_PROGRESS_LIMIT``
+    assignments, else as its last rebuild stored them (one grouped count over every
+    assignment: 0.09 s at 100,000 assignments on PostgreSQL, most of the organiser's page)."""
+    stored = stored_progress([campaign.pk]).get(campaign.pk)
+    if stored is not None and _big(stored) and stored.raters is not None:
+        return stored.raters
+    return topic_raters(campaign)
+
+
+def topic_raters(campaign: Campaign) -> TopicRaters:
+    """Count the fewest and the most assessors assigned to one of the campaign's topics now."""
+    seen = list(
+        Assignment.objects.filter(topic__campaign=campaign)
+        .values("topic_id")
+        .order_by()
+        .annotate(n=Count("assessor_id", distinct=True))
+        .values_list("n", flat=True)
+    )
+    topics = Topic.objects.filter(campaign=campaign).count()
+    return TopicRaters(0 if len(seen) < topics else min(seen, default=0), max(seen, default=0))
 
 
 def campaign_counts(campaign_ids: Iterable[int]) -> dict[int, AssignmentCounts]:
