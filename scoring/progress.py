@@ -94,17 +94,19 @@ class CampaignProgress:
     #: Judgments per status, and assignments with none (``"new"``): :func:`state_totals`.
     states: dict[str, int]
     assessors: list[AssessorProgress] = field(default_factory=list)
-    #: None in counts stored by an older version (then counted now: :func:`campaign_raters`).
+    #: None when counted live for the pages (they ask :func:`campaign_raters`) and in
+    #: counts stored by an older version.
     raters: TopicRaters | None = None
 
 
-def count(campaign: Campaign, *, states: bool = True) -> CampaignProgress:
-    """Count the campaign's progress now (``states``: False leaves :func:`state_totals` out)."""
+def count(campaign: Campaign, *, states: bool = True, raters: bool = True) -> CampaignProgress:
+    """Count the campaign's progress now (``states``, ``raters``: False leaves
+    :func:`state_totals`, :func:`topic_raters` out)."""
     return CampaignProgress(
         assignment_counts([campaign.pk])[campaign.pk],
         state_totals(campaign) if states else {},
         assessor_progress(campaign),
-        topic_raters(campaign),
+        topic_raters(campaign) if raters else None,
     )
 
 
@@ -120,7 +122,8 @@ def campaign_progress(campaign: Campaign, *, states: bool = False) -> CampaignPr
     assignments (with the :func:`state_totals` only if ``states``), else as its
     last rebuild stored it (with them)."""
     stored = stored_progress([campaign.pk]).get(campaign.pk)
-    return stored if stored is not None and _big(stored) else count(campaign, states=states)
+    # the header counts its raters per topic itself (campaign_raters): only an imported crowd's
+    return stored if stored is not None and _big(stored) else count(campaign, states=states, raters=False)
 
 
 def campaign_raters(campaign: Campaign) -> TopicRaters:

@@ -558,59 +558,72 @@ def mace(
     k, w, n = len(data.class_ids), len(data.worker_ids), len(data.items)
     s = _item_label_matrix(data)  # items x (w*K + l)
     st = s.T.tocsr()
+    t = s.shape[0]  # items
     given = np.asarray(st.sum(axis=1)).ravel().reshape(w, k)  # labels l from worker w
     diagonal = np.arange(k)
     smoothing = 0.01 / k
 
     def e_step(spams_knows: FloatArray, strategy: FloatArray):
-        # Per (worker, label): P(label | true class != label) and P(label | true class == label),
-        # both times K; an item's log likelihood for class c is a sum of their logs: one sparse product.
-        spam = spams_knows[:, :1] * strategy
-        hit = spam + spams_knows[:, 1:]
+        # Every restart at once (a leading axis of R restarts): per (worker, label),
+        # P(label | true class != label) and P(label | true class == label), both times K;
+        # an item's log likelihood for class c is a sum of their logs: one sparse product
+        # for all restarts (each column summed as alone, so each restart's figures are
+        # what it gives run by itself).
+        r = len(spams_knows)
+        spam = spams_knows[:, :, :1] * strategy
+        hit = spam + spams_knows[:, :, 1:]
         log_spam = np.log(spam)
-        table = log_spam[:, :, None] + np.eye(k)[None] * (np.log(hit) - log_spam)[:, :, None]
-        scores = s @ table.reshape(w * k, k) - np.log(k)
-        top = scores.max(axis=1, keepdims=True)
-        post = np.exp(scores - top)
-        total = post.sum(axis=1, keepdims=True)
-        post /= total
-        log_marginal = top + np.log(total)
+        table = log_spam[..., None] + np.eye(k) * (np.log(hit) - log_spam)[..., None]  # R x w x l x c
+        scores = (s @ table.transpose(1, 2, 0, 3).reshape(w * k, r * k)).reshape(t, r, k) - np.log(k)
+        # the maximum and the sum over the few classes class by class (in order, as a
+        # reduction over a short axis adds them), several times faster than that reduction
+        top = _over_classes(np.maximum, scores)
+        post = np.exp(scores - top[:, :, None])
+        total = _over_classes(np.add, post)
+        post /= total[:, :, None]
+        log_marginal = (top + np.log(total)).T.copy()  # R x items, each row contiguous
         # Expected counts: a label l on item t is spam unless the truth is l and the worker knew it.
-        on_label = (st @ post).reshape(w, k, k)[:, diagonal, diagonal]  # sum of post[t, l] per (w, l)
+        summed = (st @ post.reshape(t, r * k)).reshape(w, k, r, k)
+        on_label = summed[:, diagonal, :, diagonal].transpose(2, 1, 0)  # sum of post[t, l] per (w, l)
         strategy_counts = given - on_label * (1.0 - spam / hit)
-        knowing = (on_label * spams_knows[:, 1:] / hit).sum(axis=1)
-        knowing_counts = np.stack([strategy_counts.sum(axis=1), knowing], axis=1)
-        return float(log_marginal.sum()), post, strategy_counts, knowing_counts
+        knowing = (on_label * spams_knows[:, :, 1:] / hit).sum(axis=2)
+        knowing_counts = np.stack([strategy_counts.sum(axis=2), knowing], axis=2)
+        return log_marginal.sum(axis=1), post, strategy_counts, knowing_counts
 
     def normalise(counts: FloatArray, prior: float | FloatArray) -> FloatArray:
         if method == "vb":
-            total = np.exp(digamma((counts + prior).sum(axis=1, keepdims=True)))
+            total = np.exp(digamma((counts + prior).sum(axis=-1, keepdims=True)))
             return np.exp(digamma(counts + prior)) / total
         smoothed = counts + smoothing
-        total = smoothed.sum(axis=1, keepdims=True)
+        total = smoothed.sum(axis=-1, keepdims=True)
         return np.divide(smoothed, total, out=np.zeros_like(smoothed), where=~np.isclose(total, 0.0))
 
     ab = np.array([alpha, beta], dtype=np.float64)
-    best: tuple[float, FloatArray, FloatArray, bool] | None = None
-    for restart in range(n_restarts):
-        spams_knows = np.random.RandomState(seed + restart).uniform(1.0, 2.0 + default_noise, size=(w, 2))
-        strategy = np.random.RandomState(seed + restart).uniform(1.0, 2.0 + default_noise, size=(w, k))
-        spams_knows /= spams_knows.sum(axis=1, keepdims=True)
-        strategy /= strategy.sum(axis=1, keepdims=True)
+    # Each restart's start from its own seed, then all of them iterated together.
+    starts = [np.random.RandomState(seed + restart) for restart in range(n_restarts)]
+    spams_knows = np.stack([state.uniform(1.0, 2.0 + default_noise, size=(w, 2)) for state in starts])
+    starts = [np.random.RandomState(seed + restart) for restart in range(n_restarts)]
+    strategy = np.stack([state.uniform(1.0, 2.0 + default_noise, size=(w, k)) for state in starts])
+    spams_knows /= spams_knows.sum(axis=2, keepdims=True)
+    strategy /= strategy.sum(axis=2, keepdims=True)
+    log_lik, _, strategy_counts, knowing_counts = e_step(spams_knows, strategy)
+    previous = np.full(n_restarts, -np.inf)
+    for _ in range(max_iter):
+        spams_knows = normalise(knowing_counts, ab)
+        strategy = normalise(strategy_counts, 10.0)
+        previous = log_lik
         log_lik, _, strategy_counts, knowing_counts = e_step(spams_knows, strategy)
-        previous = -np.inf
-        for _ in range(max_iter):
-            spams_knows = normalise(knowing_counts, ab)
-            strategy = normalise(strategy_counts, 10.0)
-            previous = log_lik
-            log_lik, _, strategy_counts, knowing_counts = e_step(spams_knows, strategy)
-        converged = abs(log_lik - previous) / n < tol
-        if best is None or log_lik > best[0]:
-            best = (log_lik, spams_knows, strategy, converged)
+    kept = int(np.argmax(log_lik))  # the first of the highest
+    best = (
+        log_lik[kept],
+        spams_knows[kept : kept + 1],
+        strategy[kept : kept + 1],
+        bool(abs(log_lik[kept] - previous[kept]) / n < tol),
+    )
 
-    assert best is not None
     _, spams_knows, strategy, converged = best
     _, post, _, _ = e_step(spams_knows, strategy)
+    post, spams_knows, strategy = post[:, 0], spams_knows[0], strategy[0]
     # Variational Bayes keeps exp(E[log p]) weights, which sum to a little under 1:
     # normalised here so that skill and confusion are probabilities.
     spams_knows = spams_knows / spams_knows.sum(axis=1, keepdims=True)
@@ -624,6 +637,19 @@ def mace(
         iterations=max_iter,
         converged=converged,
     )
+
+
+def _over_classes(ufunc: np.ufunc, values: FloatArray) -> FloatArray:
+    """``ufunc.reduce(values, axis=-1)`` for a short last axis, one class after the other.
+
+    >>> values = np.array([[[1.0, 3.0, 2.0]], [[0.5, 0.25, 0.125]]])
+    >>> _over_classes(np.maximum, values).tolist(), _over_classes(np.add, values).tolist()
+    ([[3.0], [0.5]], [[6.0], [0.875]])
+    """
+    out = values[..., 0].copy()
+    for c in range(1, values.shape[-1]):
+        ufunc(out, values[..., c], out=out)
+    return out
 
 
 # --------------------------------------------------------------------------- GLAD

@@ -204,6 +204,30 @@ def test_mace_restarts_differ_from_crowdkit_by_design():
     assert not np.allclose(starts[0], starts[1], atol=1e-3)  # the restarts really differ
 
 
+@pytest.mark.parametrize("method", ["vb", "em"])
+@pytest.mark.parametrize("n_classes", [2, 3, 5])
+def test_mace_fits_its_restarts_together_each_as_if_alone(method, n_classes):
+    """The restarts are iterated together (one sparse product for all of them): the
+    kept one is, bit for bit, what its seed gives alone, and the others differ."""
+    rng = np.random.default_rng(n_classes)
+    truth = rng.integers(0, n_classes, 300)
+    items = np.repeat(np.arange(300), 6)
+    workers = rng.integers(0, 25, len(items))
+    right = rng.random(len(items)) < np.linspace(0.3, 0.9, 25)[workers]
+    labels = np.where(right, truth[items], rng.integers(0, n_classes, len(items)))
+    together = mace(items, workers, labels, n_restarts=6, max_iter=15, method=method)
+    alone = [mace(items, workers, labels, n_restarts=1, max_iter=15, method=method, seed=s) for s in range(6)]
+    same = [
+        s
+        for s, fit in enumerate(alone)
+        if np.array_equal(fit.posteriors, together.posteriors)
+        and np.array_equal(fit.skill, together.skill)
+        and np.array_equal(fit.confusion, together.confusion)
+    ]
+    assert len(same) == 1
+    assert len({fit.posteriors.round(6).tobytes() for fit in alone}) > 1  # the restarts really differ
+
+
 def test_crowdkit_mace_depends_on_worker_names():
     items, workers, labels = _snow("temp")
     n_items, n_classes, n_workers = items.max() + 1, labels.max() + 1, workers.max() + 1
