@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils import timezone
 
 from annotate.models import Campaign, ImportFence, Judgment, Topic
@@ -72,8 +72,7 @@ def recompute_reports(campaign_id: int, *, everything: bool = False, progress: P
     campaign_data = typed.dump(built)
     counted = campaign_progress.count_if_big(campaign)
     with transaction.atomic():
-        for topic, data, seen, disagreement, _ in topic_reports:
-            _store(campaign, topic, data, seen, now, disagreement)
+        _store_topic_reports(campaign, topic_reports, now)
         _store(campaign, None, campaign_data, len(given.judgments), now)
         _store_headline(campaign, reports, built, len(given.judgments), now)
         campaign_progress.store(campaign, counted, now)
@@ -139,8 +138,7 @@ def _partial_bytes(data: bytes | memoryview) -> bytes:
 
 def _store_topics(campaign: Campaign, built: list, now) -> None:
     """Store the reports and partials of ``built`` (from :func:`_topic_reports` with partials)."""
-    for topic, data, topic_seen, disagreement, _ in built:
-        _store(campaign, topic, data, topic_seen, now, disagreement)
+    _store_topic_reports(campaign, built, now)
     TopicPartial.objects.bulk_create(
         [
             TopicPartial(campaign=campaign, topic=topic, data=fields.compress(packed), computed_at=now)
@@ -250,28 +248,52 @@ def _collector_paused():
         gc.collect(0)
 
 
+#: Rows written or deleted per statement when a rebuild stores many topics at once.
+_BATCH = 500
+
+
 def _clear_marks(marks: dict) -> None:
-    """Delete the stale marks this run read, unless a change re-marked them meanwhile."""
-    for topic_id, (revision, marked_at) in marks.items():
-        StaleTopic.objects.filter(topic_id=topic_id, revision=revision, marked_at=marked_at).delete()
+    """Delete the stale marks read as ``marks`` (topic -> (revision, marked_at)) that are
+    unchanged since: a topic marked again meanwhile keeps its mark. A few statements for
+    any number (a first build's chunk cleared 250 marks one statement each)."""
+    items = list(marks.items())
+    for start in range(0, len(items), _BATCH):
+        unchanged = Q()
+        for topic_id, (revision, marked_at) in items[start : start + _BATCH]:
+            unchanged |= Q(topic_id=topic_id, revision=revision, marked_at=marked_at)
+        StaleTopic.objects.filter(unchanged).delete()
 
 
-def _store(
-    campaign: Campaign, topic: Topic | None, data: dict, seen: int, now, disagreement: Disagreement | None = None
-) -> None:
-    if disagreement is not None and not math.isfinite(disagreement.value):
-        disagreement = None
+def _store_topic_reports(campaign: Campaign, built: list, now) -> None:
+    """Store the topic reports of ``built`` (from :func:`_topic_reports`), replacing what those
+    topics had: a few statements for any number of topics (inside the caller's transaction;
+    a first build wrote each with an ``update_or_create``, five statements a topic)."""
+    rows = [
+        Report(campaign=campaign, topic=topic, name="agreement", computed_at=now, judgments_seen=seen, data=data)
+        for topic, data, seen, *_ in built
+    ]
+    for row, (*_, disagreement, _partial) in zip(rows, built):
+        row.disagreement, row.disagreement_reason = _disagreement_columns(disagreement)
+    for start in range(0, len(rows), _BATCH):
+        topics = [row.topic_id for row in rows[start : start + _BATCH]]
+        Report.objects.filter(campaign=campaign, topic_id__in=topics, name="agreement").delete()
+    Report.objects.bulk_create(rows, batch_size=_BATCH)
+
+
+def _disagreement_columns(disagreement: Disagreement | None) -> tuple[float | None, str]:
+    """A topic report's ``disagreement`` and ``disagreement_reason`` columns (none when not finite)."""
+    if disagreement is None or not math.isfinite(disagreement.value):
+        return None, ""
+    return disagreement.value, disagreement.reason[:REASON_LENGTH]
+
+
+def _store(campaign: Campaign, topic: Topic | None, data: dict, seen: int, now) -> None:
+    """Store one report (the campaign's when ``topic`` is None) named ``agreement``."""
     Report.objects.update_or_create(
         campaign=campaign,
         topic=topic,
         name="agreement",
-        defaults={
-            "data": data,
-            "computed_at": now,
-            "judgments_seen": seen,
-            "disagreement": None if disagreement is None else disagreement.value,
-            "disagreement_reason": "" if disagreement is None else disagreement.reason[:REASON_LENGTH],
-        },
+        defaults={"data": data, "computed_at": now, "judgments_seen": seen},
     )
 
 

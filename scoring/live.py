@@ -102,8 +102,10 @@ def tagged(response: HttpResponse, tag: str | None) -> HttpResponse:
     return response
 
 
-#: How many decoded campaign reports a process keeps (the latest used; an RTE-sized one is a few MB).
+#: How many decoded campaign reports a process keeps (the latest used; an RTE-sized one is a few MB,
+#: a crowd of 2,000 workers' with its kappa matrix over 100 MB), and of one campaign.
 CACHED = 4
+PER_CAMPAIGN = 2
 _cache: OrderedDict[tuple[int, str], scoring_selectors.StoredReport | None] = OrderedDict()
 _lock = threading.Lock()
 
@@ -127,6 +129,11 @@ def _kept(cache: OrderedDict, campaign: Campaign, tag: str | None, load):
     if tag is not None:
         with _lock:
             cache[key] = found
+            # A campaign's older versions are asked for no more once its ETag moved on: the
+            # latest PER_CAMPAIGN of each (a staff member's and an organiser's tags differ).
+            older = [k for k in cache if k[0] == campaign.pk and k != key][: -PER_CAMPAIGN + 1 or None]
+            for stale in older:
+                del cache[stale]
             while len(cache) > CACHED:
                 cache.popitem(last=False)
     return found

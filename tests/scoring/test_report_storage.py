@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import zlib
+from unittest import mock
 
 import msgspec
 import pytest
@@ -58,6 +59,36 @@ def test_the_live_reader_decodes_the_campaign_report_as_the_selector_does(campai
     by_live = live.campaign_report(campaign, None)
     assert by_live.data == by_selector.data and by_live.computed_at == by_selector.computed_at
     assert typed.dump(by_live.data) == Report.objects.get(campaign=campaign, topic=None, name="agreement").data
+
+
+def test_the_live_reader_keeps_the_latest_two_versions_of_a_campaign_and_four_in_all(campaign, people):
+    """A crowd's decoded report is over 100 MB (2,000 workers' kappa matrix): the web workers
+    kept the four latest versions of the one campaign the distributed run polled (1.3-1.6 GB)."""
+    submitted(campaign, people)
+    live._cache.clear()
+    loads = []
+    real = live._load
+
+    def counted(found):
+        loads.append(found.pk)
+        return real(found)
+
+    others = [
+        services.create_campaign(creator=people["organiser"], kind="pairs", name=f"Other {n}", overlap=1)
+        for n in range(3)
+    ]
+    with mock.patch.object(live, "_load", counted):
+        for tag in ("v1", "v2", "v3"):
+            live.campaign_report(campaign, tag)
+        assert [key for key in live._cache] == [(campaign.pk, "v2"), (campaign.pk, "v3")]
+        live.campaign_report(campaign, "v2")  # still kept: no load
+        assert loads == [campaign.pk] * 3
+        for other in others:
+            live.campaign_report(other, "v1")
+        assert list(live._cache) == [(campaign.pk, "v2"), *((o.pk, "v1") for o in others)]
+        live.campaign_report(campaign, "v1")  # dropped: loaded again
+        assert loads == [campaign.pk] * 3 + [o.pk for o in others] + [campaign.pk]
+    live._cache.clear()
 
 
 def test_a_report_with_an_older_shape_is_no_report_on_either_reader(campaign, people):

@@ -1,0 +1,102 @@
+"""A rebuild stores its topics' reports and clears their marks in a few statements
+for any number of topics (scoring.jobs._store_topic_reports, _clear_marks): a first
+build wrote each topic's report with an update_or_create and cleared each mark with
+a DELETE of its own, some six statements a topic."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from annotate import services
+from annotate.models import Assignment, Topic
+from kinds.registry import KINDS
+from scoring import jobs, selectors
+from scoring.models import Report, StaleTopic
+from tests.conftest import pairs_topics
+
+pytestmark = pytest.mark.django_db
+
+
+def judged(people, topics: int):
+    """A pairs campaign of ``topics`` topics, alice and bob disagreeing on some candidates."""
+    campaign = services.create_campaign(creator=people["organiser"], kind="pairs", name=f"Writes {topics}", overlap=2)
+    for name in ("alice", "bob"):
+        services.add_member(campaign=campaign, username=name, role="assessor")
+    services.import_topics(campaign=campaign, topics=pairs_topics(topics))
+    for assignment in Assignment.objects.filter(topic__campaign=campaign).select_related("topic", "assessor"):
+        first = assignment.assessor.username == "alice"
+        matches = {f"c{c}": (c + assignment.topic.position) % (2 if first else 3) == 0 for c in range(1, 5)}
+        services.save_judgment(
+            topic=assignment.topic,
+            assessor=assignment.assessor,
+            payload={"matches": matches},
+            status="submitted",
+            version=0,
+        )
+    return campaign
+
+
+def writes(queries, table: str) -> int:
+    return sum(
+        1 for q in queries if f'"{table}"' in q["sql"] and q["sql"].split(None, 1)[0] in ("INSERT", "UPDATE", "DELETE")
+    )
+
+
+def rebuild_writes(campaign) -> tuple[int, int]:
+    with CaptureQueriesContext(connection) as queries:
+        jobs.recompute_reports(campaign.pk)
+    return writes(queries, "scoring_report"), writes(queries, "scoring_staletopic")
+
+
+def test_the_statements_of_a_rebuild_do_not_grow_with_its_topics(people):
+    small, big = judged(people, 4), judged(people, 40)
+    assert StaleTopic.objects.filter(campaign=big).count() == 40
+    assert rebuild_writes(small) == rebuild_writes(big)
+    assert not StaleTopic.objects.filter(campaign__in=[small, big]).exists()
+    assert jobs.check_reports(big) == []
+
+
+def test_each_topic_keeps_one_report_with_its_disagreement_and_a_topic_marked_again_keeps_its_mark(people):
+    campaign = judged(people, 6)
+    jobs.recompute_reports(campaign.pk)
+    q2 = Topic.objects.get(campaign=campaign, external_id="q2")
+    judgment = q2.judgments.get(assessor__username="bob")
+    services.reopen_judgment(topic=q2, assessor=judgment.assessor, version=judgment.version)
+    services.save_judgment(
+        topic=q2,
+        assessor=judgment.assessor,
+        payload={"matches": {f"c{c}": True for c in range(1, 5)}},
+        status="submitted",
+        version=judgment.version + 1,
+    )
+    marks = dict(StaleTopic.objects.filter(campaign=campaign).values_list("topic_id", "revision"))
+    assert list(marks) == [q2.pk]
+    # Marked again after the rebuild read the marks: that mark stays for the next rebuild.
+    real = jobs._topic_reports
+
+    def read_before_the_mark(given, reports, topics, progress, partials=False):
+        StaleTopic.objects.filter(topic=q2).update(revision=marks[q2.pk] + 1)
+        return real(given, reports, topics, progress, partials)
+
+    jobs._topic_reports = read_before_the_mark
+    try:
+        jobs.recompute_reports(campaign.pk)
+    finally:
+        jobs._topic_reports = real
+    assert StaleTopic.objects.filter(topic=q2).exists()
+    jobs.recompute_reports(campaign.pk)
+    assert not StaleTopic.objects.filter(campaign=campaign).exists()
+    reports = KINDS["pairs"].reports
+    given = selectors.report_input(campaign)
+    disputed = 0
+    for topic in given.topics:
+        [row] = Report.objects.filter(campaign=campaign, topic=topic)
+        found = reports.disagreement(reports.topic(given, topic))
+        expected = (None, "") if found is None else (found.value, found.reason)
+        assert (row.disagreement, row.disagreement_reason) == expected
+        assert row.judgments_seen == 2
+        disputed += found is not None
+    assert disputed >= 2
+    assert jobs.check_reports(campaign) == []
