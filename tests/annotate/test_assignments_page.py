@@ -11,7 +11,7 @@ import pytest
 from annotate import assignments, services
 from annotate.models import Assignment, Campaign
 from concord.errors import InvalidInput
-from tests.conftest import pairs_topics
+from tests.conftest import imported_crowd, pairs_topics
 
 pytestmark = pytest.mark.django_db
 
@@ -171,14 +171,7 @@ def test_only_organisers_see_it(client, campaign, people):
 
 def test_an_imported_crowd_campaign_says_its_observed_raters_not_the_overlap(client, people):
     """Ten imported workers per item: the header and the top-up said "2 assessors per topic"."""
-    crowd = services.create_campaign(creator=people["organiser"], kind="pairs", name="Crowd", overlap=2)
-    services.import_topics(campaign=crowd, topics=pairs_topics(2, candidates=1))
-    entries = [
-        {"assessor": f"w{w}", "topic": topic.external_id, "payload": {"matches": {"c1": w % 2 == 0}}}
-        for topic in crowd.topics.all()
-        for w in range(10 if topic.position == 0 else 9)
-    ]
-    services.import_judgments(campaign=crowd, entries=entries)
+    crowd = imported_crowd(people["organiser"])
     client.force_login(people["organiser"])
     header = client.get(f"/campaigns/{crowd.pk}/").content.decode()
     assert "9–10 raters per topic (imported)" in header and "2 assessors per topic" not in header

@@ -13,7 +13,7 @@ from annotate.models import Assignment, Judgment, Topic
 from concord import typed
 from scoring import jobs, progress
 from scoring.models import Report
-from tests.conftest import pairs_topics
+from tests.conftest import imported_crowd
 
 pytestmark = pytest.mark.django_db
 
@@ -155,14 +155,7 @@ def test_an_imported_crowd_s_raters_per_topic_are_read_from_the_stored_counts(se
     assignment on every view of a big campaign: 87 of the page's 150 ms at 10,000 crowd
     items (100,000 assignments) through gunicorn on PostgreSQL."""
     settings.CONCORD_LIVE_PROGRESS_LIMIT = 19
-    crowd = services.create_campaign(creator=people["organiser"], kind="pairs", name="Crowd", overlap=2)
-    services.import_topics(campaign=crowd, topics=pairs_topics(2, candidates=1))
-    entries = [
-        {"assessor": f"w{w}", "topic": topic.external_id, "payload": {"matches": {"c1": w % 2 == 0}}}
-        for topic in crowd.topics.all()
-        for w in range(10 if topic.position == 0 else 9)
-    ]
-    services.import_judgments(campaign=crowd, entries=entries)
+    crowd = imported_crowd(people["organiser"])
     assert rebuilt(crowd).raters == progress.TopicRaters(least=9, most=10)
     # Behind the worker's back (no rebuild asked for): a big campaign's header says what was stored.
     Assignment.objects.filter(topic__campaign=crowd, assessor__username="w9").delete()
