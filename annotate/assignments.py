@@ -25,7 +25,7 @@ from annotate.services import assign_topics
 from concord.digits import decimal_number, whole_number
 from concord.errors import InvalidInput
 from scoring import progress
-from scoring.models import Report
+from scoring.models import TopicPartial
 
 User = get_user_model()
 
@@ -114,7 +114,7 @@ class Filters:
     assessor: str = ""
     sort: str = "position"
     page: int = 1
-    #: only topics whose stored report's disagreement is at least this (None: any topic)
+    #: only topics whose stored disagreement is at least this (None: any topic)
     disagreement: float | None = None
     #: only topics with an open flag (an assessor's comment not yet resolved)
     flagged: bool = False
@@ -193,10 +193,10 @@ class TopicTable:
 
 def scored_topics(campaign: Campaign):
     """The campaign's topics, each with ``submissions`` (its counting judgments),
-    ``disagreement`` (its stored report's; None: fewer than two judgments) and
-    ``disagreement_reason`` (its reason in a few words; None without a report). The
+    ``disagreement`` (as its last rebuild stored it; None: fewer than two judgments) and
+    ``disagreement_reason`` (its reason in a few words; None before its first rebuild). The
     assignments page and the adjudication queue (annotate/adjudication.py) both list these."""
-    stored = Report.objects.filter(topic=OuterRef("pk"), name="agreement")
+    stored = TopicPartial.objects.filter(topic=OuterRef("pk"))
     return campaign.topics.annotate(
         submissions=Count("judgments", filter=Q(judgments__status__in=Judgment.COUNTING), distinct=True),
         disagreement=Subquery(stored.values("disagreement")[:1]),

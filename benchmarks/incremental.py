@@ -137,7 +137,7 @@ def first_build(campaign: Campaign) -> tuple[float, float]:
         scoring_services.mark_all_stale(campaign)
     elapsed = time.perf_counter() - committed[0][0], time.process_time() - committed[0][1]
     left = StaleTopic.objects.filter(campaign=campaign).count()
-    report = Report.objects.filter(campaign=campaign, topic=None, name="agreement").first()
+    report = Report.objects.filter(campaign=campaign, name="agreement").first()
     if left or report is None:
         raise SystemExit(f"{campaign.kind}: the first build left {left} stale topics, campaign report {report}")
     return elapsed
@@ -187,7 +187,7 @@ def measure_kind(kind: str, topics: int, assessors: int, first_build_only: bool 
     # above 1,000 topics the first build is the from-scratch reference (the same work: every topic stale)
     full = timed(lambda: jobs.recompute_reports(campaign.pk, everything=True)) if topics <= 1000 else first
     differences = jobs.check_reports(campaign) if topics <= 1000 else ["(not checked above 1,000 topics)"]
-    size = len(Report.objects.filter(campaign=campaign, topic=None).values_list("data", flat=True).first().__repr__())
+    size = len(Report.objects.filter(campaign=campaign, name="agreement").values_list("data", flat=True).first().__repr__())
     return {
         **row,
         "incremental": statistics.median(incremental),

@@ -1,8 +1,8 @@
 """Benchmark: what one topic report (and its partial) costs, per kind, before and after issue 27.
 
 A first build computes every topic's report and partial (scoring/jobs.py,
-``_topic_reports``): the kind's ``Reports.topic``, its dump, its
-disagreement and the packed ``Reports.partial``. Here that is timed per kind
+``_topic_reports``): the kind's ``Reports.topic``, its disagreement and
+the packed ``Reports.partial`` (and here the report's dump, to compare it). Here that is timed per kind
 on a synthetic campaign (``benchmarks.incremental.synthetic_campaign``: N
 copies of the kind's example topic, each judged by 10 assessors submitting
 one of the kind's two example payloads at random), read once with

@@ -5,9 +5,9 @@ from scoring.models import Job, Report
 
 @admin.register(Report)
 class ReportAdmin(admin.ModelAdmin):
-    list_display = ["name", "campaign", "topic", "computed_at", "judgments_seen"]
+    list_display = ["name", "campaign", "computed_at", "judgments_seen"]
     list_filter = ["campaign", "name"]
-    readonly_fields = ["campaign", "topic", "name", "data", "computed_at", "judgments_seen"]
+    readonly_fields = ["campaign", "name", "data", "computed_at", "judgments_seen"]
 
     def has_add_permission(self, request) -> bool:
         return False  # computed by the recompute task (an empty add form was a 500)

@@ -72,8 +72,8 @@ def recompute_reports(campaign_id: int, *, everything: bool = False, progress: P
     campaign_data = typed.dump(built)
     counted = campaign_progress.count_if_big(campaign)
     with transaction.atomic():
-        _store_topic_reports(campaign, topic_reports, now)
-        _store(campaign, None, campaign_data, len(given.judgments), now)
+        _store_topics(campaign, topic_reports, now)
+        _store(campaign, campaign_data, len(given.judgments), now)
         _store_headline(campaign, reports, built, len(given.judgments), now)
         campaign_progress.store(campaign, counted, now)
         _clear_marks(marks)
@@ -82,17 +82,27 @@ def recompute_reports(campaign_id: int, *, everything: bool = False, progress: P
     return len(topic_reports)
 
 
-def _topic_reports(given, reports, topics: list[Topic], progress: Progress | None, partials: bool = False) -> list:
-    """(topic, report data, judgments seen, disagreement, packed partial or None) of each of ``topics``."""
-    built_reports = []
+@dataclass(frozen=True)
+class TopicBuilt:
+    """What a rebuild stores of one topic (:class:`scoring.models.TopicPartial`): its
+    disagreement, from its report, and its partial packed (empty for a kind without partials).
+    The report itself is not stored (scoring.selectors.topic_report computes it when read)."""
+
+    topic: Topic
+    disagreement: Disagreement | None
+    partial: bytes
+
+
+def _topic_reports(given, reports, topics: list[Topic], progress: Progress | None) -> list[TopicBuilt]:
+    """Each of ``topics``' report, reduced to what is stored of it (:class:`TopicBuilt`)."""
+    built_topics = []
     for done, topic in enumerate(topics, 1):
         built = reports.topic(given, topic)
-        partial = typed.pack(reports.partial(given, topic, built)) if partials else None
-        seen = len(given.judgments_of(topic))
-        built_reports.append((topic, typed.dump(built), seen, reports.disagreement(built), partial))
+        partial = typed.pack(reports.partial(given, topic, built)) if reports.incremental else b""
+        built_topics.append(TopicBuilt(topic, reports.disagreement(built), partial))
         if progress and (done % 50 == 0 or done == len(topics)):
             progress(0.9 * done / len(topics), f"{done} of {len(topics)} topics")
-    return built_reports
+    return built_topics
 
 
 def _recompute_incremental(campaign: Campaign, reports, marks: dict, everything: bool, progress) -> int:
@@ -102,7 +112,7 @@ def _recompute_incremental(campaign: Campaign, reports, marks: dict, everything:
     stored = {} if everything else dict(TopicPartial.objects.filter(campaign=campaign).values_list("topic_id", "data"))
     partials: dict[int, object] = {}
     for topic_id, data in stored.items():
-        if topic_id in marks:
+        if topic_id in marks or not data:
             continue
         try:
             partials[topic_id] = typed.unpack(reports.partial_type, _partial_bytes(data))
@@ -110,9 +120,9 @@ def _recompute_incremental(campaign: Campaign, reports, marks: dict, everything:
             pass  # written by an older version: computed again below
     wanted = [t.pk for t in topics if t.pk not in partials]
     given = report_input(campaign, topic_ids=wanted)
-    built = _topic_reports(given, reports, given.topics, progress, partials=True)
-    for topic, *_, packed in built:
-        partials[topic.pk] = typed.unpack(reports.partial_type, packed)
+    built = _topic_reports(given, reports, given.topics, progress)
+    for one in built:
+        partials[one.topic.pk] = typed.unpack(reports.partial_type, one.partial)
     merged = reports.merge(MergeInput(campaign, topics, given.runs), [partials[t.pk] for t in topics])
     campaign_data = typed.dump(merged)
     seen = Judgment.objects.filter(topic__campaign=campaign, status__in=Judgment.COUNTING).count()
@@ -120,7 +130,7 @@ def _recompute_incremental(campaign: Campaign, reports, marks: dict, everything:
     now = timezone.now()
     with transaction.atomic():
         _store_topics(campaign, built, now)
-        _store(campaign, None, campaign_data, seen, now)
+        _store(campaign, campaign_data, seen, now)
         _store_headline(campaign, reports, merged, seen, now)
         campaign_progress.store(campaign, counted, now)
         _clear_marks(marks)
@@ -136,17 +146,31 @@ def _partial_bytes(data: bytes | memoryview) -> bytes:
     return fields.decompress(raw) if fields.is_compressed(raw) else raw
 
 
-def _store_topics(campaign: Campaign, built: list, now) -> None:
-    """Store the reports and partials of ``built`` (from :func:`_topic_reports` with partials)."""
-    _store_topic_reports(campaign, built, now)
+def _store_topics(campaign: Campaign, built: list[TopicBuilt], now) -> None:
+    """Store the partials and disagreements of ``built`` (from :func:`_topic_reports`), replacing
+    what those topics had: a few statements for any number of topics (inside the caller's
+    transaction; a first build wrote each topic's report with an ``update_or_create``, five
+    statements a topic)."""
+    rows = []
+    for one in built:
+        disagreement, reason = _disagreement_columns(one.disagreement)
+        packed = fields.compress(one.partial) if one.partial else b""
+        rows.append(
+            TopicPartial(
+                campaign=campaign,
+                topic=one.topic,
+                data=packed,
+                computed_at=now,
+                disagreement=disagreement,
+                disagreement_reason=reason,
+            )
+        )
     TopicPartial.objects.bulk_create(
-        [
-            TopicPartial(campaign=campaign, topic=topic, data=fields.compress(packed), computed_at=now)
-            for topic, *_, packed in built
-        ],
+        rows,
+        batch_size=_BATCH,
         update_conflicts=True,
         unique_fields=["topic"],
-        update_fields=["data", "computed_at"],
+        update_fields=["data", "computed_at", "disagreement", "disagreement_reason"],
     )
 
 
@@ -194,7 +218,7 @@ def build_chunk(campaign_id: int, topic_ids: list[int], *, count: Callable[[], i
     if marks:
         with _collector_paused():
             given = report_input(campaign, topic_ids=sorted(marks))
-            built = _topic_reports(given, reports, given.topics, None, partials=True)
+            built = _topic_reports(given, reports, given.topics, None)
     with transaction.atomic():
         left = count()
         if left is not None:
@@ -204,32 +228,51 @@ def build_chunk(campaign_id: int, topic_ids: list[int], *, count: Callable[[], i
 
 
 def check_reports(campaign: Campaign, *, tolerance: float = 1e-12) -> list[str]:
-    """How the stored reports of ``campaign`` differ from a recompute from scratch
-    (every topic's report, and the campaign report from every judgment), to
-    ``tolerance``; nothing is written. Stale topics are left out (their reports
-    wait for the worker), and so is the campaign report while any topic is stale."""
+    """How what is stored of ``campaign`` differs from a recompute from scratch (every
+    topic's partial and disagreement, and the campaign report from every judgment), to
+    ``tolerance``; nothing is written. Stale topics are left out (they wait for the
+    worker), and so is the campaign report while any topic is stale."""
     reports = get_kind(campaign.kind).reports
     given = report_input(campaign)
     stale = set(StaleTopic.objects.filter(campaign=campaign).values_list("topic_id", flat=True))
     stored = {
-        topic_id: data
-        for topic_id, data in Report.objects.filter(campaign=campaign, name="agreement").values_list("topic_id", "data")
+        row[0]: row[1:]
+        for row in TopicPartial.objects.filter(campaign=campaign).values_list(
+            "topic_id", "data", "disagreement", "disagreement_reason"
+        )
     }
     found = []
     for topic in given.topics:
         if topic.pk in stale or (topic.pk not in stored and not given.judgments_of(topic)):
             continue
-        fresh = typed.dump(reports.topic(given, topic))
+        path = f"topic {topic.external_id}"
         if topic.pk not in stored:
-            found.append(f"topic {topic.external_id}: no stored report")
+            found.append(f"{path}: nothing stored")
             continue
-        found += differences(stored[topic.pk], fresh, tolerance=tolerance, path=f"topic {topic.external_id}")
+        [fresh] = _topic_reports(given, reports, [topic], None)
+        data, disagreement, reason = stored[topic.pk]
+        found += differences(
+            {"disagreement": disagreement, "reason": reason},
+            dict(zip(("disagreement", "reason"), _disagreement_columns(fresh.disagreement))),
+            tolerance=tolerance,
+            path=path,
+        )
+        if reports.incremental:
+            found += differences(
+                typed.dump(typed.unpack(reports.partial_type, _partial_bytes(data))),
+                typed.dump(typed.unpack(reports.partial_type, fresh.partial)),
+                tolerance=tolerance,
+                path=f"{path} partial",
+            )
     if not stale:
         fresh = typed.dump(reports.campaign(given))
-        if None not in stored:
+        campaign_data = (
+            Report.objects.filter(campaign=campaign, name="agreement").values_list("data", flat=True).first()
+        )
+        if campaign_data is None:
             found.append("campaign: no stored report")
         else:
-            found += differences(stored[None], fresh, tolerance=tolerance, path="campaign")
+            found += differences(campaign_data, fresh, tolerance=tolerance, path="campaign")
     return found
 
 
@@ -264,34 +307,17 @@ def _clear_marks(marks: dict) -> None:
         StaleTopic.objects.filter(unchanged).delete()
 
 
-def _store_topic_reports(campaign: Campaign, built: list, now) -> None:
-    """Store the topic reports of ``built`` (from :func:`_topic_reports`), replacing what those
-    topics had: a few statements for any number of topics (inside the caller's transaction;
-    a first build wrote each with an ``update_or_create``, five statements a topic)."""
-    rows = [
-        Report(campaign=campaign, topic=topic, name="agreement", computed_at=now, judgments_seen=seen, data=data)
-        for topic, data, seen, *_ in built
-    ]
-    for row, (*_, disagreement, _partial) in zip(rows, built):
-        row.disagreement, row.disagreement_reason = _disagreement_columns(disagreement)
-    for start in range(0, len(rows), _BATCH):
-        topics = [row.topic_id for row in rows[start : start + _BATCH]]
-        Report.objects.filter(campaign=campaign, topic_id__in=topics, name="agreement").delete()
-    Report.objects.bulk_create(rows, batch_size=_BATCH)
-
-
 def _disagreement_columns(disagreement: Disagreement | None) -> tuple[float | None, str]:
-    """A topic report's ``disagreement`` and ``disagreement_reason`` columns (none when not finite)."""
+    """A topic's ``disagreement`` and ``disagreement_reason`` columns (none when not finite)."""
     if disagreement is None or not math.isfinite(disagreement.value):
         return None, ""
     return disagreement.value, disagreement.reason[:REASON_LENGTH]
 
 
-def _store(campaign: Campaign, topic: Topic | None, data: dict, seen: int, now) -> None:
-    """Store one report (the campaign's when ``topic`` is None) named ``agreement``."""
+def _store(campaign: Campaign, data: dict, seen: int, now) -> None:
+    """Store the campaign report (named ``agreement``)."""
     Report.objects.update_or_create(
         campaign=campaign,
-        topic=topic,
         name="agreement",
         defaults={"data": data, "computed_at": now, "judgments_seen": seen},
     )
@@ -305,7 +331,6 @@ def _store_headline(campaign: Campaign, reports, built, seen: int, now) -> None:
         return
     Report.objects.update_or_create(
         campaign=campaign,
-        topic=None,
         name=HEADLINE,
         defaults={"data": typed.dump(reports.headline(built)), "computed_at": now, "judgments_seen": seen},
     )

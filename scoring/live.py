@@ -64,7 +64,7 @@ def current_etag(user, campaign_id: int, name: str = "agreement") -> str | None:
     path to its 403 or 404."""
     if not user.is_authenticated:
         return None
-    reports = Report.objects.filter(campaign_id=OuterRef("pk"), topic=None, name=name).order_by()
+    reports = Report.objects.filter(campaign_id=OuterRef("pk"), name=name).order_by()
     building = ScoringState.objects.filter(campaign_id=OuterRef("pk")).order_by()
     campaigns = Campaign.objects.filter(pk=campaign_id).annotate(
         report_id=Subquery(reports.values("id")[:1]),
@@ -141,7 +141,7 @@ def _kept(cache: OrderedDict, campaign: Campaign, tag: str | None, load):
 
 def _load(campaign: Campaign) -> scoring_selectors.StoredReport | None:
     row = (
-        Report.objects.filter(campaign=campaign, topic=None, name="agreement")
+        Report.objects.filter(campaign=campaign, name="agreement")
         # The stored bytes, not the field's decoding to dicts: decoded once, into the kind's type.
         .annotate(raw=ExpressionWrapper(F("data"), output_field=BinaryField()))
         .values("raw", "computed_at", "judgments_seen")
@@ -181,7 +181,7 @@ def _load_headline(campaign: Campaign, tag: str | None) -> scoring_selectors.Sto
     headline_of = get_kind(campaign.kind).reports.headline
     rows = {
         row["name"]: row
-        for row in Report.objects.filter(campaign=campaign, topic=None, name__in=["agreement", "headline"])
+        for row in Report.objects.filter(campaign=campaign, name__in=["agreement", "headline"])
         .annotate(raw=ExpressionWrapper(F("data"), output_field=BinaryField()))
         .values("name", "computed_at", "judgments_seen", *(["raw"] if headline_of is not None else []))
     }

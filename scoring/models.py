@@ -14,50 +14,46 @@ REASON_LENGTH = 200
 
 
 class Report(models.Model):
-    """A computed report; pages read these and never recompute inline."""
+    """A computed campaign-wide report (``agreement``, its ``headline``, the stored
+    progress); pages read these and never recompute them inline. A topic's report
+    is not stored: it is computed when its page is read (scoring.selectors.topic_report),
+    from the topic's judgments, and only its disagreement is kept (:class:`TopicPartial`)."""
 
-    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="reports")
-    topic = models.ForeignKey(Topic, null=True, blank=True, on_delete=models.CASCADE, related_name="reports")
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="reports", db_index=False)
     name = models.CharField(max_length=64, default="agreement")
     #: The report as ``concord.typed.dump`` gives it, compressed (scoring.fields.PackedJSONField):
     #: read it back through ``scoring.selectors`` (the kind's type), never by hand.
     data = PackedJSONField()
     computed_at = models.DateTimeField()
     judgments_seen = models.PositiveIntegerField()
-    #: A topic report's disagreement (KindSpec ``Reports.disagreement``), kept
-    #: beside the JSON so that lists can filter and sort topics by it, and its
-    #: reason in a few words (the adjudication queue shows it).
-    disagreement = models.FloatField(null=True, blank=True)
-    disagreement_reason = models.CharField(max_length=REASON_LENGTH, blank=True, default="")
 
     class Meta:
-        constraints = [
-            models.UniqueConstraint(
-                fields=["campaign", "topic", "name"],
-                condition=models.Q(topic__isnull=False),
-                name="one_topic_report",
-            ),
-            models.UniqueConstraint(
-                fields=["campaign", "name"],
-                condition=models.Q(topic__isnull=True),
-                name="one_campaign_report",
-            ),
-        ]
+        constraints = [models.UniqueConstraint(fields=["campaign", "name"], name="one_campaign_report")]
 
     def __str__(self) -> str:
-        return f"{self.name} of {self.topic or self.campaign}"
+        return f"{self.name} of {self.campaign}"
 
 
 class TopicPartial(models.Model):
-    """A topic's partial result for its campaign's report (scoring/partials.py):
-    the kind's ``partial_type`` as MessagePack compressed with the reports' dictionary
-    (scoring.fields.compress; raw MessagePack when stored before it), written with the topic's report
-    and merged with every other topic's into the campaign report."""
+    """What a rebuild keeps of one topic (scoring/partials.py): its partial result for the
+    campaign's report, the kind's ``partial_type`` as MessagePack compressed with the
+    reports' dictionary (scoring.fields.compress; raw MessagePack when stored before it),
+    merged with every other topic's into the campaign report; and its disagreement.
+
+    The topic's report itself is not stored: written after every submission of the
+    topic and read only when an organiser opens the topic's page, it is computed then
+    (scoring.selectors.topic_report); a stored copy was a fifth of what the database
+    grew by per judgment (benchmarks.storage, docs/benchmarks.md)."""
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+")
     topic = models.OneToOneField(Topic, on_delete=models.CASCADE, related_name="+")
     data = models.BinaryField()
     computed_at = models.DateTimeField()
+    #: The topic's disagreement (KindSpec ``Reports.disagreement`` of its report when it was
+    #: computed; null: fewer than two judgments), so that lists filter and sort topics by
+    #: it, and its reason in a few words (the adjudication queue shows it).
+    disagreement = models.FloatField(null=True, blank=True)
+    disagreement_reason = models.CharField(max_length=REASON_LENGTH, blank=True, default="")
 
     def __str__(self) -> str:
         return f"partial of topic {self.topic_id}"

@@ -169,9 +169,7 @@ def _big(found: CampaignProgress) -> bool:
 
 def stored_progress(campaign_ids: Iterable[int]) -> dict[int, CampaignProgress]:
     """Campaign id -> the progress its last rebuild stored (campaigns with none are left out)."""
-    rows = Report.objects.filter(campaign_id__in=list(campaign_ids), topic=None, name=NAME).values_list(
-        "campaign_id", "data"
-    )
+    rows = Report.objects.filter(campaign_id__in=list(campaign_ids), name=NAME).values_list("campaign_id", "data")
     found = {}
     for pk, data in rows:
         try:
@@ -185,11 +183,10 @@ def store(campaign: Campaign, progress: CampaignProgress | None, now) -> None:
     """Store ``progress`` as the campaign's (inside the rebuild's transaction); None:
     delete what is stored (a campaign that is small now is counted live)."""
     if progress is None:
-        Report.objects.filter(campaign=campaign, topic=None, name=NAME).delete()
+        Report.objects.filter(campaign=campaign, name=NAME).delete()
         return
     Report.objects.update_or_create(
         campaign=campaign,
-        topic=None,
         name=NAME,
         defaults={"data": typed.dump(progress), "computed_at": now, "judgments_seen": progress.counts.judged},
     )
@@ -200,7 +197,7 @@ def is_stored(campaign_id: int) -> bool:
     assignments or more at its last rebuild): a change to its assignments, skips or
     assessors that marks no topic stale must then ask for a rebuild
     (scoring.services.progress_changed)."""
-    return Report.objects.filter(campaign_id=campaign_id, topic=None, name=NAME).exists()
+    return Report.objects.filter(campaign_id=campaign_id, name=NAME).exists()
 
 
 def assessor_progress(campaign: Campaign) -> list[AssessorProgress]:

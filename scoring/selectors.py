@@ -11,6 +11,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db.models import Count, OuterRef, Subquery
+from django.utils import timezone
 
 from annotate.models import Campaign, Curation, Judgment, JudgmentRevision, Run, Topic
 from concord import typed
@@ -113,14 +114,22 @@ def _typed(report: Report | None, type_: type) -> StoredReport | None:
 
 def campaign_report(campaign: Campaign, name: str = "agreement") -> StoredReport | None:
     """The stored campaign report, as the kind's ``campaign_type``."""
-    report = Report.objects.filter(campaign=campaign, topic=None, name=name).first()
+    report = Report.objects.filter(campaign=campaign, name=name).first()
     return _typed(report, get_kind(campaign.kind).reports.campaign_type)
 
 
-def topic_report(topic: Topic, name: str = "agreement") -> StoredReport | None:
-    """The stored report of one topic, as the kind's ``topic_type``."""
-    report = Report.objects.filter(topic=topic, name=name).first()
-    return _typed(report, get_kind(topic.campaign.kind).reports.topic_type)
+def topic_report(topic: Topic) -> StoredReport | None:
+    """One topic's report, as the kind's ``topic_type``, computed now from its counting
+    judgments (None while none counts). Not stored: a rebuild computed it after every
+    submission of the topic, for a page an organiser opens now and then; one topic's
+    report is bounded by the kind's limits (a few milliseconds to tens: docs/benchmarks.md),
+    and what lists need of it, its disagreement, is stored (scoring.models.TopicPartial)."""
+    given = report_input(topic.campaign, topic_ids=[topic.pk])
+    [own] = given.topics
+    counted = len(given.judgments_of(own))
+    if not counted:
+        return None
+    return StoredReport(get_kind(own.campaign.kind).reports.topic(given, own), timezone.now(), counted)
 
 
 def campaign_jobs(campaign: Campaign) -> list[Job]:

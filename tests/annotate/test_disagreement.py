@@ -17,7 +17,7 @@ from annotate.models import Flag
 from kinds.registry import KINDS
 from kinds.spec import Disagreement
 from scoring import services as scoring_services
-from scoring.models import Report
+from scoring.models import TopicPartial
 
 pytestmark = pytest.mark.django_db
 
@@ -56,7 +56,7 @@ def test_pairs_disagreement_is_the_mean_vote_entropy_and_is_stored_with_its_reas
         vote(campaign, people, "q2", "bob", [True, False, False, False])  # full agreement
     stored = {
         topic: (value, reason)
-        for topic, value, reason in Report.objects.filter(campaign=campaign, topic__isnull=False).values_list(
+        for topic, value, reason in TopicPartial.objects.filter(campaign=campaign).values_list(
             "topic__external_id", "disagreement", "disagreement_reason"
         )
     }

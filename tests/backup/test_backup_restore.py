@@ -18,15 +18,21 @@ REPORTS = textwrap.dedent(
     import django, json, sys
     django.setup()
     from annotate.models import Campaign, JudgmentRevision
-    from scoring.models import Report
+    from concord import typed
+    from scoring.models import Report, TopicPartial
+    from scoring.selectors import topic_report
     from scoring.services import recompute_reports
     out = {}
     for campaign in Campaign.objects.order_by("name"):
         recompute_reports(campaign.pk, everything=True)
-        reports = {
-            (r.topic.external_id if r.topic else ""): r.data
-            for r in Report.objects.filter(campaign=campaign).select_related("topic")
-        }
+        reports = {r.name: r.data for r in Report.objects.filter(campaign=campaign)}
+        for topic in campaign.topics.order_by("position"):
+            found = topic_report(topic)
+            reports[topic.external_id] = typed.dump(found.data) if found else None
+        reports["disagreements"] = sorted(
+            (p.topic.external_id, p.disagreement, p.disagreement_reason)
+            for p in TopicPartial.objects.filter(campaign=campaign).select_related("topic")
+        )
         revisions = sorted(
             (r.judgment.topic.external_id, r.judgment.assessor.username, r.version, r.status, json.dumps(r.payload, sort_keys=True))
             for r in JudgmentRevision.objects.filter(judgment__topic__campaign=campaign).select_related("judgment__topic", "judgment__assessor")

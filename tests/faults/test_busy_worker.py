@@ -88,7 +88,7 @@ def test_the_worker_waits_out_a_locked_database_and_then_works(tmp_path, migrate
 
 def report_written(database: Path) -> bool:
     with sqlite3.connect(database, timeout=30) as db:
-        row = db.execute("SELECT judgments_seen FROM scoring_report WHERE topic_id IS NULL").fetchone()
+        row = db.execute("SELECT judgments_seen FROM scoring_report WHERE name = 'agreement'").fetchone()
     return row is not None and row[0] == 1
 
 

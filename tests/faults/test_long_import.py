@@ -245,6 +245,6 @@ def answers(port: int) -> bool:
 def seen(database: Path, campaign: int) -> int:
     with sqlite3.connect(database, timeout=30) as db:
         row = db.execute(
-            "SELECT judgments_seen FROM scoring_report WHERE campaign_id = ? AND topic_id IS NULL", (campaign,)
+            "SELECT judgments_seen FROM scoring_report WHERE campaign_id = ? AND name = 'agreement'", (campaign,)
         ).fetchone()
     return row[0] if row else -1

@@ -521,8 +521,7 @@ def verify(acks: list[dict[str, Any]], *, settle_timeout: float = 300) -> dict[s
         busy = DBTaskResult.objects.filter(status__in=["READY", "RUNNING"]).exists()
         stale = StaleTopic.objects.filter(campaign__in=campaigns).exists()
         seen = {
-            r.campaign_id: r.judgments_seen
-            for r in Report.objects.filter(campaign__in=campaigns, topic=None, name="agreement")
+            r.campaign_id: r.judgments_seen for r in Report.objects.filter(campaign__in=campaigns, name="agreement")
         }
         submitted = {
             c.pk: Judgment.objects.filter(topic__campaign=c, status__in=Judgment.COUNTING).count() for c in campaigns

@@ -11,6 +11,7 @@ from unittest import mock
 import msgspec
 import pytest
 from django.db import connection
+from django.utils import timezone
 
 from annotate import services
 from annotate.models import Topic
@@ -18,7 +19,7 @@ from concord import typed
 from kinds.registry import get_kind
 from scoring import fields, jobs, live
 from scoring import services as scoring_services
-from scoring.models import Report, TopicPartial
+from scoring.models import Report, StaleTopic, TopicPartial
 from scoring.selectors import campaign_report, report_input, topic_report
 
 pytestmark = pytest.mark.django_db
@@ -41,16 +42,38 @@ def submitted(campaign, people) -> Topic:
     return topic
 
 
-def test_a_topic_report_is_stored_packed_and_read_back_as_computed(campaign, people):
-    topic = submitted(campaign, people)
-    row = Report.objects.get(topic=topic)
-    fresh = typed.dump(get_kind("pairs").reports.topic(report_input(campaign), topic))
+def test_a_campaign_report_is_stored_packed_and_read_back_as_computed(campaign, people):
+    submitted(campaign, people)
+    row = Report.objects.get(campaign=campaign, name="agreement")
+    fresh = typed.dump(get_kind("pairs").reports.campaign(report_input(campaign)))
     as_json = json.dumps(fresh, separators=(",", ":")).encode()
     raw = stored_bytes(row)
     assert len(raw) * 3 < len(as_json)  # was the JSON text itself
     assert fields.unpack(raw) == fresh == row.data
     assert list(row.data) == list(fresh)  # keys in their order
-    assert typed.dump(topic_report(topic).data) == fresh
+    assert typed.dump(campaign_report(campaign).data) == fresh
+
+
+def test_a_topic_report_is_not_stored_but_computed_when_read(campaign, people):
+    """Written after every submission and read when an organiser opens the topic: computed then,
+    from the judgments that count now (no rebuild needed); what lists need, its disagreement, is stored."""
+    topic = submitted(campaign, people)
+    assert set(Report.objects.filter(campaign=campaign).values_list("name", flat=True)) == {"agreement", "headline"}
+    reports = get_kind("pairs").reports
+    read = topic_report(topic)
+    assert typed.dump(read.data) == typed.dump(reports.topic(report_input(campaign), topic))
+    assert (
+        read.judgments_seen == 2 and read.data.pairs[0].a + read.data.pairs[0].d == 2
+    )  # FULL and OTHER agree on 2 of 4
+    services.reopen_judgment(topic=topic, assessor=people["bob"], version=1)
+    services.save_judgment(topic=topic, assessor=people["bob"], payload=FULL, status="submitted", version=2)
+    again = topic_report(topic)  # before any rebuild
+    assert again.judgments_seen == 2 and again.data.pairs[0].a + again.data.pairs[0].d == 4
+    stored = TopicPartial.objects.get(topic=topic)
+    found = reports.disagreement(read.data)
+    assert (stored.disagreement, stored.disagreement_reason) == (found.value, found.reason) and found.value > 0
+    untouched = Topic.objects.filter(campaign=campaign).order_by("position")[1]
+    assert topic_report(untouched) is None  # no judgment counts
 
 
 def test_the_live_reader_decodes_the_campaign_report_as_the_selector_does(campaign, people):
@@ -58,7 +81,7 @@ def test_the_live_reader_decodes_the_campaign_report_as_the_selector_does(campai
     by_selector = campaign_report(campaign)
     by_live = live.campaign_report(campaign, None)
     assert by_live.data == by_selector.data and by_live.computed_at == by_selector.computed_at
-    assert typed.dump(by_live.data) == Report.objects.get(campaign=campaign, topic=None, name="agreement").data
+    assert typed.dump(by_live.data) == Report.objects.get(campaign=campaign, name="agreement").data
 
 
 def test_the_live_reader_keeps_the_latest_two_versions_of_a_campaign_and_four_in_all(campaign, people):
@@ -93,7 +116,7 @@ def test_the_live_reader_keeps_the_latest_two_versions_of_a_campaign_and_four_in
 
 def test_a_report_with_an_older_shape_is_no_report_on_either_reader(campaign, people):
     submitted(campaign, people)
-    Report.objects.filter(campaign=campaign, topic=None, name="agreement").update(data={"items": 1})
+    Report.objects.filter(campaign=campaign, name="agreement").update(data={"items": 1})
     assert campaign_report(campaign) is None and live.campaign_report(campaign, None) is None
 
 
@@ -118,6 +141,61 @@ def test_the_migration_packs_every_report_and_its_reverse_gives_the_json_back(ca
     assert topic_report(topic) is not None
 
 
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_moves_each_topics_disagreement_to_its_partial_and_drops_topic_reports(campaign, people):
+    """0020: a topic's stored report goes; its disagreement stays, with its partial; a topic
+    whose report had no partial beside it is marked stale (the worker computes both)."""
+    from django.db.migrations.executor import MigrationExecutor
+
+    topic = submitted(campaign, people)
+    lonely = Topic.objects.filter(campaign=campaign).order_by("position")[1]
+    kept = TopicPartial.objects.values_list("disagreement", "disagreement_reason").get(topic=topic)
+    assert kept[0] > 0 and kept[1]
+    before = [("scoring", "0019_first_build_chunks")]
+    executor = MigrationExecutor(connection)
+    latest = executor.loader.graph.leaf_nodes()
+    try:
+        executor.migrate(before)
+        old = executor.loader.project_state(before).apps
+        old.get_model("scoring", "StaleTopic").objects.all().delete()  # marked by the way back
+        old.get_model("scoring", "TopicPartial").objects.filter(topic_id=lonely.pk).delete()
+        stored = old.get_model("scoring", "Report").objects
+        for one, (value, reason) in ((topic, kept), (lonely, (0.25, "c2: 1 match / 1 no match"))):
+            stored.create(
+                campaign_id=campaign.pk,
+                topic_id=one.pk,
+                name="agreement",
+                data={"items": 4},
+                computed_at=timezone.now(),
+                judgments_seen=2,
+                disagreement=value,
+                disagreement_reason=reason,
+            )
+        assert stored.filter(topic__isnull=False).count() == 2
+        MigrationExecutor(connection).migrate(latest)
+    finally:
+        MigrationExecutor(connection).migrate(MigrationExecutor(connection).loader.graph.leaf_nodes())
+    row = TopicPartial.objects.get(topic=topic)
+    assert (row.disagreement, row.disagreement_reason) == kept
+    assert not TopicPartial.objects.filter(topic=lonely).exists()
+    assert list(StaleTopic.objects.values_list("topic_id", flat=True)) == [lonely.pk]
+    assert set(Report.objects.filter(campaign=campaign).values_list("name", flat=True)) == {"agreement", "headline"}
+    scoring_services.recompute_reports(campaign.pk)
+    assert jobs.check_reports(campaign) == []
+
+
+def test_the_check_names_a_stored_disagreement_or_partial_that_differs_from_a_recompute(campaign, people):
+    topic = submitted(campaign, people)
+    assert jobs.check_reports(campaign) == []
+    TopicPartial.objects.filter(topic=topic).update(disagreement_reason="unanimous")
+    [found] = jobs.check_reports(campaign)
+    assert found.startswith(f"topic {topic.external_id}.reason: 'unanimous' != ")
+    partial = TopicPartial.objects.get(topic=topic)
+    other = Topic.objects.filter(campaign=campaign).order_by("position")[1]
+    TopicPartial.objects.filter(topic=other).update(data=partial.data)  # q1's votes stored as q2's
+    assert any(line.startswith(f"topic {other.external_id} partial.") for line in jobs.check_reports(campaign))
+
+
 #: Every preset dictionary ever shipped and its Adler-32 (what a packed value names it by).
 #: A file changed or removed makes every value packed with it unreadable: add new ones instead.
 SHIPPED = {"reports-1": 1173467605}
@@ -130,8 +208,8 @@ def test_the_shipped_dictionaries_never_change():
 
 
 def test_a_topic_report_names_the_current_dictionary_and_is_smaller_for_it(campaign, people):
-    topic = submitted(campaign, people)
-    raw = stored_bytes(Report.objects.get(topic=topic))
+    submitted(campaign, people)
+    raw = stored_bytes(Report.objects.get(campaign=campaign, name="agreement"))
     assert raw[0] == 0x78 and raw[1] & 0x20  # a zlib header with a preset dictionary
     assert int.from_bytes(raw[2:6], "big") == SHIPPED[fields.CURRENT]
     without = zlib.compress(msgspec.msgpack.encode(fields.unpack(raw)), fields.LEVEL)
@@ -139,14 +217,14 @@ def test_a_topic_report_names_the_current_dictionary_and_is_smaller_for_it(campa
 
 
 def test_a_report_stored_before_the_dictionaries_reads_as_it_was(campaign, people):
-    topic = submitted(campaign, people)
-    row = Report.objects.get(topic=topic)
+    submitted(campaign, people)
+    row = Report.objects.get(campaign=campaign, name="agreement")
     old = zlib.compress(msgspec.msgpack.encode(row.data), fields.LEVEL)  # as reports were packed before
     with connection.cursor() as cursor:
         cursor.execute("UPDATE scoring_report SET data = %s WHERE id = %s", [old, row.pk])
     assert not stored_bytes(row)[1] & 0x20
     assert Report.objects.get(pk=row.pk).data == row.data
-    assert typed.dump(topic_report(topic).data) == row.data
+    assert typed.dump(campaign_report(campaign).data) == row.data
 
 
 def test_a_value_packed_with_an_unknown_dictionary_is_refused_by_name():

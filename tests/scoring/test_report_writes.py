@@ -1,7 +1,7 @@
-"""A rebuild stores its topics' reports and clears their marks in a few statements
-for any number of topics (scoring.jobs._store_topic_reports, _clear_marks): a first
-build wrote each topic's report with an update_or_create and cleared each mark with
-a DELETE of its own, some six statements a topic."""
+"""A rebuild stores its topics' partials and disagreements and clears their marks in a
+few statements for any number of topics (scoring.jobs._store_topics, _clear_marks): a
+first build wrote each topic's report with an update_or_create and cleared each mark
+with a DELETE of its own, some six statements a topic."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from annotate import services
 from annotate.models import Assignment, Topic
 from kinds.registry import KINDS
 from scoring import jobs, selectors
-from scoring.models import Report, StaleTopic
+from scoring.models import StaleTopic, TopicPartial
 from tests.conftest import pairs_topics
 
 pytestmark = pytest.mark.django_db
@@ -47,7 +47,11 @@ def writes(queries, table: str) -> int:
 def rebuild_writes(campaign) -> tuple[int, int]:
     with CaptureQueriesContext(connection) as queries:
         jobs.recompute_reports(campaign.pk)
-    return writes(queries, "scoring_report"), writes(queries, "scoring_staletopic")
+    return (
+        writes(queries, "scoring_report"),
+        writes(queries, "scoring_topicpartial"),
+        writes(queries, "scoring_staletopic"),
+    )
 
 
 def test_the_statements_of_a_rebuild_do_not_grow_with_its_topics(people):
@@ -58,7 +62,7 @@ def test_the_statements_of_a_rebuild_do_not_grow_with_its_topics(people):
     assert jobs.check_reports(big) == []
 
 
-def test_each_topic_keeps_one_report_with_its_disagreement_and_a_topic_marked_again_keeps_its_mark(people):
+def test_each_topic_keeps_one_partial_with_its_disagreement_and_a_topic_marked_again_keeps_its_mark(people):
     campaign = judged(people, 6)
     jobs.recompute_reports(campaign.pk)
     q2 = Topic.objects.get(campaign=campaign, external_id="q2")
@@ -76,9 +80,9 @@ def test_each_topic_keeps_one_report_with_its_disagreement_and_a_topic_marked_ag
     # Marked again after the rebuild read the marks: that mark stays for the next rebuild.
     real = jobs._topic_reports
 
-    def read_before_the_mark(given, reports, topics, progress, partials=False):
+    def read_before_the_mark(given, reports, topics, progress):
         StaleTopic.objects.filter(topic=q2).update(revision=marks[q2.pk] + 1)
-        return real(given, reports, topics, progress, partials)
+        return real(given, reports, topics, progress)
 
     jobs._topic_reports = read_before_the_mark
     try:
@@ -92,11 +96,10 @@ def test_each_topic_keeps_one_report_with_its_disagreement_and_a_topic_marked_ag
     given = selectors.report_input(campaign)
     disputed = 0
     for topic in given.topics:
-        [row] = Report.objects.filter(campaign=campaign, topic=topic)
+        [row] = TopicPartial.objects.filter(campaign=campaign, topic=topic)
         found = reports.disagreement(reports.topic(given, topic))
         expected = (None, "") if found is None else (found.value, found.reason)
         assert (row.disagreement, row.disagreement_reason) == expected
-        assert row.judgments_seen == 2
         disputed += found is not None
     assert disputed >= 2
     assert jobs.check_reports(campaign) == []

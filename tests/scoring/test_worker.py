@@ -37,11 +37,11 @@ READ_STATE = textwrap.dedent(
     """
     import django, json; django.setup()
     from django_tasks_db.models import DBTaskResult
-    from scoring.models import Report
-    campaign_report = Report.objects.filter(topic=None, name="agreement").first()
+    from scoring.models import Report, TopicPartial
+    campaign_report = Report.objects.filter(name="agreement").first()
     print(json.dumps({
         "queued": list(DBTaskResult.objects.values_list("task_path", "status")),
-        "topic_reports": Report.objects.exclude(topic=None).count(),
+        "topic_reports": TopicPartial.objects.count(),
         "seen": campaign_report.judgments_seen if campaign_report else None,
         "kappa": campaign_report.data["pairs"][0]["kappa"] if campaign_report else None,
     }))

@@ -1,8 +1,9 @@
 """Recompute the stored reports of campaigns, or check them against a recompute from scratch.
 
     manage.py recompute_reports                    the stale topics and the campaign report (what the worker does)
-    manage.py recompute_reports --full             every topic's report and partial, and the campaign report
-    manage.py recompute_reports --full --check     write nothing: compare every stored report with a recompute
+    manage.py recompute_reports --full             every topic's partial and disagreement, and the campaign report
+    manage.py recompute_reports --full --check     write nothing: compare every stored partial, disagreement and
+                                                   the campaign report with a recompute
                                                    from scratch (to --tolerance, default 1e-12); exit status 1
                                                    and one line per difference when any differs
     manage.py recompute_reports --campaign 3 ...   only campaign 3 (the option repeats; default: every campaign)
