@@ -187,7 +187,9 @@ def measure_kind(kind: str, topics: int, assessors: int, first_build_only: bool 
     # above 1,000 topics the first build is the from-scratch reference (the same work: every topic stale)
     full = timed(lambda: jobs.recompute_reports(campaign.pk, everything=True)) if topics <= 1000 else first
     differences = jobs.check_reports(campaign) if topics <= 1000 else ["(not checked above 1,000 topics)"]
-    size = len(Report.objects.filter(campaign=campaign, name="agreement").values_list("data", flat=True).first().__repr__())
+    size = len(
+        Report.objects.filter(campaign=campaign, name="agreement").values_list("data", flat=True).first().__repr__()
+    )
     return {
         **row,
         "incremental": statistics.median(incremental),
