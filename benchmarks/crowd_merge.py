@@ -64,6 +64,7 @@ def crowd(items: int, workers: int, seed: int = 1) -> tuple[MergeInput, list[pai
         partials.append(
             pairs_report.PairsPartial(
                 items=1,
+                candidates=[str(i + 1)],
                 assessors=[names[k] for k in who],
                 votes=said.tolist(),
                 systems=[],

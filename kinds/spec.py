@@ -114,22 +114,29 @@ class Reports:
     #: :class:`Disagreement` (the kind's measure, 0: full agreement, growing with the
     #: uncertainty the judgments leave: the mean vote entropy of the items for labels,
     #: 1 - mean pairwise tau for orderings; and a short reason), or None with fewer
-    #: than two judgments. Stored with the topic's report; the assignments page
+    #: than two judgments. Stored with the topic's partial; the assignments page
     #: filters and sorts by it, the adjudication queue opens on the largest and
     #: shows the reason. The first paragraph of its docstring is the pages' help text.
     disagreement: Callable[[Any], Disagreement | None]
     #: Incremental scoring (docs/benchmarks.md, "Live at any size"). ``partial(input, topic, report)``
     #: is what the campaign report needs of one topic (its sufficient statistics: counts,
-    #: per-unit figures, per-run scores), a ``partial_type`` stored per topic beside its
-    #: report; ``merge(merge_input, partials)`` builds the ``campaign_type`` from every
-    #: topic's partial in topic order (``scoring.partials.MergeInput``: the campaign, its
-    #: topics without their data, its runs). A submission then recomputes its topic's
-    #: report and partial and merges the stored partials, never reading every judgment.
+    #: per-unit figures, per-run scores), a ``partial_type`` stored per topic (a topic's
+    #: report is not stored: its page computes it when read); ``merge(merge_input, partials)``
+    #: builds the ``campaign_type`` from every topic's partial in topic order
+    #: (``scoring.partials.MergeInput``: the campaign, its topics without their data, its
+    #: runs). A submission then recomputes its topic's partial and disagreement and merges
+    #: the stored partials, never reading every judgment.
     #: ``campaign(input)`` must equal ``merge`` over fresh partials
     #: (``scoring.partials.from_scratch``); None: every recompute calls ``campaign``.
     partial: Callable[[Any, Topic, Any], Any] | None = None
     merge: Callable[[Any, Sequence[Any]], Any] | None = None
     partial_type: type | None = None
+    #: ``partial_disagreement(partial, campaign)``: the topic's disagreement from its partial,
+    #: equal to ``disagreement(topic report)``, for a kind whose partial holds the votes; the
+    #: partial is then computed without the report (``partial(input, topic, None)``) and a
+    #: rebuild never builds the topic's report (its figures, intervals, pair tables: most of a
+    #: first build). None: the report is built and ``disagreement`` reads it.
+    partial_disagreement: Callable[[Any, Any], Disagreement | None] | None = None
     #: ``headline(campaign report)``: the figure the campaign's summary (the organiser's
     #: dashboard, annotate/dashboard.py) shows with its interval and stop signal, a
     #: :class:`Headline`; None (the function, or its answer): the kind has no single
@@ -141,6 +148,8 @@ class Reports:
         given = (self.partial is not None, self.merge is not None, self.partial_type is not None)
         if any(given) and not all(given):
             raise ValueError("Reports: give partial, merge and partial_type together")
+        if self.partial_disagreement is not None and self.partial is None:
+            raise ValueError("Reports: partial_disagreement reads the partial: give partial too")
 
     @property
     def incremental(self) -> bool:

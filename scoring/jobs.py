@@ -85,8 +85,8 @@ def recompute_reports(campaign_id: int, *, everything: bool = False, progress: P
 @dataclass(frozen=True)
 class TopicBuilt:
     """What a rebuild stores of one topic (:class:`scoring.models.TopicPartial`): its
-    disagreement, from its report, and its partial packed (empty for a kind without partials).
-    The report itself is not stored (scoring.selectors.topic_report computes it when read)."""
+    disagreement and its partial packed (empty for a kind without partials). The report
+    itself is not stored (scoring.selectors.topic_report computes it when read)."""
 
     topic: Topic
     disagreement: Disagreement | None
@@ -94,12 +94,19 @@ class TopicBuilt:
 
 
 def _topic_reports(given, reports, topics: list[Topic], progress: Progress | None) -> list[TopicBuilt]:
-    """Each of ``topics``' report, reduced to what is stored of it (:class:`TopicBuilt`)."""
+    """What is stored of each of ``topics`` (:class:`TopicBuilt`): its disagreement from its
+    report, or from its partial when the kind gives ``partial_disagreement``."""
     built_topics = []
     for done, topic in enumerate(topics, 1):
-        built = reports.topic(given, topic)
-        partial = typed.pack(reports.partial(given, topic, built)) if reports.incremental else b""
-        built_topics.append(TopicBuilt(topic, reports.disagreement(built), partial))
+        if reports.partial_disagreement is not None:
+            # the partial holds the votes: the topic's report (its figures) is never built here
+            partial = reports.partial(given, topic, None)
+            disagreement = reports.partial_disagreement(partial, given.campaign)
+        else:
+            built = reports.topic(given, topic)
+            partial = reports.partial(given, topic, built) if reports.incremental else None
+            disagreement = reports.disagreement(built)
+        built_topics.append(TopicBuilt(topic, disagreement, b"" if partial is None else typed.pack(partial)))
         if progress and (done % 50 == 0 or done == len(topics)):
             progress(0.9 * done / len(topics), f"{done} of {len(topics)} topics")
     return built_topics

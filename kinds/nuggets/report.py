@@ -901,13 +901,42 @@ def topic_disagreement(report: NuggetsTopicReport) -> Disagreement | None:
     >>> round(found.value, 3), found.reason
     (0.306, '1 of 3 nuggets split; most: n2 (2 okay / 1 vital)')
     """
-    labellings = len(report.assessors)
-    totals = [labellings + (n.original is not None) for n in report.pyramid]
-    return label_disagreement(
+    return _vital_disagreement(
         [n.id for n in report.pyramid],
-        [[n.votes, total - n.votes] for n, total in zip(report.pyramid, totals)],
-        ["vital", "okay"],
-        noun="nuggets",
+        [n.votes for n in report.pyramid],
+        [n.original for n in report.pyramid],
+        len(report.assessors),
+    )
+
+
+def partial_disagreement(partial: NuggetsPartial, campaign: Campaign | None = None) -> Disagreement | None:
+    """:func:`topic_disagreement` from the question's partial (its labels), without its report.
+
+    >>> nan = float("nan")
+    >>> found = partial_disagreement(NuggetsPartial("q", "", "", ["n1", "n2", "n3"], ["", "", ""],
+    ...     ["vital", "okay", "okay"], ["a", "b"], [1, 0, nan, 1, 1, nan], [], [], []))
+    >>> round(found.value, 3), found.reason
+    (0.306, '1 of 3 nuggets split; most: n2 (2 okay / 1 vital)')
+    """
+    labels = np.array(partial.labels, dtype=np.float64).reshape(len(partial.assessors), len(partial.nugget_ids))
+    votes = np.nansum(labels, axis=0) if len(labels) else np.zeros(len(partial.nugget_ids))
+    if partial.originals and all(label is not None for label in partial.originals):
+        votes = votes + np.array([label == "vital" for label in partial.originals], float)  # arrays()' row 0
+    return _vital_disagreement(
+        partial.nugget_ids,
+        votes.astype(np.int64).tolist(),
+        partial.originals,
+        sum(name != "original" for name in partial.assessors),
+    )
+
+
+def _vital_disagreement(
+    ids: Sequence[str], votes: Sequence[int], originals: Sequence[str | None], labellings: int
+) -> Disagreement | None:
+    """The vote entropy of each nugget's ``votes`` (vital) out of the ``labellings`` and its original label."""
+    totals = [labellings + (original is not None) for original in originals]
+    return label_disagreement(
+        list(ids), [[v, total - v] for v, total in zip(votes, totals)], ["vital", "okay"], noun="nuggets"
     )
 
 

@@ -16,6 +16,7 @@ SPEC = KindSpec(
         topic_type=report.NuggetsTopicReport,
         campaign_type=report.NuggetsCampaignReport,
         disagreement=report.topic_disagreement,
+        partial_disagreement=report.partial_disagreement,
         headline=report.headline,
         template="nuggets/report.html",
         topic_template="nuggets/topic_report.html",

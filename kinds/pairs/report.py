@@ -474,6 +474,8 @@ class PairsPartial:
 
     #: the topic's candidates (its items)
     items: int
+    #: their ids, in order (the disagreement's reason names the most disputed)
+    candidates: list[str]
     #: who submitted a judgment of the topic, sorted
     assessors: list[str]
     #: items x assessors, row by row: 1.0 match, 0.0 no match, NaN not judged
@@ -504,6 +506,7 @@ def topic_partial(input: ReportInput, topic: Topic, report: PairsTopicReport | N
     references = reference_runs(input.runs)
     return PairsPartial(
         items=len(candidates),
+        candidates=candidates,
         assessors=v.assessors,
         votes=v.matrix.ravel().tolist(),
         systems=[run.name for run in systems],
@@ -1203,6 +1206,26 @@ def topic_disagreement(report: PairsTopicReport) -> Disagreement | None:
     return label_disagreement(
         [c.id for c in report.candidates],
         [[c.matches, c.judged - c.matches] for c in report.candidates],
+        ["match", "no match"],
+        noun="candidates",
+    )
+
+
+def partial_disagreement(partial: PairsPartial, campaign: Campaign | None = None) -> Disagreement | None:
+    """:func:`topic_disagreement` from the topic's partial (its votes), without its report.
+
+    >>> nan = float("nan")
+    >>> found = partial_disagreement(PairsPartial(2, ["c1", "c2"], ["a", "b", "c"], [1, 0, 1, 1, 1, nan],
+    ...     [], [], [], [], [nan, nan]))
+    >>> round(found.value, 3), found.reason
+    (0.459, '1 of 2 candidates split; most: c1 (2 match / 1 no match)')
+    """
+    votes = np.array(partial.votes, dtype=np.float64).reshape(partial.items, len(partial.assessors))
+    judged = (~np.isnan(votes)).sum(axis=1)
+    matches = np.nansum(votes, axis=1)
+    return label_disagreement(
+        partial.candidates,
+        np.stack([matches, judged - matches], axis=1),
         ["match", "no match"],
         noun="candidates",
     )

@@ -20,6 +20,7 @@ SPEC = KindSpec(
         merge=report.merge,
         partial_type=report.PairsPartial,
         disagreement=report.topic_disagreement,
+        partial_disagreement=report.partial_disagreement,
         headline=report.headline,
         template="pairs/report.html",
         topic_template="pairs/topic_report.html",

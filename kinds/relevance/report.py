@@ -1040,10 +1040,31 @@ def topic_disagreement(report: RelevanceTopicReport) -> Disagreement | None:
     if not report.documents:
         return None
     grades = np.array([[-1 if g is None else g for g in d.grades] for d in report.documents], dtype=np.int64)
-    width = max(len(report.scale), 2, int(grades.max(initial=-1)) + 1)
-    labels = [report.scale[g] if g < len(report.scale) else str(g) for g in range(width)]
+    return _grade_disagreement([d.id for d in report.documents], grades, report.scale)
+
+
+def partial_disagreement(partial: RelevancePartial, campaign: Campaign) -> Disagreement | None:
+    """:func:`topic_disagreement` from the topic's partial (its grades), without its report.
+
+    >>> nan = float("nan")
+    >>> found = partial_disagreement(RelevancePartial(["d1", "d2"], ["a", "b"], [0, 1, 3, 1], [], [], []),
+    ...     Campaign(params={}))
+    >>> found.value, found.reason
+    (0.5, '1 of 2 documents split; most: d1 (1 × non-relevant / 1 × highly relevant)')
+    """
+    if not partial.documents:
+        return None
+    matrix = np.array(partial.grades, dtype=np.float64).reshape(len(partial.assessors), len(partial.documents))
+    grades = np.where(np.isnan(matrix), -1, matrix).astype(np.int64).T  # documents x assessors
+    return _grade_disagreement(partial.documents, grades, scale_of(campaign.params))
+
+
+def _grade_disagreement(documents: list[str], grades: np.ndarray, scale: list[str]) -> Disagreement | None:
+    """Ordinal dissent of ``grades`` (documents x assessors, -1 not graded) on ``scale``."""
+    width = max(len(scale), 2, int(grades.max(initial=-1)) + 1)
+    labels = [scale[g] if g < len(scale) else str(g) for g in range(width)]
     counts = (grades[:, :, np.newaxis] == np.arange(width)).sum(axis=1)  # documents x grades
-    return label_disagreement([d.id for d in report.documents], counts, labels, noun="documents", ordinal=True)
+    return label_disagreement(documents, counts, labels, noun="documents", ordinal=True)
 
 
 def headline(report: RelevanceCampaignReport) -> Headline:

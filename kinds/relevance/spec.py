@@ -17,6 +17,7 @@ SPEC = KindSpec(
         topic_type=report.RelevanceTopicReport,
         campaign_type=report.RelevanceCampaignReport,
         disagreement=report.topic_disagreement,
+        partial_disagreement=report.partial_disagreement,
         headline=report.headline,
         template="relevance/report.html",
         topic_template="relevance/topic_report.html",

@@ -40,10 +40,12 @@ def test_every_kind_defines_its_disagreement_and_its_worked_examples_hold():
     for name, spec in KINDS.items():
         measure = spec.reports.disagreement
         assert callable(measure) and measure.__doc__, f"{name}: document what the disagreement measures"
-        for test in finder.find(measure, module=importlib.import_module(measure.__module__)):
-            examples += len(test.examples)
-            runner.run(test)
-    assert runner.failures == 0 and examples >= 8
+        from_partial = spec.reports.partial_disagreement
+        for function in (measure, *([from_partial] if from_partial else [])):
+            for test in finder.find(function, module=importlib.import_module(function.__module__)):
+                examples += len(test.examples)
+                runner.run(test)
+    assert runner.failures == 0 and examples >= 17
 
 
 def test_pairs_disagreement_is_the_mean_vote_entropy_and_is_stored_with_its_reason(

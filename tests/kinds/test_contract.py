@@ -371,3 +371,25 @@ def test_campaign_reports_merge_stored_partials(demo_of, name):
     assert typed.pack(typed.unpack(reports.partial_type, packed)) == packed
     assert TopicPartial.objects.filter(campaign=campaign).count() == campaign.topics.count()
     assert jobs.check_reports(campaign) == []
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if KINDS[n].reports.partial_disagreement is not None])
+def test_a_disagreement_read_from_the_partial_is_the_reports(demo_of, name):
+    """A kind that gives ``partial_disagreement`` has its topics rebuilt without their reports
+    (scoring.jobs._topic_reports): on every topic of its demo, the partial computed without the
+    report is the one computed with it, and its disagreement (value and reason) is the report's."""
+    from concord import typed
+    from scoring.selectors import report_input
+
+    reports = KINDS[name].reports
+    campaign = next(c for c in demo_of(name) if c.kind == name)
+    given = report_input(campaign)
+    disputed = 0
+    for topic in given.topics:
+        report = reports.topic(given, topic)
+        alone = reports.partial(given, topic, None)
+        assert typed.pack(alone) == typed.pack(reports.partial(given, topic, report)), topic.external_id
+        expected = reports.disagreement(report)
+        assert reports.partial_disagreement(alone, campaign) == expected, topic.external_id
+        disputed += expected is not None and expected.value > 0
+    assert disputed >= 2, f"{name}: the demo has too few disputed topics to compare"

@@ -103,3 +103,37 @@ def test_each_topic_keeps_one_partial_with_its_disagreement_and_a_topic_marked_a
         disputed += found is not None
     assert disputed >= 2
     assert jobs.check_reports(campaign) == []
+
+
+def test_a_kind_whose_partial_holds_the_votes_is_rebuilt_without_building_topic_reports(people, replace_spec):
+    """pairs gives ``partial_disagreement``: a rebuild reads each topic's disagreement from its
+    partial and never builds the topic's report (most of a first build's cost); what it stores
+    is what a rebuild through the reports stores."""
+    import dataclasses
+
+    campaign = judged(people, 6)
+    reports = KINDS["pairs"].reports
+    built = []
+
+    def counted(given, topic):
+        built.append(topic.pk)
+        return reports.topic(given, topic)
+
+    replace_spec("pairs", reports=dataclasses.replace(reports, topic=counted))
+    jobs.recompute_reports(campaign.pk)
+    assert built == []
+    fast = list(
+        TopicPartial.objects.filter(campaign=campaign)
+        .order_by("topic_id")
+        .values_list("topic_id", "data", "disagreement", "disagreement_reason")
+    )
+    replace_spec("pairs", reports=dataclasses.replace(reports, topic=counted, partial_disagreement=None))
+    jobs.recompute_reports(campaign.pk, everything=True)
+    assert sorted(built) == sorted(campaign.topics.values_list("pk", flat=True))
+    through_reports = list(
+        TopicPartial.objects.filter(campaign=campaign)
+        .order_by("topic_id")
+        .values_list("topic_id", "data", "disagreement", "disagreement_reason")
+    )
+    assert [(t, bytes(d), v, r) for t, d, v, r in fast] == [(t, bytes(d), v, r) for t, d, v, r in through_reports]
+    assert sum(v is not None and v > 0 for _, _, v, _ in fast) >= 2
