@@ -96,9 +96,10 @@ class Reports:
     ``scoring.selectors.ReportInput`` (topics, submitted judgments, runs,
     curations, phase payloads, read once by ``report_input``) and return a
     ``topic_type`` and a ``campaign_type``: dataclass trees declared in the
-    kind's ``report.py``, stored as JSON (``concord.typed.dump``) and read
-    back as the same types (``concord.typed.load``, field by field), which
-    also give the API's schema of the kind's report. ``template`` renders the
+    kind's ``report.py``. The campaign report is stored (``concord.typed.dump``)
+    and read back as the same type (``concord.typed.load``, field by field),
+    which also gives the API's schema of the kind's report; a topic's report is
+    computed when its page is read (``scoring.selectors.topic_report``). ``template`` renders the
     campaign report (the fragment the organiser's page polls; ``report.data``
     is a ``campaign_type``), ``topic_template`` the kind's part of a topic's
     report page (``report.data`` is a ``topic_type``).
