@@ -19,7 +19,8 @@ environment of the recipe (``DATABASE_URL``, ``CONCORD_TASKS_BACKEND=rq``,
    limit is raised for it (``CONCORD_MAX_UPLOAD_BYTES``, 1 GB): the
    100,000-item file is about 80 MB, over the 50 MB default.
 2. **First build.** From the import's end (its commit) until the organiser's
-   agreement API counts every imported judgment (polled every second):
+   agreement API (its headline: ``/agreement/headline/``, the report's time
+   and count) counts every imported judgment (polled every second):
    ``first_build_s``.
 3. **Freshness.** One assessor account (a member, assigned ``--samples``
    topics in bulk) submits one judgment every ``--interval`` seconds through
@@ -77,8 +78,11 @@ from tests.load import client, harness
 
 PASSWORD = "distributed-benchmark"
 LABELS_PER_ITEM = 10
-#: What the organiser's page and every poll ask for: the campaign's agreement.
-AGREEMENT = "/api/campaigns/{}/agreement/"
+#: What every poll asks for: the campaign report's time, count and headline (a few hundred
+#: bytes; until session 15 the polls fetched the whole report, at 100,000 items x 2,000
+#: workers tens of megabytes of JSON with its kappa matrix for each of 20 samplers after each
+#: rebuild, on the same two cores as the rebuilds they waited for).
+AGREEMENT = "/api/campaigns/{}/agreement/headline/"
 
 
 # -- inside Django (``python -m benchmarks.distributed setup|assessor|check``) ----

@@ -64,6 +64,11 @@ api_urls = [
         "api/campaigns/<int:campaign_id>/judgments/import/", api.JudgmentImport.as_view(), name="api-judgments-import"
     ),
     path("api/campaigns/<int:campaign_id>/agreement/", scoring_api.Agreement.as_view(), name="api-agreement"),
+    path(
+        "api/campaigns/<int:campaign_id>/agreement/headline/",
+        scoring_api.AgreementHeadline.as_view(),
+        name="api-agreement-headline",
+    ),
     path("api/campaigns/<int:campaign_id>/analyses/", scoring_api.Analyses.as_view(), name="api-analyses"),
     path("api/jobs/<int:job_id>/", scoring_api.JobDetail.as_view(), name="api-job"),
     path("api/jobs/<int:job_id>/cancel/", scoring_api.JobCancel.as_view(), name="api-job-cancel"),

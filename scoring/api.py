@@ -138,6 +138,63 @@ class Agreement(APIView):
         )
 
 
+class HeadlineFigureSerializer(serializers.Serializer):
+    value = serializers.FloatField(allow_null=True)
+    low = serializers.FloatField(allow_null=True)
+    high = serializers.FloatField(allow_null=True)
+    units = serializers.IntegerField()
+    unit = serializers.CharField()
+    method = serializers.CharField()
+    level = serializers.FloatField()
+
+
+class HeadlineSerializer(serializers.Serializer):
+    label = serializers.CharField()
+    figure = HeadlineFigureSerializer()
+
+
+class HeadlineReportSerializer(serializers.Serializer):
+    kind = serializers.CharField()
+    computed_at = serializers.DateTimeField(allow_null=True)
+    judgments_seen = serializers.IntegerField()
+    headline = HeadlineSerializer(allow_null=True)
+
+
+class AgreementHeadline(APIView):
+    @extend_schema(
+        description="The campaign report's time, the judgments it counts and its headline figure (the one the "
+        "campaign's summary shows, with its 95% interval; null for a kind without one, factoids): what a client "
+        "polls to learn whether and how far the report moved, a few hundred bytes whatever the campaign's size "
+        "(the whole report of a crowd of 2,000 workers carries their kappa matrix: tens of megabytes as JSON). "
+        "The same ETag as the agreement report: If-None-Match answers 304 after one query.",
+        responses={
+            200: HeadlineReportSerializer,
+            304: OpenApiResponse(description="Not modified: the If-None-Match header names the current ETag."),
+            **ERRORS,
+        },
+    )
+    def get(self, request: Request, campaign_id: int) -> Response:
+        tag = live.current_etag(request.user, campaign_id)
+        if live.matches(request, tag):
+            return live.not_modified(tag)
+        campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
+        found = live.campaign_headline(campaign, tag)
+        headline = None if found is None or found.data is None else typed.dump(found.data)
+        return live.tagged(
+            Response(
+                HeadlineReportSerializer(
+                    {
+                        "kind": campaign.kind,
+                        "computed_at": found.computed_at if found else None,
+                        "judgments_seen": found.judgments_seen if found else 0,
+                        "headline": headline,
+                    }
+                ).data
+            ),
+            tag,
+        )
+
+
 class Analyses(APIView):
     @extend_schema(
         request=AnalysisRequestSerializer,

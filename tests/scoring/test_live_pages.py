@@ -73,6 +73,37 @@ def test_the_agreement_api_answers_304_after_one_query(api, people, judged):
     assert again.status_code == 304 and again.content == b"" and len(queries) == 1
 
 
+def test_the_headline_api_is_the_reports_time_count_and_headline_in_a_few_hundred_bytes(api, people, judged):
+    """What a client polls to learn whether the report moved: not the whole report (a crowd's
+    carries its workers' kappa matrix, tens of megabytes as JSON), under the same ETag."""
+    from kinds.registry import get_kind
+    from scoring.selectors import campaign_report
+
+    client = api(people["organiser"])
+    url = f"/api/campaigns/{judged.pk}/agreement/headline/"
+    first = client.get(url)
+    whole = client.get(f"/api/campaigns/{judged.pk}/agreement/")
+    assert first.status_code == 200 and first["ETag"] == whole["ETag"]
+    body = first.json()
+    expected = get_kind("pairs").reports.headline(campaign_report(judged).data)
+    assert (body["kind"], body["judgments_seen"], body["computed_at"]) == ("pairs", 6, whole.json()["computed_at"])
+    assert body["headline"]["label"] == expected.label == "Fleiss' kappa"
+    figure = body["headline"]["figure"]
+    assert figure["value"] == pytest.approx(expected.figure.value, abs=1e-12) == whole.json()["data"]["fleiss"]["kappa"]
+    assert (figure["units"], figure["unit"]) == (expected.figure.units, "items")
+    assert len(first.content) < 400 < len(whole.content)
+    with CaptureQueriesContext(connection) as queries:
+        again = client.get(url, headers={"if-none-match": first["ETag"]})
+    assert again.status_code == 304 and again.content == b"" and len(queries) == 1
+    for name, status in (("alice", 403), ("other_organiser", 404), ("outsider", 404)):
+        assert api(people[name]).get(url).status_code == status
+
+
+def test_before_the_first_report_the_headline_api_says_so(api, people, campaign):
+    body = api(people["organiser"]).get(f"/api/campaigns/{campaign.pk}/agreement/headline/").json()
+    assert body == {"kind": "pairs", "computed_at": None, "judgments_seen": 0, "headline": None}
+
+
 def test_a_new_report_is_a_200_with_a_new_etag(client, people, judged, django_capture_on_commit_callbacks):
     client.force_login(people["organiser"])
     old = client.get(fragment_url(judged))["ETag"]

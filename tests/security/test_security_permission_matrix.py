@@ -135,6 +135,7 @@ EXPECTED: dict[str, dict[str, tuple]] = {
     "api-judgments": {"GET": (401, 200, 404, 200, 404, 200, 403)},
     "api-judgments-import": {"POST": (401, 403, 404, 201, 404, 201, 403)},
     "api-agreement": {"GET": (401, 403, 404, 200, 404, 200, 403)},
+    "api-agreement-headline": {"GET": (401, 403, 404, 200, 404, 200, 403)},
     "api-analyses": {"POST": (401, 403, 404, 202, 404, 202, 403)},
     "api-job": {"GET": (401, 403, 404, 200, 404, 200, 403)},
     "api-job-cancel": {"POST": (401, 403, 404, 200, 404, 200, 403)},
