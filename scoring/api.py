@@ -113,29 +113,30 @@ class Agreement(APIView):
         }
     )
     def get(self, request: Request, campaign_id: int) -> Response:
-        # ETag and If-None-Match: an unchanged report is a 304 after one query (scoring/live.py).
-        tag = live.current_etag(request.user, campaign_id)
-        if live.matches(request, tag):
-            return live.not_modified(tag)
-        campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
-        report = live.campaign_report(campaign, tag)
-        if report is None:
-            return live.tagged(
-                Response({"kind": campaign.kind, "computed_at": None, "judgments_seen": 0, "data": None}), tag
-            )
-        return live.tagged(
-            Response(
-                ReportSerializer(
-                    {
-                        "kind": campaign.kind,
-                        "computed_at": report.computed_at,
-                        "judgments_seen": report.judgments_seen,
-                        "data": typed.dump(report.data),
-                    }
-                ).data
-            ),
-            tag,
-        )
+        def answer(campaign, tag: str | None) -> dict:
+            report = live.campaign_report(campaign, tag)
+            if report is None:
+                return {"kind": campaign.kind, "computed_at": None, "judgments_seen": 0, "data": None}
+            return ReportSerializer(
+                {
+                    "kind": campaign.kind,
+                    "computed_at": report.computed_at,
+                    "judgments_seen": report.judgments_seen,
+                    "data": typed.dump(report.data),
+                }
+            ).data
+
+        return _report_read(request, campaign_id, answer)
+
+
+def _report_read(request: Request, campaign_id: int, answer) -> Response:
+    """A read of the campaign's stored report, ``answer(campaign, tag)``, under its ETag: with
+    If-None-Match naming it, a 304 after one query (scoring/live.py); the organiser's role checked."""
+    tag = live.current_etag(request.user, campaign_id)
+    if live.matches(request, tag):
+        return live.not_modified(tag)
+    campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
+    return live.tagged(Response(answer(campaign, tag)), tag)
 
 
 class HeadlineFigureSerializer(serializers.Serializer):
@@ -174,25 +175,18 @@ class AgreementHeadline(APIView):
         },
     )
     def get(self, request: Request, campaign_id: int) -> Response:
-        tag = live.current_etag(request.user, campaign_id)
-        if live.matches(request, tag):
-            return live.not_modified(tag)
-        campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
-        found = live.campaign_headline(campaign, tag)
-        headline = None if found is None or found.data is None else typed.dump(found.data)
-        return live.tagged(
-            Response(
-                HeadlineReportSerializer(
-                    {
-                        "kind": campaign.kind,
-                        "computed_at": found.computed_at if found else None,
-                        "judgments_seen": found.judgments_seen if found else 0,
-                        "headline": headline,
-                    }
-                ).data
-            ),
-            tag,
-        )
+        def answer(campaign, tag: str | None) -> dict:
+            found = live.campaign_headline(campaign, tag)
+            return HeadlineReportSerializer(
+                {
+                    "kind": campaign.kind,
+                    "computed_at": found.computed_at if found else None,
+                    "judgments_seen": found.judgments_seen if found else 0,
+                    "headline": None if found is None or found.data is None else typed.dump(found.data),
+                }
+            ).data
+
+        return _report_read(request, campaign_id, answer)
 
 
 class Analyses(APIView):

@@ -26,10 +26,10 @@ from dataclasses import dataclass
 from datetime import datetime
 
 import msgspec
-from django.db.models import BinaryField, ExpressionWrapper, F, OuterRef, Subquery
+from django.db.models import BinaryField, Count, ExpressionWrapper, F, Max, OuterRef, Subquery, Sum
 from django.http import HttpRequest, HttpResponse, HttpResponseNotModified
 
-from annotate.models import Campaign, Membership
+from annotate.models import Campaign, Curation, Judgment, Membership, Run, Topic
 from kinds.registry import get_kind
 from kinds.spec import Headline
 from scoring import fields
@@ -113,13 +113,13 @@ _lock = threading.Lock()
 def campaign_report(campaign: Campaign, tag: str | None) -> scoring_selectors.StoredReport | None:
     """The stored campaign report (as ``scoring.selectors.campaign_report`` reads it), decoded once
     per ``tag`` (the ETag read before it) and process."""
-    return _kept(_cache, campaign, tag, lambda: _load(campaign))
+    return _kept(_cache, campaign.pk, tag, lambda: _load(campaign))
 
 
-def _kept(cache: OrderedDict, campaign: Campaign, tag: str | None, load):
-    """``load()``, kept in ``cache`` under the campaign and ``tag`` (the latest :data:`CACHED`);
-    without a tag, read afresh and not kept."""
-    key = (campaign.pk, tag or "")
+def _kept(cache: OrderedDict, owner: int, tag: str | None, load):
+    """``load()``, kept in ``cache`` under its ``owner`` (a campaign's or a topic's id) and ``tag``
+    (the latest :data:`CACHED`); without a tag, read afresh and not kept."""
+    key = (owner, tag or "")
     if tag is not None:
         with _lock:
             if key in cache:
@@ -131,7 +131,7 @@ def _kept(cache: OrderedDict, campaign: Campaign, tag: str | None, load):
             cache[key] = found
             # A campaign's older versions are asked for no more once its ETag moved on: the
             # latest PER_CAMPAIGN of each (a staff member's and an organiser's tags differ).
-            older = [k for k in cache if k[0] == campaign.pk and k != key][: -PER_CAMPAIGN + 1 or None]
+            older = [k for k in cache if k[0] == owner and k != key][: -PER_CAMPAIGN + 1 or None]
             for stale in older:
                 del cache[stale]
             while len(cache) > CACHED:
@@ -174,7 +174,7 @@ def campaign_headline(campaign: Campaign, tag: str | None) -> scoring_selectors.
     campaign report (``scoring.jobs``) instead of decoding the report (at 100,000 crowd items
     x 2,000 workers: 3 MB and 0.57 s to decode, against a row of a few hundred bytes). Kept per process under ``tag``, as
     :func:`campaign_report`. A report stored before the headline was is read whole, once."""
-    return _kept(_headlines, campaign, tag, lambda: _load_headline(campaign, tag))
+    return _kept(_headlines, campaign.pk, tag, lambda: _load_headline(campaign, tag))
 
 
 def _load_headline(campaign: Campaign, tag: str | None) -> scoring_selectors.StoredReport | None:
@@ -203,3 +203,32 @@ def _load_headline(campaign: Campaign, tag: str | None) -> scoring_selectors.Sto
     if whole is None:
         return None
     return scoring_selectors.StoredReport(headline_of(whole.data), whole.computed_at, whole.judgments_seen)
+
+
+# -- a topic's report, computed when read (scoring.selectors.topic_report) ---------------------
+
+
+def topic_etag(topic: Topic) -> str:
+    """A strong ETag of everything a topic's report is computed from: its judgments (each save
+    counts a judgment's version up; an added one has a higher id, a deleted one lowers the
+    count), its curations (likewise), the campaign's runs (only ever added or removed) and
+    params, in three small queries. The topic page's polls then answer 304, and a changed tag
+    computes the report once per process (:func:`topic_report`).
+
+    The tag is read before the report, as the campaign's: a report computed from a newer state
+    than its tag is replaced at the next poll, whose tag has moved on."""
+    judged = Judgment.objects.filter(topic=topic).aggregate(n=Count("pk"), v=Sum("version"), last=Max("pk"))
+    curated = Curation.objects.filter(topic=topic).aggregate(n=Count("pk"), v=Sum("version"), last=Max("pk"))
+    runs = Run.objects.filter(campaign_id=topic.campaign_id).aggregate(n=Count("pk"), last=Max("pk"))
+    state = json.dumps([judged, curated, runs, topic.campaign.params], sort_keys=True, separators=(",", ":"))
+    return f'"t{topic.pk}-{zlib.crc32(state.encode()):08x}-{len(state)}"'
+
+
+_topic_reports: OrderedDict[tuple[int, str], scoring_selectors.StoredReport | None] = OrderedDict()
+
+
+def topic_report(topic: Topic, tag: str | None) -> scoring_selectors.StoredReport | None:
+    """The topic's report (``scoring.selectors.topic_report``), computed once per ``tag``
+    (:func:`topic_etag`, read before it) and process: an open topic page polls it every few
+    seconds, and a topic judged by a hundred assessors has 4,950 pairs to compute."""
+    return _kept(_topic_reports, topic.pk, tag, lambda: scoring_selectors.topic_report(topic))

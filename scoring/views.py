@@ -71,17 +71,23 @@ def report(request: HttpRequest, campaign_id: int) -> HttpResponse:
 def topic_report(request: HttpRequest, campaign_id: int, topic_id: str) -> HttpResponse:
     campaign, role = selectors.campaign_for(request.user, campaign_id, need="organise")
     topic = selectors.topic_for(request.user, campaign, role, topic_id)
-    return render(
+    # Computed when read (scoring.selectors.topic_report): the page's polls answer 304 while
+    # nothing it is computed from changed, and a change computes it once per process.
+    tag = live.topic_etag(topic)
+    if live.matches(request, tag):
+        return live.not_modified(tag)
+    response = render(
         request,
         "scoring/topic_report.html",
         {
             "campaign": campaign,
             "kind": get_kind(campaign.kind),
             "topic": topic,
-            "report": scoring_selectors.topic_report(topic),
+            "report": live.topic_report(topic, tag),
             "refresh_ms": settings.CONCORD_REFRESH_MS,
         },
     )
+    return live.tagged(response, tag)
 
 
 @login_required
@@ -310,4 +316,4 @@ def report_table(request: HttpRequest, campaign_id: int) -> HttpResponse:
 def topic_report_matrix(request: HttpRequest, campaign_id: int, topic_id: str) -> HttpResponse:
     campaign, role = selectors.campaign_for(request.user, campaign_id, need="organise")
     topic = selectors.topic_for(request.user, campaign, role, topic_id)
-    return _matrix_csv(scoring_selectors.topic_report(topic), request, campaign, topic.external_id)
+    return _matrix_csv(live.topic_report(topic, live.topic_etag(topic)), request, campaign, topic.external_id)

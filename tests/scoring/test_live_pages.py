@@ -283,3 +283,52 @@ def test_a_capped_table_says_so_and_its_csv_has_every_row(client, people, make_u
     assert client.get(f"/campaigns/{campaign.pk}/report/table.csv?rows=__class__").status_code == 404
     client.force_login(people["other_organiser"])
     assert client.get(csv_url).status_code == 404
+
+
+def test_a_topic_report_is_computed_once_per_change_and_its_page_polls_answer_304(
+    client, people, judged, replace_spec, django_capture_on_commit_callbacks
+):
+    """The topic page computes its report when read (scoring.selectors.topic_report); its polls
+    carry an ETag of what the report is computed from, so an unchanged topic costs no recompute,
+    and a submission, a curation or the campaign's params each change it."""
+    import dataclasses
+
+    from kinds.registry import get_kind
+
+    reports = get_kind("pairs").reports
+    built = []
+
+    def counted(given, topic):
+        built.append(topic.pk)
+        return reports.topic(given, topic)
+
+    replace_spec("pairs", reports=dataclasses.replace(reports, topic=counted))
+    live._topic_reports.clear()
+    topic = Topic.objects.filter(campaign=judged, assignments__assessor=people["alice"]).order_by("position").first()
+    url = f"/campaigns/{judged.pk}/topics/{topic.external_id}/report/"
+    client.force_login(people["organiser"])
+    first = client.get(url)
+    assert first.status_code == 200 and first["ETag"].startswith(f'"t{topic.pk}-') and built == [topic.pk]
+    assert client.get(url).status_code == 200 and built == [topic.pk]  # the same tag: kept, not computed again
+    assert client.get(url, headers={"if-none-match": first["ETag"]}).status_code == 304
+    with django_capture_on_commit_callbacks(execute=True):
+        services.reopen_judgment(topic=topic, assessor=people["alice"], version=1)
+        services.save_judgment(topic=topic, assessor=people["alice"], payload=OTHER, status="submitted", version=2)
+    second = client.get(url, headers={"if-none-match": first["ETag"]})
+    assert second.status_code == 200 and second["ETag"] != first["ETag"] and built == [topic.pk, topic.pk]
+    # alice now says c1 is no match (OTHER), bob still match (FULL): c1 has 1 match vote of 2
+    shown = live.topic_report(topic, second["ETag"]).data  # the one the page showed: kept, not computed again
+    assert [(c.id, c.matches, c.judged) for c in shown.candidates][0] == ("c1", 1, 2) and len(built) == 2
+    services.save_curation(
+        topic=topic, name="consensus", data={"matches": {"c1": True}}, version=0, user=people["organiser"]
+    )
+    third = live.topic_etag(topic)
+    assert third != second["ETag"]
+    judged.params = {**judged.params, "resamples": 500}
+    judged.save(update_fields=["params"])
+    topic.campaign.params = judged.params
+    assert live.topic_etag(topic) not in (third, second["ETag"])
+    for name, status in (("alice", 403), ("other_organiser", 404)):
+        client.force_login(people[name])
+        assert client.get(url, headers={"if-none-match": first["ETag"]}).status_code == status
+    live._topic_reports.clear()
