@@ -210,17 +210,25 @@ def _load_headline(campaign: Campaign, tag: str | None) -> scoring_selectors.Sto
 
 def topic_etag(topic: Topic) -> str:
     """A strong ETag of everything a topic's report is computed from: its judgments (each save
-    counts a judgment's version up; an added one has a higher id, a deleted one lowers the
-    count), its curations (likewise), the campaign's runs (only ever added or removed) and
-    params, in three small queries. The topic page's polls then answer 304, and a changed tag
+    counts a judgment's version up and moves its ``updated_at``; an added one has a higher id, a
+    deleted one lowers the count), its curations (likewise), the campaign's runs (only ever
+    added or removed) and params, and whose topic it is (the times keep two databases' ids apart,
+    a restored one's or the tests'), in three small queries. The topic page's polls then answer 304, and a changed tag
     computes the report once per process (:func:`topic_report`).
 
     The tag is read before the report, as the campaign's: a report computed from a newer state
     than its tag is replaced at the next poll, whose tag has moved on."""
-    judged = Judgment.objects.filter(topic=topic).aggregate(n=Count("pk"), v=Sum("version"), last=Max("pk"))
-    curated = Curation.objects.filter(topic=topic).aggregate(n=Count("pk"), v=Sum("version"), last=Max("pk"))
+    changes = {"n": Count("pk"), "v": Sum("version"), "last": Max("pk"), "at": Max("updated_at")}
+    judged = Judgment.objects.filter(topic=topic).aggregate(**changes)
+    curated = Curation.objects.filter(topic=topic).aggregate(**changes)
     runs = Run.objects.filter(campaign_id=topic.campaign_id).aggregate(n=Count("pk"), last=Max("pk"))
-    state = json.dumps([judged, curated, runs, topic.campaign.params], sort_keys=True, separators=(",", ":"))
+    campaign = topic.campaign
+    state = json.dumps(
+        [campaign.pk, campaign.kind, topic.external_id, judged, curated, runs, campaign.params],
+        sort_keys=True,
+        separators=(",", ":"),
+        default=str,
+    )
     return f'"t{topic.pk}-{zlib.crc32(state.encode()):08x}-{len(state)}"'
 
 
