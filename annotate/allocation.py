@@ -1,7 +1,7 @@
 """Where a further opinion is worth most: the selection rule of the adaptive design.
 
 Pure functions over long-form labels (one entry per opinion: item code,
-assessor code, label code), as in :mod:`scoring.metrics.truthinference`; no
+assessor code, label code), as in :mod:`stats.truthinference`; no
 database. ``annotate.adaptive`` (the service behind an assessor's "Next
 topic") and ``benchmarks.adaptive`` (the replay of Snow et al. 2008) both
 call :func:`certainty` and :func:`rank`, so the simulation measures the rule
@@ -13,7 +13,7 @@ Two measures of how settled an item is (``by``):
   runner-up. An item is settled once the margin reaches ``margin``.
 - ``posterior``: the posterior probability of the leading label under the
   Dawid & Skene (1979) model. The assessors' error rates are estimated by
-  :func:`scoring.metrics.truthinference.dawid_skene` on the items with two or
+  :func:`stats.truthinference.dawid_skene` on the items with two or
   more opinions (one opinion alone says nothing about its assessor's errors:
   fitted on it, every assessor looks perfect), shrunk towards a symmetric
   error rate (accuracy :data:`PRIOR_ACCURACY`, :data:`PRIOR_WEIGHT` pseudo-labels
@@ -39,7 +39,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-from scoring.metrics.truthinference import dawid_skene
+from stats.truthinference import dawid_skene
 
 By = Literal["posterior", "margin"]
 BY: tuple[str, ...] = ("posterior", "margin")

@@ -29,7 +29,7 @@ from statsmodels.stats.inter_rater import aggregate_raters
 from statsmodels.stats.inter_rater import fleiss_kappa as statsmodels_fleiss_kappa
 
 from benchmarks._harness import Measurement, measure, print_result, print_table
-from scoring.metrics.agreement import category_counts, fleiss_kappa, krippendorff_alpha
+from stats.agreement import category_counts, fleiss_kappa, krippendorff_alpha
 
 SEED = 20240611
 N_CODERS = 100

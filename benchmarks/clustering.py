@@ -2,7 +2,7 @@
 
 1,000,000 items, 100 classes, 120 clusters (a noisy copy of the classes:
 20 classes split in two, 20 % of items reassigned at random), fixed seed.
-Concord computes all measures of ``scoring.metrics.clustering`` together
+Concord computes all measures of ``kinds.clustering.stats`` together
 (``clustering_scores``); sklearn computes each measure with its own call, as
 a user would. The target: all of ours together faster than sklearn's
 V-measure, NMI and ARI called separately.
@@ -18,7 +18,7 @@ import numpy as np
 from sklearn import metrics as skm
 
 from benchmarks._harness import measure, print_result, print_table
-from scoring.metrics.clustering import clustering_scores
+from kinds.clustering.stats import clustering_scores
 
 N_ITEMS = 1_000_000
 N_CLASSES = 100

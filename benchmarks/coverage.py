@@ -17,7 +17,7 @@ the first two, Fleiss' kappa, AC1 and alpha (nominal) of all five. The
 intervals, each a nominal 95%:
 
 - ``bootstrap``: Concord's, the percentile bootstrap over items of
-  ``scoring.metrics.uncertainty`` (seed 0, ``--resamples``, one draw shared by
+  ``stats.uncertainty`` (seed 0, ``--resamples``, one draw shared by
   the figures as the reports share it);
 - ``Gwet 2008``: the analytic intervals Concord shows beside the bootstrap,
   Fleiss' kappa +- 1.96 SE (``fleiss_kappa_interval``, Gwet's general SE)
@@ -37,7 +37,7 @@ a miss); width is the mean width of the defined intervals. Its Monte Carlo
 standard error at 95% and 1,000 replications is 0.7 points.
 
 ``--ranking`` runs the simulation behind the ranking stop signal's minimum
-(scoring/stopping.py) instead: systems whose true scores are equal or evenly
+(stats/stopping.py) instead: systems whose true scores are equal or evenly
 spaced, per-topic scores = system + topic (sd 0.5) + noise (sd 0.2); per
 number of systems and topics, how often the signal would say "reached" (the
 5th percentile of the bootstrap tau at least 0.9) while the ranking on the
@@ -58,17 +58,17 @@ import numpy as np
 from scipy import stats
 
 from benchmarks._harness import print_table
-from scoring.intervals import ranking_stability
-from scoring.metrics.gwet import gwet_counts, gwet_units
-from scoring.metrics.rank import kendall_tau_b
-from scoring.metrics.uncertainty import (
+from stats.gwet import gwet_counts, gwet_units
+from stats.intervals import ranking_stability
+from stats.rank import kendall_tau_b
+from stats.uncertainty import (
     UnitStatistics,
-    _percentile_interval,
     cohen_kappa_units,
     fleiss_kappa_interval,
     fleiss_kappa_se,
     fleiss_kappa_units,
     krippendorff_alpha_units,
+    percentile_interval,
     resample_weights,
 )
 
@@ -142,7 +142,7 @@ def intervals(ratings: np.ndarray, weights: np.ndarray, n_categories: int) -> di
             continue
         # the library's bootstrap (uncertainty.bootstrap with these weights), its resamples kept for BCa
         resampled = np.asarray(figure_stats.statistic(weights @ figure_stats.per_unit), dtype=np.float64)
-        interval = _percentile_interval(value, resampled, figure_stats.units, LEVEL)
+        interval = percentile_interval(value, resampled, figure_stats.units, LEVEL)
         found[(figure, "bootstrap")] = (interval.low, interval.high)
         found[(figure, "BCa")] = bca(value, resampled, figure_stats) if interval.defined else nan
     general = fleiss_kappa_interval(table)

@@ -11,7 +11,7 @@ separately with tracemalloc, which sees numpy's allocations):
   matrix, Dawid-Skene, MACE and Wawa, each worker's reliability, the accuracy table).
 - the reference: the dense matrix laid out from the same votes, then the library's figures of it
   as the dense merge computed them: the pair confusions of the codes matrix, Fleiss, alpha and
-  AC1 with their per-unit statistics, the three models (``scoring.labelmodels.model_truth`` of the
+  AC1 with their per-unit statistics, the three models (``stats.labelmodels.model_truth`` of the
   matrix). Less than the merge does (no intervals, no accuracy table), so the ratio understates
   the gain.
 
@@ -45,9 +45,9 @@ import numpy as np  # noqa: E402
 from annotate.models import Campaign, Run, Topic  # noqa: E402
 from benchmarks._harness import print_result, print_table  # noqa: E402
 from kinds.pairs import report as pairs_report  # noqa: E402
-from scoring import labelmodels as lm  # noqa: E402
-from scoring.metrics import agreement, gwet, uncertainty  # noqa: E402
 from scoring.partials import MergeInput  # noqa: E402
+from stats import agreement, gwet, uncertainty  # noqa: E402
+from stats import labelmodels as lm  # noqa: E402
 
 PER_ITEM = 10
 

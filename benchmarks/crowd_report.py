@@ -33,8 +33,8 @@ import numpy as np  # noqa: E402
 from benchmarks._harness import measure, print_result, print_table  # noqa: E402
 from kinds.pairs import report as pairs_report  # noqa: E402
 from scoring.fields import pack, unpack  # noqa: E402
-from scoring.intervals import IntervalSettings  # noqa: E402
-from scoring.metrics.ratings import SparseRatings  # noqa: E402
+from stats.intervals import IntervalSettings  # noqa: E402
+from stats.ratings import SparseRatings  # noqa: E402
 
 
 def crowd(items: int, workers: int, per_item: int, seed: int = 1) -> np.ndarray:

@@ -26,7 +26,7 @@ django.setup()
 
 from django.core.management import call_command  # noqa: E402
 
-import scoring.intervals as intervals  # noqa: E402
+import stats.intervals as intervals  # noqa: E402
 from annotate.demo import seed  # noqa: E402
 from benchmarks._harness import measure, print_result, print_table  # noqa: E402
 from scoring.jobs import recompute_reports  # noqa: E402

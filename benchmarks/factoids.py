@@ -29,7 +29,7 @@ import numpy as np
 from scipy.stats import spearmanr
 
 from benchmarks._harness import measure, print_result, print_table
-from scoring.metrics import factoids as f
+from kinds.factoids import stats as f
 
 N_MODELS, N_MACHINES, N_FACTOIDS = 50, 16, 150
 GROWTH_DRAWS, PAIRS, MAX_N = 100, 200, 50

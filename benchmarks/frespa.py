@@ -3,7 +3,7 @@
 Kim, Zhai & Han (section 4.4) score a target ordering by the frequent
 sequential patterns of the gold orderings, found with PrefixSpan. Their
 number grows about 4x for every 2 more items, so listing them is exponential
-in k; ``scoring.metrics.ordering.frespa`` counts them by support and length
+in k; ``kinds.ordering.stats.frespa`` counts them by support and length
 instead.
 
 Data (seed 2010): 10 "close" gold orderings, each a base permutation with 2
@@ -32,8 +32,8 @@ import numpy as np
 from prefixspan import PrefixSpan
 
 from benchmarks._harness import measure, print_result, print_table
-from scoring.metrics import _frespa
-from scoring.metrics.ordering import frespa, support_threshold
+from kinds.ordering import _frespa
+from kinds.ordering.stats import frespa, support_threshold
 
 SEED = 2010
 PREFIXSPAN_SIZES = (16, 18, 20, 22)

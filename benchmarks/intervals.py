@@ -5,7 +5,7 @@ Run from the project root: ``python -m benchmarks.intervals``.
 For each judgment kind, a synthetic campaign shaped like its demo (and a
 larger one, 10x the units), seeded: the agreement figures its report shows,
 computed by the metric library alone, then the same figures plus their
-intervals from ``scoring.metrics.uncertainty`` (one resample draw per unit
+intervals from ``stats.uncertainty`` (one resample draw per unit
 set, shared by every figure over those units, as the reports use it). Both
 are timed as best of 5 (memory traced in a separate run); the ratio printed is (figures + intervals) / figures.
 The figures alone are only the arithmetic of the report (no database reads,
@@ -38,9 +38,9 @@ import numpy as np
 from scipy import stats
 
 from benchmarks._harness import measure, print_result, print_table
-from scoring.metrics import agreement
-from scoring.metrics.gwet import gwet, gwet_units
-from scoring.metrics.uncertainty import (
+from stats import agreement
+from stats.gwet import gwet, gwet_units
+from stats.uncertainty import (
     cohen_kappa_units,
     fleiss_kappa_units,
     krippendorff_alpha_units,

@@ -25,7 +25,7 @@ import numpy as np
 from scipy.stats import kendalltau
 
 from benchmarks._harness import measure, print_result, print_table
-from scoring.metrics import nuggets as m
+from kinds.nuggets import stats as m
 
 N_QUESTIONS, N_RUNS, N_ASSESSORS, NUGGETS = 75, 72, 10, 30
 SEED = 2006

@@ -6,9 +6,9 @@ by the assessor's strictness and noised), 100 runs of depth 100 (each ranks
 the pool by a noisy view of the hidden relevance, plus a few unjudged
 documents). Qrels sets: the 5 assessors and their consensus (lower median).
 
-Concord: :func:`scoring.ireval.evaluate` (one ir-measures evaluator per qrels
+Concord: :func:`stats.ireval.evaluate` (one ir-measures evaluator per qrels
 set, over pytrec_eval) for nDCG@10, P@10, AP and bpref under all 6 qrels sets,
-then :func:`scoring.metrics.relevance.ranking_stability` (Kendall's tau and
+then :func:`kinds.relevance.stats.ranking_stability` (Kendall's tau and
 swaps between the system rankings under every pair of qrels sets) for each
 measure. Reference: the library's own single-query calls, one
 ``ir_measures.calc_aggregate`` per topic, run and qrels set (30,000 calls),
@@ -29,8 +29,7 @@ import numpy as np
 from scipy.stats import kendalltau
 
 from benchmarks._harness import measure, print_result, print_table
-from scoring import ireval
-from scoring.metrics import relevance
+from stats import ireval, relevance
 
 N_TOPICS, POOL, N_ASSESSORS, N_RUNS, DEPTH, UNJUDGED = 50, 1000, 5, 100, 100, 20
 SEED = 2000

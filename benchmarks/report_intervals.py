@@ -5,7 +5,7 @@ Run from the project root: ``python -m benchmarks.report_intervals``.
 The RTE file (800 items, 164 workers, 10 labels per item: 1,254 pairs of
 workers that share items) as the pairs report's vote matrix; the report's
 arithmetic (agreement figures, the truth models, Dawid-Skene reliability)
-timed as best of 5 (memory traced in a separate run) with its intervals (``scoring/intervals.py``: every
+timed as best of 5 (memory traced in a separate run) with its intervals (``stats/intervals.py``: every
 pair's kappa, overlap, p+, p-, AC1; Fleiss' kappa bootstrap and analytic;
 alpha; AC1; 1,000 resamples, seed 0) and with every interval replaced by a
 constant. No database reads or rendering: those are the same either way.
@@ -24,10 +24,10 @@ django.setup()
 
 import numpy as np  # noqa: E402
 
-import scoring.intervals as intervals  # noqa: E402
+import stats.intervals as intervals  # noqa: E402
 from benchmarks._harness import measure, print_result  # noqa: E402
 from kinds.pairs import report  # noqa: E402
-from scoring import labelmodels as lm  # noqa: E402
+from stats import labelmodels as lm  # noqa: E402
 
 RTE = Path(__file__).resolve().parents[1] / "data" / "snow2008" / "rte.csv"
 

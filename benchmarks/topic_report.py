@@ -11,7 +11,7 @@ one of the kind's two example payloads at random), read once with
 The reference ("before"), in the same run on the same input, is the per-topic
 work as it was before issue 27, kept here: every figure bootstrapped down to
 2 units (an interval over 4 documents; now none below
-``scoring.stopping.MIN_UNITS`` units), relevance's kappas one ``cohen_kappa``
+``stats.stopping.MIN_UNITS`` units), relevance's kappas one ``cohen_kappa``
 call per pair and weighting (each encoding both assessors' grades again), and
 factoids' pairs each parsing the topic and both annotations once per function
 (``suggest_relations``, ``definition_kappa``, ``definition_items``,
@@ -53,17 +53,17 @@ from django.core.management import call_command  # noqa: E402
 
 import kinds.clustering.report as clustering_report  # noqa: E402
 import kinds.factoids.report as factoids_report  # noqa: E402
-import scoring.intervals  # noqa: E402
-import scoring.metrics.relevance as relevance_metrics  # noqa: E402
+import kinds.relevance.stats as relevance_metrics  # noqa: E402
+import stats.intervals  # noqa: E402
 from benchmarks._harness import measure, print_result, print_table  # noqa: E402
 from benchmarks.incremental import synthetic_campaign  # noqa: E402
 from concord import typed  # noqa: E402
+from kinds.clustering import stats as cm  # noqa: E402
+from kinds.factoids import stats as fm  # noqa: E402
+from kinds.ordering import stats as om  # noqa: E402
 from kinds.registry import KINDS  # noqa: E402
-from scoring.metrics import agreement  # noqa: E402
-from scoring.metrics import clustering as cm  # noqa: E402
-from scoring.metrics import factoids as fm  # noqa: E402
-from scoring.metrics import ordering as om  # noqa: E402
 from scoring.selectors import report_input  # noqa: E402
+from stats import agreement  # noqa: E402
 
 #: The goal per topic report (issue 27: a 10,000-topic first build in 60 s leaves 6 ms a topic).
 GOAL_MS = 5.0
@@ -101,7 +101,7 @@ def _only(payload: dict, keep: dict[str, str]) -> dict:
 def reference_factoids_agreement(topic, payloads, confirmed=None, unit="summary", settings=None):
     """factoids' ``agreement`` as it was: every pair parses the topic and both annotations per function."""
     r = factoids_report
-    settings = settings or scoring.intervals.IntervalSettings()
+    settings = settings or stats.intervals.IntervalSettings()
     summaries = r.summaries_of(topic)
     rows = []
     for first, second in combinations(sorted(payloads), 2):
@@ -180,7 +180,7 @@ def reference_kendall_tau_matrix(orders):
 def before():
     """The reference path: intervals down to 2 units and the per-pair computations above."""
     with (
-        mock.patch.object(scoring.intervals, "MIN_UNITS", 2),
+        mock.patch.object(stats.intervals, "MIN_UNITS", 2),
         mock.patch.object(relevance_metrics, "pairwise_kappa", reference_pairwise_kappa),
         mock.patch.object(factoids_report, "agreement", reference_factoids_agreement),
         mock.patch.object(clustering_report, "_compare_labels", reference_compare_labels),
@@ -207,7 +207,7 @@ def differences(after, before, path: str = "") -> list[str]:
     """Where ``after`` differs from ``before`` (to 1e-12); an interval left out ("too few") after
     must keep the value and units it had."""
     if isinstance(after, dict) and isinstance(before, dict):
-        if after.get("method") == scoring.intervals.TOO_FEW and "method" in before:
+        if after.get("method") == stats.intervals.TOO_FEW and "method" in before:
             after = {k: after[k] for k in ("value", "units")}
             before = {k: before[k] for k in ("value", "units")}
         if set(after) != set(before):
@@ -226,7 +226,7 @@ def differences(after, before, path: str = "") -> list[str]:
 def too_few_share(dumped) -> tuple[int, int]:
     """(intervals left out as too few, intervals) in a dumped report."""
     if isinstance(dumped, dict):
-        here = (int(dumped.get("method") == scoring.intervals.TOO_FEW), 1) if "method" in dumped else (0, 0)
+        here = (int(dumped.get("method") == stats.intervals.TOO_FEW), 1) if "method" in dumped else (0, 0)
         inner = [too_few_share(v) for v in dumped.values()]
     elif isinstance(dumped, list):
         here, inner = (0, 0), [too_few_share(v) for v in dumped]

@@ -1,4 +1,4 @@
-"""Benchmark: Dawid-Skene and MACE (scoring.metrics.truthinference) against crowd-kit 1.4.2.
+"""Benchmark: Dawid-Skene and MACE (stats.truthinference) against crowd-kit 1.4.2.
 
 Synthetic crowd, seeded: 100,000 items with a hidden true class out of 3
 (priors 0.5 / 0.3 / 0.2), 1,000 workers, 10 distinct workers per item
@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from benchmarks._harness import measure, print_result, print_table
-from scoring.metrics.truthinference import dawid_skene, mace
+from stats.truthinference import dawid_skene, mace
 
 SEED = 1979
 N_CLASSES, PER_ITEM = 3, 10

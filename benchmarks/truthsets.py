@@ -37,9 +37,9 @@ import time
 import numpy as np
 
 from benchmarks._harness import measure, print_result, print_table
-from scoring.metrics.agreement import pairwise_agreement
-from scoring.metrics.significance import compare_statements, compare_systems, summarize_against_baseline
-from scoring.metrics.truthsets import consensus, intersection, random_truth_sets, single, union
+from kinds.pairs.stats import consensus, intersection, random_truth_sets, single, union
+from stats.agreement import pairwise_agreement
+from stats.significance import compare_statements, compare_systems, summarize_against_baseline
 
 N_QUERIES, N_SYSTEMS, N_ADJUDICATORS = 100, 13, 4
 N_RANDOM_SETS, N_RESAMPLES, ALPHA = 1000, 1000, 0.05

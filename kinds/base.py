@@ -311,7 +311,7 @@ def adaptive_params() -> tuple[Param, ...]:
 
 
 def interval_params(*, ranking: bool = False) -> tuple[Param, ...]:
-    """The params of every figure's interval and stop signal (scoring/intervals.py reads
+    """The params of every figure's interval and stop signal (stats/intervals.py reads
     them with their defaults; docs/methods.md, Intervals and when to stop). ``ranking``: the kind
     ranks systems and shows the stability of that ranking (``ranking_tau``)."""
     params: tuple[Param, ...] = (

@@ -1,5 +1,5 @@
 """A topic's disagreement from its items' votes, for the kinds whose judgments are labels
-(KindSpec ``Reports.disagreement``; the measures: scoring/metrics/dispute.py).
+(KindSpec ``Reports.disagreement``; the measures: stats/dispute.py).
 
 The topic's value is the mean over its items judged twice or more of each item's
 measure (vote entropy for labels without an order, Tastle & Wierman's dissention
@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from kinds.spec import Disagreement
-from scoring.metrics.dispute import ordinal_dissent, vote_entropy
+from stats.dispute import ordinal_dissent, vote_entropy
 
 __all__ = ["label_disagreement", "pairwise_disagreement", "votes_text"]
 

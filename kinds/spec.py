@@ -67,7 +67,7 @@ class JudgePage:
 @dataclass(frozen=True)
 class Headline:
     """The one figure the campaign's summary shows of its report (the dashboard's
-    headline): its name on the page and the figure, a ``scoring.intervals.FigureCI``
+    headline): its name on the page and the figure, a ``stats.intervals.FigureCI``
     (value, 95% interval, units), whose stop signal the summary shows beside it."""
 
     label: str

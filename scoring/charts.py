@@ -220,7 +220,7 @@ def pair_rows(
 ) -> tuple[list[str], list[list[Any]]]:
     """A symmetric matrix as one CSV row per two names (upper triangle), with each cell's 95%
     interval (low, high), the units it rests on and its method where ``intervals`` has it
-    (keyed by the two names in either order: scoring.intervals.FigureCI)."""
+    (keyed by the two names in either order: stats.intervals.FigureCI)."""
     rows = []
     for i, first in enumerate(names):
         for j in range(i + 1, len(names)):

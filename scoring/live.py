@@ -34,8 +34,8 @@ from kinds.registry import get_kind
 from kinds.spec import Headline
 from scoring import fields
 from scoring import selectors as scoring_selectors
-from scoring.intervals import FigureCI
 from scoring.models import Report, ScoringState
+from stats.intervals import FigureCI
 
 #: The roles that may read a campaign's report (annotate.selectors: need="organise").
 READERS = frozenset({"admin", "organiser"})

@@ -252,7 +252,7 @@ def _matrix_csv(report, request: HttpRequest, campaign, topic: str = "") -> Http
     layout = request.GET.get("layout", "matrix")
     if layout == "long":
         # one row per two names, with the cell's 95% interval where the report has one
-        # (a report's ``matrix_intervals(field)``: scoring/intervals.py FigureCI per pair of names)
+        # (a report's ``matrix_intervals(field)``: stats/intervals.py FigureCI per pair of names)
         intervals_of = getattr(report.data, "matrix_intervals", None)
         intervals = intervals_of(request.GET.get("values", "")) if callable(intervals_of) else {}
         header, rows = chart_specs.pair_rows(names, matrix, intervals)

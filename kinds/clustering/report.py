@@ -26,15 +26,15 @@ from annotate.models import Campaign, Topic
 from concord.errors import InvalidInput
 from concord.params import Choice, Int, ParamsSchema, Str
 from concord.typed import Figure
+from kinds.clustering import stats as m
 from kinds.clustering.data import rule_violations
 from kinds.disagreement import pairwise_disagreement
 from kinds.spec import Disagreement, Export, ExportFile, Headline
 from scoring.csvfiles import write_csv
-from scoring.intervals import FigureCI, IntervalSettings, figure_ci, interval_settings, too_few_ci
-from scoring.metrics import clustering as m
-from scoring.metrics.uncertainty import _no_interval, _percentile_interval, mean_units, resample_weights
 from scoring.partials import MergeInput, from_scratch
 from scoring.selectors import JudgmentRow, ReportInput, curations_of
+from stats.intervals import FigureCI, IntervalSettings, figure_ci, interval_settings, too_few_ci
+from stats.uncertainty import mean_units, no_interval, percentile_interval, resample_weights
 
 METHODS = ("singleton", "bucket")
 #: The measures of Table 3 (the report keeps all of them; pages show these).
@@ -67,7 +67,7 @@ AGREEMENT_LABELS = {
 @dataclass(frozen=True)
 class ClusteringMeasures:
     """Every measure between two clusterings under one completion of section 6
-    (``scoring.metrics.clustering.MEASURES``, in its order), then V_0.5 and NVI
+    (``kinds.clustering.stats.MEASURES``, in its order), then V_0.5 and NVI
     (section 7, Table 3). Entropies and mutual information in nats, VI in bits."""
 
     homogeneity: Figure
@@ -534,11 +534,11 @@ def _agreement(means: np.ndarray, settings: IntervalSettings) -> ClusteringAgree
             result[method][name] = too_few_ci(value, s.units, "topics")
             continue
         if sums is None or not np.isfinite(value) or s.units < 2:
-            interval = _no_interval(value, s.units, 0.95)
+            interval = no_interval(value, s.units, 0.95)
         else:
             width = s.per_unit.shape[1]
             resampled = np.asarray(s.statistic(sums[:, k * width : (k + 1) * width]), dtype=np.float64)
-            interval = _percentile_interval(value, resampled, s.units, 0.95)
+            interval = percentile_interval(value, resampled, s.units, 0.95)
         result[method][name] = figure_ci(interval, "topics")
     return ClusteringAgreement(**result)
 

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
+from kinds.factoids import stats as m
 from kinds.factoids.report import one_to_one, suggested_relations
-from scoring.metrics import factoids as m
 
 
 @dataclass(frozen=True)

@@ -26,14 +26,14 @@ from concord.jsonready import json_ready
 from concord.params import Bool, Float, Int, ParamsSchema, Str
 from concord.typed import Figure, pack, unpack
 from kinds.disagreement import pairwise_disagreement
+from kinds.factoids import stats as m
 from kinds.spec import Disagreement, Export, ExportFile
 from scoring.csvfiles import write_csv
-from scoring.intervals import FigureCI, IntervalSettings, interval_settings, too_few_ci
-from scoring.metrics import factoids as m
-from scoring.metrics.crossing import crossing
-from scoring.metrics.uncertainty import fleiss_kappa_units
 from scoring.partials import MergeInput, from_scratch
 from scoring.selectors import JudgmentRow, ReportInput, curation, curations_of
+from stats.crossing import crossing
+from stats.intervals import FigureCI, IntervalSettings, interval_settings, too_few_ci
+from stats.uncertainty import fleiss_kappa_units
 
 EXPORTS = {"json": Export("application/json", "json"), "csv": Export("text/csv", "csv")}
 EXPORT_HELP = (
@@ -188,7 +188,7 @@ def kappa_ci(labels: np.ndarray, unit: str, settings: IntervalSettings, kappa: f
     >>> round(ci.value, 4), ci.units, ci.low < ci.value < ci.high
     (0.3333, 30, True)
 
-    ``kappa``: the labels' kappa when already computed (:func:`scoring.metrics.factoids.labels_kappa`,
+    ``kappa``: the labels' kappa when already computed (:func:`kinds.factoids.stats.labels_kappa`,
     the same figure to rounding), then below ``settings.min_units`` items nothing is computed again.
 
     >>> kappa_ci(labels[:6], "factoid-summary items", IntervalSettings(), kappa=0.25)

@@ -31,7 +31,7 @@ from kinds.base import (
     type_name,
     unique_ids,
 )
-from scoring.metrics.nuggets import response_length
+from kinds.nuggets.stats import response_length
 
 LABELS = ("vital", "okay")
 #: Campaign ``params["tasks"]``: which parts a judgment must complete.

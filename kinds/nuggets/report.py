@@ -31,10 +31,17 @@ from concord.jsonready import json_ready
 from concord.params import Float, Int, ParamsSchema
 from concord.typed import Figure
 from kinds.disagreement import label_disagreement
+from kinds.nuggets import stats as m
+from kinds.nuggets.stats import response_length
 from kinds.spec import Disagreement, Export, ExportFile, Headline
-from scoring import labelmodels as lm
 from scoring.csvfiles import neutralise, write_csv
-from scoring.intervals import (
+from scoring.partials import MergeInput, from_scratch
+from scoring.selectors import JudgmentRow, ReportInput
+from stats import labelmodels as lm
+from stats.agreement import category_counts, fleiss_kappa
+from stats.crossing import crossing
+from stats.gwet import gwet_units
+from stats.intervals import (
     BINARY_FIGURES,
     ChanceTest,
     FigureCI,
@@ -47,19 +54,12 @@ from scoring.intervals import (
     no_ci,
     ranking_stability,
 )
-from scoring.metrics import nuggets as m
-from scoring.metrics.agreement import category_counts, fleiss_kappa
-from scoring.metrics.crossing import crossing
-from scoring.metrics.gwet import gwet_units
-from scoring.metrics.nuggets import response_length
-from scoring.metrics.uncertainty import (
+from stats.uncertainty import (
     fleiss_kappa_interval,
     fleiss_kappa_test,
     fleiss_kappa_units,
     krippendorff_alpha_units,
 )
-from scoring.partials import MergeInput, from_scratch
-from scoring.selectors import JudgmentRow, ReportInput
 
 BETA = 3.0
 EXPORTS = {

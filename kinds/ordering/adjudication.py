@@ -16,8 +16,8 @@ from itertools import combinations
 from typing import Any
 
 from concord.errors import InvalidInput
+from kinds.ordering import stats as m
 from kinds.ordering.report import consensus_order
-from scoring.metrics import ordering as m
 
 
 @dataclass(frozen=True)

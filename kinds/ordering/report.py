@@ -21,13 +21,13 @@ from concord.errors import InvalidInput
 from concord.params import Float, Int, ListOf, ParamsSchema
 from concord.typed import Figure
 from kinds.disagreement import pairwise_disagreement
+from kinds.ordering import stats as m
 from kinds.spec import Disagreement, Export, ExportFile, Headline
 from scoring.csvfiles import write_csv
-from scoring.intervals import FigureCI, IntervalSettings, interval_settings
-from scoring.metrics import ordering as m
-from scoring.metrics.uncertainty import mean_units
 from scoring.partials import MergeInput, from_scratch
 from scoring.selectors import JudgmentRow, ReportInput, curations_of
+from stats.intervals import FigureCI, IntervalSettings, interval_settings
+from stats.uncertainty import mean_units
 
 EXPORTS = {"json": Export("application/json", "json"), "csv": Export("text/csv", "csv")}
 EXPORT_HELP = (
@@ -47,7 +47,7 @@ METHODS: dict[str, tuple[Callable[..., float], dict[str, Any]]] = {
     "RBA-Sp": (m.rank_based, {"measure": "spearman"}),
     "FreSPA": (m.frespa, {}),
 }
-#: The names :func:`scoring.metrics.ordering.discriminativeness` knows them by.
+#: The names :func:`kinds.ordering.stats.discriminativeness` knows them by.
 ED_NAMES = dict(zip(METHODS, m.METHODS))
 
 

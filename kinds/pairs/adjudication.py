@@ -1,7 +1,7 @@
 """The pairs kind's part of the adjudication page (kinds.spec.Adjudication): every
 candidate with who voted match and who voted no match, split candidates marked,
 and the consensus truth set's answer (AWM Table 1, type 1: a tie or a majority
-of match votes makes a match, as ``scoring.metrics.truthsets.consensus``)."""
+of match votes makes a match, as ``kinds.pairs.stats.consensus``)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from scoring.metrics.truthsets import consensus as consensus_truth
+from kinds.pairs.stats import consensus as consensus_truth
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """The pairs report's bootstrap over items, counted by the items' distinct vote rows.
 
 Every interval of the pairs report is the percentile bootstrap of
-:func:`scoring.metrics.uncertainty.bootstrap` (seed 0): resample ``b`` draws
+:func:`stats.uncertainty.bootstrap` (seed 0): resample ``b`` draws
 the ``n`` units of a figure with replacement as
 ``default_rng(seed).integers(0, n, (resamples, n))`` and sums the drawn units'
 statistics. A unit's statistics are a function of its vote row (who said
@@ -26,10 +26,10 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from scipy import sparse
 
-from scoring.intervals import FigureCI, Statistic, pair_intervals, too_few_ci
-from scoring.metrics.ratings import SparseRatings
-from scoring.metrics.uncertainty import UnitStatistics
-from scoring.stopping import MIN_UNITS
+from stats.intervals import FigureCI, Statistic, pair_intervals, too_few_ci
+from stats.ratings import SparseRatings
+from stats.stopping import MIN_UNITS
+from stats.uncertainty import UnitStatistics
 
 __all__ = ["ItemDraws"]
 
@@ -37,7 +37,7 @@ __all__ = ["ItemDraws"]
 _BLOCK_CELLS = 1 << 22
 #: Counts kept for the next figure over the same items.
 _KEPT = 3
-#: Pairs sharing fewer items go through scoring.intervals.pair_intervals (the same intervals): counting
+#: Pairs sharing fewer items go through stats.intervals.pair_intervals (the same intervals): counting
 #: by rows pays where many items share few rows, not for a pair of a many-assessor campaign.
 _ROWS_FROM = 1000
 
@@ -57,7 +57,7 @@ class ItemDraws:
         min_units: int = MIN_UNITS,
     ):
         self.resamples, self.seed, self.unit, self.level = int(resamples), int(seed), unit, level
-        self.min_units = int(min_units)  # fewer units: no interval (scoring.intervals.too_few_ci)
+        self.min_units = int(min_units)  # fewer units: no interval (stats.intervals.too_few_ci)
         self.rows = _row_codes(ratings)
         self.n_rows = int(self.rows.max()) + 1 if len(self.rows) else 0
         self._counts: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
@@ -79,7 +79,7 @@ class ItemDraws:
             found = []
             for start in range(0, self.resamples, block):
                 size = min(block, self.resamples - start)
-                # the draws of scoring.metrics.uncertainty.resample_weights, in the same order (numpy
+                # the draws of stats.uncertainty.resample_weights, in the same order (numpy
                 # draws a range below 2**32 from the same 32-bit stream whatever the integer type)
                 drawn = drawn_rows[rng.integers(0, n, size=(size, n), dtype=index)]
                 drawn += (np.arange(size, dtype=index) * width)[:, np.newaxis]
@@ -93,7 +93,7 @@ class ItemDraws:
         return self._counts[key]
 
     def interval(self, subset: np.ndarray, stats: UnitStatistics) -> FigureCI:
-        """:func:`scoring.metrics.uncertainty.bootstrap` of ``stats`` (per-unit statistics of
+        """:func:`stats.uncertainty.bootstrap` of ``stats`` (per-unit statistics of
         the items in ``subset``, in item order), as ``IntervalSettings.interval`` stores it."""
         per_unit = stats.per_unit.toarray() if sparse.issparse(stats.per_unit) else np.asarray(stats.per_unit)
         per_unit = np.asarray(per_unit, dtype=np.float64)
@@ -126,7 +126,7 @@ class ItemDraws:
         n_cells: int,
         statistics: Mapping[str, Statistic],
     ) -> list[dict[str, FigureCI]]:
-        """:func:`scoring.intervals.pair_intervals` of pairs of assessors: ``subsets[p]`` the
+        """:func:`stats.intervals.pair_intervals` of pairs of assessors: ``subsets[p]`` the
         items pair ``p`` shares (a mask), ``cells[p]`` the cell of each of them (0..n_cells-1)."""
         results: list[dict[str, FigureCI]] = [{} for _ in cells]
         groups: dict[bytes, list[int]] = {}

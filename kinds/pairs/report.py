@@ -25,10 +25,24 @@ from concord.params import Bool, Choice, Float, Int, ParamsSchema
 from concord.typed import Figure
 from kinds.disagreement import label_disagreement
 from kinds.pairs.draws import ItemDraws
+from kinds.pairs.stats import consensus, intersection, random_truth_sets, single, union
 from kinds.spec import Disagreement, Export, ExportFile, Headline
-from scoring import labelmodels as lm
 from scoring.csvfiles import write_csv
-from scoring.intervals import (
+from scoring.models import Job
+from scoring.partials import MergeInput, from_scratch
+from scoring.selectors import JudgmentRow, ReportInput
+from scoring.services import Chunked
+from stats import labelmodels as lm
+from stats.agreement import (
+    PairConfusions,
+    category_counts,
+    fleiss_kappa,
+    krippendorff_alpha,
+    pairwise_of_table,
+    sparse_pair_confusions,
+)
+from stats.gwet import gwet_units
+from stats.intervals import (
     BINARY_FIGURES,
     ChanceTest,
     FigureCI,
@@ -42,42 +56,21 @@ from scoring.intervals import (
     ranking_stability,
     too_few_pair_intervals,
 )
-from scoring.metrics.agreement import (
-    PairConfusions,
-    category_counts,
-    fleiss_kappa,
-    krippendorff_alpha,
-    pairwise_of_table,
-    sparse_pair_confusions,
-)
-from scoring.metrics.gwet import gwet_units
-from scoring.metrics.ratings import SparseRatings
-from scoring.metrics.significance import (
+from stats.ratings import SparseRatings
+from stats.significance import (
     compare_statements,
     compare_systems,
     statement_text,
     summarize_against_baseline,
     system_pairs,
 )
-from scoring.metrics.truthsets import (
-    consensus,
-    intersection,
-    precision_recall_f1,
-    query_counts,
-    random_truth_sets,
-    single,
-    union,
-)
-from scoring.metrics.uncertainty import (
+from stats.systems import precision_recall_f1, query_counts
+from stats.uncertainty import (
     fleiss_kappa_interval,
     fleiss_kappa_test,
     fleiss_kappa_units,
     krippendorff_alpha_units,
 )
-from scoring.models import Job
-from scoring.partials import MergeInput, from_scratch
-from scoring.selectors import JudgmentRow, ReportInput
-from scoring.services import Chunked
 
 EXPORTS = {"csv": Export("text/csv", "csv"), "qrels": Export("text/plain", "qrels")}
 EXPORT_HELP = (
@@ -184,7 +177,7 @@ class PairsAlpha:
     alpha: Figure
     items: int
     coders: int
-    #: 95% bootstrap over the ``items`` (units resampled, see scoring/metrics/uncertainty.py)
+    #: 95% bootstrap over the ``items`` (units resampled, see stats/uncertainty.py)
     ci: FigureCI
 
 
@@ -297,8 +290,8 @@ def _agreement_of(
     ``keep``: list only that many pairs (those with the most shared items; ties: the
     earlier pair) and add ``pair_count``, the number of pairs sharing an item. The
     kappa matrix has every pair's kappa either way, from one product of the votes
-    (:func:`~scoring.metrics.agreement.sparse_pair_confusions`), equal to
-    :func:`~scoring.metrics.agreement.pairwise_agreement`'s pair by pair.
+    (:func:`~stats.agreement.sparse_pair_confusions`), equal to
+    :func:`~stats.agreement.pairwise_agreement`'s pair by pair.
 
     Nothing here lays the votes out as items x assessors: the figures over every rater
     (Fleiss, alpha, AC1) read each item's votes packed left (:meth:`SparseRatings.packed`,
@@ -792,7 +785,7 @@ def gold_provenance(v: Votes, truth: str, adjudicated: Sequence[lm.Adjudicated |
 
 def adjudicated_items(v: Votes, topics: Sequence[Topic], curated: dict) -> list[lm.Adjudicated | None]:
     """Per item the label of its topic's adjudicated gold (the ``consensus``
-    curation; ``curated`` as :func:`scoring.labelmodels.adjudications` reads it), or None."""
+    curation; ``curated`` as :func:`stats.labelmodels.adjudications` reads it), or None."""
     by_external = {t.external_id: t.pk for t in topics}
 
     def value(data, candidate):

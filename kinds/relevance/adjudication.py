@@ -1,7 +1,7 @@
 """The relevance kind's part of the adjudication page (kinds.spec.Adjudication):
 every document with each assessor's grade, the range of the grades and the
 documents whose grades differ marked, and the consensus grade: the lower
-median (``scoring.metrics.relevance.consensus_grades``, the consensus qrels'
+median (``kinds.relevance.stats.consensus_grades``, the consensus qrels'
 rule): with an even number of grades, the lower of the two middle ones, so a
 1-2 split gives 1 and a tie never makes a document more relevant."""
 
@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from scoring.metrics.relevance import consensus_grades
+from kinds.relevance.stats import consensus_grades
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """TREC runs into a relevance campaign: pools to a depth, and the runs kept to be scored.
 
 The run file is TREC's six columns, ``qid Q0 docid rank score tag`` (read by
-:func:`scoring.ireval.parse_run`; several systems in one file, the tag names
+:func:`stats.ireval.parse_run`; several systems in one file, the tag names
 the system). A topic's pool is the union of every run's top ``depth``
 documents (ranked as trec_eval ranks: by score, descending, ties by
 document id, descending), each document keeping the systems that put it
@@ -29,7 +29,7 @@ from concord.errors import InvalidInput
 from concord.params import Int, ParamsSchema
 from kinds.base import require_id, require_object, require_text, type_name
 from kinds.relevance.data import RelevanceKind
-from scoring import ireval
+from stats import ireval
 
 
 def read_topics(data: Any) -> tuple[dict[str, dict[str, str]], dict[str, str]]:

@@ -8,21 +8,21 @@ figures come from the metric library and the IR evaluation adapter; this
 module only arranges the judgments for them and their results for pages
 and exports:
 
-* agreement: :func:`scoring.metrics.relevance.pairwise_kappa` (Cohen's kappa
-  unweighted, linear, quadratic), :func:`~scoring.metrics.relevance.relevant_overlap`
+* agreement: :func:`kinds.relevance.stats.pairwise_kappa` (Cohen's kappa
+  unweighted, linear, quadratic), :func:`~kinds.relevance.stats.relevant_overlap`
   (Voorhees' overlap at the campaign's threshold),
-  :func:`~scoring.metrics.relevance.grade_alpha` (Krippendorff's alpha
+  :func:`~kinds.relevance.stats.grade_alpha` (Krippendorff's alpha
   ordinal and interval);
 * qrels sets: ``single:<assessor>`` (one assessor's grades) and
-  ``consensus`` (:func:`~scoring.metrics.relevance.consensus_grades`, the
+  ``consensus`` (:func:`~kinds.relevance.stats.consensus_grades`, the
   lower median of the grades of a document);
-* systems: :func:`scoring.ireval.evaluate` (nDCG@10, P@10, MAP, bpref by
+* systems: :func:`stats.ireval.evaluate` (nDCG@10, P@10, MAP, bpref by
   ir-measures over pytrec_eval, trec_eval's conventions);
-* stability: :func:`~scoring.metrics.relevance.ranking_stability` (Kendall's
+* stability: :func:`~kinds.relevance.stats.ranking_stability` (Kendall's
   tau-b between the system rankings under two qrels sets, and swaps).
 
 An *item* is one (topic, document) pair: one position of the flat document
-axis of :mod:`scoring.metrics.relevance`.
+axis of :mod:`kinds.relevance.stats`.
 """
 
 from __future__ import annotations
@@ -41,12 +41,16 @@ from concord.jsonready import json_ready
 from concord.params import Int, ParamsSchema
 from concord.typed import Figure, dump
 from kinds.disagreement import label_disagreement
+from kinds.relevance import stats as m
 from kinds.relevance.data import scale_of, threshold_of
 from kinds.spec import Disagreement, Export, ExportFile, Headline
-from scoring import ireval
-from scoring import labelmodels as lm
 from scoring.csvfiles import write_csv
-from scoring.intervals import (
+from scoring.partials import MergeInput, from_scratch
+from scoring.selectors import JudgmentRow, ReportInput
+from stats import ireval
+from stats import labelmodels as lm
+from stats.gwet import agreement_weights, gwet_units
+from stats.intervals import (
     FigureCI,
     IntervalSettings,
     RankingStability,
@@ -55,11 +59,7 @@ from scoring.intervals import (
     ranking_stability,
     shared_unit_intervals,
 )
-from scoring.metrics import relevance as m
-from scoring.metrics.gwet import agreement_weights, gwet_units
-from scoring.metrics.uncertainty import cohen_kappa_units, krippendorff_alpha_units, mean_units, ratio_units
-from scoring.partials import MergeInput, from_scratch
-from scoring.selectors import JudgmentRow, ReportInput
+from stats.uncertainty import cohen_kappa_units, krippendorff_alpha_units, mean_units, ratio_units
 
 EXPORTS = {
     "qrels": Export("text/plain", "qrels"),

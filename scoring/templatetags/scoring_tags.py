@@ -252,7 +252,7 @@ def chart(spec: dict | None) -> str:
     )
 
 
-# -- intervals and the stop signal (scoring/intervals.py, scoring/stopping.py) --------------
+# -- intervals and the stop signal (stats/intervals.py, stats/stopping.py) --------------
 
 
 def _campaign_params(context: template.Context) -> dict:
@@ -272,7 +272,7 @@ def _number(value) -> bool:
 
 @register.simple_tag
 def ci(figure, digits: int = 3, units: bool = True, value: bool = True, compact: bool = False) -> str:
-    """A stored :class:`scoring.intervals.FigureCI` as ``0.241 [0.205, 0.279] · 800 items``: the
+    """A stored :class:`stats.intervals.FigureCI` as ``0.241 [0.205, 0.279] · 800 items``: the
     value, its 95% interval (named for screen readers, and in a title), the units behind it.
     Without an interval: the value and ``no interval``, or ``too few documents for an interval``
     when the figure rests on fewer units than the minimum (``FigureCI.too_few``, nothing drawn:
@@ -315,7 +315,7 @@ def ci(figure, digits: int = 3, units: bool = True, value: bool = True, compact:
 
 @register.simple_tag
 def chance_test(test) -> str:
-    """A stored :class:`scoring.intervals.ChanceTest` as ``z = 17.65, p < 0.001`` (a test of
+    """A stored :class:`stats.intervals.ChanceTest` as ``z = 17.65, p < 0.001`` (a test of
     kappa = 0, never an interval); ``not defined`` when kappa or its null SE is undefined."""
     if test is None:
         return "—"
@@ -345,8 +345,8 @@ def _signal_html(signal, wanted: str, got: str, unit: str) -> str:
 def stop(context: template.Context, figure) -> str:
     """The organiser's stop signal of a figure (docs/methods.md, Intervals and when to stop): ``✓ reached``
     or ``about N more <units>``, against the campaign's ``precision`` (default 0.05)."""
-    from scoring.intervals import interval_settings
-    from scoring.stopping import stop_signal
+    from stats.intervals import interval_settings
+    from stats.stopping import stop_signal
 
     if figure is None:
         return ""
@@ -359,8 +359,8 @@ def stop(context: template.Context, figure) -> str:
 @register.simple_tag(takes_context=True)
 def ranking_stop(context: template.Context, stability) -> str:
     """The stop signal of a ranking's stability against the campaign's ``ranking_tau`` (default 0.9)."""
-    from scoring.intervals import interval_settings
-    from scoring.stopping import ranking_signal
+    from stats.intervals import interval_settings
+    from stats.stopping import ranking_signal
 
     if stability is None:
         return ""

@@ -4,7 +4,7 @@ import pytest
 
 from annotate import services
 from annotate.models import Assignment
-from tests.conftest import pairs_topics
+from tests.campaigns import pairs_topics
 
 pytestmark = pytest.mark.django_db
 

@@ -11,7 +11,7 @@ import pytest
 from annotate import assignments, services
 from annotate.models import Assignment, Campaign
 from concord.errors import InvalidInput
-from tests.conftest import imported_crowd, pairs_topics
+from tests.campaigns import imported_crowd, pairs_topics
 
 pytestmark = pytest.mark.django_db
 

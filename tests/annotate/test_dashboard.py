@@ -16,7 +16,7 @@ from annotate.models import Topic
 from scoring import jobs
 from scoring.models import Job
 from scoring.templatetags.scoring_tags import TABLE_LIMIT
-from tests.conftest import pairs_topics
+from tests.campaigns import pairs_topics
 
 pytestmark = pytest.mark.django_db
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from annotate import services
-from tests.conftest import pairs_topics
+from tests.campaigns import pairs_topics
 
 pytestmark = pytest.mark.django_db
 

@@ -2,7 +2,7 @@
 time per topic (annotate/flags.py, annotate.services.save_judgment's
 ``active_ms``; docs/pages.md, "Skipping, flags and time"): services, API and pages.
 
-The ``campaign`` fixture (tests/conftest.py): pairs, topics q1-q3, each
+The ``campaign`` fixture (conftest.py): pairs, topics q1-q3, each
 assigned to alice and bob."""
 
 from __future__ import annotations
@@ -173,7 +173,7 @@ def test_every_kind_flags_what_its_page_shows_by_id_and_nothing_hidden(people):
 
 
 def test_an_item_flag_stays_within_the_assessors_part_of_the_topic(people):
-    from tests.conftest import pairs_topics
+    from tests.campaigns import pairs_topics
 
     campaign = services.create_campaign(
         creator=people["organiser"], kind="pairs", name="Split", overlap=1, params={"design": "one-per-item"}

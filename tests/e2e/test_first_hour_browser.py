@@ -22,10 +22,10 @@ import pytest
 from playwright.sync_api import expect
 
 from annotate.models import Campaign, Judgment, Topic
+from kinds.relevance.tests.test_report import RUN_FILE, TOPICS_FILE
 from tests.annotate.test_detect import xlsx
 from tests.e2e.axe import AXE
 from tests.e2e.test_import_wizard_browser import choose, serious_violations
-from tests.kinds.test_relevance_report import RUN_FILE, TOPICS_FILE
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

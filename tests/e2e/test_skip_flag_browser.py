@@ -1,7 +1,7 @@
 """Skip, flag, previous/next topic and active time on the judging page, in
 Chromium (static/annotate/judge.js, keys.js; annotate/flags.py).
 
-The ``campaign`` fixture (tests/conftest.py): pairs, topics q1-q3 (four
+The ``campaign`` fixture (conftest.py): pairs, topics q1-q3 (four
 candidates each), assigned to alice and bob."""
 
 from __future__ import annotations

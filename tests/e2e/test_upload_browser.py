@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import expect
 
 from annotate.models import Assignment, Topic
-from tests.conftest import pairs_topics
+from tests.campaigns import pairs_topics
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

@@ -1,5 +1,5 @@
 """A small topic of every kind, and a campaign of each organised by `organiser`
-and assessed by alice and bob (fixtures `people`, `api` from tests/conftest.py)."""
+and assessed by alice and bob (fixtures `people`, `api` from the root conftest.py)."""
 
 from __future__ import annotations
 

@@ -21,8 +21,8 @@ from kinds.nuggets import report as nuggets_report
 from kinds.pairs import report as pairs_report
 from kinds.registry import KINDS
 from kinds.relevance import report as relevance_report
-from scoring import labelmodels as lm
 from scoring.selectors import report_input
+from stats import labelmodels as lm
 
 pytestmark = pytest.mark.django_db
 

@@ -9,7 +9,7 @@ from django.test.utils import CaptureQueriesContext
 from annotate import services
 from annotate.models import Topic
 from scoring import services as scoring_services
-from tests.conftest import pairs_topics
+from tests.campaigns import pairs_topics
 
 pytestmark = pytest.mark.django_db
 FULL = {"matches": {"c1": True, "c2": False, "c3": True, "c4": False}}

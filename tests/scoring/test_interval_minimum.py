@@ -1,5 +1,5 @@
 """No bootstrap over a handful of units (issue 27): below the stop signal's minimum
-(scoring.stopping.MIN_UNITS) a figure keeps its value and units but gets no interval
+(stats.stopping.MIN_UNITS) a figure keeps its value and units but gets no interval
 ("too few", nothing drawn), and the pages say so; from the minimum on, the interval is
 the library's bootstrap as before."""
 
@@ -11,7 +11,8 @@ from django.template import Context, Template
 
 from kinds.registry import KINDS
 from kinds.relevance.report import agreement
-from scoring.intervals import (
+from kinds.relevance.tests.test_intervals import seeded_grades
+from stats.intervals import (
     TOO_FEW,
     IntervalSettings,
     binary_cells,
@@ -20,9 +21,8 @@ from scoring.intervals import (
     shared_unit_intervals,
     too_few_ci,
 )
-from scoring.metrics.uncertainty import mean_units
-from scoring.stopping import MIN_UNITS
-from tests.kinds.test_intervals_relevance import seeded_grades
+from stats.stopping import MIN_UNITS
+from stats.uncertainty import mean_units
 
 
 def test_the_minimum_is_the_stop_signal_s():

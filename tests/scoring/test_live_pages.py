@@ -18,7 +18,7 @@ from annotate.assignments import PAGE_SIZE
 from annotate.models import Topic
 from scoring import live
 from scoring.templatetags.scoring_tags import SHOW_ALL_LIMIT, cap
-from tests.conftest import pairs_topics
+from tests.campaigns import pairs_topics
 
 pytestmark = pytest.mark.django_db
 FULL = {"matches": {"c1": True, "c2": False, "c3": True, "c4": False}}
@@ -235,7 +235,7 @@ def test_capped_keeps_the_largest_in_their_order_or_the_first():
 def test_a_capped_table_says_so_and_its_csv_has_every_row(client, people, make_user, monkeypatch):
     """100 assessors judge one topic: 4,950 pairs, 100 shown, the CSV has them all. (The
     campaign report lists every pair here: the mechanism under test is the page's cap; the
-    report's own, LIVE_PAIRS, is tests/kinds/test_pairs_live_pairs.py's.)"""
+    report's own, LIVE_PAIRS, is kinds/pairs/tests/test_live_pairs.py's.)"""
     from kinds.pairs import report as pairs_report
 
     monkeypatch.setattr(pairs_report, "LIVE_PAIRS", 5000)

@@ -13,7 +13,7 @@ from annotate.models import Assignment, Judgment, Topic
 from concord import typed
 from scoring import jobs, progress
 from scoring.models import Report
-from tests.conftest import imported_crowd
+from tests.campaigns import imported_crowd
 
 pytestmark = pytest.mark.django_db
 

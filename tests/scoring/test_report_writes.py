@@ -14,7 +14,7 @@ from annotate.models import Assignment, Topic
 from kinds.registry import KINDS
 from scoring import jobs, selectors
 from scoring.models import StaleTopic, TopicPartial
-from tests.conftest import pairs_topics
+from tests.campaigns import pairs_topics
 
 pytestmark = pytest.mark.django_db
 

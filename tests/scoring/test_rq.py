@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.scoring.test_evaluation import CHUNKS, SETUP, START, evaluate_with, run
+from kinds.pairs.tests.test_evaluation import CHUNKS, SETUP, START, evaluate_with, run
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -1,4 +1,4 @@
-"""The stop signal (scoring/stopping.py), the interval params every kind offers
+"""The stop signal (stats/stopping.py), the interval params every kind offers
 (kinds/base.py interval_params) and the template tags that show them (issue 15, section 2)."""
 
 from __future__ import annotations
@@ -12,9 +12,8 @@ from django.template import Context, Template
 from annotate.models import Campaign
 from concord.typed import dump, load
 from kinds.registry import KINDS
-from scoring.intervals import FigureCI, RankingStability, figure_ci, interval_settings, ranking_stability
-from scoring.metrics.uncertainty import Interval
-from scoring.stopping import (
+from stats.intervals import FigureCI, RankingStability, figure_ci, interval_settings, ranking_stability
+from stats.stopping import (
     MIN_RANKING_UNITS,
     MIN_SYSTEMS,
     MIN_UNITS,
@@ -24,6 +23,7 @@ from scoring.stopping import (
     stop_signal,
     units_needed,
 )
+from stats.uncertainty import Interval
 
 
 def ci(value, low, high, units, unit="items", method="bootstrap"):
@@ -108,8 +108,8 @@ def test_a_ranking_of_two_systems_or_few_topics_is_too_few_to_judge():
 
 
 def test_ranking_stability_against_a_direct_computation():
-    from scoring.metrics.rank import kendall_tau_b
-    from scoring.metrics.uncertainty import resample_weights
+    from stats.rank import kendall_tau_b
+    from stats.uncertainty import resample_weights
 
     rng = np.random.default_rng(5)
     scores = rng.random((6, 30))

@@ -1,7 +1,7 @@
 """A factoids campaign (the kind with every feature: phases, curations,
 relations), organised by `organiser`, with alice and bob's submitted
 annotations of topic `kuwait` and a job; and another campaign, organised by
-`other_organiser`, assessed by carol (users from tests/conftest.py)."""
+`other_organiser`, assessed by carol (users from the root conftest.py)."""
 
 from __future__ import annotations
 
@@ -54,4 +54,4 @@ def fresh_cache():
     cache.clear()
 
 
-# -- browser tests (as in tests/e2e/conftest.py) -----------------------------------
+# -- browser tests (as in the root conftest.py) -----------------------------------

@@ -1,7 +1,7 @@
 """The Django admin keeps the revision history: it neither writes judgments
 nor deletes anything that has history under it, and no add form answers 500.
 
-Logged in as a superuser (the `admin` of tests/conftest.py) against the admin
+Logged in as a superuser (the `admin` of conftest.py) against the admin
 URLs, with the factoids campaign of tests/security/conftest.py (bob's
 submitted annotation of `kuwait`, with its revision)."""
 
