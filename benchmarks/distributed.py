@@ -74,7 +74,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks._harness import print_result, print_table
-from tests.load import client, harness
+from benchmarks.loadrig import client, harness
 
 PASSWORD = "distributed-benchmark"
 LABELS_PER_ITEM = 10

@@ -6,12 +6,12 @@ throw-away server started here with fsync off, as in .ci/run), each against
 gunicorn with 4 sync workers and the task workers as ./run starts them, on
 campaigns of every registered kind made of copies of its example topic
 (``KINDS[kind].examples``). The phases, one after the other
-(tests/load/harness.py, ``run_load``):
+(benchmarks/loadrig/harness.py, ``run_load``):
 
 1. **Cost.** Per kind, ``--requests`` draft PUTs and then as many submits,
    sent one at a time, and as many PUTs of a bare DRF endpoint doing one read
    and one write on the same database (benchmarks/bare_api.py, served by the
-   same gunicorn through tests/load/settings.py): the CPU time (utime + stime
+   same gunicorn through benchmarks/loadrig/settings.py): the CPU time (utime + stime
    in /proc) of gunicorn's processes and of the task workers (reports and
    analyses) before and after each batch, per request; the workers' until the
    report counts the batch's submits, so the rebuilds they queued are in it.
@@ -54,7 +54,7 @@ import signal
 import sys
 
 from benchmarks._harness import print_result, print_table
-from tests.load import harness
+from benchmarks.loadrig import harness
 
 
 def main() -> None:

@@ -171,7 +171,7 @@ def child(args: argparse.Namespace) -> None:
 
 
 def run_engine(engine: str, args: argparse.Namespace, stack: ExitStack) -> dict:
-    from tests.load import harness
+    from benchmarks.loadrig import harness
 
     if engine == "sqlite":
         directory = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="concord-storage-")))

@@ -8,6 +8,7 @@ checked the day it is added:
   and what it imports of its folder) import neither Django nor the project's
   apps, and a kind's statistics no other kind's;
 - nothing outside ``stats/`` imports a private name of it;
+- ``benchmarks/`` imports nothing of ``tests/`` (the load rig is ``benchmarks/loadrig/``);
 - no two modules import each other, directly or round a longer loop.
 """
 
@@ -165,3 +166,12 @@ def test_the_loop_finder_finds_a_loop():
             test_no_module_imports_another_in_a_loop()
     finally:
         GRAPH = kept
+
+
+def test_benchmarks_import_nothing_of_the_tests():
+    assert (
+        sorted(
+            f"{s} -> {t}" for s, ts in GRAPH.items() if s.startswith("benchmarks") for t in ts if t.startswith("tests")
+        )
+        == []
+    )

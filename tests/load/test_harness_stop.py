@@ -8,7 +8,7 @@ import signal
 import sys
 import time
 
-from tests.load import harness
+from benchmarks.loadrig import harness
 
 FORKS_A_HORSE = """
 import os, sys, time

@@ -19,10 +19,10 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-if str(ROOT) not in sys.path:  # the harness is imported as tests.load.harness, as its subprocesses run it
+if str(ROOT) not in sys.path:  # the harness is imported as benchmarks.loadrig.harness, as its subprocesses run it
     sys.path.insert(0, str(ROOT))
 
-from tests.load import harness  # noqa: E402
+from benchmarks.loadrig import harness  # noqa: E402
 
 DATABASE_URL = os.environ.get("DATABASE_URL", "")
 ON_POSTGRES = DATABASE_URL.startswith("postgres")

@@ -2,7 +2,7 @@
 seeded campaigns of every kind, locust against them, then the database checked.
 
 Used by tests/load/test_load.py (small) and benchmarks/load.py (50 users,
-60 s). Django runs only in subprocesses (``python -m tests.load.harness
+60 s). Django runs only in subprocesses (``python -m benchmarks.loadrig.harness
 seed|verify``), configured for the load database, so the calling process
 (pytest with its own test database, or the benchmark) is never touched.
 
@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tests.load import client
+from benchmarks.loadrig import client
 
 ROOT = Path(__file__).resolve().parents[2]
 # Every tool runs through the interpreter running this file, so the harness
@@ -717,8 +717,8 @@ def server(
             "--log-level",
             "warning",
         ],
-        # The app's settings plus the bare reference endpoint (tests/load/settings.py).
-        {**env, "DJANGO_SETTINGS_MODULE": "tests.load.settings"},
+        # The app's settings plus the bare reference endpoint (benchmarks/loadrig/settings.py).
+        {**env, "DJANGO_SETTINGS_MODULE": "benchmarks.loadrig.settings"},
         logs / "gunicorn.log",
     )
     with _cleanup(lambda: _stop(gunicorn)):
@@ -1041,7 +1041,7 @@ def _measure_freshness(
         # Every kind gets enough spare topics for the whole run (the kinds share it).
         spare = max(0, min(size - samples, math.ceil(save_rate * save_seconds)))
         manage(
-            env, "-m", "tests.load.harness", "seed-fresh", "--topics", str(size), "--samples", str(samples),
+            env, "-m", "benchmarks.loadrig.harness", "seed-fresh", "--topics", str(size), "--samples", str(samples),
             "--kinds", ",".join(kinds), "--spare", str(spare), "--out", str(out), timeout=3600,
         )  # fmt: skip
         seeded = json.loads(out.read_text())
@@ -1183,7 +1183,7 @@ def run_load(
             manage(env, "manage.py", "migrate", "--no-input", "-v0")
             plan_path = directory / "plan.json"
             manage(
-                env, "-m", "tests.load.harness", "seed", "--users", str(users), "--per-assessor", str(per_assessor),
+                env, "-m", "benchmarks.loadrig.harness", "seed", "--users", str(users), "--per-assessor", str(per_assessor),
                 "--cost-topics", str(cost_requests), "--rate-slots", str(rate_slots), "--out", str(plan_path),
             )  # fmt: skip
             plan = json.loads(plan_path.read_text())
@@ -1217,7 +1217,9 @@ def run_load(
                 log("verifying the database")
                 acks_path = directory / "acks.json"
                 acks_path.write_text(json.dumps(stats["acks"] + acks))
-                verification = json.loads(manage(env, "-m", "tests.load.harness", "verify", "--acks", str(acks_path)))
+                verification = json.loads(
+                    manage(env, "-m", "benchmarks.loadrig.harness", "verify", "--acks", str(acks_path))
+                )
                 log(f"freshness at {', '.join(map(str, sizes)) or 'no sizes'} topics per kind")
                 fresh, at_size, fresh_failures = _measure_freshness(
                     env,

@@ -1,6 +1,6 @@
 """Load: assessors saving judgments of every kind while an organiser watches the reports.
 
-Run by ``tests/load/harness.py`` (locust headless, in a subprocess of its own,
+Run by ``benchmarks/loadrig/harness.py`` (locust headless, in a subprocess of its own,
 since locust monkey-patches the standard library) with two environment
 variables:
 
@@ -39,7 +39,7 @@ from locust import FastHttpUser, events, task
 
 PLAN_PATH = os.environ.get("CONCORD_LOAD_PLAN")
 if not PLAN_PATH:
-    raise RuntimeError("CONCORD_LOAD_PLAN is not set: run this file through tests/load/harness.py")
+    raise RuntimeError("CONCORD_LOAD_PLAN is not set: run this file through benchmarks/loadrig/harness.py")
 PLAN: dict[str, Any] = json.loads(Path(PLAN_PATH).read_text())
 THINK = float(os.environ.get("CONCORD_LOAD_THINK", "0.5"))
 SAMPLE_EVERY = int(os.environ.get("CONCORD_LOAD_SAMPLE_EVERY", "10"))
