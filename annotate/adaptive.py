@@ -49,11 +49,10 @@ import numpy as np
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
-from annotate import allocation
+from annotate import allocation, changes
 from annotate.models import Assignment, Campaign, Judgment, Topic
 from concord.errors import InvalidInput
 from kinds.registry import get_kind
-from scoring import services as scoring_services
 
 DESIGN = "adaptive"
 #: The params of the design, with the defaults used when a campaign leaves them out.
@@ -252,7 +251,7 @@ def _allocate(campaign: Campaign, user: AbstractBaseUser) -> Work:
     topic = Topic.objects.get(pk=topic_id)
     items = [item for item in get_kind(campaign.kind).data.items(topic.data) if item in chosen_set]
     Assignment.objects.create(topic=topic, assessor=user, items=items)
-    scoring_services.progress_changed(campaign.pk)
+    changes.progress_changed(campaign.pk)
     return Work(topic, items, allocated=True)
 
 

@@ -17,6 +17,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils.dateparse import parse_datetime
 
+from annotate import changes
 from annotate.models import (
     Assignment,
     Campaign,
@@ -33,7 +34,6 @@ from annotate.services import require_username
 from concord.errors import InvalidInput
 from kinds.base import require_id, require_list, require_object
 from kinds.registry import get_kind
-from scoring import services as scoring_services
 
 FORMAT = "concord-campaign"
 VERSION = 1
@@ -308,7 +308,7 @@ def load_campaign(document: Any, *, creator=None) -> Campaign:
         if entry.get("created_at"):
             Flag.objects.filter(pk=flag.pk).update(created_at=parse_datetime(entry["created_at"]))
 
-    scoring_services.mark_all_stale(campaign)
+    changes.campaign_changed(campaign)
     return campaign
 
 

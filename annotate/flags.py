@@ -35,14 +35,13 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from annotate import adaptive
+from annotate import adaptive, changes
 from annotate.models import Assignment, Campaign, Flag, Membership, Topic
 from annotate.services import NotAssigned
 from concord.digits import whole_number
 from concord.errors import InvalidInput, LimitReached
 from kinds.base import require_text
 from kinds.registry import get_kind
-from scoring import services as scoring_services
 
 #: The longest skip reason, flag comment or answer kept.
 TEXT_MAX_LENGTH = 2000
@@ -75,7 +74,7 @@ def skip_topic(*, topic: Topic, assessor: AbstractBaseUser, reason: Any = "") ->
     assignment.skipped_at = assignment.skipped_at or timezone.now()
     assignment.skip_reason = reason
     assignment.save(update_fields=["skipped_at", "skip_reason"])
-    scoring_services.progress_changed(topic.campaign_id)
+    changes.progress_changed(topic.campaign_id)
     return assignment
 
 
@@ -94,7 +93,7 @@ def unskip_topic(*, topic: Topic, assessor: AbstractBaseUser) -> Assignment:
     if assignment.skipped_at is not None or assignment.skip_reason:
         assignment.skipped_at, assignment.skip_reason = None, ""
         assignment.save(update_fields=["skipped_at", "skip_reason"])
-        scoring_services.progress_changed(topic.campaign_id)
+        changes.progress_changed(topic.campaign_id)
     return assignment
 
 

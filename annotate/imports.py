@@ -42,10 +42,10 @@ from django.db import connection, transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from annotate import changes
 from annotate.models import Assignment, Campaign, ImportFence, Judgment, JudgmentRevision, Membership, Run, Topic
 from concord.busy import Busy, Patience, is_transient
 from concord.errors import InvalidInput
-from scoring import services as scoring_services
 
 log = logging.getLogger(__name__)
 
@@ -234,7 +234,7 @@ def _lower(fence: ImportFence) -> None:
         _beat(fence)
         ImportFence.objects.filter(pk=fence.pk).delete()
         # Rebuilds skipped while the fence stood (scoring.schedule.importing) are due now.
-        scoring_services.request_recompute(fence.campaign_id)
+        changes.rebuild_wanted(fence.campaign_id)
 
 
 def _delete_in_batches(fence: ImportFence, rows) -> None:

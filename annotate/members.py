@@ -12,11 +12,10 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
 
-from annotate import accounts
+from annotate import accounts, changes
 from annotate.models import Assignment, Campaign, Judgment, Membership
 from annotate.services import add_member, assign_topics, require_username
 from concord.errors import InvalidInput
-from scoring import services as scoring_services
 
 User = get_user_model()
 
@@ -74,7 +73,7 @@ def remove_member(*, campaign: Campaign, username: str) -> None:
     Assignment.objects.filter(topic__campaign=campaign, assessor=membership.user).exclude(topic_id__in=judged).delete()
     membership.delete()
     assign_topics(campaign)
-    scoring_services.progress_changed(campaign.pk)
+    changes.progress_changed(campaign.pk)
 
 
 @dataclass(frozen=True)

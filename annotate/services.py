@@ -21,7 +21,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import F, Max
 from django.utils import timezone
 
-from annotate import adaptive, imports, rows
+from annotate import adaptive, changes, imports, rows
 from annotate.labels import CrowdLabel
 from annotate.models import (
     Assignment,
@@ -37,7 +37,6 @@ from annotate.models import (
 from concord.errors import InvalidInput
 from kinds.base import id_key, require_id, require_list, require_object, require_text
 from kinds.registry import get_kind
-from scoring import services as scoring_services
 
 User = get_user_model()
 
@@ -133,7 +132,7 @@ def add_member(*, campaign: Campaign, username: str, role: str) -> Membership:
     )
     if role == Membership.Role.ASSESSOR:
         assign_topics(campaign)
-    scoring_services.progress_changed(campaign.pk)
+    changes.progress_changed(campaign.pk)
     return membership
 
 
@@ -394,7 +393,7 @@ def _import_steps(campaign, topics, runs, judgments, progress, out: dict) -> Ite
         yield from _judgment_steps(judgments, progress, out)
     if runs or judgments:
         # With the last rows (and, for a large import, the fence's fall).
-        scoring_services.mark_all_stale(campaign)
+        changes.campaign_changed(campaign)
 
 
 # -- judgments -----------------------------------------------------------------
@@ -549,7 +548,7 @@ def _write(
     if client and judgment.version > 1 and _replace_draft(judgment, previous=previous, author=author, client=client):
         if changed:  # a submission took the draft revision's place: its id marks the topic
             replaced = JudgmentRevision.objects.filter(judgment=judgment, version=judgment.version)
-            scoring_services.mark_stale(topic, replaced.values_list("pk", flat=True).get())
+            changes.topic_changed(topic, replaced.values_list("pk", flat=True).get())
         return
     revision = JudgmentRevision.objects.create(
         judgment=judgment,
@@ -563,7 +562,7 @@ def _write(
         client="" if status == _S.SUBMITTED else client,
     )
     if changed:
-        scoring_services.mark_stale(topic, revision.pk)
+        changes.topic_changed(topic, revision.pk)
 
 
 def _replace_draft(judgment: Judgment, *, previous: str, author: AbstractBaseUser, client: str) -> bool:
@@ -1166,5 +1165,5 @@ def save_curation(*, topic: Topic, name: str, data: Any, version: Any, user: Abs
     curation.save()
     revision = CurationRevision.objects.create(curation=curation, version=curation.version, author=user, data=cleaned)
     # A curation is part of its topic's report and partial only (scoring/partials.py).
-    scoring_services.mark_stale(topic, revision.pk)
+    changes.topic_changed(topic, revision.pk)
     return curation

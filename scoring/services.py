@@ -144,6 +144,27 @@ def request_recompute(campaign_id: int) -> bool:
         return schedule.claim(campaign_id, tasks.enqueue_recompute)
 
 
+class ChangeListener:
+    """What annotate's writes tell scoring (annotate/changes.py): each change marks the
+    topics whose partial it changes, or asks for the rebuild that follows a campaign's
+    progress counts."""
+
+    def topic_changed(self, topic: Topic, revision_id: int) -> None:
+        mark_stale(topic, revision_id)
+
+    def campaign_changed(self, campaign: Campaign) -> None:
+        mark_all_stale(campaign)
+
+    def progress_changed(self, campaign_id: int) -> None:
+        progress_changed(campaign_id)
+
+    def rebuild_wanted(self, campaign_id: int) -> None:
+        request_recompute(campaign_id)
+
+    def rebuild_now(self, campaign_id: int) -> None:
+        recompute_reports(campaign_id, everything=True)
+
+
 @transaction.atomic
 def start_analysis(*, campaign: Campaign, analysis: str, params: dict | None, user) -> Job:
     """Store a job, to be queued when its campaign's turn comes (scoring/dispatch.py);

@@ -3,10 +3,9 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from annotate import importers
+from annotate import changes, importers
 from annotate.backup import load_campaign
 from concord.errors import InvalidInput
-from scoring import services as scoring_services
 
 
 class Command(BaseCommand):
@@ -22,5 +21,5 @@ class Command(BaseCommand):
         except (InvalidInput, KeyError, TypeError) as error:
             field = getattr(error, "field", "file")
             raise CommandError(f"{file}: {field}: {getattr(error, 'message', error)} (nothing imported)") from None
-        scoring_services.recompute_reports(campaign.pk, everything=True)
+        changes.rebuild_now(campaign.pk)
         self.stdout.write(f"Restored {campaign.name} as #{campaign.pk}.")

@@ -1,7 +1,6 @@
 from django.core.management.base import BaseCommand
 
-from annotate import demo
-from scoring import services as scoring_services
+from annotate import changes, demo
 
 
 class Command(BaseCommand):
@@ -13,7 +12,7 @@ class Command(BaseCommand):
     def handle(self, *args, keep_passwords: bool, **options) -> None:
         logins, campaigns = demo.seed(reset_passwords=not keep_passwords)
         for campaign in campaigns:
-            scoring_services.recompute_reports(campaign.pk, everything=True)
+            changes.rebuild_now(campaign.pk)
         self.stdout.write("Demo campaigns: " + ", ".join(f"{c.name} (#{c.pk})" for c in campaigns))
         self.stdout.write("Logins:")
         for login in logins:
