@@ -6,6 +6,7 @@ minutes after it was left."""
 from __future__ import annotations
 
 import os
+import tempfile
 import time
 
 import pytest
@@ -22,9 +23,8 @@ CROWD = b"worker,item,label\nw1,i1,1\nw2,i1,0\n"
 
 @pytest.fixture
 def staged_dir(tmp_path, monkeypatch):
-    directory = tmp_path / "staged"
-    monkeypatch.setattr(wizard, "staging_directory", lambda: directory)
-    return directory
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # what tempfile.gettempdir() answers
+    return tmp_path / "concord-imports"
 
 
 @pytest.fixture
