@@ -6,8 +6,8 @@ names the sheets, ``xl/_rels/workbook.xml.rels`` says which part holds each,
 ``xl/styles.xml`` says which cells show dates, and each sheet's part holds its
 rows. They are read here rather than by openpyxl, which trusts what a file
 declares: it pads every row to the sheet's declared dimension and makes up the
-rows the file lacks (4.6 KB declaring ``A1:XFD1000000`` kept a web worker busy
-until it was killed), loads the shared strings whole as Python objects, and
+rows the file lacks (4.6 KB declaring ``A1:XFD1000000`` keeps a web worker
+busy for many minutes), loads the shared strings whole as Python objects, and
 parses with entities unless defusedxml happens to be installed. Here:
 
 - every part is unzipped as it is read, within the zip's allowance
