@@ -27,14 +27,19 @@ Kinds of file, ``Detected.format``:
 
 from __future__ import annotations
 
+import bisect
 import codecs
 import csv
 import io
 import re
 import zipfile
+from array import array
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
+from annotate import xlsx
+from concord import budget as budgets
 from concord import reading
 from concord.errors import InvalidInput
 
@@ -93,6 +98,8 @@ def detect(raw: bytes, filename: str = "") -> Detected:
         if raw.startswith(magic):
             return Detected("image" if "image" in what else "binary", what=what)
     encoding, label, text = _text_head(raw)
+    if isinstance(text, UnicodeDecodeError):
+        return _broken(raw[:HEAD], encoding, label, text)
     if text is None:
         return _not_text(raw[:HEAD])
     notices = () if label == "UTF-8" else (f"{label}: detected, read as such",)
@@ -111,18 +118,37 @@ def _zip(raw: bytes) -> Detected:
     return Detected("zip", what=f"a zip of {len(names)} file{'s' if len(names) != 1 else ''}")
 
 
-def _text_head(raw: bytes) -> tuple[str, str, str | None]:
-    """(Python codec, what to call it, the decoded head or None when it is not text)."""
+def _text_head(raw: bytes) -> tuple[str, str, str | UnicodeDecodeError | None]:
+    """(Python codec, what to call it, the decoded head; None when it is not text, or
+    the decoding error of a head whose byte-order mark says what it is)."""
     head = raw[:HEAD]
     encoding, label = next(((codec, name) for bom, name, codec in _BOMS if head.startswith(bom)), ("utf-8", "UTF-8"))
     try:
         # Not final: the head may end inside a character.
         text = codecs.getincrementaldecoder(encoding)("strict").decode(head, False)
-    except UnicodeDecodeError:
-        return encoding, label, None
+    except UnicodeDecodeError as error:
+        return encoding, label, error if label != "UTF-8" else None
     if "\x00" in text:
         return encoding, label, None
     return encoding, label, text
+
+
+def _broken(head: bytes, encoding: str, label: str, error: UnicodeDecodeError) -> Detected:
+    """Text whose byte-order mark says its encoding, with bytes that are not of it:
+    ``what`` says what is wrong and where (``line``), not another guess at the encoding."""
+    codec = label.split(" with ")[0]  # "UTF-16 LE"
+    plain = codec.lower().replace(" ", "-")  # its codec without the mark: utf-16-le
+    before = error.object[: error.start]
+    bom = next((mark for mark, name, _ in _BOMS if name == label), b"")
+    line = before.removeprefix(bom).decode(plain, "replace").count("\n") + 1
+    at = len(head) - len(error.object) + error.start + 1
+    if plain.startswith("utf-16") and error.reason in {"illegal encoding", "illegal UTF-16 surrogate"}:
+        wrong = "a lone surrogate (half of a character)"
+    else:
+        wrong = error.reason
+    return Detected(
+        "undecodable", encoding=label, what=f"{label}, but byte {at} (line {line}) is not {codec}: {wrong}", line=line
+    )
 
 
 def _not_text(head: bytes) -> Detected:
@@ -212,58 +238,65 @@ def sniff_delimiter(lines: list[str], filename: str = "") -> str:
 
 # -- tables ---------------------------------------------------------------------------
 
-#: Rows of a spreadsheet read at most (beyond, the upload limit on the CSV it makes stops it first).
-MAX_SHEET_ROWS = 1_000_000
+#: Rows of a spreadsheet read at most (annotate.xlsx).
+MAX_SHEET_ROWS = xlsx.MAX_ROWS
 
 
 def sheet_names(raw: bytes) -> list[str]:
     """The sheets of an .xlsx workbook, in order."""
-    return list(_workbook(raw).sheetnames)
-
-
-def _workbook(raw: bytes):  # noqa: ANN202 (openpyxl's Workbook)
-    # openpyxl is imported here only: most uploads are not spreadsheets, and it
-    # takes a while to import.
-    import openpyxl
-
-    _require_unzipped_size(raw)
-    try:
-        return openpyxl.load_workbook(io.BytesIO(raw), read_only=True, data_only=True)
-    except (zipfile.BadZipFile, KeyError, ValueError, OSError) as error:
-        raise InvalidInput("file", f"not a readable .xlsx workbook ({error})") from None
-
-
-def _require_unzipped_size(raw: bytes) -> None:
-    """A spreadsheet is a zip: its declared unpacked size is held to concord.reading's allowance."""
-    declared = sum(info.file_size for info in zipfile.ZipFile(io.BytesIO(raw)).infolist())
-    allowed = reading.unzipped_allowance(len(raw))
-    if declared > allowed:
-        raise InvalidInput(
-            "file", f"says it unzips to {reading.size_text(declared)}, more than {reading.size_text(allowed)}"
-        )
+    return xlsx.sheet_names(raw)
 
 
 def sheet_rows(raw: bytes, sheet: str = "") -> Iterator[list[str]]:
-    """The rows of one sheet (the first, or ``sheet``) as text cells, read as they come."""
-    book = _workbook(raw)
-    if sheet and sheet not in book.sheetnames:
-        raise InvalidInput("sheet", f"no sheet {sheet!r} (sheets: {', '.join(book.sheetnames)})")
-    rows = book[sheet] if sheet else book.worksheets[0]
+    """The rows of one sheet (the first, or ``sheet``) as text cells, read as they come
+    (annotate.xlsx: the cells the file has, whatever its declared dimension)."""
+    for _, row in xlsx.Workbook(raw).rows(sheet):
+        yield row
+
+
+@dataclass
+class Table:
+    """A table file opened for reading: its sheets (a spreadsheet's), its header
+    (the first row, trimmed) and its rows after the header, numbered (``unit``:
+    a spreadsheet's ``row``, a text file's ``line``), read as they are taken."""
+
+    sheets: tuple[str, ...]
+    header: list[str]
+    rows: Iterator[tuple[int, list[str]]]
+    unit: str
+    first: tuple[int, list[str]]
+
+    def all_rows(self) -> Iterator[tuple[int, list[str]]]:
+        """Every row, the header's first."""
+        yield self.first
+        yield from self.rows
+
+
+def open_table(raw: bytes, detected: Detected, sheet: str = "") -> Table:
+    """A table file's sheets and header, its rows to read after (:class:`Table`)."""
+    if detected.format == "xlsx":
+        book = xlsx.Workbook(raw)
+        sheets, unit = tuple(book.names), "row"
+        rows = book.rows(sheet)
+    else:
+        sheets, unit = (), "line"
+        rows = _text_rows(raw, detected)
+    first = next(rows, (1, []))
+    return Table(sheets, _header_cells(first[1]), rows, unit, first)
+
+
+def _text_rows(raw: bytes, detected: Detected) -> Iterator[tuple[int, list[str]]]:
+    if detected.format != "csv":
+        raise InvalidInput("file", f"{detected.what or detected.format}, not a table")
+    lines = reading.Lines(raw)
+    reader = csv.reader(lines, delimiter=detected.delimiter or ",")
+    number = 1
     try:
-        for count, row in enumerate(rows.iter_rows(values_only=True)):
-            if count >= MAX_SHEET_ROWS:
-                raise InvalidInput("file", f"more than {MAX_SHEET_ROWS:,} rows")
-            yield [_cell(value) for value in row]
-    finally:
-        book.close()
-
-
-def _cell(value: object) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))  # a spreadsheet's 1 is 1.0
-    return str(value)
+        for row in reader:
+            yield number, row
+            number = reader.line_num + 1
+    except csv.Error as error:
+        raise InvalidInput(f"line {reader.line_num + 1}", f"not CSV: {error}") from None
 
 
 def table_rows(raw: bytes, detected: Detected, sheet: str = "") -> Iterator[list[str]]:
@@ -272,48 +305,116 @@ def table_rows(raw: bytes, detected: Detected, sheet: str = "") -> Iterator[list
     if detected.format == "xlsx":
         yield from sheet_rows(raw, sheet)
         return
-    if detected.format != "csv":
-        raise InvalidInput("file", f"{detected.what or detected.format}, not a table")
-    lines = reading.Lines(raw)
-    reader = csv.reader(lines, delimiter=detected.delimiter or ",")
-    try:
-        yield from reader
-    except csv.Error as error:
-        raise InvalidInput(f"line {reader.line_num + 1}", f"not CSV: {error}") from None
+    for _, row in _text_rows(raw, detected):
+        yield row
 
 
-def table_csv(rows: Iterable[list[str]], mapping: Mapping[str, str] | None = None) -> bytes:
-    """The rows as comma-separated UTF-8, the header renamed by ``mapping``
-    (column found -> column wanted; with a mapping, columns it does not name are
-    left out), at most the upload limit. Trailing empty cells (a spreadsheet's
-    blank columns) and wholly empty rows after the header are dropped."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    limit = reading.upload_limit()
-    keep: list[int] | None = None
-    for number, row in enumerate(rows):
-        while row and row[-1] == "":
-            row = row[:-1]
-        if number == 0:
-            header = [cell.strip() for cell in row]
-            if mapping:
-                keep = [index for index, name in enumerate(header) if name in mapping]
-                header = [mapping[header[index]] for index in keep]
+def _trimmed(row: list[str]) -> list[str]:
+    """``row`` without its trailing empty cells (a spreadsheet's blank columns), in one pass."""
+    end = len(row)
+    while end and row[end - 1] == "":
+        end -= 1
+    return row if end == len(row) else row[:end]
+
+
+class TableText:
+    """A table's rows as comma-separated UTF-8, made as it is read (``read(size)``).
+
+    What the CSV readers read a spreadsheet or a remapped table from
+    (concord.reading.Lines takes it as it takes a zip's member): a reader that
+    stops at a bad row has converted nothing much past it. The header is
+    renamed by ``mapping`` (column found -> column wanted; with a mapping,
+    columns it does not name are left out); trailing empty cells and wholly
+    empty rows after the header are dropped, at most the upload limit is made,
+    and every cell is counted against the import's budget (concord.budget).
+    :meth:`source_line` says which row of the file a line of the CSV is."""
+
+    #: Bytes of CSV made ahead at most.
+    AHEAD = 2**13
+
+    def __init__(self, rows: Iterable[tuple[int, list[str]]], mapping: Mapping[str, str] | None = None) -> None:
+        self.rows = iter(rows)
+        self.mapping = mapping
+        self.budget = budgets.get()
+        self.limit = reading.upload_limit()
+        self.made = 0
+        self.lines = 0
+        self.keep: list[int] | None = None
+        self._out = io.StringIO()
+        self._writer = csv.writer(self._out, lineterminator="\n")
+        # Where a line of the CSV is not the file's row of the same number: (line, row) from there on.
+        self._lines = array("Q")
+        self._sources = array("Q")
+        self._done = False
+
+    def read(self, size: int = -1) -> bytes:
+        """At least one row's CSV (about ``AHEAD`` bytes), or b"" at the end."""
+        out, writer = self._out, self._writer
+        out.seek(0)
+        out.truncate()
+        while not self._done and out.tell() < self.AHEAD:
+            try:
+                number, row = next(self.rows)
+            except StopIteration:
+                self._done = True
+                break
+            self._write(writer, number, _trimmed(row))
+        chunk = out.getvalue().encode("utf-8")
+        self.made += len(chunk)
+        if self.made > self.limit:
+            raise InvalidInput(
+                "file", f"larger than {reading.size_text(self.limit)} as a table (CONCORD_MAX_UPLOAD_BYTES)"
+            )
+        return chunk
+
+    def _write(self, writer: Any, number: int, row: list[str]) -> None:
+        self.budget.spend(len(row))
+        if self.lines == 0:
+            header = _header_cells(row)
+            if self.mapping:
+                self.keep = [index for index, name in enumerate(header) if name in self.mapping]
+                header = [self.mapping[header[index]] for index in self.keep]
             writer.writerow(header)
-            continue
-        if not row:
-            continue
-        if keep is not None:
-            row = [row[index] if index < len(row) else "" for index in keep]
-        writer.writerow(row)
-        if out.tell() > limit:
-            raise InvalidInput("file", f"larger than {reading.size_text(limit)} as a table (CONCORD_MAX_UPLOAD_BYTES)")
-    return out.getvalue().encode("utf-8")
+        elif not row:
+            return
+        else:
+            if self.keep is not None:
+                row = [row[index] if index < len(row) else "" for index in self.keep]
+            writer.writerow(row)
+        self.lines += 1
+        if self.source_line(self.lines) != number:
+            self._lines.append(self.lines)
+            self._sources.append(number)
+            self.budget.hold(16)
+
+    def whole(self) -> bytes:
+        """All of it at once (held against the import's memory budget)."""
+        chunks = []
+        while chunk := self.read():
+            chunks.append(chunk)
+            self.budget.hold(len(chunk))
+        return b"".join(chunks)
+
+    def source_line(self, line: int) -> int:
+        """The row (or line) of the file that made line ``line`` of the CSV."""
+        at = bisect.bisect_right(self._lines, line) - 1
+        return line if at < 0 else self._sources[at] + line - self._lines[at]
+
+
+def table_csv(
+    rows: Iterable[list[str]] | Iterable[tuple[int, list[str]]], mapping: Mapping[str, str] | None = None
+) -> bytes:
+    """The rows (lists of cells, or (number, cells)) as comma-separated UTF-8, whole
+    (:class:`TableText`: renamed by ``mapping``, within the upload limit and the
+    import's budget)."""
+    numbered = (row if isinstance(row, tuple) else (number, row) for number, row in enumerate(rows, start=1))
+    return TableText(numbered, mapping).whole()
+
+
+def _header_cells(first: list[str]) -> list[str]:
+    return [cell.strip().lstrip("\ufeff") for cell in _trimmed(first)]
 
 
 def header(raw: bytes, detected: Detected, sheet: str = "") -> list[str]:
     """A table's column names (its first row)."""
-    first = next(table_rows(raw, detected, sheet), [])
-    while first and first[-1] == "":
-        first = first[:-1]
-    return [cell.strip().lstrip("\ufeff") for cell in first]
+    return open_table(raw, detected, sheet).header

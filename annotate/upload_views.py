@@ -28,7 +28,7 @@ from django.utils.http import urlencode
 from annotate import assignments, detect, importers, samples, selectors, services, wizard
 from annotate.api.views import flag
 from annotate.models import Campaign
-from concord import paramforms
+from concord import budget, paramforms
 from concord.digits import whole_number
 from concord.errors import InvalidInput
 from kinds.registry import get_kind
@@ -247,7 +247,8 @@ def campaign_uploads(request: HttpRequest, campaign_id: int) -> HttpResponse:
             # Each import is checked, then written in one short transaction of its own
             # (annotate/services.py): no transaction here, which would hold the
             # database's write lock while the file is read and checked.
-            message = run_upload(campaign, spec, posted, request)
+            with budget.scope():  # the import's CPU, cells and memory (concord/budget.py)
+                message = run_upload(campaign, spec, posted, request)
         except InvalidInput as invalid:
             error = invalid
             if _wants_json(request):
@@ -326,9 +327,10 @@ def campaign_import(request: HttpRequest, campaign_id: int) -> HttpResponse:
     if request.method != "POST":
         return redirect(uploads)
     spec = get_kind(campaign.kind)
-    staging = wizard.Staging(request.session, campaign)
+    staging = wizard.Staging(request.session, request.user, campaign)
     step = request.POST.get("step", "preview")
     context: dict[str, Any] = {"campaign": campaign, "kind": spec, "formats": importers.judgment_formats(spec)}
+    raw = b""
     try:
         if step not in WIZARD_STEPS:
             raise InvalidInput("step", f"expected one of: {', '.join(WIZARD_STEPS)}")
@@ -336,12 +338,16 @@ def campaign_import(request: HttpRequest, campaign_id: int) -> HttpResponse:
         if step == "preview":
             upload = _files(request, "file")[0]
             name, raw = upload.name or "file", upload.read()
-            staging.put(name, raw)
         else:
             staged = staging.get()
             name, raw = staged.name, staged.raw
         context["filename"] = name
-        prepared = wizard.prepare(campaign, raw, name, choices)
+        # Read and checked within the import's budget (concord/budget.py: CPU, cells, memory).
+        with budget.scope():
+            prepared = wizard.prepare(campaign, raw, name, choices)
+        if step == "preview":
+            # Kept only once it reads: a file refused is never written to disk.
+            staging.put(name, raw)
         if step == "confirm":
             # Checked again at confirmation (the campaign may have changed since the
             # preview), then written in batches behind the campaign's fence: no
@@ -351,15 +357,36 @@ def campaign_import(request: HttpRequest, campaign_id: int) -> HttpResponse:
             messages.success(request, message)
             return redirect(uploads)
     except wizard.MappingNeeded as needed:
+        if step == "preview":
+            try:
+                staging.put(context["filename"], raw)
+            except InvalidInput as invalid:
+                return _wizard_error(request, context, invalid, staging)
         context.update(error=needed, mapping=_mapping_rows(needed, context["choices"]), detected=needed.detected)
         return render(request, "annotate/import_preview.html", context, status=400)
     except InvalidInput as invalid:
-        if not invalid.field.startswith("map."):
-            staging.drop()
-        context.update(error=invalid)
-        return render(request, "annotate/import_preview.html", context, status=400)
+        return _wizard_error(request, context, invalid, staging)
+    except BaseException:
+        # An unexpected failure (logged as a 500 by Django) leaves no file behind either.
+        staging.drop()
+        raise
     context.update(preview=prepared.preview, detected=prepared.preview.detected)
     return render(request, "annotate/import_preview.html", context)
+
+
+def _wizard_error(
+    request: HttpRequest, context: dict[str, Any], invalid: InvalidInput, staging: wizard.Staging
+) -> HttpResponse:
+    """The preview page with the error; the staged file is dropped unless only a
+    column's mapping was wrong (the organiser picks another). Staging full: 503."""
+    if not invalid.field.startswith("map."):
+        staging.drop()
+    context.update(error=invalid)
+    full = isinstance(invalid, wizard.StagingFull)
+    response = render(request, "annotate/import_preview.html", context, status=503 if full else 400)
+    if full:
+        response["Retry-After"] = "60"
+    return response
 
 
 @login_required

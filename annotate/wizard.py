@@ -12,8 +12,9 @@ campaign's fence). A table whose columns are not a crowd table's raises
 
 Between the preview and the confirmation the file waits server-side
 (:class:`Staging`): one file per user and campaign, no larger than the
-upload limit, for at most ``STAGED_FOR`` seconds (docs/architecture.md,
-"Import wizard").
+upload limit, for at most ``CONCORD_STAGED_SECONDS`` (10 minutes), within a
+cap per user and one for everyone (docs/architecture.md, "Import wizard";
+docs/security.md).
 """
 
 from __future__ import annotations
@@ -24,13 +25,17 @@ import re
 import secrets
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings
+
 from annotate import detect, importers, services
 from annotate.models import Campaign
+from concord import reading
 from concord.errors import InvalidInput
 from kinds.base import Kind
 from kinds.registry import get_kind
@@ -40,8 +45,6 @@ from kinds.spec import KindSpec
 PREVIEW_ROWS = 10
 #: Characters of a topic's data or a payload shown per row.
 SHOWN_CHARS = 120
-#: Seconds a previewed file waits for its confirmation.
-STAGED_FOR = 3600
 
 
 @dataclass(frozen=True)
@@ -133,6 +136,8 @@ def refuse_unread(spec: KindSpec, detected: detect.Detected) -> None:
     binary, a TREC file (pointing at the kind's own form when it has one)."""
     if detected.format == "image":
         raise InvalidInput("file", f"{detected.what}, not a table: choose the CSV, spreadsheet or JSON file")
+    if detected.format == "undecodable" and detected.encoding:
+        raise InvalidInput(f"line {detected.line}", f"not readable text: {detected.what}; save the file as UTF-8")
     if detected.format == "undecodable":
         raise InvalidInput(
             f"line {detected.line}",
@@ -178,12 +183,14 @@ def _judgment_format(spec: KindSpec, detected: detect.Detected, choices: Choices
 def _table(
     campaign: Campaign, spec: KindSpec, raw: bytes, filename: str, detected: detect.Detected, choices: Choices
 ) -> Prepared:
-    sheets = tuple(detect.sheet_names(raw)) if detected.format == "xlsx" else ()
-    found = detect.header(raw, detected, choices.sheet)
+    table = detect.open_table(raw, detected, choices.sheet)
+    sheets, found = table.sheets, table.header
     mapping = _mapping(choices.mapping, found)
     columns = [mapping.get(c, c) for c in found if not mapping or c in mapping]
     if spec.runs_csv is not None and columns[:1] == ["topic"] and "run" in columns:
-        runs = importers.read_runs(_as_csv(raw, detected, choices.sheet, mapping), kind=spec, filename="runs.csv")
+        text = detect.TableText(table.all_rows(), mapping or None)
+        with _rows_named(text, table.unit):
+            runs = importers.read_runs(text.whole(), kind=spec, filename="runs.csv")
         return _runs(campaign, runs, filename, detected, "runs (a table)", sheets)
     if not takes_crowd_labels(spec):
         raise InvalidInput(
@@ -193,12 +200,39 @@ def _table(
         )
     if importers.crowd_schema(columns) is None:
         raise MappingNeeded(importers.missing_columns(columns), found, importers.nearest_schema(columns), detected)
-    text = raw if detected.format == "csv" and not mapping else _as_csv(raw, detected, choices.sheet, mapping)
-    delimiter = detected.delimiter if detected.format == "csv" and not mapping else ","
-    parsed = importers.read_judgment_file(
-        campaign, text, filename="file.csv", format=".csv", positive=choices.positive or None, delimiter=delimiter
-    )
-    return _judgments_prepared(campaign, parsed, filename, detected, choices, sheets)
+    if detected.format == "csv" and not mapping:
+        parsed = importers.read_judgment_file(
+            campaign,
+            raw,
+            filename="file.csv",
+            format=".csv",
+            positive=choices.positive or None,
+            delimiter=detected.delimiter,
+        )
+        return _judgments_prepared(campaign, parsed, filename, detected, choices, sheets)
+    # Converted as the crowd reader reads it: a bad row stops the reading there.
+    text = detect.TableText(table.all_rows(), mapping or None)
+    with _rows_named(text, table.unit):
+        parsed = importers.read_judgment_file(
+            campaign, text, filename="file.csv", format=".csv", positive=choices.positive or None
+        )
+        return _judgments_prepared(campaign, parsed, filename, detected, choices, sheets)
+
+
+@contextmanager
+def _rows_named(text: detect.TableText, unit: str) -> Iterator[None]:
+    """Errors about line N of the converted CSV name the file's own row (a
+    spreadsheet's ``row 12``) or line."""
+    try:
+        yield
+    except MappingNeeded:
+        raise
+    except InvalidInput as error:
+        found = re.match(r"line (\d+)", error.field)
+        if found is None:
+            raise
+        source = text.source_line(int(found[1]))
+        raise InvalidInput(f"{unit} {source}{error.field[found.end() :]}", error.message) from None
 
 
 def _mapping(chosen: Mapping[str, str], found: list[str]) -> dict[str, str]:
@@ -213,10 +247,6 @@ def _mapping(chosen: Mapping[str, str], found: list[str]) -> dict[str, str]:
             raise InvalidInput(f"map.{wanted}", f"column {column!r} is already read as {mapping[column]!r}")
         mapping[column] = wanted
     return mapping
-
-
-def _as_csv(raw: bytes, detected: detect.Detected, sheet: str, mapping: Mapping[str, str]) -> bytes:
-    return detect.table_csv(detect.table_rows(raw, detected, sheet), mapping or None)
 
 
 def _topics(campaign: Campaign, raw: bytes, filename: str, detected: detect.Detected) -> Prepared:
@@ -337,24 +367,117 @@ class Staged:
     raw: bytes
 
 
-class Staging:
-    """One previewed file per user and campaign, kept in the temporary directory
-    under a random token that only the user's session knows, with its SHA-256
-    (a file changed on disk is refused), at most ``STAGED_FOR`` seconds old.
-    Staging a file replaces the user's previous one for the campaign; expired
-    files of anyone are removed whenever a file is staged."""
+class StagingFull(InvalidInput):
+    """Everyone's files waiting for confirmation fill the space or the count allowed (503)."""
 
-    def __init__(self, session: Any, campaign: Campaign, directory: Path | None = None) -> None:
+
+def staging_directory() -> Path:
+    return Path(tempfile.gettempdir()) / "concord-imports"
+
+
+def staged_for() -> int:
+    """Seconds a previewed file waits for its confirmation."""
+    return settings.CONCORD_STAGED_SECONDS
+
+
+def sweep_staged(directory: Path | None = None) -> int:
+    """Remove every staged file older than :func:`staged_for` (anyone's); how many.
+    Run on every preview and confirmation, and every minute by the task worker."""
+    directory = directory or staging_directory()
+    cutoff = time.time() - staged_for()
+    removed = 0
+    for entry in _entries(directory):
+        if entry.mtime < cutoff:
+            entry.path.unlink(missing_ok=True)
+            removed += 1
+    return removed
+
+
+@dataclass(frozen=True)
+class _Entry:
+    path: Path
+    size: int
+    mtime: float
+
+
+def _entries(directory: Path) -> list[_Entry]:
+    entries = []
+    try:
+        listing = list(directory.iterdir())
+    except FileNotFoundError:
+        return []
+    for path in listing:
+        try:
+            stat = path.stat()
+        except OSError:
+            continue  # removed meanwhile by another request's sweep
+        entries.append(_Entry(path, stat.st_size, stat.st_mtime))
+    return entries
+
+
+class Staging:
+    """The file a user previewed, kept for its confirmation: one per user and
+    campaign, whichever session previewed it last.
+
+    It is kept in the temporary directory as ``u<user>-c<campaign>-<token>``,
+    the token random and known only to the session that previewed it, with its
+    SHA-256 (a file changed on disk is refused), at most :func:`staged_for`
+    seconds. Staging a file replaces the user's previous one for the campaign,
+    from any sign-in (that session's confirmation then finds nothing); the
+    user's oldest staged files (other campaigns) go while the user's would be
+    more than ``CONCORD_STAGED_BYTES_PER_USER``; and a file is refused while
+    everyone's would be more than ``CONCORD_STAGED_BYTES`` or
+    ``CONCORD_STAGED_FILES`` files. Expired files of anyone are removed
+    whenever a file is staged or confirmed (:func:`sweep_staged`; the task
+    worker does it every minute too)."""
+
+    def __init__(self, session: Any, user: Any, campaign: Campaign, directory: Path | None = None) -> None:
         self.session = session
         self.key = f"concord-import-{campaign.pk}"
-        self.directory = directory or Path(tempfile.gettempdir()) / "concord-imports"
+        self.directory = directory or staging_directory()
+        self.user_prefix = f"u{user.pk}-"
+        self.prefix = f"u{user.pk}-c{campaign.pk}-"
 
     def put(self, name: str, raw: bytes) -> None:
+        per_user = settings.CONCORD_STAGED_BYTES_PER_USER
+        if len(raw) > per_user:
+            raise InvalidInput(
+                "file",
+                f"larger than {reading.size_text(per_user)}, what a file may take while it waits for its "
+                "confirmation (CONCORD_STAGED_BYTES_PER_USER)",
+            )
         self.directory.mkdir(mode=0o700, exist_ok=True)
-        self._sweep()
-        self.drop()
+        sweep_staged(self.directory)
+        self.session.pop(self.key, None)
+        entries = []
+        for entry in _entries(self.directory):
+            if entry.path.name.startswith(self.prefix):  # this user's previous file for the campaign
+                entry.path.unlink(missing_ok=True)
+            else:
+                entries.append(entry)
+        mine = sorted((e for e in entries if e.path.name.startswith(self.user_prefix)), key=lambda e: e.mtime)
+        held = sum(e.size for e in mine)
+        for entry in mine:
+            if held + len(raw) <= per_user:
+                break
+            entry.path.unlink(missing_ok=True)
+            entries.remove(entry)
+            held -= entry.size
+        total, files = sum(e.size for e in entries), len(entries)
+        if total + len(raw) > settings.CONCORD_STAGED_BYTES or files + 1 > settings.CONCORD_STAGED_FILES:
+            raise StagingFull(
+                "file",
+                f"too many files are waiting for their confirmation on the server ({files:,}, "
+                f"{reading.size_text(total)}; CONCORD_STAGED_BYTES, CONCORD_STAGED_FILES): try again in a few minutes",
+            )
         token = secrets.token_hex(16)
-        (self.directory / token).write_bytes(raw)
+        path = self.directory / f"{self.prefix}{token}"
+        partial = self.directory / f"partial-{token}"
+        try:
+            partial.write_bytes(raw)
+            partial.replace(path)
+        finally:
+            partial.unlink(missing_ok=True)
         self.session[self.key] = {
             "token": token,
             "name": name,
@@ -363,16 +486,23 @@ class Staging:
         }
 
     def get(self) -> Staged:
+        sweep_staged(self.directory)
         entry = self.session.get(self.key)
         path = self._path(entry)
-        if path is None or not path.exists() or time.time() - entry["at"] > STAGED_FOR:
-            raise InvalidInput("file", "no file waiting for confirmation (it expired after an hour): choose it again")
+        if path is None or not path.exists() or time.time() - entry["at"] > staged_for():
+            minutes = max(1, round(staged_for() / 60))
+            raise InvalidInput(
+                "file",
+                f"no file waiting for confirmation (it expires after {minutes} minute{'s' if minutes != 1 else ''}, "
+                "and a later preview of yours replaces it): choose it again",
+            )
         raw = path.read_bytes()
         if hashlib.sha256(raw).hexdigest() != entry["sha256"]:
             raise InvalidInput("file", "the file waiting for confirmation changed: choose it again")
         return Staged(entry["name"], raw)
 
     def drop(self) -> None:
+        """Remove this session's staged file for the campaign, if any."""
         path = self._path(self.session.pop(self.key, None))
         if path is not None:
             path.unlink(missing_ok=True)
@@ -381,13 +511,4 @@ class Staging:
         token = entry.get("token") if isinstance(entry, dict) else None
         if not isinstance(token, str) or not re.fullmatch(r"[0-9a-f]{32}", token):
             return None
-        return self.directory / token
-
-    def _sweep(self) -> None:
-        cutoff = time.time() - STAGED_FOR
-        for path in self.directory.iterdir():
-            try:
-                if path.stat().st_mtime < cutoff:
-                    path.unlink(missing_ok=True)
-            except OSError:
-                continue  # removed meanwhile by another request's sweep
+        return self.directory / f"{self.prefix}{token}"

@@ -14,9 +14,13 @@ is read out of it never costs much more than its size:
   trusted): at most the upload limit in all, and at most ``MAX_ZIP_RATIO``
   times the zip's own size (``MIN_UNZIPPED`` always allowed), so a few
   kilobytes cannot unpack into hundreds of megabytes;
-- :func:`xml_events`: an XML file as a stream of events, nested at most
-  ``MAX_XML_DEPTH`` elements deep (deeper: refused with the line), with no
-  document type declaration (so no entity expansion).
+- :class:`Zip`: the same, a zip's files by name (a spreadsheet's parts);
+- :func:`xml_parser` / :func:`parse_xml`: the one way any upload's XML is
+  parsed (an AIPHES tree, a spreadsheet's parts): expat, fed a chunk at a
+  time, refusing any document type declaration (so no entity is defined,
+  expanded or fetched: what defusedxml guards against, without it);
+  :func:`xml_events`: an XML file as a stream of events through it, nested
+  at most ``MAX_XML_DEPTH`` elements deep (deeper: refused with the line).
 
 Problems are ``InvalidInput`` naming the file (``what``) and the line.
 """
@@ -29,11 +33,12 @@ import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 from xml.parsers import expat
 
 from django.conf import settings
 
+from concord import budget as budgets
 from concord import jsonsafe
 from concord.errors import InvalidInput
 
@@ -113,6 +118,13 @@ _BOMS = (
 )
 
 
+class Readable(Protocol):
+    """What a text reader reads from besides bytes and str: a zip's :class:`Member`,
+    a table converted as it is read (annotate.detect.TableText)."""
+
+    def read(self, size: int = ..., /) -> bytes: ...
+
+
 class Lines:
     """The lines of a text file, each with its ending, decoded as they are read.
 
@@ -121,14 +133,17 @@ class Lines:
     as ``io.StringIO`` splits; :func:`numbered` splits further as ``str.splitlines``.
     """
 
-    def __init__(self, source: bytes | str | Member, what: str = "file") -> None:
+    def __init__(self, source: bytes | str | Readable, what: str = "file") -> None:
         if isinstance(source, (bytes, str)):
             require_size(source, what)
         self.source = source
         self.what = what
         self.number = 0
+        self.budget: budgets.Budget | None = None
 
     def __iter__(self) -> Iterator[str]:
+        # Inside an import's budget (a web request), each line is a cell of its work.
+        self.budget = budgets.active()
         if isinstance(self.source, str):
             for line in io.StringIO(self.source):
                 self.number += 1
@@ -138,7 +153,7 @@ class Lines:
         stream = io.BytesIO(self.source) if isinstance(self.source, bytes) else self.source
         yield from self._decoded(stream)
 
-    def _decoded(self, stream: io.BytesIO | Member) -> Iterator[str]:
+    def _decoded(self, stream: Readable) -> Iterator[str]:
         head = stream.read(max(CHUNK, 4))
         encoding, start = "utf-8", 0
         for bom, name in _BOMS:
@@ -158,8 +173,13 @@ class Lines:
                 line = self.number + pending.count("\n") + error.object[: error.start].count(newline) + 1
                 label = "UTF-8" if encoding == "utf-8" else encoding.upper()[:6]
                 at = offset + error.start - len(error.object) + len(chunk) + 1
+                lone = encoding.startswith("utf-16") and error.reason in {
+                    "illegal encoding",
+                    "illegal UTF-16 surrogate",
+                }
+                why = ", a lone surrogate (half of a character)" if lone else ""
                 raise InvalidInput(
-                    _located(self.what, f"line {line}"), f"not {label} text (byte {at}): save the file as UTF-8"
+                    _located(self.what, f"line {line}"), f"not {label} text (byte {at}{why}): save the file as UTF-8"
                 ) from None
             offset += len(chunk)
             pending += piece
@@ -177,6 +197,8 @@ class Lines:
             yield pending
 
     def _check(self, line: str) -> None:
+        if self.budget is not None:
+            self.budget.spend()
         problem = jsonsafe.problem_with(line) if "\x00" in line or not line.isascii() else None
         if problem is None:
             return
@@ -190,7 +212,7 @@ def _looks_like_utf16(text: str) -> bool:
     return len(sample) >= 2 and max(sample[0::2].count("\x00"), sample[1::2].count("\x00")) * 2 >= len(sample) * 0.8
 
 
-def numbered(source: bytes | str | Member, what: str = "file") -> Iterator[tuple[int, str]]:
+def numbered(source: bytes | str | Readable, what: str = "file") -> Iterator[tuple[int, str]]:
     """(line number, text without its ending) for every line, numbered as
     ``str.splitlines`` numbers them, decoded as they are read."""
     number = 0
@@ -248,26 +270,41 @@ def unzipped_allowance(zipped: int) -> int:
     return min(upload_limit(), max(MIN_UNZIPPED, MAX_ZIP_RATIO * zipped))
 
 
-def zip_members(raw: bytes, what: str = "file") -> Iterator[Member]:
-    """Every file of a zip, in order, to read as it unpacks (:class:`Member`).
+class Zip:
+    """A zip's files, by name or in order, each unpacked as it is read (:class:`Member`)
+    and counted against one allowance for the whole zip.
 
     The sizes the zip declares are checked first (one that says it unpacks past
     its allowance is refused before anything is unpacked), and the bytes are
     counted as they come (one that lies is refused as it passes the allowance)."""
-    require_size(raw, what)
-    try:
-        archive = zipfile.ZipFile(io.BytesIO(raw))
-        members = [m for m in archive.infolist() if not m.is_dir()]
-    except (zipfile.BadZipFile, ValueError, NotImplementedError) as error:
-        raise InvalidInput(what, f"not a zip file ({error})") from None
-    if len(members) > MAX_ZIP_MEMBERS:
-        raise InvalidInput(what, f"{len(members):,} files; a zip holds at most {MAX_ZIP_MEMBERS:,}")
-    budget = _Budget(unzipped_allowance(len(raw)), what)
-    declared = sum(m.file_size for m in members)
-    if declared > budget.allowed:
-        budget.refuse(f"says it unzips to {size_text(declared)}, more than {size_text(budget.allowed)}")
-    for info in members:
-        yield Member(archive, info, budget)
+
+    def __init__(self, raw: bytes, what: str = "file") -> None:
+        require_size(raw, what)
+        try:
+            self.archive = zipfile.ZipFile(io.BytesIO(raw))
+            self.members = [m for m in self.archive.infolist() if not m.is_dir()]
+        except (zipfile.BadZipFile, ValueError, NotImplementedError) as error:
+            raise InvalidInput(what, f"not a zip file ({error})") from None
+        if len(self.members) > MAX_ZIP_MEMBERS:
+            raise InvalidInput(what, f"{len(self.members):,} files; a zip holds at most {MAX_ZIP_MEMBERS:,}")
+        self.budget = _Budget(unzipped_allowance(len(raw)), what)
+        declared = sum(m.file_size for m in self.members)
+        if declared > self.budget.allowed:
+            self.budget.refuse(f"says it unzips to {size_text(declared)}, more than {size_text(self.budget.allowed)}")
+        self.by_name = {m.filename: m for m in self.members}
+
+    def open(self, name: str) -> Member | None:
+        """The file ``name``, to read as it unpacks; None when the zip has none."""
+        info = self.by_name.get(name)
+        return None if info is None else Member(self.archive, info, self.budget)
+
+
+def zip_members(raw: bytes, what: str = "file") -> Iterator[Member]:
+    """Every file of a zip, in order, to read as it unpacks (:class:`Member`), within
+    the zip's allowance (:class:`Zip`)."""
+    archive = Zip(raw, what)
+    for info in archive.members:
+        yield Member(archive.archive, info, archive.budget)
 
 
 # -- XML ----------------------------------------------------------------------------
@@ -285,6 +322,50 @@ class Element:
     text: str = ""
 
 
+def xml_parser(what: str = "file", *, namespaces: bool = False) -> Any:
+    """An expat parser that reads no document type declaration: one is refused
+    with its line before anything in it is read (so no entity is ever defined,
+    expanded or fetched; a reference to an undefined one is an XML error).
+    ``namespaces``: element and attribute names as ``"<namespace URI> <local name>"``.
+    Feed it with :func:`parse_xml`."""
+    parser = expat.ParserCreate(namespace_separator=" " if namespaces else None)
+
+    def refuse(*args: Any) -> None:
+        raise InvalidInput(what, f"line {parser.CurrentLineNumber}: a document type declaration (DTD) is not read")
+
+    parser.StartDoctypeDeclHandler = refuse
+    # Unreachable once the declaration is refused; refused again should expat ever
+    # report one without it (expat goes on parsing the chunk it was given).
+    parser.EntityDeclHandler = refuse
+    parser.ExternalEntityRefHandler = refuse
+    parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
+    return parser
+
+
+def parse_xml(parser: Any, source: bytes | Member, what: str = "file") -> Iterator[None]:
+    """Feed ``source`` to ``parser`` (:func:`xml_parser`) ``CHUNK`` bytes at a time,
+    yielding after each so that the caller takes what its handlers gathered: at
+    most one chunk's worth is ever waiting. An XML error is refused naming ``what``
+    and the line."""
+    if isinstance(source, bytes):
+        view = memoryview(source)
+        chunks: Iterator[bytes] = (bytes(view[at : at + CHUNK]) for at in range(0, len(source), CHUNK))
+    else:
+        chunks = iter(lambda: source.read(CHUNK), b"")
+    for chunk in chunks:
+        _parse(parser, chunk, False, what)
+        yield
+    _parse(parser, b"", True, what)
+    yield
+
+
+def _parse(parser: Any, chunk: bytes, final: bool, what: str) -> None:
+    try:
+        parser.Parse(chunk, final)
+    except expat.ExpatError as error:
+        raise InvalidInput(what, f"not XML: {error}") from None
+
+
 def xml_events(raw: bytes | str, what: str = "file", *, max_depth: int = MAX_XML_DEPTH) -> Iterator[Element]:
     """An XML file's elements and text, parsed as it is read (expat, no tree built)."""
     require_size(raw, what)
@@ -293,7 +374,7 @@ def xml_events(raw: bytes | str, what: str = "file", *, max_depth: int = MAX_XML
         if problem:
             raise InvalidInput(what, problem)
         raw = raw.encode("utf-8")
-    parser = expat.ParserCreate()
+    parser = xml_parser(what)
     events: list[Element] = []
     stack: list[str] = []
 
@@ -310,17 +391,8 @@ def xml_events(raw: bytes | str, what: str = "file", *, max_depth: int = MAX_XML
     def characters(data: str) -> None:
         events.append(Element("text", stack[-1] if stack else "", len(stack), {}, data))
 
-    def doctype(*args: Any) -> None:
-        raise InvalidInput(what, f"line {parser.CurrentLineNumber}: a document type declaration is not read")
-
     parser.StartElementHandler, parser.EndElementHandler = start, end
-    parser.CharacterDataHandler, parser.StartDoctypeDeclHandler = characters, doctype
-    view = memoryview(raw)
-    for offset in range(0, len(raw) + 1, CHUNK):
-        piece = view[offset : offset + CHUNK]
-        try:
-            parser.Parse(bytes(piece), offset + CHUNK > len(raw))
-        except expat.ExpatError as error:
-            raise InvalidInput(what, f"not XML: {error}") from None
+    parser.CharacterDataHandler = characters
+    for _ in parse_xml(parser, raw, what):
         yield from events
         events.clear()

@@ -185,6 +185,20 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = CONCORD_MAX_UPLOAD_BYTES
 # body is at most this much: 413 before reading it (concord.security).
 CONCORD_ANONYMOUS_MAX_BODY_BYTES = env_int("CONCORD_ANONYMOUS_MAX_BODY_BYTES", 64 * 2**10, minimum=1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = CONCORD_MAX_UPLOAD_BYTES
+# What one import or preview may spend reading its file (concord/budget.py;
+# docs/security.md): CPU seconds of its thread, cells read or made, and bytes
+# held (and resident memory grown). Past one: 400 naming it.
+CONCORD_IMPORT_CPU_SECONDS = env_int("CONCORD_IMPORT_CPU_SECONDS", 30, minimum=1)
+CONCORD_IMPORT_MAX_CELLS = env_int("CONCORD_IMPORT_MAX_CELLS", 20_000_000, minimum=1)
+CONCORD_IMPORT_MEMORY_BYTES = env_int("CONCORD_IMPORT_MEMORY_BYTES", 512 * 2**20, minimum=2**20)
+# Files previewed in the import wizard wait for their confirmation at most this
+# long, at most CONCORD_STAGED_BYTES_PER_USER (one file per user and campaign)
+# and CONCORD_STAGED_BYTES (everyone's), in at most CONCORD_STAGED_FILES files
+# (annotate/wizard.py, Staging).
+CONCORD_STAGED_SECONDS = env_int("CONCORD_STAGED_SECONDS", 600, minimum=10)
+CONCORD_STAGED_BYTES_PER_USER = env_int("CONCORD_STAGED_BYTES_PER_USER", 100 * 2**20, minimum=1)
+CONCORD_STAGED_BYTES = env_int("CONCORD_STAGED_BYTES", 1024 * 2**20, minimum=1)
+CONCORD_STAGED_FILES = env_int("CONCORD_STAGED_FILES", 200, minimum=1)
 # Draft saves in a row from one browser session or API token share one revision
 # while its first save is younger than this (0: every save its own revision;
 # annotate.services.save_judgment).

@@ -222,3 +222,33 @@ def test_the_uploads_page_answers_a_deep_tree_with_400_and_imports_nothing(clien
     assert answer.status_code == 400, answer.content
     assert answer.json()["field"] == "trees: annotator1" and "line 1: elements nested deeper" in answer.json()["detail"]
     assert not campaign.topics.exists() and not Judgment.objects.filter(topic__campaign=campaign).exists()
+
+
+def test_every_xml_an_upload_holds_is_parsed_by_concord_reading_only():
+    """No DTD and no entity in any upload's XML (docs/security.md): concord.reading's
+    parser refuses them, and no other parser reads uploads. defusedxml is not in
+    requirements.txt and need not be: nothing here leans on it (openpyxl would,
+    were it reading spreadsheets; annotate/xlsx.py reads them, and openpyxl only
+    writes the sample workbook)."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    other_parsers = re.compile(
+        r"^\s*(import|from)\s+(xml\.(etree|dom|sax)|lxml|defusedxml|bs4)\b|\b(ElementTree|iterparse|load_workbook)\("
+    )
+    found = [
+        f"{path.relative_to(root)}:{number}"
+        for folder in ("annotate", "concord", "kinds", "scoring")
+        for path in (root / folder).rglob("*.py")
+        for number, line in enumerate(path.read_text().splitlines(), start=1)
+        if other_parsers.search(line)
+    ]
+    assert found == []
+    expat_users = sorted(
+        str(path.relative_to(root))
+        for folder in ("annotate", "concord", "kinds", "scoring")
+        for path in (root / folder).rglob("*.py")
+        if "expat" in path.read_text()
+    )
+    assert expat_users == ["concord/reading.py"]

@@ -22,7 +22,7 @@ from annotate import accounts, adaptive, flags, importers, selectors, services
 from annotate.api import serializers as s
 from annotate.api.bodies import StrictJSONParser, StrictMultiPartParser
 from annotate.models import Curation, Membership
-from concord import tokens
+from concord import budget, tokens
 from concord.errors import InvalidInput
 from kinds.base import require_object
 from kinds.registry import get_kind
@@ -312,15 +312,16 @@ class JudgmentImport(APIView):
         if upload is None:
             raise InvalidInput("file", "attach the crowd file as multipart field 'file'")
         form_fields(request, allowed={"file", "format", "positive", "rank", "map_members"})
-        summary = importers.import_judgment_file(
-            campaign,
-            upload.read(),
-            filename=upload.name or "",
-            format=request.data.get("format") or None,
-            positive=request.data.get("positive") or None,
-            rank=request.data.get("rank") or "overall",
-            map_members=flag(request.data.get("map_members"), "map_members"),
-        )
+        with budget.scope():  # the import's CPU, cells and memory (concord/budget.py)
+            summary = importers.import_judgment_file(
+                campaign,
+                upload.read(),
+                filename=upload.name or "",
+                format=request.data.get("format") or None,
+                positive=request.data.get("positive") or None,
+                rank=request.data.get("rank") or "overall",
+                map_members=flag(request.data.get("map_members"), "map_members"),
+            )
         return Response(summary.__dict__, status=status.HTTP_201_CREATED)
 
 

@@ -116,3 +116,21 @@ def test_detection_reads_only_the_head():
     # A bad byte past the head does not change what the file is (the reader names its line later).
     raw = b"worker,item,label\n" + b"w1,i1,1\n" * (detect.HEAD // 8 + 10) + b"w2,\xff,1\n"
     assert detect.detect(raw).format == "csv"
+
+
+@pytest.mark.parametrize(
+    ("bom", "codec", "lone", "label"),
+    [
+        (codecs.BOM_UTF16_LE, "utf-16-le", b"\x00\xd8", "UTF-16 LE"),
+        (codecs.BOM_UTF16_LE, "utf-16-le", b"\x00\xdc", "UTF-16 LE"),
+        (codecs.BOM_UTF16_BE, "utf-16-be", b"\xd8\x00", "UTF-16 BE"),
+    ],
+)
+def test_utf16_with_a_byte_order_mark_and_a_lone_surrogate_says_so_and_where(bom, codec, lone, label):
+    raw = bom + "worker,item,label\nw1,i1,1\n".encode(codec) + lone + "w2,i1,0\n".encode(codec)
+    found = detect.detect(raw, "crowd.csv")
+    assert (found.format, found.line) == ("undecodable", 3)
+    assert found.what == (
+        f"{label} with a byte-order mark, but byte 55 (line 3) is not {label}: a lone surrogate (half of a character)"
+    )
+    assert "without a byte-order mark" not in found.what

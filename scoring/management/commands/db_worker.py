@@ -15,7 +15,9 @@ was marked failed, leaving its campaign's reports stale. Here:
   4 ... s later, at most 60 s), up to ``MAX_TRIES`` runs in all, instead of
   being marked failed;
 - every minute it undoes the large imports whose process died
-  (annotate.imports.recover_imports), so their campaigns open again;
+  (annotate.imports.recover_imports), so their campaigns open again, and
+  removes the import wizard's previewed files left past their time
+  (annotate.wizard.sweep_staged);
 - the worker id is ``host:pid:boot`` unless given (scoring.services.worker_id),
   so ``recover_jobs`` can tell whether the worker still runs.
 
@@ -40,6 +42,7 @@ from django_tasks_db.models import DBTaskResult
 from django_tasks_db.utils import exclusive_transaction
 
 from annotate.imports import recover_imports
+from annotate.wizard import sweep_staged
 from concord.busy import Patience, is_transient
 from scoring.services import worker_id
 
@@ -88,13 +91,18 @@ class Worker(upstream.Worker):
 
     @staticmethod
     def recover() -> None:
-        """Undo abandoned imports; a fault there is logged, not the worker's end."""
+        """Undo abandoned imports and remove the import wizard's files left past their
+        time (on this machine); a fault there is logged, not the worker's end."""
         try:
             recover_imports()
         except Exception as error:
             if is_transient(error):
                 raise
             logger.exception("undoing abandoned imports failed")
+        try:
+            sweep_staged()
+        except OSError:
+            logger.exception("removing the import wizard's left files failed")
 
     def take(self) -> DBTaskResult | None:
         """Claim the next ready task of this worker's queues, or None."""
