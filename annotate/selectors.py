@@ -16,10 +16,9 @@ from django.http import Http404
 
 from annotate import imports
 from annotate.adaptive import is_adaptive
-from annotate.models import Assignment, Campaign, ImportFence, Judgment, Membership, Topic
+from annotate.models import Assignment, Campaign, Curation, ImportFence, Judgment, Membership, Topic
 from concord.busy import Busy
 from kinds.registry import get_kind
-from scoring.progress import AssessorProgress, assessor_progress, campaign_raters, median_of_counts  # noqa: F401 (annotate's)
 
 #: What a page or endpoint needs (``campaign_for``): ``view``: a campaign's assessors,
 #: organisers and admins (judging, topics, one's own judgment); ``member``: every member,
@@ -326,42 +325,13 @@ def topic_assignments(campaign: Campaign) -> list[tuple[Topic, list[tuple[str, s
 # -- how many judge each topic -----------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Raters:
-    """How many judge each topic: ``overlap`` is what the campaign hands out to its own
-    assessors; an imported crowd file brings its own raters, often more (10 workers per
-    item), so ``least`` / ``most`` are the assessors observed per topic (assigned or
-    having judged), counted when the campaign has imported workers (else None)."""
-
-    overlap: int
-    least: int | None = None
-    most: int | None = None
-
-    @property
-    def imported(self) -> bool:
-        return self.least is not None
-
-    @property
-    def text(self) -> str:
-        """``2 assessors per topic``; imported: ``10 raters per topic (imported)``."""
-        if not self.imported:
-            return f"{self.overlap} assessor{'s' if self.overlap != 1 else ''} per topic"
-        shown = f"{self.least}" if self.least == self.most else f"{self.least}–{self.most}"
-        return f"{shown} rater{'s' if self.most != 1 else ''} per topic (imported)"
-
-    @property
-    def top_up_text(self) -> str:
-        """The top-up button's words: what pressing it does on this campaign."""
-        wanted = f"{self.overlap} assessor{'s' if self.overlap != 1 else ''}"
-        if self.imported:
-            return f"Give topics with fewer than {wanted} more of your assessors"
-        return f"Top up to {wanted} per topic"
+def curation(topic: Topic, name: str) -> Curation | None:
+    """``topic``'s curation ``name`` (the gold is ``consensus``), or None."""
+    return Curation.objects.filter(topic=topic, name=name).first()
 
 
-def raters(campaign: Campaign) -> Raters:
-    """:class:`Raters` of ``campaign`` (when it has imported workers, counted as its
-    progress is: scoring.progress.campaign_raters)."""
-    if not Membership.objects.filter(campaign=campaign, imported=True).exists():
-        return Raters(campaign.overlap)
-    found = campaign_raters(campaign)
-    return Raters(campaign.overlap, found.least, found.most)
+def curations_of(topics: list[Topic], name: str) -> dict[int, Curation]:
+    """Topic id -> the topic's curation ``name`` (with who saved it last), in one
+    query: e.g. the adjudicated gold (``consensus``) of every topic of an export."""
+    found = Curation.objects.filter(topic__in=[t.pk for t in topics], name=name).select_related("updated_by")
+    return {c.topic_id: c for c in found}

@@ -23,9 +23,8 @@ from django.core.files.uploadedfile import UploadedFile
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils.http import urlencode
 
-from annotate import assignments, detect, importers, samples, selectors, services, wizard
+from annotate import detect, importers, samples, selectors, services, wizard
 from annotate.api.views import flag
 from annotate.models import Campaign
 from concord import budget, paramforms
@@ -402,70 +401,3 @@ def campaign_sample(request: HttpRequest, campaign_id: int, sample: str) -> Http
 
 
 # -- assignments ----------------------------------------------------------------------
-
-
-@login_required
-def campaign_assignments(request: HttpRequest, campaign_id: int) -> HttpResponse:
-    """Who has which topic in which state; reassign a topic; top up to the overlap."""
-    campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
-    error = None
-    if request.method == "POST":
-        action = request.POST.get("action", "")
-        try:
-            if action == "reassign":
-                assignments.reassign_topic(
-                    campaign=campaign,
-                    topic=request.POST.get("topic", ""),
-                    from_assessor=request.POST.get("from_assessor", ""),
-                    to_assessor=request.POST.get("to_assessor", ""),
-                )
-                messages.success(
-                    request,
-                    f"Topic {request.POST['topic']} moved from {request.POST['from_assessor']} "
-                    f"to {request.POST['to_assessor']}.",
-                )
-            elif action == "topup":
-                made = assignments.top_up(campaign)
-                messages.success(request, f"Topped up to the overlap: {made} new assignment{'s' if made != 1 else ''}.")
-            else:
-                raise InvalidInput("action", "expected reassign or topup")
-        except InvalidInput as invalid:
-            error = invalid
-        else:
-            return redirect(request.get_full_path())
-    try:
-        filters = assignments.read_filters(request.GET, campaign)
-        table = assignments.topic_table(campaign, filters)
-    except InvalidInput as invalid:
-        error = error or invalid
-        filters = assignments.Filters()
-        table = assignments.topic_table(campaign, filters)
-    base = reverse("campaign-assignments", args=[campaign.pk])
-    pages = {
-        "previous": f"{base}?{urlencode(filters.query(page=table.page - 1))}" if table.page > 1 else "",
-        "next": f"{base}?{urlencode(filters.query(page=table.page + 1))}" if table.page < table.pages else "",
-    }
-    sorts = {
-        key: f"{base}?{urlencode(filters.query(sort=('-' + key) if filters.sort == key else key, page=1))}"
-        for key in assignments.SORTS
-    }
-    return render(
-        request,
-        "annotate/assignments.html",
-        {
-            "campaign": campaign,
-            "table": table,
-            "filters": filters,
-            "states": assignments.STATES,
-            "members": assignments.member_names(campaign),
-            "assessors": assignments.assessor_names(campaign),
-            "pages": pages,
-            "sorts": sorts,
-            "error": error,
-            # What the kind's disagreement measures: the first paragraph of its docstring.
-            "disagreement_help": " ".join(
-                (get_kind(campaign.kind).reports.disagreement.__doc__ or "").split("\n\n")[0].split()
-            ),
-        },
-        status=400 if error else 200,
-    )

@@ -2,177 +2,19 @@
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import BadRequest, PermissionDenied
+from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 
-from annotate import adaptive, assignments, dashboard, flags, selectors, services
+from annotate import adaptive, flags, selectors, services
 from annotate.models import Judgment
 from concord import paramforms
 from concord.digits import whole_number
 from concord.errors import InvalidInput
 from kinds.registry import KINDS, get_kind
-from scoring import live
-from scoring import progress as progress_counts
-from scoring import selectors as scoring_selectors
-from scoring import services as scoring_services
-from scoring.csvfiles import write_csv
-from scoring.filenames import attach, download_name
-
-
-@login_required
-def home(request: HttpRequest) -> HttpResponse:
-    queues = selectors.assessor_queues(request.user)
-    organised = [q.campaign for q in queues if q.role == "organiser"]
-    if request.user.is_staff:
-        member_of = {q.campaign.pk for q in queues}
-        others = list(selectors.visible_campaigns(request.user).exclude(pk__in=member_of).order_by("name"))
-    else:
-        others = []
-    # Progress and what needs attention for every campaign organised, in a few grouped queries.
-    counts = dashboard.attention(c.pk for c in [*organised, *others])
-    return render(
-        request,
-        "annotate/home.html",
-        {
-            "assessing": [q for q in queues if q.role == "assessor"],
-            "organised": [(c, counts[c.pk], "") for c in organised] + [(c, counts[c.pk], "admin") for c in others],
-            "adjudicating": [q for q in queues if q.role == "adjudicator"],
-            "can_create": selectors.can_create_campaigns(request.user),
-        },
-    )
-
-
-@login_required
-def campaign(request: HttpRequest, campaign_id: int) -> HttpResponse:
-    campaign, role = selectors.campaign_for(request.user, campaign_id, need="member")
-    if role == "assessor":
-        queue = next(q for q in selectors.assessor_queues(request.user) if q.campaign.pk == campaign.pk)
-        return render(request, "annotate/campaign_assessor.html", {"campaign": campaign, "queue": queue})
-    if role == "adjudicator":
-        # The adjudication queue only: no agreement, progress, flags, jobs or exports.
-        return render(request, "annotate/campaign_adjudicator.html", {"campaign": campaign})
-    section = request.GET.get("section") or "summary"
-    if section not in dashboard.SECTIONS:
-        raise BadRequest(f"section: expected one of {', '.join(dashboard.SECTIONS)}, not {section!r}")
-    # The flag inbox's page numbers are checked on every section: a bad one is a 400 naming it.
-    for name in flags.INBOX_PAGES:
-        try:
-            flags.page_number(request.GET.get(name), name)
-        except InvalidInput as invalid:
-            raise BadRequest(f"{invalid.field}: {invalid.message}") from None
-    context = {
-        "campaign": campaign,
-        "role": role,
-        "kind": get_kind(campaign.kind),
-        "section": section,
-        "sections": dashboard.SECTIONS,
-        "refresh_ms": settings.CONCORD_REFRESH_MS,
-        # A capped table's "show all" (scoring_tags.capped): the one table to show whole.
-        "show_all": request.GET.get("all", ""),
-    }
-    # Each section reads only what it shows: the summary never decodes flags or job forms.
-    context.update(_SECTIONS[section](request, campaign))
-    return render(request, "annotate/campaign_organiser.html", context)
-
-
-def _report_context(request: HttpRequest, campaign) -> dict:
-    # The report's ETag, read before the report (scoring/live.py): the fragment's first poll sends it.
-    report_etag = live.current_etag(request.user, campaign.pk)
-    return {
-        "report_etag": report_etag or "",
-        "report": live.campaign_report(campaign, report_etag),
-        "building": scoring_selectors.build_progress(campaign),
-    }
-
-
-def _summary_context(request: HttpRequest, campaign) -> dict:
-    # the headline stored beside the report, not the report: a crowd's is megabytes to decode
-    latest = live.campaign_headline(campaign, live.current_etag(request.user, campaign.pk))
-    counted = progress_counts.campaign_progress(campaign)
-    return {
-        "summary": dashboard.campaign_summary(campaign, latest, counted),
-        "progress": counted.assessors,
-        "building": scoring_selectors.build_progress(campaign),
-    }
-
-
-def _progress_context(request: HttpRequest, campaign) -> dict:
-    counted = progress_counts.campaign_progress(campaign, states=True)
-    return {
-        "progress": counted.assessors,
-        # One page of topics (the Assignments page lists, filters and sorts them all) and
-        # how many assignments are in each state: never a row per topic of a big campaign.
-        "topics": assignments.topic_table(campaign, assignments.Filters()),
-        "states": assignments.state_counts(campaign, counted.states),
-    }
-
-
-def _flags_context(request: HttpRequest, campaign) -> dict:
-    try:
-        inbox = flags.inbox(campaign, request.GET)
-    except InvalidInput as invalid:
-        raise BadRequest(f"{invalid.field}: {invalid.message}") from None
-    return {"inbox": inbox, "inbox_links": _inbox_links(request, inbox)}
-
-
-def _analyses_context(request: HttpRequest, campaign) -> dict:
-    return {
-        "jobs": scoring_selectors.campaign_jobs(campaign),
-        "applied": scoring_selectors.applied_changes(campaign),
-        "analyses": analysis_forms(campaign),
-    }
-
-
-_SECTIONS = {
-    "summary": _summary_context,
-    "report": _report_context,
-    "progress": _progress_context,
-    "flags": _flags_context,
-    "analyses": _analyses_context,
-}
-
-
-@login_required
-def summary(request: HttpRequest, campaign_id: int) -> HttpResponse:
-    """The summary: the fragment the campaign page's Summary polls."""
-    campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
-    return render(
-        request, "annotate/campaign_summary.html", {"campaign": campaign, **_summary_context(request, campaign)}
-    )
-
-
-def _inbox_links(request: HttpRequest, inbox: flags.Inbox) -> dict[str, dict[str, str | bool]]:
-    """Each inbox list's previous and next page (the other lists keep theirs), and whether it is turned."""
-    links: dict[str, dict[str, str | bool]] = {}
-    for name, page in zip(flags.INBOX_PAGES, (inbox.open, inbox.resolved, inbox.skipped)):
-        links[name] = {"open": name in request.GET}
-        for direction in ("previous", "next"):
-            number = getattr(page, direction)
-            if number is not None:
-                query = request.GET.copy()
-                query[name] = str(number)
-                links[name][direction] = f"?{query.urlencode()}#flags"
-    return links
-
-
-def analysis_forms(campaign) -> list[dict]:
-    """Each analysis of the campaign with its params form, or why it cannot run yet."""
-    facts = scoring_selectors.campaign_facts(campaign)
-    return [
-        {
-            "name": name,
-            "help": schema.help,
-            "fields": paramforms.fields(schema, form=name),
-            "reason": scoring_services.not_ready(campaign, name, facts),
-        }
-        for name, schema in scoring_services.analysis_schemas(campaign.kind).items()
-        if name in scoring_services.analyses_for(campaign)
-    ]
 
 
 @login_required
@@ -274,7 +116,7 @@ def consensus_editor(request: HttpRequest, campaign_id: int, topic_id: str) -> H
     topic = selectors.topic_for(request.user, campaign, role, topic_id)
     spec = get_kind(campaign.kind)
     kind = spec.data
-    current = scoring_selectors.curation(topic, "consensus")
+    current = selectors.curation(topic, "consensus")
     assessors = sorted(
         topic.judgments.filter(status__in=Judgment.COUNTING).values_list("assessor__username", flat=True)
     )
@@ -345,50 +187,3 @@ def new_campaign(request: HttpRequest) -> HttpResponse:
         },
         status=400 if error else 200,
     )
-
-
-@login_required
-def progress(request: HttpRequest, campaign_id: int) -> HttpResponse:
-    """Progress per assessor: the fragment the organiser's page polls, as it polls the report;
-    ``?format=csv``: every row as CSV (the capped table's "CSV" link)."""
-    campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
-    wanted = request.GET.get("format", "")
-    if wanted not in ("", "csv"):
-        raise BadRequest(f"format: expected csv or nothing, not {wanted!r}")
-    if wanted == "csv":  # counted now, whatever the campaign's size: a download, not a poll
-        rows = selectors.assessor_progress(campaign)
-        return attach(
-            HttpResponse(write_csv(PROGRESS_COLUMNS, _progress_rows(rows)), content_type="text/csv; charset=utf-8"),
-            download_name(campaign, "progress", extension="csv"),
-        )
-    rows = progress_counts.campaign_progress(campaign).assessors
-    context = {"campaign": campaign, "progress": rows, "section": "progress", "show_all": request.GET.get("all", "")}
-    return render(request, "annotate/progress_table.html", context)
-
-
-PROGRESS_COLUMNS = [
-    "assessor",
-    "assigned",
-    "drafts",
-    "withdrawn",
-    "submitted",
-    "reopened",
-    "skipped",
-    "active_median_ms",
-    "active_total_ms",
-]
-
-
-def _progress_rows(rows: list[selectors.AssessorProgress]):
-    for p in rows:
-        yield [
-            p.username,
-            p.assigned,
-            p.drafts,
-            p.withdrawn,
-            p.submitted,
-            p.reopened,
-            p.skipped,
-            p.active_median_ms,
-            p.active_total_ms,
-        ]

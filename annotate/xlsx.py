@@ -317,7 +317,7 @@ class _SheetReader:
         self.cells: list[tuple[int, str]] = []
         self.column = 0
         self.reference = ""
-        self.kind = ""
+        self.cell_type = ""
         self.style = ""
         self.collect = False  # inside <v>, or <t> of an inline string (not of a phonetic reading)
         self.phonetic = 0
@@ -396,7 +396,7 @@ class _SheetReader:
             raise InvalidInput(f"row {self.row_number}", f"more than {MAX_COLUMNS:,} cells")
         self.column = column
         self.reference = f"{column_letters(column)}{self.row_number}"
-        self.kind = attributes.get("t", "n")
+        self.cell_type = attributes.get("t", "n")
         self.style = attributes.get("s", "")
         self.pieces.clear()
         self.length = 0
@@ -411,8 +411,8 @@ class _SheetReader:
             self.cells.append((self.column, value))
 
     def _value(self, raw: str) -> str:
-        kind = self.kind
-        if kind == "s":
+        cell_type = self.cell_type
+        if cell_type == "s":
             index = _whole(raw.strip())
             value = None if index is None else self.shared.get(index)
             if value is None:
@@ -421,9 +421,9 @@ class _SheetReader:
                     f"refers to shared string {raw.strip()!r}; the workbook has {self.shared.count:,}",
                 )
             return value
-        if kind in {"inlineStr", "str", "e", "d"}:
+        if cell_type in {"inlineStr", "str", "e", "d"}:
             return raw
-        if kind == "b":
+        if cell_type == "b":
             return {"1": "True", "0": "False"}.get(raw.strip(), raw)
         raw = raw.strip()
         if not raw:

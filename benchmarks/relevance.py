@@ -29,7 +29,8 @@ import numpy as np
 from scipy.stats import kendalltau
 
 from benchmarks._harness import measure, print_result, print_table
-from stats import ireval, relevance
+from kinds.relevance import stats as relevance
+from stats import ireval
 
 N_TOPICS, POOL, N_ASSESSORS, N_RUNS, DEPTH, UNJUDGED = 50, 1000, 5, 100, 100, 20
 SEED = 2000

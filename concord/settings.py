@@ -53,6 +53,7 @@ INSTALLED_APPS = [
     # a busy database (scoring/management/commands/db_worker.py).
     "scoring",
     "django_tasks_db",
+    "dashboard",
     *KIND_APPS,
     "concord.apps.ConcordConfig",
 ]

@@ -4,13 +4,13 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from annotate import account_views as account_pages
-from annotate import adjudication_views as adjudication_pages
 from annotate import flag_views as flag_pages
 from annotate import organiser_views as organiser_pages
 from annotate import upload_views
 from annotate import views as pages
 from annotate.api import views as api
 from concord import auth_api, auth_pages, help_views
+from dashboard import views as dashboard_pages
 from kinds.registry import KINDS
 from scoring import api as scoring_api
 from scoring import views as scoring_pages
@@ -86,13 +86,13 @@ api_urls = [
 ]
 
 page_urls = [
-    path("", pages.home, name="home"),
+    path("", dashboard_pages.home, name="home"),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("accounts/signed-in/", auth_pages.signed_in, name="signed-in"),
     path("campaigns/new/", pages.new_campaign, name="campaign-new"),
-    path("campaigns/<int:campaign_id>/progress/", pages.progress, name="campaign-progress"),
-    path("campaigns/<int:campaign_id>/summary/", pages.summary, name="campaign-summary"),
+    path("campaigns/<int:campaign_id>/progress/", dashboard_pages.progress, name="campaign-progress"),
+    path("campaigns/<int:campaign_id>/summary/", dashboard_pages.summary, name="campaign-summary"),
     path("campaigns/<int:campaign_id>/members/", organiser_pages.campaign_members, name="campaign-members"),
     path("campaigns/<int:campaign_id>/uploads/", upload_views.campaign_uploads, name="campaign-uploads"),
     path("campaigns/<int:campaign_id>/uploads/import/", upload_views.campaign_import, name="campaign-import"),
@@ -101,11 +101,11 @@ page_urls = [
         upload_views.campaign_sample,
         name="campaign-sample",
     ),
-    path("campaigns/<int:campaign_id>/assignments/", upload_views.campaign_assignments, name="campaign-assignments"),
+    path("campaigns/<int:campaign_id>/assignments/", dashboard_pages.campaign_assignments, name="campaign-assignments"),
     # A set-password link's code is its fragment, never in a URL the server sees (annotate/accounts.py).
     path("accounts/set-password/", account_pages.set_password, name="set-password"),
     path("accounts/reset/done/", auth_views.PasswordResetCompleteView.as_view(), name="password_reset_complete"),
-    path("campaigns/<int:campaign_id>/", pages.campaign, name="campaign"),
+    path("campaigns/<int:campaign_id>/", dashboard_pages.campaign, name="campaign"),
     path("campaigns/<int:campaign_id>/topics/<str:topic_id>/judge/", pages.judge, name="judge"),
     path("campaigns/<int:campaign_id>/next/", pages.next_topic, name="campaign-next"),
     path("campaigns/<int:campaign_id>/topics/<str:topic_id>/skip/", flag_pages.topic_skip, name="topic-skip"),
@@ -122,10 +122,10 @@ page_urls = [
     path(
         "campaigns/<int:campaign_id>/topics/<str:topic_id>/consensus/", pages.consensus_editor, name="consensus-editor"
     ),
-    path("campaigns/<int:campaign_id>/adjudication/", adjudication_pages.queue, name="adjudication"),
+    path("campaigns/<int:campaign_id>/adjudication/", dashboard_pages.adjudication_queue, name="adjudication"),
     path(
         "campaigns/<int:campaign_id>/topics/<str:topic_id>/adjudicate/",
-        adjudication_pages.adjudicate,
+        dashboard_pages.adjudicate,
         name="adjudicate",
     ),
     path("campaigns/<int:campaign_id>/analyses/", scoring_pages.start_analysis, name="campaign-analyses"),

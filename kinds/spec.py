@@ -139,7 +139,7 @@ class Reports:
     #: first build). None: the report is built and ``disagreement`` reads it.
     partial_disagreement: Callable[[Any, Any], Disagreement | None] | None = None
     #: ``headline(campaign report)``: the figure the campaign's summary (the organiser's
-    #: dashboard, annotate/dashboard.py) shows with its interval and stop signal, a
+    #: dashboard, dashboard/selectors.py) shows with its interval and stop signal, a
     #: :class:`Headline`; None (the function, or its answer): the kind has no single
     #: campaign-wide figure (factoids: per pair of annotators) and the summary points to
     #: the report.
@@ -181,7 +181,7 @@ class Adjudication:
     payloads)`` is the payload "Accept the consensus" saves (e.g. the
     majority label of every item), or None when the kind has no automatic
     consensus (then the adjudicator accepts one assessor's judgment or edits).
-    The generic page (templates/annotate/adjudicate.html) includes ``template``
+    The generic page (templates/dashboard/adjudicate.html) includes ``template``
     as a fragment, with ``comparison``, ``view``, ``assessors``, ``campaign``
     and ``topic`` in its context.
     """

@@ -14,6 +14,7 @@ from django.db.models import Count, OuterRef, Subquery
 from django.utils import timezone
 
 from annotate.models import Campaign, Curation, Judgment, JudgmentRevision, Run, Topic
+from annotate.selectors import curation, curations_of  # noqa: F401 (the kinds' reports read them here)
 from concord import typed
 from concord.errors import InvalidInput
 from kinds.registry import get_kind
@@ -202,18 +203,6 @@ def campaign_facts(campaign: Campaign) -> CampaignFacts:
         curations=curations,
         campaign=campaign,
     )
-
-
-def curation(topic: Topic, name: str):
-
-    return Curation.objects.filter(topic=topic, name=name).first()
-
-
-def curations_of(topics: list[Topic], name: str) -> dict[int, Curation]:
-    """Topic id -> the topic's curation ``name`` (with who saved it last), in one
-    query: e.g. the adjudicated gold (``consensus``) of every topic of an export."""
-    found = Curation.objects.filter(topic__in=[t.pk for t in topics], name=name).select_related("updated_by")
-    return {c.topic_id: c for c in found}
 
 
 @dataclass(frozen=True)

@@ -5,8 +5,7 @@ from __future__ import annotations
 from django import template
 from django.utils.safestring import SafeString
 
-from annotate import selectors
-from annotate.dashboard import SECTIONS
+from annotate.navigation import SECTIONS
 from concord import markdown
 
 register = template.Library()
@@ -66,10 +65,3 @@ def id_texts(items, more=None) -> dict[str, str]:
 def campaign_sections() -> dict[str, str]:
     """The campaign page's sections (``?section=`` name -> label), for the section bar on every organiser page."""
     return SECTIONS
-
-
-@register.simple_tag
-def raters_per_topic(campaign) -> selectors.Raters:
-    """``{% raters_per_topic campaign as raters %}``: what is true of who judges each topic
-    (an imported crowd campaign's observed raters, not the overlap its own assessors get)."""
-    return selectors.raters(campaign)

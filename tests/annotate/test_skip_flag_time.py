@@ -17,6 +17,7 @@ from annotate import flags, selectors, services
 from annotate.models import Assignment, Flag, Judgment, Topic
 from concord.errors import InvalidInput
 from kinds.registry import KINDS
+from scoring.progress import AssessorProgress, assessor_progress, median_of_counts
 
 pytestmark = pytest.mark.django_db
 
@@ -32,8 +33,8 @@ def queue_of(user, campaign) -> selectors.CampaignQueue:
     return next(q for q in selectors.assessor_queues(user) if q.campaign.pk == campaign.pk)
 
 
-def progress_of(campaign, username: str) -> selectors.AssessorProgress:
-    return next(p for p in selectors.assessor_progress(campaign) if p.username == username)
+def progress_of(campaign, username: str) -> AssessorProgress:
+    return next(p for p in assessor_progress(campaign) if p.username == username)
 
 
 def submit(campaign, user, external_id: str, active_ms: int = 0) -> Judgment:
@@ -525,5 +526,5 @@ def test_the_median_of_counted_times_is_the_median_of_the_times(values):
     from collections import Counter
 
     counted = sorted(Counter(values).items())
-    assert selectors.median_of_counts(counted) == statistics.median(values)
-    assert type(selectors.median_of_counts(counted)) is type(statistics.median(values))
+    assert median_of_counts(counted) == statistics.median(values)
+    assert type(median_of_counts(counted)) is type(statistics.median(values))

@@ -12,6 +12,7 @@ from playwright.sync_api import expect
 from annotate import adjudication
 from annotate.demo import seed
 from annotate.models import Curation
+from dashboard import queue
 from kinds.registry import KINDS
 from scoring import services as scoring_services
 from tests.e2e.axe import AXE, AXE_RUN, FAILING
@@ -52,7 +53,7 @@ def pairs_demo(people, replace_spec, django_capture_on_commit_callbacks):
         scoring_services.recompute_reports(campaign.pk, everything=True)
 
     def disputed(campaign) -> int:
-        rows = adjudication.queue(campaign, adjudication.Filters()).rows
+        rows = queue.disputed(campaign, queue.Filters()).rows
         return sum(1 for row in rows if row.disagreement)
 
     return max((c for c in campaigns if c.kind == "pairs"), key=disputed)
@@ -60,7 +61,7 @@ def pairs_demo(people, replace_spec, django_capture_on_commit_callbacks):
 
 def test_an_organiser_adjudicates_two_topics_by_keyboard(pairs_demo, browser, live_server, login):
     campaign = pairs_demo
-    rows = adjudication.queue(campaign, adjudication.Filters()).rows
+    rows = queue.disputed(campaign, queue.Filters()).rows
     first, second = rows[0].topic, rows[1].topic
     assert rows[0].disagreement and rows[1].disagreement, "the demo has two disputed topics"
     context = browser.new_context(viewport={"width": 1280, "height": 900})

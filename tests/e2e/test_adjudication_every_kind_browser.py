@@ -13,6 +13,7 @@ from test_adjudication_browser import axe_problems, tab_to
 from annotate import adjudication
 from annotate.demo import seed
 from annotate.models import Curation
+from dashboard import queue
 from kinds.registry import KINDS
 from scoring import services as scoring_services
 from tests.e2e.axe import AXE
@@ -31,7 +32,7 @@ def test_an_organiser_adjudicates_the_most_disputed_topic(
         _, campaigns = seed(reset_passwords=False)
     for campaign in campaigns:
         scoring_services.recompute_reports(campaign.pk, everything=True)
-    queues = [(adjudication.queue(c, adjudication.Filters()).rows, c) for c in campaigns if c.kind == kind]
+    queues = [(queue.disputed(c, queue.Filters()).rows, c) for c in campaigns if c.kind == kind]
     rows, campaign = max(queues, key=lambda q: sum(1 for row in q[0] if row.disagreement))
     assert rows and rows[0].disagreement, f"the {kind} demo has a disputed topic"
     topic = rows[0].topic

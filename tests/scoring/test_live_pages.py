@@ -14,8 +14,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from annotate import services
-from annotate.assignments import PAGE_SIZE
 from annotate.models import Topic
+from dashboard.topics import PAGE_SIZE
 from scoring import live
 from scoring.templatetags.scoring_tags import SHOW_ALL_LIMIT, cap
 from tests.campaigns import pairs_topics

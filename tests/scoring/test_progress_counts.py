@@ -8,9 +8,10 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from annotate import dashboard, flags, members, services
+from annotate import flags, members, services
 from annotate.models import Assignment, Judgment, Topic
 from concord import typed
+from dashboard import selectors as dashboard
 from scoring import jobs, progress
 from scoring.models import Report
 from tests.campaigns import imported_crowd

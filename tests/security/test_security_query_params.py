@@ -25,7 +25,8 @@ from django.test import Client
 from django.utils.functional import cached_property
 from security_helpers import api_methods, path_for, project_patterns
 
-from annotate import adjudication, assignments, flags
+from annotate import flags
+from dashboard import queue, topics
 from scoring import jobs
 
 pytestmark = pytest.mark.django_db
@@ -82,7 +83,7 @@ def names_in_source() -> set[str]:
             found |= set(re.findall(r"(?:\bGET|query_params)\[\s*[\"']([^\"']+)[\"']\]", text))
     for path in [*ROOT.glob("templates/**/*.html"), *ROOT.glob("kinds/*/templates/**/*.html")]:
         found |= set(re.findall(r"request\.GET\.(\w+)", path.read_text()))
-    for reader in (adjudication.read_filters, assignments.read_filters):  # handed request.GET by their views
+    for reader in (queue.read_filters, topics.read_filters):  # handed request.GET by their views
         found |= set(re.findall(r"\bdata\.get\([\"'](\w+)[\"']", inspect.getsource(reader)))
     return found | set(flags.INBOX_PAGES)  # flags.inbox reads each name of the tuple
 

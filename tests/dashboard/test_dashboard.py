@@ -1,4 +1,4 @@
-"""The organiser's dashboard (annotate/dashboard.py): the summary the campaign page opens on,
+"""The organiser's dashboard (dashboard/selectors.py): the summary the campaign page opens on,
 its sections, the home page's counts, capped tables and the members' links at once."""
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from annotate import accounts, dashboard, flags, services
+from annotate import accounts, flags, services
 from annotate.models import Topic
+from dashboard import selectors as dashboard
 from scoring import jobs
 from scoring.models import Job
 from scoring.templatetags.scoring_tags import TABLE_LIMIT

@@ -20,7 +20,7 @@ from typing import Any
 
 from django.db.models import Count, Exists, OuterRef
 
-from annotate.models import Campaign, Flag, Topic
+from annotate.models import Campaign, Flag, Membership, Topic
 from kinds.registry import get_kind
 from kinds.spec import Headline
 from scoring import progress
@@ -28,15 +28,6 @@ from scoring.models import Job
 
 #: A job in these states is still to finish (its Cancel button shows).
 RUNNING = (Job.Status.QUEUED, Job.Status.RUNNING)
-
-#: The campaign page's sections (``?section=``), in the tab bar's order, with their names.
-SECTIONS: dict[str, str] = {
-    "summary": "Summary",
-    "report": "Report",
-    "progress": "Progress",
-    "flags": "Flags",
-    "analyses": "Analyses",
-}
 
 
 @dataclass(frozen=True)
@@ -127,3 +118,44 @@ def campaign_summary(campaign: Campaign, latest: Any, counted: progress.Campaign
         headline=latest.data if latest is not None else None,
         has_headline=get_kind(campaign.kind).reports.headline is not None,
     )
+
+
+@dataclass(frozen=True)
+class Raters:
+    """How many judge each topic: ``overlap`` is what the campaign hands out to its own
+    assessors; an imported crowd file brings its own raters, often more (10 workers per
+    item), so ``least`` / ``most`` are the assessors observed per topic (assigned or
+    having judged), counted when the campaign has imported workers (else None)."""
+
+    overlap: int
+    least: int | None = None
+    most: int | None = None
+
+    @property
+    def imported(self) -> bool:
+        return self.least is not None
+
+    @property
+    def text(self) -> str:
+        """``2 assessors per topic``; imported: ``10 raters per topic (imported)``."""
+        if not self.imported:
+            return f"{self.overlap} assessor{'s' if self.overlap != 1 else ''} per topic"
+        shown = f"{self.least}" if self.least == self.most else f"{self.least}–{self.most}"
+        return f"{shown} rater{'s' if self.most != 1 else ''} per topic (imported)"
+
+    @property
+    def top_up_text(self) -> str:
+        """The top-up button's words: what pressing it does on this campaign."""
+        wanted = f"{self.overlap} assessor{'s' if self.overlap != 1 else ''}"
+        if self.imported:
+            return f"Give topics with fewer than {wanted} more of your assessors"
+        return f"Top up to {wanted} per topic"
+
+
+def raters(campaign: Campaign) -> Raters:
+    """:class:`Raters` of ``campaign`` (when it has imported workers, counted as its
+    progress is: scoring.progress.campaign_raters)."""
+    if not Membership.objects.filter(campaign=campaign, imported=True).exists():
+        return Raters(campaign.overlap)
+    found = progress.campaign_raters(campaign)
+    return Raters(campaign.overlap, found.least, found.most)
