@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kinds.nuggets import adjudication, charts, demo, importers, report
+from kinds.nuggets import adjudication, analyses, charts, demo, exports, importers, partials, report
 from kinds.nuggets.data import NuggetsKind
 from kinds.nuggets.examples import EXAMPLES
 from kinds.spec import Adjudication, Analysis, Exports, JudgePage, KindSpec, Reports, Upload, UploadFile
@@ -12,34 +12,34 @@ SPEC = KindSpec(
     judge=JudgePage(template="nuggets/judge.html", script="nuggets/judge.js"),
     reports=Reports(
         topic=report.topic_report,
-        campaign=report.campaign_report,
+        campaign=partials.campaign_report,
         topic_type=report.NuggetsTopicReport,
         campaign_type=report.NuggetsCampaignReport,
         disagreement=report.topic_disagreement,
-        partial_disagreement=report.partial_disagreement,
+        partial_disagreement=partials.partial_disagreement,
         headline=report.headline,
         template="nuggets/report.html",
         topic_template="nuggets/topic_report.html",
-        partial=report.topic_partial,
-        merge=report.merge,
-        partial_type=report.NuggetsPartial,
+        partial=partials.topic_partial,
+        merge=partials.merge,
+        partial_type=partials.NuggetsPartial,
     ),
     exports=Exports(
-        formats=report.EXPORTS,
-        help=report.EXPORT_HELP,
-        truths=report.truths,
-        write=report.export,
-        describe=report.describe_export,
+        formats=exports.EXPORTS,
+        help=exports.EXPORT_HELP,
+        truths=exports.truths,
+        write=exports.export,
+        describe=exports.describe_export,
     ),
     examples=EXAMPLES,
     analyses=(
         Analysis(
             name="stability",
-            run=report.stability_analysis,
-            params=report.ANALYSIS_PARAMS["stability"],
+            run=analyses.stability_analysis,
+            params=analyses.ANALYSIS_PARAMS["stability"],
             template="nuggets/results/stability.html",
             charts=charts.stability,
-            ready=report.stability_ready,
+            ready=analyses.stability_ready,
         ),
     ),
     demo=demo.build,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from annotate import interchange as ix
-from kinds.ordering import adjudication, charts, demo, importers, interchange, report
+from kinds.ordering import adjudication, analyses, charts, demo, exports, importers, interchange, partials, report
 from kinds.ordering.data import OrderingKind
 from kinds.ordering.examples import EXAMPLES
 from kinds.spec import Adjudication, Analysis, Exports, JudgePage, KindSpec, Reports
@@ -13,49 +13,49 @@ SPEC = KindSpec(
     judge=JudgePage(template="ordering/judge.html", script="ordering/judge.js"),
     reports=Reports(
         topic=report.topic_report,
-        campaign=report.campaign_report,
+        campaign=partials.campaign_report,
         topic_type=report.OrderingTopicReport,
         campaign_type=report.OrderingCampaignReport,
         disagreement=report.topic_disagreement,
         headline=report.headline,
         template="ordering/report.html",
         topic_template="ordering/topic_report.html",
-        partial=report.topic_partial,
-        merge=report.merge,
-        partial_type=report.OrderingPartial,
+        partial=partials.topic_partial,
+        merge=partials.merge,
+        partial_type=partials.OrderingPartial,
     ),
     exports=Exports(
-        formats={**report.EXPORTS, **interchange.EXPORTS},
-        help=report.EXPORT_HELP + ix.EXPORT_HELP,
-        truths=report.truths,
-        write=ix.dispatch(interchange.EXPORTS, interchange.export, report.export),
-        describe=ix.describe(interchange.EXPORTS, report.describe_export),
+        formats={**exports.EXPORTS, **interchange.EXPORTS},
+        help=exports.EXPORT_HELP + ix.EXPORT_HELP,
+        truths=exports.truths,
+        write=ix.dispatch(interchange.EXPORTS, interchange.export, exports.export),
+        describe=ix.describe(interchange.EXPORTS, exports.describe_export),
     ),
     examples=EXAMPLES,
     analyses=(
         Analysis(
             name="noise",
-            run=report.noise_analysis,
-            params=report.ANALYSIS_PARAMS["noise"],
+            run=analyses.noise_analysis,
+            params=analyses.ANALYSIS_PARAMS["noise"],
             template="ordering/results/noise.html",
             charts=charts.noise,
-            ready=report.orderings_ready,
+            ready=analyses.orderings_ready,
         ),
         Analysis(
             name="frespa-sweep",
-            run=report.sweep_analysis,
-            params=report.ANALYSIS_PARAMS["frespa-sweep"],
+            run=analyses.sweep_analysis,
+            params=analyses.ANALYSIS_PARAMS["frespa-sweep"],
             template="ordering/results/frespa-sweep.html",
             charts=charts.sweep,
-            ready=report.orderings_ready,
+            ready=analyses.orderings_ready,
         ),
         Analysis(
             name="frespa-tune",
-            run=report.tune_analysis,
-            apply=report.tuned_params,
-            params=report.ANALYSIS_PARAMS["frespa-tune"],
+            run=analyses.tune_analysis,
+            apply=analyses.tuned_params,
+            params=analyses.ANALYSIS_PARAMS["frespa-tune"],
             template="ordering/results/frespa-tune.html",
-            ready=report.orderings_ready,
+            ready=analyses.orderings_ready,
         ),
     ),
     demo=demo.build,

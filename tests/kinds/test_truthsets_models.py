@@ -17,7 +17,7 @@ from django.core.management import call_command
 
 from annotate import services
 from concord import typed
-from kinds.nuggets import report as nuggets_report
+from kinds.nuggets import partials as nuggets_partials
 from kinds.pairs import report as pairs_report
 from kinds.registry import KINDS
 from kinds.relevance import report as relevance_report
@@ -357,5 +357,5 @@ def test_nugget_label_truth_sets_with_provenance(api, people, nuggets):
     assert rows[0]["label"] == "vital" and rows[0]["source"] == "model"
     assert export(api, people, nuggets, "adjudicated", "tsv").json()["field"] == "format"
     assert export(api, people, nuggets, "adjudicated:scores").json()["field"] == "truth"
-    report = nuggets_report.campaign_report(report_input(nuggets))
+    report = nuggets_partials.campaign_report(report_input(nuggets))
     assert [(r.assessor, r.n_labels) for r in report.reliability] == [("original", 2), ("alice", 2), ("bob", 2)]

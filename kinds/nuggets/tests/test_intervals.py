@@ -10,7 +10,8 @@ import io
 import numpy as np
 import pytest
 
-from kinds.nuggets.report import arrays, label_agreement, scores
+from kinds.nuggets.partials import label_agreement
+from kinds.nuggets.report import arrays, scores
 from kinds.nuggets.tests.test_report import labelled  # noqa: F401
 from scoring.selectors import campaign_report, report_input, submitted_judgments
 from stats.agreement import category_counts

@@ -22,6 +22,7 @@ from annotate import services
 from annotate.models import Judgment
 from concord import typed
 from kinds.nuggets import demo
+from kinds.nuggets import partials as nuggets_partials
 from kinds.nuggets import report as r
 from kinds.nuggets import stats as m
 from kinds.nuggets.tests.test_report import labelled  # noqa: F401 (fixture)
@@ -79,23 +80,26 @@ def _reference_campaign_report(input: ReportInput) -> r.NuggetsCampaignReport:
             for q, t in enumerate(a.topics)
         },
         runs=ranking,
-        stability=r.stability(answered) if len(a.runs) >= 2 else None,
+        stability=nuggets_partials.stability(answered) if len(a.runs) >= 2 else None,
         reliability=lm.binary_reliability(a.labels.T, a.assessors, lm.model_truth(a.labels.T, "dawid-skene", 2)),
-        label_agreement=r.label_agreement(a, settings),
-        ranking=r.run_ranking_stability(question_scores, settings),
+        label_agreement=nuggets_partials.label_agreement(a, settings),
+        ranking=nuggets_partials.run_ranking_stability(question_scores, settings),
     )
 
 
 def assert_merge_equals_reference(given: ReportInput) -> r.NuggetsCampaignReport:
-    merged = r.campaign_report(given)
+    merged = nuggets_partials.campaign_report(given)
     found = differences(typed.dump(merged), typed.dump(_reference_campaign_report(given)), tolerance=1e-12)
     assert found == []
     # the topic objects a merge sees carry no data (scoring.jobs reads id, external_id, position)
     bare = [copy.copy(t) for t in given.topics]
     for t in bare:
         t.data, t.title = None, None
-    partials = [typed.unpack(r.NuggetsPartial, typed.pack(r.topic_partial(given, t))) for t in given.topics]
-    again = r.merge(MergeInput(given.campaign, bare, given.runs), partials)
+    partials = [
+        typed.unpack(nuggets_partials.NuggetsPartial, typed.pack(nuggets_partials.topic_partial(given, t)))
+        for t in given.topics
+    ]
+    again = nuggets_partials.merge(MergeInput(given.campaign, bare, given.runs), partials)
     assert typed.dump(again) == typed.dump(merged)
     return merged
 
@@ -206,7 +210,7 @@ def test_random_campaigns_merge_to_the_reference(people, make_user, seed, origin
 def test_a_partial_depends_on_its_question_only(people, make_user):
     campaign = random_campaign(people, make_user, 7, original="some")
     topics = list(campaign.topics.order_by("position"))
-    before = {t.external_id: typed.pack(r.topic_partial(report_input(campaign), t)) for t in topics}
+    before = {t.external_id: typed.pack(nuggets_partials.topic_partial(report_input(campaign), t)) for t in topics}
     # another question's judgments change: q1's labels flipped, one of q2's judgments withdrawn
     changed = 0
     for judgment in Judgment.objects.filter(topic__campaign=campaign, topic__external_id__in=["q1", "q2"]):
@@ -227,7 +231,7 @@ def test_a_partial_depends_on_its_question_only(people, make_user):
             )
         changed += 1
     assert changed
-    after = {t.external_id: typed.pack(r.topic_partial(report_input(campaign), t)) for t in topics}
+    after = {t.external_id: typed.pack(nuggets_partials.topic_partial(report_input(campaign), t)) for t in topics}
     assert {t for t in before if before[t] != after[t]} <= {"q1", "q2"}
     assert before["q1"] != after["q1"] or before["q2"] != after["q2"]
     for t in before:
@@ -259,7 +263,7 @@ def test_the_pyramids_are_computed_once_not_per_question():
         np.zeros((0, sum(sizes)), bool),
         np.zeros((0, len(topics))),
     )
-    rows = r._pyramids(a, [t.data["nuggets"] for t in topics])
+    rows = r.pyramids(a, [t.data["nuggets"] for t in topics])
     assert rows == [_reference_pyramid_rows(a, q) for q in range(len(topics))]
 
 
@@ -268,7 +272,7 @@ def test_large_label_sets_draw_the_library_s_grouped_bootstrap():
     same per-nugget statistics (seed 0) to 1e-12; below it, the nugget-by-nugget bootstrap."""
     from stats.agreement import category_counts
     from stats.gwet import gwet_units
-    from stats.intervals import IntervalSettings, binary_cells, binary_pair_statistics, pair_intervals
+    from stats.intervals import BINARY_FIGURES, IntervalSettings, binary_cells, binary_pair_statistics, pair_intervals
     from stats.uncertainty import (
         fleiss_kappa_units,
         grouped_bootstrap,
@@ -291,7 +295,7 @@ def test_large_label_sets_draw_the_library_s_grouped_bootstrap():
         np.zeros((0, 1)),
     )
     settings = IntervalSettings(resamples=300)
-    result = r.label_agreement(a, settings)
+    result = nuggets_partials.label_agreement(a, settings)
 
     def same(ci, interval):
         assert ci.method == interval.method == "bootstrap" and ci.units == interval.units
@@ -303,7 +307,7 @@ def test_large_label_sets_draw_the_library_s_grouped_bootstrap():
         i, j = (a.assessors.index(name) for name in pair.labellings)
         shared = ~np.isnan(labels[i]) & ~np.isnan(labels[j])
         one_hot = np.eye(4)[binary_cells(labels[i, shared] == 1, labels[j, shared] == 1)]
-        for name in (*r.BINARY_FIGURES, "ac1"):
+        for name in (*BINARY_FIGURES, "ac1"):
             if pair.n >= GROUPED_FROM:
                 expected = grouped_bootstrap(one_hot, statistics[name], n_resamples=300, seed=0)
                 same(getattr(pair, name), expected)
@@ -323,7 +327,7 @@ def test_large_label_sets_draw_the_library_s_grouped_bootstrap():
     ac1 = gwet_units(labels.T, categories=[0.0, 1.0])
     same(result.ac1, grouped_bootstrap(ac1.per_unit, ac1.statistic, n_resamples=300, seed=0))
     # below the threshold: the nugget-by-nugget draws of pair_intervals, as before
-    small = r.label_agreement(
+    small = nuggets_partials.label_agreement(
         r.Arrays(
             [], a.nugget_ids[:50], a.question_index[:50], a.assessors, labels[:, :50], [], a.matches[:, :50], a.lengths
         ),

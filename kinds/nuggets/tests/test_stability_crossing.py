@@ -6,7 +6,7 @@ import pytest
 
 from concord.errors import InvalidInput
 from kinds.nuggets import demo as nuggets_demo
-from kinds.nuggets.report import tau_crossing
+from kinds.nuggets.analyses import tau_crossing
 from scoring import services as scoring_services
 from tests.analyses import crossing_by_hand, run_analysis
 

@@ -8,6 +8,7 @@ import pytest
 
 from annotate import services
 from concord.errors import InvalidInput
+from kinds.ordering import partials as ordering_partials
 from kinds.ordering import report as ordering_report
 from kinds.ordering import stats as om
 from scoring import services as scoring_services
@@ -62,7 +63,7 @@ def test_ordering_reports_use_and_name_the_wca_weights(people, make_user, client
     campaign, topic = ordering_campaign(people, make_user, params)
     given = report_input(campaign)
     topic_report = ordering_report.topic_report(given, topic)
-    campaign_report = ordering_report.campaign_report(given)
+    campaign_report = ordering_partials.campaign_report(given)
     assert topic_report.wca_weights == campaign_report.wca_weights == weights
     assert topic_report.runs["reversed"]["WCA-tau"] == pytest.approx(score, abs=1e-12)
     assert campaign_report.runs[0].scores["WCA-Sp"] == pytest.approx(score, abs=1e-12)

@@ -22,6 +22,7 @@ from annotate import services
 from annotate.models import Judgment
 from concord import typed
 from kinds.ordering import demo
+from kinds.ordering import partials as ordering_partials
 from kinds.ordering import report as r
 from kinds.ordering import stats as m
 from kinds.ordering.tests.test_report import ordered  # noqa: F401 (fixture)
@@ -60,7 +61,7 @@ def _reference_campaign_report(input: ReportInput) -> r.OrderingCampaignReport:
             for t, rows in by_topic.items()
         },
         wca_weights=wca,
-        mean_tau=r.mean_tau_ci(topic_taus, interval_settings(campaign.params)),
+        mean_tau=ordering_partials.mean_tau_ci(topic_taus, interval_settings(campaign.params)),
     )
 
 
@@ -176,7 +177,7 @@ def random_campaign(make_user, seed: int, params: dict | None = None):
 
 def assert_equal_to_reference(campaign) -> r.OrderingCampaignReport:
     given = report_input(campaign)
-    merged = r.campaign_report(given)
+    merged = ordering_partials.campaign_report(given)
     assert isinstance(merged, r.OrderingCampaignReport)
     reference = _reference_campaign_report(given)
     assert differences(typed.dump(merged), typed.dump(reference), tolerance=1e-12) == []
@@ -234,7 +235,7 @@ def test_no_orderings_yet_gives_undefined_figures(make_user):
 def packed_partials(campaign) -> dict[str, bytes]:
     given = report_input(campaign)
     return {
-        t.external_id: typed.pack(r.topic_partial(given, t, r.topic_report(given, t)))
+        t.external_id: typed.pack(ordering_partials.topic_partial(given, t, r.topic_report(given, t)))
         for t in given.topics
         if given.judgments_of(t)
     }
@@ -260,17 +261,19 @@ def test_a_partial_depends_on_its_topic_only(make_user):
     # ... and the same partial when read with only that topic's judgments.
     given = report_input(campaign, topic_ids=[judgment.topic_id])
     (topic,) = given.topics
-    assert typed.pack(r.topic_partial(given, topic, r.topic_report(given, topic))) == after[changed]
+    assert typed.pack(ordering_partials.topic_partial(given, topic, r.topic_report(given, topic))) == after[changed]
 
 
 def test_partials_round_trip_bit_for_bit_and_merge_in_topic_order(demo_campaign):
     given = report_input(demo_campaign)
-    partials = [r.topic_partial(given, t, r.topic_report(given, t)) for t in given.topics]
-    unpacked = [typed.unpack(r.OrderingPartial, typed.pack(p)) for p in partials]
+    partials = [ordering_partials.topic_partial(given, t, r.topic_report(given, t)) for t in given.topics]
+    unpacked = [typed.unpack(ordering_partials.OrderingPartial, typed.pack(p)) for p in partials]
     assert [typed.pack(p) for p in unpacked] == [typed.pack(p) for p in partials]
-    merged = r.merge(MergeInput(given.campaign, given.topics, given.runs), unpacked)
+    merged = ordering_partials.merge(MergeInput(given.campaign, given.topics, given.runs), unpacked)
     assert typed.dump(merged) == typed.dump(
-        from_scratch(given, topic=r.topic_report, partial=r.topic_partial, merge=r.merge)
+        from_scratch(
+            given, topic=r.topic_report, partial=ordering_partials.topic_partial, merge=ordering_partials.merge
+        )
     )
 
 

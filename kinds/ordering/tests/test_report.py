@@ -13,6 +13,7 @@ from annotate import services
 from annotate.models import Campaign, Judgment
 from concord.errors import InvalidInput
 from concord.typed import Outdated, dump, load
+from kinds.ordering import partials as ordering_partials
 from kinds.ordering import report as ordering_report
 from kinds.ordering import stats as m
 from scoring import services as scoring_services
@@ -102,7 +103,7 @@ def test_reports_round_trip_and_an_outdated_shape_is_refused(ordered):
     built = [
         (ordering_report.OrderingTopicReport, ordering_report.topic_report(given, topic)) for topic in given.topics
     ]
-    built.append((ordering_report.OrderingCampaignReport, ordering_report.campaign_report(given)))
+    built.append((ordering_report.OrderingCampaignReport, ordering_partials.campaign_report(given)))
     for type_, value in built:
         assert dump(load(type_, dump(value))) == dump(value)
     stored = Report.objects.get(campaign=campaign, name="agreement").data
