@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kinds.clustering import adjudication, charts, demo, importers, report
+from kinds.clustering import adjudication, analyses, charts, demo, exports, importers, partials, report
 from kinds.clustering.data import ClusteringKind
 from kinds.clustering.examples import EXAMPLES
 from kinds.spec import Adjudication, Analysis, Exports, JudgePage, KindSpec, Reports, Upload, UploadFile
@@ -12,33 +12,33 @@ SPEC = KindSpec(
     judge=JudgePage(template="clustering/judge.html", script="clustering/judge.js"),
     reports=Reports(
         topic=report.topic_report,
-        campaign=report.campaign_report,
+        campaign=partials.campaign_report,
         topic_type=report.ClusteringTopicReport,
         campaign_type=report.ClusteringCampaignReport,
         disagreement=report.topic_disagreement,
         headline=report.headline,
         template="clustering/report.html",
         topic_template="clustering/topic_report.html",
-        partial=report.topic_partial,
-        merge=report.merge,
-        partial_type=report.ClusteringPartial,
+        partial=partials.topic_partial,
+        merge=partials.merge,
+        partial_type=partials.ClusteringPartial,
     ),
     exports=Exports(
-        formats=report.EXPORTS,
-        help=report.EXPORT_HELP,
-        truths=report.truths,
-        write=report.export,
-        describe=report.describe_export,
+        formats=exports.EXPORTS,
+        help=exports.EXPORT_HELP,
+        truths=exports.truths,
+        write=exports.export,
+        describe=exports.describe_export,
     ),
     examples=EXAMPLES,
     analyses=(
         Analysis(
             name="split-merge",
-            run=report.split_merge_analysis,
-            params=report.ANALYSIS_PARAMS["split-merge"],
+            run=analyses.split_merge_analysis,
+            params=analyses.ANALYSIS_PARAMS["split-merge"],
             template="clustering/results/split-merge.html",
             charts=charts.split_merge,
-            ready=report.split_merge_ready,
+            ready=analyses.split_merge_ready,
         ),
     ),
     demo=demo.build,

@@ -20,7 +20,7 @@ import pytest
 from annotate import services
 from annotate.models import Judgment
 from concord import typed
-from kinds.clustering import demo
+from kinds.clustering import demo, partials
 from kinds.clustering import report as r
 from kinds.clustering import stats as m
 from scoring.partials import differences
@@ -88,8 +88,8 @@ def _reference_campaign_report(input: ReportInput) -> r.ClusteringCampaignReport
         judged_topics=len(by_topic),
         pairs=rows,
         pair_count=len(rows),  # the old report carried every pair
-        baseline=r._pooled(baselines) if baselines else None,
-        agreement=r.agreement_over_topics(per_topic, interval_settings(input.campaign.params)),
+        baseline=partials._pooled(baselines) if baselines else None,
+        agreement=partials.agreement_over_topics(per_topic, interval_settings(input.campaign.params)),
     )
 
 
@@ -144,7 +144,7 @@ def demo_campaign(make_user):
 
 
 def _merged(input: ReportInput) -> r.ClusteringCampaignReport:
-    return r.campaign_report(input)
+    return partials.campaign_report(input)
 
 
 @pytest.mark.parametrize("which", ["clustered", "demo_campaign"])
@@ -162,7 +162,7 @@ def test_the_merge_of_partials_equals_the_report_before_partials(which, request)
 
 def test_the_demo_figures(demo_campaign):
     """Literals from the report before partials (the demo campaign, seeded)."""
-    data = r.campaign_report(report_input(demo_campaign))
+    data = partials.campaign_report(report_input(demo_campaign))
     assert (data.topics, data.judged_topics, len(data.pairs)) == (2, 2, 4)
     reference = _reference_campaign_report(report_input(demo_campaign))
     for method in r.METHODS:
@@ -195,7 +195,7 @@ def test_the_topic_baseline_equals_the_slow_random_baseline(clustered):
 
 def _partials(campaign) -> dict[str, bytes]:
     given = report_input(campaign)
-    return {t.external_id: typed.pack(r.topic_partial(given, t, r.topic_report(given, t))) for t in given.topics}
+    return {t.external_id: typed.pack(partials.topic_partial(given, t, r.topic_report(given, t))) for t in given.topics}
 
 
 def test_a_topic_partial_depends_on_that_topic_only(clustered, people):
@@ -219,7 +219,7 @@ def test_a_topic_partial_depends_on_that_topic_only(clustered, people):
 
 
 def test_the_live_report_carries_the_first_pairs_and_counts_them_all(clustered, monkeypatch, client, people):
-    monkeypatch.setattr(r, "LIVE_PAIRS", 5)
+    monkeypatch.setattr(partials, "LIVE_PAIRS", 5)
     given = report_input(clustered)
     data = _merged(given)
     every = _reference_campaign_report(given)
@@ -251,13 +251,13 @@ def test_the_live_report_carries_the_first_pairs_and_counts_them_all(clustered, 
 def test_a_partial_round_trips_bit_for_bit(clustered):
     given = report_input(clustered)
     for topic in given.topics:
-        partial = r.topic_partial(given, topic, r.topic_report(given, topic))
+        partial = partials.topic_partial(given, topic, r.topic_report(given, topic))
         packed = typed.pack(partial)
-        assert typed.pack(typed.unpack(r.ClusteringPartial, packed)) == packed
+        assert typed.pack(typed.unpack(partials.ClusteringPartial, packed)) == packed
     empty = next(t for t in given.topics if t.external_id == "empty")
-    assert r.topic_partial(given, empty, r.topic_report(given, empty)).judges == []
+    assert partials.topic_partial(given, empty, r.topic_report(given, empty)).judges == []
     lonely = next(t for t in given.topics if t.external_id == "lonely")
-    partial = r.topic_partial(given, lonely, r.topic_report(given, lonely))
+    partial = partials.topic_partial(given, lonely, r.topic_report(given, lonely))
     assert (partial.judges, partial.table3, partial.means, partial.baseline) == (["alice"], b"", [], [])
 
 
@@ -272,12 +272,12 @@ def test_the_shared_draw_gives_each_figure_its_own_bootstrap():
     means = rng.random((200, len(r.METHODS), len(r.AGREEMENT)))
     means[rng.random(means.shape) < 0.1] = np.nan
     settings = IntervalSettings()
-    shared = r._agreement(means, settings)
+    shared = partials._agreement(means, settings)
     for i, method in enumerate(r.METHODS):
         for j, name in enumerate(r.AGREEMENT):
             alone = settings.interval(mean_units(means[:, i, j]), "topics")
             ci = getattr(shared, method)[name]
             assert differences(typed.dump(ci), typed.dump(alone), tolerance=1e-12) == [], (method, name)
             assert ci.units == int(np.isfinite(means[:, i, j]).sum()) and ci.low < ci.value < ci.high
-    lonely = r._agreement(np.full((1, len(r.METHODS), len(r.AGREEMENT)), 0.5), settings).singleton["v_beta"]
+    lonely = partials._agreement(np.full((1, len(r.METHODS), len(r.AGREEMENT)), 0.5), settings).singleton["v_beta"]
     assert lonely.units == 1 and math.isnan(lonely.low)

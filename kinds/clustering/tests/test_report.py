@@ -14,13 +14,13 @@ from annotate.models import Judgment, Topic
 from concord.typed import Outdated, dump, load
 from kinds.clustering import importers as clustering_importers
 from kinds.clustering import stats as m
+from kinds.clustering.analyses import split_merge_path
 from kinds.clustering.report import (
     ClusteringCampaignReport,
     ClusteringEdits,
     ClusteringTopicReport,
     consensus,
     edit_summary,
-    split_merge_path,
 )
 from kinds.registry import KINDS
 from scoring import services as scoring_services

@@ -86,7 +86,7 @@ def test_compare_pairs_factoids_by_the_suggested_relations_and_lists_the_discrep
     ]
     assert pair.definition_kappa == pytest.approx(m.definition_kappa(relations, ANN, BOB, summaries).kappa)
     assert pair.definition_kappa == pytest.approx(7 / 15)
-    # The same pairing as the Phase 2 list the annotator reads (kinds/factoids/report.py).
+    # The same pairing as the Phase 2 list the annotator reads (kinds/factoids/pages.py).
     assert factoid_report.suggested_relations(ANN, BOB, summaries) == relations
 
 

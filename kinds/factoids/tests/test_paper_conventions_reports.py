@@ -9,6 +9,7 @@ import pytest
 from annotate import services
 from concord.errors import InvalidInput
 from kinds.factoids import demo as factoids_demo
+from kinds.factoids import partials as factoids_partials
 from kinds.factoids import report as factoids_report
 from kinds.factoids import services as factoids_services
 from kinds.factoids import stats as fm
@@ -33,7 +34,7 @@ def test_factoids_annotation_kappa_unit(people, make_user, client, unit):
     topic = given.topics[0]
     report = factoids_report.topic_report(given, topic)
     expected_unit = unit or "summary"
-    assert report.annotation_unit == factoids_report.campaign_report(given).annotation_unit == expected_unit
+    assert report.annotation_unit == factoids_partials.campaign_report(given).annotation_unit == expected_unit
     pair = report.agreement["1"].pairs[0]
     summaries = factoids_report.summaries_of(topic)
     payloads = {a: p for (t, a), p in given.phase_payloads(1).items() if t == topic.pk}

@@ -19,6 +19,7 @@ from annotate import services
 from annotate.models import Judgment
 from concord import typed
 from kinds.factoids import demo
+from kinds.factoids import partials as pt
 from kinds.factoids import report as r
 from kinds.factoids import services as factoid_services
 from kinds.factoids.tests.test_report import annotated  # noqa: F401 (fixture)
@@ -49,7 +50,7 @@ def _reference_campaign_report(input: ReportInput) -> r.FactoidsCampaignReport:
     return r.FactoidsCampaignReport(
         phase=campaign.params.get("phase", 1),
         topics=len(topics),
-        pairs=rows[: r.LIVE_PAIRS],
+        pairs=rows[: pt.LIVE_PAIRS],
         pair_count=len(rows),
         scored_topics=sum(1 for t in topics if input.curation(t, "consensus") is not None),
         annotation_unit=r.annotation_unit(campaign),
@@ -57,17 +58,17 @@ def _reference_campaign_report(input: ReportInput) -> r.FactoidsCampaignReport:
 
 
 def assert_merge_equals_reference(given: ReportInput) -> r.FactoidsCampaignReport:
-    merged = r.campaign_report(given)
+    merged = pt.campaign_report(given)
     assert differences(typed.dump(merged), typed.dump(_reference_campaign_report(given)), tolerance=1e-12) == []
     # the topic objects a merge sees carry no data (scoring.jobs reads id, external_id, position)
     bare = [copy.copy(t) for t in given.topics]
     for t in bare:
         t.data, t.title = None, None
     partials = [
-        typed.unpack(r.FactoidsPartial, typed.pack(r.topic_partial(given, t, r.topic_report(given, t))))
+        typed.unpack(pt.FactoidsPartial, typed.pack(pt.topic_partial(given, t, r.topic_report(given, t))))
         for t in given.topics
     ]
-    again = r.merge(MergeInput(given.campaign, bare, given.runs), partials)
+    again = pt.merge(MergeInput(given.campaign, bare, given.runs), partials)
     assert typed.dump(again) == typed.dump(merged)
     return merged
 
@@ -125,7 +126,7 @@ def test_the_live_report_carries_the_first_pairs_and_counts_them_all(people, cli
     given = report_input(campaign)
     every = _reference_campaign_report(given)
     assert every.pair_count == len(every.pairs) == 12  # three annotators: three pairs on each of four topics
-    monkeypatch.setattr(r, "LIVE_PAIRS", 5)
+    monkeypatch.setattr(pt, "LIVE_PAIRS", 5)
     capped = assert_merge_equals_reference(given)
     assert capped.pair_count == 12
     assert typed.dump(capped)["pairs"] == typed.dump(every)["pairs"][:5]
@@ -151,7 +152,7 @@ def test_a_topics_partial_depends_on_that_topic_only(people):
     campaign = random_campaign(people, 9)
     topics = list(campaign.topics.order_by("position"))
     before = report_input(campaign)
-    packed = {t.pk: typed.pack(r.topic_partial(before, t)) for t in topics}
+    packed = {t.pk: typed.pack(pt.topic_partial(before, t)) for t in topics}
     changed = Judgment.objects.filter(topic=topics[0]).select_related("assessor").first()
     services.reopen_judgment(topic=topics[0], assessor=changed.assessor, version=changed.version)
     payload = random_payload(topics[0].data, random.Random(99))
@@ -159,11 +160,11 @@ def test_a_topics_partial_depends_on_that_topic_only(people):
         topic=topics[0], assessor=changed.assessor, payload=payload, status="submitted", version=changed.version + 1
     )
     after = report_input(campaign)
-    assert typed.pack(r.topic_partial(after, topics[0])) != packed[topics[0].pk]
+    assert typed.pack(pt.topic_partial(after, topics[0])) != packed[topics[0].pk]
     for t in topics[1:]:
-        assert typed.pack(r.topic_partial(after, t)) == packed[t.pk]
+        assert typed.pack(pt.topic_partial(after, t)) == packed[t.pk]
     alone = report_input(campaign, topic_ids=[topics[2].pk])
-    assert typed.pack(r.topic_partial(alone, topics[2])) == packed[topics[2].pk]
+    assert typed.pack(pt.topic_partial(alone, topics[2])) == packed[topics[2].pk]
 
 
 #: the figures the report gave before partials (computed with the reference above on the demo, phase 2)

@@ -10,11 +10,12 @@ from annotate import services
 from annotate.models import Curation, CurationRevision, Judgment
 from concord.errors import InvalidInput
 from concord.typed import Outdated, dump, load
-from kinds.factoids import demo
+from kinds.factoids import demo, partials
 from kinds.factoids import report as factoid_report
 from kinds.factoids import services as factoid_services
 from kinds.factoids import stats as m
-from kinds.factoids.report import FactoidsCampaignReport, FactoidsTopicReport, judge_context, summaries_of
+from kinds.factoids.pages import judge_context
+from kinds.factoids.report import FactoidsCampaignReport, FactoidsTopicReport, summaries_of
 from scoring import services as scoring_services
 from scoring.models import Job
 from scoring.selectors import phase_payloads, report_input, topic_report
@@ -253,7 +254,7 @@ def test_demo_reports_round_trip_and_an_old_shape_is_outdated(people, make_user)
     assert empty.annotators == {} and empty.scores is None
     for value in (full, empty):
         assert dump(load(FactoidsTopicReport, dump(value))) == dump(value)
-    report = factoid_report.campaign_report(given)
+    report = partials.campaign_report(given)
     stored = dump(report)
     assert list(stored) == ["phase", "topics", "pairs", "pair_count", "scored_topics", "annotation_unit", "kind"]
     assert stored["kind"] == "factoids"
