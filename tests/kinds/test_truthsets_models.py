@@ -21,6 +21,7 @@ from kinds.nuggets import report as nuggets_report
 from kinds.pairs import partials as pairs_partials
 from kinds.pairs import report as pairs_report
 from kinds.registry import KINDS
+from kinds.relevance import partials as relevance_partials
 from kinds.relevance import report as relevance_report
 from scoring.selectors import report_input
 from stats import labelmodels as lm
@@ -306,7 +307,7 @@ def test_relevance_labels_export_with_provenance(api, people, graded):
 
 
 def test_relevance_report_has_typed_reliability(graded):
-    report = relevance_report.campaign_report(report_input(graded))
+    report = relevance_partials.campaign_report(report_input(graded))
     assert [(r.assessor, r.n_labels, len(r.per_grade)) for r in report.reliability] == [
         ("alice", 4, 4),
         ("bob", 4, 4),
