@@ -6,7 +6,7 @@ each judged by 10 of ``--workers`` workers (80% agreeing with a hidden truth), a
 (the gold column) labelling every item. Timed (CPU, one process, untraced; the peak traced
 separately with tracemalloc, which sees numpy's allocations):
 
-- ``merge``: ``kinds.pairs.report.merge`` of the topics' partials: every figure of the campaign
+- ``merge``: ``kinds.pairs.partials.merge`` of the topics' partials: every figure of the campaign
   report (Fleiss, alpha, AC1 with their bootstrap intervals, the 500 live pairs, the kappa
   matrix, Dawid-Skene, MACE and Wawa, each worker's reliability, the accuracy table).
 - the reference: the dense matrix laid out from the same votes, then the library's figures of it
@@ -44,7 +44,7 @@ import numpy as np  # noqa: E402
 
 from annotate.models import Campaign, Run, Topic  # noqa: E402
 from benchmarks._harness import print_result, print_table  # noqa: E402
-from kinds.pairs import report as pairs_report  # noqa: E402
+from kinds.pairs import partials as pairs_partials  # noqa: E402
 from scoring.partials import MergeInput  # noqa: E402
 from stats import agreement, gwet, uncertainty  # noqa: E402
 from stats import labelmodels as lm  # noqa: E402
@@ -52,7 +52,7 @@ from stats import labelmodels as lm  # noqa: E402
 PER_ITEM = 10
 
 
-def crowd(items: int, workers: int, seed: int = 1) -> tuple[MergeInput, list[pairs_report.PairsPartial]]:
+def crowd(items: int, workers: int, seed: int = 1) -> tuple[MergeInput, list[pairs_partials.PairsPartial]]:
     rng = np.random.default_rng(seed)
     names = [f"W{k:06d}" for k in range(workers)]
     truth = rng.random(items) < 0.5
@@ -62,7 +62,7 @@ def crowd(items: int, workers: int, seed: int = 1) -> tuple[MergeInput, list[pai
         said = np.where(rng.random(PER_ITEM) < 0.8, truth[i], ~truth[i]).astype(float)
         topics.append(Topic(id=i + 1, external_id=str(i + 1), position=i))
         partials.append(
-            pairs_report.PairsPartial(
+            pairs_partials.PairsPartial(
                 items=1,
                 candidates=[str(i + 1)],
                 assessors=[names[k] for k in who],
@@ -78,7 +78,7 @@ def crowd(items: int, workers: int, seed: int = 1) -> tuple[MergeInput, list[pai
     return MergeInput(Campaign(kind="pairs", params={}), topics, runs), partials
 
 
-def dense_reference(partials: list[pairs_report.PairsPartial], workers: list[str]) -> dict:
+def dense_reference(partials: list[pairs_partials.PairsPartial], workers: list[str]) -> dict:
     """The dense matrix of the partials and the library's figures of it, as the dense merge read them."""
     column = {name: k for k, name in enumerate(workers)}
     matrix = np.full((len(partials), len(workers)), np.nan)
@@ -124,15 +124,15 @@ def main() -> None:
     args = parser.parse_args()
     given, partials = crowd(args.items, args.workers)
     workers = sorted({name for p in partials for name in p.assessors})
-    pairs_report.merge(*crowd(200, 40))  # imports and first calls
-    report, merge_s = _timed(lambda: pairs_report.merge(given, partials))
+    pairs_partials.merge(*crowd(200, 40))  # imports and first calls
+    report, merge_s = _timed(lambda: pairs_partials.merge(given, partials))
     reference, reference_s = _timed(lambda: dense_reference(partials, workers))
-    merge_mb = _peak_mb(lambda: pairs_report.merge(given, partials))
+    merge_mb = _peak_mb(lambda: pairs_partials.merge(given, partials))
     reference_mb = _peak_mb(lambda: dense_reference(partials, workers))
     unequal = int(report.fleiss.kappa != reference["fleiss"]) + int(report.alpha.alpha != reference["alpha"])
     unequal += int(report.ac1.value != reference["ac1"])
     for model, labels in reference["models"].items():
-        fit = lm.model_truth(pairs_report._concatenate(given.topics, partials, [], []).votes, model, 2)
+        fit = lm.model_truth(pairs_partials._concatenate(given.topics, partials, [], []).votes, model, 2)
         unequal += int(not np.array_equal(fit.labels, labels, equal_nan=True))
     first, second = reference["pairs"]
     for i, j, kappa in zip(first.tolist(), second.tolist(), reference["kappas"].tolist()):

@@ -4,7 +4,7 @@ of a 200-worker crowd campaign grew with the worker pairs, and the organiser pag
 
 A synthetic crowd: ``--items`` items, each judged match / no match by ``--per-item`` of
 ``--workers`` workers (80% agreeing with a hidden truth), as an RTE-like CSV would give.
-Timed: ``kinds.pairs.report._agreement_of`` (the per-pair figures and intervals, the kappa
+Timed: ``kinds.pairs.report.agreement_of`` (the per-pair figures and intervals, the kappa
 matrix, Fleiss, alpha, AC1), its report packed as Concord stores it (``scoring.fields.pack``)
 and read back (``unpack``), as every organiser page view does. The reference is the same code
 listing every pair (``keep=None``, as the campaign report did before the cap); the kappa
@@ -31,6 +31,7 @@ import msgspec  # noqa: E402
 import numpy as np  # noqa: E402
 
 from benchmarks._harness import measure, print_result, print_table  # noqa: E402
+from kinds.pairs import partials as pairs_partials  # noqa: E402
 from kinds.pairs import report as pairs_report  # noqa: E402
 from scoring.fields import pack, unpack  # noqa: E402
 from stats.intervals import IntervalSettings  # noqa: E402
@@ -57,7 +58,7 @@ def run(matrix: np.ndarray, names: list[str], keep: int | None, repeat: int):
     votes = SparseRatings.from_dense(matrix)
     # untraced: tracemalloc slows code that makes many small objects several times over
     timed = measure(
-        lambda: pairs_report._agreement_of(votes, names, IntervalSettings(), keep=keep),
+        lambda: pairs_report.agreement_of(votes, names, IntervalSettings(), keep=keep),
         repeat=repeat,
         trace_memory=False,
     )
@@ -75,13 +76,13 @@ def main() -> None:
     args = parser.parse_args()
     matrix = crowd(args.items, args.workers, args.per_item)
     names = [f"W{k:04d}" for k in range(args.workers)]
-    pairs_report._agreement_of(
+    pairs_report.agreement_of(
         SparseRatings.from_dense(matrix[:50]), names, IntervalSettings()
     )  # imports and first calls
     before, before_packed, before_read = run(matrix, names, None, args.repeat)
-    after, after_packed, after_read = run(matrix, names, pairs_report.LIVE_PAIRS, args.repeat)
+    after, after_packed, after_read = run(matrix, names, pairs_partials.LIVE_PAIRS, args.repeat)
     votes = SparseRatings.from_dense(matrix)
-    peak = measure(lambda: pairs_report._agreement_of(votes, names, IntervalSettings(), keep=pairs_report.LIVE_PAIRS))
+    peak = measure(lambda: pairs_report.agreement_of(votes, names, IntervalSettings(), keep=pairs_partials.LIVE_PAIRS))
     unequal = sum(
         not (x == y or (x is None and y is None) or (isinstance(x, float) and math.isnan(x) and math.isnan(y)))
         for row, other in zip(before.value["kappa_matrix"], after.value["kappa_matrix"])
@@ -98,7 +99,7 @@ def main() -> None:
                 f"{before_read.seconds:.3f}",
             ],
             [
-                f"LIVE_PAIRS={pairs_report.LIVE_PAIRS}",
+                f"LIVE_PAIRS={pairs_partials.LIVE_PAIRS}",
                 len(after.value["pairs"]),
                 f"{after.seconds:.2f}",
                 len(after_packed) // 1024,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from annotate import interchange as ix
-from kinds.pairs import adjudication, charts, demo, interchange, pools, report
+from kinds.pairs import adjudication, analyses, charts, demo, exports, interchange, partials, pools, report
 from kinds.pairs.data import PairsKind
 from kinds.pairs.examples import EXAMPLES
 from kinds.spec import Adjudication, Analysis, Exports, JudgePage, KindSpec, Reports
@@ -13,36 +13,36 @@ SPEC = KindSpec(
     judge=JudgePage(template="pairs/judge.html", script="pairs/judge.js"),
     reports=Reports(
         topic=report.topic_report,
-        campaign=report.campaign_report,
+        campaign=partials.campaign_report,
         topic_type=report.PairsTopicReport,
         campaign_type=report.PairsCampaignReport,
-        partial=report.topic_partial,
-        merge=report.merge,
-        partial_type=report.PairsPartial,
+        partial=partials.topic_partial,
+        merge=partials.merge,
+        partial_type=partials.PairsPartial,
         disagreement=report.topic_disagreement,
-        partial_disagreement=report.partial_disagreement,
+        partial_disagreement=partials.partial_disagreement,
         headline=report.headline,
         template="pairs/report.html",
         topic_template="pairs/topic_report.html",
     ),
     exports=Exports(
-        formats={**report.EXPORTS, **interchange.EXPORTS},
-        help=report.EXPORT_HELP + ix.EXPORT_HELP,
-        truths=report.truths,
-        write=ix.dispatch(interchange.EXPORTS, interchange.export, report.export),
-        describe=ix.describe(interchange.EXPORTS, report.describe_export),
-        tables=report.TABLES,
+        formats={**exports.EXPORTS, **interchange.EXPORTS},
+        help=exports.EXPORT_HELP + ix.EXPORT_HELP,
+        truths=exports.truths,
+        write=ix.dispatch(interchange.EXPORTS, interchange.export, exports.export),
+        describe=ix.describe(interchange.EXPORTS, exports.describe_export),
+        tables=exports.TABLES,
     ),
     examples=EXAMPLES,
     analyses=(
         Analysis(
             name="evaluation",
-            run=report.evaluation_analysis,
-            params=report.ANALYSIS_PARAMS["evaluation"],
+            run=analyses.evaluation_analysis,
+            params=analyses.ANALYSIS_PARAMS["evaluation"],
             template="pairs/results/evaluation.html",
             charts=charts.evaluation,
-            chunks=report.CHUNKS["evaluation"],
-            ready=report.evaluation_ready,
+            chunks=analyses.CHUNKS["evaluation"],
+            ready=analyses.evaluation_ready,
         ),
     ),
     demo=demo.build,

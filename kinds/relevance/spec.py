@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from annotate import interchange as ix
-from kinds.relevance import adjudication, demo, importers, interchange, report
+from kinds.relevance import adjudication, analyses, demo, exports, importers, interchange, partials, report
 from kinds.relevance.data import RelevanceKind, judge_context
 from kinds.relevance.examples import EXAMPLES
 from kinds.spec import Adjudication, Analysis, Exports, JudgePage, KindSpec, Reports, Upload, UploadFile
@@ -13,33 +13,33 @@ SPEC = KindSpec(
     judge=JudgePage(template="relevance/judge.html", script="relevance/judge.js", context=judge_context),
     reports=Reports(
         topic=report.topic_report,
-        campaign=report.campaign_report,
+        campaign=partials.campaign_report,
         topic_type=report.RelevanceTopicReport,
         campaign_type=report.RelevanceCampaignReport,
         disagreement=report.topic_disagreement,
-        partial_disagreement=report.partial_disagreement,
+        partial_disagreement=partials.partial_disagreement,
         headline=report.headline,
         template="relevance/report.html",
         topic_template="relevance/topic_report.html",
-        partial=report.topic_partial,
-        merge=report.merge,
-        partial_type=report.RelevancePartial,
+        partial=partials.topic_partial,
+        merge=partials.merge,
+        partial_type=partials.RelevancePartial,
     ),
     exports=Exports(
-        formats={**report.EXPORTS, **interchange.EXPORTS},
-        help=report.EXPORT_HELP + ix.EXPORT_HELP,
-        truths=report.truths,
-        write=ix.dispatch(interchange.EXPORTS, interchange.export, report.export),
-        describe=ix.describe(interchange.EXPORTS, report.describe_export),
+        formats={**exports.EXPORTS, **interchange.EXPORTS},
+        help=exports.EXPORT_HELP + ix.EXPORT_HELP,
+        truths=exports.truths,
+        write=ix.dispatch(interchange.EXPORTS, interchange.export, exports.export),
+        describe=ix.describe(interchange.EXPORTS, exports.describe_export),
     ),
     examples=EXAMPLES,
     analyses=(
         Analysis(
             name="stability",
-            run=report.stability_analysis,
-            params=report.STABILITY_PARAMS,
+            run=analyses.stability_analysis,
+            params=analyses.STABILITY_PARAMS,
             template="relevance/results/stability.html",
-            ready=report.stability_ready,
+            ready=analyses.stability_ready,
         ),
     ),
     demo=demo.build,

@@ -102,7 +102,7 @@ START = textwrap.dedent(
 
 # Big enough that the worker is surely in the middle of it when killed: a few seconds.
 NOISE = {"ratios": [0, 0.5, 1], "seeds": 20}
-# (n_resamples is bounded at 10000, kinds/pairs/report.py ANALYSIS_PARAMS: the
+# (n_resamples is bounded at 10000, kinds/pairs/analyses.py ANALYSIS_PARAMS: the
 # same work per chunk comes from more Random truth sets per chunk.)
 EVALUATION = {"n_random": 360, "n_resamples": 10000, "chunk_size": 30, "seed": 3}
 

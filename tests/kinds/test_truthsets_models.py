@@ -18,8 +18,10 @@ from django.core.management import call_command
 from annotate import services
 from concord import typed
 from kinds.nuggets import partials as nuggets_partials
+from kinds.pairs import partials as pairs_partials
 from kinds.pairs import report as pairs_report
 from kinds.registry import KINDS
+from kinds.relevance import partials as relevance_partials
 from kinds.relevance import report as relevance_report
 from scoring.selectors import report_input
 from stats import labelmodels as lm
@@ -173,7 +175,7 @@ def test_pairs_unknown_truth_is_a_400_naming_truth(api, people, pairs, truth):
 
 
 def test_pairs_report_has_typed_reliability(pairs):
-    report = pairs_report.campaign_report(report_input(pairs))
+    report = pairs_partials.campaign_report(report_input(pairs))
     assert [(r.assessor, r.n_labels) for r in report.reliability] == [("alice", 4), ("bob", 4), ("carol", 4)]
     assert all(isinstance(r, lm.BinaryReliability) for r in report.reliability)
     for r in report.reliability:
@@ -188,7 +190,7 @@ def test_pairs_reference_run_gives_the_accuracy_table(pairs):
         campaign=pairs,
         runs=[{"name": "gold", "data": {"reference": True, "labels": {"q1": {"c1": True, "c3": False}}}}],
     )
-    report = pairs_report.campaign_report(report_input(pairs))
+    report = pairs_partials.campaign_report(report_input(pairs))
     (ref,) = report.references
     assert (ref.reference, ref.items, ref.ties, ref.draws) == ("gold", 2, 0, 100)
     rows = {row.name: (row.n, row.accuracy) for row in ref.truth_sets}
@@ -213,7 +215,7 @@ def test_pairs_reference_run_gives_the_accuracy_table(pairs):
 def accuracy_table(people, path, *extra):
     campaign = services.create_campaign(creator=people["organiser"], kind="pairs", name=path.stem, overlap=10)
     call_command("import_judgments", campaign.pk, str(path), *extra, stdout=io.StringIO())
-    report = pairs_report.campaign_report(report_input(campaign))
+    report = pairs_partials.campaign_report(report_input(campaign))
     (ref,) = report.references
     return ref, {row.name: (row.n, round(row.accuracy, 4), round(row.kappa, 4)) for row in ref.truth_sets}
 
@@ -305,7 +307,7 @@ def test_relevance_labels_export_with_provenance(api, people, graded):
 
 
 def test_relevance_report_has_typed_reliability(graded):
-    report = relevance_report.campaign_report(report_input(graded))
+    report = relevance_partials.campaign_report(report_input(graded))
     assert [(r.assessor, r.n_labels, len(r.per_grade)) for r in report.reliability] == [
         ("alice", 4, 4),
         ("bob", 4, 4),

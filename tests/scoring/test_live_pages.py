@@ -236,9 +236,9 @@ def test_a_capped_table_says_so_and_its_csv_has_every_row(client, people, make_u
     """100 assessors judge one topic: 4,950 pairs, 100 shown, the CSV has them all. (The
     campaign report lists every pair here: the mechanism under test is the page's cap; the
     report's own, LIVE_PAIRS, is kinds/pairs/tests/test_live_pairs.py's.)"""
-    from kinds.pairs import report as pairs_report
+    from kinds.pairs import partials as pairs_partials
 
-    monkeypatch.setattr(pairs_report, "LIVE_PAIRS", 5000)
+    monkeypatch.setattr(pairs_partials, "LIVE_PAIRS", 5000)
     campaign = services.create_campaign(creator=people["organiser"], kind="pairs", name="Crowd", overlap=100)
     names = [make_user(f"w{i:03d}").username for i in range(100)]
     for name in names:

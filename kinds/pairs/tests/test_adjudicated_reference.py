@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from annotate import services
-from kinds.pairs import report as pairs_report
+from kinds.pairs import partials as pairs_partials
 from scoring.selectors import report_input
 
 pytestmark = pytest.mark.django_db
@@ -40,7 +40,7 @@ def pairs(people):
 
 def test_no_gold_no_adjudicated_reference(pairs):
     campaign, _ = pairs
-    assert pairs_report.campaign_report(report_input(campaign)).references == []
+    assert pairs_partials.campaign_report(report_input(campaign)).references == []
 
 
 def test_the_adjudicated_gold_is_a_reference_over_its_items(pairs, people):
@@ -49,7 +49,7 @@ def test_the_adjudicated_gold_is_a_reference_over_its_items(pairs, people):
     services.save_curation(
         topic=q1, name="consensus", data={"matches": {"c2": True}}, version=0, user=people["organiser"]
     )
-    (ref,) = pairs_report.campaign_report(report_input(campaign)).references
+    (ref,) = pairs_partials.campaign_report(report_input(campaign)).references
     assert (ref.reference, ref.items, ref.ties) == ("adjudicated gold", 1, 0)
     truth_sets = {row.name: (row.n, row.accuracy) for row in ref.truth_sets}
     assert truth_sets["majority vote, ties as match"] == (1, 0.0)  # 1 of 3 said match on q1/c2
@@ -66,7 +66,7 @@ def test_a_reference_run_comes_first_then_the_gold(pairs, people):
     services.save_curation(
         topic=q2, name="consensus", data={"matches": {"c1": False, "c2": False}}, version=0, user=people["organiser"]
     )
-    refs = pairs_report.campaign_report(report_input(campaign)).references
+    refs = pairs_partials.campaign_report(report_input(campaign)).references
     assert [(r.reference, r.items) for r in refs] == [("gold", 2), ("adjudicated gold", 2)]
     carol = {r.reference: {row.name: row.accuracy for row in r.assessors}["carol"] for r in refs}
     assert carol == {"gold": 0.5, "adjudicated gold": 1.0}

@@ -15,7 +15,9 @@ import numpy as np
 import pytest
 
 from annotate import services
-from kinds.pairs.report import returned_matrix, system_runs, votes
+from kinds.pairs.analyses import returned_matrix
+from kinds.pairs.partials import system_runs
+from kinds.pairs.report import votes
 from kinds.pairs.stats import consensus, random_truth_sets
 from scoring import services as scoring_services
 from scoring.charts import specs_in

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from annotate import services
-from kinds.pairs.report import agreement, campaign_report, votes
+from kinds.pairs.partials import campaign_report
+from kinds.pairs.report import agreement, votes
 from kinds.pairs.stats import consensus
 from scoring.selectors import report_input, submitted_judgments
 from stats.agreement import category_counts
@@ -165,7 +166,8 @@ def test_ac1_of_two_raters_is_gwet_s():
 def test_ranking_stability_of_the_systems_by_pooled_f1(judged):
     data = campaign_report(report_input(judged))
     v = votes(list(judged.topics.order_by("position")), submitted_judgments(judged))
-    from kinds.pairs.report import _pooled_f1, returned_matrix, system_runs
+    from kinds.pairs.analyses import returned_matrix
+    from kinds.pairs.partials import _pooled_f1, system_runs
 
     runs = system_runs(list(judged.runs.all()))
     counts = query_counts(returned_matrix(v, runs), consensus(v.matrix), [t for t, _ in v.items])

@@ -1,5 +1,5 @@
 """A crowd's pairs: the campaign report lists the pairs of assessors with the most shared
-items (kinds/pairs/report.py ``LIVE_PAIRS``) and counts every pair, and its kappa matrix
+items (kinds/pairs/partials.py ``LIVE_PAIRS``) and counts every pair, and its kappa matrix
 holds every pair's kappa from one product of the votes, equal to the figures pair by pair."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from annotate import services
+from kinds.pairs import partials as pairs_partials
 from kinds.pairs import report as pairs_report
 from scoring import services as scoring_services
 from scoring.selectors import campaign_report
@@ -40,7 +41,7 @@ def same(x: float | None, y: float | None) -> bool:
 def test_every_pair_s_kappa_equals_the_pair_by_pair_figure_bit_for_bit():
     matrix = crowd(60, 12, 4)
     names = [f"w{k}" for k in range(12)]
-    fields = pairs_report._agreement_of(SparseRatings.from_dense(matrix), names, IntervalSettings())
+    fields = pairs_report.agreement_of(SparseRatings.from_dense(matrix), names, IntervalSettings())
     judged = ~np.isnan(matrix)
     expected_pairs = []
     for i, j in combinations(range(12), 2):
@@ -57,8 +58,8 @@ def test_every_pair_s_kappa_equals_the_pair_by_pair_figure_bit_for_bit():
 def test_the_listed_pairs_are_those_with_the_most_shared_items():
     matrix = crowd(80, 14, 4, seed=5)
     names = [f"w{k:02d}" for k in range(14)]
-    everything = pairs_report._agreement_of(SparseRatings.from_dense(matrix), names, IntervalSettings())
-    kept = pairs_report._agreement_of(SparseRatings.from_dense(matrix), names, IntervalSettings(), keep=7)
+    everything = pairs_report.agreement_of(SparseRatings.from_dense(matrix), names, IntervalSettings())
+    kept = pairs_report.agreement_of(SparseRatings.from_dense(matrix), names, IntervalSettings(), keep=7)
     assert kept["pair_count"] == len(everything["pairs"]) > 7
     assert all(
         same(x, y) for row, other in zip(kept["kappa_matrix"], everything["kappa_matrix"]) for x, y in zip(row, other)
@@ -83,7 +84,7 @@ def test_the_listed_pairs_are_those_with_the_most_shared_items():
 
 @pytest.mark.django_db
 def test_the_report_page_says_how_many_pairs_it_lists_and_where_the_others_are(client, people, monkeypatch):
-    monkeypatch.setattr(pairs_report, "LIVE_PAIRS", 2)
+    monkeypatch.setattr(pairs_partials, "LIVE_PAIRS", 2)
     campaign = services.create_campaign(creator=people["organiser"], kind="pairs", name="Crowd", overlap=4)
     names = ("alice", "bob", "carol", "dave")
     for name in names:

@@ -18,6 +18,17 @@ from annotate.models import Judgment
 from concord import typed
 from kinds.pairs import demo
 from kinds.pairs import report as r
+from kinds.pairs.exports import gold_standard
+from kinds.pairs.partials import (
+    ADJUDICATED_REFERENCE,
+    PairsPartial,
+    _pooled_f1,
+    campaign_report,
+    merge,
+    reference_runs,
+    system_runs,
+    topic_partial,
+)
 from scoring.partials import MergeInput, differences
 from scoring.selectors import ReportInput, report_input
 from stats import labelmodels as lm
@@ -48,7 +59,7 @@ def _system_scores(v, runs):
         return []
     returned = _returned_matrix(v, runs)
     sets = ("consensus", "union", "intersection")
-    scored = {truth: precision_recall_f1(returned, r.gold_standard(v, truth)) for truth in sets}
+    scored = {truth: precision_recall_f1(returned, gold_standard(v, truth)) for truth in sets}
     return [
         r.PairsSystem(
             system=run.name,
@@ -68,7 +79,7 @@ def _system_scores(v, runs):
 def _system_ranking_stability(v, runs, settings):
     if len(runs) < 2 or not v.assessors:
         return None
-    truth = r.gold_standard(v, "consensus")
+    truth = gold_standard(v, "consensus")
     topics = [topic for topic, _ in v.items]
     counts = query_counts(_returned_matrix(v, runs), truth, topics)
     _, codes = np.unique(np.array(topics), return_inverse=True)
@@ -76,7 +87,7 @@ def _system_ranking_stability(v, runs, settings):
     return ranking_stability(
         counts[:, known, :].astype(np.float64),
         measure="F1 (consensus)",
-        statistic=r._pooled_f1,
+        statistic=_pooled_f1,
         resamples=settings.resamples,
         seed=settings.seed,
     )
@@ -93,7 +104,7 @@ def _reference_labels(v, run):
 
 
 def _references(input, v):
-    found = [(run.name, _reference_labels(v, run)) for run in r.reference_runs(input.runs)]
+    found = [(run.name, _reference_labels(v, run)) for run in reference_runs(input.runs)]
     by_external = {t.external_id: input.curation(t, "consensus") for t in input.topics}
     adjudicated = np.array(
         [
@@ -104,7 +115,7 @@ def _references(input, v):
         ]
     )
     if not np.isnan(adjudicated).all():
-        found.append((r.ADJUDICATED_REFERENCE, adjudicated))
+        found.append((ADJUDICATED_REFERENCE, adjudicated))
     return found
 
 
@@ -118,8 +129,8 @@ def _reference_campaign_report(input: ReportInput) -> r.PairsCampaignReport:
         **agreement,
         pair_count=len(agreement["pairs"]),
         topics=len(topics),
-        systems=_system_scores(v, r.system_runs(runs)),
-        ranking=_system_ranking_stability(v, r.system_runs(runs), settings),
+        systems=_system_scores(v, system_runs(runs)),
+        ranking=_system_ranking_stability(v, system_runs(runs), settings),
         reliability=lm.binary_reliability(v.matrix, v.assessors, fits["dawid-skene"]),
         references=[
             lm.reference_accuracy(
@@ -196,8 +207,8 @@ def demo_campaigns(make_user):
 
 
 def _merged(input: ReportInput) -> r.PairsCampaignReport:
-    partials = [r.topic_partial(input, t, r.topic_report(input, t)) for t in input.topics]
-    return r.merge(MergeInput(input.campaign, input.topics, input.runs), partials)
+    partials = [topic_partial(input, t, r.topic_report(input, t)) for t in input.topics]
+    return merge(MergeInput(input.campaign, input.topics, input.runs), partials)
 
 
 def _check_equal(campaign) -> dict:
@@ -205,7 +216,7 @@ def _check_equal(campaign) -> dict:
     before = typed.dump(_reference_campaign_report(given))
     after = typed.dump(_merged(given))
     assert differences(after, before, tolerance=1e-12) == []
-    assert typed.dump(r.campaign_report(given)) == after
+    assert typed.dump(campaign_report(given)) == after
     return after
 
 
@@ -214,7 +225,7 @@ def test_the_merge_of_partials_equals_the_report_before_partials(judged):
     assert after["topics"] == 8 and after["items"] == 40 and after["items_judged"] == 35
     assert [s["system"] for s in after["systems"]] == ["sys0", "sys1", "sys2"]
     assert after["ranking"]["units"] == 7 and after["ranking"]["method"] == "bootstrap"
-    assert [ref["reference"] for ref in after["references"]] == ["gold", r.ADJUDICATED_REFERENCE]
+    assert [ref["reference"] for ref in after["references"]] == ["gold", ADJUDICATED_REFERENCE]
     assert [ref["items"] for ref in after["references"]] == [24, 3]
     assert [a["judged"] for a in after["assessors"]] == [35, 35, 25]
     # Literals of the report before partials.
@@ -246,7 +257,7 @@ def test_without_judgments_or_runs(campaign):
 
 def _partials(campaign) -> dict[str, bytes]:
     given = report_input(campaign)
-    return {t.external_id: typed.pack(r.topic_partial(given, t, r.topic_report(given, t))) for t in given.topics}
+    return {t.external_id: typed.pack(topic_partial(given, t, r.topic_report(given, t))) for t in given.topics}
 
 
 def test_a_topic_partial_depends_on_that_topic_only(judged, people):
@@ -280,11 +291,11 @@ def test_a_topic_partial_depends_on_that_topic_only(judged, people):
 def test_a_partial_round_trips_bit_for_bit(judged):
     given = report_input(judged)
     for topic in given.topics:
-        partial = r.topic_partial(given, topic, r.topic_report(given, topic))
+        partial = topic_partial(given, topic, r.topic_report(given, topic))
         packed = typed.pack(partial)
-        assert typed.pack(typed.unpack(r.PairsPartial, packed)) == packed
+        assert typed.pack(typed.unpack(PairsPartial, packed)) == packed
     q2 = next(t for t in given.topics if t.external_id == "q2")
-    partial = r.topic_partial(given, q2, r.topic_report(given, q2))
+    partial = topic_partial(given, q2, r.topic_report(given, q2))
     assert partial.items == 5 and partial.assessors == ["alice", "bob", "carol"]
     assert partial.adjudicated[:2] == [1.0, 0.0] and all(np.isnan(partial.adjudicated[2:]))
     assert partial.systems == ["sys0", "sys1", "sys2"] and partial.references == ["gold"]

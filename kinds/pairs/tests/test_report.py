@@ -10,7 +10,8 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 
 from annotate import services
-from kinds.pairs.report import agreement, campaign_report, votes
+from kinds.pairs.partials import campaign_report
+from kinds.pairs.report import agreement, votes
 from scoring.selectors import JudgmentRow, ReportInput, report_input, submitted_judgments
 from tests.campaigns import pairs_topics
 
@@ -97,7 +98,7 @@ def test_the_evaluation_says_what_to_change_when_one_query_is_judged(campaign, p
     """Resampling whole queries needs two judged queries: with one, the job says
     to resample items (it used to fail 'unexpectedly' with a ValueError)."""
     from concord.errors import InvalidInput
-    from kinds.pairs.report import evaluation_analysis
+    from kinds.pairs.analyses import evaluation_analysis
     from scoring.services import analysis_schemas
 
     runs = [{"name": n, "data": {"results": {"q1": [{"id": "c1", "text": "Candidate 1.1"}]}}} for n in ("A", "B")]

@@ -1,4 +1,4 @@
-"""The pairs report reads its votes sparse (kinds/pairs/report.py, stats/ratings.py):
+"""The pairs report reads its votes sparse (kinds/pairs/report.py and partials.py, stats/ratings.py):
 every figure equals the one the library computes from the dense items x assessors matrix,
 and the campaign's merge never lays a crowd out as that matrix."""
 
@@ -13,6 +13,7 @@ import pytest
 from benchmarks.crowd_merge import crowd
 from kinds.pairs import draws
 from kinds.pairs import report as r
+from kinds.pairs.partials import LIVE_PAIRS, merge
 from stats import agreement, gwet
 from stats import labelmodels as lm
 from stats.intervals import IntervalSettings
@@ -62,7 +63,7 @@ def test_the_items_rows_are_numbered_as_from_the_dense_matrix(workers):
 def test_every_agreement_figure_is_the_library_s_on_the_dense_matrix(shape):
     matrix = _crowd(*shape, seed=7)
     names = [f"w{k:03d}" for k in range(matrix.shape[1])]
-    found = r._agreement_of(SparseRatings.from_dense(matrix), names, IntervalSettings(resamples=200))
+    found = r.agreement_of(SparseRatings.from_dense(matrix), names, IntervalSettings(resamples=200))
     judged = ~np.isnan(matrix)
     raters = judged.sum(axis=1)
     assert (found["items"], found["items_judged"]) == (len(matrix), int((raters > 0).sum()))
@@ -134,11 +135,11 @@ def test_a_crowd_s_merge_never_holds_its_items_x_workers_matrix():
     dense_bytes = 20000 * 1000 * 8
     tracemalloc.start()
     try:
-        report = r.merge(given, partials)
+        report = merge(given, partials)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
     assert peak < dense_bytes, f"{peak / 2**20:.0f} MB"
     assert report.items == 20000 and report.fleiss.raters == 10 and report.fleiss.items == 20000
     assert report.references[0].items == 20000 and len(report.reliability) == 1000
-    assert report.pair_count > r.LIVE_PAIRS == len(report.pairs)
+    assert report.pair_count > LIVE_PAIRS == len(report.pairs)

@@ -21,7 +21,18 @@ from annotate.models import Judgment
 from concord import typed
 from kinds.relevance import demo
 from kinds.relevance import report as r
+from kinds.relevance.analyses import evaluation
 from kinds.relevance.data import scale_of, threshold_of
+from kinds.relevance.partials import (
+    MEASURES,
+    RelevancePartial,
+    campaign_report,
+    evaluation_summary,
+    merge,
+    system_ranking_stability,
+    system_runs,
+    topic_partial,
+)
 from kinds.relevance.tests.test_report import trec  # noqa: F401 (fixture)
 from scoring.partials import MergeInput, differences
 from scoring.selectors import JudgmentRow, ReportInput, report_input
@@ -39,15 +50,15 @@ def _reference_campaign_report(input: ReportInput) -> r.RelevanceCampaignReport:
     scale, threshold = scale_of(campaign.params), threshold_of(campaign.params)
     g = r.grades(topics, judgments)
     settings = interval_settings(campaign.params)
-    evaluated = r.evaluation(g, runs, threshold=threshold)
+    evaluated = evaluation(g, runs, threshold=threshold)
     return r.RelevanceCampaignReport(
-        **r._agreement(g, scale=scale, threshold=threshold, settings=settings),
+        **r.agreement_fields(g, scale=scale, threshold=threshold, settings=settings),
         topics=len(topics),
         scale=scale,
         threshold=threshold,
-        evaluation=r.evaluation_summary(evaluated),
-        runs=len(r.system_runs(runs)),
-        ranking=r.system_ranking_stability(evaluated, settings),
+        evaluation=evaluation_summary(evaluated),
+        runs=len(system_runs(runs)),
+        ranking=system_ranking_stability(evaluated, settings),
         reliability=lm.graded_reliability(
             g.matrix.T, g.assessors, lm.model_truth(g.matrix.T, "dawid-skene", len(r.levels(scale, g)))
         ),
@@ -55,15 +66,15 @@ def _reference_campaign_report(input: ReportInput) -> r.RelevanceCampaignReport:
 
 
 def assert_merge_equals_reference(given: ReportInput) -> r.RelevanceCampaignReport:
-    merged = r.campaign_report(given)
+    merged = campaign_report(given)
     found = differences(typed.dump(merged), typed.dump(_reference_campaign_report(given)), tolerance=1e-12)
     assert found == []
     # the topic objects a merge sees carry no data (scoring.jobs reads id, external_id, position)
     bare = [copy.copy(t) for t in given.topics]
     for t in bare:
         t.data, t.title = None, None
-    partials = [typed.unpack(r.RelevancePartial, typed.pack(r.topic_partial(given, t))) for t in given.topics]
-    again = r.merge(MergeInput(given.campaign, bare, given.runs), partials)
+    partials = [typed.unpack(RelevancePartial, typed.pack(topic_partial(given, t))) for t in given.topics]
+    again = merge(MergeInput(given.campaign, bare, given.runs), partials)
     assert typed.dump(again) == typed.dump(merged)
     return merged
 
@@ -163,7 +174,7 @@ def test_a_topics_partial_depends_on_that_topic_only(people, make_user):
     campaign = random_campaign(people, make_user, 7)
     topics = list(campaign.topics.order_by("position"))
     before = report_input(campaign)
-    packed = {t.pk: typed.pack(r.topic_partial(before, t)) for t in topics}
+    packed = {t.pk: typed.pack(topic_partial(before, t)) for t in topics}
     # another topic's judgment changes: every other topic's partial is byte-identical
     changed = Judgment.objects.filter(topic=topics[0]).select_related("assessor").first()
     services.reopen_judgment(topic=topics[0], assessor=changed.assessor, version=changed.version)
@@ -176,12 +187,12 @@ def test_a_topics_partial_depends_on_that_topic_only(people, make_user):
         version=changed.version + 1,
     )
     after = report_input(campaign)
-    assert typed.pack(r.topic_partial(after, topics[0])) != packed[topics[0].pk]
+    assert typed.pack(topic_partial(after, topics[0])) != packed[topics[0].pk]
     for t in topics[1:]:
-        assert typed.pack(r.topic_partial(after, t)) == packed[t.pk]
+        assert typed.pack(topic_partial(after, t)) == packed[t.pk]
     # and the partial read from the topic's own input (what a recompute of it reads) is the same bytes
     alone = report_input(campaign, topic_ids=[topics[2].pk])
-    assert typed.pack(r.topic_partial(alone, topics[2])) == packed[topics[2].pk]
+    assert typed.pack(topic_partial(alone, topics[2])) == packed[topics[2].pk]
 
 
 def test_an_empty_ranking_scores_the_default_instead_of_crashing(trec):  # noqa: F811
@@ -190,12 +201,12 @@ def test_an_empty_ranking_scores_the_default_instead_of_crashing(trec):  # noqa:
     given = report_input(trec)
     run = given.runs[0]
     run.data = {"ranking": {**run.data["ranking"], "t1": []}}
-    partial = r.topic_partial(given, given.topics[0])
-    assert len(partial.systems) == 3 and len(partial.scores) == len(partial.sets) * 3 * len(r.MEASURES)
-    first = partial.systems.index(run.name) * len(r.MEASURES)
-    assert partial.scores[first : first + len(r.MEASURES)] == [0.0] * len(r.MEASURES)
+    partial = topic_partial(given, given.topics[0])
+    assert len(partial.systems) == 3 and len(partial.scores) == len(partial.sets) * 3 * len(MEASURES)
+    first = partial.systems.index(run.name) * len(MEASURES)
+    assert partial.scores[first : first + len(MEASURES)] == [0.0] * len(MEASURES)
     del run.data["ranking"]["t1"]
-    assert typed.pack(r.topic_partial(given, given.topics[0])) == typed.pack(partial)
+    assert typed.pack(topic_partial(given, given.topics[0])) == typed.pack(partial)
 
 
 #: the figures the report gave before partials (computed with the reference above on the same data)
@@ -225,7 +236,7 @@ def test_large_grade_sets_draw_the_library_s_grouped_bootstrap():
     g = r.Grades([("t1", f"d{i}") for i in range(n)], np.zeros(n, np.intp), ["t1"], ["x", "y", "z"], matrix)
     settings = IntervalSettings(resamples=300)
     scale = ["0", "1", "2", "3"]
-    result = r._agreement(g, scale=scale, threshold=1, settings=settings)
+    result = r.agreement_fields(g, scale=scale, threshold=1, settings=settings)
     levels = np.arange(4.0)
 
     def same(ci, interval):

@@ -17,7 +17,7 @@ from annotate import services
 from annotate.models import Assignment, Campaign, Judgment, Run, Topic
 from concord.typed import Outdated, dump, load
 from kinds.registry import get_kind
-from kinds.relevance import report
+from kinds.relevance import partials, report
 from kinds.relevance import stats as m
 from kinds.relevance.report import RelevanceCampaignReport, RelevanceTopicReport
 from scoring import services as scoring_services
@@ -363,7 +363,7 @@ def test_the_demo_reports_round_trip_through_their_types_and_an_older_shape_is_r
     data = campaign.topics.order_by("position").first().data
     services.import_topics(campaign=campaign, topics=[{"external_id": "ungraded", "title": "Ungraded", "data": data}])
     given = report_input(campaign)
-    built = [(RelevanceCampaignReport, report.campaign_report(given))]
+    built = [(RelevanceCampaignReport, partials.campaign_report(given))]
     built += [(RelevanceTopicReport, report.topic_report(given, topic)) for topic in given.topics]
     for type_, value in built:
         stored = dump(value)
