@@ -14,7 +14,6 @@ from django.db.models import Count, OuterRef, Subquery
 from django.utils import timezone
 
 from annotate.models import Campaign, Curation, Judgment, JudgmentRevision, Run, Topic
-from annotate.selectors import curation, curations_of  # noqa: F401 (the kinds' reports read them here)
 from concord import typed
 from concord.errors import InvalidInput
 from kinds.registry import get_kind

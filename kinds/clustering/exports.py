@@ -15,11 +15,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from annotate.models import Campaign, Topic
+from annotate.selectors import curations_of
 from concord.errors import InvalidInput
 from kinds.clustering.report import clusterings_of, consensus, sentence_ids
 from kinds.spec import Export, ExportFile
 from scoring.csvfiles import write_csv
-from scoring.selectors import JudgmentRow, curations_of
+from scoring.selectors import JudgmentRow
 
 EXPORTS = {"json": Export("application/json", "json"), "csv": Export("text/csv", "csv")}
 EXPORT_HELP = (

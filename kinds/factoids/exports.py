@@ -20,11 +20,12 @@ from collections.abc import Sequence
 from dataclasses import asdict
 
 from annotate.models import Campaign, Topic
+from annotate.selectors import curation, curations_of
 from concord.errors import InvalidInput
 from kinds.factoids.report import scores
 from kinds.spec import Export, ExportFile
 from scoring.csvfiles import write_csv
-from scoring.selectors import JudgmentRow, curation, curations_of
+from scoring.selectors import JudgmentRow
 
 EXPORTS = {"json": Export("application/json", "json"), "csv": Export("text/csv", "csv")}
 EXPORT_HELP = (

@@ -13,9 +13,9 @@ from __future__ import annotations
 from typing import Any
 
 from annotate.models import Campaign, Judgment, Topic
+from annotate.selectors import curation
 from kinds.factoids import stats as m
 from kinds.factoids.report import relations_of, summaries_of
-from scoring.selectors import curation
 
 
 def judge_context(campaign: Campaign, topic: Topic, user) -> dict[str, Any]:

@@ -17,7 +17,6 @@ from concord.digits import whole_number
 from concord.errors import InvalidInput
 from kinds.factoids import services as factoid_services
 from kinds.factoids.report import relations_of
-from scoring import selectors as scoring_selectors
 from scoring.views import refused
 
 
@@ -106,7 +105,7 @@ def relations_editor(request: HttpRequest, campaign_id: int, topic_id: str) -> H
         j.assessor.username: j.submitted_payload
         for j in topic.judgments.filter(status__in=Judgment.COUNTING).select_related("assessor")
     }
-    current = scoring_selectors.curation(topic, "relations")
+    current = selectors.curation(topic, "relations")
     error = None
     if request.method == "POST":
         pairs = {}

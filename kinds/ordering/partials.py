@@ -153,9 +153,12 @@ def mean_tau_ci(topic_taus: Sequence[float], settings: IntervalSettings) -> Figu
     bootstrap interval over the topics (``topic_taus`` in topic order; NaN: a topic with
     fewer than two orderings, left out of the mean and of the units).
 
-    >>> ci = mean_tau_ci([0.2, 0.6, float("nan"), 1.0], IntervalSettings(resamples=200))
+    >>> ci = mean_tau_ci([0.2, 0.6, float("nan"), 1.0], IntervalSettings(resamples=200, min_units=2))
     >>> round(ci.value, 12), ci.units, ci.unit, ci.low <= ci.value <= ci.high
     (0.6, 3, 'topics', True)
+    >>> mean_tau_ci([0.2, 0.6, 1.0], IntervalSettings()).method  # below the minimum: no bootstrap
+    'too few'
+    
     """
     finite = [float(t) for t in topic_taus if t == t]
     return settings.interval(mean_units(finite), "topics")
