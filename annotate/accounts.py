@@ -5,15 +5,24 @@ states, the same on the members page, in the members API and in the message
 after adding someone:
 
 - ``imported``: an imported crowd worker of the campaign (it never logs in);
-- ``new``: adding it to one of the organiser's campaigns created it, it
-  cannot log in yet (no usable password, never logged in), it is active, not
-  staff, no imported crowd worker, and it belongs to no campaign the
-  organiser does not organise. Only then may the organiser make it a
-  set-password link;
+- ``new``: an unclaimed invitation (:func:`unclaimed`: adding it to a campaign
+  created it or found it unclaimed, it cannot log in yet, it is active, not
+  staff, no imported crowd worker, and every one of its memberships is such
+  an invitation) with an invitation in a campaign the organiser organises.
+  Only then may the organiser make it a set-password link;
 - ``existing``: anything else, "they sign in with their own password". Nothing
   more is told: not whether it has a password, is active or staff, nor where
-  else it is a member. (That a name is taken at all is told by adding it, and
-  by an import that refuses it; docs/security.md, "Security".)
+  else it is a member. (That a name is taken by an account someone can sign
+  in with is told by adding it, and by an import that refuses it;
+  docs/security.md, "Security".)
+
+An unclaimed invitation is nobody's yet: another organiser adding that name
+gets the answer a new name gets (``new``, and a link of their own), and sees
+nothing of the other campaigns. The first link used decides whose it is:
+:func:`annotate.members.claim_account` sets the password and withdraws the
+invitations of the campaigns the link's maker does not organise (as
+removing a member would), so nobody gets into a campaign through someone
+else's invitation, and no organiser's adding voids another's link.
 
 A set-password link is ``/accounts/set-password/#<code>``: the code is in the
 URL's fragment, which browsers never send, so no access log, proxy or
@@ -21,11 +30,13 @@ URL's fragment, which browsers never send, so no access log, proxy or
 the session and answers with the token-free page (as Django's reset confirm
 view does). The code names the account and the organiser who made it and
 carries a :class:`SetPasswordTokens` token, which is void once the password,
-last login, active, staff or superuser flag, groups, permissions or any
-membership of the account changes, and after ``CONCORD_SET_PASSWORD_LINK_DAYS``
-(``PASSWORD_RESET_TIMEOUT``). Every time the link is used the conditions of
-making it are checked again (:func:`link_holder`): the account must still be
-``new`` for that organiser, who must still be active.
+last login, active, staff or superuser flag, groups or permissions of the
+account change, or its memberships of the campaigns that organiser
+organises (what the link grants), and after
+``CONCORD_SET_PASSWORD_LINK_DAYS`` (``PASSWORD_RESET_TIMEOUT``). Every time
+the link is used the conditions of making it are checked again
+(:func:`link_holder`): the account must still be ``new`` for that organiser,
+who must still be active.
 """
 
 from __future__ import annotations
@@ -38,6 +49,7 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.forms import SetPasswordForm
 from django.contrib.auth.tokens import PasswordResetTokenGenerator
 from django.db import transaction
+from django.db.models import QuerySet
 from django.urls import reverse
 from django.utils.encoding import force_bytes, force_str
 from django.utils.http import urlsafe_base64_decode, urlsafe_base64_encode
@@ -59,23 +71,34 @@ SAID = {
 
 class SetPasswordTokens(PasswordResetTokenGenerator):
     """Django's reset tokens (HMAC of the account's password, last login and a
-    timestamp), also covering who made the link and everything that decides
-    whether they may: the account's active, staff and superuser flags, its
-    groups, permissions and memberships. A change to any of them voids it."""
+    timestamp), also covering who made the link and what it grants: the
+    account's active, staff and superuser flags, its groups, permissions and
+    its memberships of the campaigns the maker organises (all of them for an
+    admin). A change to any of them voids it; another campaign's membership
+    does not (that invitation is withdrawn when the link is used)."""
 
     key_salt = "concord.annotate.accounts.SetPasswordTokens"
 
     def __init__(self, issuer: AbstractBaseUser) -> None:
         super().__init__()
-        self.issuer_pk = issuer.pk
+        self.issuer = issuer
 
     def _make_hash_value(self, user: AbstractBaseUser, timestamp: int) -> str:
-        return f"{super()._make_hash_value(user, timestamp)}|{self.issuer_pk}|{_standing(user)}"
+        return f"{super()._make_hash_value(user, timestamp)}|{self.issuer.pk}|{_standing(user, self.issuer)}"
 
 
-def _standing(user: AbstractBaseUser) -> str:
+def organised_by(organiser: AbstractBaseUser) -> QuerySet[Membership]:
+    """The memberships of the campaigns ``organiser`` organises (every campaign for an admin)."""
+    if organiser.is_staff:
+        return Membership.objects.all()
+    return Membership.objects.filter(
+        campaign__in=Membership.objects.filter(user=organiser, role=Membership.Role.ORGANISER).values("campaign_id")
+    )
+
+
+def _standing(user: AbstractBaseUser, issuer: AbstractBaseUser) -> str:
     memberships = sorted(
-        Membership.objects.filter(user=user).values_list("campaign_id", "role", "imported", "created_account")
+        organised_by(issuer).filter(user=user).values_list("campaign_id", "role", "imported", "created_account")
     )
     groups = sorted(user.groups.values_list("pk", flat=True))
     permissions = sorted(user.user_permissions.values_list("pk", flat=True))
@@ -103,13 +126,24 @@ def states(users: Iterable[AbstractBaseUser], organiser: AbstractBaseUser) -> di
     return {user.pk: _state(user, memberships[user.pk], organised, organiser) for user in users}
 
 
-def _state(user: AbstractBaseUser, memberships: list, organised: set[int], organiser: AbstractBaseUser) -> str:
+def _unclaimed(user: AbstractBaseUser, memberships: list[tuple[int, bool, bool]]) -> bool:
+    """``memberships``: (campaign, imported, invitation) of each of the account's."""
     can_log_in = user.has_usable_password() or user.last_login is not None
     if can_log_in or not user.is_active or user.is_staff or user.is_superuser or not memberships:
+        return False
+    return all(invitation and not imported for _, imported, invitation in memberships)
+
+
+def unclaimed(user: AbstractBaseUser) -> bool:
+    """Whether the account is an unclaimed invitation (the module's docstring): adding it
+    to a campaign makes one more invitation, as adding a name nobody has does."""
+    return _unclaimed(user, list(user.memberships.values_list("campaign_id", "imported", "created_account")))
+
+
+def _state(user: AbstractBaseUser, memberships: list, organised: set[int], organiser: AbstractBaseUser) -> str:
+    if not _unclaimed(user, memberships):
         return EXISTING
-    if any(imported for _, imported, _ in memberships) or not any(created for _, _, created in memberships):
-        return EXISTING
-    if not organiser.is_staff and not {campaign_id for campaign_id, _, _ in memberships} <= organised:
+    if not organiser.is_staff and not {campaign_id for campaign_id, _, _ in memberships} & organised:
         return EXISTING
     return NEW
 
@@ -173,6 +207,12 @@ def link_holder(code: str) -> AbstractBaseUser | None:
     """The account a link's ``code`` sets the password of, or None when the link
     is void: malformed, expired, used, the account changed since, or making it
     would not be allowed now (checked again in full, as when it was made)."""
+    found = link_parties(code)
+    return None if found is None else found[0]
+
+
+def link_parties(code: str) -> tuple[AbstractBaseUser, AbstractBaseUser] | None:
+    """(the account, the organiser who made the link) of a valid ``code`` (:func:`link_holder`)."""
     if not isinstance(code, str) or len(code) > CODE_MAX_LENGTH or code.count(".") != 2:
         return None
     uid, iid, token = code.split(".")
@@ -181,7 +221,7 @@ def link_holder(code: str) -> AbstractBaseUser | None:
         return None
     if not SetPasswordTokens(issuer).check_token(user, token):
         return None
-    return user if state_of(user, issuer) == NEW else None
+    return (user, issuer) if state_of(user, issuer) == NEW else None
 
 
 def _account(encoded: str) -> AbstractBaseUser | None:
@@ -193,12 +233,16 @@ def _account(encoded: str) -> AbstractBaseUser | None:
 
 
 @transaction.atomic
-def choose_password(*, code: str, form: SetPasswordForm) -> AbstractBaseUser | None:
+def choose_password(
+    *, code: str, form: SetPasswordForm
+) -> tuple[AbstractBaseUser, AbstractBaseUser] | tuple[None, None]:
     """Set the password a valid ``form`` holds if the link is still valid (checked
-    again with the account locked); the new password voids the link. None: void."""
+    again with the account locked); the new password voids the link. (the account,
+    the link's maker), or (None, None): void. annotate.members.claim_account then
+    withdraws the invitations the maker did not make (the module's docstring)."""
     User.objects.select_for_update().filter(pk=form.user.pk).first()
-    holder = link_holder(code)
-    if holder is None or holder.pk != form.user.pk:
-        return None
-    form.user = holder
-    return form.save()
+    found = link_parties(code)
+    if found is None or found[0].pk != form.user.pk:
+        return None, None
+    form.user = found[0]
+    return form.save(), found[1]

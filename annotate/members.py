@@ -1,6 +1,7 @@
 """Services for a campaign's members beyond adding one (annotate.services.add_member):
-adding many at once, removing one, and the members page's rows. What the
-page says of each account, and its set-password links, are annotate.accounts.
+adding many at once, removing one, claiming an invitation with a set-password
+link, and the members page's rows. What the page says of each account, and its
+set-password links, are annotate.accounts.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.forms import SetPasswordForm
 from django.db import transaction
 
 from annotate import accounts, changes
@@ -69,11 +71,36 @@ def remove_member(*, campaign: Campaign, username: str) -> None:
             raise InvalidInput(
                 "username", f"{username!r} is the campaign's last organiser: make someone else organiser first"
             )
+    _drop(membership)
+
+
+def _drop(membership: Membership) -> None:
+    """Remove ``membership`` as :func:`remove_member` does: judgments stay, unjudged
+    assignments go back to the pool, the others top the campaign's topics up."""
+    campaign = membership.campaign
     judged = Judgment.objects.filter(topic__campaign=campaign, assessor=membership.user).values("topic_id")
     Assignment.objects.filter(topic__campaign=campaign, assessor=membership.user).exclude(topic_id__in=judged).delete()
     membership.delete()
     assign_topics(campaign)
     changes.progress_changed(campaign.pk)
+
+
+@transaction.atomic
+def claim_account(*, code: str, form: SetPasswordForm) -> AbstractBaseUser | None:
+    """Set the password of a set-password link's account (accounts.choose_password),
+    then withdraw its invitations to campaigns the link's maker does not organise:
+    they were other organisers' invitations of the same name, and the person the
+    maker gave the link to gets into the maker's campaigns only. Should one of them
+    be its campaign's last organiser, the campaign is left to the admins rather
+    than to someone nobody there invited. None: the link is void."""
+    user, maker = accounts.choose_password(code=code, form=form)
+    if user is None:
+        return None
+    kept = accounts.organised_by(maker).filter(user=user).values("pk")
+    others = Membership.objects.select_for_update().filter(user=user).exclude(pk__in=kept).select_related("campaign")
+    for membership in others:
+        _drop(membership)
+    return user
 
 
 @dataclass(frozen=True)

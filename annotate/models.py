@@ -49,14 +49,16 @@ class Membership(models.Model):
         default=False,
         help_text="An imported crowd worker: an account an import of this campaign created; it never logs in.",
     )
-    #: Adding this member created the account (the name was nobody's): until it
-    #: can log in, the organisers of all its campaigns may make it a set-password
-    #: link (annotate.accounts). An account that existed before never gets one
-    #: from an organiser: its owner signs in with their own password.
+    #: Adding this member was an invitation: it created the account (the name was
+    #: nobody's), or found it an unclaimed invitation of other campaigns. Until it
+    #: can log in, the organisers of its campaigns may make it a set-password link;
+    #: the first used withdraws the invitations its maker did not make
+    #: (annotate.accounts). An account that could log in never gets one from an
+    #: organiser: its owner signs in with their own password.
     created_account = models.BooleanField(
         default=False,
-        help_text="Adding this member created the account: its organisers may make it a set-password link until "
-        "it can log in.",
+        help_text="Adding this member was an invitation (a new account, or one nobody had claimed): its organisers "
+        "may make it a set-password link until it can log in.",
     )
     created_at = models.DateTimeField(auto_now_add=True)
 

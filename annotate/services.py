@@ -21,7 +21,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import F, Max
 from django.utils import timezone
 
-from annotate import adaptive, changes, imports, rows
+from annotate import accounts, adaptive, changes, imports, rows
 from annotate.labels import CrowdLabel
 from annotate.models import (
     Assignment,
@@ -99,9 +99,12 @@ def add_member(*, campaign: Campaign, username: str, role: str) -> Membership:
 
     A valid username that is nobody's becomes a new account without a usable
     password (``Membership.created_account``): the organisers may make it a
-    set-password link (annotate.accounts). An existing account is added as
-    it is; the organiser learns only that it exists (annotate.accounts: what
-    an organiser may learn). A name no account could have is refused, and so
+    set-password link (annotate.accounts). So does one that is an unclaimed
+    invitation of other campaigns: the organiser is told what a new name
+    tells, and the first link used withdraws the other invitations
+    (annotate.members.claim_account). Any other account is added as it is;
+    the organiser learns only that it exists (annotate.accounts: what an
+    organiser may learn). A name no account could have is refused, and so
     is one differing only in case from an existing account (as imports refuse
     it). The name is read as login reads it (stripped, NFKC), so ``ｃａｒｏｌ``
     is ``carol``.
@@ -115,8 +118,9 @@ def add_member(*, campaign: Campaign, username: str, role: str) -> Membership:
         raise InvalidInput("username", "expected a user name (a string)")
     username = require_username(User.normalize_username(username.strip()), "username", what="user")
     user = User.objects.select_for_update().filter(username=username).first()
-    created = user is None
-    if created:
+    # An invitation: a new account, or one still unclaimed (annotate.accounts: nobody's yet).
+    invited = user is None or accounts.unclaimed(user)
+    if user is None:
         require_unlike_existing(username, "username")
         user = User(username=username)
         user.set_unusable_password()
@@ -128,7 +132,7 @@ def add_member(*, campaign: Campaign, username: str, role: str) -> Membership:
         campaign=campaign,
         user=user,
         defaults={"role": role},
-        create_defaults={"role": role, "created_account": created},
+        create_defaults={"role": role, "created_account": invited},
     )
     if role == Membership.Role.ASSESSOR:
         assign_topics(campaign)
@@ -427,7 +431,8 @@ class SaveResult:
 # takes a complete payload; the others take a draft. Every transition bumps
 # the version (a stale one is a Conflict) and is kept as a JudgmentRevision
 # (drafts in a row from one client within a minute share one, which the submission
-# ending them takes over: save_judgment).
+# ending them takes over, and a judgment begins at most 3 draft revisions a minute:
+# save_judgment).
 # Reports are marked stale when what counts changes: on submit and withdraw.
 
 SAVE, SUBMIT, REOPEN, WITHDRAW = "save", "submit", "reopen", "withdraw"
@@ -565,29 +570,48 @@ def _write(
         changes.topic_changed(topic, revision.pk)
 
 
+#: Draft revisions a judgment begins at most in any ``CONCORD_DRAFT_REVISION_SECONDS``,
+#: whatever page or token its drafts come from: beyond them a draft replaces the latest.
+DRAFT_REVISIONS_PER_WINDOW = 3
+
+
 def _replace_draft(judgment: Judgment, *, previous: str, author: AbstractBaseUser, client: str) -> bool:
     """Put this save in the judgment's latest revision, if that is a draft (status
     ``previous``: draft, or reopened with a draft on top) saved from the same ``client``
     by the same assessor, first saved less than ``CONCORD_DRAFT_REVISION_SECONDS`` ago
     (one conditional UPDATE). A draft save keeps the revision a draft; a submission
     makes it the submitted revision, dated now (Phase 1's payloads are read by that
-    date) and never replaced again. Whether it did."""
+    date) and never replaced again. Whether it did.
+
+    A draft from another client (another tab's ``X-Concord-Page``, another session or
+    token) begins a revision of its own, so that the version a 409 merge prompt
+    showed stays in the history, but only while the judgment has begun fewer than
+    ``DRAFT_REVISIONS_PER_WINDOW`` draft revisions within the window: the client is
+    the sender's word, and alternating it must not make every save a revision. Past
+    that the draft replaces the latest draft revision, wherever it came from (one
+    read of at most that many revisions, by the unique (judgment, version))."""
     window = settings.CONCORD_DRAFT_REVISION_SECONDS
     if window <= 0:
         return False
     now = timezone.now()
+    since = now - timedelta(seconds=window)
     changes = {"version": judgment.version, "payload": judgment.payload, "saves": F("saves") + 1, "updated_at": now}
     if judgment.status == _S.SUBMITTED:
         changes |= {"status": _S.SUBMITTED, "client": "", "created_at": now}
-    replaced = JudgmentRevision.objects.filter(
-        judgment=judgment,
-        version=judgment.version - 1,
-        status=previous,
-        client=client,
-        author=author,
-        created_at__gt=now - timedelta(seconds=window),
-    ).update(**changes)
-    return replaced == 1
+    latest = JudgmentRevision.objects.filter(
+        judgment=judgment, version=judgment.version - 1, status=previous, author=author, created_at__gt=since
+    )
+    if latest.filter(client=client).update(**changes) == 1:
+        return True
+    if judgment.status == _S.SUBMITTED:
+        return False  # a submission from elsewhere keeps the draft before it
+    recent = JudgmentRevision.objects.filter(judgment=judgment).order_by("-version")
+    begun = [
+        c for c, when in recent.values_list("client", "created_at")[:DRAFT_REVISIONS_PER_WINDOW] if c and when > since
+    ]
+    if len(begun) < DRAFT_REVISIONS_PER_WINDOW:
+        return False
+    return latest.exclude(client="").update(**changes, client=client) == 1
 
 
 #: The most active time one save may add (10 minutes, in milliseconds): one
@@ -631,7 +655,11 @@ def save_judgment(
     the run of drafts it ends is kept as the submitted revision. Every
     submitted version, reopening and withdrawal has its own revision, never
     replaced, and a draft saved from elsewhere, such as the version a 409
-    merge prompt showed, is never replaced either. A stale version raises
+    merge prompt showed, is not replaced either while the judgment has begun
+    fewer than ``DRAFT_REVISIONS_PER_WINDOW`` draft revisions in the window;
+    past that a draft replaces the latest, wherever it came from
+    (:func:`_replace_draft`: the client is what the request says, and no
+    choice of it adds revisions beyond that). A stale version raises
     Conflict, except an exact repeat of the last save by a retrying client,
     which returns the stored judgment with ``replayed=True`` (and adds no
     time). ``active_ms`` (:func:`clean_active_ms`) is added to the

@@ -3,7 +3,8 @@ that core modules (concord.params) and apps alike can raise it.
 
 ``kinds.base.InvalidInput``
 are this class; annotate/api/errors.py turns it into a 400
-``{"detail", "field"}``, and :class:`LimitReached` into a 429.
+``{"detail", "field"}``, :class:`BodyTooLarge` into a 413 and
+:class:`LimitReached` into a 429.
 """
 
 from __future__ import annotations
@@ -15,6 +16,15 @@ class InvalidInput(ValueError):
     def __init__(self, field: str, message: str) -> None:
         super().__init__(f"{field}: {message}")
         self.field = field
+        self.message = message
+
+
+class BodyTooLarge(Exception):
+    """A request body over its endpoint's limit (annotate.api.bodies), refused
+    before it is parsed: answered 413 with ``{"detail", "field": "body"}``."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
         self.message = message
 
 

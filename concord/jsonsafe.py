@@ -7,14 +7,21 @@ Python's own parser accepts what Concord can neither store nor answer:
 - NUL characters (``"\\u0000"``): PostgreSQL refuses them in text and JSON;
 - ``NaN``, ``Infinity`` and numbers that overflow to infinity (``1e999``),
   which are not JSON and which no database stores as JSON;
-- nesting a thousand levels deep, where its recursion fails.
+- nesting a thousand levels deep, where its recursion fails;
+- a key twice in one object (``{"a": 1, "a": 2}``), of which it keeps the
+  last without a word: what a client meant is unknown.
 
 ``loads`` refuses all of them with the path of the value at fault
-(``payload.matches.c7``, ``[0].data.query``): nesting beyond ``MAX_DEPTH``
-is found by a scan of the text before anything is parsed (no recursion),
-the rest while parsing. ``decode`` turns uploaded bytes into text: UTF-8
-with or without a byte-order mark, or UTF-16/32 with one; anything else is
-refused as "not UTF-8", naming the line.
+(``payload.matches.c7``, ``[0].data.query``): nesting beyond ``MAX_DEPTH``,
+and more objects and lists than a caller allows (``max_containers``, the
+costliest values to build: 27 bytes of memory per byte of ``[],``), are
+found by a scan of the text before anything is parsed (no recursion), the
+rest while parsing. JSON as bytes is UTF-8 only (RFC 8259, section 8.1; a
+UTF-8 byte-order mark is ignored, as it allows): UTF-16 and UTF-32 are
+refused. ``decode`` turns an uploaded text file into text: UTF-8 with or
+without a byte-order mark, or UTF-16/32 with one (spreadsheets save
+"Unicode text" so); anything else is refused as "not UTF-8", naming the
+line.
 
 No project imports: problems are raised as ``InputError``; the callers turn
 them into their own errors (``concord.errors.InvalidInput``, a 400).
@@ -123,6 +130,17 @@ def decode(raw: bytes | str) -> str:
     return text
 
 
+def decode_utf8(raw: bytes) -> str:
+    """Text from JSON bytes: UTF-8, with or without a byte-order mark (which is
+    dropped). UTF-16 and UTF-32 are refused, by their byte-order mark or, without
+    one, by their NUL bytes (:func:`decode`)."""
+    for bom, name in _BOMS:
+        if name != "utf-8" and raw.startswith(bom):
+            label = name.upper().replace("-LE", " LE").replace("-BE", " BE")
+            raise InputError("", f"{label} text (by its byte-order mark): JSON is read as UTF-8 only")
+    return decode(raw)
+
+
 def _looks_like_utf16(text: str) -> bool:
     """Every other character NUL, as ASCII text in UTF-16 without a byte-order mark gives."""
     sample = text[:512]
@@ -135,36 +153,73 @@ _BRACKETS_ONLY = re.compile(r"[^\[\]{}]+")
 _STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 
 
-def check_depth(text: str, max_depth: int = MAX_DEPTH) -> None:
-    """Raise InputError if the JSON text nests deeper than ``max_depth``.
+#: The scan reads the text this much at a time, so that its pieces between quotes
+#: (one object each) take memory in proportion to this, not to the text.
+SCAN_CHUNK = 2**16
 
-    A linear scan before anything is parsed, at the speed of str methods:
-    escaped backslashes and quotes are dropped, the text outside strings is
-    every other piece between quotes, and its brackets give the depth. (In
-    text that is not JSON the count may be off past the first error, but
-    the parser stops at that error before it nests any deeper.)"""
-    if text.count("[") + text.count("{") <= max_depth:
+
+def check_structure(text: str, max_depth: int = MAX_DEPTH, max_containers: int | None = None) -> None:
+    """Raise InputError if the JSON text nests deeper than ``max_depth``, or holds
+    more than ``max_containers`` objects and lists (None: any number).
+
+    A linear scan before anything is parsed, at the speed of str methods, a
+    chunk at a time (no chunk ends inside a run of backslashes): escaped
+    backslashes and quotes are dropped, the text outside strings is every
+    other piece between quotes, and its brackets give the count and the
+    depth. (In text that is not JSON the count may be off past the first
+    error, but the parser stops at that error before it nests any deeper.)"""
+    opening = text.count("[") + text.count("{")
+    too_many = max_containers is not None and opening > max_containers
+    if opening <= max_depth and not too_many:
         return
-    outside = "".join(text.replace("\\\\", "").replace('\\"', "").split('"')[0::2])
-    brackets = _BRACKETS_ONLY.sub("", outside)
-    if max(accumulate(map(_STEP.__getitem__, brackets)), default=0) > max_depth:
-        raise InputError("", f"nested deeper than {max_depth} levels (objects and lists)")
+    containers, depth, inside, start = 0, 0, False, 0
+    while start < len(text):
+        end = min(start + SCAN_CHUNK, len(text))
+        while end < len(text) and text[end - 1] == "\\":
+            end += 1
+        pieces = text[start:end].replace("\\\\", "").replace('\\"', "").split('"')
+        brackets = _BRACKETS_ONLY.sub("", "".join(pieces[1 if inside else 0 :: 2]))
+        inside ^= len(pieces) % 2 == 0
+        start = end
+        if too_many:
+            containers += brackets.count("[") + brackets.count("{")
+            if containers > max_containers:
+                raise InputError("", f"more objects and lists than this body takes (at most {max_containers:,})")
+        if opening > max_depth and brackets:
+            levels = list(accumulate(map(_STEP.__getitem__, brackets), initial=depth))
+            if max(levels) > max_depth:
+                raise InputError("", f"nested deeper than {max_depth} levels (objects and lists)")
+            depth = levels[-1]
 
 
 class _Refused:
-    """What the parser's hooks put in place of a number that is refused."""
+    """What the parser's hooks put in place of a value that is refused: a number,
+    or an object with a repeated ``key`` (its path then ends with that key)."""
 
-    __slots__ = ("message",)
+    __slots__ = ("key", "message")
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, key: str | None = None) -> None:
         self.message = message
+        self.key = key
 
 
-def loads(data: bytes | str, *, max_depth: int = MAX_DEPTH) -> Any:
-    """Parse a JSON document strictly (see the module's docstring)."""
-    text = (decode(data) if isinstance(data, bytes) else data).removeprefix("\ufeff")
-    check_depth(text, max_depth)
+def loads(data: bytes | str, *, max_depth: int = MAX_DEPTH, max_containers: int | None = None) -> Any:
+    """Parse a JSON document strictly (see the module's docstring); bytes are UTF-8."""
+    text = (decode_utf8(data) if isinstance(data, bytes) else data).removeprefix("\ufeff")
+    check_structure(text, max_depth, max_containers)
     refused: list[_Refused] = []
+
+    def unique(pairs: list[tuple[str, Any]]) -> Any:
+        found = dict(pairs)
+        if len(found) == len(pairs):
+            return found
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                break
+            seen.add(key)
+        refused.append(_Refused("appears twice in one object (JSON keys must be unique)", key=key))
+        return refused[-1]
 
     def number(literal: str) -> Any:
         value = float(literal)
@@ -185,14 +240,16 @@ def loads(data: bytes | str, *, max_depth: int = MAX_DEPTH) -> Any:
 
     try:
         try:
-            value = json.loads(text, parse_float=number, parse_constant=constant)
+            value = json.loads(text, parse_float=number, parse_constant=constant, object_pairs_hook=unique)
         except json.JSONDecodeError:
             raise
         except ValueError:  # an integer too long for Python: parse again to name it
-            value = json.loads(text, parse_float=number, parse_int=integer, parse_constant=constant)
+            value = json.loads(
+                text, parse_float=number, parse_int=integer, parse_constant=constant, object_pairs_hook=unique
+            )
     except json.JSONDecodeError as error:
         raise InputError("", f"line {error.lineno}, column {error.colno}: {error.msg}", syntax=True) from None
-    except RecursionError:  # cannot happen after check_depth; never a 500 if it does
+    except RecursionError:  # cannot happen after check_structure; never a 500 if it does
         raise InputError("", f"nested deeper than {max_depth} levels (objects and lists)") from None
     if refused or _maybe_unstorable(text, raw=isinstance(data, str)):
         _check_values(value)
@@ -215,6 +272,8 @@ def _check_values(value: Any) -> None:
     while stack:
         path, item = stack.pop()
         if isinstance(item, _Refused):
+            if item.key is not None:
+                path = f"{path}.{shown(item.key)}" if path else shown(item.key)
             raise InputError(path, item.message)
         if isinstance(item, str):
             problem = problem_with(item)

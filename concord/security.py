@@ -13,13 +13,15 @@
   any request to the views anyone may post to (the login pages and the API
   token), carries at most that much. Django only limits what it reads into
   memory (``DATA_UPLOAD_MAX_MEMORY_SIZE``) and spools larger multipart files
-  to temporary files; DRF's JSON parser reads the stream without any limit;
-  and a form body is read (CSRF, the NUL check) before any view checks who
-  sent it. So the whole body is refused, by its Content-Length, before anyone
-  reads it: 413 with a message saying the limit. It runs after the session
-  and authentication middleware (which read no body) and before anything
-  that reads one. A body without Content-Length (chunked) is read as empty
-  by Django's WSGI handler, so it cannot get round the check.
+  to temporary files; and a form body is read (CSRF, the NUL check) before
+  any view checks who sent it. So the whole body is refused, by its
+  Content-Length, before anyone reads it: 413 with a message saying the
+  limit. It runs after the session and authentication middleware (which
+  read no body) and before anything that reads one. A body without
+  Content-Length (chunked) is read as empty by Django's WSGI handler, so it
+  cannot get round the check. Within this ceiling, an API body has its
+  endpoint's own limit (annotate.api.bodies), checked by the API's parsers
+  before they parse it.
 - ``UnstorableInputMiddleware``: 400 for NUL characters (path, query,
   form), which PostgreSQL refuses after every other check has passed. JSON
   bodies are checked by the one strict parser (concord/jsonsafe.py).

@@ -10,7 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from annotate.services import Conflict, NotAssigned
-from concord.errors import InvalidInput, LimitReached
+from concord.errors import BodyTooLarge, InvalidInput, LimitReached
 from concord.security import too_large_message
 
 
@@ -24,6 +24,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         )
     if isinstance(exc, Conflict):
         return Response({"detail": str(exc), "current_version": exc.current_version}, status=status.HTTP_409_CONFLICT)
+    if isinstance(exc, BodyTooLarge):
+        return Response({"detail": exc.message, "field": "body"}, status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
     if isinstance(exc, RequestDataTooBig):
         # Django's in-memory limit, met while DRF parses a body (the hard limit
         # on the whole body is concord.security.UploadLimitMiddleware).

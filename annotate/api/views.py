@@ -20,8 +20,15 @@ from rest_framework.views import APIView
 
 from annotate import accounts, adaptive, flags, importers, selectors, services
 from annotate.api import serializers as s
-from annotate.api.bodies import StrictJSONParser, StrictMultiPartParser
-from annotate.models import Curation, Membership
+from annotate.api.bodies import (
+    SMALL_BODY_BYTES,
+    BodyLimit,
+    StrictJSONParser,
+    StrictMultiPartParser,
+    payload_limit,
+    up_to_the_upload_limit,
+)
+from annotate.models import Campaign, Curation, Membership
 from concord import budget, tokens
 from concord.errors import InvalidInput
 from kinds.base import require_object
@@ -61,6 +68,21 @@ def body(request: Request, *, allowed: set[str], required: set[str] = frozenset(
     return require_object(request.data, "body", allowed=allowed, required=required)
 
 
+def kind_payload_limit(view: APIView, what: str) -> BodyLimit:
+    """A body carrying one payload of the campaign's kind (bodies.payload_limit).
+    The view notes the campaign's kind (``view.kind``) once it has read the
+    campaign, before it reads the body; should anything read the body first,
+    one query finds the kind. No such campaign: the small limit (the view
+    answers 404)."""
+    kind = getattr(view, "kind", None)
+    if kind is None:
+        kind = Campaign.objects.filter(pk=view.kwargs.get("campaign_id")).values_list("kind", flat=True).first()
+    if kind is None:
+        return BodyLimit(SMALL_BODY_BYTES)
+    spec = get_kind(kind)
+    return payload_limit(spec, what.format(kind=spec.data.name))
+
+
 def topic_rows(request: Request, campaign, role: str, topics) -> list[dict[str, Any]]:
     """Topics as the user may see them: assessors get their kind's assessor view."""
     topics = list(topics)
@@ -69,6 +91,9 @@ def topic_rows(request: Request, campaign, role: str, topics) -> list[dict[str, 
 
 
 class CampaignList(APIView):
+    #: A campaign's guidelines are up to 100,000 characters.
+    body_limit = BodyLimit(2**20, "a campaign")
+
     @extend_schema(responses={200: s.CampaignSerializer(many=True), **ERRORS})
     def get(self, request: Request) -> Response:
         campaigns = selectors.visible_campaigns(request.user)
@@ -120,6 +145,7 @@ class MemberList(APIView):
 
 class TopicList(APIView):
     parser_classes = [StrictJSONParser, StrictMultiPartParser]
+    body_limit = up_to_the_upload_limit
 
     @extend_schema(
         description="Organisers and admins: every topic with its full data. Assessors: their own topics, each "
@@ -150,6 +176,7 @@ class TopicList(APIView):
 
 class RunList(APIView):
     parser_classes = [StrictJSONParser, StrictMultiPartParser]
+    body_limit = up_to_the_upload_limit
 
     @extend_schema(responses={200: s.RunSerializer(many=True), **ERRORS})
     def get(self, request: Request, campaign_id: int) -> Response:
@@ -177,6 +204,9 @@ class RunList(APIView):
 
 
 class OwnJudgment(APIView):
+    def body_limit(self) -> BodyLimit:
+        return kind_payload_limit(self, "a {kind} judgment's body")
+
     @extend_schema(responses={200: s.JudgmentSerializer, **ERRORS})
     def get(self, request: Request, campaign_id: int, topic_id: str) -> Response:
         campaign, role, topic = selectors.judging_target(request.user, campaign_id, topic_id)
@@ -214,6 +244,7 @@ class OwnJudgment(APIView):
     )
     def put(self, request: Request, campaign_id: int, topic_id: str) -> Response:
         campaign, role, topic = selectors.judging_target(request.user, campaign_id, topic_id)
+        self.kind = campaign.kind  # the body's limit (body_limit), without a query
         data = body(
             request, allowed={"payload", "status", "version", "active_ms"}, required={"payload", "status", "version"}
         )
@@ -299,6 +330,7 @@ class JudgmentList(APIView):
 
 class JudgmentImport(APIView):
     parser_classes = [StrictMultiPartParser]
+    body_limit = up_to_the_upload_limit
 
     @extend_schema(
         request={"multipart/form-data": s.JudgmentUploadSerializer},
@@ -326,6 +358,8 @@ class JudgmentImport(APIView):
 
 
 class Pools(APIView):
+    body_limit = up_to_the_upload_limit
+
     @extend_schema(
         request=s.PoolsSerializer,
         description="Build adjudication pools from systems' results (docs/formats.md, 'Pools').",
@@ -347,6 +381,13 @@ def _curation_need(name: str) -> str:
 
 
 class TopicCuration(APIView):
+    def body_limit(self) -> BodyLimit:
+        """A gold is a judgment of the kind; a kind's own curation (factoid relations,
+        over every pair of the topic's assessors) has the upload limit."""
+        if self.kwargs.get("name") == "consensus":
+            return kind_payload_limit(self, "a {kind} gold's body")
+        return up_to_the_upload_limit()
+
     @extend_schema(
         description="A topic's curation: `consensus` (its adjudicated gold; organisers and adjudicators) or one of "
         "the kind's own (organisers).",
@@ -368,6 +409,7 @@ class TopicCuration(APIView):
     def put(self, request: Request, campaign_id: int, topic_id: str, name: str) -> Response:
         campaign, role = selectors.campaign_for(request.user, campaign_id, need=_curation_need(name))
         topic = selectors.topic_for(request.user, campaign, role, topic_id)
+        self.kind = campaign.kind  # the body's limit (body_limit), without a query
         # The judging page's saver sends {payload, status, version}; scripts may send {data, version}.
         data = body(request, allowed={"data", "payload", "status", "version"}, required={"version"})
         content = data.get("data", data.get("payload"))

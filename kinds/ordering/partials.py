@@ -158,7 +158,7 @@ def mean_tau_ci(topic_taus: Sequence[float], settings: IntervalSettings) -> Figu
     (0.6, 3, 'topics', True)
     >>> mean_tau_ci([0.2, 0.6, 1.0], IntervalSettings()).method  # below the minimum: no bootstrap
     'too few'
-    
+
     """
     finite = [float(t) for t in topic_taus if t == t]
     return settings.interval(mean_units(finite), "topics")

@@ -72,12 +72,13 @@ def test_removing_an_assessor_keeps_their_judgments_and_reassigns_the_rest(clien
         assert Assignment.objects.filter(topic_id=topic_id).count() == campaign.overlap
 
 
-@pytest.mark.parametrize("who", ["alice", "newbie_elsewhere", "admin"])
-def test_no_link_for_accounts_that_can_log_in_or_belong_elsewhere(client, campaign, people, who):
-    if who == "newbie_elsewhere":
-        # A new account that is also in a campaign this organiser does not organise.
+@pytest.mark.parametrize("who", ["alice", "imported_elsewhere", "admin"])
+def test_no_link_for_accounts_that_can_log_in_or_are_no_invitation(client, campaign, people, who):
+    if who == "imported_elsewhere":
+        # An account without a password that an import of another campaign created.
         other = services.create_campaign(creator=people["other_organiser"], kind="pairs", name="Other")
         services.add_member(campaign=other, username=who, role="assessor")
+        Membership.objects.filter(campaign=other, user__username=who).update(imported=True)
     services.add_member(campaign=campaign, username=who, role="assessor")
     client.force_login(people["organiser"])
     response = client.post(f"/campaigns/{campaign.pk}/members/", {"action": "link", "username": who})

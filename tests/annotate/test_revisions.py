@@ -5,7 +5,8 @@ by 60 MiB in 2 s. Drafts saved in a row from one client (a browser session or
 an API token) by the same assessor now share one revision while its first save
 is less than CONCORD_DRAFT_REVISION_SECONDS old; every submission, reopening and
 withdrawal has its own, and a draft saved from elsewhere (the version a 409
-merge prompt showed) is never replaced.
+merge prompt showed) is not replaced, up to DRAFT_REVISIONS_PER_WINDOW draft
+revisions begun per judgment and window: the client is the sender's word.
 """
 
 from __future__ import annotations
@@ -221,3 +222,53 @@ def test_a_backup_keeps_what_each_revision_holds(campaign, people):
         kept["created_at"],
         kept["updated_at"],
     )
+
+
+def test_alternating_the_page_header_begins_at_most_three_revisions_a_minute(campaign, people):
+    """The judging page's way (a session, X-Concord-Page), 600 drafts alternating
+    the header: one revision per save without a cap (600 revisions, all their
+    payloads stored); the judgment's 3 draft revisions of the minute hold them all."""
+    topic, alice = campaign.topics.first(), people["alice"]
+    browser = Client()
+    browser.force_login(alice)
+    url = f"/api/campaigns/{campaign.pk}/topics/{topic.external_id}/judgment/"
+    for version in range(600):
+        response = browser.put(
+            url,
+            {"payload": draft(version % 4 + 1), "status": "draft", "version": version},
+            content_type="application/json",
+            HTTP_X_CONCORD_PAGE=f"page-{version % 2}",
+        )
+        assert response.status_code == 200, response.content[:300]
+    rows = history(topic, alice)
+    assert [(v, s) for v, _, s, _ in rows] == [(1, 1), (2, 1), (600, 598)]
+    assert rows[-1][3] == draft(599 % 4 + 1) == Judgment.objects.get(topic=topic, assessor=alice).payload
+
+
+def test_past_three_revisions_a_draft_from_any_client_replaces_the_latest(campaign, people):
+    topic, alice = campaign.topics.first(), people["alice"]
+    for version, client in enumerate(["session:a", "session:b", "token:c", "session:a", "session:b"]):
+        save(topic, alice, draft(version % 4 + 1), version, client=client)
+    assert [row[:3] for row in history(topic, alice)] == [(1, "draft", 1), (2, "draft", 1), (5, "draft", 3)]
+    assert JudgmentRevision.objects.get(version=5).client == "session:b"
+    # A submission from elsewhere still has a revision of its own.
+    save(topic, alice, ALL, 5, status="submitted", client="session:c")
+    assert [row[:3] for row in history(topic, alice)][-1] == (6, "submitted", 1)
+
+
+def test_a_minute_after_they_began_the_cap_lets_new_revisions_begin(campaign, people):
+    topic, alice = campaign.topics.first(), people["alice"]
+    for version in range(5):
+        save(topic, alice, draft(version % 4 + 1), version, client=f"session:{version % 2}")
+    assert len(history(topic, alice)) == 3
+    JudgmentRevision.objects.update(created_at=timezone.now() - timedelta(seconds=61))
+    for version in range(5, 10):
+        save(topic, alice, draft(version % 4 + 1), version, client=f"session:{version % 2}")
+    assert [row[:3] for row in history(topic, alice)] == [
+        (1, "draft", 1),
+        (2, "draft", 1),
+        (5, "draft", 3),
+        (6, "draft", 1),
+        (7, "draft", 1),
+        (10, "draft", 3),
+    ]

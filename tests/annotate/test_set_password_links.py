@@ -14,7 +14,7 @@ from django.contrib.auth import authenticate, get_user_model
 from django.core.signals import request_started
 
 from annotate import accounts, members, services
-from annotate.models import Membership
+from annotate.models import Assignment, Campaign, Membership
 
 pytestmark = pytest.mark.django_db
 User = get_user_model()
@@ -88,15 +88,83 @@ def test_the_token_is_only_in_the_fragment_and_never_reaches_a_log(client, campa
     assert authenticate(username="newbie", password=PASSWORD) is not None
 
 
-def test_a_link_is_void_once_the_account_becomes_organiser_elsewhere(client, campaign, people):
-    """victim1 was only this campaign's assessor when the link was made."""
+def elsewhere(people):
+    """The other organiser's campaign (tests/conftest.py), with one topic for one assessor."""
+    return Campaign.objects.get(name="Elsewhere")
+
+
+def add_on_page(client, campaign, organiser, usernames: str, role: str = "assessor") -> str:
+    """Add names on the members page as ``organiser``; what the page then says."""
+    client.force_login(organiser)
+    added = client.post(members_url(campaign), {"action": "add", "usernames": usernames, "role": role}, follow=True)
+    assert added.redirect_chain == [(members_url(campaign), 303)], added.content.decode()[:500]
+    return added.content.decode()
+
+
+def test_another_organisers_adding_neither_voids_an_invitation_nor_learns_of_it(client, campaign, people):
+    """Organiser A invites xavier and makes the link; organiser B, of another campaign,
+    adds xavier too. B is told what a brand-new name tells; A's link and a new one
+    from A both work; used, xavier is a member of A's campaign and no longer of B's."""
+    a, b, theirs = people["organiser"], people["other_organiser"], elsewhere(people)
+    add_on_page(client, campaign, a, "xavier")
+    link = make_link(client, campaign, a, "xavier")
+    told = add_on_page(client, theirs, b, "xavier yvonne")
+    assert "xavier, yvonne: new account: no password yet, make it a set-password link." in told
+    said = {row["username"]: row["account"] for row in client.get(f"/api/campaigns/{theirs.pk}/members/").json()}
+    assert said["xavier"] == said["yvonne"] == "new"
+    theirs_link = make_link(client, theirs, b, "xavier")  # B's own invitation, as for yvonne
+    assert urlsplit(make_link(client, campaign, a, "xavier")).fragment  # A's new link is not refused
+    done = use_link(client, link)
+    assert done.status_code == 302 and done["Location"] == "/accounts/reset/done/"
+    xavier = authenticate(username="xavier", password=PASSWORD)
+    assert xavier is not None
+    assert set(Membership.objects.filter(user=xavier).values_list("campaign__name", flat=True)) == {"Names"}
+    assert use_link(client, theirs_link, "another long sentence 7").status_code == 400
+    assert authenticate(username="xavier", password=PASSWORD) is not None
+    # Now an account someone signs in with: B adding the name again learns that much.
+    assert "xavier: existing account" in add_on_page(client, theirs, b, "xavier")
+
+
+def test_the_first_invitation_claimed_decides_and_gets_no_one_into_the_other_campaign(client, campaign, people):
+    """The other way round: B's link used first. xavier is B's campaign's member only;
+    A's invitation is withdrawn and A's link is void, so B got nobody into A's campaign."""
+    a, b, theirs = people["organiser"], people["other_organiser"], elsewhere(people)
+    add_on_page(client, campaign, a, "xavier")
+    link = make_link(client, campaign, a, "xavier")
+    add_on_page(client, theirs, b, "xavier", role="organiser")
+    assert use_link(client, make_link(client, theirs, b, "xavier")).status_code == 302
+    xavier = User.objects.get(username="xavier")
+    assert set(Membership.objects.filter(user=xavier).values_list("campaign__name", "role")) == {
+        ("Elsewhere", "organiser")
+    }
+    assert not Assignment.objects.filter(topic__campaign=campaign, assessor=xavier).exists()
+    for topic in campaign.topics.all():  # topped up by the others
+        assert Assignment.objects.filter(topic=topic).count() == campaign.overlap
+    assert use_link(client, link, "another long sentence 7").status_code == 400
+    client.force_login(a)
+    assert "xavier" not in client.get(members_url(campaign)).content.decode()
+
+
+def test_a_link_grants_the_campaigns_of_its_maker_only(client, campaign, people):
+    """victim1 was only this campaign's assessor when the link was made; another
+    organiser then made the name an organiser of theirs. The link still works, and
+    what it grants is this campaign: the other organiser's invitation is withdrawn."""
     added_by_organiser(campaign, "victim1")
     link = make_link(client, campaign, people["organiser"], "victim1")
-    elsewhere = services.create_campaign(creator=people["other_organiser"], kind="pairs", name="Elsewhere 2")
-    services.add_member(campaign=elsewhere, username="victim1", role="organiser")
-    refused = use_link(client, link)
-    assert refused.status_code == 400 and "does not work any more" in refused.content.decode()
-    assert not User.objects.get(username="victim1").has_usable_password()
+    services.add_member(campaign=elsewhere(people), username="victim1", role="organiser")
+    assert use_link(client, link).status_code == 302
+    victim = User.objects.get(username="victim1")
+    assert list(Membership.objects.filter(user=victim).values_list("campaign__name", "role")) == [("Names", "assessor")]
+    assert Membership.objects.filter(campaign=elsewhere(people), role="organiser").count() == 1
+
+
+def test_a_link_is_void_once_what_it_grants_changes(client, campaign, people):
+    """A change of role in the maker's campaign voids the link (the token covers it)."""
+    added_by_organiser(campaign, "victim3")
+    link = make_link(client, campaign, people["organiser"], "victim3")
+    services.add_member(campaign=campaign, username="victim3", role="adjudicator")
+    assert use_link(client, link).status_code == 400
+    assert not User.objects.get(username="victim3").has_usable_password()
 
 
 def test_a_link_is_void_once_the_account_is_staff(client, campaign, people):
