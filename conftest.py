@@ -23,7 +23,9 @@ os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 from django.contrib.auth.models import Permission
 from rest_framework.test import APIClient
 
-from annotate import services
+from annotate.imports.write import import_topics
+from annotate.services.campaigns import create_campaign
+from annotate.services.members import add_member
 from tests.campaigns import pairs_topics
 
 # A browser test waits for the state it needs (a text, a saved status), never
@@ -142,13 +144,13 @@ def people(make_user):
 @pytest.fixture
 def campaign(people):
     """A pairs campaign, overlap 2, organised by `organiser`, assessed by alice and bob."""
-    campaign = services.create_campaign(creator=people["organiser"], kind="pairs", name="Names", overlap=2)
-    services.add_member(campaign=campaign, username="alice", role="assessor")
-    services.add_member(campaign=campaign, username="bob", role="assessor")
-    services.import_topics(campaign=campaign, topics=pairs_topics())
-    other = services.create_campaign(creator=people["other_organiser"], kind="pairs", name="Elsewhere", overlap=1)
-    services.add_member(campaign=other, username="carol", role="assessor")
-    services.import_topics(campaign=other, topics=pairs_topics(1))
+    campaign = create_campaign(creator=people["organiser"], kind="pairs", name="Names", overlap=2)
+    add_member(campaign=campaign, username="alice", role="assessor")
+    add_member(campaign=campaign, username="bob", role="assessor")
+    import_topics(campaign=campaign, topics=pairs_topics())
+    other = create_campaign(creator=people["other_organiser"], kind="pairs", name="Elsewhere", overlap=1)
+    add_member(campaign=other, username="carol", role="assessor")
+    import_topics(campaign=other, topics=pairs_topics(1))
     return campaign
 
 

@@ -15,7 +15,8 @@ from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.debug import sensitive_post_parameters
 
-from annotate import accounts, members
+from annotate.services import accounts
+from annotate.services.members import claim_account
 
 #: Where the session keeps the opened link's code.
 SESSION_KEY = "concord_set_password_link"
@@ -36,7 +37,7 @@ def set_password(request: HttpRequest) -> HttpResponse:
         return render(request, "registration/set_password.html", {"opened": bool(code)}, status=status)
     form = SetPasswordForm(holder, request.POST if action == "set" else None)
     if action == "set" and form.is_valid():
-        if members.claim_account(code=code, form=form) is not None:
+        if claim_account(code=code, form=form) is not None:
             del request.session[SESSION_KEY]
             return redirect("password_reset_complete")
         return render(request, "registration/set_password.html", {"opened": True}, status=400)

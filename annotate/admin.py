@@ -18,7 +18,7 @@ from django.shortcuts import redirect
 from django.urls import reverse
 
 from annotate.models import Assignment, Campaign, Curation, Flag, Judgment, JudgmentRevision, Membership, Run, Topic
-from annotate.services import clean_campaign_params
+from annotate.services.campaigns import clean_campaign_params
 from concord.errors import InvalidInput
 from kinds.registry import get_kind
 

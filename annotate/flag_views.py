@@ -17,7 +17,8 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from annotate import flags, selectors
-from annotate.services import NotAssigned
+from annotate.services.flags import resolve_flag, skip_topic, unskip_topic
+from annotate.services.judgments import NotAssigned
 from concord.errors import InvalidInput
 
 
@@ -35,10 +36,10 @@ def topic_skip(request: HttpRequest, campaign_id: int, topic_id: str) -> HttpRes
     action = request.POST.get("action", "")
     try:
         if action == "skip":
-            flags.skip_topic(topic=topic, assessor=request.user, reason=request.POST.get("reason", ""))
+            skip_topic(topic=topic, assessor=request.user, reason=request.POST.get("reason", ""))
             done = f"Skipped {topic.title}."
         elif action == "unskip":
-            flags.unskip_topic(topic=topic, assessor=request.user)
+            unskip_topic(topic=topic, assessor=request.user)
             done = f"{topic.title} is back in your queue."
         else:
             raise InvalidInput("action", "expected skip or unskip")
@@ -59,7 +60,7 @@ def flag_resolve(request: HttpRequest, campaign_id: int, flag_id: int) -> HttpRe
     campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
     flag = flags.flag_for(campaign, flag_id)
     try:
-        flags.resolve_flag(flag=flag, organiser=request.user, answer=request.POST.get("answer", ""))
+        resolve_flag(flag=flag, organiser=request.user, answer=request.POST.get("answer", ""))
     except InvalidInput as invalid:
         return _refused(invalid)
     return redirect(reverse("campaign", args=[campaign.pk]) + "?section=flags#flags")

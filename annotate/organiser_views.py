@@ -8,14 +8,20 @@ re-renders the page with the message at its field (400) and changes nothing.
 
 from __future__ import annotations
 
+import re
+
 from django.conf import settings
 from django.contrib import messages
+from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
-from annotate import accounts, members, selectors, services
+from annotate import selectors
 from annotate.models import Membership
+from annotate.selectors import member_accounts
+from annotate.services import accounts
+from annotate.services.members import add_member, add_members, remove_member
 from concord.errors import InvalidInput
 
 
@@ -30,23 +36,23 @@ def campaign_members(request: HttpRequest, campaign_id: int) -> HttpResponse:
         username = request.POST.get("username", "").strip()
         try:
             if action == "add":
-                names = members.parse_usernames(request.POST.get("usernames", ""))
-                added = members.add_members(campaign=campaign, usernames=names, role=request.POST.get("role", ""))
-                messages.success(request, members.added_message(added, request.user))
+                names = parse_usernames(request.POST.get("usernames", ""))
+                added = add_members(campaign=campaign, usernames=names, role=request.POST.get("role", ""))
+                messages.success(request, added_message(added, request.user))
                 # The new accounts' links at once, to copy in one go (no second step per person).
                 links = _links(request, campaign, [m.user.get_username() for m in added])
             elif action == "role":
-                services.add_member(campaign=campaign, username=username, role=request.POST.get("role", ""))
+                add_member(campaign=campaign, username=username, role=request.POST.get("role", ""))
                 messages.success(request, f"{username} is now {request.POST.get('role')}.")
             elif action == "remove":
-                members.remove_member(campaign=campaign, username=username)
+                remove_member(campaign=campaign, username=username)
                 messages.success(request, f"{username} was removed; their judgments stay.")
             elif action == "link":
                 link = request.build_absolute_uri(
                     accounts.set_password_link(campaign=campaign, username=username, organiser=request.user)
                 )
             elif action == "links":
-                links = _links(request, campaign, [a.username for a in members.member_accounts(campaign, request.user)])
+                links = _links(request, campaign, [a.username for a in member_accounts(campaign, request.user)])
                 if not links:
                     raise InvalidInput("action", "no member has a new account without a password")
             else:
@@ -57,7 +63,7 @@ def campaign_members(request: HttpRequest, campaign_id: int) -> HttpResponse:
             return _shown_once(request, campaign, link=link, link_for=username if link else "", links=links)
     else:
         link, link_for, links = _take_shown(request, campaign)
-    listed = members.member_accounts(campaign, request.user)
+    listed = member_accounts(campaign, request.user)
     return render(
         request,
         "annotate/members.html",
@@ -108,3 +114,35 @@ def _links(request: HttpRequest, campaign, usernames: list[str]) -> list[tuple[s
     """(name, full URL) of the set-password link of each new account among ``usernames``."""
     made = accounts.set_password_links(campaign=campaign, usernames=usernames, organiser=request.user)
     return [(name, request.build_absolute_uri(path)) for name, path in made]
+
+
+def parse_usernames(text: str) -> list[str]:
+    """Names from a pasted list: one per line, or separated by commas, spaces or semicolons; repeats once.
+
+    >>> parse_usernames("alice, bob\\ncarol;  alice")
+    ['alice', 'bob', 'carol']
+    """
+    names: list[str] = []
+    for name in re.split(r"[\s,;]+", text or ""):
+        if name and name not in names:
+            names.append(name)
+    return names
+
+
+#: The most names the message after adding lists per state (a paste may add MAX_BULK).
+NAMES_SHOWN = 20
+
+
+def added_message(added: list[Membership], organiser: AbstractBaseUser) -> str:
+    """What the members page says after adding: each name's account state, as the table shows it."""
+    states = accounts.states([m.user for m in added], organiser)
+    by_state: dict[str, list[str]] = {}
+    for membership in added:
+        by_state.setdefault(accounts.member_state(membership, states[membership.user_id]), []).append(
+            membership.user.get_username()
+        )
+    parts = [f"Added or updated {len(added)} member{'s' if len(added) != 1 else ''}."]
+    for state, names in by_state.items():
+        more = f" and {len(names) - NAMES_SHOWN} more" if len(names) > NAMES_SHOWN else ""
+        parts.append(f"{', '.join(names[:NAMES_SHOWN])}{more}: {accounts.SAID[state]}.")
+    return " ".join(parts)

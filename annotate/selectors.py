@@ -14,9 +14,10 @@ from django.db.models import BooleanField, CharField, Exists, OuterRef, QuerySet
 from django.db.models.expressions import RawSQL
 from django.http import Http404
 
-from annotate import imports
 from annotate.adaptive import is_adaptive
+from annotate.imports import fence
 from annotate.models import Assignment, Campaign, Curation, ImportFence, Judgment, Membership, Topic
+from annotate.services import accounts
 from concord.busy import Busy
 from kinds.registry import get_kind
 
@@ -104,7 +105,7 @@ def _fence(campaign: str) -> QuerySet[ImportFence]:
 
 def _not_importing(campaign: Campaign, importing: bool) -> None:
     if importing:
-        raise Busy(imports.fenced_message(campaign.name))
+        raise Busy(fence.fenced_message(campaign.name))
 
 
 def judging_target(
@@ -335,3 +336,27 @@ def curations_of(topics: list[Topic], name: str) -> dict[int, Curation]:
     query: e.g. the adjudicated gold (``consensus``) of every topic of an export."""
     found = Curation.objects.filter(topic__in=[t.pk for t in topics], name=name).select_related("updated_by")
     return {c.topic_id: c for c in found}
+
+
+@dataclass(frozen=True)
+class Account:
+    """A member as the members page shows them (``state``: annotate.services.accounts)."""
+
+    username: str
+    role: str
+    state: str
+
+    @property
+    def said(self) -> str:
+        return accounts.SAID[self.state]
+
+    @property
+    def link_allowed(self) -> bool:
+        return self.state == accounts.NEW
+
+
+def member_accounts(campaign: Campaign, organiser: AbstractBaseUser) -> list[Account]:
+    """The campaign's members, each account's state as ``organiser`` sees it."""
+    members = list(campaign.memberships.select_related("user").order_by("role", "user__username"))
+    states = accounts.states([m.user for m in members], organiser)
+    return [Account(m.user.username, m.role, accounts.member_state(m, states[m.user_id])) for m in members]

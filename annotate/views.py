@@ -9,8 +9,9 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 
-from annotate import adaptive, flags, selectors, services
+from annotate import adaptive, flags, selectors
 from annotate.models import Judgment
+from annotate.services.campaigns import create_campaign
 from concord import paramforms
 from concord.digits import whole_number
 from concord.errors import InvalidInput
@@ -164,7 +165,7 @@ def new_campaign(request: HttpRequest) -> HttpResponse:
             overlap = whole_number(form["overlap"].strip())
             if overlap is None:
                 raise InvalidInput("overlap", "expected a whole number of assessors per topic, from 1 to 100")
-            campaign = services.create_campaign(
+            campaign = create_campaign(
                 creator=request.user,
                 kind=kind,
                 name=form["name"].strip(),

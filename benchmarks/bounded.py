@@ -110,7 +110,7 @@ def _bomb(unzipped_mib: int) -> bytes:
 
 def case_zip(path: str) -> dict:
     _django()
-    from annotate import interchange
+    from annotate.imports import interchange
     from concord.errors import InvalidInput
 
     raw = Path(path).read_bytes()

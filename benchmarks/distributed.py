@@ -92,11 +92,11 @@ def setup() -> dict[str, Any]:
     """The organiser (with the known password and a token) and an empty pairs campaign."""
     from django.contrib.auth.models import User
 
-    from annotate import services
+    from annotate.services.campaigns import create_campaign
     from concord import tokens
 
     organiser = User.objects.create_user(username="organiser", password=PASSWORD)
-    campaign = services.create_campaign(creator=organiser, kind="pairs", name="Crowd at scale", overlap=2)
+    campaign = create_campaign(creator=organiser, kind="pairs", name="Crowd at scale", overlap=2)
     return {"campaign": campaign.pk, "organiser": organiser.username, "token": tokens.issue(organiser)[1]}
 
 

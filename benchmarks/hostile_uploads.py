@@ -166,12 +166,12 @@ def case(name: str) -> dict:
     from django.test import Client
     from django.test.utils import setup_test_environment
 
-    from annotate import services
+    from annotate.services.campaigns import create_campaign
 
     setup_test_environment()  # the answer's template context: what the page says
     call_command("migrate", verbosity=0)
     user = get_user_model().objects.create(username="organiser", is_staff=True)
-    campaign = services.create_campaign(creator=user, kind="pairs", name="Crowd", overlap=1)
+    campaign = create_campaign(creator=user, kind="pairs", name="Crowd", overlap=1)
     raw = {"dimension": dimension_bomb, "entity": entity_sheet}[name]()
     client = Client()
     client.force_login(user)

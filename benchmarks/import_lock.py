@@ -88,18 +88,18 @@ def seed(database: Path) -> None:
     from django.contrib.auth import get_user_model
     from django.core.management import call_command
 
-    from annotate import services
+    from annotate.imports.write import import_topics
+    from annotate.services.campaigns import create_campaign
+    from annotate.services.members import add_member
 
     call_command("migrate", verbosity=0)
     user = get_user_model().objects.create(username="organiser", is_staff=True)
-    big = services.create_campaign(creator=user, kind="pairs", name="Big import", overlap=10)
-    other = services.create_campaign(creator=user, kind="pairs", name="Other", overlap=1)
+    big = create_campaign(creator=user, kind="pairs", name="Big import", overlap=10)
+    other = create_campaign(creator=user, kind="pairs", name="Other", overlap=1)
     get_user_model().objects.create(username="saver")
-    services.add_member(campaign=other, username="saver", role="assessor")
+    add_member(campaign=other, username="saver", role="assessor")
     candidates = [{"id": f"c{c}", "text": f"Candidate {c}"} for c in range(4)]
-    services.import_topics(
-        campaign=other, topics=[{"external_id": "q1", "data": {"query": "Q", "candidates": candidates}}]
-    )
+    import_topics(campaign=other, topics=[{"external_id": "q1", "data": {"query": "Q", "candidates": candidates}}])
     with sqlite3.connect(database) as db:
         db.execute("CREATE TABLE bench_probe (at REAL)")
     print(json.dumps({"big": big.pk, "other": other.pk}))
@@ -109,7 +109,7 @@ def run_import(database: Path, csv: Path, campaign: int, whole: bool) -> None:
     _setup()
     from django.db import transaction
 
-    from annotate import importers
+    from annotate.imports import write
     from annotate.models import Campaign
 
     target = Campaign.objects.get(pk=campaign)
@@ -117,9 +117,9 @@ def run_import(database: Path, csv: Path, campaign: int, whole: bool) -> None:
     start = time.perf_counter()
     if whole:
         with transaction.atomic():
-            summary = importers.import_judgment_file(target, raw, filename=csv.name)
+            summary = write.import_judgment_file(target, raw, filename=csv.name)
     else:
-        summary = importers.import_judgment_file(target, raw, filename=csv.name)
+        summary = write.import_judgment_file(target, raw, filename=csv.name)
     print(json.dumps({"seconds": time.perf_counter() - start, "judgments": summary.judgments}))
 
 
@@ -127,8 +127,8 @@ def save_loop(database: Path, campaign: int, stop: Path, ready: Path) -> None:
     _setup()
     from django.contrib.auth import get_user_model
 
-    from annotate import services
     from annotate.models import Topic
+    from annotate.services.judgments import save_judgment
 
     topic = Topic.objects.select_related("campaign").get(campaign_id=campaign, external_id="q1")
     saver = get_user_model().objects.get(username="saver")
@@ -136,7 +136,7 @@ def save_loop(database: Path, campaign: int, stop: Path, ready: Path) -> None:
     ready.touch()
     while not stop.exists():
         start = time.perf_counter()
-        result = services.save_judgment(
+        result = save_judgment(
             topic=topic, assessor=saver, payload={"matches": {"c0": version % 2 == 0}}, status="draft", version=version
         )
         latencies.append(time.perf_counter() - start)

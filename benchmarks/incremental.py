@@ -55,8 +55,10 @@ from django.db import transaction  # noqa: E402
 from django.test import override_settings  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
-from annotate import services  # noqa: E402
+from annotate.imports.write import import_runs  # noqa: E402
 from annotate.models import Assignment, Campaign, Judgment, JudgmentRevision, Topic  # noqa: E402
+from annotate.services.campaigns import create_campaign  # noqa: E402
+from annotate.services.judgments import reopen_judgment, save_judgment  # noqa: E402
 from benchmarks._harness import print_result, print_table  # noqa: E402
 from kinds.registry import KINDS  # noqa: E402
 from scoring import jobs  # noqa: E402
@@ -75,7 +77,7 @@ def synthetic_campaign(kind: str, topics: int, assessors: int, seed: int = 0) ->
     examples = KINDS[kind].examples
     User = get_user_model()
     organiser, _ = User.objects.get_or_create(username="organiser")
-    campaign = services.create_campaign(
+    campaign = create_campaign(
         creator=organiser, kind=kind, name=f"{kind} x {topics}", overlap=assessors, params=dict(examples.params) or None
     )
     people = [User.objects.get_or_create(username=f"assessor{a}")[0] for a in range(assessors)]
@@ -119,7 +121,7 @@ def synthetic_campaign(kind: str, topics: int, assessors: int, seed: int = 0) ->
         )
     if examples.run is not None:
         run = {key: {t: value["t1"] for t in ids} if "t1" in value else value for key, value in examples.run.items()}
-        services.import_runs(campaign=campaign, runs=[{"name": "run-a", "data": run}])
+        import_runs(campaign=campaign, runs=[{"name": "run-a", "data": run}])
     # The rebuild the runs' import queued is never run (the settings' database queue has
     # no worker here): the first build is what first_build times.
     ScoringState.objects.filter(campaign=campaign).update(pending=False)
@@ -149,9 +151,9 @@ def resubmit(campaign: Campaign, rng: random.Random) -> None:
         Judgment.objects.filter(topic__campaign=campaign).order_by("?").select_related("topic", "assessor").first()
     )
     examples = KINDS[campaign.kind].examples
-    services.reopen_judgment(topic=judgment.topic, assessor=judgment.assessor, version=judgment.version)
+    reopen_judgment(topic=judgment.topic, assessor=judgment.assessor, version=judgment.version)
     payload = examples.payloads[1] if judgment.submitted_payload == examples.payloads[0] else examples.payloads[0]
-    services.save_judgment(
+    save_judgment(
         topic=judgment.topic,
         assessor=judgment.assessor,
         payload=dict(payload),

@@ -48,8 +48,10 @@ from django.core.management import call_command  # noqa: E402
 from django.utils.module_loading import import_string  # noqa: E402
 from django_tasks_db.models import DBTaskResult  # noqa: E402
 
-from annotate import services  # noqa: E402
 from annotate.models import Campaign  # noqa: E402
+from annotate.services.campaigns import create_campaign  # noqa: E402
+from annotate.services.judgments import save_judgment  # noqa: E402
+from annotate.services.members import add_member  # noqa: E402
 from benchmarks._harness import print_result, print_table  # noqa: E402
 from kinds.pairs.pools import build_pools  # noqa: E402
 from scoring import services as scoring_services  # noqa: E402
@@ -59,10 +61,10 @@ from scoring.models import Job  # noqa: E402
 def campaign(name: str, organiser, seed: int) -> Campaign:
     """12 queries pooled from 4 systems, judged by 3 assessors of different strictness."""
     rng = random.Random(seed)
-    made = services.create_campaign(creator=organiser, kind="pairs", name=name, overlap=3)
+    made = create_campaign(creator=organiser, kind="pairs", name=name, overlap=3)
     names = [f"{name.lower()}-{i}" for i in range(3)]
     for assessor in names:
-        services.add_member(campaign=made, username=assessor, role="assessor")
+        add_member(campaign=made, username=assessor, role="assessor")
     queries = {f"q{q}": f"Query {q}" for q in range(12)}
     truth = {(q, c): rng.random() < 0.35 for q in queries for c in range(8)}
     runs = []
@@ -83,7 +85,7 @@ def campaign(name: str, organiser, seed: int) -> Campaign:
                 c["id"]: truth[(topic.external_id, int(c["id"][1:]))] != (rng.random() < 0.1 + 0.1 * i)
                 for c in topic.data["candidates"]
             }
-            services.save_judgment(
+            save_judgment(
                 topic=topic, assessor=assignment.assessor, payload={"matches": matches}, status="submitted", version=0
             )
     return made

@@ -36,12 +36,15 @@ django.setup()
 from django.contrib.auth import get_user_model
 from annotate import services
 from kinds.registry import KINDS
+from annotate.imports.write import import_topics
+from annotate.services.campaigns import create_campaign
+from annotate.services.members import add_member
 User = get_user_model()
 organiser = User.objects.create_user("organiser", password="pw-organiser")
 User.objects.create_user("alice", password="pw-alice")
-campaign = services.create_campaign(creator=organiser, kind="clustering", name="Bench", overlap=1)
-services.add_member(campaign=campaign, username="alice", role="assessor")
-services.import_topics(campaign=campaign, topics=[{"external_id": "t1", "data": dict(KINDS["clustering"].examples.topic)}])
+campaign = create_campaign(creator=organiser, kind="clustering", name="Bench", overlap=1)
+add_member(campaign=campaign, username="alice", role="assessor")
+import_topics(campaign=campaign, topics=[{"external_id": "t1", "data": dict(KINDS["clustering"].examples.topic)}])
 print(campaign.pk)
 """
 

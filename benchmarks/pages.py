@@ -57,8 +57,9 @@ from django.test import Client  # noqa: E402
 from django.test.utils import CaptureQueriesContext, override_settings  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
-from annotate import services  # noqa: E402
 from annotate.models import Assignment, Campaign, Judgment, Topic  # noqa: E402
+from annotate.services.campaigns import create_campaign  # noqa: E402
+from annotate.services.members import add_member  # noqa: E402
 from benchmarks._harness import print_result, print_table  # noqa: E402
 from kinds.registry import KINDS  # noqa: E402
 from scoring import jobs, live  # noqa: E402
@@ -73,7 +74,7 @@ def organiser():
 
 def rte_campaign() -> Campaign:
     """Snow et al.'s RTE labels, imported as the docs/formats.md "Import formats" shows."""
-    campaign = services.create_campaign(creator=organiser(), kind="pairs", name="RTE (Snow et al. 2008)", overlap=10)
+    campaign = create_campaign(creator=organiser(), kind="pairs", name="RTE (Snow et al. 2008)", overlap=10)
     call_command("import_judgments", campaign.pk, str(RTE), stdout=io.StringIO())
     return campaign
 
@@ -83,7 +84,7 @@ def large_campaign(topics: int, assessors: int, seed: int = 0) -> Campaign:
     rng = random.Random(seed)
     examples = KINDS["pairs"].examples
     User = get_user_model()
-    campaign = services.create_campaign(
+    campaign = create_campaign(
         creator=organiser(),
         kind="pairs",
         name=f"pairs x {topics}",
@@ -92,7 +93,7 @@ def large_campaign(topics: int, assessors: int, seed: int = 0) -> Campaign:
     )
     people = [User.objects.get_or_create(username=f"assessor{a}")[0] for a in range(assessors)]
     for person in people:
-        services.add_member(campaign=campaign, username=person.username, role="assessor")
+        add_member(campaign=campaign, username=person.username, role="assessor")
     with transaction.atomic():
         Topic.objects.bulk_create(
             [

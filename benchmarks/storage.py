@@ -82,20 +82,22 @@ def set_up(items: int, assessors: int):
     from django.contrib.auth import get_user_model
     from django.test import Client
 
-    from annotate import services
+    from annotate.imports.write import import_topics
+    from annotate.services.campaigns import create_campaign
+    from annotate.services.members import add_member
     from concord import tokens
 
     User = get_user_model()
     organiser = User.objects.create(username="storage-organiser", is_staff=True)
-    campaign = services.create_campaign(creator=organiser, kind="pairs", name="storage", overlap=assessors, params={})
+    campaign = create_campaign(creator=organiser, kind="pairs", name="storage", overlap=assessors, params={})
     clients = []
     for a in range(assessors):
         user = User.objects.create(username=f"assessor{a + 1}")
-        services.add_member(campaign=campaign, username=user.username, role="assessor")
+        add_member(campaign=campaign, username=user.username, role="assessor")
         token = tokens.issue(user)[1]
         clients.append(Client(HTTP_AUTHORIZATION=f"Token {token}", HTTP_HOST="localhost", raise_request_exception=True))
     ids = [f"item{i + 1}" for i in range(items)]
-    services.import_topics(
+    import_topics(
         campaign=campaign,
         topics=[
             {"external_id": t, "data": {"query": f"Item {t}", "candidates": [{"id": "c1", "text": f"text of {t}"}]}}

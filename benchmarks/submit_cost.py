@@ -52,8 +52,10 @@ from django.db import connection  # noqa: E402
 from django.test import Client, override_settings  # noqa: E402
 from django.test.utils import CaptureQueriesContext  # noqa: E402
 
-from annotate import services  # noqa: E402
+from annotate.imports.write import import_topics  # noqa: E402
 from annotate.models import Judgment  # noqa: E402
+from annotate.services.campaigns import create_campaign  # noqa: E402
+from annotate.services.members import add_member  # noqa: E402
 from benchmarks._harness import print_result, print_table  # noqa: E402
 from concord import tokens  # noqa: E402
 from kinds.registry import KINDS  # noqa: E402
@@ -64,13 +66,13 @@ def setup_kind(kind: str, topics: int, organiser, name: str = "") -> tuple[int, 
     """A campaign of ``topics`` copies of the kind's example topic, one assessor
     (with a token); the campaign id, an authenticated client, topic ids, a payload."""
     examples = KINDS[kind].examples
-    campaign = services.create_campaign(
+    campaign = create_campaign(
         creator=organiser, kind=kind, name=f"cost {name or kind}", overlap=1, params=dict(examples.params)
     )
     assessor = get_user_model().objects.create(username=f"cost-{name or kind}")
-    services.add_member(campaign=campaign, username=assessor.username, role="assessor")
+    add_member(campaign=campaign, username=assessor.username, role="assessor")
     ids = [f"t{i}" for i in range(1, topics + 1)]
-    services.import_topics(campaign=campaign, topics=[{"external_id": t, "data": dict(examples.topic)} for t in ids])
+    import_topics(campaign=campaign, topics=[{"external_id": t, "data": dict(examples.topic)} for t in ids])
     client = Client(HTTP_AUTHORIZATION=f"Token {tokens.issue(assessor)[1]}", raise_request_exception=True)
     return campaign.pk, client, ids, dict(examples.payloads[0])
 

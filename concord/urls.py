@@ -6,9 +6,9 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 from annotate import account_views as account_pages
 from annotate import flag_views as flag_pages
 from annotate import organiser_views as organiser_pages
-from annotate import upload_views
 from annotate import views as pages
 from annotate.api import views as api
+from annotate.imports import views
 from concord import auth_api, auth_pages, help_views
 from dashboard import views as dashboard_pages
 from kinds.registry import KINDS
@@ -94,11 +94,11 @@ page_urls = [
     path("campaigns/<int:campaign_id>/progress/", dashboard_pages.progress, name="campaign-progress"),
     path("campaigns/<int:campaign_id>/summary/", dashboard_pages.summary, name="campaign-summary"),
     path("campaigns/<int:campaign_id>/members/", organiser_pages.campaign_members, name="campaign-members"),
-    path("campaigns/<int:campaign_id>/uploads/", upload_views.campaign_uploads, name="campaign-uploads"),
-    path("campaigns/<int:campaign_id>/uploads/import/", upload_views.campaign_import, name="campaign-import"),
+    path("campaigns/<int:campaign_id>/uploads/", views.campaign_uploads, name="campaign-uploads"),
+    path("campaigns/<int:campaign_id>/uploads/import/", views.campaign_import, name="campaign-import"),
     path(
         "campaigns/<int:campaign_id>/uploads/samples/<str:sample>",
-        upload_views.campaign_sample,
+        views.campaign_sample,
         name="campaign-sample",
     ),
     path("campaigns/<int:campaign_id>/assignments/", dashboard_pages.campaign_assignments, name="campaign-assignments"),

@@ -16,8 +16,8 @@ from typing import Any
 
 from django.db.models import Count, Exists, F, OuterRef, Q
 
-from annotate.adjudication import GOLD, submitted
 from annotate.models import Campaign, Curation, Judgment, Membership, Run, Topic
+from annotate.services.curations import GOLD, submitted
 from concord.digits import whole_number
 from concord.errors import InvalidInput
 from dashboard import topics

@@ -19,9 +19,11 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import urlencode
 
-from annotate import adjudication, assignments, flags, selectors
+from annotate import flags, selectors
 from annotate.navigation import SECTIONS
-from annotate.services import Conflict
+from annotate.services.assignments import reassign_topic, top_up
+from annotate.services.curations import accept
+from annotate.services.judgments import Conflict
 from concord import paramforms
 from concord.errors import InvalidInput
 from dashboard import queue, topics
@@ -242,7 +244,7 @@ def campaign_assignments(request: HttpRequest, campaign_id: int) -> HttpResponse
         action = request.POST.get("action", "")
         try:
             if action == "reassign":
-                assignments.reassign_topic(
+                reassign_topic(
                     campaign=campaign,
                     topic=request.POST.get("topic", ""),
                     from_assessor=request.POST.get("from_assessor", ""),
@@ -254,7 +256,7 @@ def campaign_assignments(request: HttpRequest, campaign_id: int) -> HttpResponse
                     f"to {request.POST['to_assessor']}.",
                 )
             elif action == "topup":
-                made = assignments.top_up(campaign)
+                made = top_up(campaign)
                 messages.success(request, f"Topped up to the overlap: {made} new assignment{'s' if made != 1 else ''}.")
             else:
                 raise InvalidInput("action", "expected reassign or topup")
@@ -348,7 +350,7 @@ def adjudicate(request: HttpRequest, campaign_id: int, topic_id: str) -> HttpRes
     error, status, stale = None, 200, False
     if request.method == "POST":
         try:
-            curation = adjudication.accept(
+            curation = accept(
                 campaign=campaign,
                 topic=topic,
                 action=request.POST.get("action", ""),

@@ -288,7 +288,7 @@ def revert_job(*, job: Job, user) -> Job:
 
 
 def _checked_params(campaign: Campaign, params: dict) -> dict:
-    """As annotate.services.clean_campaign_params (which imports this module)."""
+    """As annotate.services.campaigns.clean_campaign_params (which imports this module)."""
     return get_kind(campaign.kind).params.clean(params, "params", current=campaign.params)
 
 

@@ -12,8 +12,8 @@ import pytest
 from django.db import InterfaceError, OperationalError, connection, connections
 from django.test import RequestFactory
 
-from annotate import services
 from annotate.models import Assignment, Judgment, Topic
+from annotate.services.members import add_member
 from concord import busy, error_pages
 
 
@@ -130,7 +130,7 @@ def test_a_page_that_cannot_get_the_lock_answers_a_short_503_page(people, campai
     # A third assessor, unassigned: "top up" has assignments to write.
     campaign.overlap = 3
     campaign.save(update_fields=["overlap"])
-    services.add_member(campaign=campaign, username="carol", role="assessor")
+    add_member(campaign=campaign, username="carol", role="assessor")
     Assignment.objects.filter(assessor=people["carol"]).delete()
     before = Assignment.objects.filter(topic__campaign=campaign).count()
     client.force_login(people["organiser"])

@@ -15,7 +15,7 @@ CORE = [
     "concord.paramforms",
     "concord.typed",
     "annotate.allocation",
-    "annotate.members",
+    "annotate.organiser_views",
     "annotate.templatetags.annotate_tags",
     "scoring.fields",
     "scoring.progress",

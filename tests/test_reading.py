@@ -12,8 +12,10 @@ from types import SimpleNamespace
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from annotate import importers, interchange, services
+from annotate.imports import interchange
+from annotate.imports import read as importers
 from annotate.models import Judgment
+from annotate.services.campaigns import create_campaign
 from concord import reading
 from concord.errors import InvalidInput
 from kinds.clustering import importers as clustering_importers
@@ -205,7 +207,7 @@ def test_trees_cut_as_before():
 
 @pytest.mark.django_db
 def test_the_uploads_page_answers_a_deep_tree_with_400_and_imports_nothing(client, people):
-    campaign = services.create_campaign(creator=people["organiser"], kind="clustering", name="Trees", overlap=1)
+    campaign = create_campaign(creator=people["organiser"], kind="clustering", name="Trees", overlap=1)
     client.force_login(people["organiser"])
     deep = "<root>" + "<Bubble>" * 3000 + "</Bubble>" * 3000 + "</root>"
     answer = client.post(

@@ -9,7 +9,7 @@ from rest_framework import status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from annotate.services import Conflict, NotAssigned
+from annotate.services.judgments import Conflict, NotAssigned
 from concord.errors import BodyTooLarge, InvalidInput, LimitReached
 from concord.security import too_large_message
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 from drf_spectacular.utils import OpenApiParameter, extend_schema_field
 from rest_framework import serializers
 
-from annotate import accounts
 from annotate.models import Campaign, Flag, Judgment, Membership, Run, Topic
+from annotate.services import accounts
 from kinds.registry import KINDS
 
 

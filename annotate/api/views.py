@@ -18,7 +18,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotate import accounts, adaptive, flags, importers, selectors, services
+from annotate import adaptive, flags, selectors
 from annotate.api import serializers as s
 from annotate.api.bodies import (
     SMALL_BODY_BYTES,
@@ -28,7 +28,15 @@ from annotate.api.bodies import (
     payload_limit,
     up_to_the_upload_limit,
 )
+from annotate.imports import read, write
+from annotate.imports.write import import_runs, import_topics
 from annotate.models import Campaign, Curation, Membership
+from annotate.services import accounts
+from annotate.services.campaigns import create_campaign
+from annotate.services.curations import save_curation
+from annotate.services.flags import create_flag, resolve_flag, skip_topic, unskip_topic
+from annotate.services.judgments import reopen_judgment, save_judgment, withdraw_judgment
+from annotate.services.members import add_member
 from concord import budget, tokens
 from concord.errors import InvalidInput
 from kinds.base import require_object
@@ -107,7 +115,7 @@ class CampaignList(APIView):
         if not selectors.can_create_campaigns(request.user):
             raise PermissionDenied("Only organisers and admins create campaigns.")
         data = body(request, allowed={"kind", "name", "guidelines", "overlap", "params"}, required={"kind", "name"})
-        campaign = services.create_campaign(creator=request.user, **data)
+        campaign = create_campaign(creator=request.user, **data)
         role = "admin" if request.user.is_staff else "organiser"
         return Response(
             s.CampaignSerializer(campaign, context={"roles": {campaign.pk: role}}).data, status=status.HTTP_201_CREATED
@@ -138,7 +146,7 @@ class MemberList(APIView):
     def post(self, request: Request, campaign_id: int) -> Response:
         campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
         data = body(request, allowed={"username", "role"}, required={"username", "role"})
-        membership = services.add_member(campaign=campaign, username=data["username"], role=data["role"])
+        membership = add_member(campaign=campaign, username=data["username"], role=data["role"])
         states = accounts.states([membership.user], request.user)
         return Response(s.MemberSerializer(membership, context={"states": states}).data, status=status.HTTP_201_CREATED)
 
@@ -165,12 +173,12 @@ class TopicList(APIView):
         campaign, role = selectors.campaign_for(request.user, campaign_id, need="organise")
         if "file" in request.FILES:
             form_fields(request, allowed={"file"})
-            topics = importers.read_topics(request.FILES["file"].read())
+            topics = read.read_topics(request.FILES["file"].read())
         elif isinstance(request.data, dict):
             topics = require_object(request.data, "body", allowed={"topics"}, required={"topics"})["topics"]
         else:
             topics = request.data
-        created = services.import_topics(campaign=campaign, topics=topics)
+        created = import_topics(campaign=campaign, topics=topics)
         return Response(topic_rows(request, campaign, role, created), status=status.HTTP_201_CREATED)
 
 
@@ -195,11 +203,11 @@ class RunList(APIView):
         if upload:
             form_fields(request, allowed={"file"})
         data = (
-            importers.read_runs(upload.read(), kind=get_kind(campaign.kind), filename=upload.name or "")
+            read.read_runs(upload.read(), kind=get_kind(campaign.kind), filename=upload.name or "")
             if upload
             else request.data
         )
-        runs = services.import_runs(campaign=campaign, runs=data)
+        runs = import_runs(campaign=campaign, runs=data)
         return Response(s.RunSerializer(runs, many=True).data, status=status.HTTP_201_CREATED)
 
 
@@ -248,7 +256,7 @@ class OwnJudgment(APIView):
         data = body(
             request, allowed={"payload", "status", "version", "active_ms"}, required={"payload", "status", "version"}
         )
-        result = services.save_judgment(
+        result = save_judgment(
             topic=topic,
             assessor=request.user,
             payload=data["payload"],
@@ -272,9 +280,7 @@ class JudgmentReopen(APIView):
     def post(self, request: Request, campaign_id: int, topic_id: str) -> Response:
         campaign, role, topic = selectors.judging_target(request.user, campaign_id, topic_id)
         data = body(request, allowed={"version"}, required={"version"})
-        result = services.reopen_judgment(
-            topic=topic, assessor=request.user, version=data["version"], source=_source(request)
-        )
+        result = reopen_judgment(topic=topic, assessor=request.user, version=data["version"], source=_source(request))
         return Response({**s.judgment_body(result.judgment), "replayed": result.replayed})
 
 
@@ -289,7 +295,7 @@ class JudgmentWithdraw(APIView):
     def post(self, request: Request, campaign_id: int, topic_id: str) -> Response:
         campaign, role, topic = selectors.judging_target(request.user, campaign_id, topic_id)
         data = body(request, allowed={"version", "reason"}, required={"version"})
-        result = services.withdraw_judgment(
+        result = withdraw_judgment(
             topic=topic,
             assessor=request.user,
             version=data["version"],
@@ -345,7 +351,7 @@ class JudgmentImport(APIView):
             raise InvalidInput("file", "attach the crowd file as multipart field 'file'")
         form_fields(request, allowed={"file", "format", "positive", "rank", "map_members"})
         with budget.scope():  # the import's CPU, cells and memory (concord/budget.py)
-            summary = importers.import_judgment_file(
+            summary = write.import_judgment_file(
                 campaign,
                 upload.read(),
                 filename=upload.name or "",
@@ -413,9 +419,7 @@ class TopicCuration(APIView):
         # The judging page's saver sends {payload, status, version}; scripts may send {data, version}.
         data = body(request, allowed={"data", "payload", "status", "version"}, required={"version"})
         content = data.get("data", data.get("payload"))
-        curation = services.save_curation(
-            topic=topic, name=name, data=content, version=data["version"], user=request.user
-        )
+        curation = save_curation(topic=topic, name=name, data=content, version=data["version"], user=request.user)
         return Response({**s.CurationSerializer(curation).data, "status": data.get("status", "draft")})
 
 
@@ -442,14 +446,14 @@ class TopicSkip(APIView):
     def post(self, request: Request, campaign_id: int, topic_id: str) -> Response:
         campaign, role, topic = selectors.judging_target(request.user, campaign_id, topic_id)
         data = body(request, allowed={"reason"})
-        return Response(_skip_state(flags.skip_topic(topic=topic, assessor=request.user, reason=data.get("reason"))))
+        return Response(_skip_state(skip_topic(topic=topic, assessor=request.user, reason=data.get("reason"))))
 
     @extend_schema(
         description="Unskip: the topic is back in your queue.", responses={200: s.SkipStateSerializer, **ERRORS}
     )
     def delete(self, request: Request, campaign_id: int, topic_id: str) -> Response:
         campaign, role, topic = selectors.judging_target(request.user, campaign_id, topic_id)
-        return Response(_skip_state(flags.unskip_topic(topic=topic, assessor=request.user)))
+        return Response(_skip_state(unskip_topic(topic=topic, assessor=request.user)))
 
 
 class NextTopic(APIView):
@@ -503,7 +507,7 @@ class TopicFlags(APIView):
     def post(self, request: Request, campaign_id: int, topic_id: str) -> Response:
         campaign, role, topic = selectors.judging_target(request.user, campaign_id, topic_id)
         data = body(request, allowed={"comment", "item"}, required={"comment"})
-        flag = flags.create_flag(topic=topic, author=request.user, comment=data["comment"], item=data.get("item", ""))
+        flag = create_flag(topic=topic, author=request.user, comment=data["comment"], item=data.get("item", ""))
         return Response(s.FlagSerializer(flag).data, status=status.HTTP_201_CREATED)
 
 
@@ -531,5 +535,5 @@ class FlagResolve(APIView):
         campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
         flag = flags.flag_for(campaign, flag_id)
         data = body(request, allowed={"answer"})
-        flag = flags.resolve_flag(flag=flag, organiser=request.user, answer=data.get("answer", ""))
+        flag = resolve_flag(flag=flag, organiser=request.user, answer=data.get("answer", ""))
         return Response(s.FlagSerializer(flag).data)

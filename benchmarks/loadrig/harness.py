@@ -258,7 +258,9 @@ def seed(
     from django.contrib.auth.hashers import make_password
     from django.contrib.auth.models import User
 
-    from annotate import services
+    from annotate.imports.write import import_topics
+    from annotate.services.campaigns import create_campaign
+    from annotate.services.members import add_member
     from concord import tokens
 
     password = make_password(PASSWORD)  # hashed once: the same known password for everyone
@@ -267,12 +269,12 @@ def seed(
     topics = math.ceil(users * per_assessor / overlap)
     campaigns = []
     for kind in KINDS:
-        campaign = services.create_campaign(
+        campaign = create_campaign(
             creator=organiser, kind=kind, name=f"Load {kind}", overlap=min(overlap, users), params=PARAMS.get(kind)
         )
         for user in assessors:  # members first, so the topics are spread least-loaded first
-            services.add_member(campaign=campaign, username=user.username, role="assessor")
-        services.import_topics(
+            add_member(campaign=campaign, username=user.username, role="assessor")
+        import_topics(
             campaign=campaign,
             topics=[
                 {"external_id": f"{kind[0]}{t:04d}", "title": f"{kind} {t}", "data": topic_data(kind, t)}
@@ -293,19 +295,21 @@ def seed(
 def _example_campaign(organiser, kind: str, name: str, members: list, topics: int, prefix: str = "t"):
     """A campaign of ``kind`` whose every member is assigned ``topics`` copies of
     the kind's example topic (``KINDS[kind].examples``), external ids ``<prefix>00001``..."""
-    from annotate import services
+    from annotate.imports.write import import_topics
+    from annotate.services.campaigns import create_campaign
+    from annotate.services.members import add_member
     from kinds.registry import KINDS as REGISTRY
 
     examples = REGISTRY[kind].examples
-    campaign = services.create_campaign(
+    campaign = create_campaign(
         creator=organiser, kind=kind, name=name, overlap=max(1, len(members)), params=dict(examples.params)
     )
     for user in members:
-        services.add_member(campaign=campaign, username=user.username, role="assessor")
+        add_member(campaign=campaign, username=user.username, role="assessor")
     ids = [f"{prefix}{i:05d}" for i in range(1, topics + 1)]
     batch = 2000
     for start in range(0, len(ids), batch):
-        services.import_topics(
+        import_topics(
             campaign=campaign,
             topics=[{"external_id": t, "data": dict(examples.topic)} for t in ids[start : start + batch]],
         )
@@ -324,7 +328,7 @@ def seed_measured(organiser, *, cost_topics: int, rate_slots: int, rate_assessor
     """
     from django.contrib.auth.models import User
 
-    from annotate import services
+    from annotate.services.judgments import save_judgment
     from concord import tokens
     from kinds.registry import KINDS as REGISTRY
 
@@ -343,7 +347,7 @@ def seed_measured(organiser, *, cost_topics: int, rate_slots: int, rate_assessor
         rate.append({"kind": kind, "campaign": campaign.pk, "topics": ids, "payloads": payloads})
     bare_user = User.objects.create(username="bare-reference")
     campaign, ids, payloads = _example_campaign(organiser, "pairs", "Bare reference", [bare_user], 1)
-    saved = services.save_judgment(
+    saved = save_judgment(
         topic=campaign.topics.get(), assessor=bare_user, payload=payloads[0], status="draft", version=0
     )
     return {

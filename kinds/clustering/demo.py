@@ -13,8 +13,11 @@ from collections.abc import Sequence
 
 from django.contrib.auth.models import AbstractBaseUser
 
-from annotate import services
+from annotate.imports.write import import_runs, import_topics
 from annotate.models import Campaign, Membership
+from annotate.services.campaigns import create_campaign
+from annotate.services.judgments import save_judgment
+from annotate.services.members import add_member
 from kinds.clustering.data import GUIDELINES
 
 # (document, hidden topic or None, text)
@@ -95,7 +98,7 @@ def build(
     organiser: AbstractBaseUser, simulated: Sequence[AbstractBaseUser], people: Sequence[AbstractBaseUser]
 ) -> Campaign:
     rng = random.Random(2009)
-    campaign = services.create_campaign(
+    campaign = create_campaign(
         creator=organiser,
         kind="clustering",
         name="Volcano sentences (demo)",
@@ -105,15 +108,15 @@ def build(
     )
     by_name = {u.username: u for u in simulated}
     for name in JUDGES:
-        services.add_member(campaign=campaign, username=name, role=Membership.Role.ASSESSOR)
-    (topic,) = services.import_topics(
+        add_member(campaign=campaign, username=name, role=Membership.Role.ASSESSOR)
+    (topic,) = import_topics(
         campaign=campaign,
         topics=[{"external_id": "volcano", "title": "Mount Kelud erupts", "data": topic_data(VOLCANO)}],
     )
     topics = hidden_topics(VOLCANO)
     for name, judge in JUDGES.items():
         clusters = judge(topics, rng)
-        services.save_judgment(
+        save_judgment(
             topic=topic,
             assessor=by_name[name],
             payload={"clusters": clusters, "descriptions": [""] * len(clusters)},
@@ -122,8 +125,8 @@ def build(
             source="import",
         )
     for user in people:
-        services.add_member(campaign=campaign, username=user.username, role=Membership.Role.ASSESSOR)
-    (theirs,) = services.import_topics(
+        add_member(campaign=campaign, username=user.username, role=Membership.Role.ASSESSOR)
+    (theirs,) = import_topics(
         campaign=campaign,
         topics=[{"external_id": "volcano-2", "title": "Mount Kelud erupts (your turn)", "data": topic_data(VOLCANO)}],
     )
@@ -134,7 +137,7 @@ def build(
         judge = JUDGES.get(assignment.assessor.username)
         if judge is not None:
             clusters = judge(topics, others)
-            services.save_judgment(
+            save_judgment(
                 topic=theirs,
                 assessor=assignment.assessor,
                 payload={"clusters": clusters, "descriptions": [""] * len(clusters)},
@@ -142,7 +145,7 @@ def build(
                 version=0,
                 source="import",
             )
-    services.import_runs(
+    import_runs(
         campaign=campaign,
         runs=[
             {

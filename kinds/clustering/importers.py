@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from annotate.importers import check_columns, csv_rows
+from annotate.imports.read import check_columns, csv_rows
 from concord import reading
 from concord.digits import whole_number
 from concord.errors import InvalidInput
@@ -172,7 +172,8 @@ def import_aiphes(
     annotator's clustering, all or nothing (``manage.py import_aiphes`` and the
     uploads page). ``trees`` are (annotator, tree XML). Returns (the topic's
     data, services.ImportSummary)."""
-    from annotate import services
+    from annotate.imports.check import check_judgments, check_topics
+    from annotate.imports.write import write_checked
 
     if not trees:
         raise InvalidInput("trees", "give one tree per annotator")
@@ -186,9 +187,9 @@ def import_aiphes(
             raise InvalidInput(field, error.message) from None
         entries.append({"assessor": annotator, "topic": topic, "payload": {"clusters": clusters}})
     # Checked first, then written in one short transaction.
-    topics = services.check_topics(campaign, [data])
-    judgments = services.check_judgments(campaign=campaign, entries=entries, topics=topics)
-    return data, services.write_checked(topics, judgments=judgments).summary
+    topics = check_topics(campaign, [data])
+    judgments = check_judgments(campaign=campaign, entries=entries, topics=topics)
+    return data, write_checked(topics, judgments=judgments).summary
 
 
 #: The uploads page's options for AIPHES trees (the command's ``--topic``, ``--title``, ``--depth``).

@@ -16,8 +16,12 @@ from collections.abc import Sequence
 
 from django.contrib.auth.models import AbstractBaseUser
 
-from annotate import services
+from annotate.imports.write import import_topics
 from annotate.models import Assignment, Campaign, Membership
+from annotate.services.campaigns import create_campaign
+from annotate.services.curations import save_curation
+from annotate.services.judgments import save_judgment
+from annotate.services.members import add_member
 
 GUIDELINES = """Build your own factoid inventory for this text and mark, for every summary sentence, the factoids it contains.
 
@@ -96,7 +100,7 @@ def build(
     organiser: AbstractBaseUser, simulated: Sequence[AbstractBaseUser], people: Sequence[AbstractBaseUser]
 ) -> Campaign:
     rng = random.Random(2004)
-    campaign = services.create_campaign(
+    campaign = create_campaign(
         creator=organiser,
         kind="factoids",
         name="Factoids of a news story (demo)",
@@ -106,14 +110,14 @@ def build(
     )
     annotators = simulated[:2]
     for user in annotators:
-        services.add_member(campaign=campaign, username=user.username, role=Membership.Role.ASSESSOR)
+        add_member(campaign=campaign, username=user.username, role=Membership.Role.ASSESSOR)
     data, facts_of = summaries(rng)
-    (topic,) = services.import_topics(
+    (topic,) = import_topics(
         campaign=campaign,
         topics=[{"external_id": "tram", "title": "The new tram line", "data": {"summaries": data}}],
     )
     for user, coarse in zip(annotators, (False, True)):
-        services.save_judgment(
+        save_judgment(
             topic=topic,
             assessor=user,
             payload=annotation(facts_of, rng, coarse=coarse, miss=0.05),
@@ -122,10 +126,10 @@ def build(
             source="import",
         )
     consensus = annotation(facts_of, random.Random(1), coarse=False, miss=0.0)
-    services.save_curation(topic=topic, name="consensus", data=consensus, version=0, user=organiser)
+    save_curation(topic=topic, name="consensus", data=consensus, version=0, user=organiser)
     for user in people:
-        services.add_member(campaign=campaign, username=user.username, role=Membership.Role.ASSESSOR)
-    (theirs,) = services.import_topics(
+        add_member(campaign=campaign, username=user.username, role=Membership.Role.ASSESSOR)
+    (theirs,) = import_topics(
         campaign=campaign,
         topics=[{"external_id": "tram-2", "title": "The new tram line (your turn)", "data": {"summaries": data[:6]}}],
     )
@@ -134,10 +138,10 @@ def build(
     if len(simulated) < 3:
         return campaign
     third = simulated[2]
-    services.add_member(campaign=campaign, username=third.username, role=Membership.Role.ASSESSOR)
+    add_member(campaign=campaign, username=third.username, role=Membership.Role.ASSESSOR)
     Assignment.objects.get_or_create(topic=theirs, assessor=third)
     shown = {s["id"] for summary in data[:6] for s in summary["sentences"]}
-    services.save_judgment(
+    save_judgment(
         topic=theirs,
         assessor=third,
         payload=annotation(

@@ -10,7 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotate.models import Campaign, Judgment, JudgmentRevision, Topic
-from annotate.services import clean_campaign_params
+from annotate.services.campaigns import clean_campaign_params
 from concord.errors import InvalidInput
 from kinds.base import listing, require_ids, require_list, require_object
 from kinds.factoids.data import FactoidsKind

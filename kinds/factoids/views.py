@@ -10,9 +10,9 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 
 from annotate import selectors
-from annotate import services as annotate_services
 from annotate.models import Judgment
-from annotate.services import Conflict
+from annotate.services.curations import save_curation
+from annotate.services.judgments import Conflict
 from concord.digits import whole_number
 from concord.errors import InvalidInput
 from kinds.factoids import services as factoid_services
@@ -117,7 +117,7 @@ def relations_editor(request: HttpRequest, campaign_id: int, topic_id: str) -> H
                 if line.strip()
             ]
         try:
-            annotate_services.save_curation(
+            save_curation(
                 topic=topic,
                 name="relations",
                 data={"pairs": pairs},

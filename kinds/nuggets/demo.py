@@ -17,8 +17,11 @@ from collections.abc import Sequence
 
 from django.contrib.auth.models import AbstractBaseUser
 
-from annotate import services
+from annotate.imports.write import import_runs, import_topics
 from annotate.models import Assignment, Campaign, Membership
+from annotate.services.campaigns import create_campaign
+from annotate.services.judgments import save_judgment
+from annotate.services.members import add_member
 
 GUIDELINES = """For each question, label every nugget vital or okay from the nugget list and the target alone ("snap judgments").
 
@@ -145,7 +148,7 @@ def build(
     organiser: AbstractBaseUser, simulated: Sequence[AbstractBaseUser], people: Sequence[AbstractBaseUser]
 ) -> Campaign:
     rng = random.Random(2006)
-    campaign = services.create_campaign(
+    campaign = create_campaign(
         creator=organiser,
         kind="nuggets",
         name="Nugget pyramids (demo)",
@@ -154,12 +157,12 @@ def build(
         params={"demo": True, "tasks": ["labels", "matches"]},
     )
     for user in simulated:
-        services.add_member(campaign=campaign, username=user.username, role=Membership.Role.ASSESSOR)
+        add_member(campaign=campaign, username=user.username, role=Membership.Role.ASSESSOR)
     questions, importance = topics(rng)
     answers = random.Random(1958)  # the readers' answers and the assessors' matching of them
     questions, truths = zip(*(with_responses(q, answers) for q in questions))
     truth_of = {q["external_id"]: t for q, t in zip(questions, truths)}
-    created = services.import_topics(campaign=campaign, topics=list(questions))
+    created = import_topics(campaign=campaign, topics=list(questions))
     for topic in created:
         nuggets = [n["id"] for n in topic.data["nuggets"]]
         for assignment in topic.assignments.select_related("assessor"):
@@ -168,7 +171,7 @@ def build(
                 f"n{i + 1}": "vital" if score + rng.gauss(0, 0.2) > threshold else "okay"
                 for i, score in enumerate(importance[topic.external_id])
             }
-            services.save_judgment(
+            save_judgment(
                 topic=topic,
                 assessor=assignment.assessor,
                 payload={"labels": labels, "matches": matched(truth_of[topic.external_id], nuggets, answers)},
@@ -191,13 +194,13 @@ def build(
                 "matches": found,
             }
         runs.append({"name": f"run-{r + 1}", "data": {"responses": responses}})
-    services.import_runs(campaign=campaign, runs=runs)
+    import_runs(campaign=campaign, runs=runs)
     for user in people:
-        services.add_member(campaign=campaign, username=user.username, role=Membership.Role.ASSESSOR)
+        add_member(campaign=campaign, username=user.username, role=Membership.Role.ASSESSOR)
     extra, extra_importance = topics(random.Random(7))
     extra_answers = random.Random(1959)
     theirs = [with_responses(t, extra_answers) for t in extra[:2]]
-    created = services.import_topics(
+    created = import_topics(
         campaign=campaign,
         topics=[{**t, "external_id": f"x{t['external_id']}", "title": t["title"] + " (your turn)"} for t, _ in theirs],
     )
@@ -212,7 +215,7 @@ def build(
                 f"n{i + 1}": "vital" if score + extra_answers.gauss(0, 0.2) > 0.55 else "okay"
                 for i, score in enumerate(extra_importance[question["external_id"]])
             }
-            services.save_judgment(
+            save_judgment(
                 topic=topic,
                 assessor=user,
                 payload={"labels": labels, "matches": matched(truth, nuggets, extra_answers)},

@@ -84,7 +84,8 @@ def import_nugget_files(
     """Questions with their answer key and/or runs' responses with their
     matches, all or nothing (``manage.py import_nuggets`` and the uploads
     page): (topics created, runs created)."""
-    from annotate import services
+    from annotate.imports.check import check_runs, check_topics
+    from annotate.imports.write import write_checked
 
     if (questions is None) != (key is None):
         raise InvalidInput("key" if key is None else "questions", "questions and their answer key go together")
@@ -92,14 +93,10 @@ def import_nugget_files(
         raise InvalidInput("responses", "matches need the runs' responses")
     if questions is None and responses is None:
         raise InvalidInput("questions", "give questions with their key, or runs' responses, or both")
-    topics = services.check_topics(campaign, read_nugget_topics(questions, key)) if questions else None
-    runs = (
-        services.check_runs(campaign, read_nugget_runs(responses, matches), topics=topics)
-        if responses is not None
-        else None
-    )
+    topics = check_topics(campaign, read_nugget_topics(questions, key)) if questions else None
+    runs = check_runs(campaign, read_nugget_runs(responses, matches), topics=topics) if responses is not None else None
     # Checked first, then written in one short transaction.
-    imported = services.write_checked(topics, runs=runs)
+    imported = write_checked(topics, runs=runs)
     return imported.topics, imported.runs
 
 

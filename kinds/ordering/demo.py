@@ -12,8 +12,11 @@ from collections.abc import Sequence
 
 from django.contrib.auth.models import AbstractBaseUser
 
-from annotate import services
+from annotate.imports.write import import_runs, import_topics
 from annotate.models import Campaign, Membership
+from annotate.services.campaigns import create_campaign
+from annotate.services.judgments import save_judgment
+from annotate.services.members import add_member
 
 GUIDELINES = """Put the items in the order in which they happen, first at the top.
 
@@ -151,7 +154,7 @@ def build(
     organiser: AbstractBaseUser, simulated: Sequence[AbstractBaseUser], people: Sequence[AbstractBaseUser]
 ) -> Campaign:
     rng = random.Random(2010)
-    campaign = services.create_campaign(
+    campaign = create_campaign(
         creator=organiser,
         kind="ordering",
         name="Ordering steps (demo)",
@@ -160,15 +163,15 @@ def build(
         params={"demo": True},
     )
     for user in simulated:
-        services.add_member(campaign=campaign, username=user.username, role=Membership.Role.ASSESSOR)
+        add_member(campaign=campaign, username=user.username, role=Membership.Role.ASSESSOR)
     all_topics = topics()
-    judged = services.import_topics(campaign=campaign, topics=all_topics[:6])
+    judged = import_topics(campaign=campaign, topics=all_topics[:6])
     for topic in judged:
         truth = [item["id"] for item in topic.data["items"]]
         for assignment in topic.assignments.select_related("assessor"):
             name = assignment.assessor.username
             order = perturbed(truth, rng.randint(1, 3), rng) if name in CAREFUL else careless(truth, rng)
-            services.save_judgment(
+            save_judgment(
                 topic=topic,
                 assessor=assignment.assessor,
                 payload={"order": order},
@@ -177,8 +180,8 @@ def build(
                 source="import",
             )
     for user in people:
-        services.add_member(campaign=campaign, username=user.username, role=Membership.Role.ASSESSOR)
-    theirs = services.import_topics(campaign=campaign, topics=all_topics[6:])
+        add_member(campaign=campaign, username=user.username, role=Membership.Role.ASSESSOR)
+    theirs = import_topics(campaign=campaign, topics=all_topics[6:])
     # Simulated assessors judge the people's topics too, so a person's submission moves
     # the agreement figures at once (there is someone to agree with).
     others = random.Random(2011)
@@ -189,7 +192,7 @@ def build(
             if name not in {u.username for u in simulated}:
                 continue
             order = perturbed(truth, others.randint(1, 3), others) if name in CAREFUL else careless(truth, others)
-            services.save_judgment(
+            save_judgment(
                 topic=topic,
                 assessor=assignment.assessor,
                 payload={"order": order},
@@ -198,7 +201,7 @@ def build(
                 source="import",
             )
     truths = {t["external_id"]: [i["id"] for i in t["data"]["items"]] for t in all_topics}
-    services.import_runs(
+    import_runs(
         campaign=campaign,
         runs=[
             {"name": name, "data": {"orderings": {t: make(order) for t, order in truths.items()}}}

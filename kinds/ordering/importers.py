@@ -6,8 +6,7 @@ import csv
 from collections.abc import Iterable
 from typing import Any
 
-from annotate.importers import CrowdFile, check_columns, csv_rows, parse_json
-from annotate.labels import CrowdLabel
+from annotate.imports.read import CrowdFile, CrowdLabel, check_columns, csv_rows, parse_json
 from concord import reading
 from concord.errors import InvalidInput
 

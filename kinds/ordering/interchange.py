@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from annotate import interchange as ix
-from annotate.importers import CrowdFile
+from annotate.imports import interchange as ix
+from annotate.imports.read import CrowdFile
 from annotate.models import Campaign, Topic
 from concord.errors import InvalidInput
 from kinds.base import require_id, type_name

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from annotate import interchange as ix
+from annotate.imports import interchange as ix
 from kinds.ordering import adjudication, analyses, charts, demo, exports, importers, interchange, partials, report
 from kinds.ordering.data import OrderingKind
 from kinds.ordering.examples import EXAMPLES

@@ -15,8 +15,11 @@ from collections.abc import Sequence
 
 from django.contrib.auth.models import AbstractBaseUser
 
-from annotate import services
+from annotate.imports.write import import_topics
 from annotate.models import Campaign, Membership
+from annotate.services.campaigns import create_campaign
+from annotate.services.judgments import save_judgment
+from annotate.services.members import add_member
 from kinds.pairs.pools import build_pools
 
 GUIDELINES = """Judge whether each candidate record could name the same person as the query.
@@ -166,7 +169,7 @@ def build(
     organiser: AbstractBaseUser, simulated: Sequence[AbstractBaseUser], people: Sequence[AbstractBaseUser]
 ) -> list[Campaign]:
     rng = random.Random(20081)
-    campaign = services.create_campaign(
+    campaign = create_campaign(
         creator=organiser,
         kind="pairs",
         name="Person-name search (demo)",
@@ -175,12 +178,12 @@ def build(
         params={"demo": True},
     )
     for user in simulated:
-        services.add_member(campaign=campaign, username=user.username, role=Membership.Role.ASSESSOR)
-    judged = services.import_topics(campaign=campaign, topics=topics(24, rng))
+        add_member(campaign=campaign, username=user.username, role=Membership.Role.ASSESSOR)
+    judged = import_topics(campaign=campaign, topics=topics(24, rng))
     for topic in judged:
         for assignment in topic.assignments.select_related("assessor"):
             name = assignment.assessor.username
-            services.save_judgment(
+            save_judgment(
                 topic=topic,
                 assessor=assignment.assessor,
                 payload=simulated_payload(topic.data, name, rng),
@@ -191,15 +194,15 @@ def build(
     # The people join last, so the least-loaded rule gives them the new topics
     # and their own judgments move the live report.
     for user in people:
-        services.add_member(campaign=campaign, username=user.username, role=Membership.Role.ASSESSOR)
-    theirs = services.import_topics(campaign=campaign, topics=topics(6, rng, start=25))
+        add_member(campaign=campaign, username=user.username, role=Membership.Role.ASSESSOR)
+    theirs = import_topics(campaign=campaign, topics=topics(6, rng, start=25))
     # Simulated assessors judge the people's topics too, so a person's submission moves
     # the agreement figures at once (there is someone to agree with).
     others, names = random.Random(20082), {u.username for u in simulated}
     for topic in theirs:
         for assignment in topic.assignments.select_related("assessor"):
             if assignment.assessor.username in names:
-                services.save_judgment(
+                save_judgment(
                     topic=topic,
                     assessor=assignment.assessor,
                     payload=simulated_payload(topic.data, assignment.assessor.username, others),
@@ -246,7 +249,7 @@ def _candidates(query: str, rng: random.Random) -> list[dict]:
 
 def build_systems(organiser: AbstractBaseUser, simulated: Sequence[AbstractBaseUser]) -> Campaign:
     rng = random.Random(2008)
-    campaign = services.create_campaign(
+    campaign = create_campaign(
         creator=organiser,
         kind="pairs",
         name="Name-search systems (demo)",
@@ -255,12 +258,12 @@ def build_systems(organiser: AbstractBaseUser, simulated: Sequence[AbstractBaseU
         params={"demo": True},
     )
     for user in simulated:
-        services.add_member(campaign=campaign, username=user.username, role=Membership.Role.ASSESSOR)
+        add_member(campaign=campaign, username=user.username, role=Membership.Role.ASSESSOR)
     queries = {f"n{i:03d}": f"{rng.choice(GIVEN)} {rng.choice(FAMILY)}" for i in range(1, 41)}
     topics = build_pools(campaign=campaign, queries=queries, runs=system_runs(queries, rng))
     for topic in topics:
         for assignment in topic.assignments.select_related("assessor"):
-            services.save_judgment(
+            save_judgment(
                 topic=topic,
                 assessor=assignment.assessor,
                 payload=simulated_payload(topic.data, assignment.assessor.username, rng),

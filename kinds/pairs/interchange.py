@@ -8,7 +8,7 @@ result from ``match`` to ``text``) or a doccano label: ``match`` or ``no match``
 
 from __future__ import annotations
 
-from annotate import interchange as ix
+from annotate.imports import interchange as ix
 from concord.errors import InvalidInput
 from kinds.spec import Export
 

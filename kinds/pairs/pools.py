@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from annotate import services
+from annotate.imports.check import check_runs, check_topics
+from annotate.imports.write import write_checked
 from annotate.models import Campaign, Topic
 from concord.errors import InvalidInput
 from kinds.base import require_id, require_list, require_object, require_text
@@ -58,7 +59,7 @@ def build_pools(*, campaign: Campaign, queries: Any, runs: Any, depth: int | Non
         for query, text in queries.items()
         if pools[query]
     ]
-    checked = services.check_topics(campaign, topics)
+    checked = check_topics(campaign, topics)
     pooled = {topic["external_id"] for topic in topics}
     stored = [
         {**run, "data": {**run["data"], "results": {q: r for q, r in run["data"]["results"].items() if q in pooled}}}
@@ -67,4 +68,4 @@ def build_pools(*, campaign: Campaign, queries: Any, runs: Any, depth: int | Non
         for run in runs
     ]
     # Checked first, then written in one short transaction.
-    return services.write_checked(checked, runs=services.check_runs(campaign, stored, topics=checked)).topics
+    return write_checked(checked, runs=check_runs(campaign, stored, topics=checked)).topics

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from annotate import interchange as ix
+from annotate.imports import interchange as ix
 from kinds.pairs import adjudication, analyses, charts, demo, exports, interchange, partials, pools, report
 from kinds.pairs.data import PairsKind
 from kinds.pairs.examples import EXAMPLES

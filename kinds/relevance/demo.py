@@ -17,8 +17,11 @@ from collections.abc import Sequence
 
 from django.contrib.auth.models import AbstractBaseUser
 
-from annotate import services
+from annotate.imports.write import import_runs, import_topics
 from annotate.models import Campaign, Membership
+from annotate.services.campaigns import create_campaign
+from annotate.services.judgments import save_judgment
+from annotate.services.members import add_member
 from kinds.relevance.importers import pools
 
 GUIDELINES = """Grade each document for the query on the left, reading the description and the narrative: they say what counts.
@@ -273,7 +276,7 @@ def build(
     runs = rankings(collections, rng)
     pooled = pools(runs, DEPTH)
     truth = {doc: grade for collection in collections for doc, _, grade in collection}
-    campaign = services.create_campaign(
+    campaign = create_campaign(
         creator=organiser,
         kind="relevance",
         name="TREC-style relevance (demo)",
@@ -282,14 +285,14 @@ def build(
         params={"demo": True},
     )
     for user in simulated:
-        services.add_member(campaign=campaign, username=user.username, role=Membership.Role.ASSESSOR)
-    judged = services.import_topics(campaign=campaign, topics=topic_rows(range(JUDGED_TOPICS), collections, pooled))
+        add_member(campaign=campaign, username=user.username, role=Membership.Role.ASSESSOR)
+    judged = import_topics(campaign=campaign, topics=topic_rows(range(JUDGED_TOPICS), collections, pooled))
     for topic in judged:
         for assignment in topic.assignments.select_related("assessor"):
             name = assignment.assessor.username
             if name not in ASSESSORS:
                 continue
-            services.save_judgment(
+            save_judgment(
                 topic=topic,
                 assessor=assignment.assessor,
                 payload=simulated_payload(topic.data, truth, name, rng),
@@ -299,17 +302,15 @@ def build(
             )
     # The people join last, so the least-loaded rule gives them the new topics.
     for user in people:
-        services.add_member(campaign=campaign, username=user.username, role=Membership.Role.ASSESSOR)
-    theirs = services.import_topics(
-        campaign=campaign, topics=topic_rows(range(JUDGED_TOPICS, len(TOPICS)), collections, pooled)
-    )
+        add_member(campaign=campaign, username=user.username, role=Membership.Role.ASSESSOR)
+    theirs = import_topics(campaign=campaign, topics=topic_rows(range(JUDGED_TOPICS, len(TOPICS)), collections, pooled))
     # Simulated assessors judge the people's topics too, so a person's submission moves
     # the agreement figures at once (there is someone to agree with).
     others = random.Random(2001)
     for topic in theirs:
         for assignment in topic.assignments.select_related("assessor"):
             if assignment.assessor.username in ASSESSORS:
-                services.save_judgment(
+                save_judgment(
                     topic=topic,
                     assessor=assignment.assessor,
                     payload=simulated_payload(topic.data, truth, assignment.assessor.username, others),
@@ -317,7 +318,7 @@ def build(
                     version=0,
                     source="import",
                 )
-    services.import_runs(
+    import_runs(
         campaign=campaign, runs=[{"name": system, "data": {"ranking": ranking}} for system, ranking in runs.items()]
     )
     return campaign

@@ -22,7 +22,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from annotate import services
+from annotate.imports.check import check_runs, check_topics
+from annotate.imports.write import write_checked
 from annotate.models import Campaign, Run, Topic
 from concord import reading
 from concord.errors import InvalidInput
@@ -160,8 +161,8 @@ def import_trec_runs(
     """Pool the runs into topics, assign them and store the runs (all or nothing:
     both checked, then written in one short transaction)."""
     topics, runs = plan(campaign=campaign, run_text=run_text, topics_file=topics_file, depth=depth)
-    checked = services.check_topics(campaign, topics)
-    imported = services.write_checked(checked, runs=services.check_runs(campaign, runs, topics=checked))
+    checked = check_topics(campaign, topics)
+    imported = write_checked(checked, runs=check_runs(campaign, runs, topics=checked))
     return imported.topics, imported.runs
 
 

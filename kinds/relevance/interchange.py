@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from annotate import interchange as ix
+from annotate.imports import interchange as ix
 from concord.errors import InvalidInput
 from kinds.relevance.data import scale_of
 from kinds.spec import Export

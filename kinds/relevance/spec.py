@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from annotate import interchange as ix
+from annotate.imports import interchange as ix
 from kinds.relevance import adjudication, analyses, demo, exports, importers, interchange, partials, report
 from kinds.relevance.data import RelevanceKind, judge_context
 from kinds.relevance.examples import EXAMPLES

@@ -11,8 +11,13 @@ import pytest
 from django.db import connections
 from django.urls import reverse
 
-from annotate import adaptive, allocation, flags, services
+from annotate import adaptive, allocation
+from annotate.imports.write import import_judgments, import_topics
 from annotate.models import Assignment, Topic
+from annotate.services.campaigns import clean_campaign_params, create_campaign
+from annotate.services.flags import skip_topic
+from annotate.services.judgments import save_judgment
+from annotate.services.members import add_member
 from concord.errors import InvalidInput
 
 pytestmark = pytest.mark.django_db
@@ -31,12 +36,12 @@ def topic(external_id: str, n: int) -> dict:
 
 
 def make(people, topics, *, assessors=("alice", "bob", "carol"), **params):
-    campaign = services.create_campaign(
+    campaign = create_campaign(
         creator=people["organiser"], kind="pairs", name="Adaptive", params={"design": "adaptive", **params}
     )
-    services.import_topics(campaign=campaign, topics=topics)
+    import_topics(campaign=campaign, topics=topics)
     for name in assessors:
-        services.add_member(campaign=campaign, username=name, role="assessor")
+        add_member(campaign=campaign, username=name, role="assessor")
     return campaign
 
 
@@ -53,11 +58,11 @@ def opinions(campaign, labels: dict[str, dict[str, list[bool]]]) -> None:
                     "payload": {"matches": {c: votes[w] for c, votes in candidates.items()}},
                 }
             )
-    services.import_judgments(campaign=campaign, entries=entries)
+    import_judgments(campaign=campaign, entries=entries)
 
 
 def submit(campaign, user, work, labels: dict[str, bool]) -> None:
-    services.save_judgment(topic=work.topic, assessor=user, payload={"matches": labels}, status="submitted", version=0)
+    save_judgment(topic=work.topic, assessor=user, payload={"matches": labels}, status="submitted", version=0)
 
 
 def nxt(campaign, user):
@@ -101,7 +106,7 @@ def test_the_judging_page_shows_and_accepts_only_the_items_handed_out(people, cl
     page = client.get(response["Location"]).content.decode()
     assert "q1.2" in page and "q1.1" not in page and "q1.3" not in page
     with pytest.raises(InvalidInput) as refused:
-        services.save_judgment(
+        save_judgment(
             topic=Topic.objects.get(campaign=campaign),
             assessor=people["alice"],
             payload={"matches": {"c1": T, "c2": T}},
@@ -118,7 +123,7 @@ def two_topics(people, **params):
     """q1: c1 T T T (margin 3), c2 T T F (margin 1); q2: c1 T T (margin 2), c2 T F (margin 0)."""
     campaign = make(people, [topic("q1", 2), topic("q2", 2)], adaptive_by="margin", **params)
     opinions(campaign, {"q1": {"c1": [T, T, T], "c2": [T, T, F]}})
-    services.import_judgments(
+    import_judgments(
         campaign=campaign,
         entries=[
             {"assessor": "w1", "topic": "q2", "payload": {"matches": {"c1": T, "c2": T}}},
@@ -158,7 +163,7 @@ def test_budget_per_item_is_respected(people):
     campaign = two_topics(people, budget_per_item=2)
     # q2.c2 has its 2 opinions; q1.c2 has 3: nothing wanted.
     assert nxt(campaign, people["alice"]) == (None, None, False)
-    campaign.params = services.clean_campaign_params("pairs", {**campaign.params, "budget_per_item": 4})
+    campaign.params = clean_campaign_params("pairs", {**campaign.params, "budget_per_item": 4})
     campaign.save()
     assert nxt(campaign, people["alice"]) == ("q2", ["c2"], True)
     assert nxt(campaign, people["bob"]) == ("q1", ["c2"], True)  # its 4th opinion
@@ -175,7 +180,7 @@ def test_budget_total_is_respected(people):
     opinions(campaign, {"q1": {"c1": [T, F, T], "c2": [T, F, F], "c3": [T, T, T]}})
     assert int(adaptive.item_state(campaign).held.sum()) == 9
     assert nxt(campaign, people["alice"]) == (None, None, False)
-    campaign.params = services.clean_campaign_params("pairs", {**campaign.params, "budget_total": 10})
+    campaign.params = clean_campaign_params("pairs", {**campaign.params, "budget_total": 10})
     campaign.save()
     assert nxt(campaign, people["alice"]) == ("q1", ["c1"], True)
     assert nxt(campaign, people["bob"]) == (None, None, False)
@@ -184,7 +189,7 @@ def test_budget_total_is_respected(people):
 def test_a_skipped_share_is_given_back(people, client):
     campaign = two_topics(people)
     assert nxt(campaign, people["alice"]) == ("q2", ["c2"], True)
-    flags.skip_topic(topic=Topic.objects.get(campaign=campaign, external_id="q2"), assessor=people["alice"], reason="")
+    skip_topic(topic=Topic.objects.get(campaign=campaign, external_id="q2"), assessor=people["alice"], reason="")
     # Not pending any more: bob may take q2.c2 (the least certain); alice never gets it again.
     assert nxt(campaign, people["bob"]) == ("q2", ["c2"], True)
     assert nxt(campaign, people["alice"]) == ("q1", ["c2"], True)
@@ -201,7 +206,7 @@ def test_skip_then_unskip_obeys_the_budgets_and_the_open_topics_cap(people, api)
         if work.topic is None:
             break
         held.append(work.topic)
-        flags.skip_topic(topic=work.topic, assessor=alice)
+        skip_topic(topic=work.topic, assessor=alice)
     back = [api(alice).delete(f"/api/campaigns/{campaign.pk}/topics/{t.external_id}/skip/") for t in held]
     # The first comes back (4 items: the whole budget); the others would spend beyond it.
     assert [r.status_code for r in back] == [200] + [400] * (len(held) - 1)
@@ -216,7 +221,7 @@ def test_an_assessor_holds_at_most_max_open_topics(people, api):
     campaign = make(people, [topic("q1", 2), topic("q2", 2), topic("q3", 2)])  # max_open_topics: 1 by default
     alice = people["alice"]
     first = adaptive.next_work(campaign, alice).topic
-    flags.skip_topic(topic=first, assessor=alice)
+    skip_topic(topic=first, assessor=alice)
     second = adaptive.next_work(campaign, alice).topic
     refused = api(alice).delete(f"/api/campaigns/{campaign.pk}/topics/{first.external_id}/skip/")
     assert refused.status_code == 400 and "max_open_topics" in refused.json()["detail"]
@@ -263,7 +268,7 @@ def calibrated(people, by: str):
     ]
     entries += [{"assessor": "ace", "topic": "qx", "payload": {"matches": {"c1": T}}}]
     entries += [{"assessor": u, "topic": "qy", "payload": {"matches": {"c1": T}}} for u in ("u1", "u2")]
-    services.import_judgments(campaign=campaign, entries=entries)
+    import_judgments(campaign=campaign, entries=entries)
     return campaign
 
 

@@ -6,8 +6,8 @@ import io
 
 import pytest
 
-from annotate import services
 from annotate.models import Campaign, Judgment, Membership, Topic
+from annotate.services.judgments import save_judgment
 from scoring.models import Job
 
 pytestmark = pytest.mark.django_db
@@ -84,7 +84,7 @@ def test_assessors_see_only_their_own_topics_and_judgments(api, people, campaign
     alice, bob = people["alice"], people["bob"]
     for user in (alice, bob):
         for topic in Topic.objects.filter(campaign=campaign, assignments__assessor=user):
-            services.save_judgment(topic=topic, assessor=user, payload=PAYLOAD, status="submitted", version=0)
+            save_judgment(topic=topic, assessor=user, payload=PAYLOAD, status="submitted", version=0)
     seen = api(alice).get(f"/api/campaigns/{campaign.pk}/judgments/").json()
     assert {j["assessor"] for j in seen} == {"alice"}
     topics = api(alice).get(f"/api/campaigns/{campaign.pk}/topics/").json()

@@ -10,8 +10,8 @@ import threading
 import pytest
 from django.db import connection, connections
 
-from annotate import services
 from annotate.models import Judgment, JudgmentRevision, Topic
+from annotate.services.judgments import Conflict, save_judgment
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -31,11 +31,9 @@ def test_racing_first_saves_keep_exactly_one(people, campaign):
     def save(index: int) -> None:
         start.wait()
         try:
-            services.save_judgment(
-                topic=topic, assessor=people["alice"], payload=payloads[index], status="draft", version=0
-            )
+            save_judgment(topic=topic, assessor=people["alice"], payload=payloads[index], status="draft", version=0)
             outcomes.append(index)
-        except services.Conflict:
+        except Conflict:
             outcomes.append("conflict")
         finally:
             connections.close_all()

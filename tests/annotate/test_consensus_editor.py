@@ -10,8 +10,11 @@ import copy
 import pytest
 from django.test import Client
 
-from annotate import services
+from annotate.imports.write import import_topics
 from annotate.models import Topic
+from annotate.services.campaigns import create_campaign
+from annotate.services.judgments import save_judgment
+from annotate.services.members import add_member
 from kinds.registry import KINDS
 
 pytestmark = pytest.mark.django_db
@@ -19,7 +22,7 @@ pytestmark = pytest.mark.django_db
 
 def _campaign(people, name: str, **params):
     spec = KINDS[name]
-    campaign = services.create_campaign(
+    campaign = create_campaign(
         creator=people["organiser"],
         kind=name,
         name=f"{name} editor",
@@ -27,13 +30,11 @@ def _campaign(people, name: str, **params):
         params={**spec.examples.params, **params},
     )
     for assessor in ("alice", "bob"):
-        services.add_member(campaign=campaign, username=assessor, role="assessor")
-    services.import_topics(
-        campaign=campaign, topics=[{"external_id": "t1", "data": copy.deepcopy(spec.examples.topic)}]
-    )
+        add_member(campaign=campaign, username=assessor, role="assessor")
+    import_topics(campaign=campaign, topics=[{"external_id": "t1", "data": copy.deepcopy(spec.examples.topic)}])
     topic = Topic.objects.get(campaign=campaign, external_id="t1")
     for assessor, payload in zip(("alice", "bob"), spec.examples.payloads, strict=True):
-        services.save_judgment(
+        save_judgment(
             topic=topic, assessor=people[assessor], payload=copy.deepcopy(payload), status="submitted", version=0
         )
     return campaign, topic

@@ -6,9 +6,9 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
-from annotate import services
 from annotate.demo import SIMULATED
 from annotate.models import Assignment, Campaign, Judgment
+from annotate.services.judgments import save_judgment
 from scoring import services as scoring_services
 from scoring.selectors import campaign_report
 
@@ -48,7 +48,7 @@ def test_alices_submission_moves_the_pairs_agreement():
     alice = get_user_model().objects.get(username="alice")
     topic = Assignment.objects.filter(topic__campaign=campaign, assessor=alice).first().topic
     payload = {"matches": {c["id"]: True for c in topic.data["candidates"]}}
-    services.save_judgment(topic=topic, assessor=alice, payload=payload, status="submitted", version=0)
+    save_judgment(topic=topic, assessor=alice, payload=payload, status="submitted", version=0)
     scoring_services.recompute_reports(campaign.pk)
     after = campaign_report(campaign).data
     assert "alice" in after.names

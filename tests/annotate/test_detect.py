@@ -1,4 +1,4 @@
-"""annotate.detect: what a file is, by its content (issue 26.1)."""
+"""annotate.imports.detect: what a file is, by its content (issue 26.1)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import zipfile
 import openpyxl
 import pytest
 
-from annotate import detect
+from annotate.imports import detect
 from concord.errors import InvalidInput
 
 CROWD = "worker;item;label\nw1;i1;yes\nw2;i1;no\n"

@@ -12,8 +12,11 @@ import re
 
 import pytest
 
-from annotate import services
+from annotate.imports.write import import_topics
 from annotate.models import Flag
+from annotate.services.campaigns import create_campaign
+from annotate.services.judgments import save_judgment
+from annotate.services.members import add_member
 from kinds.registry import KINDS
 from kinds.spec import Disagreement
 from scoring import services as scoring_services
@@ -25,7 +28,7 @@ pytestmark = pytest.mark.django_db
 def vote(campaign, people, topic_id: str, name: str, matches: list[bool]) -> None:
     topic = campaign.topics.get(external_id=topic_id)
     ids = [c["id"] for c in topic.data["candidates"]]
-    services.save_judgment(
+    save_judgment(
         topic=topic,
         assessor=people[name],
         payload={"matches": dict(zip(ids, matches))},
@@ -71,12 +74,12 @@ def test_pairs_disagreement_is_the_mean_vote_entropy_and_is_stored_with_its_reas
 def crowd(people, make_user):
     """Snow et al.'s (2008) shape: one item per topic, ten raters; t1 split 2-8, t2 5-5, t3 4-6,
     t4 unanimous, t5 1-9; reports computed."""
-    campaign = services.create_campaign(creator=people["organiser"], kind="pairs", name="Crowd", overlap=10)
+    campaign = create_campaign(creator=people["organiser"], kind="pairs", name="Crowd", overlap=10)
     raters = [make_user(f"w{i}") for i in range(10)]
     for rater in raters:
-        services.add_member(campaign=campaign, username=rater.username, role="assessor")
+        add_member(campaign=campaign, username=rater.username, role="assessor")
     splits = {"t1": 2, "t2": 5, "t3": 4, "t4": 0, "t5": 1}
-    services.import_topics(
+    import_topics(
         campaign=campaign,
         topics=[
             {"external_id": t, "title": t, "data": {"query": "entails?", "candidates": [{"id": "c", "text": "pair"}]}}
@@ -85,7 +88,7 @@ def crowd(people, make_user):
     )
     for topic in campaign.topics.all():
         for i, rater in enumerate(raters):
-            services.save_judgment(
+            save_judgment(
                 topic=topic,
                 assessor=rater,
                 payload={"matches": {"c": i < splits[topic.external_id]}},

@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from annotate import flags
 from annotate.models import Flag, Topic
+from annotate.services.flags import resolve_flag
 
 pytestmark = pytest.mark.django_db
 
@@ -28,7 +29,7 @@ def test_open_flags_per_topic_are_capped_until_one_is_resolved(api, campaign, pe
     assert made[2].json()["field"] == "topic" and "2 open flags on this topic" in made[2].json()["detail"]
     assert Flag.objects.filter(author=people["alice"]).count() == 2
     assert alice.post(flag_url(campaign, "q2"), {"comment": "another topic"}, format="json").status_code == 201
-    flags.resolve_flag(flag=Flag.objects.filter(topic__external_id="q1").first(), organiser=people["organiser"])
+    resolve_flag(flag=Flag.objects.filter(topic__external_id="q1").first(), organiser=people["organiser"])
     assert alice.post(flag_url(campaign, "q1"), {"comment": "typo 3"}, format="json").status_code == 201
 
 

@@ -13,8 +13,10 @@ from django.core.management import CommandError, call_command
 from statsmodels.stats.inter_rater import aggregate_raters
 from statsmodels.stats.inter_rater import fleiss_kappa as statsmodels_fleiss
 
-from annotate import importers, services
+from annotate.imports import read
+from annotate.imports.write import import_crowd_file, import_topics
 from annotate.models import Judgment, JudgmentRevision, Membership, Run, Topic
+from annotate.services.campaigns import create_campaign
 from concord.errors import InvalidInput
 from scoring.selectors import campaign_report
 
@@ -26,7 +28,7 @@ TEMP = RTE.with_name("temp.csv")
 
 @pytest.fixture
 def empty(people):
-    return services.create_campaign(creator=people["organiser"], kind="pairs", name="RTE", overlap=10)
+    return create_campaign(creator=people["organiser"], kind="pairs", name="RTE", overlap=10)
 
 
 def test_rte_imports_and_its_fleiss_kappa_equals_statsmodels(empty, django_capture_on_commit_callbacks):
@@ -74,10 +76,8 @@ def test_generic_crowd_file_groups_items_into_topics(campaign, people):
     text = "worker,topic,candidate,label\n" + "".join(
         f"w{w},q1,c{c},{int((w + c) % 3 == 0)}\n" for w in (1, 2) for c in (1, 2, 3, 4)
     )
-    crowd = importers.read_crowd_csv(text)
-    summary = services.import_crowd_file(
-        campaign=campaign, topics=crowd.topics, labels=crowd.labels, reference=crowd.reference
-    )
+    crowd = read.read_crowd_csv(text)
+    summary = import_crowd_file(campaign=campaign, topics=crowd.topics, labels=crowd.labels, reference=crowd.reference)
     assert (summary.judgments, summary.topics, summary.assessors_created) == (2, 1, 2)
     judgment = Judgment.objects.get(assessor__username="w1", topic__external_id="q1")
     assert judgment.payload == {"matches": {"c1": False, "c2": True, "c3": False, "c4": False}}
@@ -97,10 +97,8 @@ def test_generic_crowd_file_groups_items_into_topics(campaign, people):
 def test_malformed_crowd_files_import_nothing(campaign, text, message):
     before = (Judgment.objects.count(), Membership.objects.count(), Topic.objects.count())
     with pytest.raises(InvalidInput, match=message):
-        crowd = importers.read_crowd_csv(text)
-        services.import_crowd_file(
-            campaign=campaign, topics=crowd.topics, labels=crowd.labels, reference=crowd.reference
-        )
+        crowd = read.read_crowd_csv(text)
+        import_crowd_file(campaign=campaign, topics=crowd.topics, labels=crowd.labels, reference=crowd.reference)
     assert (Judgment.objects.count(), Membership.objects.count(), Topic.objects.count()) == before
 
 
@@ -119,7 +117,7 @@ def test_topics_import_from_json_all_or_nothing(campaign, tmp_path):
 
 def test_duplicate_topic_ids_are_refused(campaign):
     with pytest.raises(InvalidInput, match="already exists"):
-        services.import_topics(
+        import_topics(
             campaign=campaign,
             topics=[{"external_id": "q1", "data": {"query": "Q", "candidates": [{"id": "a", "text": "A"}]}}],
         )

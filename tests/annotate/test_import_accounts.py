@@ -18,8 +18,11 @@ from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 from django.test import Client
 
-from annotate import backup, importers, services
+from annotate.imports import backup, read
+from annotate.imports.write import import_crowd_file, import_topics
 from annotate.models import Assignment, Campaign, Judgment, JudgmentRevision, Membership, Run, Topic
+from annotate.services.campaigns import create_campaign
+from annotate.services.judgments import save_judgment
 from concord.errors import InvalidInput
 
 pytestmark = pytest.mark.django_db
@@ -137,8 +140,8 @@ def test_json_judgments_name_the_entry(people, campaign, tmp_path, unchanged):
 
 
 def test_an_imported_worker_of_another_campaign_is_an_existing_account(people, campaign, tmp_path):
-    other = services.create_campaign(creator=people["organiser"], kind="pairs", name="Other", overlap=1)
-    services.import_topics(
+    other = create_campaign(creator=people["organiser"], kind="pairs", name="Other", overlap=1)
+    import_topics(
         campaign=other,
         topics=[
             {
@@ -217,7 +220,7 @@ def test_imported_workers_are_marked_on_the_members_api_and_cannot_log_in(api, p
 def test_imported_workers_get_no_new_topics(api, people, campaign):
     """They never log in: topics added later go to the assessors who do."""
     assert upload(api, people["organiser"], campaign, rows("w1", "w2", "w3")).status_code == 201
-    (topic,) = services.import_topics(
+    (topic,) = import_topics(
         campaign=campaign,
         topics=[{"external_id": "q9", "data": {"query": "Q", "candidates": [{"id": "c1", "text": "C"}]}}],
     )
@@ -225,13 +228,13 @@ def test_imported_workers_get_no_new_topics(api, people, campaign):
 
 
 def test_the_import_summary_through_the_service(people, campaign):
-    crowd = importers.read_crowd_csv(rows("w1"))
+    crowd = read.read_crowd_csv(rows("w1"))
     with pytest.raises(InvalidInput) as error:
-        services.import_crowd_file(
-            campaign=campaign, topics=crowd.topics, labels=importers.read_crowd_csv(rows("bob")).labels, reference={}
+        import_crowd_file(
+            campaign=campaign, topics=crowd.topics, labels=read.read_crowd_csv(rows("bob")).labels, reference={}
         )
     assert error.value.field == "line 2"
-    summary = services.import_crowd_file(campaign=campaign, topics=crowd.topics, labels=crowd.labels, reference={})
+    summary = import_crowd_file(campaign=campaign, topics=crowd.topics, labels=crowd.labels, reference={})
     assert summary.assessors_created == 1
 
 
@@ -277,9 +280,9 @@ def test_the_migration_marks_the_workers_earlier_imports_created(people, campaig
     from django.apps import apps
 
     migration = importlib.import_module("annotate.migrations.0004_membership_imported")
-    crowd = importers.read_crowd_csv(rows("w1"))
-    services.import_crowd_file(campaign=campaign, topics=[], labels=crowd.labels, reference={})
-    services.save_judgment(
+    crowd = read.read_crowd_csv(rows("w1"))
+    import_crowd_file(campaign=campaign, topics=[], labels=crowd.labels, reference={})
+    save_judgment(
         topic=campaign.topics.get(external_id="q1"),
         assessor=people["alice"],
         payload={"matches": {f"c{c}": True for c in range(1, 5)}},

@@ -11,8 +11,14 @@ from django.contrib.auth import get_user_model
 from django.db import IntegrityError
 from django.utils import timezone
 
-from annotate import importers, imports, rows, selectors, services
+from annotate import selectors
+from annotate.imports import fence as imports
+from annotate.imports import rows, write
+from annotate.imports.write import import_topics
 from annotate.models import Assignment, Campaign, ImportFence, Judgment, JudgmentRevision, Membership, Topic
+from annotate.services.campaigns import create_campaign
+from annotate.services.judgments import save_judgment
+from annotate.services.members import add_member
 from concord.busy import Busy
 from concord.errors import InvalidInput
 from scoring import tasks
@@ -63,7 +69,7 @@ def watch_inserts(monkeypatch, during):
 
 
 def test_a_large_import_is_out_of_sight_until_its_last_transaction(people, campaign, small_batches, monkeypatch):
-    target = services.create_campaign(creator=people["organiser"], kind="pairs", name="Crowd", overlap=5)
+    target = create_campaign(creator=people["organiser"], kind="pairs", name="Crowd", overlap=5)
     observed = []
 
     def during(n: int) -> None:
@@ -78,7 +84,7 @@ def test_a_large_import_is_out_of_sight_until_its_last_transaction(people, campa
         observed.append((fence is not None, refused, other.pk))
 
     steps = watch_inserts(monkeypatch, during)
-    summary = importers.import_judgment_file(target, crowdtruth(), filename="crowd.csv")
+    summary = write.import_judgment_file(target, crowdtruth(), filename="crowd.csv")
     assert summary.judgments == ITEMS * WORKERS and summary.assessors_created == WORKERS
     # Topics, their assignments (none: no assessor of its own), the gold run, judgments: many steps.
     assert len(steps) >= ITEMS * WORKERS // 10
@@ -105,14 +111,14 @@ def test_a_large_import_is_out_of_sight_until_its_last_transaction(people, campa
 def test_a_small_import_is_one_transaction_without_a_fence(people, campaign, monkeypatch):
     fences = []
     watch_inserts(monkeypatch, lambda n: fences.append(ImportFence.objects.exists()))
-    importers.import_judgment_file(campaign, crowdtruth(3, 2), filename="crowd.csv")
+    write.import_judgment_file(campaign, crowdtruth(3, 2), filename="crowd.csv")
     assert fences and not any(fences)
 
 
 def test_a_large_import_that_fails_half_way_leaves_nothing(people, campaign, small_batches, monkeypatch):
-    target = services.create_campaign(creator=people["organiser"], kind="pairs", name="Crowd", overlap=5)
-    services.add_member(campaign=target, username="alice", role="assessor")
-    services.import_topics(
+    target = create_campaign(creator=people["organiser"], kind="pairs", name="Crowd", overlap=5)
+    add_member(campaign=target, username="alice", role="assessor")
+    import_topics(
         campaign=target,
         topics=[{"external_id": "kept", "data": {"query": "Q", "candidates": [{"id": "c", "text": "C"}]}}],
     )
@@ -124,7 +130,7 @@ def test_a_large_import_that_fails_half_way_leaves_nothing(people, campaign, sma
 
     watch_inserts(monkeypatch, during)
     with pytest.raises(InvalidInput, match="changed while the file was being checked"):
-        importers.import_judgment_file(target, crowdtruth(), filename="crowd.csv")
+        write.import_judgment_file(target, crowdtruth(), filename="crowd.csv")
     assert counts(target) == before
     assert not ImportFence.objects.exists()
     assert not get_user_model().objects.filter(username__startswith="crowd").exists()
@@ -133,8 +139,8 @@ def test_a_large_import_that_fails_half_way_leaves_nothing(people, campaign, sma
 def test_an_abandoned_import_is_undone_by_recovery(people, campaign, small_batches, monkeypatch):
     """Its process died half way (a kill, the request's timeout): no undo ran, the
     fence stays (503) until recover_imports finds its heartbeat old."""
-    target = services.create_campaign(creator=people["organiser"], kind="pairs", name="Crowd", overlap=5)
-    saved = services.save_judgment(
+    target = create_campaign(creator=people["organiser"], kind="pairs", name="Crowd", overlap=5)
+    saved = save_judgment(
         topic=Topic.objects.filter(campaign=campaign, assignments__assessor=people["alice"]).first(),
         assessor=people["alice"],
         payload={"matches": {"c1": True}},
@@ -153,7 +159,7 @@ def test_an_abandoned_import_is_undone_by_recovery(people, campaign, small_batch
     monkeypatch.setattr(imports, "undo", lambda fence: None)  # a dead process undoes nothing
     watch_inserts(monkeypatch, during)
     with pytest.raises(Died):
-        importers.import_judgment_file(target, crowdtruth(), filename="crowd.csv")
+        write.import_judgment_file(target, crowdtruth(), filename="crowd.csv")
     monkeypatch.undo()
     assert Judgment.objects.filter(topic__campaign=target).exists()  # half written
     with pytest.raises(Busy):

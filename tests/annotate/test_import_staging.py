@@ -13,7 +13,8 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
-from annotate import services, wizard
+from annotate.imports import wizard
+from annotate.services.campaigns import create_campaign
 
 pytestmark = pytest.mark.django_db
 
@@ -29,7 +30,7 @@ def staged_dir(tmp_path, monkeypatch):
 
 @pytest.fixture
 def empty(people):
-    return services.create_campaign(creator=people["organiser"], kind="pairs", name="Crowd", overlap=1)
+    return create_campaign(creator=people["organiser"], kind="pairs", name="Crowd", overlap=1)
 
 
 def signed_in(user) -> Client:
@@ -65,9 +66,7 @@ def test_a_new_sign_in_replaces_the_same_users_staged_file(people, empty, staged
 def test_a_users_staged_bytes_are_capped_their_oldest_going_first(people, staged_dir, settings):
     settings.CONCORD_STAGED_BYTES_PER_USER = 2 * len(NEEDS_MAPPING)
     organiser = people["organiser"]
-    campaigns = [
-        services.create_campaign(creator=organiser, kind="pairs", name=f"Crowd {n}", overlap=1) for n in range(3)
-    ]
+    campaigns = [create_campaign(creator=organiser, kind="pairs", name=f"Crowd {n}", overlap=1) for n in range(3)]
     client = signed_in(organiser)
     for campaign in campaigns:
         preview(client, campaign, NEEDS_MAPPING)
@@ -80,7 +79,7 @@ def test_a_users_staged_bytes_are_capped_their_oldest_going_first(people, staged
 def test_everyones_staged_files_are_capped_503(people, empty, staged_dir, settings):
     settings.CONCORD_STAGED_FILES = 1
     preview(signed_in(people["organiser"]), empty, NEEDS_MAPPING)
-    other = services.create_campaign(creator=people["other_organiser"], kind="pairs", name="Theirs", overlap=1)
+    other = create_campaign(creator=people["other_organiser"], kind="pairs", name="Theirs", overlap=1)
     page = preview(signed_in(people["other_organiser"]), other, NEEDS_MAPPING)
     assert page.status_code == 503 and page["Retry-After"] == "60"
     assert "CONCORD_STAGED_FILES" in page.context["error"].message

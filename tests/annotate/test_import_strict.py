@@ -17,8 +17,10 @@ from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 from rest_framework.test import APIClient
 
-from annotate import importers, services
+from annotate.imports import read
+from annotate.imports.write import import_crowd_file, import_runs, import_topics
 from annotate.models import Assignment, Campaign, Judgment, JudgmentRevision, Membership, Run, Topic
+from annotate.services.campaigns import create_campaign
 from concord.errors import InvalidInput
 from kinds.pairs.pools import build_pools
 
@@ -58,8 +60,8 @@ def write(tmp_path, name: str, text: str) -> str:
 
 @pytest.fixture
 def ordering(people):
-    campaign = services.create_campaign(creator=people["organiser"], kind="ordering", name="O", overlap=1)
-    services.import_topics(
+    campaign = create_campaign(creator=people["organiser"], kind="ordering", name="O", overlap=1)
+    import_topics(
         campaign=campaign, topics=[{"external_id": "t1", "data": {"items": [{"id": i, "text": i} for i in "abc"]}}]
     )
     return campaign
@@ -67,8 +69,8 @@ def ordering(people):
 
 @pytest.fixture
 def clustering(people):
-    campaign = services.create_campaign(creator=people["organiser"], kind="clustering", name="C", overlap=1)
-    services.import_topics(
+    campaign = create_campaign(creator=people["organiser"], kind="clustering", name="C", overlap=1)
+    import_topics(
         campaign=campaign,
         topics=[
             {
@@ -138,13 +140,13 @@ def test_unknown_crowd_csv_columns_are_refused_by_name(api, people, campaign, un
 
 def test_a_repeated_column_is_refused(campaign, unchanged):
     with pytest.raises(InvalidInput) as error:
-        importers.read_crowd_csv("worker,topic,candidate,label,label\nw1,q1,c1,1,0\n")
+        read.read_crowd_csv("worker,topic,candidate,label,label\nw1,q1,c1,1,0\n")
     assert error.value.field == "file" and "label" in error.value.message and "twice" in error.value.message
 
 
 def test_a_row_longer_than_the_header_is_refused_with_its_line(campaign, unchanged):
     with pytest.raises(InvalidInput) as error:
-        importers.read_crowd_csv("worker,topic,candidate,label\nw1,q1,c1,1\nw1,q1,c2,0,oops\n")
+        read.read_crowd_csv("worker,topic,candidate,label\nw1,q1,c1,1\nw1,q1,c2,0,oops\n")
     assert error.value.field == "line 3" and "5 fields" in error.value.message
 
 
@@ -153,7 +155,7 @@ def test_the_snow_files_columns_are_known():
         "!amt_annotation_ids,!amt_worker_ids,orig_id,response,gold,start,end,hypothesis,task,text",
         "!amt_annotation_ids,!amt_worker_ids,orig_id,response,gold,start,end,event1,event2,text",
     ):
-        crowd = importers.read_crowd_csv(
+        crowd = read.read_crowd_csv(
             header + "\n" + ",".join(["1", "w1", "7", "1", "1", "a", "b", "c", "d", "e"]) + "\n"
         )
         assert len(crowd.labels) == 1
@@ -252,7 +254,7 @@ def test_pairs_runs_are_checked_against_the_topics(api, people, campaign, unchan
 def test_pairs_results_outside_the_pool_are_kept(campaign):
     """A system's exact matches and deeper results are not in the pool: stored, not scored."""
     data = {"results": {"q1": [{"id": "c1", "text": "Candidate 1.1"}, {"id": "rec99", "text": "Name 1"}], "q2": []}}
-    (run,) = services.import_runs(campaign=campaign, runs=[{"name": "s", "data": data}])
+    (run,) = import_runs(campaign=campaign, runs=[{"name": "s", "data": data}])
     assert run.data == data
 
 
@@ -274,7 +276,7 @@ def test_pools_keep_building_when_a_query_pools_nothing(campaign):
 
 
 def test_factoid_campaigns_take_no_runs(api, people):
-    campaign = services.create_campaign(creator=people["organiser"], kind="factoids", name="F", overlap=1)
+    campaign = create_campaign(creator=people["organiser"], kind="factoids", name="F", overlap=1)
     before = counts()
     response = api(people["organiser"]).post(
         f"/api/campaigns/{campaign.pk}/runs/", [{"name": "s", "data": {"anything": 1}}], format="json"
@@ -284,8 +286,8 @@ def test_factoid_campaigns_take_no_runs(api, people):
 
 
 def test_crowdtruth_gold_is_a_valid_reference(campaign):
-    crowd = importers.read_crowd_csv("!amt_worker_ids,orig_id,response,gold,text,hypothesis\nw1,i1,1,0,T,H\n")
-    services.import_crowd_file(campaign=campaign, topics=crowd.topics, labels=crowd.labels, reference=crowd.reference)
+    crowd = read.read_crowd_csv("!amt_worker_ids,orig_id,response,gold,text,hypothesis\nw1,i1,1,0,T,H\n")
+    import_crowd_file(campaign=campaign, topics=crowd.topics, labels=crowd.labels, reference=crowd.reference)
     assert Run.objects.get(campaign=campaign, name="gold").data == {
         "reference": True,
         "labels": {"i1": {"item": False}},

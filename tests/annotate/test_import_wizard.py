@@ -10,8 +10,10 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from annotate import importers, services
+from annotate.imports import write
 from annotate.models import Judgment, Run, Topic
+from annotate.services.campaigns import create_campaign
+from concord.errors import InvalidInput
 from tests.annotate.test_detect import xlsx
 from tests.kinds.test_interchange import FIXTURES, doccano_zip
 
@@ -40,7 +42,7 @@ def organiser(client, people):
 
 @pytest.fixture
 def empty(people):
-    return services.create_campaign(creator=people["organiser"], kind="pairs", name="Crowd", overlap=1)
+    return create_campaign(creator=people["organiser"], kind="pairs", name="Crowd", overlap=1)
 
 
 def preview(client, campaign, name: str, raw: bytes, **fields):
@@ -150,7 +152,7 @@ def test_topics_json_is_previewed(organiser, empty):
 
 
 def test_trec_topics_on_the_generic_topics_form_point_to_the_trec_form(organiser, people):
-    relevance = services.create_campaign(creator=people["organiser"], kind="relevance", name="R", overlap=1)
+    relevance = create_campaign(creator=people["organiser"], kind="relevance", name="R", overlap=1)
     raw = json.dumps({"topics": {"401": {"title": "foreign minorities"}}, "documents": {"d1": "text"}}).encode()
     page = organiser.post(
         f"/campaigns/{relevance.pk}/uploads/", {"what": "topics", "file": SimpleUploadedFile("topics.json", raw)}
@@ -160,7 +162,7 @@ def test_trec_topics_on_the_generic_topics_form_point_to_the_trec_form(organiser
 
 
 def test_a_flat_worker_item_label_file_creates_its_topics_on_a_new_campaign(empty):
-    summary = importers.import_judgment_file(empty, b"worker,item,label\nw1,i1,yes\nw2,i1,no\n", filename="c.csv")
+    summary = write.import_judgment_file(empty, b"worker,item,label\nw1,i1,yes\nw2,i1,no\n", filename="c.csv")
     assert (summary.topics, summary.judgments) == (1, 2)
     assert Topic.objects.get(campaign=empty).data == {
         "query": "Item i1",
@@ -169,9 +171,9 @@ def test_a_flat_worker_item_label_file_creates_its_topics_on_a_new_campaign(empt
 
 
 def test_a_kind_that_makes_no_topic_of_an_item_still_says_which_topic_is_unknown(people):
-    ordering = services.create_campaign(creator=people["organiser"], kind="ordering", name="O", overlap=1)
-    with pytest.raises(services.InvalidInput, match="line 2: topic: unknown topic 'i1'"):
-        importers.import_judgment_file(ordering, b"worker,item,label\nw1,i1,1\n", filename="c.csv")
+    ordering = create_campaign(creator=people["organiser"], kind="ordering", name="O", overlap=1)
+    with pytest.raises(InvalidInput, match="line 2: topic: unknown topic 'i1'"):
+        write.import_judgment_file(ordering, b"worker,item,label\nw1,i1,1\n", filename="c.csv")
 
 
 def test_only_organisers_of_the_campaign_preview(client, people, campaign):

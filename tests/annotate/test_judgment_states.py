@@ -10,9 +10,17 @@ import json
 import pytest
 from django.utils import timezone
 
-from annotate import selectors, services
-from annotate.backup import dump_campaign, load_campaign
+from annotate import selectors
+from annotate.imports.backup import dump_campaign, load_campaign
 from annotate.models import Judgment, JudgmentRevision, Topic
+from annotate.services.judgments import (
+    TRANSITIONS,
+    Conflict,
+    NotAssigned,
+    reopen_judgment,
+    save_judgment,
+    withdraw_judgment,
+)
 from concord.errors import InvalidInput
 from scoring import selectors as scoring_selectors
 from scoring.models import StaleTopic
@@ -30,7 +38,7 @@ def alice_topic(campaign, people) -> Topic:
 
 
 def put(topic, user, payload, status, version):
-    return services.save_judgment(topic=topic, assessor=user, payload=payload, status=status, version=version)
+    return save_judgment(topic=topic, assessor=user, payload=payload, status=status, version=version)
 
 
 def reach(state: str, topic, user) -> int:
@@ -43,9 +51,9 @@ def reach(state: str, topic, user) -> int:
     if state == "submitted":
         return 1
     if state == "reopened":
-        return services.reopen_judgment(topic=topic, assessor=user, version=1).judgment.version
+        return reopen_judgment(topic=topic, assessor=user, version=1).judgment.version
     assert state == "withdrawn"
-    return services.withdraw_judgment(topic=topic, assessor=user, version=1, reason="duplicate").judgment.version
+    return withdraw_judgment(topic=topic, assessor=user, version=1, reason="duplicate").judgment.version
 
 
 def act(action: str, topic, user, version: int):
@@ -54,8 +62,8 @@ def act(action: str, topic, user, version: int):
     if action == "submit":
         return put(topic, user, SECOND, "submitted", version)
     if action == "reopen":
-        return services.reopen_judgment(topic=topic, assessor=user, version=version)
-    return services.withdraw_judgment(topic=topic, assessor=user, version=version, reason="wrong topic")
+        return reopen_judgment(topic=topic, assessor=user, version=version)
+    return withdraw_judgment(topic=topic, assessor=user, version=version, reason="wrong topic")
 
 
 def snapshot(topic, user):
@@ -91,7 +99,7 @@ REFUSED = [(s, a) for s in STATES for a in ACTIONS if (s, a) not in ALLOWED]
 
 
 def test_the_service_table_is_the_documented_one():
-    assert {(str(s), a): str(t) for (s, a), t in services.TRANSITIONS.items()} == ALLOWED
+    assert {(str(s), a): str(t) for (s, a), t in TRANSITIONS.items()} == ALLOWED
     assert len(REFUSED) == 10
 
 
@@ -158,36 +166,36 @@ def test_a_stale_version_is_a_conflict_for_reopen_and_withdraw(campaign, people)
     put(topic, alice, PARTIAL, "draft", 0)
     put(topic, alice, FIRST, "submitted", 1)
     before = snapshot(topic, alice)
-    with pytest.raises(services.Conflict) as error:
-        services.reopen_judgment(topic=topic, assessor=alice, version=0)
+    with pytest.raises(Conflict) as error:
+        reopen_judgment(topic=topic, assessor=alice, version=0)
     assert error.value.current_version == 2
-    with pytest.raises(services.Conflict):
-        services.withdraw_judgment(topic=topic, assessor=alice, version=3)
+    with pytest.raises(Conflict):
+        withdraw_judgment(topic=topic, assessor=alice, version=3)
     assert snapshot(topic, alice) == before
 
 
 def test_a_retried_reopen_or_withdraw_is_a_replay(campaign, people):
     topic, alice = alice_topic(campaign, people), people["alice"]
     put(topic, alice, FIRST, "submitted", 0)
-    services.reopen_judgment(topic=topic, assessor=alice, version=1)
-    again = services.reopen_judgment(topic=topic, assessor=alice, version=1)
+    reopen_judgment(topic=topic, assessor=alice, version=1)
+    again = reopen_judgment(topic=topic, assessor=alice, version=1)
     assert again.replayed and again.judgment.version == 2
-    services.withdraw_judgment(topic=topic, assessor=alice, version=2, reason="oops")
-    again = services.withdraw_judgment(topic=topic, assessor=alice, version=2, reason="oops")
+    withdraw_judgment(topic=topic, assessor=alice, version=2, reason="oops")
+    again = withdraw_judgment(topic=topic, assessor=alice, version=2, reason="oops")
     assert again.replayed and again.judgment.version == 3
     assert JudgmentRevision.objects.filter(judgment=again.judgment).count() == 3
     # Another reason is not a repeat: the version is stale.
-    with pytest.raises(services.Conflict):
-        services.withdraw_judgment(topic=topic, assessor=alice, version=2, reason="other")
+    with pytest.raises(Conflict):
+        withdraw_judgment(topic=topic, assessor=alice, version=2, reason="other")
 
 
 def test_only_the_assigned_assessor_reopens_or_withdraws(campaign, people):
     topic = alice_topic(campaign, people)
     put(topic, people["alice"], FIRST, "submitted", 0)
-    with pytest.raises(services.NotAssigned):
-        services.reopen_judgment(topic=topic, assessor=people["carol"], version=1)
-    with pytest.raises(services.NotAssigned):
-        services.withdraw_judgment(topic=topic, assessor=people["carol"], version=1)
+    with pytest.raises(NotAssigned):
+        reopen_judgment(topic=topic, assessor=people["carol"], version=1)
+    with pytest.raises(NotAssigned):
+        withdraw_judgment(topic=topic, assessor=people["carol"], version=1)
 
 
 def rows(campaign):
@@ -198,7 +206,7 @@ def test_reports_count_the_submitted_version_until_resubmitted_and_never_a_withd
     topic, alice = alice_topic(campaign, people), people["alice"]
     put(topic, alice, FIRST, "submitted", 0)
     assert rows(campaign) == [(topic.pk, "alice", FIRST)]
-    services.reopen_judgment(topic=topic, assessor=alice, version=1)
+    reopen_judgment(topic=topic, assessor=alice, version=1)
     put(topic, alice, SECOND, "draft", 2)
     judgment = Judgment.objects.get(topic=topic, assessor=alice)
     assert (judgment.status, judgment.payload, judgment.submitted_version) == ("reopened", SECOND, 1)
@@ -209,7 +217,7 @@ def test_reports_count_the_submitted_version_until_resubmitted_and_never_a_withd
     put(topic, alice, SECOND, "submitted", 3)
     assert rows(campaign) == [(topic.pk, "alice", SECOND)]
     assert Judgment.objects.get(pk=judgment.pk).submitted_version == 4
-    services.withdraw_judgment(topic=topic, assessor=alice, version=4, reason="I misread the query")
+    withdraw_judgment(topic=topic, assessor=alice, version=4, reason="I misread the query")
     assert rows(campaign) == []
     assert scoring_selectors.report_input(campaign).judgments == []
     revision = JudgmentRevision.objects.get(judgment=judgment, version=5)
@@ -223,8 +231,8 @@ def test_withdrawing_a_reopened_judgment_removes_it_from_the_reports(campaign, p
     topic, alice = alice_topic(campaign, people), people["alice"]
     put(topic, alice, FIRST, "submitted", 0)
     put(topic, people["bob"], SECOND, "submitted", 0)
-    services.reopen_judgment(topic=topic, assessor=alice, version=1)
-    services.withdraw_judgment(topic=topic, assessor=alice, version=2)
+    reopen_judgment(topic=topic, assessor=alice, version=1)
+    withdraw_judgment(topic=topic, assessor=alice, version=2)
     assert rows(campaign) == [(topic.pk, "bob", SECOND)]
     assert JudgmentRevision.objects.get(judgment__assessor=people["alice"], version=3).reason == ""
 
@@ -241,13 +249,13 @@ def test_topics_are_marked_stale_only_when_what_counts_changes(campaign, people)
     assert marks() == []
     put(topic, alice, FIRST, "submitted", 1)
     assert marks() == [topic.pk]
-    services.reopen_judgment(topic=topic, assessor=alice, version=2)
+    reopen_judgment(topic=topic, assessor=alice, version=2)
     assert marks() == []
     put(topic, alice, SECOND, "draft", 3)
     assert marks() == []
     put(topic, alice, SECOND, "submitted", 4)
     assert marks() == [topic.pk]
-    services.withdraw_judgment(topic=topic, assessor=alice, version=5)
+    withdraw_judgment(topic=topic, assessor=alice, version=5)
     assert marks() == [topic.pk]
     put(topic, alice, SECOND, "draft", 6)
     assert marks() == []
@@ -259,10 +267,10 @@ def test_reason_is_optional_text_of_at_most_2000_characters(campaign, people):
     before = snapshot(topic, alice)
     for reason, message in (("x" * 2001, "longer than 2000 characters"), (["no"], "expected a string, got a list")):
         with pytest.raises(InvalidInput) as error:
-            services.withdraw_judgment(topic=topic, assessor=alice, version=1, reason=reason)
+            withdraw_judgment(topic=topic, assessor=alice, version=1, reason=reason)
         assert (error.value.field, error.value.message) == ("reason", message)
     assert snapshot(topic, alice) == before
-    services.withdraw_judgment(topic=topic, assessor=alice, version=1, reason="  " + "y" * 2000 + " ")
+    withdraw_judgment(topic=topic, assessor=alice, version=1, reason="  " + "y" * 2000 + " ")
     assert JudgmentRevision.objects.get(version=2).reason == "y" * 2000
 
 
@@ -270,9 +278,9 @@ def test_queue_and_progress_count_reopened_as_submitted_and_withdrawn_as_not(cam
     alice = people["alice"]
     first, second, third = Topic.objects.filter(campaign=campaign, assignments__assessor=alice).order_by("position")
     put(first, alice, FIRST, "submitted", 0)
-    services.reopen_judgment(topic=first, assessor=alice, version=1)
+    reopen_judgment(topic=first, assessor=alice, version=1)
     put(second, alice, FIRST, "submitted", 0)
-    services.withdraw_judgment(topic=second, assessor=alice, version=1)
+    withdraw_judgment(topic=second, assessor=alice, version=1)
     put(third, alice, FIRST, "submitted", 0)
     queue = next(q for q in selectors.assessor_queues(alice) if q.campaign.pk == campaign.pk)
     assert [e.status for e in queue.entries] == ["reopened", "withdrawn", "submitted"]
@@ -386,10 +394,10 @@ def test_the_schema_documents_reopen_and_withdraw(api, people):
 def test_a_backup_keeps_the_counting_version_and_the_reason(campaign, people):
     topic, alice = alice_topic(campaign, people), people["alice"]
     put(topic, alice, FIRST, "submitted", 0)
-    services.reopen_judgment(topic=topic, assessor=alice, version=1)
+    reopen_judgment(topic=topic, assessor=alice, version=1)
     put(topic, alice, SECOND, "draft", 2)
     put(topic, people["bob"], FIRST, "submitted", 0)
-    services.withdraw_judgment(topic=topic, assessor=people["bob"], version=1, reason="tired")
+    withdraw_judgment(topic=topic, assessor=people["bob"], version=1, reason="tired")
     document = dump_campaign(campaign)
     restored = load_campaign(document)
     copies = {
@@ -413,7 +421,7 @@ def test_phase_one_leaves_out_a_judgment_withdrawn_before_phase_two(campaign, pe
     topic, alice, bob = alice_topic(campaign, people), people["alice"], people["bob"]
     put(topic, alice, FIRST, "submitted", 0)
     put(topic, bob, SECOND, "submitted", 0)
-    services.withdraw_judgment(topic=topic, assessor=bob, version=1)
+    withdraw_judgment(topic=topic, assessor=bob, version=1)
     campaign.params = {**campaign.params, "phase2_started_at": timezone.now().isoformat()}
     assert scoring_selectors.phase_payloads(campaign, 1) == {(topic.pk, "alice"): FIRST}
 

@@ -2,8 +2,8 @@
 
 import pytest
 
-from annotate import services
 from annotate.models import Judgment, JudgmentRevision, Topic
+from annotate.services.judgments import Conflict, NotAssigned, save_judgment
 from concord.errors import InvalidInput
 
 pytestmark = pytest.mark.django_db
@@ -17,10 +17,8 @@ def alice_topic(campaign, people) -> Topic:
 
 def test_every_save_appends_a_revision_and_bumps_the_version(campaign, people):
     topic, alice = alice_topic(campaign, people), people["alice"]
-    first = services.save_judgment(
-        topic=topic, assessor=alice, payload={"matches": {"c1": True}}, status="draft", version=0
-    )
-    second = services.save_judgment(topic=topic, assessor=alice, payload=ALL_MATCH, status="submitted", version=1)
+    first = save_judgment(topic=topic, assessor=alice, payload={"matches": {"c1": True}}, status="draft", version=0)
+    second = save_judgment(topic=topic, assessor=alice, payload=ALL_MATCH, status="submitted", version=1)
     assert (first.judgment.version, second.judgment.version) == (1, 2)
     revisions = list(
         JudgmentRevision.objects.filter(judgment=second.judgment).values_list("version", "status", "payload")
@@ -31,10 +29,10 @@ def test_every_save_appends_a_revision_and_bumps_the_version(campaign, people):
 
 def test_a_stale_version_is_refused_and_changes_nothing(campaign, people):
     topic, alice = alice_topic(campaign, people), people["alice"]
-    services.save_judgment(topic=topic, assessor=alice, payload={"matches": {"c1": True}}, status="draft", version=0)
-    services.save_judgment(topic=topic, assessor=alice, payload={"matches": {"c1": False}}, status="draft", version=1)
-    with pytest.raises(services.Conflict) as error:
-        services.save_judgment(topic=topic, assessor=alice, payload=ALL_MATCH, status="submitted", version=1)
+    save_judgment(topic=topic, assessor=alice, payload={"matches": {"c1": True}}, status="draft", version=0)
+    save_judgment(topic=topic, assessor=alice, payload={"matches": {"c1": False}}, status="draft", version=1)
+    with pytest.raises(Conflict) as error:
+        save_judgment(topic=topic, assessor=alice, payload=ALL_MATCH, status="submitted", version=1)
     assert error.value.current_version == 2
     judgment = Judgment.objects.get(topic=topic, assessor=alice)
     assert (judgment.version, judgment.payload, judgment.status) == (2, {"matches": {"c1": False}}, "draft")
@@ -43,15 +41,15 @@ def test_a_stale_version_is_refused_and_changes_nothing(campaign, people):
 
 def test_a_retried_save_is_recognised_and_not_duplicated(campaign, people):
     topic, alice = alice_topic(campaign, people), people["alice"]
-    services.save_judgment(topic=topic, assessor=alice, payload=ALL_MATCH, status="submitted", version=0)
-    again = services.save_judgment(topic=topic, assessor=alice, payload=ALL_MATCH, status="submitted", version=0)
+    save_judgment(topic=topic, assessor=alice, payload=ALL_MATCH, status="submitted", version=0)
+    again = save_judgment(topic=topic, assessor=alice, payload=ALL_MATCH, status="submitted", version=0)
     assert again.replayed and again.judgment.version == 1
     assert JudgmentRevision.objects.filter(judgment=again.judgment).count() == 1
 
 
 def test_new_judgment_needs_version_zero(campaign, people):
-    with pytest.raises(services.Conflict):
-        services.save_judgment(
+    with pytest.raises(Conflict):
+        save_judgment(
             topic=alice_topic(campaign, people), assessor=people["alice"], payload=ALL_MATCH, status="draft", version=3
         )
     assert not Judgment.objects.exists()
@@ -71,7 +69,7 @@ def test_new_judgment_needs_version_zero(campaign, people):
 )
 def test_bad_input_names_the_field_and_stores_nothing(campaign, people, payload, status, version, field):
     with pytest.raises(InvalidInput) as error:
-        services.save_judgment(
+        save_judgment(
             topic=alice_topic(campaign, people),
             assessor=people["alice"],
             payload=payload,
@@ -84,5 +82,5 @@ def test_bad_input_names_the_field_and_stores_nothing(campaign, people, payload,
 
 def test_only_assigned_assessors_may_judge(campaign, people):
     topic = alice_topic(campaign, people)
-    with pytest.raises(services.NotAssigned):
-        services.save_judgment(topic=topic, assessor=people["carol"], payload=ALL_MATCH, status="draft", version=0)
+    with pytest.raises(NotAssigned):
+        save_judgment(topic=topic, assessor=people["carol"], payload=ALL_MATCH, status="draft", version=0)

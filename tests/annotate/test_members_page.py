@@ -7,9 +7,11 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth import get_user_model
 
-from annotate import services
-from annotate.members import parse_usernames
 from annotate.models import Assignment, Judgment, Membership
+from annotate.organiser_views import parse_usernames
+from annotate.services.campaigns import create_campaign
+from annotate.services.judgments import save_judgment
+from annotate.services.members import add_member
 
 pytestmark = pytest.mark.django_db
 User = get_user_model()
@@ -48,9 +50,9 @@ def test_roles_change_and_the_last_organiser_stays(client, campaign, people):
 
 
 def test_removing_an_assessor_keeps_their_judgments_and_reassigns_the_rest(client, campaign, people):
-    services.add_member(campaign=campaign, username="carol", role="assessor")
+    add_member(campaign=campaign, username="carol", role="assessor")
     judged = Assignment.objects.filter(topic__campaign=campaign, assessor=people["bob"]).first().topic
-    services.save_judgment(
+    save_judgment(
         topic=judged,
         assessor=people["bob"],
         payload={"matches": {c["id"]: True for c in judged.data["candidates"]}},
@@ -76,10 +78,10 @@ def test_removing_an_assessor_keeps_their_judgments_and_reassigns_the_rest(clien
 def test_no_link_for_accounts_that_can_log_in_or_are_no_invitation(client, campaign, people, who):
     if who == "imported_elsewhere":
         # An account without a password that an import of another campaign created.
-        other = services.create_campaign(creator=people["other_organiser"], kind="pairs", name="Other")
-        services.add_member(campaign=other, username=who, role="assessor")
+        other = create_campaign(creator=people["other_organiser"], kind="pairs", name="Other")
+        add_member(campaign=other, username=who, role="assessor")
         Membership.objects.filter(campaign=other, user__username=who).update(imported=True)
-    services.add_member(campaign=campaign, username=who, role="assessor")
+    add_member(campaign=campaign, username=who, role="assessor")
     client.force_login(people["organiser"])
     response = client.post(f"/campaigns/{campaign.pk}/members/", {"action": "link", "username": who})
     assert response.status_code == 400 and "no link for" in response.content.decode()

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from annotate import services
 from annotate.models import Topic
+from annotate.services.judgments import save_judgment
 
 pytestmark = pytest.mark.django_db
 FULL = {"matches": {"c1": True, "c2": False, "c3": True, "c4": False}}
@@ -31,7 +31,7 @@ def test_login_page_logs_in(client, people):
 def test_assessor_home_shows_queue_progress_and_next_topic(client, people, campaign):
     alice = people["alice"]
     first, *rest = Topic.objects.filter(campaign=campaign, assignments__assessor=alice).order_by("position")
-    services.save_judgment(topic=first, assessor=alice, payload=FULL, status="submitted", version=0)
+    save_judgment(topic=first, assessor=alice, payload=FULL, status="submitted", version=0)
     page = as_user(client, alice).get("/")
     (queue,) = page.context["assessing"]
     assert (queue.submitted, len(queue.entries), queue.next_topic) == (1, 3, rest[0])
@@ -53,7 +53,7 @@ def test_organiser_page_shows_progress_assignments_and_the_stored_report(
     with django_capture_on_commit_callbacks(execute=True):
         for name in ("alice", "bob"):
             for topic in Topic.objects.filter(campaign=campaign, assignments__assessor=people[name]):
-                services.save_judgment(topic=topic, assessor=people[name], payload=FULL, status="submitted", version=0)
+                save_judgment(topic=topic, assessor=people[name], payload=FULL, status="submitted", version=0)
     page = as_user(client, people["organiser"]).get(f"/campaigns/{campaign.pk}/?section=progress")
     assert page.status_code == 200
     assert [(p.username, p.assigned, p.submitted) for p in page.context["progress"]] == [("alice", 3, 3), ("bob", 3, 3)]
@@ -87,7 +87,7 @@ def test_topic_report_page_for_organisers_only(client, people, campaign, django_
     with django_capture_on_commit_callbacks(execute=True):
         for name in ("alice", "bob"):
             if topic.assignments.filter(assessor=people[name]).exists():
-                services.save_judgment(topic=topic, assessor=people[name], payload=FULL, status="submitted", version=0)
+                save_judgment(topic=topic, assessor=people[name], payload=FULL, status="submitted", version=0)
     url = f"/campaigns/{campaign.pk}/topics/{topic.external_id}/report/"
     page = as_user(client, people["organiser"]).get(url).content.decode()
     assert "Pairwise kappa on this topic" in page and 'data-chart="heatmap"' in page

@@ -4,19 +4,22 @@ from __future__ import annotations
 
 import pytest
 
-from annotate import services
+from annotate.imports.write import import_topics
+from annotate.services.campaigns import create_campaign
+from annotate.services.judgments import save_judgment
+from annotate.services.members import add_member
 from tests.campaigns import pairs_topics
 
 pytestmark = pytest.mark.django_db
 
 
 def test_the_organisers_page_says_one_assessor_and_one_topic(client, people, django_capture_on_commit_callbacks):
-    campaign = services.create_campaign(creator=people["organiser"], kind="pairs", name="Single", overlap=1)
-    services.add_member(campaign=campaign, username="alice", role="assessor")
-    services.import_topics(campaign=campaign, topics=pairs_topics(1))
+    campaign = create_campaign(creator=people["organiser"], kind="pairs", name="Single", overlap=1)
+    add_member(campaign=campaign, username="alice", role="assessor")
+    import_topics(campaign=campaign, topics=pairs_topics(1))
     topic = campaign.topics.get()
     with django_capture_on_commit_callbacks(execute=True):
-        services.save_judgment(
+        save_judgment(
             topic=topic,
             assessor=people["alice"],
             payload={"matches": {f"c{c}": c % 2 == 0 for c in range(1, 5)}},

@@ -19,8 +19,11 @@ from django.test import Client
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from annotate import services
+from annotate.imports.write import import_topics
 from annotate.models import Judgment, JudgmentRevision
+from annotate.services.campaigns import create_campaign
+from annotate.services.judgments import Conflict, reopen_judgment, save_judgment, withdraw_judgment
+from annotate.services.members import add_member
 from kinds.registry import KINDS
 
 pytestmark = pytest.mark.django_db
@@ -41,7 +44,7 @@ def history(topic, user) -> list[tuple]:
 
 
 def save(topic, user, payload, version, *, status="draft", client="session:one"):
-    return services.save_judgment(
+    return save_judgment(
         topic=topic, assessor=user, payload=payload, status=status, version=version, client=client
     ).judgment
 
@@ -72,11 +75,11 @@ def test_submissions_reopenings_and_withdrawals_are_never_replaced(campaign, peo
     topic, alice = campaign.topics.first(), people["alice"]
     save(topic, alice, draft(1), 0)
     save(topic, alice, ALL, 1, status="submitted")
-    services.reopen_judgment(topic=topic, assessor=alice, version=2)
+    reopen_judgment(topic=topic, assessor=alice, version=2)
     save(topic, alice, draft(2), 3)
     save(topic, alice, draft(3), 4)
     save(topic, alice, draft(4), 5)
-    services.withdraw_judgment(topic=topic, assessor=alice, version=6, reason="wrong query")
+    withdraw_judgment(topic=topic, assessor=alice, version=6, reason="wrong query")
     save(topic, alice, draft(1), 7)
     save(topic, alice, draft(2), 8)
     assert [row[:3] for row in history(topic, alice)] == [
@@ -102,10 +105,10 @@ def test_a_submission_takes_over_the_run_of_drafts_it_ends(campaign, people):
     assert history(topic, alice) == [(4, "submitted", 4, ALL)]
     revision = JudgmentRevision.objects.get()
     assert revision.created_at >= before and revision.client == ""
-    services.reopen_judgment(topic=topic, assessor=alice, version=4)
+    reopen_judgment(topic=topic, assessor=alice, version=4)
     save(topic, alice, draft(1), 5)
     save(topic, alice, ALL, 6, status="submitted")
-    assert services.reopen_judgment(topic=topic, assessor=alice, version=7).judgment.version == 8
+    assert reopen_judgment(topic=topic, assessor=alice, version=7).judgment.version == 8
     assert [row[:3] for row in history(topic, alice)] == [
         (4, "submitted", 4),
         (5, "reopened", 1),
@@ -132,7 +135,7 @@ def test_a_draft_from_elsewhere_keeps_the_version_a_merge_prompt_showed(campaign
     topic, alice = campaign.topics.first(), people["alice"]
     save(topic, alice, draft(1), 0, client="session:phone")
     save(topic, alice, draft(2), 1, client="session:laptop")
-    with pytest.raises(services.Conflict):
+    with pytest.raises(Conflict):
         save(topic, alice, draft(3), 1, client="session:phone")
     save(topic, alice, draft(3), 2, client="session:phone")
     assert [row[:2] + (row[3],) for row in history(topic, alice)] == [
@@ -146,7 +149,7 @@ def test_a_client_that_retries_gets_its_save_back_and_writes_nothing(campaign, p
     topic, alice = campaign.topics.first(), people["alice"]
     save(topic, alice, draft(1), 0)
     save(topic, alice, draft(2), 1)
-    replay = services.save_judgment(
+    replay = save_judgment(
         topic=topic, assessor=alice, payload=draft(2), status="draft", version=1, client="session:one"
     )
     assert replay.replayed and replay.judgment.version == 2
@@ -169,9 +172,9 @@ def test_large_factoid_drafts_through_the_api_store_one_revision_not_five(people
     payload["factoids"] = [{**f, "text": "t" * 900} for f in payload["factoids"]]
     size = len(json.dumps(payload, separators=(",", ":")))
     assert 1.5 * 2**20 < size <= kind.data.limits.payload_bytes
-    campaign = services.create_campaign(creator=people["organiser"], kind="factoids", name="Big", overlap=1)
-    services.add_member(campaign=campaign, username="alice", role="assessor")
-    (topic,) = services.import_topics(campaign=campaign, topics=[{"external_id": "t1", "data": data}])
+    campaign = create_campaign(creator=people["organiser"], kind="factoids", name="Big", overlap=1)
+    add_member(campaign=campaign, username="alice", role="assessor")
+    (topic,) = import_topics(campaign=campaign, topics=[{"external_id": "t1", "data": data}])
     token = Client().post("/api/auth/token/", {"username": "alice", "password": "pw-alice"}).json()["token"]
     api = APIClient()
     api.credentials(HTTP_AUTHORIZATION=f"Token {token}")
@@ -191,9 +194,9 @@ def test_a_draft_continued_after_phase_two_started_counts_as_a_phase_two_save(pe
     from kinds.factoids import services as factoid_services
     from kinds.factoids.examples import EXAMPLES
 
-    campaign = services.create_campaign(creator=people["organiser"], kind="factoids", name="Phases", overlap=1)
-    services.add_member(campaign=campaign, username="alice", role="assessor")
-    (topic,) = services.import_topics(campaign=campaign, topics=[{"external_id": "t1", "data": EXAMPLES.topic}])
+    campaign = create_campaign(creator=people["organiser"], kind="factoids", name="Phases", overlap=1)
+    add_member(campaign=campaign, username="alice", role="assessor")
+    (topic,) = import_topics(campaign=campaign, topics=[{"external_id": "t1", "data": EXAMPLES.topic}])
     alice, payload = people["alice"], dict(EXAMPLES.payloads[0])
     save(topic, alice, payload, 0)
     campaign = factoid_services.start_phase_two(campaign=campaign)
@@ -205,7 +208,7 @@ def test_a_draft_continued_after_phase_two_started_counts_as_a_phase_two_save(pe
 
 
 def test_a_backup_keeps_what_each_revision_holds(campaign, people):
-    from annotate.backup import dump_campaign, load_campaign
+    from annotate.imports.backup import dump_campaign, load_campaign
 
     topic, alice = campaign.topics.first(), people["alice"]
     for version in range(3):

@@ -9,8 +9,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from annotate import services
 from annotate.models import Judgment, Run
+from annotate.services.campaigns import create_campaign
 from kinds.registry import KINDS
 
 pytestmark = pytest.mark.django_db
@@ -30,7 +30,7 @@ def test_every_sample_file_downloads_and_imports_back(client, people, kind):
     client.force_login(people["organiser"])
 
     def campaign(name: str):
-        return services.create_campaign(
+        return create_campaign(
             creator=people["organiser"], kind=kind, name=name, overlap=1, params=dict(spec.examples.params)
         )
 

@@ -13,8 +13,10 @@ import pytest
 from django.contrib.auth import authenticate, get_user_model
 from django.core.signals import request_started
 
-from annotate import accounts, members, services
 from annotate.models import Assignment, Campaign, Membership
+from annotate.services import accounts
+from annotate.services.campaigns import create_campaign
+from annotate.services.members import add_member, remove_member
 
 pytestmark = pytest.mark.django_db
 User = get_user_model()
@@ -43,7 +45,7 @@ def use_link(client, link: str, password: str = PASSWORD):
 
 
 def added_by_organiser(campaign, name: str = "newbie") -> User:
-    services.add_member(campaign=campaign, username=name, role="assessor")
+    add_member(campaign=campaign, username=name, role="assessor")
     return User.objects.get(username=name)
 
 
@@ -151,7 +153,7 @@ def test_a_link_grants_the_campaigns_of_its_maker_only(client, campaign, people)
     what it grants is this campaign: the other organiser's invitation is withdrawn."""
     added_by_organiser(campaign, "victim1")
     link = make_link(client, campaign, people["organiser"], "victim1")
-    services.add_member(campaign=elsewhere(people), username="victim1", role="organiser")
+    add_member(campaign=elsewhere(people), username="victim1", role="organiser")
     assert use_link(client, link).status_code == 302
     victim = User.objects.get(username="victim1")
     assert list(Membership.objects.filter(user=victim).values_list("campaign__name", "role")) == [("Names", "assessor")]
@@ -162,7 +164,7 @@ def test_a_link_is_void_once_what_it_grants_changes(client, campaign, people):
     """A change of role in the maker's campaign voids the link (the token covers it)."""
     added_by_organiser(campaign, "victim3")
     link = make_link(client, campaign, people["organiser"], "victim3")
-    services.add_member(campaign=campaign, username="victim3", role="adjudicator")
+    add_member(campaign=campaign, username="victim3", role="adjudicator")
     assert use_link(client, link).status_code == 400
     assert not User.objects.get(username="victim3").has_usable_password()
 
@@ -181,8 +183,8 @@ def test_a_removed_name_added_by_someone_else_is_nobody_elses_to_take(client, ca
     another organiser adds that name to their campaign."""
     added_by_organiser(campaign, "newcolleague")
     link = make_link(client, campaign, people["organiser"], "newcolleague")
-    members.remove_member(campaign=campaign, username="newcolleague")
-    theirs = services.create_campaign(creator=people["other_organiser"], kind="pairs", name="Theirs")
+    remove_member(campaign=campaign, username="newcolleague")
+    theirs = create_campaign(creator=people["other_organiser"], kind="pairs", name="Theirs")
     client.force_login(people["other_organiser"])
     client.post(members_url(theirs), {"action": "add", "usernames": "newcolleague", "role": "assessor"})
     told = client.get(members_url(theirs)).content.decode()
@@ -198,8 +200,8 @@ def test_using_a_link_checks_again_that_its_maker_may_make_it(client, campaign, 
     no longer organises the account's campaign, their link is void."""
     added_by_organiser(campaign)
     link = make_link(client, campaign, people["organiser"], "newbie")
-    services.add_member(campaign=campaign, username="other_organiser", role="organiser")
-    members.remove_member(campaign=campaign, username="organiser")
+    add_member(campaign=campaign, username="other_organiser", role="organiser")
+    remove_member(campaign=campaign, username="organiser")
     assert use_link(client, link).status_code == 400
     assert not User.objects.get(username="newbie").has_usable_password()
 

@@ -13,8 +13,13 @@ import statistics
 import pytest
 from django.urls import reverse
 
-from annotate import flags, selectors, services
+from annotate import flags, selectors
+from annotate.imports.write import import_topics
 from annotate.models import Assignment, Flag, Judgment, Topic
+from annotate.services.campaigns import create_campaign
+from annotate.services.flags import create_flag, resolve_flag, skip_topic, unskip_topic
+from annotate.services.judgments import NotAssigned, save_judgment, withdraw_judgment
+from annotate.services.members import add_member
 from concord.errors import InvalidInput
 from kinds.registry import KINDS
 from scoring.progress import AssessorProgress, assessor_progress, median_of_counts
@@ -38,7 +43,7 @@ def progress_of(campaign, username: str) -> AssessorProgress:
 
 
 def submit(campaign, user, external_id: str, active_ms: int = 0) -> Judgment:
-    return services.save_judgment(
+    return save_judgment(
         topic=topic(campaign, external_id),
         assessor=user,
         payload=DONE,
@@ -55,7 +60,7 @@ def test_a_skipped_topic_leaves_the_next_topic_order_until_unskipped(people, cam
     alice = people["alice"]
     assert queue_of(alice, campaign).next_topic.external_id == "q1"
 
-    flags.skip_topic(topic=topic(campaign, "q1"), assessor=alice, reason="  I know this person  ")
+    skip_topic(topic=topic(campaign, "q1"), assessor=alice, reason="  I know this person  ")
     queue = queue_of(alice, campaign)
     assert queue.next_topic.external_id == "q2"
     assert (queue.skipped, [e.skipped for e in queue.entries]) == (1, [True, False, False])
@@ -64,7 +69,7 @@ def test_a_skipped_topic_leaves_the_next_topic_order_until_unskipped(people, cam
     assert progress_of(campaign, "alice").skipped == 1
     assert progress_of(campaign, "bob").skipped == 0
 
-    flags.unskip_topic(topic=topic(campaign, "q1"), assessor=alice)
+    unskip_topic(topic=topic(campaign, "q1"), assessor=alice)
     assert queue_of(alice, campaign).next_topic.external_id == "q1"
     assignment = Assignment.objects.get(topic__external_id="q1", topic__campaign=campaign, assessor=alice)
     assert (assignment.skipped_at, assignment.skip_reason) == (None, "")
@@ -73,9 +78,9 @@ def test_a_skipped_topic_leaves_the_next_topic_order_until_unskipped(people, cam
 def test_skipping_keeps_the_judgment_and_a_submitted_one_still_counts(people, campaign):
     alice = people["alice"]
     submit(campaign, alice, "q1")
-    services.save_judgment(topic=topic(campaign, "q2"), assessor=alice, payload=PARTIAL, status="draft", version=0)
-    flags.skip_topic(topic=topic(campaign, "q1"), assessor=alice)
-    flags.skip_topic(topic=topic(campaign, "q2"), assessor=alice, reason="unclear query")
+    save_judgment(topic=topic(campaign, "q2"), assessor=alice, payload=PARTIAL, status="draft", version=0)
+    skip_topic(topic=topic(campaign, "q1"), assessor=alice)
+    skip_topic(topic=topic(campaign, "q2"), assessor=alice, reason="unclear query")
 
     judgments = {j.topic.external_id: (j.status, j.payload) for j in Judgment.objects.filter(assessor=alice)}
     assert judgments == {"q1": ("submitted", DONE), "q2": ("draft", PARTIAL)}
@@ -87,7 +92,7 @@ def test_skipping_keeps_the_judgment_and_a_submitted_one_still_counts(people, ca
 
 def test_all_skipped_means_no_next_topic(people, campaign):
     for external_id in ("q1", "q2", "q3"):
-        flags.skip_topic(topic=topic(campaign, external_id), assessor=people["alice"])
+        skip_topic(topic=topic(campaign, external_id), assessor=people["alice"])
     assert queue_of(people["alice"], campaign).next_topic is None
 
 
@@ -95,10 +100,10 @@ def test_a_bad_skip_names_the_field_and_writes_nothing(people, campaign):
     q1 = topic(campaign, "q1")
     for reason in ("x" * 2001, 7, "nul\x00"):
         with pytest.raises(InvalidInput) as refused:
-            flags.skip_topic(topic=q1, assessor=people["alice"], reason=reason)
+            skip_topic(topic=q1, assessor=people["alice"], reason=reason)
         assert refused.value.field == "reason"
-    with pytest.raises(services.NotAssigned):
-        flags.skip_topic(topic=q1, assessor=people["organiser"])
+    with pytest.raises(NotAssigned):
+        skip_topic(topic=q1, assessor=people["organiser"])
     assert not Assignment.objects.filter(skipped_at__isnull=False).exists()
 
 
@@ -107,8 +112,8 @@ def test_a_bad_skip_names_the_field_and_writes_nothing(people, campaign):
 
 def test_flags_on_a_topic_and_on_one_of_its_items(people, campaign):
     q1 = topic(campaign, "q1")
-    whole = flags.create_flag(topic=q1, author=people["alice"], comment=" The query has a typo ")
-    one = flags.create_flag(topic=q1, author=people["alice"], comment="c2 is a duplicate of c1", item="c2")
+    whole = create_flag(topic=q1, author=people["alice"], comment=" The query has a typo ")
+    one = create_flag(topic=q1, author=people["alice"], comment="c2 is a duplicate of c1", item="c2")
     assert (whole.item, whole.comment, whole.is_open) == ("", "The query has a typo", True)
     assert (one.item, one.comment) == ("c2", "c2 is a duplicate of c1")
     assert flags.flaggable_items(q1, Assignment.objects.get(topic=q1, assessor=people["alice"])) == [
@@ -134,14 +139,14 @@ def test_flags_on_a_topic_and_on_one_of_its_items(people, campaign):
 )
 def test_a_bad_flag_names_the_field_and_writes_nothing(people, campaign, comment, item, field):
     with pytest.raises(InvalidInput) as refused:
-        flags.create_flag(topic=topic(campaign, "q1"), author=people["alice"], comment=comment, item=item)
+        create_flag(topic=topic(campaign, "q1"), author=people["alice"], comment=comment, item=item)
     assert refused.value.field == field
     assert Flag.objects.count() == 0
 
 
 def test_only_assigned_assessors_flag(people, campaign):
-    with pytest.raises(services.NotAssigned):
-        flags.create_flag(topic=topic(campaign, "q1"), author=people["organiser"], comment="hm")
+    with pytest.raises(NotAssigned):
+        create_flag(topic=topic(campaign, "q1"), author=people["organiser"], comment="hm")
     assert Flag.objects.count() == 0
 
 
@@ -162,50 +167,50 @@ def test_every_kind_flags_what_its_page_shows_by_id_and_nothing_hidden(people):
             assert [i for i, _ in targets] == expected[name]
         shown = json.dumps(view)
         assert all(i in shown and t[:20] in shown for i, t in targets), f"{name}: a target the page does not show"
-    campaign = services.create_campaign(creator=people["organiser"], kind="ordering", name="Steps", overlap=1)
-    services.add_member(campaign=campaign, username="alice", role="assessor")
+    campaign = create_campaign(creator=people["organiser"], kind="ordering", name="Steps", overlap=1)
+    add_member(campaign=campaign, username="alice", role="assessor")
     examples = KINDS["ordering"].examples
-    (t1,) = services.import_topics(campaign=campaign, topics=[{"external_id": "t1", "data": examples.topic}])
-    assert flags.create_flag(topic=t1, author=people["alice"], comment="two steps in one", item="a").item == "a"
+    (t1,) = import_topics(campaign=campaign, topics=[{"external_id": "t1", "data": examples.topic}])
+    assert create_flag(topic=t1, author=people["alice"], comment="two steps in one", item="a").item == "a"
     with pytest.raises(InvalidInput) as refused:
-        flags.create_flag(topic=t1, author=people["alice"], comment="hm", item="zz")
+        create_flag(topic=t1, author=people["alice"], comment="hm", item="zz")
     assert refused.value.field == "item"
-    assert flags.create_flag(topic=t1, author=people["alice"], comment="hm").item == ""
+    assert create_flag(topic=t1, author=people["alice"], comment="hm").item == ""
 
 
 def test_an_item_flag_stays_within_the_assessors_part_of_the_topic(people):
     from tests.campaigns import pairs_topics
 
-    campaign = services.create_campaign(
+    campaign = create_campaign(
         creator=people["organiser"], kind="pairs", name="Split", overlap=1, params={"design": "one-per-item"}
     )
     for name in ("alice", "bob"):
-        services.add_member(campaign=campaign, username=name, role="assessor")
-    (q1,) = services.import_topics(campaign=campaign, topics=pairs_topics(1, candidates=6))
+        add_member(campaign=campaign, username=name, role="assessor")
+    (q1,) = import_topics(campaign=campaign, topics=pairs_topics(1, candidates=6))
     mine = Assignment.objects.get(topic=q1, assessor=people["alice"]).items
     others = [c for c in ("c1", "c2", "c3", "c4", "c5", "c6") if c not in mine]
     mine_shown = [i for i, _ in flags.flaggable_items(q1, Assignment.objects.get(topic=q1, assessor=people["alice"]))]
     assert sorted(mine_shown) == sorted(mine)
     assert others, "the seeded draw gives bob some of the candidates"
     with pytest.raises(InvalidInput) as refused:
-        flags.create_flag(topic=q1, author=people["alice"], comment="?", item=others[0])
+        create_flag(topic=q1, author=people["alice"], comment="?", item=others[0])
     assert refused.value.field == "item"
-    assert flags.create_flag(topic=q1, author=people["alice"], comment="?", item=mine[0]).item == mine[0]
+    assert create_flag(topic=q1, author=people["alice"], comment="?", item=mine[0]).item == mine[0]
 
 
 def test_resolving_a_flag_with_an_answer(people, campaign):
-    flag = flags.create_flag(topic=topic(campaign, "q1"), author=people["alice"], comment="typo")
+    flag = create_flag(topic=topic(campaign, "q1"), author=people["alice"], comment="typo")
     with pytest.raises(InvalidInput) as refused:
-        flags.resolve_flag(flag=flag, organiser=people["organiser"], answer="y" * 2001)
+        resolve_flag(flag=flag, organiser=people["organiser"], answer="y" * 2001)
     assert refused.value.field == "answer"
     assert Flag.objects.get(pk=flag.pk).resolved_at is None
 
-    resolved = flags.resolve_flag(flag=flag, organiser=people["organiser"], answer=" Fixed, thanks. ")
+    resolved = resolve_flag(flag=flag, organiser=people["organiser"], answer=" Fixed, thanks. ")
     assert (resolved.is_open, resolved.answer, resolved.resolved_by) == (False, "Fixed, thanks.", people["organiser"])
-    again = flags.resolve_flag(flag=flag, organiser=people["admin"], answer="Fixed, thanks.")  # a retry
+    again = resolve_flag(flag=flag, organiser=people["admin"], answer="Fixed, thanks.")  # a retry
     assert (again.resolved_by, again.resolved_at) == (people["organiser"], resolved.resolved_at)
     with pytest.raises(InvalidInput) as refused:
-        flags.resolve_flag(flag=flag, organiser=people["organiser"], answer="something else")
+        resolve_flag(flag=flag, organiser=people["organiser"], answer="something else")
     assert refused.value.field == "flag"
     inbox = flags.inbox(campaign)
     assert ([f.pk for f in inbox.open.items], [f.pk for f in inbox.resolved.items]) == ([], [flag.pk])
@@ -216,12 +221,12 @@ def test_resolving_a_flag_with_an_answer(people, campaign):
 
 def test_active_time_is_the_sum_of_the_saves_increments(people, campaign):
     q1, alice = topic(campaign, "q1"), people["alice"]
-    services.save_judgment(topic=q1, assessor=alice, payload=PARTIAL, status="draft", version=0, active_ms=1500)
-    services.save_judgment(topic=q1, assessor=alice, payload=DONE, status="draft", version=1, active_ms=2500)
+    save_judgment(topic=q1, assessor=alice, payload=PARTIAL, status="draft", version=0, active_ms=1500)
+    save_judgment(topic=q1, assessor=alice, payload=DONE, status="draft", version=1, active_ms=2500)
     # A retried save (its answer was lost) adds nothing.
-    replay = services.save_judgment(topic=q1, assessor=alice, payload=DONE, status="draft", version=1, active_ms=2500)
+    replay = save_judgment(topic=q1, assessor=alice, payload=DONE, status="draft", version=1, active_ms=2500)
     assert replay.replayed
-    services.save_judgment(topic=q1, assessor=alice, payload=DONE, status="submitted", version=2, active_ms=600_000)
+    save_judgment(topic=q1, assessor=alice, payload=DONE, status="submitted", version=2, active_ms=600_000)
     assert Judgment.objects.get(topic=q1, assessor=alice).active_ms == 604_000
 
 
@@ -229,9 +234,7 @@ def test_active_time_is_the_sum_of_the_saves_increments(people, campaign):
 def test_a_bad_active_time_names_the_field_and_writes_nothing(people, campaign, active_ms):
     q1, alice = topic(campaign, "q1"), people["alice"]
     with pytest.raises(InvalidInput) as refused:
-        services.save_judgment(
-            topic=q1, assessor=alice, payload=PARTIAL, status="draft", version=0, active_ms=active_ms
-        )
+        save_judgment(topic=q1, assessor=alice, payload=PARTIAL, status="draft", version=0, active_ms=active_ms)
     assert refused.value.field == "active_ms"
     assert not Judgment.objects.filter(topic=q1).exists()
 
@@ -240,14 +243,14 @@ def test_progress_shows_median_and_total_active_time_per_submitted_topic(people,
     alice = people["alice"]
     submit(campaign, alice, "q1", active_ms=60_000)
     submit(campaign, alice, "q2", active_ms=120_000)
-    services.save_judgment(
+    save_judgment(
         topic=topic(campaign, "q3"), assessor=alice, payload=PARTIAL, status="draft", version=0, active_ms=999
     )
     submit(campaign, people["bob"], "q1", active_ms=30_000)
     alice_row, bob_row = progress_of(campaign, "alice"), progress_of(campaign, "bob")
     assert (alice_row.active_median_ms, alice_row.active_total_ms) == (90_000, 180_000)  # the draft does not count
     assert (bob_row.active_median_ms, bob_row.active_total_ms) == (30_000, 30_000)
-    services.withdraw_judgment(topic=topic(campaign, "q1"), assessor=people["bob"], version=1)
+    withdraw_judgment(topic=topic(campaign, "q1"), assessor=people["bob"], version=1)
     assert (progress_of(campaign, "bob").active_median_ms, progress_of(campaign, "bob").active_total_ms) == (None, 0)
 
 
@@ -399,7 +402,7 @@ def test_judging_page_links_previous_and_next_topic_of_the_queue(client, people,
 
 def test_after_a_skip_the_page_goes_on_to_the_next_unskipped_topic(client, people, campaign):
     alice = people["alice"]
-    flags.skip_topic(topic=topic(campaign, "q1"), assessor=alice, reason="later")
+    skip_topic(topic=topic(campaign, "q1"), assessor=alice, reason="later")
     page = judge_page(client, alice, campaign, "q2")
     assert f'data-next-url="/campaigns/{campaign.pk}/topics/q3/judge/"' in page
     skipped = judge_page(client, alice, campaign, "q1")
@@ -433,8 +436,8 @@ def test_assessor_campaign_page_shows_skips_and_unskips(client, people, campaign
 
 def test_organiser_inbox_resolve_and_the_answer_on_the_topic_page(client, people, campaign):
     alice = people["alice"]
-    flag = flags.create_flag(topic=topic(campaign, "q1"), author=alice, comment="c2 looks wrong", item="c2")
-    flags.skip_topic(topic=topic(campaign, "q3"), assessor=alice, reason="I know him")
+    flag = create_flag(topic=topic(campaign, "q1"), author=alice, comment="c2 looks wrong", item="c2")
+    skip_topic(topic=topic(campaign, "q3"), assessor=alice, reason="I know him")
     submit(campaign, alice, "q1", active_ms=125_000)
     client.force_login(people["organiser"])
     flags_page = reverse("campaign", args=[campaign.pk]) + "?section=flags"
@@ -468,7 +471,7 @@ def test_organiser_inbox_resolve_and_the_answer_on_the_topic_page(client, people
 
 
 def test_assessors_cannot_resolve_and_others_cannot_skip(client, people, campaign):
-    flag = flags.create_flag(topic=topic(campaign, "q1"), author=people["alice"], comment="?")
+    flag = create_flag(topic=topic(campaign, "q1"), author=people["alice"], comment="?")
     client.force_login(people["alice"])
     assert client.post(reverse("flag-resolve", args=[campaign.pk, flag.pk]), {}).status_code == 403
     client.force_login(people["organiser"])
@@ -477,14 +480,14 @@ def test_assessors_cannot_resolve_and_others_cannot_skip(client, people, campaig
 
 
 def test_backups_keep_skips_flags_and_active_time(people, campaign):
-    from annotate.backup import dump_campaign, load_campaign
+    from annotate.imports.backup import dump_campaign, load_campaign
 
     alice = people["alice"]
     submit(campaign, alice, "q1", active_ms=42_000)
-    flags.skip_topic(topic=topic(campaign, "q2"), assessor=alice, reason="unclear")
-    flag = flags.create_flag(topic=topic(campaign, "q1"), author=alice, comment="c2?", item="c2")
-    flags.resolve_flag(flag=flag, organiser=people["organiser"], answer="fine")
-    flags.create_flag(topic=topic(campaign, "q3"), author=people["bob"], comment="empty query")
+    skip_topic(topic=topic(campaign, "q2"), assessor=alice, reason="unclear")
+    flag = create_flag(topic=topic(campaign, "q1"), author=alice, comment="c2?", item="c2")
+    resolve_flag(flag=flag, organiser=people["organiser"], answer="fine")
+    create_flag(topic=topic(campaign, "q3"), author=people["bob"], comment="empty query")
 
     restored = load_campaign(dump_campaign(campaign))
     assert restored.pk != campaign.pk
@@ -508,7 +511,7 @@ def test_a_judgment_never_written_answers_the_same_fields_as_a_saved_one(people,
     fresh = client.get(url).json()
     assert (fresh["status"], fresh["version"], fresh["active_ms"]) == ("new", 0, 0)
     topic = campaign.topics.get(external_id="q1")
-    services.save_judgment(
+    save_judgment(
         topic=topic,
         assessor=people["alice"],
         payload={"matches": {"c1": True}},

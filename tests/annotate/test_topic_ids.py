@@ -14,7 +14,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
 
-from annotate.backup import dump_campaign
+from annotate.imports.backup import dump_campaign
 from annotate.models import Campaign, Judgment, Topic
 from concord.errors import InvalidInput
 from kinds.base import require_id

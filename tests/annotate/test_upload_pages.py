@@ -11,8 +11,9 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from annotate import services
+from annotate.imports.write import import_topics
 from annotate.models import Judgment, Membership, Run, Topic
+from annotate.services.campaigns import create_campaign
 from tests.campaigns import pairs_topics
 
 pytestmark = pytest.mark.django_db
@@ -36,7 +37,7 @@ def organiser(client, people):
 
 
 def new_campaign(people, kind: str, **params):
-    return services.create_campaign(creator=people["organiser"], kind=kind, name=f"A {kind}", overlap=1, params=params)
+    return create_campaign(creator=people["organiser"], kind=kind, name=f"A {kind}", overlap=1, params=params)
 
 
 def test_the_page_lists_the_formats_of_the_campaigns_kind(organiser, campaign, people):
@@ -95,7 +96,7 @@ def test_a_script_gets_json_with_the_field_or_where_to_go(organiser, campaign):
 
 def test_runs_upload_reads_the_kinds_csv_and_names_the_bad_line(organiser, people):
     ordering = new_campaign(people, "ordering")
-    services.import_topics(
+    import_topics(
         campaign=ordering,
         topics=[{"external_id": "p1", "data": {"items": [{"id": f"s{i}", "text": f"S{i}"} for i in range(1, 4)]}}],
     )
@@ -109,7 +110,7 @@ def test_runs_upload_reads_the_kinds_csv_and_names_the_bad_line(organiser, peopl
 
 
 def test_crowd_judgments_with_options_and_a_bad_line_imports_nothing(organiser, campaign):
-    services.import_topics(
+    import_topics(
         campaign=campaign,
         topics=[{"external_id": "i1", "data": {"query": "A", "candidates": [{"id": "item", "text": "B"}]}}],
     )

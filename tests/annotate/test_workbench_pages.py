@@ -91,16 +91,16 @@ def test_an_analysis_runs_with_the_params_typed_into_its_form(client, people, dj
     client.post("/campaigns/new/", {"kind": "ordering", "name": "O", "overlap": "2"})
     campaign = Campaign.objects.get(name="O")
     # Ready to run: one topic ordered by two assessors.
-    from annotate import services
+    from annotate.imports.write import import_topics
+    from annotate.services.judgments import save_judgment
+    from annotate.services.members import add_member
 
     for name in ("alice", "bob"):
-        services.add_member(campaign=campaign, username=name, role="assessor")
+        add_member(campaign=campaign, username=name, role="assessor")
     items = [{"id": f"s{i}", "text": f"Sentence {i}."} for i in range(1, 5)]
-    (topic,) = services.import_topics(
-        campaign=campaign, topics=[{"external_id": "t1", "title": "T", "data": {"items": items}}]
-    )
+    (topic,) = import_topics(campaign=campaign, topics=[{"external_id": "t1", "title": "T", "data": {"items": items}}])
     for name in ("alice", "bob"):
-        services.save_judgment(
+        save_judgment(
             topic=topic,
             assessor=people[name],
             payload={"order": [i["id"] for i in items]},
@@ -132,15 +132,16 @@ def test_the_agreement_analysis_page_says_what_it_did_in_words(client, campaign,
 
 
 def test_guidelines_are_markdown_and_sanitised_on_the_assessors_pages(client, people):
-    from annotate import services
+    from annotate.services.campaigns import create_campaign
+    from annotate.services.members import add_member
 
-    campaign = services.create_campaign(
+    campaign = create_campaign(
         creator=people["organiser"],
         kind="pairs",
         name="G",
         guidelines="A **match** is the same person.\n\n<script>alert(1)</script> [x](javascript:alert(1))",
     )
-    services.add_member(campaign=campaign, username="alice", role="assessor")
+    add_member(campaign=campaign, username="alice", role="assessor")
     client.force_login(people["alice"])
     page = client.get(f"/campaigns/{campaign.pk}/").content.decode()
     assert "A <strong>match</strong> is the same person." in page
@@ -158,13 +159,13 @@ def test_analyses_that_cannot_run_say_why_instead_of_offering_a_form(client, cam
 
 
 def test_progress_per_assessor_is_a_live_fragment(client, campaign, people):
-    from annotate import services
+    from annotate.services.judgments import save_judgment
 
     client.force_login(people["organiser"])
     page = client.get(f"/campaigns/{campaign.pk}/?section=progress").content.decode()
     assert f'hx-get="/campaigns/{campaign.pk}/progress/"' in page
     topic = campaign.topics.filter(assignments__assessor=people["alice"]).first()
-    services.save_judgment(
+    save_judgment(
         topic=topic,
         assessor=people["alice"],
         payload={"matches": {c["id"]: False for c in topic.data["candidates"]}},

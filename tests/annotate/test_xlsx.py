@@ -13,8 +13,9 @@ import zipfile
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from annotate import detect, services, wizard, xlsx
+from annotate.imports import detect, wizard, xlsx
 from annotate.models import Judgment, Topic
+from annotate.services.campaigns import create_campaign
 from benchmarks.hostile_uploads import MAIN, dimension_bomb, entity_sheet, inline, sheet_xml, workbook
 from concord import budget
 from concord.errors import InvalidInput
@@ -60,7 +61,7 @@ def test_the_dimension_bomb_reads_its_two_rows_and_counts_a_row_of_16384_cells_a
 
 
 def test_the_dimension_bomb_previews_as_a_400_naming_its_row(client, people):
-    campaign = services.create_campaign(creator=people["organiser"], kind="pairs", name="Crowd", overlap=1)
+    campaign = create_campaign(creator=people["organiser"], kind="pairs", name="Crowd", overlap=1)
     client.force_login(people["organiser"])
     page = client.post(
         f"/campaigns/{campaign.pk}/uploads/import/",
@@ -194,7 +195,7 @@ def test_the_reader_needs_neither_openpyxl_nor_defusedxml(monkeypatch):
 
 @pytest.mark.django_db
 def test_hostile_sheets_are_400s_through_the_wizard_and_write_nothing(client, people):
-    campaign = services.create_campaign(creator=people["organiser"], kind="pairs", name="Crowd", overlap=1)
+    campaign = create_campaign(creator=people["organiser"], kind="pairs", name="Crowd", overlap=1)
     client.force_login(people["organiser"])
     files = {
         "entity.xlsx": entity_sheet(chars=200, cells=50),
@@ -266,7 +267,7 @@ def test_a_million_row_sheet_with_a_bad_row_2_fails_at_row_2_having_read_few_row
     body = b"<row><c><v>1</v></c><c><v>2</v></c><c><v>7</v></c></row>" + good * 999_998
     header = f"<row>{inline('A1', 'worker')}{inline('B1', 'item')}{inline('C1', 'label')}</row>".encode()
     raw = workbook(sheet_xml(header + body), compression=zipfile.ZIP_STORED)
-    campaign = services.create_campaign(creator=people["organiser"], kind="pairs", name="Crowd", overlap=1)
+    campaign = create_campaign(creator=people["organiser"], kind="pairs", name="Crowd", overlap=1)
     with budget.scope() as used, pytest.raises(InvalidInput) as error:
         wizard.prepare(campaign, raw, "big.xlsx", wizard.Choices())
     assert error.value.field == "row 2: label" and "'7' is not a match label" in error.value.message
@@ -276,7 +277,7 @@ def test_a_million_row_sheet_with_a_bad_row_2_fails_at_row_2_having_read_few_row
 
 @pytest.mark.django_db
 def test_an_error_names_the_sheet_row_past_rows_the_file_lacks(people):
-    campaign = services.create_campaign(creator=people["organiser"], kind="pairs", name="Crowd", overlap=1)
+    campaign = create_campaign(creator=people["organiser"], kind="pairs", name="Crowd", overlap=1)
     raw = crowd_sheet(
         f'<row r="2">{inline("A2", "w1")}{inline("B2", "i1")}{inline("C2", "1")}</row>'
         f'<row r="7">{inline("A7", "w2")}{inline("B7", "i1")}{inline("C7", "perhaps")}</row>'

@@ -6,8 +6,13 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from annotate import flags, services
+from annotate.imports.write import import_topics
 from annotate.models import Curation, CurationRevision, Topic
+from annotate.services.campaigns import create_campaign
+from annotate.services.curations import save_curation
+from annotate.services.flags import create_flag
+from annotate.services.judgments import save_judgment
+from annotate.services.members import add_member
 from scoring import services as scoring_services
 
 pytestmark = pytest.mark.django_db
@@ -28,9 +33,9 @@ def matches(values: list[bool]) -> dict:
 def disputed(people, make_user):
     """A pairs campaign: alice and bob submitted q1-q3, only alice q4; carol (a third assessor) q1;
     dana adjudicates; reports computed."""
-    campaign = services.create_campaign(creator=people["organiser"], kind="pairs", name="Disputed", overlap=2)
+    campaign = create_campaign(creator=people["organiser"], kind="pairs", name="Disputed", overlap=2)
     for name in ("alice", "bob"):
-        services.add_member(campaign=campaign, username=name, role="assessor")
+        add_member(campaign=campaign, username=name, role="assessor")
     topics = [
         {
             "external_id": f"q{t}",
@@ -42,23 +47,23 @@ def disputed(people, make_user):
         }
         for t in range(1, 5)
     ]
-    services.import_topics(campaign=campaign, topics=topics)
-    services.add_member(campaign=campaign, username="carol", role="assessor")
+    import_topics(campaign=campaign, topics=topics)
+    add_member(campaign=campaign, username="carol", role="assessor")
     by_id = {t.external_id: t for t in Topic.objects.filter(campaign=campaign)}
     for topic_id, (mine, theirs) in VOTES.items():
         for name, values in (("alice", mine), ("bob", theirs)):
-            services.save_judgment(
+            save_judgment(
                 topic=by_id[topic_id], assessor=people[name], payload=matches(values), status="submitted", version=0
             )
-    services.save_judgment(
+    save_judgment(
         topic=by_id["q4"], assessor=people["alice"], payload=matches([True] * 4), status="submitted", version=0
     )
     by_id["q1"].assignments.get_or_create(assessor=people["carol"])
-    services.save_judgment(
+    save_judgment(
         topic=by_id["q1"], assessor=people["carol"], payload=matches([False] * 4), status="submitted", version=0
     )
     people["dana"] = make_user("dana")
-    services.add_member(campaign=campaign, username="dana", role="adjudicator")
+    add_member(campaign=campaign, username="dana", role="adjudicator")
     scoring_services.recompute_reports(campaign.pk, everything=True)
     return campaign
 
@@ -95,11 +100,11 @@ def test_the_queue_filters_by_assessor_pair_flags_and_state(disputed, people):
     base = f"/campaigns/{disputed.pk}/adjudication/"
     assert queue_ids(client.get(base, {"assessor": "alice", "other": "carol"})) == ["q1"]
     assert queue_ids(client.get(base, {"assessor": "bob"})) == ["q1", "q2", "q3"]
-    flags.create_flag(topic=disputed.topics.get(external_id="q3"), author=people["bob"], comment="c1 twice?")
+    create_flag(topic=disputed.topics.get(external_id="q3"), author=people["bob"], comment="c1 twice?")
     assert queue_ids(client.get(base, {"flagged": "yes"})) == ["q3"]
     assert queue_ids(client.get(base, {"flagged": "no"})) == ["q1", "q2"]
     q2 = disputed.topics.get(external_id="q2")
-    services.save_curation(topic=q2, name="consensus", data=matches([True] * 4), version=0, user=people["organiser"])
+    save_curation(topic=q2, name="consensus", data=matches([True] * 4), version=0, user=people["organiser"])
     adjudicated = client.get(base, {"state": "adjudicated"})
     assert queue_ids(adjudicated) == ["q2"]
     gold = adjudicated.context["queue"].rows[0].gold

@@ -8,8 +8,12 @@ import re
 
 import pytest
 
-from annotate import assignments, services
+from annotate.imports.write import import_judgments, import_topics
 from annotate.models import Assignment, Campaign
+from annotate.services.assignments import reassign_topic
+from annotate.services.campaigns import create_campaign
+from annotate.services.judgments import reopen_judgment, save_judgment
+from annotate.services.members import add_member
 from concord.errors import InvalidInput
 from tests.campaigns import imported_crowd, pairs_topics
 
@@ -30,7 +34,7 @@ def holders(campaign, topic: str) -> list[str]:
 
 def judge(campaign, topic: str, who, status: str = "submitted") -> None:
     target = campaign.topics.get(external_id=topic)
-    services.save_judgment(
+    save_judgment(
         topic=target,
         assessor=who,
         payload={"matches": {c["id"]: True for c in target.data["candidates"]} if status == "submitted" else {}},
@@ -46,7 +50,7 @@ def organiser(client, people):
 
 
 def test_reassign_moves_a_topic_without_a_judgment(organiser, campaign):
-    services.add_member(campaign=campaign, username="carol", role="assessor")
+    add_member(campaign=campaign, username="carol", role="assessor")
     assert holders(campaign, "q1") == ["alice", "bob"]
     response = organiser.post(
         url(campaign), {"action": "reassign", "topic": "q1", "from_assessor": "alice", "to_assessor": "carol"}
@@ -57,7 +61,7 @@ def test_reassign_moves_a_topic_without_a_judgment(organiser, campaign):
 
 
 def test_a_topic_with_a_judgment_stays_with_its_assessor(organiser, campaign, people):
-    services.add_member(campaign=campaign, username="carol", role="assessor")
+    add_member(campaign=campaign, username="carol", role="assessor")
     judge(campaign, "q1", people["alice"], status="draft")
     response = organiser.post(
         url(campaign), {"action": "reassign", "topic": "q1", "from_assessor": "alice", "to_assessor": "carol"}
@@ -82,23 +86,23 @@ def test_a_topic_with_a_judgment_stays_with_its_assessor(organiser, campaign, pe
 def test_reassign_refusals_name_the_field_and_change_nothing(campaign, form, field, message):
     before = sorted(Assignment.objects.values_list("topic_id", "assessor_id"))
     with pytest.raises(InvalidInput) as refused:
-        assignments.reassign_topic(campaign=campaign, **form)
+        reassign_topic(campaign=campaign, **form)
     assert (refused.value.field, refused.value.message) == (field, message)
     assert sorted(Assignment.objects.values_list("topic_id", "assessor_id")) == before
 
 
 def test_an_imported_worker_gets_no_topic(campaign):
-    services.import_judgments(
+    import_judgments(
         campaign=campaign,
         entries=[{"assessor": "w1", "topic": "q2", "payload": {"matches": {f"c{i}": True for i in range(1, 5)}}}],
     )
     with pytest.raises(InvalidInput) as refused:
-        assignments.reassign_topic(campaign=campaign, topic="q1", from_assessor="alice", to_assessor="w1")
+        reassign_topic(campaign=campaign, topic="q1", from_assessor="alice", to_assessor="w1")
     assert refused.value.field == "to_assessor" and "imported crowd worker" in refused.value.message
 
 
 def test_top_up_to_the_overlap(organiser, campaign):
-    services.add_member(campaign=campaign, username="carol", role="assessor")
+    add_member(campaign=campaign, username="carol", role="assessor")
     assert Assignment.objects.filter(topic__campaign=campaign).count() == 6
     Campaign.objects.filter(pk=campaign.pk).update(overlap=3)
     response = organiser.post(url(campaign), {"action": "topup"})
@@ -114,12 +118,12 @@ def rows(response) -> list[str]:
 
 
 def test_the_list_filters_by_search_state_and_assessor(organiser, campaign, people):
-    services.import_topics(campaign=campaign, topics=pairs_topics(5)[3:])
+    import_topics(campaign=campaign, topics=pairs_topics(5)[3:])
     judge(campaign, "q1", people["alice"])
     judge(campaign, "q1", people["bob"])
     judge(campaign, "q2", people["bob"], status="draft")
     judge(campaign, "q3", people["alice"])
-    services.reopen_judgment(topic=campaign.topics.get(external_id="q3"), assessor=people["alice"], version=1)
+    reopen_judgment(topic=campaign.topics.get(external_id="q3"), assessor=people["alice"], version=1)
     assert rows(organiser.get(url(campaign))) == ["q1", "q2", "q3", "q4", "q5"]
     assert rows(organiser.get(url(campaign), {"q": "query 4"})) == ["q4"]
     assert rows(organiser.get(url(campaign), {"state": "submitted"})) == ["q1"]
@@ -148,7 +152,7 @@ def test_bad_filters_are_400_naming_the_field(organiser, campaign, query, field)
 
 
 def test_fifty_topics_a_page(organiser, campaign):
-    services.import_topics(
+    import_topics(
         campaign=campaign,
         topics=[{**t, "external_id": f"x{n:03d}"} for n, t in enumerate(pairs_topics(120)[3:], start=4)],
     )
@@ -179,5 +183,5 @@ def test_an_imported_crowd_campaign_says_its_observed_raters_not_the_overlap(cli
     assert "Give topics with fewer than 2 assessors more of your assessors" in page
     assert "Top up to 2" not in page and "Imported topics have 9–10 raters per topic (imported)" in page
     # A campaign of its own assessors keeps the overlap's words.
-    plain = services.create_campaign(creator=people["organiser"], kind="pairs", name="Own", overlap=2)
+    plain = create_campaign(creator=people["organiser"], kind="pairs", name="Own", overlap=2)
     assert "Top up to 2 assessors per topic" in client.get(url(plain)).content.decode()

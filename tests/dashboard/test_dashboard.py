@@ -11,8 +11,14 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from annotate import accounts, flags, services
+from annotate.imports.write import import_topics
 from annotate.models import Topic
+from annotate.services import accounts
+from annotate.services.campaigns import create_campaign
+from annotate.services.curations import save_curation
+from annotate.services.flags import create_flag, resolve_flag
+from annotate.services.judgments import save_judgment
+from annotate.services.members import add_member
 from dashboard import selectors as dashboard
 from scoring import jobs
 from scoring.models import Job
@@ -27,7 +33,7 @@ OTHER = {"matches": {"c1": False, "c2": False, "c3": True, "c4": True}}
 
 def submit(campaign, user, external_id, payload=FULL):
     topic = Topic.objects.get(campaign=campaign, external_id=external_id)
-    services.save_judgment(topic=topic, assessor=user, payload=payload, status="submitted", version=0)
+    save_judgment(topic=topic, assessor=user, payload=payload, status="submitted", version=0)
     return topic
 
 
@@ -37,10 +43,10 @@ def test_the_summary_counts_progress_and_what_needs_the_organiser(campaign, peop
     submit(campaign, bob, "q1", OTHER)
     submit(campaign, alice, "q2")
     draft = Topic.objects.get(campaign=campaign, external_id="q3")
-    services.save_judgment(topic=draft, assessor=bob, payload={"matches": {"c1": True}}, status="draft", version=0)
-    flags.create_flag(topic=q1, author=alice, comment="c2?", item="c2")
-    resolved = flags.create_flag(topic=q1, author=bob, comment="typo")
-    flags.resolve_flag(flag=resolved, organiser=people["organiser"])
+    save_judgment(topic=draft, assessor=bob, payload={"matches": {"c1": True}}, status="draft", version=0)
+    create_flag(topic=q1, author=alice, comment="c2?", item="c2")
+    resolved = create_flag(topic=q1, author=bob, comment="typo")
+    resolve_flag(flag=resolved, organiser=people["organiser"])
     Job.objects.create(campaign=campaign, analysis="evaluation", status=Job.Status.FAILED)
     Job.objects.create(campaign=campaign, analysis="evaluation", status=Job.Status.DONE)  # a rerun clears it
     Job.objects.create(campaign=campaign, analysis="evaluation", status=Job.Status.RUNNING)
@@ -51,7 +57,7 @@ def test_the_summary_counts_progress_and_what_needs_the_organiser(campaign, peop
     assert (a.assigned, a.judged, a.drafts, a.open, a.percent) == (6, 3, 1, 3, 50)
     assert (a.open_flags, a.to_adjudicate, a.running_jobs) == (1, 1, 1)
     assert a.failed_jobs == 1  # agreement's latest; evaluation's failure was followed by another run
-    services.save_curation(topic=q1, name="consensus", data=FULL, version=0, user=people["organiser"])
+    save_curation(topic=q1, name="consensus", data=FULL, version=0, user=people["organiser"])
     assert dashboard.attention([campaign.pk])[campaign.pk].to_adjudicate == 0
 
 
@@ -136,15 +142,15 @@ def test_the_summary_costs_the_same_queries_whatever_the_size(client, people, ma
     client.force_login(people["organiser"])
     counts = []
     for n, workers in ((3, 2), (24, 6)):
-        campaign = services.create_campaign(creator=people["organiser"], kind="pairs", name=f"S{n}", overlap=2)
+        campaign = create_campaign(creator=people["organiser"], kind="pairs", name=f"S{n}", overlap=2)
         users = [make_user(f"w{n}-{i}") for i in range(workers)]
         for user in users:
-            services.add_member(campaign=campaign, username=user.username, role="assessor")
-        services.import_topics(campaign=campaign, topics=pairs_topics(n))
+            add_member(campaign=campaign, username=user.username, role="assessor")
+        import_topics(campaign=campaign, topics=pairs_topics(n))
         for topic in Topic.objects.filter(campaign=campaign):
             for assignment in topic.assignments.all():
                 submit(campaign, assignment.assessor, topic.external_id)
-            flags.create_flag(topic=topic, author=topic.assignments.first().assessor, comment="?")
+            create_flag(topic=topic, author=topic.assignments.first().assessor, comment="?")
         jobs.recompute_reports(campaign.pk, everything=True)
         with CaptureQueriesContext(connection) as queries:
             assert client.get(f"/campaigns/{campaign.pk}/").status_code == 200
@@ -196,14 +202,14 @@ def test_the_home_page_counts_per_campaign_in_the_same_queries_for_any_number(cl
     counts, made = [], []
     for total in (1, 4):
         while len(made) < total:
-            campaign = services.create_campaign(creator=people["organiser"], kind="pairs", name=f"H{len(made)}")
+            campaign = create_campaign(creator=people["organiser"], kind="pairs", name=f"H{len(made)}")
             made.append(campaign)
-            services.add_member(campaign=campaign, username="alice", role="assessor")
-            services.add_member(campaign=campaign, username="bob", role="assessor")
-            services.import_topics(campaign=campaign, topics=pairs_topics(2))
+            add_member(campaign=campaign, username="alice", role="assessor")
+            add_member(campaign=campaign, username="bob", role="assessor")
+            import_topics(campaign=campaign, topics=pairs_topics(2))
             q1 = submit(campaign, people["alice"], "q1")
             submit(campaign, people["bob"], "q1", OTHER)
-            flags.create_flag(topic=q1, author=people["alice"], comment="?")
+            create_flag(topic=q1, author=people["alice"], comment="?")
         with CaptureQueriesContext(connection) as queries:
             page = client.get("/").content.decode()
         counts.append(len(queries))
@@ -219,7 +225,7 @@ def test_the_progress_table_is_capped_with_show_all_and_a_csv_of_every_row(clien
     # Accounts without a password (hashing 105 of them is the slow part of making them).
     django_user_model.objects.bulk_create(django_user_model(username=f"p{i:03d}") for i in range(TABLE_LIMIT + 5))
     for i in range(TABLE_LIMIT + 5):
-        services.add_member(campaign=campaign, username=f"p{i:03d}", role="assessor")
+        add_member(campaign=campaign, username=f"p{i:03d}", role="assessor")
     client.force_login(people["organiser"])
     page = client.get(f"/campaigns/{campaign.pk}/", {"section": "progress"}).content.decode()
     table = page.split('id="progress-table"', 1)[1].split("</table>", 1)[0]
@@ -264,6 +270,6 @@ def test_adding_several_members_gives_every_new_account_s_link_at_once(client, c
     # Later, every new account's link again from the page, in one go.
     again = client.post(url, {"action": "links"}, follow=True).content.decode()
     assert again.count("/accounts/set-password/#") == 2
-    alone = services.create_campaign(creator=people["organiser"], kind="pairs", name="Alone")
+    alone = create_campaign(creator=people["organiser"], kind="pairs", name="Alone")
     refused = client.post(f"/campaigns/{alone.pk}/members/", {"action": "links"})
     assert refused.status_code == 400 and "no member has a new account" in refused.content.decode()

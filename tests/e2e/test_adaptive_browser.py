@@ -8,20 +8,22 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from annotate import services
+from annotate.imports.write import import_judgments, import_topics
 from annotate.models import Assignment, Judgment
+from annotate.services.campaigns import create_campaign
+from annotate.services.members import add_member
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 
 def test_the_second_assessor_receives_exactly_the_uncertain_item(new_page, live_server, login, people):
-    campaign = services.create_campaign(
+    campaign = create_campaign(
         creator=people["organiser"],
         kind="pairs",
         name="Adaptive names",
         params={"design": "adaptive", "adaptive_by": "margin", "margin": 2},
     )
-    services.import_topics(
+    import_topics(
         campaign=campaign,
         topics=[
             {
@@ -34,10 +36,10 @@ def test_the_second_assessor_receives_exactly_the_uncertain_item(new_page, live_
         ],
     )
     for name in ("alice", "bob"):
-        services.add_member(campaign=campaign, username=name, role="assessor")
+        add_member(campaign=campaign, username=name, role="assessor")
     # Three earlier opinions: c1 settled (3 to 0), c2, c3 and c4 at a margin of 1.
     votes = {"c1": (True, True, True), "c2": (True, True, False), "c3": (False, False, True), "c4": (True, True, False)}
-    services.import_judgments(
+    import_judgments(
         campaign=campaign,
         entries=[
             {"assessor": f"w{w + 1}", "topic": "q1", "payload": {"matches": {c: v[w] for c, v in votes.items()}}}

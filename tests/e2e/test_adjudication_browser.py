@@ -9,9 +9,9 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from annotate import adjudication
 from annotate.demo import seed
 from annotate.models import Curation
+from annotate.services.curations import submitted
 from dashboard import queue
 from kinds.registry import KINDS
 from scoring import services as scoring_services
@@ -88,13 +88,13 @@ def test_an_organiser_adjudicates_two_topics_by_keyboard(pairs_demo, browser, li
         expect(page.locator("#gold-state")).to_contain_text("Adjudicated: version 1, saved by organiser")
         gold = Curation.objects.get(topic=first, name="consensus")
         views = KINDS["pairs"].data.assessor_view(first.data)
-        payloads = [p for _, p in adjudication.submitted(first)]
+        payloads = [p for _, p in submitted(first)]
         assert (gold.version, gold.data) == (1, KINDS["pairs"].adjudication.consensus(views, payloads))
 
         tab_to(page, "next-disputed")
         page.keyboard.press("Enter")
         page.wait_for_url(f"**/topics/{second.external_id}/adjudicate/")
-        chosen = adjudication.submitted(second)[0]
+        chosen = submitted(second)[0]
         tab_to(page, f"Accept {chosen[0]}'s judgment")
         page.keyboard.press("Enter")
         expect(page.locator("#gold-state")).to_contain_text("Adjudicated: version 1, saved by organiser")

@@ -10,9 +10,9 @@ import pytest
 from playwright.sync_api import expect
 from test_adjudication_browser import axe_problems, tab_to
 
-from annotate import adjudication
 from annotate.demo import seed
 from annotate.models import Curation
+from annotate.services.curations import submitted
 from dashboard import queue
 from kinds.registry import KINDS
 from scoring import services as scoring_services
@@ -37,7 +37,7 @@ def test_an_organiser_adjudicates_the_most_disputed_topic(
     assert rows and rows[0].disagreement, f"the {kind} demo has a disputed topic"
     topic = rows[0].topic
     spec = KINDS[kind]
-    judged = adjudication.submitted(topic)
+    judged = submitted(topic)
     assert len(judged) >= 2
 
     context = browser.new_context(viewport={"width": 1280, "height": 900})

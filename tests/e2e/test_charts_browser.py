@@ -11,7 +11,10 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from annotate import services
+from annotate.imports.write import import_topics
+from annotate.services.campaigns import create_campaign
+from annotate.services.judgments import save_judgment
+from annotate.services.members import add_member
 from scoring import services as scoring_services
 from scoring.charts import specs_in
 
@@ -20,16 +23,16 @@ pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 @pytest.fixture
 def ordered(people, django_capture_on_commit_callbacks):
-    campaign = services.create_campaign(creator=people["organiser"], kind="ordering", name="O", overlap=3)
+    campaign = create_campaign(creator=people["organiser"], kind="ordering", name="O", overlap=3)
     for name in ("alice", "bob", "carol"):
-        services.add_member(campaign=campaign, username=name, role="assessor")
-    services.import_topics(
+        add_member(campaign=campaign, username=name, role="assessor")
+    import_topics(
         campaign=campaign, topics=[{"external_id": "t", "data": {"items": [{"id": i, "text": i} for i in "abcdef"]}}]
     )
     topic = campaign.topics.get()
     with django_capture_on_commit_callbacks(execute=True):
         for name, order in (("alice", "abcdef"), ("bob", "bacdef"), ("carol", "abcdfe")):
-            services.save_judgment(
+            save_judgment(
                 topic=topic, assessor=people[name], payload={"order": list(order)}, status="submitted", version=0
             )
         scoring_services.recompute_reports(campaign.pk, everything=True)
@@ -139,7 +142,7 @@ def test_csv_and_latex_helpers_escape_formulas_and_specials(new_page, live_serve
 def test_the_factoid_box_plot_draws_labelled_boxes_and_pairs_truth_sets_by_name(new_page, live_server, login, people):
     from scoring.models import Job
 
-    factoids = services.create_campaign(creator=people["organiser"], kind="factoids", name="F", overlap=1)
+    factoids = create_campaign(creator=people["organiser"], kind="factoids", name="F", overlap=1)
     box = Job.objects.create(
         campaign=factoids,
         analysis="wfs-stability",

@@ -10,8 +10,8 @@ import pytest
 from django.utils import timezone
 from playwright.sync_api import expect
 
-from annotate import services
 from annotate.models import Campaign
+from annotate.services.campaigns import create_campaign
 from scoring.models import Job
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -43,7 +43,7 @@ def press_until_focused(page, selector: str, limit: int = 40) -> None:
 
 
 def test_phase_two_by_keyboard_and_back(people, new_page, login, live_server):
-    campaign = services.create_campaign(creator=people["organiser"], kind="factoids", name="Tram", overlap=2)
+    campaign = create_campaign(creator=people["organiser"], kind="factoids", name="Tram", overlap=2)
     page = organiser_page(new_page, login)
     page.goto(f"{live_server.url}/campaigns/{campaign.pk}/?section=report")
     press_until_focused(page, "#start-phase-two")
@@ -65,7 +65,7 @@ def test_phase_two_by_keyboard_and_back(people, new_page, login, live_server):
 
 
 def test_apply_a_tune_by_keyboard_and_revert_it(people, new_page, login, live_server):
-    campaign = services.create_campaign(creator=people["organiser"], kind="ordering", name="Steps", overlap=2)
+    campaign = create_campaign(creator=people["organiser"], kind="ordering", name="Steps", overlap=2)
     job = Job.objects.create(
         campaign=campaign,
         analysis="frespa-tune",

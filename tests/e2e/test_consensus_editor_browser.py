@@ -12,8 +12,11 @@ import pytest
 from playwright.sync_api import expect
 from test_adjudication_browser import tab_to
 
-from annotate import services
+from annotate.imports.write import import_topics
 from annotate.models import Curation, Topic
+from annotate.services.campaigns import create_campaign
+from annotate.services.judgments import save_judgment
+from annotate.services.members import add_member
 from kinds.registry import KINDS
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -56,17 +59,15 @@ EDITS = {
 @pytest.mark.parametrize("name", sorted(KINDS))
 def test_the_adjudicator_edits_the_gold_by_keyboard_and_it_is_stored(name, people, browser, live_server, login):
     spec = KINDS[name]
-    campaign = services.create_campaign(
+    campaign = create_campaign(
         creator=people["organiser"], kind=name, name=f"{name} gold", overlap=2, params=dict(spec.examples.params)
     )
     for assessor in ("alice", "bob"):
-        services.add_member(campaign=campaign, username=assessor, role="assessor")
-    services.import_topics(
-        campaign=campaign, topics=[{"external_id": "t1", "data": copy.deepcopy(spec.examples.topic)}]
-    )
+        add_member(campaign=campaign, username=assessor, role="assessor")
+    import_topics(campaign=campaign, topics=[{"external_id": "t1", "data": copy.deepcopy(spec.examples.topic)}])
     topic = Topic.objects.get(campaign=campaign)
     for assessor, payload in zip(("alice", "bob"), spec.examples.payloads, strict=True):
-        services.save_judgment(
+        save_judgment(
             topic=topic, assessor=people[assessor], payload=copy.deepcopy(payload), status="submitted", version=0
         )
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from annotate import services
 from annotate.models import Topic
+from annotate.services.judgments import save_judgment
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -47,7 +47,7 @@ def test_the_summary_updates_live_and_every_section_is_one_click_away(
 
     for name in ("alice", "bob"):
         topic = Topic.objects.filter(campaign=campaign, assignments__assessor=people[name]).order_by("position")[0]
-        services.save_judgment(topic=topic, assessor=people[name], payload=FULL, status="submitted", version=0)
+        save_judgment(topic=topic, assessor=people[name], payload=FULL, status="submitted", version=0)
     # The refresh arrives and waits: the typed value, the focus and the open table stay.
     expect(organiser.locator("#summary")).to_have_attribute("data-deferred", "", timeout=15_000)
     note.press_sequentially("ence")

@@ -14,8 +14,8 @@ import json
 import pytest
 from playwright.sync_api import expect
 
-from annotate import services
 from annotate.models import Judgment, Topic
+from annotate.services.campaigns import create_campaign
 from tests.annotate.test_detect import xlsx
 from tests.e2e.axe import AXE, AXE_RUN, FAILING, PHONE
 
@@ -45,7 +45,7 @@ def choose(page, path) -> None:
 
 
 def test_a_new_campaign_from_real_world_files(new_page, live_server, login, people, tmp_path):
-    campaign = services.create_campaign(creator=people["organiser"], kind="pairs", name="Crowd", overlap=1)
+    campaign = create_campaign(creator=people["organiser"], kind="pairs", name="Crowd", overlap=1)
     png = tmp_path / "screenshot.png"
     png.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(200))
     answer = tmp_path / "crowd.csv"
@@ -110,7 +110,7 @@ def test_a_new_campaign_from_real_world_files(new_page, live_server, login, peop
 
 
 def test_trec_topics_on_the_topics_form_point_to_the_trec_form(new_page, live_server, login, people, tmp_path):
-    campaign = services.create_campaign(creator=people["organiser"], kind="relevance", name="Robust", overlap=1)
+    campaign = create_campaign(creator=people["organiser"], kind="relevance", name="Robust", overlap=1)
     topics = tmp_path / "topics.json"
     topics.write_text(json.dumps({"topics": {"401": {"title": "foreign minorities"}}, "documents": {"d1": "x"}}))
     page = new_page()

@@ -9,8 +9,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from annotate import services
 from annotate.models import Judgment, JudgmentRevision, Topic
+from annotate.services.judgments import save_judgment
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -30,7 +30,7 @@ def votes(page, candidate: str):
 
 def test_submit_reopen_edit_resubmit_withdraw(new_page, live_server, login, people, campaign):
     for topic in Topic.objects.filter(campaign=campaign, assignments__assessor=people["bob"]):
-        services.save_judgment(topic=topic, assessor=people["bob"], payload=BOB, status="submitted", version=0)
+        save_judgment(topic=topic, assessor=people["bob"], payload=BOB, status="submitted", version=0)
     first = Topic.objects.filter(campaign=campaign, assignments__assessor=people["alice"]).order_by("position").first()
     judge_url = f"{live_server.url}/campaigns/{campaign.pk}/topics/{first.external_id}/judge/"
     report_url = f"{live_server.url}/campaigns/{campaign.pk}/topics/{first.external_id}/report/"

@@ -11,8 +11,11 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from annotate import services
+from annotate.imports.write import import_topics
 from annotate.models import Judgment
+from annotate.services.campaigns import create_campaign
+from annotate.services.judgments import save_judgment
+from annotate.services.members import add_member
 from kinds.registry import KINDS
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -89,13 +92,11 @@ def test_every_kind_is_covered():
 
 def example_campaign(people, kind: str):
     examples = KINDS[kind].examples
-    campaign = services.create_campaign(
+    campaign = create_campaign(
         creator=people["organiser"], kind=kind, name=f"Safe {kind}", overlap=1, params=dict(examples.params) or None
     )
-    services.add_member(campaign=campaign, username="alice", role="assessor")
-    services.import_topics(
-        campaign=campaign, topics=[{"external_id": "t1", "title": "Example", "data": examples.topic}]
-    )
+    add_member(campaign=campaign, username="alice", role="assessor")
+    import_topics(campaign=campaign, topics=[{"external_id": "t1", "title": "Example", "data": examples.topic}])
     return campaign
 
 
@@ -109,7 +110,7 @@ def open_page(new_page, login, live_server, campaign):
 
 def draft_of(people, campaign, payload) -> None:
     topic = campaign.topics.get()
-    services.save_judgment(topic=topic, assessor=people["alice"], payload=payload, status="draft", version=0)
+    save_judgment(topic=topic, assessor=people["alice"], payload=payload, status="draft", version=0)
 
 
 def judgment_of(people, campaign) -> Judgment | None:

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from annotate import services
 from annotate.models import Topic
+from annotate.services.judgments import save_judgment
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -19,7 +19,7 @@ def test_polling_an_unchanged_report_keeps_the_fragment_and_a_new_one_replaces_i
     new_page, live_server, login, people, campaign
 ):
     for topic in Topic.objects.filter(campaign=campaign, assignments__assessor=people["bob"]):
-        services.save_judgment(topic=topic, assessor=people["bob"], payload=FULL, status="submitted", version=0)
+        save_judgment(topic=topic, assessor=people["bob"], payload=FULL, status="submitted", version=0)
     polls: list[tuple[int, str | None, str | None]] = []
 
     organiser = new_page()
@@ -44,7 +44,7 @@ def test_polling_an_unchanged_report_keeps_the_fragment_and_a_new_one_replaces_i
     expect(organiser.locator("#report-meta")).to_contain_text("from 3 submitted")
 
     topic = Topic.objects.filter(campaign=campaign, assignments__assessor=people["alice"]).first()
-    services.save_judgment(topic=topic, assessor=people["alice"], payload=FULL, status="submitted", version=0)
+    save_judgment(topic=topic, assessor=people["alice"], payload=FULL, status="submitted", version=0)
     expect(organiser.locator("#report-meta")).to_contain_text("from 4 submitted", timeout=15_000)
     fresh = [p for p in polls if p[0] == 200]
     assert len(fresh) == 1 and fresh[0][1] == tag and fresh[0][2] != tag, polls

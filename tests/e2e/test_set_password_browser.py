@@ -12,13 +12,14 @@ from django.contrib.auth import authenticate
 from django.core.signals import request_started
 from playwright.sync_api import expect
 
-from annotate import accounts, services
+from annotate.services import accounts
+from annotate.services.members import add_member
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 
 def test_a_link_opened_in_the_browser_sets_the_password(new_page, live_server, campaign, people):
-    services.add_member(campaign=campaign, username="newbie", role="assessor")
+    add_member(campaign=campaign, username="newbie", role="assessor")
     path = accounts.set_password_link(campaign=campaign, username="newbie", organiser=people["organiser"])
     token = path.rsplit(".", 1)[1]
     seen: list[str] = []

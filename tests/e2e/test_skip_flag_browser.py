@@ -11,8 +11,11 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from annotate import services
+from annotate.imports.write import import_topics
 from annotate.models import Assignment, Flag, Judgment
+from annotate.services.campaigns import create_campaign
+from annotate.services.judgments import save_judgment
+from annotate.services.members import add_member
 from kinds.registry import KINDS
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -56,11 +59,11 @@ def wait_until(page, check, tries: int = 100):
 @pytest.mark.parametrize("kind", sorted(KINDS))
 def test_the_shared_keys_clash_with_no_kinds_key(new_page, live_server, login, people, kind):
     examples = KINDS[kind].examples
-    campaign = services.create_campaign(
+    campaign = create_campaign(
         creator=people["organiser"], kind=kind, name=f"Keys {kind}", overlap=1, params=dict(examples.params) or None
     )
-    services.add_member(campaign=campaign, username="alice", role="assessor")
-    services.import_topics(
+    add_member(campaign=campaign, username="alice", role="assessor")
+    import_topics(
         campaign=campaign,
         topics=[{"external_id": t, "title": t, "data": examples.topic} for t in ("t1", "t2", "t3")],
     )
@@ -100,7 +103,7 @@ def test_previous_and_next_keys_save_the_draft_first(new_page, live_server, logi
 
 
 def test_skip_by_keyboard_then_unskip_on_the_campaign_page(new_page, live_server, login, people, campaign):
-    services.save_judgment(
+    save_judgment(
         topic=campaign.topics.get(external_id="q1"),
         assessor=people["alice"],
         payload={"matches": {"c1": True, "c2": True, "c3": False, "c4": False}},

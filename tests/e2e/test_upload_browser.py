@@ -61,9 +61,9 @@ def test_upload_topics_and_a_bad_file(new_page, live_server, login, campaign, tm
 
 
 def test_move_a_topic_on_the_assignments_page(new_page, live_server, login, campaign):
-    from annotate import services
+    from annotate.services.members import add_member
 
-    services.add_member(campaign=campaign, username="carol", role="assessor")
+    add_member(campaign=campaign, username="carol", role="assessor")
     page = new_page()
     login(page, "organiser")
     page.goto(f"{live_server.url}/campaigns/{campaign.pk}/assignments/?q=q1")

@@ -15,8 +15,8 @@ import time
 import pytest
 from playwright.sync_api import expect
 
-from annotate import services
 from annotate.models import Curation, Judgment, JudgmentRevision, Topic
+from annotate.services.judgments import save_judgment
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 #: Waiting for a retry: the page asks again after 2, 4, 8 ... s.
@@ -226,7 +226,7 @@ def test_nothing_is_sent_under_another_users_session(context, topic, people):
     assert stored(topic, alice) is None and stored(topic, bob) is None
 
     # Meanwhile alice saves from another device: her page, once she is back, still obeys the version check.
-    services.save_judgment(topic=topic, assessor=alice, payload={"matches": {"c3": True}}, status="draft", version=0)
+    save_judgment(topic=topic, assessor=alice, payload={"matches": {"c3": True}}, status="draft", version=0)
     sign_in(other, "alice")
     expect(page.locator("#conflict")).to_be_visible(timeout=RETRIED)
     expect(page.locator("#merge-saved-head")).to_contain_text("Saved version 1 by alice")
@@ -273,9 +273,7 @@ def test_a_kept_change_is_offered_to_its_user_only(context, topic, people):
 
 
 def test_a_kept_change_can_be_discarded(context, topic, people):
-    services.save_judgment(
-        topic=topic, assessor=people["alice"], payload={"matches": {"c1": True}}, status="draft", version=0
-    )
+    save_judgment(topic=topic, assessor=people["alice"], payload={"matches": {"c1": True}}, status="draft", version=0)
     page = judge(context, topic)
     page.route("**/judgment/", lambda route: route.abort("internetdisconnected"))
     choose(page, 0, "No match")
@@ -316,15 +314,13 @@ def test_a_save_whose_answer_was_lost_is_not_offered_again(context, topic, peopl
 
 @pytest.mark.parametrize("choice", ["Keep mine", "Use the saved version"])
 def test_a_change_made_elsewhere_while_offline_is_a_merge_prompt(context, topic, people, choice):
-    services.save_judgment(
-        topic=topic, assessor=people["alice"], payload={"matches": {"c1": True}}, status="draft", version=0
-    )
+    save_judgment(topic=topic, assessor=people["alice"], payload={"matches": {"c1": True}}, status="draft", version=0)
     page = judge(context, topic)
     context.set_offline(True)
     choose(page, 1, "Match")
     expect(problem(page)).to_contain_text("Offline: 1 change waiting")
     # Meanwhile, from another device.
-    services.save_judgment(
+    save_judgment(
         topic=topic, assessor=people["alice"], payload={"matches": {"c1": False, "c3": True}}, status="draft", version=1
     )
 
@@ -371,9 +367,7 @@ def test_a_draft_left_for_an_older_version_is_offered_not_dropped_or_sent(contex
     expect(problem(page)).to_contain_text("Offline: 1 change waiting")
     page.close()  # the tab is closed while offline
     context.set_offline(False)
-    services.save_judgment(
-        topic=topic, assessor=people["alice"], payload={"matches": {"c2": True}}, status="draft", version=0
-    )
+    save_judgment(topic=topic, assessor=people["alice"], payload={"matches": {"c2": True}}, status="draft", version=0)
 
     page = judge(context, topic)
     offer = restore_offer(page)

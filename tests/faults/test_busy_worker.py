@@ -30,14 +30,18 @@ SEED = textwrap.dedent(
     django.setup()
     from django.contrib.auth.models import User
     from annotate import services
+    from annotate.imports.write import import_topics
+    from annotate.services.campaigns import create_campaign
+    from annotate.services.judgments import save_judgment
+    from annotate.services.members import add_member
     organiser = User.objects.create(username="org")
     ann = User.objects.create(username="ann")
-    campaign = services.create_campaign(creator=organiser, kind="pairs", name="Locked", overlap=1)
-    services.add_member(campaign=campaign, username="ann", role="assessor")
-    (topic,) = services.import_topics(campaign=campaign, topics=[
+    campaign = create_campaign(creator=organiser, kind="pairs", name="Locked", overlap=1)
+    add_member(campaign=campaign, username="ann", role="assessor")
+    (topic,) = import_topics(campaign=campaign, topics=[
         {"external_id": "q1", "data": {"query": "Q", "candidates": [{"id": "c1", "text": "C"}]}}])
-    services.save_judgment(topic=topic, assessor=ann, payload={"matches": {"c1": True}}, status="submitted", version=0)
-    """
+    save_judgment(topic=topic, assessor=ann, payload={"matches": {"c1": True}}, status="submitted", version=0)
+"""
 )
 
 

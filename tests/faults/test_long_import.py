@@ -45,16 +45,18 @@ SEED = textwrap.dedent(
     django.setup()
     from django.contrib.auth.models import User
     from concord import tokens
-    from annotate import services
+    from annotate.imports.write import import_topics
+    from annotate.services.campaigns import create_campaign
+    from annotate.services.members import add_member
     organiser = User.objects.create(username="org")
-    big = services.create_campaign(creator=organiser, kind="pairs", name="Crowd", overlap=10)
+    big = create_campaign(creator=organiser, kind="pairs", name="Crowd", overlap=10)
     others = {}
     for n in range(%(others)d):
-        campaign = services.create_campaign(creator=organiser, kind="pairs", name=f"Other {n}", overlap=1)
+        campaign = create_campaign(creator=organiser, kind="pairs", name=f"Other {n}", overlap=1)
         name = f"assessor{n}"
         token = tokens.issue(User.objects.create(username=name))[1]
-        services.add_member(campaign=campaign, username=name, role="assessor")
-        services.import_topics(campaign=campaign, topics=[
+        add_member(campaign=campaign, username=name, role="assessor")
+        import_topics(campaign=campaign, topics=[
             {"external_id": f"q{t}", "data": {"query": f"Q{t}", "candidates": [{"id": c, "text": c} for c in %(candidates)r]}}
             for t in range(%(topics)d)])
         others[campaign.pk] = token

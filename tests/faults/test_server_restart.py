@@ -37,15 +37,17 @@ SEED = textwrap.dedent(
     django.setup()
     from django.contrib.auth.models import User
     from concord import tokens as api_tokens
-    from annotate import services
+    from annotate.imports.write import import_topics
+    from annotate.services.campaigns import create_campaign
+    from annotate.services.members import add_member
     from annotate.models import Assignment
     organiser = User.objects.create(username="org")
-    campaign = services.create_campaign(creator=organiser, kind="pairs", name="Restart", overlap=1)
+    campaign = create_campaign(creator=organiser, kind="pairs", name="Restart", overlap=1)
     tokens = {}
     for name in %r:
         tokens[name] = api_tokens.issue(User.objects.create(username=name))[1]
-        services.add_member(campaign=campaign, username=name, role="assessor")
-    services.import_topics(campaign=campaign, topics=[
+        add_member(campaign=campaign, username=name, role="assessor")
+    import_topics(campaign=campaign, topics=[
         {"external_id": f"q{t}", "data": {"query": f"Q{t}", "candidates": [{"id": c, "text": c} for c in %r]}}
         for t in range(8)])
     # One topic of each assessor's.

@@ -37,23 +37,27 @@ ORDERING = textwrap.dedent(
     django.setup()
     from django.contrib.auth.models import User
     from annotate import services
+    from annotate.imports.write import import_topics
+    from annotate.services.campaigns import create_campaign
+    from annotate.services.judgments import save_judgment
+    from annotate.services.members import add_member
     organiser = User.objects.create_user("org", password="x")
     names = ["a1", "a2", "a3", "a4"]
     for name in names:
         User.objects.create_user(name, password="x")
-    campaign = services.create_campaign(creator=organiser, kind="ordering", name="O", overlap=4)
+    campaign = create_campaign(creator=organiser, kind="ordering", name="O", overlap=4)
     for name in names:
-        services.add_member(campaign=campaign, username=name, role="assessor")
+        add_member(campaign=campaign, username=name, role="assessor")
     rng = random.Random(1)
-    services.import_topics(campaign=campaign, topics=[
+    import_topics(campaign=campaign, topics=[
         {"external_id": f"t{t}", "data": {"items": [{"id": f"i{i}", "text": f"s{i}"} for i in range(8)]}} for t in range(10)])
     for topic in campaign.topics.all():
         for a in topic.assignments.select_related("assessor"):
             order = [f"i{i}" for i in range(8)]
             i = rng.randrange(7)
             order[i], order[i + 1] = order[i + 1], order[i]
-            services.save_judgment(topic=topic, assessor=a.assessor, payload={"order": order}, status="submitted", version=0)
-    """
+            save_judgment(topic=topic, assessor=a.assessor, payload={"order": order}, status="submitted", version=0)
+"""
 )
 
 PAIRS = textwrap.dedent(
@@ -63,14 +67,17 @@ PAIRS = textwrap.dedent(
     from django.contrib.auth.models import User
     from annotate import services
     from kinds.pairs.pools import build_pools
+    from annotate.services.campaigns import create_campaign
+    from annotate.services.judgments import save_judgment
+    from annotate.services.members import add_member
     organiser = User.objects.create_user("org", password="x")
     names = ["ann", "ben", "cat"]
     for name in names:
         User.objects.create_user(name, password="x")
     rng = random.Random(5)
-    campaign = services.create_campaign(creator=organiser, kind="pairs", name="Eval", overlap=3)
+    campaign = create_campaign(creator=organiser, kind="pairs", name="Eval", overlap=3)
     for name in names:
-        services.add_member(campaign=campaign, username=name, role="assessor")
+        add_member(campaign=campaign, username=name, role="assessor")
     queries = {f"q{q}": f"Query {q}" for q in range(12)}
     truth = {(q, c): rng.random() < 0.35 for q in queries for c in range(8)}
     runs = [{"name": f"sys{s}", "data": {"results": {
@@ -82,8 +89,8 @@ PAIRS = textwrap.dedent(
             flip = 0.1 + 0.1 * names.index(a.assessor.username)
             matches = {c["id"]: truth[(topic.external_id, int(c["id"][1:]))] != (rng.random() < flip)
                        for c in topic.data["candidates"]}
-            services.save_judgment(topic=topic, assessor=a.assessor, payload={"matches": matches}, status="submitted", version=0)
-    """
+            save_judgment(topic=topic, assessor=a.assessor, payload={"matches": matches}, status="submitted", version=0)
+"""
 )
 
 # Queues the analysis as the API does: the job, then its task on commit.

@@ -6,7 +6,9 @@ from __future__ import annotations
 import pytest
 from hostile_samples import TOPICS
 
-from annotate import services
+from annotate.imports.write import import_topics
+from annotate.services.campaigns import create_campaign
+from annotate.services.members import add_member
 
 
 @pytest.fixture
@@ -14,10 +16,10 @@ def every_kind(people):
     """kind -> campaign with one topic ``t1`` assigned to alice and bob."""
     campaigns = {}
     for kind, data in TOPICS.items():
-        campaign = services.create_campaign(creator=people["organiser"], kind=kind, name=f"{kind} campaign", overlap=2)
+        campaign = create_campaign(creator=people["organiser"], kind=kind, name=f"{kind} campaign", overlap=2)
         for name in ("alice", "bob"):
-            services.add_member(campaign=campaign, username=name, role="assessor")
-        services.import_topics(campaign=campaign, topics=[{"external_id": "t1", "title": "Topic one", "data": data}])
+            add_member(campaign=campaign, username=name, role="assessor")
+        import_topics(campaign=campaign, topics=[{"external_id": "t1", "title": "Topic one", "data": data}])
         campaigns[kind] = campaign
     return campaigns
 

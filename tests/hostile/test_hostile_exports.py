@@ -9,8 +9,12 @@ import io
 
 import pytest
 
-from annotate import services
+from annotate.imports.write import import_runs, import_topics
 from annotate.models import Topic
+from annotate.services.campaigns import create_campaign
+from annotate.services.curations import save_curation
+from annotate.services.judgments import save_judgment
+from annotate.services.members import add_member
 from kinds.registry import KINDS
 
 pytestmark = pytest.mark.django_db
@@ -112,22 +116,20 @@ def evil_campaign(people, make_user):
         make_user(name)
 
     def make(kind: str):
-        campaign = services.create_campaign(creator=people["organiser"], kind=kind, name=f"{kind} evil", overlap=2)
+        campaign = create_campaign(creator=people["organiser"], kind=kind, name=f"{kind} evil", overlap=2)
         for name in ASSESSORS:
-            services.add_member(campaign=campaign, username=name, role="assessor")
+            add_member(campaign=campaign, username=name, role="assessor")
         topic_data, payload, runs = formula_looking(kind)
         topics = [{"external_id": "=t1", "title": EVIL, "data": topic_data}]
-        (topic,) = services.import_topics(campaign=campaign, topics=topics)
+        (topic,) = import_topics(campaign=campaign, topics=topics)
         topic = Topic.objects.get(pk=topic.pk)
         for user in campaign.memberships.filter(role="assessor").select_related("user"):
-            services.save_judgment(topic=topic, assessor=user.user, payload=payload, status="submitted", version=0)
+            save_judgment(topic=topic, assessor=user.user, payload=payload, status="submitted", version=0)
         if runs:
-            services.import_runs(campaign=campaign, runs=runs)
+            import_runs(campaign=campaign, runs=runs)
         if kind == "factoids":
-            services.save_curation(
-                topic=topic, name="consensus", data=PAYLOADS[kind], version=0, user=people["organiser"]
-            )
-            services.save_curation(
+            save_curation(topic=topic, name="consensus", data=PAYLOADS[kind], version=0, user=people["organiser"])
+            save_curation(
                 topic=topic,
                 name="relations",
                 version=0,

@@ -12,7 +12,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
-from annotate import importers, services
+from annotate.imports import read
+from annotate.imports.write import import_topics
 from annotate.models import Assignment, Curation, Judgment, JudgmentRevision, Membership, Run, Topic
 from concord.errors import InvalidInput
 from kinds.clustering import importers as clustering_importers
@@ -288,11 +289,11 @@ def test_build_pools_all_or_nothing(every_kind, tmp_path, nothing_written):
 @pytest.mark.parametrize(
     ("parse", "content", "field"),
     [
-        (importers.read_topics, b"\xff\xfe[]", "file"),
-        (importers.read_topics, b'{"topics": 3}', "file"),
-        (lambda raw: importers.read_crowd_csv(raw), b"who,what\nx,y\n", "file"),
-        (lambda raw: importers.read_runs(raw, kind=KINDS["pairs"], filename="r.json"), b'{"runs": {}}', "file"),
-        (importers.read_judgments_json, b"[1,\n2,\n", "file"),
+        (read.read_topics, b"\xff\xfe[]", "file"),
+        (read.read_topics, b'{"topics": 3}', "file"),
+        (lambda raw: read.read_crowd_csv(raw), b"who,what\nx,y\n", "file"),
+        (lambda raw: read.read_runs(raw, kind=KINDS["pairs"], filename="r.json"), b'{"runs": {}}', "file"),
+        (read.read_judgments_json, b"[1,\n2,\n", "file"),
         (lambda raw: clustering_importers.read_aiphes_tree(raw), b"<Tree><Bubble>", "file"),
     ],
 )
@@ -306,4 +307,4 @@ def test_services_leave_nothing_behind_on_a_late_error(every_kind, nothing_writt
     campaign = every_kind["pairs"]
     topics = json.loads(TOPICS_JSON) + [{"external_id": "t4", "data": {"query": "Cy", "candidates": []}}]
     with pytest.raises(InvalidInput, match="candidates"):
-        services.import_topics(campaign=campaign, topics=topics)
+        import_topics(campaign=campaign, topics=topics)

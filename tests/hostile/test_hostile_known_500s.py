@@ -10,8 +10,8 @@ import io
 import pytest
 from hostile_samples import PAYLOADS
 
-from annotate import services
 from annotate.models import Topic
+from annotate.services.judgments import save_judgment
 
 pytestmark = pytest.mark.django_db
 
@@ -115,7 +115,7 @@ CASES = [
 def test_hostile_requests_get_a_4xx(api, people, every_kind, who, method, url, data, how):
     factoids = Topic.objects.get(campaign=every_kind["factoids"])
     for name in ("alice", "bob"):
-        services.save_judgment(
+        save_judgment(
             topic=factoids, assessor=people[name], payload=PAYLOADS["factoids"], status="submitted", version=0
         )
     url = url.format(**{kind: f"/api/campaigns/{campaign.pk}" for kind, campaign in every_kind.items()})

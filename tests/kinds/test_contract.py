@@ -15,9 +15,9 @@ import pytest
 from django.contrib.staticfiles import finders
 from django.template.loader import get_template
 
-from annotate import services
 from annotate.demo import seed
 from annotate.models import Campaign, Judgment
+from annotate.services.campaigns import create_campaign
 from concord.params import ParamsSchema
 from kinds import KIND_APPS
 from kinds.base import Kind
@@ -218,7 +218,7 @@ def test_a_spec_with_analyses_named_twice_is_refused(name):
 
 def test_campaigns_of_every_kind_are_created_with_their_default_params(people):
     for name in NAMES:
-        campaign = services.create_campaign(creator=people["organiser"], kind=name, name=f"c-{name}")
+        campaign = create_campaign(creator=people["organiser"], kind=name, name=f"c-{name}")
         assert Campaign.objects.get(pk=campaign.pk).params == KINDS[name].params.clean({})
 
 
@@ -327,7 +327,7 @@ def test_analyses_say_why_they_cannot_run_and_the_demo_runs_them_all(demo_of, na
     from scoring.selectors import campaign_facts
 
     spec = KINDS[name]
-    empty = services.create_campaign(creator=people["organiser"], kind=name, name="Empty")
+    empty = create_campaign(creator=people["organiser"], kind=name, name="Empty")
     for analysis in spec.analyses:
         if analysis.ready is None:
             continue

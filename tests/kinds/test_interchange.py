@@ -14,8 +14,10 @@ from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
 
-from annotate import importers, services
+from annotate.imports import read, write
+from annotate.imports.write import import_judgments, import_topics
 from annotate.models import Judgment, Topic
+from annotate.services.campaigns import create_campaign
 from concord.errors import InvalidInput
 from scoring.downloads import export_file
 
@@ -56,14 +58,14 @@ def forget(campaign) -> None:
 
 
 def new(people, kind: str, name: str = "Imported", **params):
-    return services.create_campaign(creator=people["organiser"], kind=kind, name=name, overlap=2, params=params or None)
+    return create_campaign(creator=people["organiser"], kind=kind, name=name, overlap=2, params=params or None)
 
 
 @pytest.mark.django_db
 def test_label_studio_pairs_fixture(people):
     campaign = new(people, "pairs")
     raw = (FIXTURES / "pairs.labelstudio.json").read_bytes()
-    summary = importers.import_judgment_file(campaign, raw, filename="pairs.labelstudio.json")
+    summary = write.import_judgment_file(campaign, raw, filename="pairs.labelstudio.json")
     assert (summary.judgments, summary.topics, summary.assessors_created) == (5, 2, 3)
     got = judgments(campaign)
     assert got[("labelstudio-3", "q1")] == {"matches": {"c1": False, "c2": False}}
@@ -79,7 +81,7 @@ def test_label_studio_pairs_fixture(people):
 def test_label_studio_relevance_fixture_reads_grades_on_the_campaigns_scale(people):
     campaign = new(people, "relevance")
     raw = (FIXTURES / "relevance.labelstudio.json").read_bytes()
-    summary = importers.import_judgment_file(campaign, raw, filename="export.json", format=".labelstudio.json")
+    summary = write.import_judgment_file(campaign, raw, filename="export.json", format=".labelstudio.json")
     assert (summary.judgments, summary.topics, summary.assessors_created) == (2, 1, 2)
     assert judgments(campaign) == {
         ("ann@example.org", "401"): {"grades": {"FBIS3-10082": 3, "FBIS3-10169": 0}},
@@ -92,7 +94,7 @@ def test_label_studio_relevance_fixture_reads_grades_on_the_campaigns_scale(peop
 def test_label_studio_ordering_fixture_reads_rankers_with_and_without_a_bucket(people):
     campaign = new(people, "ordering")
     raw = (FIXTURES / "ordering.labelstudio.json").read_bytes()
-    summary = importers.import_judgment_file(campaign, raw, filename="ordering.labelstudio.json")
+    summary = write.import_judgment_file(campaign, raw, filename="ordering.labelstudio.json")
     assert (summary.judgments, summary.topics) == (2, 1)
     assert judgments(campaign) == {
         ("labelstudio-1", "passage-7-q1"): {"order": ["human", "bart", "pegasus"]},
@@ -103,12 +105,12 @@ def test_label_studio_ordering_fixture_reads_rankers_with_and_without_a_bucket(p
 @pytest.mark.django_db
 def test_doccano_fixtures(people):
     pairs = new(people, "pairs")
-    summary = importers.import_judgment_file(pairs, doccano_zip("doccano-pairs"), filename="doccano.zip")
+    summary = write.import_judgment_file(pairs, doccano_zip("doccano-pairs"), filename="doccano.zip")
     assert (summary.judgments, summary.topics, summary.assessors_created) == (3, 2, 2)
     assert judgments(pairs)[("ben", "q1")] == {"matches": {"c1": True, "c2": True}}
     assert ("ben", "q2") not in judgments(pairs)  # ben's line of q2 has no label
     relevance = new(people, "relevance", "Grades")
-    summary = importers.import_judgment_file(relevance, doccano_zip("doccano-relevance"), filename="a1b2.zip")
+    summary = write.import_judgment_file(relevance, doccano_zip("doccano-relevance"), filename="a1b2.zip")
     assert (summary.judgments, summary.topics) == (2, 1)
     assert judgments(relevance)[("ann", "401")] == {"grades": {"FBIS3-10082": 3, "FBIS3-10169": 0}}
 
@@ -126,13 +128,13 @@ ROUND_TRIPS = [
 @pytest.mark.parametrize(("kind", "fixture", "format", "params"), ROUND_TRIPS)
 def test_export_then_import_into_a_fresh_campaign_gives_the_same_judgments(people, kind, fixture, format, params):
     first = new(people, kind, "First", **params)
-    importers.import_judgment_file(first, (FIXTURES / fixture).read_bytes(), filename=fixture)
+    write.import_judgment_file(first, (FIXTURES / fixture).read_bytes(), filename=fixture)
     expected = (judgments(first), topics(first))
     response = export_file(first, format=format, truth="consensus")
     name = response["Content-Disposition"].split('filename="')[1].rstrip('"')
     forget(first)
     second = new(people, kind, "Second", **params)
-    importers.import_judgment_file(second, response.content, filename=name)
+    write.import_judgment_file(second, response.content, filename=name)
     assert (judgments(second), topics(second)) == expected
     assert len(judgments(second)) == {"pairs": 5, "relevance": 2, "ordering": 2}[kind]
 
@@ -142,11 +144,11 @@ def test_round_trip_keeps_a_campaigns_own_scale_and_assessor_names(people):
     """Judgments in Concord on a five-grade scale come back under the same names and grades."""
     scale = ["0", "1", "2", "3", "4"]
     first = new(people, "relevance", "Five grades", scale=scale, threshold=2)
-    services.import_topics(
+    import_topics(
         campaign=first,
         topics=[{"external_id": "t1", "title": "T", "data": {"title": "q", "documents": [{"id": "d1", "text": "x"}]}}],
     )
-    services.import_judgments(
+    import_judgments(
         campaign=first,
         entries=[
             {"assessor": "w-one", "topic": "t1", "payload": {"grades": {"d1": 4}}},
@@ -158,7 +160,7 @@ def test_round_trip_keeps_a_campaigns_own_scale_and_assessor_names(people):
     for format, response in files.items():
         second = new(people, "relevance", f"Copy {format}", scale=scale, threshold=2)
         name = response["Content-Disposition"].split('filename="')[1].rstrip('"')
-        importers.import_judgment_file(second, response.content, filename=name)
+        write.import_judgment_file(second, response.content, filename=name)
         assert judgments(second) == {("w-one", "t1"): {"grades": {"d1": 4}}, ("w-two", "t1"): {"grades": {"d1": 1}}}
         forget(second)
 
@@ -191,7 +193,7 @@ def _pairs_task(choice: str = "match", completed_by=1) -> dict:
 def test_bad_label_studio_files_name_the_field_and_import_nothing(people, tasks, field, message):
     campaign = new(people, "pairs")
     with pytest.raises(InvalidInput) as error:
-        importers.import_judgment_file(campaign, json.dumps(tasks).encode(), filename="x.labelstudio.json")
+        write.import_judgment_file(campaign, json.dumps(tasks).encode(), filename="x.labelstudio.json")
     assert error.value.field == field
     assert message in error.value.message
     assert (Topic.objects.filter(campaign=campaign).count(), Judgment.objects.count()) == (0, 0)
@@ -203,7 +205,7 @@ def test_an_incomplete_judgment_names_the_annotation_and_nothing_is_written(peop
     tasks = json.loads((FIXTURES / "pairs.labelstudio.json").read_text())
     tasks[1]["annotations"] = tasks[1]["annotations"][:2]  # annotator 3 judged c1 of q1, not c2
     with pytest.raises(InvalidInput) as error:
-        importers.import_judgment_file(campaign, json.dumps(tasks).encode(), filename="x.labelstudio.json")
+        write.import_judgment_file(campaign, json.dumps(tasks).encode(), filename="x.labelstudio.json")
     assert error.value.field == "file[0].annotations[2] ('labelstudio-3', topic 'q1'): payload.matches"
     assert "1 candidate(s) not judged: c2" in error.value.message
     assert (Topic.objects.filter(campaign=campaign).count(), Judgment.objects.count()) == (0, 0)
@@ -218,13 +220,13 @@ def test_bad_doccano_files_name_the_file_and_line(people):
             "alice.jsonl", (FIXTURES / "doccano-pairs" / "ana.jsonl").read_text().replace('["no match"]', '["nah"]')
         )
     with pytest.raises(InvalidInput) as error:
-        importers.import_judgment_file(campaign, buffer.getvalue(), filename="d.zip")
+        write.import_judgment_file(campaign, buffer.getvalue(), filename="d.zip")
     assert (error.value.field, error.value.message) == (
         "alice.jsonl: line 2: label",
         "expected 'match' or 'no match', got 'nah'",
     )
     with pytest.raises(InvalidInput) as error:
-        importers.import_judgment_file(
+        write.import_judgment_file(
             campaign, (FIXTURES / "doccano-pairs" / "ben.jsonl").read_bytes(), filename="d.jsonl", format=".zip"
         )
     assert error.value.field == "file" and "zip of <username>.jsonl" in error.value.message
@@ -238,13 +240,13 @@ def test_the_format_is_chosen_by_name_or_given_and_an_unknown_one_is_refused(peo
     from kinds.registry import get_kind
 
     spec = get_kind(kind)
-    assert importers.pick_format(spec, "project-7-at-2026.json", None) == ".json"
-    assert importers.pick_format(spec, "campaign-1-consensus.labelstudio.json", None) == ".labelstudio.json"
-    assert importers.pick_format(spec, "4f2c.zip", None) == ".zip"
-    assert importers.pick_format(spec, "rte.csv", None) == ".csv"
-    assert importers.pick_format(get_kind("ordering"), "all-responses.jsonl", None) == ".jsonl"
+    assert read.pick_format(spec, "project-7-at-2026.json", None) == ".json"
+    assert read.pick_format(spec, "campaign-1-consensus.labelstudio.json", None) == ".labelstudio.json"
+    assert read.pick_format(spec, "4f2c.zip", None) == ".zip"
+    assert read.pick_format(spec, "rte.csv", None) == ".csv"
+    assert read.pick_format(get_kind("ordering"), "all-responses.jsonl", None) == ".jsonl"
     with pytest.raises(InvalidInput) as error:
-        importers.pick_format(spec, "x.json", ".jsonl")
+        read.pick_format(spec, "x.json", ".jsonl")
     assert (error.value.field, error.value.message) == (
         "format",
         "unknown format '.jsonl' (known: .labelstudio.json, .zip, .json, .csv)",

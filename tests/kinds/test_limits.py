@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
-from annotate import services
+from annotate.services.judgments import save_judgment
 from concord.errors import InvalidInput
 from kinds.base import payload_bytes
 from kinds.registry import KINDS
@@ -255,7 +255,7 @@ def test_the_api_refuses_a_draft_over_the_byte_cap_and_stores_nothing(people, ca
     assert response.status_code == 400, response.content
     assert response.json()["field"] == "payload" and f"{cap:,} bytes" in response.json()["detail"]
     assert not topic.judgments.exists()
-    saved = services.save_judgment(
+    saved = save_judgment(
         topic=topic, assessor=people["alice"], payload={"matches": {"c1": True}}, status="draft", version=0
     )
     assert saved.judgment.version == 1

@@ -15,7 +15,11 @@ import numpy as np
 import pytest
 from django.core.management import call_command
 
-from annotate import services
+from annotate.imports.write import import_runs, import_topics
+from annotate.services.campaigns import create_campaign
+from annotate.services.curations import save_curation
+from annotate.services.judgments import save_judgment
+from annotate.services.members import add_member
 from concord import typed
 from kinds.nuggets import partials as nuggets_partials
 from kinds.pairs import partials as pairs_partials
@@ -77,10 +81,10 @@ def test_provenance_overrides_items_with_an_adjudicated_label():
 @pytest.fixture
 def pairs(people):
     """One query, four candidates; alice, bob and carol vote (c3 is 2 to 1, c4 a 1-2 split)."""
-    campaign = services.create_campaign(creator=people["organiser"], kind="pairs", name="M", overlap=3)
+    campaign = create_campaign(creator=people["organiser"], kind="pairs", name="M", overlap=3)
     for name in ("alice", "bob", "carol"):
-        services.add_member(campaign=campaign, username=name, role="assessor")
-    (topic,) = services.import_topics(
+        add_member(campaign=campaign, username=name, role="assessor")
+    (topic,) = import_topics(
         campaign=campaign,
         topics=[
             {
@@ -95,9 +99,7 @@ def pairs(people):
         "carol": {"c1": True, "c2": False, "c3": False, "c4": False},
     }
     for name, matches in votes.items():
-        services.save_judgment(
-            topic=topic, assessor=people[name], payload={"matches": matches}, status="submitted", version=0
-        )
+        save_judgment(topic=topic, assessor=people[name], payload={"matches": matches}, status="submitted", version=0)
     return campaign
 
 
@@ -131,7 +133,7 @@ def test_pairs_model_truth_sets_export_labels_and_posteriors(api, people, pairs,
 
 def test_pairs_adjudicated_uses_the_curation_per_item_and_falls_back(api, people, pairs):
     topic = pairs.topics.get()
-    curation = services.save_curation(
+    curation = save_curation(
         topic=topic, name="consensus", data={"matches": {"c4": True, "c2": True}}, version=0, user=people["organiser"]
     )
     rows = {r["candidate"]: r for r in table(export(api, people, pairs, "adjudicated"))}
@@ -186,7 +188,7 @@ def test_pairs_report_has_typed_reliability(pairs):
 
 
 def test_pairs_reference_run_gives_the_accuracy_table(pairs):
-    services.import_runs(
+    import_runs(
         campaign=pairs,
         runs=[{"name": "gold", "data": {"reference": True, "labels": {"q1": {"c1": True, "c3": False}}}}],
     )
@@ -213,7 +215,7 @@ def test_pairs_reference_run_gives_the_accuracy_table(pairs):
 
 
 def accuracy_table(people, path, *extra):
-    campaign = services.create_campaign(creator=people["organiser"], kind="pairs", name=path.stem, overlap=10)
+    campaign = create_campaign(creator=people["organiser"], kind="pairs", name=path.stem, overlap=10)
     call_command("import_judgments", campaign.pk, str(path), *extra, stdout=io.StringIO())
     report = pairs_partials.campaign_report(report_input(campaign))
     (ref,) = report.references
@@ -263,15 +265,15 @@ TEMP_TABLE = {
 @pytest.fixture
 def graded(people):
     example = KINDS["relevance"].examples
-    campaign = services.create_campaign(
+    campaign = create_campaign(
         creator=people["organiser"], kind="relevance", name="G", overlap=3, params=dict(example.params)
     )
     for name in ("alice", "bob", "carol"):
-        services.add_member(campaign=campaign, username=name, role="assessor")
-    (topic,) = services.import_topics(campaign=campaign, topics=[{"external_id": "t1", "data": dict(example.topic)}])
+        add_member(campaign=campaign, username=name, role="assessor")
+    (topic,) = import_topics(campaign=campaign, topics=[{"external_id": "t1", "data": dict(example.topic)}])
     payloads = [*example.payloads, {"grades": {"d1": 3, "d2": 1, "d3": 0, "d4": 1}}]
     for name, payload in zip(("alice", "bob", "carol"), payloads):
-        services.save_judgment(topic=topic, assessor=people[name], payload=payload, status="submitted", version=0)
+        save_judgment(topic=topic, assessor=people[name], payload=payload, status="submitted", version=0)
     return campaign
 
 
@@ -287,9 +289,7 @@ def test_relevance_labels_export_with_provenance(api, people, graded):
         ("d4", "2", "2 2 1", "vote"),
     ]
     topic = graded.topics.get()
-    services.save_curation(
-        topic=topic, name="consensus", data={"grades": {"d2": 2}}, version=0, user=people["organiser"]
-    )
+    save_curation(topic=topic, name="consensus", data={"grades": {"d2": 2}}, version=0, user=people["organiser"])
     rows = {r["document"]: r for r in table(export(api, people, graded, "adjudicated", "labels"))}
     assert (rows["d2"]["grade"], rows["d2"]["source"], rows["d2"]["adjudicated_by"]) == (
         "2",
@@ -324,14 +324,14 @@ def test_relevance_report_has_typed_reliability(graded):
 @pytest.fixture
 def nuggets(people):
     example = KINDS["nuggets"].examples
-    campaign = services.create_campaign(
+    campaign = create_campaign(
         creator=people["organiser"], kind="nuggets", name="N", overlap=2, params=dict(example.params)
     )
     for name in ("alice", "bob"):
-        services.add_member(campaign=campaign, username=name, role="assessor")
-    (topic,) = services.import_topics(campaign=campaign, topics=[{"external_id": "t1", "data": dict(example.topic)}])
+        add_member(campaign=campaign, username=name, role="assessor")
+    (topic,) = import_topics(campaign=campaign, topics=[{"external_id": "t1", "data": dict(example.topic)}])
     for name, payload in zip(("alice", "bob"), example.payloads):
-        services.save_judgment(topic=topic, assessor=people[name], payload=payload, status="submitted", version=0)
+        save_judgment(topic=topic, assessor=people[name], payload=payload, status="submitted", version=0)
     return campaign
 
 
@@ -343,7 +343,7 @@ def test_nugget_label_truth_sets_with_provenance(api, people, nuggets):
         ("n1", "vital", "3", "3", "vote"),
         ("n2", "okay", "1", "3", "vote"),
     ]
-    services.save_curation(
+    save_curation(
         topic=nuggets.topics.get(),
         name="consensus",
         data={"labels": {"n2": "vital"}},

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from annotate import importers
+from annotate.imports import write
 from annotate.models import Assignment, Campaign, Judgment, Run
 from benchmarks import distributed
 
@@ -21,7 +21,7 @@ def test_the_generated_crowd_file_imports_as_rte_does_and_the_check_counts_it(tm
     assert rows == 300
     plan = distributed.setup()
     campaign = plan["campaign"]
-    summary = importers.import_judgment_file(Campaign.objects.get(pk=campaign), path.read_bytes(), filename=path.name)
+    summary = write.import_judgment_file(Campaign.objects.get(pk=campaign), path.read_bytes(), filename=path.name)
     # 30 items x 10 distinct workers of 20 (items // 50 is fewer: at least twice the labels per item).
     assert (summary.judgments, summary.topics, summary.assessors_created) == (300, 30, 20)
     assert {len(workers) for workers in _workers_by_topic(campaign).values()} == {10}

@@ -6,8 +6,11 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from annotate import services
+from annotate.imports.write import import_topics
 from annotate.models import Topic
+from annotate.services.campaigns import create_campaign
+from annotate.services.judgments import save_judgment
+from annotate.services.members import add_member
 from scoring import services as scoring_services
 from tests.campaigns import pairs_topics
 
@@ -16,11 +19,11 @@ FULL = {"matches": {"c1": True, "c2": False, "c3": True, "c4": False}}
 
 
 def build(people, make_user, n_topics: int, n_assessors: int):
-    campaign = services.create_campaign(creator=people["organiser"], kind="pairs", name=f"C{n_topics}", overlap=2)
+    campaign = create_campaign(creator=people["organiser"], kind="pairs", name=f"C{n_topics}", overlap=2)
     names = ["alice", "bob"] + [make_user(f"extra{n_topics}-{i}").username for i in range(n_assessors - 2)]
     for name in names:
-        services.add_member(campaign=campaign, username=name, role="assessor")
-    services.import_topics(
+        add_member(campaign=campaign, username=name, role="assessor")
+    import_topics(
         campaign=campaign,
         topics=[{**t, "external_id": f"{n_topics}-{t['external_id']}"} for t in pairs_topics(n_topics)],
     )
@@ -30,7 +33,7 @@ def build(people, make_user, n_topics: int, n_assessors: int):
     for topic in Topic.objects.filter(campaign=campaign):
         for a in topic.assignments.all():
             if a.assessor.username != "alice" or topic.position % 2:
-                services.save_judgment(
+                save_judgment(
                     topic=topic, assessor=users[a.assessor.username], payload=FULL, status="submitted", version=0
                 )
     scoring_services.recompute_reports(campaign.pk, everything=True)

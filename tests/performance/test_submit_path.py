@@ -14,9 +14,12 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from annotate import services
 from annotate.api.serializers import JudgmentSerializer, judgment_body
+from annotate.imports.write import import_topics
 from annotate.models import Judgment
+from annotate.services.campaigns import create_campaign
+from annotate.services.judgments import reopen_judgment, save_judgment, withdraw_judgment
+from annotate.services.members import add_member
 from concord import tokens
 from kinds.registry import KINDS
 from scoring.models import ScoringState
@@ -50,14 +53,12 @@ def token_client(user) -> APIClient:
 
 def kind_campaign(kind: str, people, make_user):
     examples = KINDS[kind].examples
-    campaign = services.create_campaign(
+    campaign = create_campaign(
         creator=people["organiser"], kind=kind, name=f"Q {kind}", overlap=1, params=dict(examples.params)
     )
     assessor = make_user(f"q-{kind}")
-    services.add_member(campaign=campaign, username=assessor.username, role="assessor")
-    services.import_topics(
-        campaign=campaign, topics=[{"external_id": f"t{i}", "data": dict(examples.topic)} for i in (1, 2)]
-    )
+    add_member(campaign=campaign, username=assessor.username, role="assessor")
+    import_topics(campaign=campaign, topics=[{"external_id": f"t{i}", "data": dict(examples.topic)} for i in (1, 2)])
     return campaign, assessor, dict(examples.payloads[0])
 
 
@@ -88,17 +89,17 @@ def test_the_answer_is_the_serializers(people, campaign):
     topic = campaign.topics.get(external_id="q1")
     alice = people["alice"]
     full = {"matches": {"c1": True, "c2": False, "c3": True, "c4": False}}
-    services.save_judgment(topic=topic, assessor=alice, payload={"matches": {"c1": True}}, status="draft", version=0)
-    services.save_judgment(topic=topic, assessor=alice, payload=full, status="submitted", version=1)
-    services.reopen_judgment(topic=topic, assessor=alice, version=2)
-    services.save_judgment(topic=topic, assessor=alice, payload={"matches": {"c1": False}}, status="draft", version=3)
+    save_judgment(topic=topic, assessor=alice, payload={"matches": {"c1": True}}, status="draft", version=0)
+    save_judgment(topic=topic, assessor=alice, payload=full, status="submitted", version=1)
+    reopen_judgment(topic=topic, assessor=alice, version=2)
+    save_judgment(topic=topic, assessor=alice, payload={"matches": {"c1": False}}, status="draft", version=3)
     judgment = Judgment.objects.get(topic=topic, assessor=alice)
     judgment.active_ms = 1234
     judgment.submitted_at = timezone.now().replace(microsecond=0)
     body = judgment_body(judgment)
     assert body == dict(JudgmentSerializer(judgment).data)
     assert body["status"] == "reopened" and body["draft_differs"] is True and body["submitted_version"] == 2
-    services.withdraw_judgment(topic=topic, assessor=alice, version=4)
+    withdraw_judgment(topic=topic, assessor=alice, version=4)
     judgment = Judgment.objects.get(topic=topic, assessor=alice)
     assert judgment_body(judgment) == dict(JudgmentSerializer(judgment).data)
     assert judgment_body(judgment)["submitted_at"] is None

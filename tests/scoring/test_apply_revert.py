@@ -6,8 +6,11 @@ from __future__ import annotations
 import pytest
 from django.utils import timezone
 
-from annotate import services
+from annotate.imports.write import import_topics
 from annotate.models import Campaign
+from annotate.services.campaigns import create_campaign
+from annotate.services.judgments import save_judgment
+from annotate.services.members import add_member
 from kinds.factoids import services as factoid_services
 from kinds.registry import get_kind
 from scoring.models import Job
@@ -20,7 +23,7 @@ TUNED = {"min_sup": 0.5, "w_len": 2.0, "w_sup": 1.0, "min_len_ratio": 0.0, "max_
 @pytest.fixture
 def tuned(people):
     """An ordering campaign with a finished frespa-tune job (its result as the analysis returns it)."""
-    campaign = services.create_campaign(creator=people["organiser"], kind="ordering", name="Tuning", overlap=2)
+    campaign = create_campaign(creator=people["organiser"], kind="ordering", name="Tuning", overlap=2)
     job = Job.objects.create(
         campaign=campaign,
         analysis="frespa-tune",
@@ -120,12 +123,12 @@ def test_an_analysis_without_apply_has_nothing_to_apply(api, people, tuned):
 
 @pytest.fixture
 def factoids(people):
-    campaign = services.create_campaign(creator=people["organiser"], kind="factoids", name="F", overlap=2)
+    campaign = create_campaign(creator=people["organiser"], kind="factoids", name="F", overlap=2)
     for name in ("alice", "bob"):
-        services.add_member(campaign=campaign, username=name, role="assessor")
+        add_member(campaign=campaign, username=name, role="assessor")
     examples = get_kind("factoids").examples
-    services.import_topics(campaign=campaign, topics=[{"external_id": "t1", "data": dict(examples.topic)}])
-    services.save_judgment(
+    import_topics(campaign=campaign, topics=[{"external_id": "t1", "data": dict(examples.topic)}])
+    save_judgment(
         topic=campaign.topics.get(),
         assessor=people["alice"],
         payload=examples.payloads[0],
@@ -163,7 +166,7 @@ def test_phase_two_reverts_while_nothing_was_saved_in_it(client, people, factoid
 def test_phase_two_stays_once_a_judgment_was_saved_in_it(api, client, people, factoids):
     factoid_services.start_phase_two(campaign=factoids)
     examples = get_kind("factoids").examples
-    services.save_judgment(
+    save_judgment(
         topic=factoids.topics.get(), assessor=people["bob"], payload=examples.payloads[1], status="draft", version=0
     )
     refused = api(people["organiser"]).post(f"/api/campaigns/{factoids.pk}/phase/", {"phase": 1}, format="json")

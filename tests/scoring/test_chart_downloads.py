@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from annotate import services
+from annotate.services.campaigns import create_campaign
 from scoring.charts import specs_in
 from scoring.selectors import campaign_report
 
@@ -21,7 +21,7 @@ RTE = Path(__file__).resolve().parents[2] / "data" / "snow2008" / "rte.csv"
 
 @pytest.fixture
 def rte(people, django_capture_on_commit_callbacks):
-    campaign = services.create_campaign(creator=people["organiser"], kind="pairs", name="RTE", overlap=10)
+    campaign = create_campaign(creator=people["organiser"], kind="pairs", name="RTE", overlap=10)
     with django_capture_on_commit_callbacks(execute=True):
         call_command("import_judgments", campaign.pk, str(RTE), stdout=io.StringIO())
     return campaign

@@ -12,8 +12,11 @@ import zipfile
 import pytest
 from django.test import Client
 
-from annotate import services
+from annotate.imports.write import import_runs, import_topics
 from annotate.models import Topic
+from annotate.services.campaigns import create_campaign
+from annotate.services.judgments import save_judgment
+from annotate.services.members import add_member
 from concord.errors import InvalidInput
 from kinds.registry import KINDS
 from scoring import services as scoring_services
@@ -25,21 +28,19 @@ pytestmark = pytest.mark.django_db
 def _campaign(people, name: str):
     """A campaign of the kind's examples: one topic, alice's and bob's submissions, its run."""
     spec = KINDS[name]
-    campaign = services.create_campaign(
+    campaign = create_campaign(
         creator=people["organiser"], kind=name, name=name, overlap=2, params=dict(spec.examples.params)
     )
     for assessor in ("alice", "bob"):
-        services.add_member(campaign=campaign, username=assessor, role="assessor")
-    services.import_topics(
-        campaign=campaign, topics=[{"external_id": "t1", "data": copy.deepcopy(spec.examples.topic)}]
-    )
+        add_member(campaign=campaign, username=assessor, role="assessor")
+    import_topics(campaign=campaign, topics=[{"external_id": "t1", "data": copy.deepcopy(spec.examples.topic)}])
     topic = Topic.objects.get(campaign=campaign)
     for assessor, payload in zip(("alice", "bob"), spec.examples.payloads, strict=True):
-        services.save_judgment(
+        save_judgment(
             topic=topic, assessor=people[assessor], payload=copy.deepcopy(payload), status="submitted", version=0
         )
     if spec.examples.run is not None:
-        services.import_runs(campaign=campaign, runs=[{"name": "sys", "data": copy.deepcopy(spec.examples.run)}])
+        import_runs(campaign=campaign, runs=[{"name": "sys", "data": copy.deepcopy(spec.examples.run)}])
     return campaign
 
 

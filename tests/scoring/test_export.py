@@ -7,7 +7,10 @@ import io
 
 import pytest
 
-from annotate import services
+from annotate.imports.write import import_topics
+from annotate.services.campaigns import create_campaign
+from annotate.services.judgments import save_judgment
+from annotate.services.members import add_member
 from scoring.csvfiles import neutralise, write_csv
 
 pytestmark = pytest.mark.django_db
@@ -19,10 +22,10 @@ def adjudicated(people):
 
     alice and bob submit; carol keeps a partial draft, which no export counts.
     """
-    campaign = services.create_campaign(creator=people["organiser"], kind="pairs", name="E", overlap=3)
+    campaign = create_campaign(creator=people["organiser"], kind="pairs", name="E", overlap=3)
     for name in ("alice", "bob", "carol"):
-        services.add_member(campaign=campaign, username=name, role="assessor")
-    (topic,) = services.import_topics(
+        add_member(campaign=campaign, username=name, role="assessor")
+    (topic,) = import_topics(
         campaign=campaign,
         topics=[
             {
@@ -38,9 +41,7 @@ def adjudicated(people):
     }
     for name, matches in votes.items():
         status = "draft" if name == "carol" else "submitted"
-        services.save_judgment(
-            topic=topic, assessor=people[name], payload={"matches": matches}, status=status, version=0
-        )
+        save_judgment(topic=topic, assessor=people[name], payload={"matches": matches}, status=status, version=0)
     # carol's partial draft does not count until she submits.
     return campaign
 
@@ -72,7 +73,7 @@ def test_majority_with_a_third_adjudicator(api, people, adjudicated):
     from annotate.models import Judgment
 
     carol = Judgment.objects.get(assessor__username="carol")
-    services.save_judgment(
+    save_judgment(
         topic=carol.topic,
         assessor=people["carol"],
         payload={"matches": {"c1": True, "c2": False, "c3": False, "c4": False}},

@@ -22,8 +22,11 @@ from django.core.exceptions import ImproperlyConfigured
 from django.test import Client
 from django.utils import timezone
 
-from annotate import services
+from annotate.imports.write import import_topics
 from annotate.models import Curation
+from annotate.services.campaigns import create_campaign
+from annotate.services.judgments import save_judgment
+from annotate.services.members import add_member
 from concord.digits import whole_number
 from concord.errors import InvalidInput
 from kinds.clustering.importers import read_aiphes_topic
@@ -127,7 +130,7 @@ def test_whole_number_takes_ascii_digits_only():
 def judged(campaign, people):
     for topic in campaign.topics.all():
         for name in ("alice", "bob"):
-            services.save_judgment(
+            save_judgment(
                 topic=topic,
                 assessor=people[name],
                 version=0,
@@ -171,10 +174,10 @@ def test_a_relations_version_in_other_digits_saves_nothing(people, world_factoid
 @pytest.fixture
 def world_factoids(people):
     payload = {"factoids": [{"id": "F1", "text": "Iraq invaded Kuwait"}], "marks": {"m1": ["F1"]}}
-    campaign = services.create_campaign(creator=people["organiser"], kind="factoids", name="K", overlap=2)
+    campaign = create_campaign(creator=people["organiser"], kind="factoids", name="K", overlap=2)
     for name in ("alice", "bob"):
-        services.add_member(campaign=campaign, username=name, role="assessor")
-    (topic,) = services.import_topics(
+        add_member(campaign=campaign, username=name, role="assessor")
+    (topic,) = import_topics(
         campaign=campaign,
         topics=[
             {
@@ -188,7 +191,7 @@ def world_factoids(people):
         ],
     )
     for name in ("alice", "bob"):
-        services.save_judgment(topic=topic, assessor=people[name], payload=payload, status="submitted", version=0)
+        save_judgment(topic=topic, assessor=people[name], payload=payload, status="submitted", version=0)
     return campaign, topic
 
 

@@ -11,8 +11,11 @@ import pytest
 from django.test import TestCase, override_settings
 from django_tasks import default_task_backend
 
-from annotate import services
+from annotate.imports.write import import_runs, import_topics
 from annotate.models import Assignment
+from annotate.services.campaigns import create_campaign
+from annotate.services.judgments import reopen_judgment, save_judgment
+from annotate.services.members import add_member
 from kinds.registry import KINDS
 from scoring import jobs, schedule, selectors, tasks
 from scoring.models import Report, ScoringState, StaleTopic, TopicPartial
@@ -27,23 +30,23 @@ TOPICS = 5
 def judged(people, kind: str):
     """A campaign of TOPICS copies of the kind's example topic, each judged by alice and bob."""
     examples = KINDS[kind].examples
-    campaign = services.create_campaign(
+    campaign = create_campaign(
         creator=people["organiser"], kind=kind, name=f"Build {kind}", overlap=2, params=dict(examples.params) or None
     )
     for name in ("alice", "bob"):
-        services.add_member(campaign=campaign, username=name, role="assessor")
+        add_member(campaign=campaign, username=name, role="assessor")
     ids = [f"t{i}" for i in range(1, TOPICS + 1)]
-    services.import_topics(
+    import_topics(
         campaign=campaign, topics=[{"external_id": t, "data": copy.deepcopy(dict(examples.topic))} for t in ids]
     )
     if examples.run is not None:
         run = {key: {t: value["t1"] for t in ids} if "t1" in value else value for key, value in examples.run.items()}
-        services.import_runs(campaign=campaign, runs=[{"name": "run-a", "data": copy.deepcopy(run)}])
+        import_runs(campaign=campaign, runs=[{"name": "run-a", "data": copy.deepcopy(run)}])
     for n, assignment in enumerate(
         Assignment.objects.filter(topic__campaign=campaign).select_related("topic", "assessor")
     ):
         payload = dict(examples.payloads[n % len(examples.payloads)])
-        services.save_judgment(
+        save_judgment(
             topic=assignment.topic, assessor=assignment.assessor, payload=payload, status="submitted", version=0
         )
     ScoringState.objects.filter(campaign=campaign).update(pending=False)
@@ -108,8 +111,8 @@ def test_a_judgment_saved_during_the_build_is_in_the_merged_report(people, monke
 
     def submission_lands_meanwhile(*args, **kwargs):
         built = real(*args, **kwargs)
-        services.reopen_judgment(topic=topic, assessor=people["alice"], version=judgment.version)
-        services.save_judgment(
+        reopen_judgment(topic=topic, assessor=people["alice"], version=judgment.version)
+        save_judgment(
             topic=topic, assessor=people["alice"], payload=dict(other), status="submitted", version=judgment.version + 1
         )
         return built

@@ -20,8 +20,12 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from annotate import services
+from annotate.imports.write import import_runs, import_topics
 from annotate.models import Assignment, Judgment
+from annotate.services.campaigns import create_campaign
+from annotate.services.curations import save_curation
+from annotate.services.judgments import reopen_judgment, save_judgment, withdraw_judgment
+from annotate.services.members import add_member
 from kinds.registry import KINDS
 from scoring import jobs
 from scoring.models import Report, StaleTopic, TopicPartial
@@ -42,7 +46,7 @@ def run_data(run: dict, topics=TOPICS) -> dict:
 def build(people, make_user, kind: str):
     examples = KINDS[kind].examples
     people["dave"] = make_user("dave")
-    campaign = services.create_campaign(
+    campaign = create_campaign(
         creator=people["organiser"],
         kind=kind,
         name=f"Incremental {kind}",
@@ -50,12 +54,12 @@ def build(people, make_user, kind: str):
         params=dict(examples.params) or None,
     )
     for name in ASSESSORS:
-        services.add_member(campaign=campaign, username=name, role="assessor")
-    services.import_topics(
+        add_member(campaign=campaign, username=name, role="assessor")
+    import_topics(
         campaign=campaign, topics=[{"external_id": t, "data": copy.deepcopy(dict(examples.topic))} for t in TOPICS]
     )
     if examples.run is not None:
-        services.import_runs(campaign=campaign, runs=[{"name": "run-a", "data": run_data(dict(examples.run))}])
+        import_runs(campaign=campaign, runs=[{"name": "run-a", "data": run_data(dict(examples.run))}])
     return campaign
 
 
@@ -83,14 +87,14 @@ def step(rng: random.Random, campaign, people, state: dict) -> str:
     move = rng.choice(moves)
     if move in ("submit", "draft"):
         status_wanted = "submitted" if move == "submit" else "draft"
-        services.save_judgment(topic=topic, assessor=assessor, payload=payload, status=status_wanted, version=version)
+        save_judgment(topic=topic, assessor=assessor, payload=payload, status=status_wanted, version=version)
     elif move == "reopen":
-        services.reopen_judgment(topic=topic, assessor=assessor, version=version)
+        reopen_judgment(topic=topic, assessor=assessor, version=version)
     elif move == "withdraw":
-        services.withdraw_judgment(topic=topic, assessor=assessor, version=version, reason="test")
+        withdraw_judgment(topic=topic, assessor=assessor, version=version, reason="test")
     elif move == "adjudicate":
         current = topic.curations.filter(name="consensus").first()
-        services.save_curation(
+        save_curation(
             topic=topic,
             name="consensus",
             data=payload,
@@ -99,9 +103,7 @@ def step(rng: random.Random, campaign, people, state: dict) -> str:
         )
     else:
         state["second_run"] = True
-        services.import_runs(
-            campaign=campaign, runs=[{"name": "run-b", "data": run_data(dict(examples.run), TOPICS[:2])}]
-        )
+        import_runs(campaign=campaign, runs=[{"name": "run-b", "data": run_data(dict(examples.run), TOPICS[:2])}])
     return f"{move} {topic.external_id} by {assessor.username}"
 
 
@@ -130,7 +132,7 @@ def test_a_recompute_reads_only_the_stale_topics(people, make_user, kind):
     jobs.recompute_reports(campaign.pk)
     topic = campaign.topics.get(external_id="t3")
     assessor = Assignment.objects.filter(topic=topic).first().assessor
-    services.save_judgment(
+    save_judgment(
         topic=topic, assessor=assessor, payload=dict(KINDS[kind].examples.payloads[0]), status="submitted", version=0
     )
     written = jobs.recompute_reports(campaign.pk)
@@ -142,7 +144,7 @@ def test_the_check_command_finds_a_stored_report_that_differs(people, make_user,
     campaign = build(people, make_user, "pairs")
     for assignment in Assignment.objects.filter(topic__campaign=campaign).select_related("topic", "assessor"):
         payload = dict(KINDS["pairs"].examples.payloads[hash(assignment.assessor.username) % 2])
-        services.save_judgment(
+        save_judgment(
             topic=assignment.topic, assessor=assignment.assessor, payload=payload, status="submitted", version=0
         )
     call_command("recompute_reports", "--campaign", str(campaign.pk))

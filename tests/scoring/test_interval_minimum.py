@@ -82,19 +82,22 @@ def test_the_ci_tag_says_too_few_for_an_interval():
 
 @pytest.mark.django_db
 def test_the_relevance_topic_page_shows_too_few_for_its_pairs(client, people):
-    from annotate import services
+    from annotate.imports.write import import_topics
+    from annotate.services.campaigns import create_campaign
+    from annotate.services.judgments import save_judgment
+    from annotate.services.members import add_member
     from scoring import services as scoring_services
 
     examples = KINDS["relevance"].examples
-    campaign = services.create_campaign(
+    campaign = create_campaign(
         creator=people["organiser"], kind="relevance", name="R", overlap=2, params=dict(examples.params) or None
     )
     names = ("alice", "bob")
     for name in names:
-        services.add_member(campaign=campaign, username=name, role="assessor")
-    (topic,) = services.import_topics(campaign=campaign, topics=[{"external_id": "t1", "data": dict(examples.topic)}])
+        add_member(campaign=campaign, username=name, role="assessor")
+    (topic,) = import_topics(campaign=campaign, topics=[{"external_id": "t1", "data": dict(examples.topic)}])
     for name, payload in zip(names, examples.payloads):
-        services.save_judgment(topic=topic, assessor=people[name], payload=dict(payload), status="submitted", version=0)
+        save_judgment(topic=topic, assessor=people[name], payload=dict(payload), status="submitted", version=0)
     scoring_services.recompute_reports(campaign.pk, everything=True)
     client.force_login(people["organiser"])
     page = client.get(f"/campaigns/{campaign.pk}/topics/t1/report/").content.decode()

@@ -11,7 +11,8 @@ from django.urls import reverse
 from django.utils.module_loading import import_string
 from django_tasks_db.models import DBTaskResult
 
-from annotate import services
+from annotate.services.campaigns import create_campaign
+from annotate.services.members import add_member
 from scoring import services as scoring_services
 from scoring.models import Job, JobChunk
 
@@ -39,14 +40,14 @@ def test_unfinished_jobs_are_limited_per_campaign(api, client, campaign, people,
 
 def test_unfinished_jobs_are_limited_per_user_across_campaigns(api, campaign, people, settings):
     settings.CONCORD_JOBS_PER_USER = 2
-    second = services.create_campaign(creator=people["organiser"], kind="pairs", name="Second")
-    services.add_member(campaign=second, username="organiser", role="organiser")
+    second = create_campaign(creator=people["organiser"], kind="pairs", name="Second")
+    add_member(campaign=second, username="organiser", role="organiser")
     assert start(api, people["organiser"], campaign).status_code == 202
     assert start(api, people["organiser"], second).status_code == 202
     refused = start(api, people["organiser"], second)
     assert refused.status_code == 429 and "in all your campaigns" in refused.json()["detail"]
     # Another organiser of the campaign has their own allowance.
-    services.add_member(campaign=campaign, username="other_organiser", role="organiser")
+    add_member(campaign=campaign, username="other_organiser", role="organiser")
     assert start(api, people["other_organiser"], campaign).status_code == 202
 
 
@@ -78,7 +79,7 @@ def work_one() -> tuple[int, str] | None:
 
 def test_campaigns_take_turns_in_the_analyses_queue(people, campaign, chunked):
     """Two organisers' evaluations: the second's waits one chunk, not all of the first's."""
-    other = services.create_campaign(creator=people["other_organiser"], kind="pairs", name="Theirs")
+    other = create_campaign(creator=people["other_organiser"], kind="pairs", name="Theirs")
     with DATABASE_QUEUE:
         with TestCase.captureOnCommitCallbacks(execute=True):
             scoring_services.start_analysis(campaign=campaign, analysis="sum", params=None, user=people["organiser"])
@@ -103,7 +104,7 @@ def test_campaigns_take_turns_in_the_analyses_queue(people, campaign, chunked):
 
 def test_a_campaigns_jobs_run_one_after_another_behind_other_campaigns(people, campaign, chunked, settings):
     """One organiser's three jobs, then another's one: the other's runs second, not fourth."""
-    other = services.create_campaign(creator=people["other_organiser"], kind="pairs", name="Theirs")
+    other = create_campaign(creator=people["other_organiser"], kind="pairs", name="Theirs")
     with DATABASE_QUEUE:
         with TestCase.captureOnCommitCallbacks(execute=True):
             for _ in range(3):

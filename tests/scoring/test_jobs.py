@@ -2,8 +2,11 @@
 
 import pytest
 
-from annotate import services
+from annotate.imports.write import import_topics
 from annotate.models import Topic
+from annotate.services.campaigns import create_campaign
+from annotate.services.judgments import save_judgment
+from annotate.services.members import add_member
 from scoring.charts import specs_in
 from scoring.models import Job, Report, TopicPartial
 
@@ -14,7 +17,7 @@ def test_agreement_analysis_recomputes_every_report_with_progress(
     api, people, campaign, django_capture_on_commit_callbacks
 ):
     for topic in Topic.objects.filter(campaign=campaign, assignments__assessor=people["alice"]):
-        services.save_judgment(
+        save_judgment(
             topic=topic,
             assessor=people["alice"],
             payload={"matches": {"c1": True, "c2": True, "c3": False, "c4": False}},
@@ -60,17 +63,15 @@ def test_a_failing_analysis_is_recorded(people, campaign, monkeypatch):
 
 
 def test_job_pages_show_tables_and_charts(client, people, django_capture_on_commit_callbacks):
-    campaign = services.create_campaign(creator=people["organiser"], kind="ordering", name="O", overlap=3)
+    campaign = create_campaign(creator=people["organiser"], kind="ordering", name="O", overlap=3)
     for name in ("alice", "bob", "carol"):
-        services.add_member(campaign=campaign, username=name, role="assessor")
-    services.import_topics(
+        add_member(campaign=campaign, username=name, role="assessor")
+    import_topics(
         campaign=campaign, topics=[{"external_id": "t", "data": {"items": [{"id": i, "text": i} for i in "abcdef"]}}]
     )
     topic = campaign.topics.get()
     for name, order in (("alice", "abcdef"), ("bob", "bacdef"), ("carol", "abcdfe")):
-        services.save_judgment(
-            topic=topic, assessor=people[name], payload={"order": list(order)}, status="submitted", version=0
-        )
+        save_judgment(topic=topic, assessor=people[name], payload={"order": list(order)}, status="submitted", version=0)
     from scoring import services as scoring_services
 
     with django_capture_on_commit_callbacks(execute=True):

@@ -13,8 +13,12 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from annotate import services
+from annotate.imports.write import import_topics
 from annotate.models import Topic
+from annotate.services.campaigns import create_campaign
+from annotate.services.curations import save_curation
+from annotate.services.judgments import reopen_judgment, save_judgment
+from annotate.services.members import add_member
 from dashboard.topics import PAGE_SIZE
 from scoring import live
 from scoring.templatetags.scoring_tags import SHOW_ALL_LIMIT, cap
@@ -30,9 +34,7 @@ def submit(campaign, people, names, payload=FULL, capture=None):
     with capture(execute=True):
         for name in names:
             for topic in Topic.objects.filter(campaign=campaign, assignments__assessor=people[name]):
-                services.save_judgment(
-                    topic=topic, assessor=people[name], payload=payload, status="submitted", version=0
-                )
+                save_judgment(topic=topic, assessor=people[name], payload=payload, status="submitted", version=0)
 
 
 @pytest.fixture
@@ -109,8 +111,8 @@ def test_a_new_report_is_a_200_with_a_new_etag(client, people, judged, django_ca
     old = client.get(fragment_url(judged))["ETag"]
     topic = Topic.objects.filter(campaign=judged, assignments__assessor=people["alice"]).first()
     with django_capture_on_commit_callbacks(execute=True):
-        services.reopen_judgment(topic=topic, assessor=people["alice"], version=1)
-        services.save_judgment(topic=topic, assessor=people["alice"], payload=OTHER, status="submitted", version=2)
+        reopen_judgment(topic=topic, assessor=people["alice"], version=1)
+        save_judgment(topic=topic, assessor=people["alice"], payload=OTHER, status="submitted", version=2)
     new = client.get(fragment_url(judged), headers={"if-none-match": old})
     assert new.status_code == 200 and new["ETag"] != old and b'id="judgments-seen">6<' in new.content
     assert client.get(fragment_url(judged), headers={"if-none-match": new["ETag"]}).status_code == 304
@@ -162,10 +164,10 @@ def test_the_etag_names_the_report_row_its_time_and_the_params():
 
 
 def big_campaign(people, n: int):
-    campaign = services.create_campaign(creator=people["organiser"], kind="pairs", name=f"Big {n}", overlap=2)
+    campaign = create_campaign(creator=people["organiser"], kind="pairs", name=f"Big {n}", overlap=2)
     for name in ("alice", "bob"):
-        services.add_member(campaign=campaign, username=name, role="assessor")
-    services.import_topics(campaign=campaign, topics=pairs_topics(n))
+        add_member(campaign=campaign, username=name, role="assessor")
+    import_topics(campaign=campaign, topics=pairs_topics(n))
     return campaign
 
 
@@ -177,7 +179,7 @@ def topic_rows(page: str) -> int:
 def test_the_organiser_page_of_600_topics_lists_one_page_of_them(client, people):
     campaign = big_campaign(people, 600)
     topic = Topic.objects.get(campaign=campaign, external_id="q1")
-    services.save_judgment(topic=topic, assessor=people["alice"], payload=FULL, status="draft", version=0)
+    save_judgment(topic=topic, assessor=people["alice"], payload=FULL, status="draft", version=0)
     client.force_login(people["organiser"])
     with CaptureQueriesContext(connection) as queries:
         response = client.get(f"/campaigns/{campaign.pk}/?section=progress")
@@ -239,11 +241,11 @@ def test_a_capped_table_says_so_and_its_csv_has_every_row(client, people, make_u
     from kinds.pairs import partials as pairs_partials
 
     monkeypatch.setattr(pairs_partials, "LIVE_PAIRS", 5000)
-    campaign = services.create_campaign(creator=people["organiser"], kind="pairs", name="Crowd", overlap=100)
+    campaign = create_campaign(creator=people["organiser"], kind="pairs", name="Crowd", overlap=100)
     names = [make_user(f"w{i:03d}").username for i in range(100)]
     for name in names:
-        services.add_member(campaign=campaign, username=name, role="assessor")
-    services.import_topics(campaign=campaign, topics=pairs_topics(1))
+        add_member(campaign=campaign, username=name, role="assessor")
+    import_topics(campaign=campaign, topics=pairs_topics(1))
     topic = Topic.objects.get(campaign=campaign)
     from django.contrib.auth import get_user_model
 
@@ -251,7 +253,7 @@ def test_a_capped_table_says_so_and_its_csv_has_every_row(client, people, make_u
 
     users = {u.username: u for u in get_user_model().objects.filter(username__in=names)}
     for i, name in enumerate(names):
-        services.save_judgment(
+        save_judgment(
             topic=topic, assessor=users[name], payload=FULL if i % 3 else OTHER, status="submitted", version=0
         )
     jobs.recompute_reports(campaign.pk, everything=True)
@@ -312,16 +314,14 @@ def test_a_topic_report_is_computed_once_per_change_and_its_page_polls_answer_30
     assert client.get(url).status_code == 200 and built == [topic.pk]  # the same tag: kept, not computed again
     assert client.get(url, headers={"if-none-match": first["ETag"]}).status_code == 304
     with django_capture_on_commit_callbacks(execute=True):
-        services.reopen_judgment(topic=topic, assessor=people["alice"], version=1)
-        services.save_judgment(topic=topic, assessor=people["alice"], payload=OTHER, status="submitted", version=2)
+        reopen_judgment(topic=topic, assessor=people["alice"], version=1)
+        save_judgment(topic=topic, assessor=people["alice"], payload=OTHER, status="submitted", version=2)
     second = client.get(url, headers={"if-none-match": first["ETag"]})
     assert second.status_code == 200 and second["ETag"] != first["ETag"] and built == [topic.pk, topic.pk]
     # alice now says c1 is no match (OTHER), bob still match (FULL): c1 has 1 match vote of 2
     shown = live.topic_report(topic, second["ETag"]).data  # the one the page showed: kept, not computed again
     assert [(c.id, c.matches, c.judged) for c in shown.candidates][0] == ("c1", 1, 2) and len(built) == 2
-    services.save_curation(
-        topic=topic, name="consensus", data={"matches": {"c1": True}}, version=0, user=people["organiser"]
-    )
+    save_curation(topic=topic, name="consensus", data={"matches": {"c1": True}}, version=0, user=people["organiser"])
     third = live.topic_etag(topic)
     assert third != second["ETag"]
     judged.params = {**judged.params, "resamples": 500}

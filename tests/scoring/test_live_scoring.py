@@ -7,8 +7,8 @@ import dataclasses
 import pytest
 from django_tasks import default_task_backend
 
-from annotate import services
 from annotate.models import Topic
+from annotate.services.judgments import reopen_judgment, save_judgment
 from kinds.registry import KINDS
 from scoring import services as scoring_services
 from scoring.models import Report, ScoringState, StaleTopic
@@ -21,7 +21,7 @@ FULL = {"matches": {"c1": True, "c2": False, "c3": True, "c4": False}}
 
 def submit(campaign, user, payload=FULL, status="submitted"):
     for topic in Topic.objects.filter(campaign=campaign, assignments__assessor=user):
-        services.save_judgment(topic=topic, assessor=user, payload=payload, status=status, version=0)
+        save_judgment(topic=topic, assessor=user, payload=payload, status=status, version=0)
 
 
 def test_a_submission_updates_topic_and_campaign_reports_after_commit(
@@ -71,8 +71,8 @@ def test_a_burst_of_submissions_queues_one_recompute(campaign, people, settings,
     with django_capture_on_commit_callbacks(execute=True):
         topic = Topic.objects.filter(campaign=campaign, assignments__assessor=people["alice"]).first()
         # A submitted judgment is changed by reopening it and submitting again.
-        services.reopen_judgment(topic=topic, assessor=people["alice"], version=1)
-        services.save_judgment(
+        reopen_judgment(topic=topic, assessor=people["alice"], version=1)
+        save_judgment(
             topic=topic,
             assessor=people["alice"],
             payload={"matches": {**FULL["matches"], "c1": False}},
@@ -97,7 +97,7 @@ def test_a_submission_during_a_recompute_is_not_lost(
 
     def submit_meanwhile(*args, **kwargs):
         # A judgment lands while the report is being computed.
-        services.save_judgment(topic=late, assessor=people["bob"], payload=FULL, status="submitted", version=0)
+        save_judgment(topic=late, assessor=people["bob"], payload=FULL, status="submitted", version=0)
         return original(*args, **kwargs)
 
     replace_spec("pairs", reports=dataclasses.replace(reports, **{step: submit_meanwhile}))

@@ -11,10 +11,11 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotate import services
-from annotate import services as annotate_services
-from annotate.backup import dump_campaign, load_campaign
+from annotate.imports.backup import dump_campaign, load_campaign
+from annotate.imports.write import import_runs
 from annotate.models import Campaign
+from annotate.services.campaigns import create_campaign
+from annotate.services.judgments import save_judgment
 from concord.errors import InvalidInput
 from concord.params import Bool, Choice, Float, Int, ListOf, Object, ParamsSchema, Str
 from kinds.factoids import services as factoid_services
@@ -203,7 +204,7 @@ def test_good_params_are_stored_cleaned_with_defaults(api, people):
 
 
 def test_phase_two_starts_only_through_the_phase_service_and_survives_a_backup(people):
-    campaign = services.create_campaign(creator=people["organiser"], kind="factoids", name="F")
+    campaign = create_campaign(creator=people["organiser"], kind="factoids", name="F")
     campaign = factoid_services.start_phase_two(campaign=campaign)
     assert campaign.params["phase"] == 2 and campaign.params["phase2_started_at"]
     restored = load_campaign(json.loads(json.dumps(dump_campaign(campaign))))
@@ -218,7 +219,7 @@ def test_phase_two_starts_only_through_the_phase_service_and_survives_a_backup(p
 
 
 def test_the_admin_checks_params_and_keeps_the_phase(client, people):
-    campaign = services.create_campaign(creator=people["organiser"], kind="factoids", name="F")
+    campaign = create_campaign(creator=people["organiser"], kind="factoids", name="F")
     campaign = factoid_services.start_phase_two(campaign=campaign)
     stored = dict(campaign.params)
     client.force_login(people["admin"])
@@ -312,7 +313,7 @@ def test_the_costly_params_have_the_documented_bounds(kind, analysis):
 def test_bad_analysis_params_are_refused_before_a_job_is_stored_or_queued(
     api, people, params, field, django_capture_on_commit_callbacks
 ):
-    campaign = services.create_campaign(creator=people["organiser"], kind="factoids", name="F")
+    campaign = create_campaign(creator=people["organiser"], kind="factoids", name="F")
     with django_capture_on_commit_callbacks() as queued:
         response = api(people["organiser"]).post(
             f"/api/campaigns/{campaign.pk}/analyses/", {"analysis": "growth", "params": params}, format="json"
@@ -324,12 +325,12 @@ def test_bad_analysis_params_are_refused_before_a_job_is_stored_or_queued(
 
 def test_a_job_stores_its_params_cleaned(api, people, campaign):
     # The evaluation is ready: two systems' results and a submitted adjudication.
-    annotate_services.import_runs(
+    import_runs(
         campaign=campaign,
         runs=[{"name": n, "data": {"results": {"q1": [{"id": "c1", "text": "Candidate 1.1"}]}}} for n in ("A", "B")],
     )
     topic = campaign.topics.get(external_id="q1")
-    annotate_services.save_judgment(
+    save_judgment(
         topic=topic,
         assessor=people["alice"],
         payload={"matches": {c["id"]: True for c in topic.data["candidates"]}},

@@ -8,8 +8,10 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from annotate import flags, members, services
 from annotate.models import Assignment, Judgment, Topic
+from annotate.services.flags import skip_topic, unskip_topic
+from annotate.services.judgments import reopen_judgment, save_judgment, withdraw_judgment
+from annotate.services.members import add_member, remove_member
 from concord import typed
 from dashboard import selectors as dashboard
 from scoring import jobs, progress
@@ -23,7 +25,7 @@ FULL = {"matches": {"c1": True, "c2": False, "c3": True, "c4": False}}
 
 def submit(campaign, user, external_id, status="submitted"):
     topic = Topic.objects.get(campaign=campaign, external_id=external_id)
-    services.save_judgment(topic=topic, assessor=user, payload=FULL, status=status, version=0)
+    save_judgment(topic=topic, assessor=user, payload=FULL, status=status, version=0)
     return topic
 
 
@@ -47,7 +49,7 @@ def test_a_rebuild_stores_what_a_count_now_gives(big, campaign, people):
     submit(campaign, alice, "q1")
     submit(campaign, bob, "q1")
     submit(campaign, bob, "q2", status="draft")
-    flags.skip_topic(topic=Topic.objects.get(campaign=campaign, external_id="q3"), assessor=alice, reason="?")
+    skip_topic(topic=Topic.objects.get(campaign=campaign, external_id="q3"), assessor=alice, reason="?")
     kept = rebuilt(campaign)
     assert kept == progress.count(campaign)
     assert kept.counts == progress.AssignmentCounts(assigned=6, judged=2, drafts=1, to_adjudicate=1)
@@ -69,11 +71,11 @@ def test_every_status_is_counted_the_same_from_the_assignment_counts(campaign, p
     alice, bob = people["alice"], people["bob"]
     submit(campaign, alice, "q1")
     q2 = submit(campaign, alice, "q2")
-    services.reopen_judgment(topic=q2, assessor=alice, version=1)
+    reopen_judgment(topic=q2, assessor=alice, version=1)
     q3 = submit(campaign, bob, "q3")
-    services.withdraw_judgment(topic=q3, assessor=bob, version=1, reason="wrong topic")
+    withdraw_judgment(topic=q3, assessor=bob, version=1, reason="wrong topic")
     submit(campaign, bob, "q1", status="draft")
-    flags.skip_topic(topic=Topic.objects.get(campaign=campaign, external_id="q2"), assessor=bob, reason="?")
+    skip_topic(topic=Topic.objects.get(campaign=campaign, external_id="q2"), assessor=bob, reason="?")
     counts = progress.assignment_counts([campaign.pk])[campaign.pk]
     assert counts == progress.AssignmentCounts(assigned=6, judged=2, drafts=2, to_adjudicate=0)
     both = progress.state_totals(campaign), progress.state_totals(campaign, counts)
@@ -128,13 +130,13 @@ def test_changes_that_mark_no_topic_stale_ask_for_a_rebuild_of_a_big_campaign(
         assert queued, "no rebuild asked for"
         return stored(campaign)
 
-    skipped = rebuilds_after(lambda: flags.skip_topic(topic=q3, assessor=people["alice"], reason="unsure"))
+    skipped = rebuilds_after(lambda: skip_topic(topic=q3, assessor=people["alice"], reason="unsure"))
     assert {p.username: p.skipped for p in skipped.assessors} == {"alice": 1, "bob": 0}
-    back = rebuilds_after(lambda: flags.unskip_topic(topic=q3, assessor=people["alice"]))
+    back = rebuilds_after(lambda: unskip_topic(topic=q3, assessor=people["alice"]))
     assert {p.username: p.skipped for p in back.assessors} == {"alice": 0, "bob": 0}
-    added = rebuilds_after(lambda: services.add_member(campaign=campaign, username="carol", role="assessor"))
+    added = rebuilds_after(lambda: add_member(campaign=campaign, username="carol", role="assessor"))
     assert [p.username for p in added.assessors] == ["alice", "bob", "carol"]
-    removed = rebuilds_after(lambda: members.remove_member(campaign=campaign, username="carol"))
+    removed = rebuilds_after(lambda: remove_member(campaign=campaign, username="carol"))
     assert [p.username for p in removed.assessors] == ["alice", "bob"] and removed == progress.count(campaign)
 
 
@@ -147,7 +149,7 @@ def test_a_small_campaign_stores_nothing_and_one_that_shrank_drops_what_it_store
     assert progress.stored_progress([campaign.pk]) == {} and not progress.is_stored(campaign.pk)
     # Nothing stored: a skip asks for no rebuild (every view counts now).
     with django_capture_on_commit_callbacks() as queued:
-        flags.skip_topic(topic=Topic.objects.get(campaign=campaign, external_id="q1"), assessor=people["bob"])
+        skip_topic(topic=Topic.objects.get(campaign=campaign, external_id="q1"), assessor=people["bob"])
     assert queued == []
 
 

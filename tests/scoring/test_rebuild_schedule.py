@@ -12,8 +12,8 @@ from django.test import override_settings
 from django.utils import timezone
 from django_tasks import default_task_backend
 
-from annotate import services
 from annotate.models import Topic
+from annotate.services.judgments import save_judgment
 from scoring import schedule, tasks
 from scoring import services as scoring_services
 from scoring.models import Report, ScoringState
@@ -32,7 +32,7 @@ def queued():
 def submit(people, campaign, name: str, external_id: str, capture) -> None:
     topic = Topic.objects.get(campaign=campaign, external_id=external_id)
     with capture(execute=True):
-        services.save_judgment(topic=topic, assessor=people[name], payload=FULL, status="submitted", version=0)
+        save_judgment(topic=topic, assessor=people[name], payload=FULL, status="submitted", version=0)
 
 
 def test_the_queues_are_listed():

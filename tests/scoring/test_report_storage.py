@@ -13,8 +13,9 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from annotate import services
 from annotate.models import Topic
+from annotate.services.campaigns import create_campaign
+from annotate.services.judgments import reopen_judgment, save_judgment
 from concord import typed
 from kinds.registry import get_kind
 from scoring import fields, jobs, live
@@ -37,7 +38,7 @@ def stored_bytes(report: Report) -> bytes:
 def submitted(campaign, people) -> Topic:
     topic = Topic.objects.filter(campaign=campaign).order_by("position").first()
     for name, payload in (("alice", FULL), ("bob", OTHER)):
-        services.save_judgment(topic=topic, assessor=people[name], payload=payload, status="submitted", version=0)
+        save_judgment(topic=topic, assessor=people[name], payload=payload, status="submitted", version=0)
     scoring_services.recompute_reports(campaign.pk)
     return topic
 
@@ -65,8 +66,8 @@ def test_a_topic_report_is_not_stored_but_computed_when_read(campaign, people):
     assert (
         read.judgments_seen == 2 and read.data.pairs[0].a + read.data.pairs[0].d == 2
     )  # FULL and OTHER agree on 2 of 4
-    services.reopen_judgment(topic=topic, assessor=people["bob"], version=1)
-    services.save_judgment(topic=topic, assessor=people["bob"], payload=FULL, status="submitted", version=2)
+    reopen_judgment(topic=topic, assessor=people["bob"], version=1)
+    save_judgment(topic=topic, assessor=people["bob"], payload=FULL, status="submitted", version=2)
     again = topic_report(topic)  # before any rebuild
     assert again.judgments_seen == 2 and again.data.pairs[0].a + again.data.pairs[0].d == 4
     stored = TopicPartial.objects.get(topic=topic)
@@ -97,8 +98,7 @@ def test_the_live_reader_keeps_the_latest_two_versions_of_a_campaign_and_four_in
         return real(found)
 
     others = [
-        services.create_campaign(creator=people["organiser"], kind="pairs", name=f"Other {n}", overlap=1)
-        for n in range(3)
+        create_campaign(creator=people["organiser"], kind="pairs", name=f"Other {n}", overlap=1) for n in range(3)
     ]
     with mock.patch.object(live, "_load", counted):
         for tag in ("v1", "v2", "v3"):
@@ -243,7 +243,7 @@ def test_partials_are_stored_compressed_and_old_raw_ones_still_merge(campaign, p
     assert not fields.is_compressed(raw) and len(packed) * 2 < len(raw)
     TopicPartial.objects.filter(pk=partial.pk).update(data=raw)  # a partial stored before compression
     second = Topic.objects.filter(campaign=campaign).order_by("position")[1]
-    services.save_judgment(topic=second, assessor=people["alice"], payload=FULL, status="submitted", version=0)
+    save_judgment(topic=second, assessor=people["alice"], payload=FULL, status="submitted", version=0)
     scoring_services.recompute_reports(campaign.pk)  # merges the raw partial with the new one
     assert bytes(TopicPartial.objects.get(pk=partial.pk).data) == raw  # not recomputed: read as stored
     assert jobs.check_reports(campaign) == []

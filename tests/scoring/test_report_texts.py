@@ -9,7 +9,10 @@ import re
 
 import pytest
 
-from annotate import services
+from annotate.imports.write import import_topics
+from annotate.services.campaigns import create_campaign
+from annotate.services.judgments import save_judgment
+from annotate.services.members import add_member
 from kinds.registry import get_kind
 from scoring import services as scoring_services
 
@@ -19,14 +22,14 @@ pytestmark = pytest.mark.django_db
 def judged(people, kind):
     """The kind's example topic ``t1`` submitted by alice and bob (their example payloads)."""
     examples = get_kind(kind).examples
-    campaign = services.create_campaign(
+    campaign = create_campaign(
         creator=people["organiser"], kind=kind, name=f"Texts {kind}", overlap=2, params=dict(examples.params)
     )
     for name in ("alice", "bob"):
-        services.add_member(campaign=campaign, username=name, role="assessor")
-    (topic,) = services.import_topics(campaign=campaign, topics=[{"external_id": "t1", "data": dict(examples.topic)}])
+        add_member(campaign=campaign, username=name, role="assessor")
+    (topic,) = import_topics(campaign=campaign, topics=[{"external_id": "t1", "data": dict(examples.topic)}])
     for name, payload in zip(("alice", "bob"), examples.payloads):
-        services.save_judgment(topic=topic, assessor=people[name], payload=dict(payload), status="submitted", version=0)
+        save_judgment(topic=topic, assessor=people[name], payload=dict(payload), status="submitted", version=0)
     scoring_services.recompute_reports(campaign.pk, everything=True)
     return campaign
 

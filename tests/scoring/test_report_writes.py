@@ -9,8 +9,11 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from annotate import services
+from annotate.imports.write import import_topics
 from annotate.models import Assignment, Topic
+from annotate.services.campaigns import create_campaign
+from annotate.services.judgments import reopen_judgment, save_judgment
+from annotate.services.members import add_member
 from kinds.registry import KINDS
 from scoring import jobs, selectors
 from scoring.models import StaleTopic, TopicPartial
@@ -21,14 +24,14 @@ pytestmark = pytest.mark.django_db
 
 def judged(people, topics: int):
     """A pairs campaign of ``topics`` topics, alice and bob disagreeing on some candidates."""
-    campaign = services.create_campaign(creator=people["organiser"], kind="pairs", name=f"Writes {topics}", overlap=2)
+    campaign = create_campaign(creator=people["organiser"], kind="pairs", name=f"Writes {topics}", overlap=2)
     for name in ("alice", "bob"):
-        services.add_member(campaign=campaign, username=name, role="assessor")
-    services.import_topics(campaign=campaign, topics=pairs_topics(topics))
+        add_member(campaign=campaign, username=name, role="assessor")
+    import_topics(campaign=campaign, topics=pairs_topics(topics))
     for assignment in Assignment.objects.filter(topic__campaign=campaign).select_related("topic", "assessor"):
         first = assignment.assessor.username == "alice"
         matches = {f"c{c}": (c + assignment.topic.position) % (2 if first else 3) == 0 for c in range(1, 5)}
-        services.save_judgment(
+        save_judgment(
             topic=assignment.topic,
             assessor=assignment.assessor,
             payload={"matches": matches},
@@ -67,8 +70,8 @@ def test_each_topic_keeps_one_partial_with_its_disagreement_and_a_topic_marked_a
     jobs.recompute_reports(campaign.pk)
     q2 = Topic.objects.get(campaign=campaign, external_id="q2")
     judgment = q2.judgments.get(assessor__username="bob")
-    services.reopen_judgment(topic=q2, assessor=judgment.assessor, version=judgment.version)
-    services.save_judgment(
+    reopen_judgment(topic=q2, assessor=judgment.assessor, version=judgment.version)
+    save_judgment(
         topic=q2,
         assessor=judgment.assessor,
         payload={"matches": {f"c{c}": True for c in range(1, 5)}},

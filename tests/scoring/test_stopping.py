@@ -230,14 +230,17 @@ def test_good_interval_params_are_stored(api, people):
 def tiny(people):
     """Graded relevance, 3 topics x 2 documents, alice and bob grading alike, two systems of
     which sysA ranks the relevant document first on every topic; reports computed."""
-    from annotate import services
+    from annotate.imports.write import import_runs, import_topics
+    from annotate.services.campaigns import create_campaign
+    from annotate.services.judgments import save_judgment
+    from annotate.services.members import add_member
     from scoring import services as scoring_services
 
-    campaign = services.create_campaign(creator=people["organiser"], kind="relevance", name="Tiny", overlap=2)
+    campaign = create_campaign(creator=people["organiser"], kind="relevance", name="Tiny", overlap=2)
     for name in ("alice", "bob"):
-        services.add_member(campaign=campaign, username=name, role="assessor")
+        add_member(campaign=campaign, username=name, role="assessor")
     topics = [f"t{i}" for i in range(1, 4)]
-    services.import_topics(
+    import_topics(
         campaign=campaign,
         topics=[
             {
@@ -250,7 +253,7 @@ def tiny(people):
     )
     for topic in campaign.topics.all():
         for name in ("alice", "bob"):
-            services.save_judgment(
+            save_judgment(
                 topic=topic,
                 assessor=people[name],
                 payload={"grades": {"good": 3, "bad": 0}},
@@ -258,7 +261,7 @@ def tiny(people):
                 version=0,
             )
     runs = {"sysA": [["good", 2.0], ["bad", 1.0]], "sysB": [["bad", 2.0], ["good", 1.0]]}
-    services.import_runs(
+    import_runs(
         campaign=campaign, runs=[{"name": n, "data": {"ranking": dict.fromkeys(topics, r)}} for n, r in runs.items()]
     )
     scoring_services.recompute_reports(campaign.pk, everything=True)

@@ -19,18 +19,22 @@ SUBMIT_BURST = textwrap.dedent(
     import django; django.setup()
     from django.contrib.auth.models import User
     from annotate import services
+    from annotate.imports.write import import_topics
+    from annotate.services.campaigns import create_campaign
+    from annotate.services.judgments import save_judgment
+    from annotate.services.members import add_member
     organiser = User.objects.create_user("org", password="x")
-    campaign = services.create_campaign(creator=organiser, kind="pairs", name="W", overlap=2)
+    campaign = create_campaign(creator=organiser, kind="pairs", name="W", overlap=2)
     for name in ("ann", "ben"):
         User.objects.create_user(name, password="x")
-        services.add_member(campaign=campaign, username=name, role="assessor")
+        add_member(campaign=campaign, username=name, role="assessor")
     topics = [{"external_id": f"q{t}", "data": {"query": f"Q{t}", "candidates": [{"id": f"c{c}", "text": "x"} for c in range(3)]}} for t in range(5)]
-    services.import_topics(campaign=campaign, topics=topics)
+    import_topics(campaign=campaign, topics=topics)
     for topic in campaign.topics.all():
         for a in topic.assignments.select_related("assessor"):
             matches = {f"c{c}": (c + len(a.assessor.username) + topic.pk) % 2 == 0 for c in range(3)}
-            services.save_judgment(topic=topic, assessor=a.assessor, payload={"matches": matches}, status="submitted", version=0)
-    """
+            save_judgment(topic=topic, assessor=a.assessor, payload={"matches": matches}, status="submitted", version=0)
+"""
 )
 
 READ_STATE = textwrap.dedent(

@@ -10,8 +10,12 @@ from dataclasses import dataclass
 import pytest
 from security_helpers import FACTOIDS_PAYLOAD, FACTOIDS_TOPIC
 
-from annotate import flags, services
+from annotate.imports.write import import_topics
 from annotate.models import Campaign, Flag, Topic
+from annotate.services.campaigns import create_campaign
+from annotate.services.flags import create_flag
+from annotate.services.judgments import save_judgment
+from annotate.services.members import add_member
 from scoring.models import Job
 
 
@@ -27,20 +31,20 @@ class World:
 
 @pytest.fixture
 def world(people, make_user) -> World:
-    campaign = services.create_campaign(creator=people["organiser"], kind="factoids", name="Kuwait", overlap=2)
+    campaign = create_campaign(creator=people["organiser"], kind="factoids", name="Kuwait", overlap=2)
     for name in ("alice", "bob"):
-        services.add_member(campaign=campaign, username=name, role="assessor")
+        add_member(campaign=campaign, username=name, role="assessor")
     # The campaign's adjudicator (docs/pages.md, "Adjudication"): the permission matrix's last column.
     people["adjudicator"] = make_user("adjudicator")
-    services.add_member(campaign=campaign, username="adjudicator", role="adjudicator")
-    (topic,) = services.import_topics(campaign=campaign, topics=[FACTOIDS_TOPIC])
+    add_member(campaign=campaign, username="adjudicator", role="adjudicator")
+    (topic,) = import_topics(campaign=campaign, topics=[FACTOIDS_TOPIC])
     topic = Topic.objects.get(pk=topic.pk)
-    services.save_judgment(topic=topic, assessor=people["bob"], payload=FACTOIDS_PAYLOAD, status="submitted", version=0)
-    other = services.create_campaign(creator=people["other_organiser"], kind="factoids", name="Elsewhere", overlap=1)
-    services.add_member(campaign=other, username="carol", role="assessor")
-    services.import_topics(campaign=other, topics=[FACTOIDS_TOPIC])
+    save_judgment(topic=topic, assessor=people["bob"], payload=FACTOIDS_PAYLOAD, status="submitted", version=0)
+    other = create_campaign(creator=people["other_organiser"], kind="factoids", name="Elsewhere", overlap=1)
+    add_member(campaign=other, username="carol", role="assessor")
+    import_topics(campaign=other, topics=[FACTOIDS_TOPIC])
     job = Job.objects.create(campaign=campaign, analysis="agreement")
-    flag = flags.create_flag(topic=topic, author=people["bob"], comment="m1s2 reads oddly", item="")
+    flag = create_flag(topic=topic, author=people["bob"], comment="m1s2 reads oddly", item="")
     return World(campaign=campaign, topic=topic, job=job, other=other, flag=flag)
 
 

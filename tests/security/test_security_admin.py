@@ -16,8 +16,8 @@ from django.test import Client
 from django.urls import reverse
 from security_helpers import FACTOIDS_PAYLOAD
 
-from annotate import services
 from annotate.models import Campaign, Curation, CurationRevision, Judgment, JudgmentRevision, Topic
+from annotate.services.curations import save_curation
 
 pytestmark = pytest.mark.django_db
 
@@ -32,9 +32,7 @@ def superuser(people) -> Client:
 @pytest.fixture
 def curated(world, people):
     """The organiser's consensus on `kuwait`: a curation with a revision."""
-    services.save_curation(
-        topic=world.topic, name="consensus", data=FACTOIDS_PAYLOAD, version=0, user=people["organiser"]
-    )
+    save_curation(topic=world.topic, name="consensus", data=FACTOIDS_PAYLOAD, version=0, user=people["organiser"])
     return world
 
 
@@ -223,7 +221,7 @@ def test_deleting_an_assessor_with_judgments_is_refused(superuser, world, people
 def test_the_command_the_refusal_names_backs_up_then_deletes(world, tmp_path):
     from django.core.management import call_command
 
-    from annotate.backup import load_campaign
+    from annotate.imports.backup import load_campaign
 
     backup = tmp_path / "kuwait.json"
     revisions = JudgmentRevision.objects.filter(judgment__topic__campaign=world.campaign).count()

@@ -25,8 +25,13 @@ import pytest
 from rest_framework.test import APIClient
 from security_helpers import path_for, project_patterns
 
-from annotate import flags, services
+from annotate.imports.write import import_runs, import_topics
 from annotate.models import Assignment, Judgment, Topic
+from annotate.services.campaigns import create_campaign
+from annotate.services.curations import save_curation
+from annotate.services.flags import create_flag
+from annotate.services.judgments import save_judgment
+from annotate.services.members import add_member
 from kinds.base import Kind
 from kinds.factoids import services as factoid_services
 from kinds.registry import KINDS
@@ -93,12 +98,10 @@ CASES = [(name, None) for name in KINDS] + [("pairs", "one-per-item")]
 
 def build(people, kind: str, design: str | None) -> SimpleNamespace:
     params = {**KINDS[kind].examples.params, **({"design": design} if design else {})}
-    campaign = services.create_campaign(
-        creator=people["organiser"], kind=kind, name=f"Blind {kind}", overlap=2, params=params
-    )
+    campaign = create_campaign(creator=people["organiser"], kind=kind, name=f"Blind {kind}", overlap=2, params=params)
     for name in ("alice", "bob"):
-        services.add_member(campaign=campaign, username=name, role="assessor")
-    services.import_topics(
+        add_member(campaign=campaign, username=name, role="assessor")
+    import_topics(
         campaign=campaign,
         topics=[{"external_id": "t1", "title": "Topic one", "data": copy.deepcopy(dict(KINDS[kind].examples.topic))}],
     )
@@ -119,23 +122,23 @@ def build(people, kind: str, design: str | None) -> SimpleNamespace:
     Topic.objects.filter(pk=topic.pk).update(data=data)
     topic.refresh_from_db()
     if KINDS[kind].examples.run is not None:
-        services.import_runs(
+        import_runs(
             campaign=campaign,
             runs=[{"name": f"{MARKER}-{kind}-run-name", "data": copy.deepcopy(dict(KINDS[kind].examples.run))}],
         )
-    services.save_judgment(
+    save_judgment(
         topic=topic, assessor=people["bob"], payload=payload(kind, "bob", items["bob"]), status="submitted", version=0
     )
-    services.save_judgment(
+    save_judgment(
         topic=topic, assessor=people["alice"], payload=payload(kind, "alice", items["alice"]), status="draft", version=0
     )
     if kind == "factoids":
-        services.save_curation(
+        save_curation(
             topic=topic, name="consensus", data=payload(kind, "consensus"), version=0, user=people["organiser"]
         )
     job = Job.objects.create(campaign=campaign, analysis="agreement")
     # bob's flag for the organisers: his own words, never shown to alice (the walk finds any marker).
-    flag = flags.create_flag(topic=topic, author=people["bob"], comment=f"{MARKER}-{kind}-bobs-flag")
+    flag = create_flag(topic=topic, author=people["bob"], comment=f"{MARKER}-{kind}-bobs-flag")
     return SimpleNamespace(
         campaign=campaign, topic=topic, job=job, flag=flag, markers=markers, items=items["alice"], kind=kind
     )
@@ -237,7 +240,7 @@ def test_an_adjudicator_sees_judgments_by_name_and_nothing_hidden(people, make_u
     assert alice_put.status_code == 200, alice_put.content
     scoring_services.recompute_reports(world.campaign.pk, everything=True)
     adjudicator = make_user("dana")
-    services.add_member(campaign=world.campaign, username="dana", role="adjudicator")
+    add_member(campaign=world.campaign, username="dana", role="adjudicator")
     dana = client_for(adjudicator)
     statuses = {}
     for name, pattern in sorted(project_patterns().items()):

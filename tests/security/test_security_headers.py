@@ -10,7 +10,7 @@ import pytest
 from django.test import Client
 from security_helpers import FACTOIDS_PAYLOAD, path_for, project_patterns
 
-from annotate import services
+from annotate.services.judgments import save_judgment
 from kinds.registry import KINDS
 
 pytestmark = pytest.mark.django_db
@@ -73,9 +73,7 @@ def strict(csp: dict[str, list[str]]) -> bool:
 
 @pytest.fixture
 def admin_browser(people, world):
-    services.save_judgment(
-        topic=world.topic, assessor=people["alice"], payload=FACTOIDS_PAYLOAD, status="submitted", version=0
-    )
+    save_judgment(topic=world.topic, assessor=people["alice"], payload=FACTOIDS_PAYLOAD, status="submitted", version=0)
     browser = Client()
     browser.force_login(people["admin"])
     return browser

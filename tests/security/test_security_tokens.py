@@ -19,8 +19,9 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from rest_framework.test import APIClient
 
-from annotate import services
 from annotate.models import Membership
+from annotate.services.campaigns import create_campaign
+from annotate.services.members import add_member
 
 pytestmark = pytest.mark.django_db
 
@@ -272,8 +273,8 @@ def test_anonymous_static_files_stay_cacheable(client):
 
 @pytest.fixture
 def campaign(people):
-    campaign = services.create_campaign(creator=people["organiser"], kind="pairs", name="Names", overlap=1)
-    services.add_member(campaign=campaign, username="alice", role="assessor")
+    campaign = create_campaign(creator=people["organiser"], kind="pairs", name="Names", overlap=1)
+    add_member(campaign=campaign, username="alice", role="assessor")
     return campaign
 
 
@@ -311,7 +312,7 @@ def test_the_service_keeps_an_organiser_too(people, campaign):
     from concord.errors import InvalidInput
 
     with pytest.raises(InvalidInput) as error:
-        services.add_member(campaign=campaign, username="organiser", role="assessor")
+        add_member(campaign=campaign, username="organiser", role="assessor")
     assert error.value.field == "role"
     assert ("organiser", "organiser") in members(campaign)
 

@@ -3,7 +3,7 @@
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from annotate import services
+from annotate.services.campaigns import create_campaign
 from concord import jsonsafe
 from concord.errors import InvalidInput
 from kinds.registry import KINDS
@@ -53,7 +53,7 @@ class Command(BaseCommand):
             where = f"--params: {jsonsafe.located('params', error.path)}" if error.path else "--params"
             raise CommandError(f"{where}: {error.message}") from None
         try:
-            campaign = services.create_campaign(
+            campaign = create_campaign(
                 creator=creator, kind=kind, name=name, guidelines=guidelines, overlap=overlap, params=parsed
             )
         except InvalidInput as error:

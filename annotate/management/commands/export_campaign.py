@@ -3,7 +3,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotate.backup import dump_campaign
+from annotate.imports.backup import dump_campaign
 from annotate.models import Campaign
 
 

@@ -3,8 +3,9 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from annotate import changes, importers
-from annotate.backup import load_campaign
+from annotate import changes
+from annotate.imports import read
+from annotate.imports.backup import load_campaign
 from concord.errors import InvalidInput
 
 
@@ -17,7 +18,7 @@ class Command(BaseCommand):
     def handle(self, *args, file: Path, **options) -> None:
         try:
             with transaction.atomic():
-                campaign = load_campaign(importers.read_json(file.read_bytes(), bounded=False))
+                campaign = load_campaign(read.read_json(file.read_bytes(), bounded=False))
         except (InvalidInput, KeyError, TypeError) as error:
             field = getattr(error, "field", "file")
             raise CommandError(f"{file}: {field}: {getattr(error, 'message', error)} (nothing imported)") from None

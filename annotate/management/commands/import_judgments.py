@@ -3,7 +3,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from annotate import importers
+from annotate.imports import write
 from annotate.models import Campaign
 from concord import reading
 from concord.errors import InvalidInput
@@ -52,7 +52,7 @@ class Command(BaseCommand):
             raise CommandError(f"campaign: no campaign #{campaign}")
         with tqdm(unit="judgment", desc=file.name, disable=None) as bar:
             try:
-                summary = importers.import_judgment_file(
+                summary = write.import_judgment_file(
                     target,
                     reading.read_file(file),
                     filename=file.name,

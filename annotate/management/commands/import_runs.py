@@ -2,7 +2,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotate import importers, services
+from annotate.imports import read
+from annotate.imports.write import import_runs
 from annotate.models import Campaign
 from concord import reading
 from concord.errors import InvalidInput
@@ -21,9 +22,9 @@ class Command(BaseCommand):
         if target is None:
             raise CommandError(f"campaign: no campaign #{campaign}")
         try:
-            runs = services.import_runs(
+            runs = import_runs(
                 campaign=target,
-                runs=importers.read_runs(reading.read_file(file), kind=get_kind(target.kind), filename=file.name),
+                runs=read.read_runs(reading.read_file(file), kind=get_kind(target.kind), filename=file.name),
             )
         except InvalidInput as error:
             raise CommandError(f"{file}: {error.field}: {error.message} (nothing imported)") from None

@@ -2,7 +2,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotate import importers, services
+from annotate.imports import read
+from annotate.imports.write import import_topics
 from annotate.models import Campaign
 from concord import reading
 from concord.errors import InvalidInput
@@ -20,7 +21,7 @@ class Command(BaseCommand):
         if target is None:
             raise CommandError(f"campaign: no campaign #{campaign}")
         try:
-            created = services.import_topics(campaign=target, topics=importers.read_topics(reading.read_file(file)))
+            created = import_topics(campaign=target, topics=read.read_topics(reading.read_file(file)))
         except InvalidInput as error:
             raise CommandError(f"{file}: {error.field}: {error.message} (nothing imported)") from None
         self.stdout.write(f"Imported {len(created)} topics into {target.name} (#{target.pk}).")

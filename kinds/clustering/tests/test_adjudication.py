@@ -9,8 +9,12 @@ import pytest
 from django.template.loader import render_to_string
 from sklearn.metrics import v_measure_score
 
-from annotate import services
+from annotate.imports.write import import_topics
 from annotate.models import Curation
+from annotate.services.campaigns import create_campaign
+from annotate.services.curations import save_curation
+from annotate.services.judgments import save_judgment
+from annotate.services.members import add_member
 from kinds.clustering import adjudication
 from kinds.registry import get_kind
 
@@ -112,16 +116,14 @@ def test_the_fragment_shows_names_clusters_edits_and_the_differences_in_words():
 
 @pytest.fixture
 def campaign(people):
-    campaign = services.create_campaign(creator=people["organiser"], kind="clustering", name="C", overlap=3)
+    campaign = create_campaign(creator=people["organiser"], kind="clustering", name="C", overlap=3)
     people_of = {"ann": people["alice"], "bob": people["bob"], "cat": people["carol"]}
     for user in people_of.values():
-        services.add_member(campaign=campaign, username=user.username, role="assessor")
-    topics = services.import_topics(campaign=campaign, topics=[{"external_id": t, "data": TOPIC} for t in ("t1", "t2")])
+        add_member(campaign=campaign, username=user.username, role="assessor")
+    topics = import_topics(campaign=campaign, topics=[{"external_id": t, "data": TOPIC} for t in ("t1", "t2")])
     for topic in topics:
         for name, payload in JUDGMENTS:
-            services.save_judgment(
-                topic=topic, assessor=people_of[name], payload=payload, status="submitted", version=0
-            )
+            save_judgment(topic=topic, assessor=people_of[name], payload=payload, status="submitted", version=0)
     return campaign
 
 
@@ -138,7 +140,7 @@ def test_export_adjudicated_takes_the_gold_where_there_is_one_else_the_consensus
     assert "adjudicated" in get_kind("clustering").exports.truths([])
     t2 = campaign.topics.get(external_id="t2")
     gold = {"clusters": [["s1", "s3", "s5"]], "descriptions": ["the eruption and the flights"]}
-    services.save_curation(topic=t2, name="consensus", data=gold, version=0, user=people["organiser"])
+    save_curation(topic=t2, name="consensus", data=gold, version=0, user=people["organiser"])
     at = Curation.objects.get(topic=t2, name="consensus").updated_at.isoformat()
     rows = json.loads(export(api, people, campaign, "json"))
     assert len(rows) == 10

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from annotate import services
+from annotate.services.campaigns import create_campaign
 from kinds.clustering.importers import match_key, read_aiphes_topic
 
 DATA = Path(__file__).resolve().parents[3] / "data" / "aiphes-hiersum"
@@ -54,7 +54,7 @@ def test_a_nugget_found_nowhere_goes_to_unknown():
 
 @pytest.mark.django_db
 def test_the_command_reports_how_many_nuggets_were_not_placed(people):
-    campaign = services.create_campaign(creator=people["organiser"], kind="clustering", name="AIPHES")
+    campaign = create_campaign(creator=people["organiser"], kind="clustering", name="AIPHES")
     out = io.StringIO()
     call_command(
         "import_aiphes", str(campaign.pk), str(NUGGETS), "--trees", *map(str, TREES),

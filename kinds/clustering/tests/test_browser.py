@@ -10,8 +10,11 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from annotate import services
+from annotate.imports.write import import_topics
 from annotate.models import Judgment
+from annotate.services.campaigns import create_campaign
+from annotate.services.judgments import save_judgment
+from annotate.services.members import add_member
 from kinds.clustering.stats import complete_with_irrelevant, v_beta
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -64,12 +67,12 @@ BOB = {
 
 
 def make_campaign(people, **params):
-    campaign = services.create_campaign(
+    campaign = create_campaign(
         creator=people["organiser"], kind="clustering", name="Quake clusters", overlap=2, params=params or None
     )
     for name in ("alice", "bob"):
-        services.add_member(campaign=campaign, username=name, role="assessor")
-    services.import_topics(campaign=campaign, topics=[TOPIC])
+        add_member(campaign=campaign, username=name, role="assessor")
+    import_topics(campaign=campaign, topics=[TOPIC])
     return campaign
 
 
@@ -77,7 +80,7 @@ def make_campaign(people, **params):
 def clustering_campaign(people):
     campaign = make_campaign(people)
     topic = campaign.topics.get()
-    services.save_judgment(topic=topic, assessor=people["bob"], payload=BOB, status="submitted", version=0)
+    save_judgment(topic=topic, assessor=people["bob"], payload=BOB, status="submitted", version=0)
     return campaign
 
 

@@ -10,7 +10,10 @@ import numpy as np
 import pytest
 from sklearn.metrics import homogeneity_completeness_v_measure, normalized_mutual_info_score
 
-from annotate import services
+from annotate.imports.write import import_topics
+from annotate.services.campaigns import create_campaign
+from annotate.services.judgments import save_judgment
+from annotate.services.members import add_member
 from concord.typed import dump, load
 from kinds.clustering import stats as m
 from kinds.clustering.report import AGREEMENT, METHODS, ClusteringCampaignReport, compare
@@ -45,20 +48,20 @@ def _clusterings() -> dict[str, dict[str, list[list[str]]]]:
 
 @pytest.fixture
 def clustered(people):
-    campaign = services.create_campaign(creator=people["organiser"], kind="clustering", name="C", overlap=3)
+    campaign = create_campaign(creator=people["organiser"], kind="clustering", name="C", overlap=3)
     for name in JUDGES:
-        services.add_member(campaign=campaign, username=name, role="assessor")
+        add_member(campaign=campaign, username=name, role="assessor")
     data = {
         "documents": [{"id": "d1"}, {"id": "d2"}],
         "sentences": [
             {"id": s, "document": "d1" if i < 5 else "d2", "position": i, "text": s} for i, s in enumerate(ITEMS)
         ],
     }
-    services.import_topics(campaign=campaign, topics=[{"external_id": t, "data": data} for t in [*TOPICS, "lonely"]])
+    import_topics(campaign=campaign, topics=[{"external_id": t, "data": data} for t in [*TOPICS, "lonely"]])
     clusterings = _clusterings()
     for topic in campaign.topics.all():
         for name, clusters in clusterings.get(topic.external_id, {"alice": [["s1", "s6"]]}).items():
-            services.save_judgment(
+            save_judgment(
                 topic=topic, assessor=people[name], payload={"clusters": clusters}, status="submitted", version=0
             )
     scoring_services.recompute_reports(campaign.pk, everything=True)
@@ -130,19 +133,17 @@ def test_the_page_shows_every_interval_and_stop_signal(clustered, client, people
 
 
 def test_one_judged_topic_gives_no_interval(people):
-    campaign = services.create_campaign(creator=people["organiser"], kind="clustering", name="C", overlap=2)
+    campaign = create_campaign(creator=people["organiser"], kind="clustering", name="C", overlap=2)
     data = {
         "documents": [{"id": "d1"}, {"id": "d2"}],
         "sentences": [
             {"id": s, "document": "d1" if i < 5 else "d2", "position": i, "text": s} for i, s in enumerate(ITEMS)
         ],
     }
-    (topic,) = services.import_topics(campaign=campaign, topics=[{"external_id": "t", "data": data}])
+    (topic,) = import_topics(campaign=campaign, topics=[{"external_id": "t", "data": data}])
     for name, clusters in (("alice", [["s1", "s6"], ["s2", "s7"]]), ("bob", [["s1", "s6", "s2", "s7"]])):
-        services.add_member(campaign=campaign, username=name, role="assessor")
-        services.save_judgment(
-            topic=topic, assessor=people[name], payload={"clusters": clusters}, status="submitted", version=0
-        )
+        add_member(campaign=campaign, username=name, role="assessor")
+        save_judgment(topic=topic, assessor=people[name], payload={"clusters": clusters}, status="submitted", version=0)
     scoring_services.recompute_reports(campaign.pk, everything=True)
     ci = campaign_report(campaign).data.agreement.singleton["v_measure"]
     assert (ci.units, ci.method, ci.low, ci.high) == (1, "too few", None, None) and 0 < ci.value < 1

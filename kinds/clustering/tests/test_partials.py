@@ -17,8 +17,11 @@ from itertools import combinations
 import numpy as np
 import pytest
 
-from annotate import services
+from annotate.imports.write import import_runs, import_topics
 from annotate.models import Judgment
+from annotate.services.campaigns import create_campaign
+from annotate.services.judgments import reopen_judgment, save_judgment
+from annotate.services.members import add_member
 from concord import typed
 from kinds.clustering import demo, partials
 from kinds.clustering import report as r
@@ -111,26 +114,26 @@ def _clusterings() -> dict[str, dict[str, list[list[str]]]]:
 
 @pytest.fixture
 def clustered(people):
-    campaign = services.create_campaign(creator=people["organiser"], kind="clustering", name="C", overlap=3)
+    campaign = create_campaign(creator=people["organiser"], kind="clustering", name="C", overlap=3)
     for name in JUDGES:
-        services.add_member(campaign=campaign, username=name, role="assessor")
+        add_member(campaign=campaign, username=name, role="assessor")
     data = {
         "documents": [{"id": "d1"}, {"id": "d2"}],
         "sentences": [
             {"id": s, "document": "d1" if i < 5 else "d2", "position": i, "text": s} for i, s in enumerate(ITEMS)
         ],
     }
-    services.import_topics(
+    import_topics(
         campaign=campaign,
         topics=[{"external_id": t, "title": f"Topic {t}", "data": data} for t in [*TOPICS, "lonely", "empty"]],
     )
     clusterings = _clusterings()
     for topic in campaign.topics.exclude(external_id="empty"):
         for name, clusters in clusterings.get(topic.external_id, {"alice": [["s1", "s6"]]}).items():
-            services.save_judgment(
+            save_judgment(
                 topic=topic, assessor=people[name], payload={"clusters": clusters}, status="submitted", version=0
             )
-    services.import_runs(
+    import_runs(
         campaign=campaign, runs=[{"name": "run-a", "data": {"clusterings": {t: [ITEMS[:3]] for t in TOPICS[:3]}}}]
     )
     return campaign
@@ -202,8 +205,8 @@ def test_a_topic_partial_depends_on_that_topic_only(clustered, people):
     before = _partials(clustered)
     topic = clustered.topics.get(external_id="t2")
     judgment = Judgment.objects.get(topic=topic, assessor=people["bob"])
-    services.reopen_judgment(topic=topic, assessor=people["bob"], version=judgment.version)
-    services.save_judgment(
+    reopen_judgment(topic=topic, assessor=people["bob"], version=judgment.version)
+    save_judgment(
         topic=topic,
         assessor=people["bob"],
         payload={"clusters": [["s1", "s2", "s3"], ["s4", "s5"]]},

@@ -9,8 +9,12 @@ import pytest
 from django.core.management import call_command
 from sklearn.metrics import homogeneity_completeness_v_measure, normalized_mutual_info_score
 
-from annotate import importers, services
+from annotate.imports import read
+from annotate.imports.write import import_runs, import_topics
 from annotate.models import Judgment, Topic
+from annotate.services.campaigns import create_campaign
+from annotate.services.judgments import save_judgment
+from annotate.services.members import add_member
 from concord.typed import Outdated, dump, load
 from kinds.clustering import importers as clustering_importers
 from kinds.clustering import stats as m
@@ -59,16 +63,16 @@ def test_consensus_links_what_half_the_judges_put_together():
 
 @pytest.fixture
 def clustered(people):
-    campaign = services.create_campaign(creator=people["organiser"], kind="clustering", name="C", overlap=3)
+    campaign = create_campaign(creator=people["organiser"], kind="clustering", name="C", overlap=3)
     for name in ("alice", "bob", "carol"):
-        services.add_member(campaign=campaign, username=name, role="assessor")
+        add_member(campaign=campaign, username=name, role="assessor")
     data = {
         "documents": [{"id": "d1"}, {"id": "d2"}],
         "sentences": [
             {"id": s, "document": "d1" if i < 4 else "d2", "position": i, "text": s} for i, s in enumerate(ITEMS)
         ],
     }
-    services.import_topics(campaign=campaign, topics=[{"external_id": "t1", "data": data}])
+    import_topics(campaign=campaign, topics=[{"external_id": "t1", "data": data}])
     topic = campaign.topics.get()
     clusters = {
         "alice": [["s1", "s5"], ["s2", "s6"], ["s3", "s7"]],
@@ -76,12 +80,8 @@ def clustered(people):
         "carol": [["s1", "s5"], ["s4", "s8"]],
     }
     for name, c in clusters.items():
-        services.save_judgment(
-            topic=topic, assessor=people[name], payload={"clusters": c}, status="submitted", version=0
-        )
-    services.import_runs(
-        campaign=campaign, runs=[{"name": "sys", "data": {"clusterings": {"t1": [["s1", "s2", "s3", "s4"]]}}}]
-    )
+        save_judgment(topic=topic, assessor=people[name], payload={"clusters": c}, status="submitted", version=0)
+    import_runs(campaign=campaign, runs=[{"name": "sys", "data": {"clusterings": {"t1": [["s1", "s2", "s3", "s4"]]}}}])
     scoring_services.recompute_reports(campaign.pk, everything=True)
     return campaign, clusters
 
@@ -177,7 +177,7 @@ def test_split_merge_walks_from_singletons_to_one_cluster(clustered, django_capt
 
 
 def test_aiphes_trees_import_and_agree_above_chance(people):
-    campaign = services.create_campaign(creator=people["organiser"], kind="clustering", name="AIPHES", overlap=3)
+    campaign = create_campaign(creator=people["organiser"], kind="clustering", name="AIPHES", overlap=3)
     trees = sorted((AIPHES / "Trees" / "FinishedTrees").glob("Annotator*/Topic_1002_*.xml"))
     call_command(
         "import_aiphes",
@@ -219,7 +219,7 @@ def test_deeper_cuts_give_more_clusters():
 
 
 def test_clustering_runs_from_csv():
-    runs = importers.read_runs(
+    runs = read.read_runs(
         "topic,run,sentence,cluster\nt1,r,s1,x\nt1,r,s2,x\nt1,r,s3,\nt1,r,s4,y\n",
         kind=KINDS["clustering"],
         filename="r.csv",
@@ -229,9 +229,9 @@ def test_clustering_runs_from_csv():
 
 def test_bad_clustering_through_the_api_stores_nothing(api, people, clustered):
     campaign, _ = clustered
-    services.add_member(campaign=campaign, username="outsider", role="assessor")
+    add_member(campaign=campaign, username="outsider", role="assessor")
     topic = campaign.topics.get()
-    services.import_topics(campaign=campaign, topics=[{"external_id": "t2", "data": topic.data}])
+    import_topics(campaign=campaign, topics=[{"external_id": "t2", "data": topic.data}])
     user = next(
         u
         for u in ("alice", "bob", "carol", "outsider")

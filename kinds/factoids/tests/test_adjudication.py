@@ -9,8 +9,12 @@ import json
 import pytest
 from django.template.loader import render_to_string
 
-from annotate import services
+from annotate.imports.write import import_topics
 from annotate.models import Curation
+from annotate.services.campaigns import create_campaign
+from annotate.services.curations import save_curation
+from annotate.services.judgments import save_judgment
+from annotate.services.members import add_member
 from kinds.factoids import adjudication
 from kinds.factoids import report as factoid_report
 from kinds.factoids import stats as m
@@ -120,15 +124,15 @@ def test_the_fragment_shows_names_marks_and_the_differences_in_words():
 
 @pytest.mark.django_db
 def test_the_consensus_export_says_who_adjudicated_it_and_when(api, people):
-    campaign = services.create_campaign(creator=people["organiser"], kind="factoids", name="F", overlap=2)
+    campaign = create_campaign(creator=people["organiser"], kind="factoids", name="F", overlap=2)
     for name in ("alice", "bob"):
-        services.add_member(campaign=campaign, username=name, role="assessor")
-    topic, other = services.import_topics(
+        add_member(campaign=campaign, username=name, role="assessor")
+    topic, other = import_topics(
         campaign=campaign, topics=[{"external_id": t, "data": TOPIC} for t in ("kuwait", "oil")]
     )
-    services.save_judgment(topic=topic, assessor=people["alice"], payload=ANN, status="submitted", version=0)
-    services.save_judgment(topic=topic, assessor=people["bob"], payload=BOB, status="submitted", version=0)
-    services.save_curation(topic=topic, name="consensus", data=ANN, version=0, user=people["organiser"])
+    save_judgment(topic=topic, assessor=people["alice"], payload=ANN, status="submitted", version=0)
+    save_judgment(topic=topic, assessor=people["bob"], payload=BOB, status="submitted", version=0)
+    save_curation(topic=topic, name="consensus", data=ANN, version=0, user=people["organiser"])
     at = Curation.objects.get(topic=topic, name="consensus").updated_at.isoformat()
     admin = api(people["admin"])
     url = f"/api/campaigns/{campaign.pk}/export/"
@@ -145,12 +149,12 @@ def test_the_consensus_export_says_who_adjudicated_it_and_when(api, people):
 
 @pytest.mark.django_db
 def test_the_adjudication_page_shows_the_fragment_and_accepts_an_inventory(client, people):
-    campaign = services.create_campaign(creator=people["organiser"], kind="factoids", name="F", overlap=2)
+    campaign = create_campaign(creator=people["organiser"], kind="factoids", name="F", overlap=2)
     for name in ("alice", "bob"):
-        services.add_member(campaign=campaign, username=name, role="assessor")
-    (topic,) = services.import_topics(campaign=campaign, topics=[{"external_id": "kuwait", "data": TOPIC}])
-    services.save_judgment(topic=topic, assessor=people["alice"], payload=ANN, status="submitted", version=0)
-    services.save_judgment(topic=topic, assessor=people["bob"], payload=BOB, status="submitted", version=0)
+        add_member(campaign=campaign, username=name, role="assessor")
+    (topic,) = import_topics(campaign=campaign, topics=[{"external_id": "kuwait", "data": TOPIC}])
+    save_judgment(topic=topic, assessor=people["alice"], payload=ANN, status="submitted", version=0)
+    save_judgment(topic=topic, assessor=people["bob"], payload=BOB, status="submitted", version=0)
     client.force_login(people["organiser"])
     url = f"/campaigns/{campaign.pk}/topics/kuwait/adjudicate/"
     page = client.get(url).content.decode()

@@ -9,8 +9,12 @@ import pytest
 from django.utils import timezone
 from playwright.sync_api import expect
 
-from annotate import services, views
+from annotate import views
+from annotate.imports.write import import_topics
 from annotate.models import Judgment
+from annotate.services.campaigns import create_campaign
+from annotate.services.judgments import save_judgment
+from annotate.services.members import add_member
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -81,10 +85,10 @@ ALICE_PHASE1 = {
 
 @pytest.fixture
 def factoids_campaign(people):
-    campaign = services.create_campaign(creator=people["organiser"], kind="factoids", name="Kuwait factoids", overlap=2)
+    campaign = create_campaign(creator=people["organiser"], kind="factoids", name="Kuwait factoids", overlap=2)
     for name in ("alice", "bob"):
-        services.add_member(campaign=campaign, username=name, role="assessor")
-    services.import_topics(campaign=campaign, topics=[TOPIC])
+        add_member(campaign=campaign, username=name, role="assessor")
+    import_topics(campaign=campaign, topics=[TOPIC])
     return campaign
 
 
@@ -233,7 +237,7 @@ def test_define_split_and_mark_with_the_keyboard_then_submit(new_page, live_serv
 
 def test_merge_edit_and_delete_with_the_mouse(new_page, live_server, login, people, factoids_campaign):
     topic = factoids_campaign.topics.get()
-    services.save_judgment(topic=topic, assessor=people["alice"], payload=ALICE_PHASE1, status="draft", version=0)
+    save_judgment(topic=topic, assessor=people["alice"], payload=ALICE_PHASE1, status="draft", version=0)
     page = open_page(new_page, login, live_server, factoids_campaign)
     assert inventory(page) == ["F1", "F2", "F3"]
     dialog = page.locator("#factoid-dialog")
@@ -302,8 +306,8 @@ def test_phase_2_lists_the_discrepancies_and_nothing_else_of_the_other_annotator
     new_page, live_server, login, people, factoids_campaign, monkeypatch
 ):
     topic = factoids_campaign.topics.get()
-    services.save_judgment(topic=topic, assessor=people["bob"], payload=BOB, status="submitted", version=0)
-    services.save_judgment(topic=topic, assessor=people["alice"], payload=ALICE_PHASE1, status="submitted", version=0)
+    save_judgment(topic=topic, assessor=people["bob"], payload=BOB, status="submitted", version=0)
+    save_judgment(topic=topic, assessor=people["alice"], payload=ALICE_PHASE1, status="submitted", version=0)
     factoids_campaign.params = {"phase": 2, "phase2_started_at": timezone.now().isoformat()}
     factoids_campaign.save()
 
@@ -373,8 +377,8 @@ def test_the_consensus_editor_reuses_the_page_without_the_phase_2_panel(
     new_page, live_server, login, people, factoids_campaign, monkeypatch
 ):
     topic = factoids_campaign.topics.get()
-    services.save_judgment(topic=topic, assessor=people["alice"], payload=ALICE_PHASE1, status="submitted", version=0)
-    services.save_judgment(topic=topic, assessor=people["bob"], payload=BOB, status="submitted", version=0)
+    save_judgment(topic=topic, assessor=people["alice"], payload=ALICE_PHASE1, status="submitted", version=0)
+    save_judgment(topic=topic, assessor=people["bob"], payload=BOB, status="submitted", version=0)
     factoids_campaign.params = {"phase": 2, "phase2_started_at": timezone.now().isoformat()}
     factoids_campaign.save()
     # Even if a discrepancy list reached the consensus editor, it is not shown.

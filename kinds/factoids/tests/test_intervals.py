@@ -8,7 +8,11 @@ import random
 import numpy as np
 import pytest
 
-from annotate import services
+from annotate.imports.write import import_topics
+from annotate.services.campaigns import create_campaign
+from annotate.services.curations import save_curation
+from annotate.services.judgments import save_judgment
+from annotate.services.members import add_member
 from concord.typed import dump, load
 from kinds.factoids import stats as m
 from kinds.factoids.report import FactoidsCampaignReport, FactoidsTopicReport, summaries_of
@@ -47,16 +51,14 @@ def _annotations() -> tuple[dict, dict]:
 
 @pytest.fixture
 def annotated(people):
-    campaign = services.create_campaign(creator=people["organiser"], kind="factoids", name="F", overlap=2)
+    campaign = create_campaign(creator=people["organiser"], kind="factoids", name="F", overlap=2)
     for name in ("alice", "bob"):
-        services.add_member(campaign=campaign, username=name, role="assessor")
-    (topic,) = services.import_topics(
-        campaign=campaign, topics=[{"external_id": "k", "data": {"summaries": SUMMARIES}}]
-    )
+        add_member(campaign=campaign, username=name, role="assessor")
+    (topic,) = import_topics(campaign=campaign, topics=[{"external_id": "k", "data": {"summaries": SUMMARIES}}])
     alice, bob = _annotations()
-    services.save_judgment(topic=topic, assessor=people["alice"], payload=alice, status="submitted", version=0)
-    services.save_judgment(topic=topic, assessor=people["bob"], payload=bob, status="submitted", version=0)
-    services.save_curation(
+    save_judgment(topic=topic, assessor=people["alice"], payload=alice, status="submitted", version=0)
+    save_judgment(topic=topic, assessor=people["bob"], payload=bob, status="submitted", version=0)
+    save_curation(
         topic=topic, name="relations", data={"pairs": {"alice|bob": RELATIONS}}, version=0, user=people["organiser"]
     )
     scoring_services.recompute_reports(campaign.pk, everything=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from annotate import services
+from annotate.services.campaigns import clean_campaign_params
 from concord.errors import InvalidInput
 from kinds.factoids import demo as factoids_demo
 from kinds.factoids import partials as factoids_partials
@@ -24,7 +24,7 @@ def test_factoids_annotation_kappa_unit(people, make_user, client, unit):
     simulated = [make_user(f"sim-{name}") for name in ("ann", "ben")]
     campaign = factoids_demo.build(people["organiser"], simulated, [people["alice"]])
     if unit is not None:
-        campaign.params = services.clean_campaign_params(
+        campaign.params = clean_campaign_params(
             campaign.kind, {**campaign.params, "annotation_unit": unit}, current=campaign.params
         )
         campaign.save(update_fields=["params"])
@@ -50,6 +50,6 @@ def test_factoids_annotation_kappa_unit(people, make_user, client, unit):
 
 def test_annotation_unit_param_is_checked():
     with pytest.raises(InvalidInput) as refused:
-        services.clean_campaign_params("factoids", {"annotation_unit": "word"})
+        clean_campaign_params("factoids", {"annotation_unit": "word"})
     assert refused.value.field == "params.annotation_unit"
     assert fm.annotation_kappa.__kwdefaults__["unit"] == "summary"

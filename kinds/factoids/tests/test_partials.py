@@ -15,8 +15,11 @@ import random
 
 import pytest
 
-from annotate import services
+from annotate.imports.write import import_topics
 from annotate.models import Judgment
+from annotate.services.campaigns import create_campaign
+from annotate.services.judgments import reopen_judgment, save_judgment
+from annotate.services.members import add_member
 from concord import typed
 from kinds.factoids import demo
 from kinds.factoids import partials as pt
@@ -75,10 +78,10 @@ def assert_merge_equals_reference(given: ReportInput) -> r.FactoidsCampaignRepor
 
 def random_campaign(people, seed: int, skip: float = 0.25):
     rng = random.Random(seed)
-    campaign = services.create_campaign(creator=people["organiser"], kind="factoids", name=f"F{seed}", overlap=3)
+    campaign = create_campaign(creator=people["organiser"], kind="factoids", name=f"F{seed}", overlap=3)
     for name in ("alice", "bob", "carol"):
-        services.add_member(campaign=campaign, username=name, role="assessor")
-    topics = services.import_topics(
+        add_member(campaign=campaign, username=name, role="assessor")
+    topics = import_topics(
         campaign=campaign, topics=[{"external_id": f"t{i}", "data": topic_data(i)} for i in range(4)]
     )
     for topic in topics:
@@ -86,7 +89,7 @@ def random_campaign(people, seed: int, skip: float = 0.25):
             if rng.random() < skip:
                 continue
             payload = random_payload(topic.data, rng)
-            services.save_judgment(topic=topic, assessor=people[name], payload=payload, status="submitted", version=0)
+            save_judgment(topic=topic, assessor=people[name], payload=payload, status="submitted", version=0)
     return campaign
 
 
@@ -154,9 +157,9 @@ def test_a_topics_partial_depends_on_that_topic_only(people):
     before = report_input(campaign)
     packed = {t.pk: typed.pack(pt.topic_partial(before, t)) for t in topics}
     changed = Judgment.objects.filter(topic=topics[0]).select_related("assessor").first()
-    services.reopen_judgment(topic=topics[0], assessor=changed.assessor, version=changed.version)
+    reopen_judgment(topic=topics[0], assessor=changed.assessor, version=changed.version)
     payload = random_payload(topics[0].data, random.Random(99))
-    services.save_judgment(
+    save_judgment(
         topic=topics[0], assessor=changed.assessor, payload=payload, status="submitted", version=changed.version + 1
     )
     after = report_input(campaign)

@@ -6,8 +6,12 @@ import json
 
 import pytest
 
-from annotate import services
+from annotate.imports.write import import_topics
 from annotate.models import Curation, CurationRevision, Judgment
+from annotate.services.campaigns import create_campaign
+from annotate.services.curations import save_curation
+from annotate.services.judgments import Conflict, reopen_judgment, save_judgment
+from annotate.services.members import add_member
 from concord.errors import InvalidInput
 from concord.typed import Outdated, dump, load
 from kinds.factoids import demo, partials
@@ -40,14 +44,12 @@ BOB = {
 
 @pytest.fixture
 def annotated(people):
-    campaign = services.create_campaign(creator=people["organiser"], kind="factoids", name="F", overlap=2)
+    campaign = create_campaign(creator=people["organiser"], kind="factoids", name="F", overlap=2)
     for name in ("alice", "bob"):
-        services.add_member(campaign=campaign, username=name, role="assessor")
-    (topic,) = services.import_topics(
-        campaign=campaign, topics=[{"external_id": "kuwait", "data": {"summaries": SUMMARIES}}]
-    )
-    services.save_judgment(topic=topic, assessor=people["alice"], payload=ALICE, status="submitted", version=0)
-    services.save_judgment(topic=topic, assessor=people["bob"], payload=BOB, status="submitted", version=0)
+        add_member(campaign=campaign, username=name, role="assessor")
+    (topic,) = import_topics(campaign=campaign, topics=[{"external_id": "kuwait", "data": {"summaries": SUMMARIES}}])
+    save_judgment(topic=topic, assessor=people["alice"], payload=ALICE, status="submitted", version=0)
+    save_judgment(topic=topic, assessor=people["bob"], payload=BOB, status="submitted", version=0)
     scoring_services.recompute_reports(campaign.pk, everything=True)
     return campaign, topic
 
@@ -68,8 +70,8 @@ def test_phase_one_is_kept_when_phase_two_corrects(annotated, people):
     campaign.refresh_from_db()
     corrected = {**ALICE, "marks": {**ALICE["marks"], "b1": ["P30"]}}
     # A submitted judgment is corrected by reopening it and submitting again.
-    services.reopen_judgment(topic=topic, assessor=people["alice"], version=1)
-    services.save_judgment(topic=topic, assessor=people["alice"], payload=corrected, status="submitted", version=2)
+    reopen_judgment(topic=topic, assessor=people["alice"], version=1)
+    save_judgment(topic=topic, assessor=people["alice"], payload=corrected, status="submitted", version=2)
     assert phase_payloads(campaign, 1)[(topic.pk, "alice")] == ALICE
     assert phase_payloads(campaign, 2)[(topic.pk, "alice")] == corrected
     with pytest.raises(InvalidInput, match="Phase 2 already"):
@@ -79,7 +81,7 @@ def test_phase_one_is_kept_when_phase_two_corrects(annotated, people):
 def test_phase_two_shows_only_the_discrepancy_list(annotated, people, client):
     campaign, topic = annotated
     # Confirm an identity so there is something to compare: P30 = F9.22.
-    services.save_curation(
+    save_curation(
         topic=topic,
         name="relations",
         data={"pairs": {"alice|bob": [{"first": ["P30"], "second": ["F9.22"]}]}},
@@ -111,13 +113,13 @@ def test_relations_are_validated_versioned_and_kept(annotated, people, django_ca
     ]
     for data, field in bad:
         with pytest.raises(InvalidInput) as error:
-            services.save_curation(topic=topic, name="relations", data=data, version=0, user=people["organiser"])
+            save_curation(topic=topic, name="relations", data=data, version=0, user=people["organiser"])
         assert error.value.field == field
     good = {"pairs": {"alice|bob": [{"first": ["P30"], "second": ["F9.21", "F9.22"]}]}}
     with django_capture_on_commit_callbacks(execute=True):  # the reports follow the confirmed relations
-        services.save_curation(topic=topic, name="relations", data=good, version=0, user=people["organiser"])
-    with pytest.raises(services.Conflict):
-        services.save_curation(
+        save_curation(topic=topic, name="relations", data=good, version=0, user=people["organiser"])
+    with pytest.raises(Conflict):
+        save_curation(
             topic=topic, name="relations", data={"pairs": {"alice|bob": []}}, version=0, user=people["organiser"]
         )
     assert Curation.objects.get(name="relations").version == 1 and CurationRevision.objects.count() == 1
@@ -161,7 +163,7 @@ def test_consensus_scores_summaries_and_exports(annotated, people, api, django_c
 
 def test_growth_and_stability_jobs(annotated, people, client, django_capture_on_commit_callbacks):
     campaign, topic = annotated
-    services.save_curation(
+    save_curation(
         topic=topic,
         name="consensus",
         version=0,
@@ -206,7 +208,7 @@ def test_relations_editor_page_saves_lines(annotated, people, client):
 
 def test_bad_factoid_payloads_store_nothing(annotated, people):
     campaign, topic = annotated
-    services.add_member(campaign=campaign, username="carol", role="assessor")
+    add_member(campaign=campaign, username="carol", role="assessor")
     bad = [
         ({"factoids": [{"id": "A", "text": "x"}, {"id": "A", "text": "y"}], "marks": {}}, "payload.factoids[1].id"),
         ({"factoids": [{"id": "A", "text": "x"}], "marks": {"zz": ["A"]}}, "payload.marks.zz"),
@@ -215,16 +217,14 @@ def test_bad_factoid_payloads_store_nothing(annotated, people):
     ]
     for payload, field in bad:
         with pytest.raises(InvalidInput) as error:
-            services.save_judgment(
-                topic=topic, assessor=people["alice"], payload=payload, status="submitted", version=1
-            )
+            save_judgment(topic=topic, assessor=people["alice"], payload=payload, status="submitted", version=1)
         assert error.value.field == field
     assert Judgment.objects.get(topic=topic, assessor=people["alice"]).version == 1
 
 
 def test_position_adjusted_stability(annotated, people, django_capture_on_commit_callbacks):
     campaign, topic = annotated
-    services.save_curation(
+    save_curation(
         topic=topic,
         name="consensus",
         version=0,

@@ -9,7 +9,10 @@ import random
 
 import pytest
 
-from annotate import services
+from annotate.imports.write import import_topics
+from annotate.services.campaigns import create_campaign
+from annotate.services.judgments import save_judgment
+from annotate.services.members import add_member
 from kinds.registry import get_kind
 from scoring.selectors import report_input
 
@@ -44,15 +47,15 @@ def random_payload(data: dict, rng: random.Random) -> dict:
 @pytest.mark.parametrize("seed", range(12))
 def test_reports_build_on_random_submissions(people, seed):
     rng = random.Random(seed)
-    campaign = services.create_campaign(creator=people["organiser"], kind="factoids", name="F", overlap=2)
+    campaign = create_campaign(creator=people["organiser"], kind="factoids", name="F", overlap=2)
     for name in ("alice", "bob"):
-        services.add_member(campaign=campaign, username=name, role="assessor")
-    topics = services.import_topics(
+        add_member(campaign=campaign, username=name, role="assessor")
+    topics = import_topics(
         campaign=campaign, topics=[{"external_id": f"t{i}", "data": topic_data(i)} for i in range(3)]
     )
     for topic in topics:
         for name in ("alice", "bob"):
-            services.save_judgment(
+            save_judgment(
                 topic=topic,
                 assessor=people[name],
                 payload=random_payload(topic.data, rng),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from annotate import services
+from annotate.services.curations import save_curation
 from kinds.factoids.tests.test_report import annotated  # noqa: F401 (fixture)
 from tests.analyses import crossing_by_hand, run_analysis
 
@@ -12,7 +12,7 @@ from tests.analyses import crossing_by_hand, run_analysis
 @pytest.mark.django_db
 def test_factoids_stability_job_reports_the_crossing(annotated, people, client, django_capture_on_commit_callbacks):  # noqa: F811
     campaign, topic = annotated
-    services.save_curation(
+    save_curation(
         topic=topic,
         name="consensus",
         version=0,

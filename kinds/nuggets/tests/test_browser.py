@@ -9,8 +9,11 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from annotate import services
+from annotate.imports.write import import_topics
 from annotate.models import Judgment, JudgmentRevision
+from annotate.services.campaigns import create_campaign
+from annotate.services.judgments import save_judgment
+from annotate.services.members import add_member
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -62,12 +65,12 @@ def pyramid(*label_sets: dict[str, str]) -> dict[str, tuple[int, float]]:
 
 @pytest.fixture
 def nuggets_campaign(people):
-    campaign = services.create_campaign(creator=people["organiser"], kind="nuggets", name="Pyramids", overlap=2)
+    campaign = create_campaign(creator=people["organiser"], kind="nuggets", name="Pyramids", overlap=2)
     for name in ("alice", "bob"):
-        services.add_member(campaign=campaign, username=name, role="assessor")
-    topics = services.import_topics(campaign=campaign, topics=QUESTIONS)
+        add_member(campaign=campaign, username=name, role="assessor")
+    topics = import_topics(campaign=campaign, topics=QUESTIONS)
     for topic in topics:
-        services.save_judgment(
+        save_judgment(
             topic=topic,
             assessor=people["bob"],
             payload={"labels": BOB[topic.external_id]},
@@ -203,12 +206,12 @@ MATCHING = {
 
 @pytest.fixture
 def matching_campaign(people):
-    campaign = services.create_campaign(
+    campaign = create_campaign(
         creator=people["organiser"], kind="nuggets", name="Matching", overlap=2, params={"tasks": ["matches"]}
     )
     for name in ("alice", "bob"):
-        services.add_member(campaign=campaign, username=name, role="assessor")
-    services.import_topics(campaign=campaign, topics=[MATCHING])
+        add_member(campaign=campaign, username=name, role="assessor")
+    import_topics(campaign=campaign, topics=[MATCHING])
     return campaign
 
 
@@ -276,11 +279,11 @@ def test_matching_nuggets_in_responses_with_the_keyboard(new_page, live_server, 
 
 
 def test_both_tasks_labels_first_then_matches(new_page, live_server, login, people):
-    campaign = services.create_campaign(
+    campaign = create_campaign(
         creator=people["organiser"], kind="nuggets", name="Both", overlap=1, params={"tasks": ["labels", "matches"]}
     )
-    services.add_member(campaign=campaign, username="alice", role="assessor")
-    services.import_topics(campaign=campaign, topics=[MATCHING])
+    add_member(campaign=campaign, username="alice", role="assessor")
+    import_topics(campaign=campaign, topics=[MATCHING])
     page = new_page()
     login(page, "alice")
     page.goto(f"{live_server.url}/campaigns/{campaign.pk}/topics/m1/judge/")

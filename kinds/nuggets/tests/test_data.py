@@ -66,12 +66,14 @@ def test_run_data_takes_text_or_length_and_checks_matches():
 def test_the_judging_page_of_a_question_without_responses_renders(client, people):
     """A labels-only question has no responses; the page's item labels (for the
     conflict box) once made its template fail with a 500."""
-    from annotate import services
+    from annotate.imports.write import import_topics
+    from annotate.services.campaigns import create_campaign
+    from annotate.services.members import add_member
 
-    campaign = services.create_campaign(creator=people["organiser"], kind="nuggets", name="Labels", overlap=1)
-    services.add_member(campaign=campaign, username="alice", role="assessor")
+    campaign = create_campaign(creator=people["organiser"], kind="nuggets", name="Labels", overlap=1)
+    add_member(campaign=campaign, username="alice", role="assessor")
     topic = {"target": "AARP", "nuggets": [{"id": "n1", "text": "founded 1958", "label": "vital"}]}
-    services.import_topics(campaign=campaign, topics=[{"external_id": "q1", "data": topic}])
+    import_topics(campaign=campaign, topics=[{"external_id": "q1", "data": topic}])
     client.force_login(people["alice"])
     page = client.get(f"/campaigns/{campaign.pk}/topics/q1/judge/")
     assert page.status_code == 200

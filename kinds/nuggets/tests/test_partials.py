@@ -18,8 +18,11 @@ import random
 import numpy as np
 import pytest
 
-from annotate import services
+from annotate.imports.write import import_runs, import_topics
 from annotate.models import Judgment
+from annotate.services.campaigns import create_campaign
+from annotate.services.judgments import reopen_judgment, save_judgment, withdraw_judgment
+from annotate.services.members import add_member
 from concord import typed
 from kinds.nuggets import demo
 from kinds.nuggets import partials as nuggets_partials
@@ -113,7 +116,7 @@ def random_campaign(people, make_user, seed: int, *, original: str = "all"):
     on some questions, assessors who label some questions only (some partly)."""
     rng = random.Random(seed)
     assessors = [make_user(f"as{seed}-{i}") for i in range(4)]
-    campaign = services.create_campaign(
+    campaign = create_campaign(
         creator=people["organiser"],
         kind="nuggets",
         name=f"R{seed}",
@@ -121,7 +124,7 @@ def random_campaign(people, make_user, seed: int, *, original: str = "all"):
         params={"tasks": ["matches"]},  # labels optional: some assessors label some nuggets
     )
     for person in assessors:
-        services.add_member(campaign=campaign, username=person.username, role="assessor")
+        add_member(campaign=campaign, username=person.username, role="assessor")
     topics = []
     for q in range(7):
         count = rng.choice([1, 2, 3, 5]) if q else 3
@@ -142,7 +145,7 @@ def random_campaign(people, make_user, seed: int, *, original: str = "all"):
                 "data": {"target": f"T{q}", "nuggets": nuggets, "responses": responses if q != 4 else []},
             }
         )
-    services.import_topics(campaign=campaign, topics=topics)
+    import_topics(campaign=campaign, topics=topics)
     for topic in campaign.topics.order_by("position"):
         ids = [n["id"] for n in topic.data["nuggets"]]
         for person in assessors:
@@ -153,7 +156,7 @@ def random_campaign(people, make_user, seed: int, *, original: str = "all"):
                 "labels": {n: rng.choice(["vital", "okay"]) for n in shown},
                 "matches": {resp["id"]: [n for n in ids if rng.random() < 0.4] for resp in topic.data["responses"]},
             }
-            services.save_judgment(topic=topic, assessor=person, payload=payload, status="submitted", version=0)
+            save_judgment(topic=topic, assessor=person, payload=payload, status="submitted", version=0)
     given = {
         t["external_id"]: {
             "length": rng.randint(50, 600),
@@ -162,7 +165,7 @@ def random_campaign(people, make_user, seed: int, *, original: str = "all"):
         for t in topics
         if rng.random() < 0.6
     }
-    services.import_runs(
+    import_runs(
         campaign=campaign,
         runs=[
             {"name": "nist-a", "data": {"responses": given}},
@@ -215,14 +218,12 @@ def test_a_partial_depends_on_its_question_only(people, make_user):
     changed = 0
     for judgment in Judgment.objects.filter(topic__campaign=campaign, topic__external_id__in=["q1", "q2"]):
         if judgment.topic.external_id == "q2":
-            services.withdraw_judgment(
-                topic=judgment.topic, assessor=judgment.assessor, version=judgment.version, reason="test"
-            )
+            withdraw_judgment(topic=judgment.topic, assessor=judgment.assessor, version=judgment.version, reason="test")
         else:
-            services.reopen_judgment(topic=judgment.topic, assessor=judgment.assessor, version=judgment.version)
+            reopen_judgment(topic=judgment.topic, assessor=judgment.assessor, version=judgment.version)
             payload = copy.deepcopy(judgment.payload)
             payload["labels"] = {n: "okay" if v == "vital" else "vital" for n, v in payload["labels"].items()}
-            services.save_judgment(
+            save_judgment(
                 topic=judgment.topic,
                 assessor=judgment.assessor,
                 payload=payload,

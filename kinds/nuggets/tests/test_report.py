@@ -8,8 +8,11 @@ import numpy as np
 import pytest
 from django.core.management import call_command
 
-from annotate import services
+from annotate.imports.write import import_runs, import_topics
 from annotate.models import Run, Topic
+from annotate.services.campaigns import create_campaign
+from annotate.services.judgments import save_judgment
+from annotate.services.members import add_member
 from concord import typed
 from kinds.nuggets import partials as nuggets_partials
 from kinds.nuggets import report as nuggets_report
@@ -38,10 +41,10 @@ RUNS = {
 
 @pytest.fixture
 def labelled(people):
-    campaign = services.create_campaign(creator=people["organiser"], kind="nuggets", name="N", overlap=2)
+    campaign = create_campaign(creator=people["organiser"], kind="nuggets", name="N", overlap=2)
     for name in ("alice", "bob"):
-        services.add_member(campaign=campaign, username=name, role="assessor")
-    services.import_topics(
+        add_member(campaign=campaign, username=name, role="assessor")
+    import_topics(
         campaign=campaign,
         topics=[
             {
@@ -57,8 +60,8 @@ def labelled(people):
     for topic in campaign.topics.all():
         for name, labels in LABELS.items():
             payload = {"labels": {f"n{i}": label for i, label in enumerate(labels[topic.external_id])}}
-            services.save_judgment(topic=topic, assessor=people[name], payload=payload, status="submitted", version=0)
-    services.import_runs(
+            save_judgment(topic=topic, assessor=people[name], payload=payload, status="submitted", version=0)
+    import_runs(
         campaign=campaign,
         runs=[
             {
@@ -135,8 +138,8 @@ def test_stability_tables_3_and_4_match_the_metric(labelled):
 
 
 def test_reports_round_trip_through_their_types_and_refuse_an_outdated_shape(labelled, people):
-    unlabelled = services.create_campaign(creator=people["organiser"], kind="nuggets", name="U", overlap=1)
-    services.import_topics(
+    unlabelled = create_campaign(creator=people["organiser"], kind="nuggets", name="U", overlap=1)
+    import_topics(
         campaign=unlabelled,
         topics=[{"external_id": "q", "data": {"target": "T", "nuggets": [{"id": "n", "text": "x"}]}}],
     )
@@ -193,12 +196,12 @@ def test_report_pages_render_the_typed_reports(labelled, client, people):
 
 
 def test_matches_can_come_from_judgments_by_majority(people):
-    campaign = services.create_campaign(
+    campaign = create_campaign(
         creator=people["organiser"], kind="nuggets", name="M", overlap=3, params={"tasks": ["matches"]}
     )
     for name in ("alice", "bob", "carol"):
-        services.add_member(campaign=campaign, username=name, role="assessor")
-    (topic,) = services.import_topics(
+        add_member(campaign=campaign, username=name, role="assessor")
+    (topic,) = import_topics(
         campaign=campaign,
         topics=[
             {
@@ -212,7 +215,7 @@ def test_matches_can_come_from_judgments_by_majority(people):
         ],
     )
     for name, found in (("alice", ["n0", "n1"]), ("bob", ["n0"]), ("carol", ["n0", "n2"])):
-        services.save_judgment(
+        save_judgment(
             topic=topic, assessor=people[name], payload={"matches": {"r1": found}}, status="submitted", version=0
         )
     a = arrays([topic], submitted_judgments(campaign), [])
@@ -254,7 +257,7 @@ def test_exports(api, people, labelled):
 
 
 def test_trec_like_text_imports(people, tmp_path):
-    campaign = services.create_campaign(creator=people["organiser"], kind="nuggets", name="T", overlap=1)
+    campaign = create_campaign(creator=people["organiser"], kind="nuggets", name="T", overlap=1)
     (tmp_path / "q.txt").write_text("1\tAARP\n2\tHubble\n")
     (tmp_path / "key.txt").write_text(
         "1\t1.1\tvital\tLobby for people over 50\n1\t1.2\tokay\tHas a magazine\n2\t2.1\t-\tOrbits the Earth\n"

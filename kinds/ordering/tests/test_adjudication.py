@@ -8,8 +8,12 @@ import json
 import pytest
 from django.template.loader import render_to_string
 
-from annotate import services
+from annotate.imports.write import import_topics
 from annotate.models import Curation
+from annotate.services.campaigns import create_campaign
+from annotate.services.curations import save_curation
+from annotate.services.judgments import save_judgment
+from annotate.services.members import add_member
 from concord.errors import InvalidInput
 from kinds.ordering import adjudication
 from kinds.ordering import report as ordering_report
@@ -99,15 +103,15 @@ def test_the_fragment_shows_names_positions_and_the_differences_in_words():
 
 @pytest.fixture
 def campaign(people):
-    campaign = services.create_campaign(creator=people["organiser"], kind="ordering", name="O", overlap=3)
+    campaign = create_campaign(creator=people["organiser"], kind="ordering", name="O", overlap=3)
     for name in ("alice", "bob", "carol"):
-        services.add_member(campaign=campaign, username=name, role="assessor")
-    topics = services.import_topics(
+        add_member(campaign=campaign, username=name, role="assessor")
+    topics = import_topics(
         campaign=campaign, topics=[{"external_id": t, "data": {"items": VIEW["items"]}} for t in ("t1", "t2", "t3")]
     )
     for topic in topics[:2]:
         for name, payload in JUDGMENTS:
-            services.save_judgment(topic=topic, assessor=people[name], payload=payload, status="submitted", version=0)
+            save_judgment(topic=topic, assessor=people[name], payload=payload, status="submitted", version=0)
     return campaign
 
 
@@ -123,9 +127,7 @@ def export(api, people, campaign, format):
 def test_export_adjudicated_takes_the_gold_where_there_is_one_else_the_consensus(api, people, campaign):
     assert "adjudicated" in get_kind("ordering").exports.truths([])
     t1 = campaign.topics.get(external_id="t1")
-    services.save_curation(
-        topic=t1, name="consensus", data={"order": ["d", "c", "b", "a"]}, version=0, user=people["organiser"]
-    )
+    save_curation(topic=t1, name="consensus", data={"order": ["d", "c", "b", "a"]}, version=0, user=people["organiser"])
     gold = Curation.objects.get(topic=t1, name="consensus")
     rows = json.loads(export(api, people, campaign, "json"))
     # t3 has neither a gold nor a judgment: left out.
@@ -156,9 +158,7 @@ def test_export_adjudicated_takes_the_gold_where_there_is_one_else_the_consensus
 @pytest.mark.django_db
 def test_export_adjudicated_of_a_topic_with_a_gold_and_no_judgment(api, people, campaign):
     t3 = campaign.topics.get(external_id="t3")
-    services.save_curation(
-        topic=t3, name="consensus", data={"order": ["a", "b", "c", "d"]}, version=0, user=people["organiser"]
-    )
+    save_curation(topic=t3, name="consensus", data={"order": ["a", "b", "c", "d"]}, version=0, user=people["organiser"])
     rows = json.loads(export(api, people, campaign, "json"))
     assert [(r["topic"], r["source"], r["orderings"]) for r in rows] == [
         ("t1", "consensus", 3),

@@ -6,8 +6,11 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from annotate import services
+from annotate.imports.write import import_topics
 from annotate.models import Judgment
+from annotate.services.campaigns import create_campaign
+from annotate.services.judgments import save_judgment
+from annotate.services.members import add_member
 from kinds.ordering.stats import rank_consensus
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -17,10 +20,10 @@ ITEMS = ["a", "b", "c", "d", "e"]
 
 @pytest.fixture
 def ordering_campaign(people):
-    campaign = services.create_campaign(creator=people["organiser"], kind="ordering", name="Steps", overlap=2)
+    campaign = create_campaign(creator=people["organiser"], kind="ordering", name="Steps", overlap=2)
     for name in ("alice", "bob"):
-        services.add_member(campaign=campaign, username=name, role="assessor")
-    services.import_topics(
+        add_member(campaign=campaign, username=name, role="assessor")
+    import_topics(
         campaign=campaign,
         topics=[
             {
@@ -32,9 +35,7 @@ def ordering_campaign(people):
         ],
     )
     for topic in campaign.topics.all():
-        services.save_judgment(
-            topic=topic, assessor=people["bob"], payload={"order": ITEMS}, status="submitted", version=0
-        )
+        save_judgment(topic=topic, assessor=people["bob"], payload={"order": ITEMS}, status="submitted", version=0)
     return campaign
 
 

@@ -9,8 +9,10 @@ import pytest
 from django.core.management import CommandError, call_command
 from scipy.stats import kendalltau
 
-from annotate import importers, services
+from annotate.imports import write
+from annotate.imports.write import import_topics
 from annotate.models import Judgment, Run, Topic
+from annotate.services.campaigns import create_campaign
 from concord.errors import InvalidInput
 from kinds.ordering import importers as ordering_importers
 from scoring.selectors import campaign_report, topic_report
@@ -22,7 +24,7 @@ SQUALITY = Path(__file__).resolve().parents[3] / "data" / "squality-human-eval" 
 
 @pytest.fixture
 def empty(people):
-    return services.create_campaign(creator=people["organiser"], kind="ordering", name="SQuALITY", overlap=3)
+    return create_campaign(creator=people["organiser"], kind="ordering", name="SQuALITY", overlap=3)
 
 
 def test_squality_reviews_become_orderings(empty, django_capture_on_commit_callbacks):
@@ -50,15 +52,15 @@ def test_squality_reviews_become_orderings(empty, django_capture_on_commit_callb
 
 
 def test_squality_by_correctness_rank(empty):
-    summary = importers.import_judgment_file(empty, SQUALITY.read_bytes(), filename="x.jsonl", rank="correctness")
+    summary = write.import_judgment_file(empty, SQUALITY.read_bytes(), filename="x.jsonl", rank="correctness")
     assert summary.judgments == 300
     with pytest.raises(InvalidInput, match="expected one of overall"):
         ordering_importers.read_squality(SQUALITY.read_bytes(), rank="speed")
 
 
 def test_json_judgments_import_all_or_nothing(people, tmp_path):
-    campaign = services.create_campaign(creator=people["organiser"], kind="ordering", name="J", overlap=2)
-    services.import_topics(
+    campaign = create_campaign(creator=people["organiser"], kind="ordering", name="J", overlap=2)
+    import_topics(
         campaign=campaign,
         topics=[{"external_id": "t1", "data": {"items": [{"id": "a", "text": "A"}, {"id": "b", "text": "B"}]}}],
     )
@@ -80,8 +82,8 @@ def test_json_judgments_import_all_or_nothing(people, tmp_path):
 
 
 def test_runs_from_csv(people, tmp_path):
-    campaign = services.create_campaign(creator=people["organiser"], kind="ordering", name="R", overlap=1)
-    services.import_topics(
+    campaign = create_campaign(creator=people["organiser"], kind="ordering", name="R", overlap=1)
+    import_topics(
         campaign=campaign,
         topics=[{"external_id": f"t{n}", "data": {"items": [{"id": i, "text": i} for i in "abc"]}} for n in (1, 2)],
     )
@@ -101,8 +103,8 @@ def test_runs_from_csv(people, tmp_path):
 def test_runs_upload_through_the_api(api, people):
     from django.core.files.uploadedfile import SimpleUploadedFile
 
-    campaign = services.create_campaign(creator=people["organiser"], kind="ordering", name="R", overlap=1)
-    services.import_topics(
+    campaign = create_campaign(creator=people["organiser"], kind="ordering", name="R", overlap=1)
+    import_topics(
         campaign=campaign, topics=[{"external_id": "t1", "data": {"items": [{"id": i, "text": i} for i in "ab"]}}]
     )
     upload = SimpleUploadedFile("runs.csv", b"topic,run,order\nt1,s,b a\n")

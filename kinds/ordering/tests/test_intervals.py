@@ -9,7 +9,10 @@ import numpy as np
 import pytest
 from scipy.stats import kendalltau
 
-from annotate import services
+from annotate.imports.write import import_topics
+from annotate.services.campaigns import create_campaign
+from annotate.services.judgments import save_judgment
+from annotate.services.members import add_member
 from concord.typed import dump, load
 from kinds.ordering.report import OrderingCampaignReport
 from scoring import services as scoring_services
@@ -44,10 +47,10 @@ def _orders() -> dict[str, dict[str, list[str]]]:
 @pytest.fixture
 def ordered(people):
     """Eight topics ordered by alice, bob and carol; a ninth ordered by alice alone."""
-    campaign = services.create_campaign(creator=people["organiser"], kind="ordering", name="O", overlap=3)
+    campaign = create_campaign(creator=people["organiser"], kind="ordering", name="O", overlap=3)
     for name in ("alice", "bob", "carol"):
-        services.add_member(campaign=campaign, username=name, role="assessor")
-    services.import_topics(
+        add_member(campaign=campaign, username=name, role="assessor")
+    import_topics(
         campaign=campaign,
         topics=[
             {"external_id": t, "data": {"items": [{"id": i, "text": i.upper()} for i in ITEMS]}}
@@ -57,9 +60,7 @@ def ordered(people):
     orders = _orders()
     for topic in campaign.topics.all():
         for name, order in orders.get(topic.external_id, {"alice": ITEMS}).items():
-            services.save_judgment(
-                topic=topic, assessor=people[name], payload={"order": order}, status="submitted", version=0
-            )
+            save_judgment(topic=topic, assessor=people[name], payload={"order": order}, status="submitted", version=0)
     scoring_services.recompute_reports(campaign.pk, everything=True)
     return campaign, orders
 
@@ -128,16 +129,14 @@ def test_resamples_param_is_used_and_the_page_shows_interval_and_stop_signal(ord
 
 
 def test_too_few_topics_give_no_interval(people):
-    campaign = services.create_campaign(creator=people["organiser"], kind="ordering", name="O", overlap=2)
+    campaign = create_campaign(creator=people["organiser"], kind="ordering", name="O", overlap=2)
     for name in ("alice", "bob"):
-        services.add_member(campaign=campaign, username=name, role="assessor")
-    (topic,) = services.import_topics(
+        add_member(campaign=campaign, username=name, role="assessor")
+    (topic,) = import_topics(
         campaign=campaign, topics=[{"external_id": "t", "data": {"items": [{"id": i, "text": i} for i in ITEMS]}}]
     )
     for name, order in (("alice", ITEMS), ("bob", ITEMS[::-1])):
-        services.save_judgment(
-            topic=topic, assessor=people[name], payload={"order": order}, status="submitted", version=0
-        )
+        save_judgment(topic=topic, assessor=people[name], payload={"order": order}, status="submitted", version=0)
     scoring_services.recompute_reports(campaign.pk, everything=True)
     ci = campaign_report(campaign).data.mean_tau
     assert (ci.value, ci.low, ci.high, ci.units, ci.method) == (-1.0, None, None, 1, "too few")

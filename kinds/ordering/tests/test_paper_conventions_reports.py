@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from annotate import services
+from annotate.imports.write import import_runs, import_topics
+from annotate.services.campaigns import clean_campaign_params, create_campaign
+from annotate.services.judgments import save_judgment
+from annotate.services.members import add_member
 from concord.errors import InvalidInput
 from kinds.ordering import partials as ordering_partials
 from kinds.ordering import report as ordering_report
@@ -30,30 +33,26 @@ ORDERS = {
 
 
 def ordering_campaign(people, make_user, params):
-    campaign = services.create_campaign(
-        creator=people["organiser"], kind="ordering", name="W", overlap=5, params=params
-    )
+    campaign = create_campaign(creator=people["organiser"], kind="ordering", name="W", overlap=5, params=params)
     users = {name: people.get(name) or make_user(name) for name in ORDERS}
     for name in ORDERS:
-        services.add_member(campaign=campaign, username=name, role="assessor")
-    services.import_topics(
+        add_member(campaign=campaign, username=name, role="assessor")
+    import_topics(
         campaign=campaign, topics=[{"external_id": "t1", "data": {"items": [{"id": i, "text": i} for i in ITEMS]}}]
     )
     topic = campaign.topics.get()
     for name, order in ORDERS.items():
-        services.save_judgment(
-            topic=topic, assessor=users[name], payload={"order": order}, status="submitted", version=0
-        )
-    services.import_runs(campaign=campaign, runs=[{"name": "reversed", "data": {"orderings": {"t1": ITEMS[::-1]}}}])
+        save_judgment(topic=topic, assessor=users[name], payload={"order": order}, status="submitted", version=0)
+    import_runs(campaign=campaign, runs=[{"name": "reversed", "data": {"orderings": {"t1": ITEMS[::-1]}}}])
     return campaign, topic
 
 
 def test_wca_weights_param_is_checked():
     with pytest.raises(InvalidInput) as refused:
-        services.clean_campaign_params("ordering", {"wca_weights": "raw"})
+        clean_campaign_params("ordering", {"wca_weights": "raw"})
     assert refused.value.field == "params.wca_weights"
-    assert services.clean_campaign_params("ordering", {"wca_weights": "paper"})["wca_weights"] == "paper"
-    assert "wca_weights" not in services.clean_campaign_params("ordering", {})  # absent: clamped
+    assert clean_campaign_params("ordering", {"wca_weights": "paper"})["wca_weights"] == "paper"
+    assert "wca_weights" not in clean_campaign_params("ordering", {})  # absent: clamped
 
 
 @pytest.mark.parametrize(
@@ -79,18 +78,16 @@ def test_ordering_reports_use_and_name_the_wca_weights(people, make_user, client
 
 def test_rba_in_the_report_does_not_depend_on_who_submitted_first(people, make_user):
     # Two assessors whose summed ranks tie on s2 and s3: RBA-tau of s1 s2 s3 s4 is 5/6 (was 2/3 or 1).
-    campaign = services.create_campaign(creator=people["organiser"], kind="ordering", name="R", overlap=2)
+    campaign = create_campaign(creator=people["organiser"], kind="ordering", name="R", overlap=2)
     for name in ("alice", "bob"):
-        services.add_member(campaign=campaign, username=name, role="assessor")
-    services.import_topics(
+        add_member(campaign=campaign, username=name, role="assessor")
+    import_topics(
         campaign=campaign, topics=[{"external_id": "t1", "data": {"items": [{"id": i, "text": i} for i in ITEMS]}}]
     )
     topic = campaign.topics.get()
     for name, order in (("alice", ["s1", "s3", "s2", "s4"]), ("bob", ITEMS)):
-        services.save_judgment(
-            topic=topic, assessor=people[name], payload={"order": order}, status="submitted", version=0
-        )
-    services.import_runs(campaign=campaign, runs=[{"name": "natural", "data": {"orderings": {"t1": ITEMS}}}])
+        save_judgment(topic=topic, assessor=people[name], payload={"order": order}, status="submitted", version=0)
+    import_runs(campaign=campaign, runs=[{"name": "natural", "data": {"orderings": {"t1": ITEMS}}}])
     report = ordering_report.topic_report(report_input(campaign), topic)
     assert report.runs["natural"]["RBA-tau"] == pytest.approx(5 / 6, abs=1e-12)
     assert report.runs["natural"]["RBA-Sp"] == pytest.approx(0.9, abs=1e-12)

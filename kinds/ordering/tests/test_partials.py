@@ -18,8 +18,11 @@ from itertools import combinations
 import numpy as np
 import pytest
 
-from annotate import services
+from annotate.imports.write import import_runs, import_topics
 from annotate.models import Judgment
+from annotate.services.campaigns import create_campaign
+from annotate.services.judgments import reopen_judgment, save_judgment
+from annotate.services.members import add_member
 from concord import typed
 from kinds.ordering import demo
 from kinds.ordering import partials as ordering_partials
@@ -130,15 +133,13 @@ def random_campaign(make_user, seed: int, params: dict | None = None):
     (shuffles of a truth with a few swaps, some reversed); two runs ordering some topics."""
     rng = random.Random(seed)
     organiser = make_user(f"organiser{seed}", organiser=True)
-    campaign = services.create_campaign(
-        creator=organiser, kind="ordering", name=f"Random {seed}", overlap=5, params=params
-    )
+    campaign = create_campaign(creator=organiser, kind="ordering", name=f"Random {seed}", overlap=5, params=params)
     names = [f"a{seed}-{i}" for i in range(5)]
     people = {name: make_user(name) for name in names}
     for name in names:
-        services.add_member(campaign=campaign, username=name, role="assessor")
+        add_member(campaign=campaign, username=name, role="assessor")
     sizes = [rng.randint(3, 9) for _ in range(8)]
-    topics = services.import_topics(
+    topics = import_topics(
         campaign=campaign,
         topics=[
             {"external_id": f"t{i}", "data": {"items": [{"id": f"s{j}", "text": f"S{j}"} for j in range(k)]}}
@@ -156,9 +157,7 @@ def random_campaign(make_user, seed: int, params: dict | None = None):
             order = demo.perturbed(truth, rng.randint(0, 4), rng)
             if rng.random() < 0.2:
                 order = order[::-1]
-            services.save_judgment(
-                topic=topic, assessor=people[name], payload={"order": order}, status="submitted", version=0
-            )
+            save_judgment(topic=topic, assessor=people[name], payload={"order": order}, status="submitted", version=0)
     runs = [
         {"name": name, "data": {"orderings": {t: demo.perturbed(o, swaps, rng) for t, o in truths.items() if keep(t)}}}
         for name, swaps, keep in (
@@ -168,7 +167,7 @@ def random_campaign(make_user, seed: int, params: dict | None = None):
             ("unjudged", 2, lambda t: t in unjudged or not unjudged and t == "t0"),
         )
     ]
-    services.import_runs(campaign=campaign, runs=runs)
+    import_runs(campaign=campaign, runs=runs)
     return campaign
 
 
@@ -219,8 +218,8 @@ def test_the_merge_equals_the_report_before_partials_on_random_campaigns(make_us
 
 def test_no_orderings_yet_gives_undefined_figures(make_user):
     organiser = make_user("organiser", organiser=True)
-    campaign = services.create_campaign(creator=organiser, kind="ordering", name="Empty", overlap=2)
-    services.import_topics(
+    campaign = create_campaign(creator=organiser, kind="ordering", name="Empty", overlap=2)
+    import_topics(
         campaign=campaign,
         topics=[{"external_id": "t1", "data": {"items": [{"id": "a", "text": "A"}, {"id": "b", "text": "B"}]}}],
     )
@@ -246,9 +245,9 @@ def test_a_partial_depends_on_its_topic_only(make_user):
     before = packed_partials(campaign)
     judgment = Judgment.objects.filter(topic__campaign=campaign).select_related("topic", "assessor").first()
     changed = judgment.topic.external_id
-    services.reopen_judgment(topic=judgment.topic, assessor=judgment.assessor, version=judgment.version)
+    reopen_judgment(topic=judgment.topic, assessor=judgment.assessor, version=judgment.version)
     order = list(judgment.submitted_payload["order"])[::-1]
-    services.save_judgment(
+    save_judgment(
         topic=judgment.topic,
         assessor=judgment.assessor,
         payload={"order": order},

@@ -9,8 +9,11 @@ import numpy as np
 import pytest
 from scipy.stats import kendalltau, spearmanr
 
-from annotate import services
+from annotate.imports.write import import_runs, import_topics
 from annotate.models import Campaign, Judgment
+from annotate.services.campaigns import create_campaign
+from annotate.services.judgments import save_judgment
+from annotate.services.members import add_member
 from concord.errors import InvalidInput
 from concord.typed import Outdated, dump, load
 from kinds.ordering import partials as ordering_partials
@@ -29,10 +32,10 @@ ITEMS = [f"s{i}" for i in range(1, 9)]
 @pytest.fixture
 def ordered(people):
     """Three assessors order two topics of eight items; two runs."""
-    campaign = services.create_campaign(creator=people["organiser"], kind="ordering", name="O", overlap=3)
+    campaign = create_campaign(creator=people["organiser"], kind="ordering", name="O", overlap=3)
     for name in ("alice", "bob", "carol"):
-        services.add_member(campaign=campaign, username=name, role="assessor")
-    services.import_topics(
+        add_member(campaign=campaign, username=name, role="assessor")
+    import_topics(
         campaign=campaign,
         topics=[
             {"external_id": t, "data": {"items": [{"id": i, "text": i.upper()} for i in ITEMS]}} for t in ("t1", "t2")
@@ -45,10 +48,8 @@ def ordered(people):
     }
     for topic in campaign.topics.all():
         for name, order in orders.items():
-            services.save_judgment(
-                topic=topic, assessor=people[name], payload={"order": order}, status="submitted", version=0
-            )
-    services.import_runs(
+            save_judgment(topic=topic, assessor=people[name], payload={"order": order}, status="submitted", version=0)
+    import_runs(
         campaign=campaign,
         runs=[
             {"name": "good", "data": {"orderings": {"t1": ITEMS, "t2": ITEMS}}},
@@ -141,7 +142,7 @@ def test_noise_sweep_and_tune_jobs(ordered, django_capture_on_commit_callbacks):
 
 def test_analyses_need_two_orderings(people, django_capture_on_commit_callbacks):
     """Refused before any job is stored (Analysis.ready); the job itself still checks."""
-    campaign = services.create_campaign(creator=people["organiser"], kind="ordering", name="E", overlap=1)
+    campaign = create_campaign(creator=people["organiser"], kind="ordering", name="E", overlap=1)
     for analysis in ("noise", "frespa-sweep", "frespa-tune"):
         with pytest.raises(InvalidInput, match="two submitted orderings") as refused:
             scoring_services.start_analysis(campaign=campaign, analysis=analysis, params={}, user=None)
@@ -171,7 +172,7 @@ def test_exports(api, people, ordered):
 
 def test_bad_orderings_through_the_api_store_nothing(api, people, ordered):
     campaign, _ = ordered
-    services.import_topics(
+    import_topics(
         campaign=campaign, topics=[{"external_id": "t3", "data": {"items": [{"id": i, "text": i} for i in ITEMS]}}]
     )
     url = f"/api/campaigns/{campaign.pk}/topics/t3/judgment/"

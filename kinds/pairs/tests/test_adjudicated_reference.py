@@ -6,7 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from annotate import services
+from annotate.imports.write import import_runs, import_topics
+from annotate.services.campaigns import create_campaign
+from annotate.services.curations import save_curation
+from annotate.services.judgments import save_judgment
+from annotate.services.members import add_member
 from kinds.pairs import partials as pairs_partials
 from scoring.selectors import report_input
 
@@ -15,10 +19,10 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def pairs(people):
-    campaign = services.create_campaign(creator=people["organiser"], kind="pairs", name="M", overlap=3)
+    campaign = create_campaign(creator=people["organiser"], kind="pairs", name="M", overlap=3)
     for name in ("alice", "bob", "carol"):
-        services.add_member(campaign=campaign, username=name, role="assessor")
-    topics = services.import_topics(
+        add_member(campaign=campaign, username=name, role="assessor")
+    topics = import_topics(
         campaign=campaign,
         topics=[
             {"external_id": q, "data": {"query": q, "candidates": [{"id": f"c{i}", "text": f"C{i}"} for i in (1, 2)]}}
@@ -32,7 +36,7 @@ def pairs(people):
     }
     for topic in topics:
         for name, matches in votes.items():
-            services.save_judgment(
+            save_judgment(
                 topic=topic, assessor=people[name], payload={"matches": matches}, status="submitted", version=0
             )
     return campaign, topics
@@ -46,9 +50,7 @@ def test_no_gold_no_adjudicated_reference(pairs):
 def test_the_adjudicated_gold_is_a_reference_over_its_items(pairs, people):
     campaign, (q1, _) = pairs
     # The adjudicator overrules the majority on c2 of q1 only (alice was right) and leaves c1 out.
-    services.save_curation(
-        topic=q1, name="consensus", data={"matches": {"c2": True}}, version=0, user=people["organiser"]
-    )
+    save_curation(topic=q1, name="consensus", data={"matches": {"c2": True}}, version=0, user=people["organiser"])
     (ref,) = pairs_partials.campaign_report(report_input(campaign)).references
     assert (ref.reference, ref.items, ref.ties) == ("adjudicated gold", 1, 0)
     truth_sets = {row.name: (row.n, row.accuracy) for row in ref.truth_sets}
@@ -59,11 +61,11 @@ def test_the_adjudicated_gold_is_a_reference_over_its_items(pairs, people):
 
 def test_a_reference_run_comes_first_then_the_gold(pairs, people):
     campaign, (q1, q2) = pairs
-    services.import_runs(
+    import_runs(
         campaign=campaign,
         runs=[{"name": "gold", "data": {"reference": True, "labels": {"q2": {"c1": True, "c2": False}}}}],
     )
-    services.save_curation(
+    save_curation(
         topic=q2, name="consensus", data={"matches": {"c1": False, "c2": False}}, version=0, user=people["organiser"]
     )
     refs = pairs_partials.campaign_report(report_input(campaign)).references

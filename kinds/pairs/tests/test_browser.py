@@ -7,8 +7,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from annotate import services
 from annotate.models import Judgment, JudgmentRevision, Topic
+from annotate.services.judgments import save_judgment
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -17,7 +17,7 @@ BOB = {"matches": {"c1": True, "c2": False, "c3": True, "c4": False}}
 
 def test_keyboard_judging_updates_the_organisers_kappa_live(new_page, live_server, login, people, campaign):
     for topic in Topic.objects.filter(campaign=campaign, assignments__assessor=people["bob"]):
-        services.save_judgment(topic=topic, assessor=people["bob"], payload=BOB, status="submitted", version=0)
+        save_judgment(topic=topic, assessor=people["bob"], payload=BOB, status="submitted", version=0)
     first = Topic.objects.filter(campaign=campaign, assignments__assessor=people["alice"]).order_by("position").first()
 
     organiser = new_page()

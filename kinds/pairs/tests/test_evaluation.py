@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from annotate import services
+from annotate.services.campaigns import create_campaign
 from kinds.pairs.analyses import returned_matrix
 from kinds.pairs.partials import system_runs
 from kinds.pairs.report import votes
@@ -34,12 +34,15 @@ BUILD = textwrap.dedent(
     from django.contrib.auth.models import User
     from annotate import services
     from kinds.pairs.pools import build_pools
+    from annotate.services.campaigns import create_campaign
+    from annotate.services.judgments import save_judgment
+    from annotate.services.members import add_member
 
     def build(organiser, names):
         rng = random.Random(5)
-        campaign = services.create_campaign(creator=organiser, kind="pairs", name="Eval", overlap=len(names))
+        campaign = create_campaign(creator=organiser, kind="pairs", name="Eval", overlap=len(names))
         for name in names:
-            services.add_member(campaign=campaign, username=name, role="assessor")
+            add_member(campaign=campaign, username=name, role="assessor")
         queries = {f"q{q}": f"Query {q}" for q in range(12)}
         truth = {(q, c): rng.random() < 0.35 for q in queries for c in range(8)}
         runs = []
@@ -55,9 +58,9 @@ BUILD = textwrap.dedent(
             for a in topic.assignments.select_related("assessor"):
                 matches = {c["id"]: truth[(topic.external_id, int(c["id"][1:]))] != (rng.random() < 0.1 + strict[a.assessor.username])
                            for c in topic.data["candidates"]}
-                services.save_judgment(topic=topic, assessor=a.assessor, payload={"matches": matches}, status="submitted", version=0)
+                save_judgment(topic=topic, assessor=a.assessor, payload={"matches": matches}, status="submitted", version=0)
         return campaign
-    """
+"""
 )
 PARAMS = {"n_random": 24, "n_resamples": 200, "chunk_size": 5, "seed": 3}
 
@@ -135,7 +138,7 @@ def test_result_page_shows_table2_and_figure6(client, people, evaluated):
 
 
 def test_evaluation_needs_two_systems(people):
-    campaign = services.create_campaign(creator=people["organiser"], kind="pairs", name="E", overlap=1)
+    campaign = create_campaign(creator=people["organiser"], kind="pairs", name="E", overlap=1)
     job = Job.objects.create(campaign=campaign, analysis="evaluation", params={})
     scoring_services.run_job(job.pk)  # a known failure (InvalidInput): recorded for the user, not raised
     job = Job.objects.get(pk=job.pk)

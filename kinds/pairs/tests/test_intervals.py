@@ -10,7 +10,10 @@ import io
 import numpy as np
 import pytest
 
-from annotate import services
+from annotate.imports.write import import_runs, import_topics
+from annotate.services.campaigns import create_campaign
+from annotate.services.judgments import save_judgment
+from annotate.services.members import add_member
 from kinds.pairs.partials import campaign_report
 from kinds.pairs.report import agreement, votes
 from kinds.pairs.stats import consensus
@@ -44,13 +47,13 @@ def close(ci, interval):
 @pytest.fixture
 def judged(people, django_capture_on_commit_callbacks):
     """Three assessors, overlap 3, six topics of five candidates, seeded labels; carol skips q6."""
-    campaign = services.create_campaign(creator=people["organiser"], kind="pairs", name="R", overlap=3)
+    campaign = create_campaign(creator=people["organiser"], kind="pairs", name="R", overlap=3)
     for name in ("alice", "bob", "carol"):
-        services.add_member(campaign=campaign, username=name, role="assessor")
-    services.import_topics(campaign=campaign, topics=pairs_topics(6, 5))
+        add_member(campaign=campaign, username=name, role="assessor")
+    import_topics(campaign=campaign, topics=pairs_topics(6, 5))
     # As after a commit: the import's recompute request is queued (it sets the campaign's flag).
     with django_capture_on_commit_callbacks(execute=True):
-        services.import_runs(
+        import_runs(
             campaign=campaign,
             runs=[
                 {
@@ -79,7 +82,7 @@ def judged(people, django_capture_on_commit_callbacks):
                 matches = {f"c{c + 1}": bool(truth[t, c] ^ flips[c]) for c in range(5)}
                 if assignment.assessor.username == "carol" and t == 5:
                     continue
-                services.save_judgment(
+                save_judgment(
                     topic=topic,
                     assessor=assignment.assessor,
                     payload={"matches": matches},

@@ -10,7 +10,10 @@ from itertools import combinations
 import numpy as np
 import pytest
 
-from annotate import services
+from annotate.imports.write import import_topics
+from annotate.services.campaigns import create_campaign
+from annotate.services.judgments import save_judgment
+from annotate.services.members import add_member
 from kinds.pairs import partials as pairs_partials
 from kinds.pairs import report as pairs_report
 from scoring import services as scoring_services
@@ -85,18 +88,18 @@ def test_the_listed_pairs_are_those_with_the_most_shared_items():
 @pytest.mark.django_db
 def test_the_report_page_says_how_many_pairs_it_lists_and_where_the_others_are(client, people, monkeypatch):
     monkeypatch.setattr(pairs_partials, "LIVE_PAIRS", 2)
-    campaign = services.create_campaign(creator=people["organiser"], kind="pairs", name="Crowd", overlap=4)
+    campaign = create_campaign(creator=people["organiser"], kind="pairs", name="Crowd", overlap=4)
     names = ("alice", "bob", "carol", "dave")
     for name in names:
-        services.add_member(campaign=campaign, username=name, role="assessor")
-    services.import_topics(campaign=campaign, topics=pairs_topics(3, 4))
+        add_member(campaign=campaign, username=name, role="assessor")
+    import_topics(campaign=campaign, topics=pairs_topics(3, 4))
     rng = np.random.default_rng(2)
     for topic in campaign.topics.order_by("position"):
         for assignment in topic.assignments.select_related("assessor"):
             if assignment.assessor.username == "dave" and topic.external_id != "q1":
                 continue  # dave judged one topic: his pairs share the fewest items
             matches = {f"c{c + 1}": bool(rng.random() < 0.5) for c in range(4)}
-            services.save_judgment(
+            save_judgment(
                 topic=topic, assessor=assignment.assessor, payload={"matches": matches}, status="submitted", version=0
             )
     scoring_services.recompute_reports(campaign.pk, everything=True)

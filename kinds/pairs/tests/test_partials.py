@@ -13,8 +13,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from annotate import services
+from annotate.imports.write import import_runs, import_topics
 from annotate.models import Judgment
+from annotate.services.campaigns import create_campaign
+from annotate.services.curations import save_curation
+from annotate.services.judgments import reopen_judgment, save_judgment
+from annotate.services.members import add_member
 from concord import typed
 from kinds.pairs import demo
 from kinds.pairs import report as r
@@ -153,10 +157,10 @@ def judged(people):
     """Three assessors on eight topics of five candidates (seeded labels, carol skips two
     topics, one topic unjudged, one without candidates' votes), two systems, a reference run
     that labels some items, and two adjudicated topics."""
-    campaign = services.create_campaign(creator=people["organiser"], kind="pairs", name="P", overlap=3)
+    campaign = create_campaign(creator=people["organiser"], kind="pairs", name="P", overlap=3)
     for name in ("alice", "bob", "carol"):
-        services.add_member(campaign=campaign, username=name, role="assessor")
-    services.import_topics(campaign=campaign, topics=pairs_topics(8, 5))
+        add_member(campaign=campaign, username=name, role="assessor")
+    import_topics(campaign=campaign, topics=pairs_topics(8, 5))
     rng = np.random.default_rng(11)
     truth = rng.random((8, 5)) < 0.4
     for topic in campaign.topics.all():
@@ -168,7 +172,7 @@ def judged(people):
                 continue
             flips = rng.random(5) < 0.25
             matches = {f"c{c + 1}": bool(truth[t, c] ^ flips[c]) for c in range(5)}
-            services.save_judgment(
+            save_judgment(
                 topic=topic, assessor=assignment.assessor, payload={"matches": matches}, status="submitted", version=0
             )
     results = {
@@ -178,7 +182,7 @@ def judged(people):
         }
         for s in range(3)
     }
-    services.import_runs(
+    import_runs(
         campaign=campaign,
         runs=[
             *({"name": name, "data": {"results": data}} for name, data in results.items()),
@@ -193,9 +197,7 @@ def judged(people):
     )
     for external_id, matches in (("q2", {"c1": True, "c2": False}), ("q4", {"c3": True})):
         topic = campaign.topics.get(external_id=external_id)
-        services.save_curation(
-            topic=topic, name="consensus", data={"matches": matches}, version=0, user=people["organiser"]
-        )
+        save_curation(topic=topic, name="consensus", data={"matches": matches}, version=0, user=people["organiser"])
     return campaign
 
 
@@ -264,9 +266,9 @@ def test_a_topic_partial_depends_on_that_topic_only(judged, people):
     before = _partials(judged)
     topic = judged.topics.get(external_id="q3")
     judgment = Judgment.objects.get(topic=topic, assessor=people["bob"])
-    services.reopen_judgment(topic=topic, assessor=people["bob"], version=judgment.version)
+    reopen_judgment(topic=topic, assessor=people["bob"], version=judgment.version)
     flipped = {c: not m for c, m in judgment.payload["matches"].items()}
-    services.save_judgment(
+    save_judgment(
         topic=topic,
         assessor=people["bob"],
         payload={"matches": flipped},
@@ -274,7 +276,7 @@ def test_a_topic_partial_depends_on_that_topic_only(judged, people):
         version=judgment.version + 1,
     )
     q8 = judged.topics.get(external_id="q8")
-    services.save_judgment(
+    save_judgment(
         topic=q8,
         assessor=q8.assignments.first().assessor,
         payload={"matches": {f"c{c}": c % 2 == 0 for c in range(1, 6)}},

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from annotate import services
+from annotate.imports.write import import_topics
 from annotate.models import Assignment, Judgment, Run, Topic
+from annotate.services.campaigns import create_campaign
+from annotate.services.members import add_member
 from concord.errors import InvalidInput
 from kinds.pairs.pools import build_pools
 
@@ -45,7 +47,7 @@ def candidates(campaign, query):
 
 
 def test_pools_are_the_union_without_exact_matches_with_provenance(people):
-    campaign = services.create_campaign(creator=people["organiser"], kind="pairs", name="P", overlap=1)
+    campaign = create_campaign(creator=people["organiser"], kind="pairs", name="P", overlap=1)
     build_pools(campaign=campaign, queries=QUERIES, runs=RUNS)
     assert candidates(campaign, "q1") == {
         "r1": ["sysA"],
@@ -57,7 +59,7 @@ def test_pools_are_the_union_without_exact_matches_with_provenance(people):
 
 
 def test_pool_depth_cuts_each_system(people):
-    campaign = services.create_campaign(creator=people["organiser"], kind="pairs", name="P", overlap=1)
+    campaign = create_campaign(creator=people["organiser"], kind="pairs", name="P", overlap=1)
     build_pools(campaign=campaign, queries=QUERIES, runs=RUNS, depth=1)
     # depth 1: sysA's first result for q1 is r1 (its r0 is excluded after the cut), sysB's is r2
     assert candidates(campaign, "q1") == {"r1": ["sysA"], "r2": ["sysB"]}
@@ -76,7 +78,7 @@ def test_pool_depth_cuts_each_system(people):
     ],
 )
 def test_bad_pool_input_builds_nothing(people, queries, runs, field):
-    campaign = services.create_campaign(creator=people["organiser"], kind="pairs", name="P", overlap=1)
+    campaign = create_campaign(creator=people["organiser"], kind="pairs", name="P", overlap=1)
     with pytest.raises(InvalidInput) as error:
         build_pools(campaign=campaign, queries=queries, runs=runs)
     assert error.value.field == field
@@ -84,7 +86,7 @@ def test_bad_pool_input_builds_nothing(people, queries, runs, field):
 
 
 def test_pools_through_the_api(api, people):
-    campaign = services.create_campaign(creator=people["organiser"], kind="pairs", name="P", overlap=1)
+    campaign = create_campaign(creator=people["organiser"], kind="pairs", name="P", overlap=1)
     url = f"/api/campaigns/{campaign.pk}/pools/"
     assert api(people["alice"]).post(url, {"queries": QUERIES, "runs": RUNS}, format="json").status_code == 404
     response = api(people["organiser"]).post(url, {"queries": QUERIES, "runs": RUNS, "depth": 2}, format="json")
@@ -92,11 +94,11 @@ def test_pools_through_the_api(api, people):
 
 
 def test_one_adjudicator_per_pair(api, people):
-    campaign = services.create_campaign(
+    campaign = create_campaign(
         creator=people["organiser"], kind="pairs", name="Cheap", overlap=1, params={"design": "one-per-item"}
     )
     for name in ("alice", "bob", "carol"):
-        services.add_member(campaign=campaign, username=name, role="assessor")
+        add_member(campaign=campaign, username=name, role="assessor")
     topics = [
         {
             "external_id": f"t{t}",
@@ -104,7 +106,7 @@ def test_one_adjudicator_per_pair(api, people):
         }
         for t in range(4)
     ]
-    services.import_topics(campaign=campaign, topics=topics)
+    import_topics(campaign=campaign, topics=topics)
     for topic in Topic.objects.filter(campaign=campaign):
         assigned = [item for a in topic.assignments.all() for item in a.items]
         assert sorted(assigned) == sorted(f"c{c}" for c in range(12))  # every pair exactly once
@@ -128,12 +130,12 @@ def test_one_adjudicator_per_pair(api, people):
 
 
 def test_judging_page_shows_only_the_assigned_pairs(client, people):
-    campaign = services.create_campaign(
+    campaign = create_campaign(
         creator=people["organiser"], kind="pairs", name="Cheap", overlap=1, params={"design": "one-per-item"}
     )
     for name in ("alice", "bob"):
-        services.add_member(campaign=campaign, username=name, role="assessor")
-    services.import_topics(
+        add_member(campaign=campaign, username=name, role="assessor")
+    import_topics(
         campaign=campaign,
         topics=[
             {

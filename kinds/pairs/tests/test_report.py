@@ -9,7 +9,10 @@ import numpy as np
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from annotate import services
+from annotate.imports.write import import_runs, import_topics
+from annotate.services.campaigns import create_campaign
+from annotate.services.judgments import save_judgment
+from annotate.services.members import add_member
 from kinds.pairs.partials import campaign_report
 from kinds.pairs.report import agreement, votes
 from scoring.selectors import JudgmentRow, ReportInput, report_input, submitted_judgments
@@ -21,10 +24,10 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def judged(people):
     """Three assessors, overlap 3, six topics of five candidates, seeded labels."""
-    campaign = services.create_campaign(creator=people["organiser"], kind="pairs", name="R", overlap=3)
+    campaign = create_campaign(creator=people["organiser"], kind="pairs", name="R", overlap=3)
     for name in ("alice", "bob", "carol"):
-        services.add_member(campaign=campaign, username=name, role="assessor")
-    services.import_topics(campaign=campaign, topics=pairs_topics(6, 5))
+        add_member(campaign=campaign, username=name, role="assessor")
+    import_topics(campaign=campaign, topics=pairs_topics(6, 5))
     rng = np.random.default_rng(7)
     truth = rng.random((6, 5)) < 0.4
     for topic in campaign.topics.all():
@@ -35,7 +38,7 @@ def judged(people):
             # carol skips the last topic: missing data
             if assignment.assessor.username == "carol" and t == 5:
                 continue
-            services.save_judgment(
+            save_judgment(
                 topic=topic, assessor=assignment.assessor, payload={"matches": matches}, status="submitted", version=0
             )
     return campaign
@@ -102,9 +105,9 @@ def test_the_evaluation_says_what_to_change_when_one_query_is_judged(campaign, p
     from scoring.services import analysis_schemas
 
     runs = [{"name": n, "data": {"results": {"q1": [{"id": "c1", "text": "Candidate 1.1"}]}}} for n in ("A", "B")]
-    services.import_runs(campaign=campaign, runs=runs)
+    import_runs(campaign=campaign, runs=runs)
     topic = campaign.topics.get(external_id="q1")
-    services.save_judgment(
+    save_judgment(
         topic=topic,
         assessor=people["alice"],
         payload={"matches": {c["id"]: c["id"] == "c1" for c in topic.data["candidates"]}},

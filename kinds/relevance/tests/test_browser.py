@@ -8,8 +8,10 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from annotate import services
+from annotate.imports.write import import_topics
 from annotate.models import Judgment, JudgmentRevision
+from annotate.services.campaigns import create_campaign
+from annotate.services.members import add_member
 from kinds.relevance.examples import TOPIC
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -17,9 +19,9 @@ pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 @pytest.fixture
 def trec(people):
-    campaign = services.create_campaign(creator=people["organiser"], kind="relevance", name="TREC", overlap=1)
-    services.add_member(campaign=campaign, username="alice", role="assessor")
-    services.import_topics(
+    campaign = create_campaign(creator=people["organiser"], kind="relevance", name="TREC", overlap=1)
+    add_member(campaign=campaign, username="alice", role="assessor")
+    import_topics(
         campaign=campaign,
         topics=[
             {"external_id": "t1", "title": "reefs", "data": copy.deepcopy(TOPIC)},

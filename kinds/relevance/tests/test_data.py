@@ -4,8 +4,10 @@ import copy
 
 import pytest
 
-from annotate import services
+from annotate.imports.write import import_topics
 from annotate.models import Judgment, JudgmentRevision
+from annotate.services.campaigns import create_campaign
+from annotate.services.members import add_member
 from concord.errors import InvalidInput
 from kinds.registry import get_kind
 from kinds.relevance.examples import TOPIC
@@ -153,11 +155,9 @@ def test_run_data_is_a_ranking_per_topic():
 
 @pytest.mark.django_db
 def test_a_bad_grade_over_the_api_is_a_400_naming_the_document_and_changes_nothing(people, api):
-    campaign = services.create_campaign(creator=people["organiser"], kind="relevance", name="TREC", overlap=1)
-    services.add_member(campaign=campaign, username="alice", role="assessor")
-    services.import_topics(
-        campaign=campaign, topics=[{"external_id": "t1", "title": "reefs", "data": copy.deepcopy(TOPIC)}]
-    )
+    campaign = create_campaign(creator=people["organiser"], kind="relevance", name="TREC", overlap=1)
+    add_member(campaign=campaign, username="alice", role="assessor")
+    import_topics(campaign=campaign, topics=[{"external_id": "t1", "title": "reefs", "data": copy.deepcopy(TOPIC)}])
     url = f"/api/campaigns/{campaign.pk}/topics/t1/judgment/"
     client = api(people["alice"])
     saved = client.put(url, {"payload": {"grades": {"d1": 2}}, "status": "draft", "version": 0}, format="json")

@@ -16,8 +16,11 @@ import random
 
 import pytest
 
-from annotate import services
+from annotate.imports.write import import_runs, import_topics
 from annotate.models import Judgment
+from annotate.services.campaigns import create_campaign
+from annotate.services.judgments import reopen_judgment, save_judgment
+from annotate.services.members import add_member
 from concord import typed
 from kinds.relevance import demo
 from kinds.relevance import report as r
@@ -87,7 +90,7 @@ def random_campaign(people, make_user, seed: int):
     scored on), one topic nobody grades."""
     rng = random.Random(seed)
     assessors = [make_user(f"rel{seed}-{i}") for i in range(4)]
-    campaign = services.create_campaign(
+    campaign = create_campaign(
         creator=people["organiser"],
         kind="relevance",
         name=f"R{seed}",
@@ -95,9 +98,9 @@ def random_campaign(people, make_user, seed: int):
         params={"scale": ["non-relevant", "related", "relevant", "highly relevant"], "threshold": 2},
     )
     for person in assessors:
-        services.add_member(campaign=campaign, username=person.username, role="assessor")
+        add_member(campaign=campaign, username=person.username, role="assessor")
     documents = {f"q{t}": [f"q{t}d{d}" for d in range(rng.choice([1, 3, 4, 6]))] for t in range(8)}
-    services.import_topics(
+    import_topics(
         campaign=campaign,
         topics=[
             {"external_id": t, "title": t, "data": {"title": t, "documents": [{"id": d, "text": d} for d in docs]}}
@@ -112,14 +115,14 @@ def random_campaign(people, make_user, seed: int):
             if rng.random() < 0.3:
                 continue
             payload = {"grades": {d: rng.randint(0, 3) for d in ids}}
-            services.save_judgment(topic=topic, assessor=person, payload=payload, status="submitted", version=0)
+            save_judgment(topic=topic, assessor=person, payload=payload, status="submitted", version=0)
 
     def ranking(t):
         pool = [*documents[t], f"{t}-unjudged"]
         rng.shuffle(pool)
         return [[d, float(len(pool) - i)] for i, d in enumerate(pool[: rng.randint(1, len(pool))])]
 
-    services.import_runs(
+    import_runs(
         campaign=campaign,
         runs=[
             {"name": "bm25", "data": {"ranking": {t: ranking(t) for t in documents}}},
@@ -177,9 +180,9 @@ def test_a_topics_partial_depends_on_that_topic_only(people, make_user):
     packed = {t.pk: typed.pack(topic_partial(before, t)) for t in topics}
     # another topic's judgment changes: every other topic's partial is byte-identical
     changed = Judgment.objects.filter(topic=topics[0]).select_related("assessor").first()
-    services.reopen_judgment(topic=topics[0], assessor=changed.assessor, version=changed.version)
+    reopen_judgment(topic=topics[0], assessor=changed.assessor, version=changed.version)
     grades = {d["id"]: 3 - (changed.payload["grades"].get(d["id"], 0)) for d in topics[0].data["documents"]}
-    services.save_judgment(
+    save_judgment(
         topic=topics[0],
         assessor=changed.assessor,
         payload={"grades": grades},

@@ -13,8 +13,11 @@ import numpy as np
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotate import services
+from annotate.imports.write import import_runs, import_topics
 from annotate.models import Assignment, Campaign, Judgment, Run, Topic
+from annotate.services.campaigns import create_campaign
+from annotate.services.judgments import save_judgment
+from annotate.services.members import add_member
 from concord.typed import Outdated, dump, load
 from kinds.registry import get_kind
 from kinds.relevance import partials, report
@@ -63,10 +66,10 @@ def expected_evaluation(**options) -> ireval.Evaluation:
 
 @pytest.fixture
 def trec(people):
-    campaign = services.create_campaign(creator=people["organiser"], kind="relevance", name="TREC", overlap=3)
+    campaign = create_campaign(creator=people["organiser"], kind="relevance", name="TREC", overlap=3)
     for name in ASSESSORS:
-        services.add_member(campaign=campaign, username=name, role="assessor")
-    services.import_topics(
+        add_member(campaign=campaign, username=name, role="assessor")
+    import_topics(
         campaign=campaign,
         topics=[
             {
@@ -81,8 +84,8 @@ def trec(people):
         for name in ASSESSORS:
             user = people[name]
             payload = {"grades": dict(zip(DOCS[topic.external_id], GRADES[name][topic.external_id]))}
-            services.save_judgment(topic=topic, assessor=user, payload=payload, status="submitted", version=0)
-    services.import_runs(campaign=campaign, runs=[{"name": n, "data": {"ranking": r}} for n, r in RUNS.items()])
+            save_judgment(topic=topic, assessor=user, payload=payload, status="submitted", version=0)
+    import_runs(campaign=campaign, runs=[{"name": n, "data": {"ranking": r}} for n, r in RUNS.items()])
     scoring_services.recompute_reports(campaign.pk, everything=True)
     return campaign
 
@@ -206,7 +209,7 @@ def test_the_stability_analysis_lists_swaps_at_any_cutoff(trec):
 
 
 def test_the_stability_analysis_needs_two_systems(people):
-    campaign = services.create_campaign(creator=people["organiser"], kind="relevance", name="empty", overlap=1)
+    campaign = create_campaign(creator=people["organiser"], kind="relevance", name="empty", overlap=1)
     with pytest.raises(Exception) as error:
         get_kind("relevance").analysis("stability").run(
             report_input(campaign), {"cutoff": 10, "min_assessors": 1}, lambda *a: None
@@ -235,7 +238,7 @@ TOPICS_FILE = {
 
 @pytest.fixture
 def empty(people):
-    return services.create_campaign(creator=people["organiser"], kind="relevance", name="runs", overlap=1)
+    return create_campaign(creator=people["organiser"], kind="relevance", name="runs", overlap=1)
 
 
 def run_import(tmp_path, campaign, run_text=RUN_FILE, topics=TOPICS_FILE, *extra):
@@ -361,7 +364,7 @@ def test_the_demo_reports_round_trip_through_their_types_and_an_older_shape_is_r
     campaign = Campaign.objects.get(kind="relevance", params__demo=True)
     # The people's topics are judged by simulated assessors too: a topic nobody has graded yet.
     data = campaign.topics.order_by("position").first().data
-    services.import_topics(campaign=campaign, topics=[{"external_id": "ungraded", "title": "Ungraded", "data": data}])
+    import_topics(campaign=campaign, topics=[{"external_id": "ungraded", "title": "Ungraded", "data": data}])
     given = report_input(campaign)
     built = [(RelevanceCampaignReport, partials.campaign_report(given))]
     built += [(RelevanceTopicReport, report.topic_report(given, topic)) for topic in given.topics]

@@ -41,8 +41,8 @@ from django_tasks_db.management.commands import db_worker as upstream
 from django_tasks_db.models import DBTaskResult
 from django_tasks_db.utils import exclusive_transaction
 
-from annotate.imports import recover_imports
-from annotate.wizard import sweep_staged
+from annotate.imports.fence import recover_imports
+from annotate.imports.wizard import sweep_staged
 from concord.busy import Patience, is_transient
 from scoring.services import worker_id
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand
 
-from annotate.imports import recover_imports
+from annotate.imports.fence import recover_imports
 from scoring import services
 
 

@@ -2,7 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotate import importers
+from annotate.imports import read
 from annotate.models import Campaign
 from concord import reading
 from concord.errors import InvalidInput
@@ -30,8 +30,8 @@ class Command(BaseCommand):
         try:
             topics = build_pools(
                 campaign=target,
-                queries=importers.read_json(reading.read_file(queries), "queries"),
-                runs=importers.read_runs(reading.read_file(runs), kind=get_kind("pairs"), filename=runs.name),
+                queries=read.read_json(reading.read_file(queries), "queries"),
+                runs=read.read_runs(reading.read_file(runs), kind=get_kind("pairs"), filename=runs.name),
                 depth=depth,
             )
         except InvalidInput as error:

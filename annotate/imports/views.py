@@ -24,8 +24,10 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 
-from annotate import detect, importers, samples, selectors, services, wizard
+from annotate import selectors
 from annotate.api.views import flag
+from annotate.imports import detect, read, samples, wizard, write
+from annotate.imports.write import import_runs, import_topics
 from annotate.models import Campaign
 from concord import budget, paramforms
 from concord.digits import whole_number
@@ -95,7 +97,7 @@ def upload_forms(spec: KindSpec, *, values: Any = None, error: InvalidInput | No
     options = ["format", "map_members"]
     for suffix, reader in spec.judgment_files.items():
         formats.append(f"{suffix}: {_first_line(reader.__doc__)}")
-        if importers.takes_rank(reader) and "rank" not in options:
+        if read.takes_rank(reader) and "rank" not in options:
             options.insert(0, "rank")
     if takes_crowd_labels(spec):
         formats.append(
@@ -110,7 +112,7 @@ def upload_forms(spec: KindSpec, *, values: Any = None, error: InvalidInput | No
             formats,
             [FileField("file", "Judgments file")],
             options,
-            format_choices=importers.judgment_formats(spec),
+            format_choices=read.judgment_formats(spec),
         )
     )
     if spec.pools is not None:
@@ -181,18 +183,18 @@ def run_upload(campaign: Campaign, spec: KindSpec, what: str, request: HttpReque
         raw = _files(request, "file")[0].read()
         # A file of another form (TREC topics, an image) is named as such, not parsed as topics.
         wizard.refuse_unread(spec, detect.detect(raw, ""))
-        created = services.import_topics(campaign=campaign, topics=importers.read_topics(raw))
+        created = import_topics(campaign=campaign, topics=read.read_topics(raw))
         return f"Imported {len(created)} topic{'s' if len(created) != 1 else ''}."
     if what == "runs":
         _allowed(request, {"file"})
         upload = _files(request, "file")[0]
-        runs = importers.read_runs(upload.read(), kind=spec, filename=upload.name or "")
-        created = services.import_runs(campaign=campaign, runs=runs)
+        runs = read.read_runs(upload.read(), kind=spec, filename=upload.name or "")
+        created = import_runs(campaign=campaign, runs=runs)
         return f"Imported {len(created)} run{'s' if len(created) != 1 else ''}."
     if what == "judgments":
         _allowed(request, {"file", "format", "positive", "rank", "map_members"})
         upload = _files(request, "file")[0]
-        summary = importers.import_judgment_file(
+        summary = write.import_judgment_file(
             campaign,
             upload.read(),
             filename=upload.name or "",
@@ -208,9 +210,9 @@ def run_upload(campaign: Campaign, spec: KindSpec, what: str, request: HttpReque
         )
     if what == "pools" and spec.pools is not None:
         _allowed(request, {"queries", "runs", "depth"})
-        queries = importers.read_json(_files(request, "queries")[0].read(), "queries")
+        queries = read.read_json(_files(request, "queries")[0].read(), "queries")
         upload = _files(request, "runs")[0]
-        runs = importers.read_runs(upload.read(), kind=spec, filename=upload.name or "")
+        runs = read.read_runs(upload.read(), kind=spec, filename=upload.name or "")
         topics = spec.pools(campaign=campaign, queries=queries, runs=runs, depth=_depth(post.get("depth", "")))
         return f"Built {len(topics)} pool{'s' if len(topics) != 1 else ''} from {len(runs)} runs."
     upload = next((u for u in spec.uploads if u.name == what), None)
@@ -283,15 +285,13 @@ WIZARD_STEPS = ("preview", "again", "confirm")
 
 
 def _choices(spec: KindSpec, post: Any) -> wizard.Choices:
-    mapping_fields = {f"map.{column}" for schema in importers.CROWD_SCHEMAS for column in schema}
+    mapping_fields = {f"map.{column}" for schema in read.CROWD_SCHEMAS for column in schema}
     unknown = sorted(set(post.keys()) - WIZARD_FIELDS - COMMON_FIELDS - mapping_fields)
     if unknown:
         raise InvalidInput(unknown[0], f"unknown field (allowed: {', '.join(sorted(WIZARD_FIELDS))}, map.<column>)")
     format = post.get("format", "")
-    if format and format not in importers.judgment_formats(spec):
-        raise InvalidInput(
-            "format", f"unknown format {format!r} (known: {', '.join(importers.judgment_formats(spec))})"
-        )
+    if format and format not in read.judgment_formats(spec):
+        raise InvalidInput("format", f"unknown format {format!r} (known: {', '.join(read.judgment_formats(spec))})")
     return wizard.Choices(
         format=format,
         positive=post.get("positive", "").strip(),
@@ -328,7 +328,7 @@ def campaign_import(request: HttpRequest, campaign_id: int) -> HttpResponse:
     spec = get_kind(campaign.kind)
     staging = wizard.Staging(request.session, request.user, campaign)
     step = request.POST.get("step", "preview")
-    context: dict[str, Any] = {"campaign": campaign, "kind": spec, "formats": importers.judgment_formats(spec)}
+    context: dict[str, Any] = {"campaign": campaign, "kind": spec, "formats": read.judgment_formats(spec)}
     raw = b""
     try:
         if step not in WIZARD_STEPS:
@@ -390,7 +390,7 @@ def _wizard_error(
 
 @login_required
 def campaign_sample(request: HttpRequest, campaign_id: int, sample: str) -> HttpResponse:
-    """A sample file of the campaign's kind (annotate.samples), to download."""
+    """A sample file of the campaign's kind (annotate.imports.samples), to download."""
     campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
     found = samples.sample(get_kind(campaign.kind), sample)
     if found is None:

@@ -33,7 +33,9 @@ from typing import Any
 
 from django.conf import settings
 
-from annotate import detect, importers, services
+from annotate.imports import check, detect, read
+from annotate.imports.check import CheckedImport, check_runs, check_topics
+from annotate.imports.write import write_checked
 from annotate.models import Campaign
 from concord import reading
 from concord.errors import InvalidInput
@@ -77,7 +79,7 @@ class Preview:
 @dataclass(frozen=True)
 class Prepared:
     preview: Preview
-    checked: services.CheckedImport
+    checked: CheckedImport
 
 
 class MappingNeeded(InvalidInput):
@@ -105,7 +107,7 @@ def prepare(campaign: Campaign, raw: bytes, filename: str, choices: Choices) -> 
     if detected.format == "json" and detected.shape == "topics":
         return _topics(campaign, raw, filename, detected)
     if detected.format == "json" and detected.shape == "runs":
-        runs = importers.read_runs(raw, kind=spec, filename=filename)
+        runs = read.read_runs(raw, kind=spec, filename=filename)
         return _runs(campaign, runs, filename, detected, "runs (JSON)")
     return _judgments(campaign, spec, raw, filename, detected, choices, _judgment_format(spec, detected, choices))
 
@@ -113,7 +115,7 @@ def prepare(campaign: Campaign, raw: bytes, filename: str, choices: Choices) -> 
 def write(prepared: Prepared) -> str:
     """Write what :func:`prepare` checked; what was imported, in a sentence."""
     checked = prepared.checked
-    imported = services.write_checked(checked.topics, runs=checked.runs, judgments=checked.judgments)
+    imported = write_checked(checked.topics, runs=checked.runs, judgments=checked.judgments)
     parts = [_count(len(imported.topics), "topic")]
     if imported.runs:
         parts.append(_count(len(imported.runs), "run"))
@@ -190,7 +192,7 @@ def _table(
     if spec.runs_csv is not None and columns[:1] == ["topic"] and "run" in columns:
         text = detect.TableText(table.all_rows(), mapping or None)
         with _rows_named(text, table.unit):
-            runs = importers.read_runs(text.whole(), kind=spec, filename="runs.csv")
+            runs = read.read_runs(text.whole(), kind=spec, filename="runs.csv")
         return _runs(campaign, runs, filename, detected, "runs (a table)", sheets)
     if not takes_crowd_labels(spec):
         raise InvalidInput(
@@ -198,10 +200,10 @@ def _table(
             f"a table with the columns {', '.join(found)}: {spec.label} campaigns read judgments as JSON "
             f"({', '.join(['.json', *spec.judgment_files])}), not as a table",
         )
-    if importers.crowd_schema(columns) is None:
-        raise MappingNeeded(importers.missing_columns(columns), found, importers.nearest_schema(columns), detected)
+    if read.crowd_schema(columns) is None:
+        raise MappingNeeded(read.missing_columns(columns), found, read.nearest_schema(columns), detected)
     if detected.format == "csv" and not mapping:
-        parsed = importers.read_judgment_file(
+        parsed = read.read_judgment_file(
             campaign,
             raw,
             filename="file.csv",
@@ -213,7 +215,7 @@ def _table(
     # Converted as the crowd reader reads it: a bad row stops the reading there.
     text = detect.TableText(table.all_rows(), mapping or None)
     with _rows_named(text, table.unit):
-        parsed = importers.read_judgment_file(
+        parsed = read.read_judgment_file(
             campaign, text, filename="file.csv", format=".csv", positive=choices.positive or None
         )
         return _judgments_prepared(campaign, parsed, filename, detected, choices, sheets)
@@ -250,7 +252,7 @@ def _mapping(chosen: Mapping[str, str], found: list[str]) -> dict[str, str]:
 
 
 def _topics(campaign: Campaign, raw: bytes, filename: str, detected: detect.Detected) -> Prepared:
-    checked = services.check_topics(campaign, importers.read_topics(raw))
+    checked = check_topics(campaign, read.read_topics(raw))
     # The rows hold the data as the database takes it (on PostgreSQL an adapter): shown is the cleaned data.
     rows = tuple((tid, title, _shown(checked.data[tid])) for tid, title, _ in checked.rows[:PREVIEW_ROWS])
     preview = Preview(
@@ -262,7 +264,7 @@ def _topics(campaign: Campaign, raw: bytes, filename: str, detected: detect.Dete
         (("new topics", len(checked.rows)),),
         detected.notices,
     )
-    return Prepared(preview, services.CheckedImport(checked, None, None))
+    return Prepared(preview, CheckedImport(checked, None, None))
 
 
 def _runs(
@@ -273,12 +275,12 @@ def _runs(
     reads_as: str,
     sheets: tuple[str, ...] = (),
 ) -> Prepared:
-    checked = services.check_runs(campaign, runs)
+    checked = check_runs(campaign, runs)
     rows = tuple((run["name"], _shown(run["data"])) for run in runs[:PREVIEW_ROWS])
     preview = Preview(
         filename, detected, reads_as, ("run", "data"), rows, (("runs", len(checked.rows)),), detected.notices, sheets
     )
-    return Prepared(preview, services.CheckedImport(None, checked, None))
+    return Prepared(preview, CheckedImport(None, checked, None))
 
 
 def _judgments(
@@ -290,7 +292,7 @@ def _judgments(
     choices: Choices,
     format: str,
 ) -> Prepared:
-    parsed = importers.read_judgment_file(
+    parsed = read.read_judgment_file(
         campaign,
         raw,
         filename=filename,
@@ -303,13 +305,13 @@ def _judgments(
 
 def _judgments_prepared(
     campaign: Campaign,
-    parsed: importers.JudgmentFile,
+    parsed: read.JudgmentFile,
     filename: str,
     detected: detect.Detected,
     choices: Choices,
     sheets: tuple[str, ...] = (),
 ) -> Prepared:
-    checked = importers.check_judgment_file(campaign, parsed, map_members=choices.map_members)
+    checked = check.check_judgment_file(campaign, parsed, map_members=choices.map_members)
     judgments = checked.judgments
     assert judgments is not None
     crowd = parsed.crowd

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from annotate.importers import CrowdFile
+from annotate.imports.read import CrowdFile
 from concord import reading
 from concord.errors import InvalidInput
 from kinds.base import require_id, type_name

@@ -38,7 +38,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from annotate import xlsx
+from annotate.imports import xlsx
 from concord import budget as budgets
 from concord import reading
 from concord.errors import InvalidInput

@@ -15,8 +15,6 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from annotate import services
-from annotate.labels import CrowdLabel
 from annotate.models import Campaign
 from concord import jsonsafe, reading
 from concord.errors import InvalidInput
@@ -42,6 +40,17 @@ def decode(raw: bytes | str, what: str = "file") -> str:
 
 read_json = reading.read_json
 parse_json = reading.parse_json
+
+
+@dataclass(frozen=True)
+class CrowdLabel:
+    """One imported label: ``worker`` judged ``candidate`` of ``topic`` (file line ``line``)."""
+
+    worker: str
+    topic: str
+    candidate: str
+    label: Any
+    line: int
 
 
 def read_topics(raw: bytes | str) -> list[Any]:
@@ -359,48 +368,3 @@ def _topics_for_items(campaign: Campaign, kind: KindSpec, crowd: CrowdFile) -> N
     for item in crowd.items:
         if item not in known and (topic := kind.data.topic_for_item(item)) is not None:
             crowd.topics.append(topic)
-
-
-def check_judgment_file(
-    campaign: Campaign, parsed: JudgmentFile, *, map_members: bool = False
-) -> services.CheckedImport:
-    """Everything :func:`import_judgment_file` would write, checked; nothing is written."""
-    if parsed.entries is not None:
-        return services.CheckedImport(
-            None, None, services.check_judgments(campaign=campaign, entries=parsed.entries, map_members=map_members)
-        )
-    crowd = parsed.crowd
-    assert crowd is not None
-    return services.check_crowd_file(
-        campaign=campaign,
-        topics=crowd.topics,
-        labels=crowd.labels,
-        reference=crowd.reference,
-        judgments=crowd.judgments,
-        sources=crowd.sources,
-        map_members=map_members,
-    )
-
-
-def import_judgment_file(
-    campaign: Campaign,
-    raw: bytes,
-    *,
-    filename: str,
-    format: str | None = None,
-    positive: str | None = None,
-    rank: str = "overall",
-    progress: Callable[[int], None] | None = None,
-    on_total: Callable[[int], None] | None = None,
-    map_members: bool = False,
-) -> services.ImportSummary:
-    """Read a judgments file (:func:`read_judgment_file`) and import it, all or nothing.
-    ``map_members``: names of this campaign's assessors are theirs
-    (services.clean_workers); otherwise a name that is an account is refused."""
-    parsed = read_judgment_file(campaign, raw, filename=filename, format=format, positive=positive, rank=rank)
-    if on_total:
-        on_total(parsed.count)
-    checked = check_judgment_file(campaign, parsed, map_members=map_members)
-    return services.write_checked(
-        checked.topics, runs=checked.runs, judgments=checked.judgments, progress=progress
-    ).summary

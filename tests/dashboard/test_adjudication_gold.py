@@ -9,8 +9,12 @@ import copy
 import pytest
 from test_adjudication import disputed, login, matches  # noqa: F401  (the fixture, shared)
 
-from annotate import services
+from annotate.imports.write import import_runs, import_topics
 from annotate.models import Campaign, Topic
+from annotate.services.campaigns import create_campaign
+from annotate.services.curations import save_curation
+from annotate.services.judgments import save_judgment
+from annotate.services.members import add_member
 from kinds.registry import KINDS
 
 pytestmark = pytest.mark.django_db
@@ -25,7 +29,7 @@ def test_the_page_shows_the_gold_of_every_candidate_with_who_when_and_version(di
     q2 = disputed.topics.get(external_id="q2")
     # Not what anyone voted: c3 is a match only in the gold, c1 no match only in the gold.
     gold = matches([False, True, True, False])
-    services.save_curation(topic=q2, name="consensus", data=gold, version=0, user=people["organiser"])
+    save_curation(topic=q2, name="consensus", data=gold, version=0, user=people["organiser"])
     response = login(people["dana"]).get(f"/campaigns/{disputed.pk}/topics/q2/adjudicate/")
     comparison = response.context["comparison"]
     assert comparison.beside == ("gold v1",)
@@ -53,22 +57,20 @@ def test_without_a_gold_no_column_is_shown(disputed, people):  # noqa: F811
 @pytest.mark.parametrize("name", sorted(KINDS))
 def test_every_kind_shows_the_gold_beside_the_judgments(people, name):
     spec = KINDS[name]
-    campaign = services.create_campaign(
+    campaign = create_campaign(
         creator=people["organiser"], kind=name, name=name, overlap=2, params=dict(spec.examples.params)
     )
     for assessor in ("alice", "bob"):
-        services.add_member(campaign=campaign, username=assessor, role="assessor")
-    services.import_topics(
-        campaign=campaign, topics=[{"external_id": "t1", "data": copy.deepcopy(spec.examples.topic)}]
-    )
+        add_member(campaign=campaign, username=assessor, role="assessor")
+    import_topics(campaign=campaign, topics=[{"external_id": "t1", "data": copy.deepcopy(spec.examples.topic)}])
     topic = Topic.objects.get(campaign=campaign)
     for assessor, payload in zip(("alice", "bob"), spec.examples.payloads, strict=True):
-        services.save_judgment(
+        save_judgment(
             topic=topic, assessor=people[assessor], payload=copy.deepcopy(payload), status="submitted", version=0
         )
     gold = copy.deepcopy(spec.examples.payloads[1])
-    services.save_curation(topic=topic, name="consensus", data=gold, version=0, user=people["organiser"])
-    services.save_curation(topic=topic, name="consensus", data=gold, version=1, user=people["organiser"])
+    save_curation(topic=topic, name="consensus", data=gold, version=0, user=people["organiser"])
+    save_curation(topic=topic, name="consensus", data=gold, version=1, user=people["organiser"])
     response = login(people["organiser"]).get(f"/campaigns/{campaign.pk}/topics/t1/adjudicate/")
     page = response.context["page"]
     assert page.beside == [
@@ -82,7 +84,7 @@ REFERENCE = {"name": "gold", "data": {"reference": True, "labels": {"q2": {"c1":
 
 
 def test_the_reference_is_shown_only_where_the_organiser_allows_it(disputed, people):  # noqa: F811
-    services.import_runs(campaign=disputed, runs=[REFERENCE])
+    import_runs(campaign=disputed, runs=[REFERENCE])
     url = f"/campaigns/{disputed.pk}/topics/q2/adjudicate/"
     hidden = login(people["dana"]).get(url)
     assert hidden.context["comparison"].beside == ()
@@ -102,10 +104,10 @@ def test_the_reference_is_shown_only_where_the_organiser_allows_it(disputed, peo
 
 def test_several_references_are_named_and_follow_the_gold(disputed, people):  # noqa: F811
     other = {"name": "expert", "data": {"reference": True, "labels": {"q2": {"c4": True}}}}
-    services.import_runs(campaign=disputed, runs=[REFERENCE, other])
+    import_runs(campaign=disputed, runs=[REFERENCE, other])
     _show_reference(disputed)
     q2 = disputed.topics.get(external_id="q2")
-    services.save_curation(topic=q2, name="consensus", data=matches([True] * 4), version=0, user=people["dana"])
+    save_curation(topic=q2, name="consensus", data=matches([True] * 4), version=0, user=people["dana"])
     comparison = login(people["dana"]).get(f"/campaigns/{disputed.pk}/topics/q2/adjudicate/").context["comparison"]
     assert comparison.beside == ("gold v1", "reference: expert", "reference: gold")
     assert [tuple(v.match for v in r.beside) for r in comparison.rows][3] == (True, True, None)

@@ -30,7 +30,7 @@ from annotate.models import (
     Run,
     Topic,
 )
-from annotate.services import require_username
+from annotate.services.members import require_username
 from concord.errors import InvalidInput
 from kinds.base import require_id, require_list, require_object
 from kinds.registry import get_kind

@@ -77,7 +77,7 @@ class SetPasswordTokens(PasswordResetTokenGenerator):
     admin). A change to any of them voids it; another campaign's membership
     does not (that invitation is withdrawn when the link is used)."""
 
-    key_salt = "concord.annotate.accounts.SetPasswordTokens"
+    key_salt = "concord.annotate.services.accounts.SetPasswordTokens"
 
     def __init__(self, issuer: AbstractBaseUser) -> None:
         super().__init__()

@@ -1,0 +1,147 @@
+"""Who judges which topic: assigning topics up to the overlap, moving one, topping up.
+
+:func:`assign_topics` gives each topic its overlap of assessors, least-loaded
+first (or each item of a one-per-item design its share); :func:`reassign_topic`
+moves one topic from one assessor to another, only while the first has no
+judgment of it (a judgment, in any state, is never lost or moved);
+:func:`top_up` brings every topic up to the overlap. Everything is validated
+before writing, in one transaction.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter, defaultdict
+
+from django.db import transaction
+
+from annotate import adaptive
+from annotate.imports import rows
+from annotate.models import (
+    Assignment,
+    Campaign,
+    Judgment,
+    Membership,
+)
+from concord.errors import InvalidInput
+from kinds.registry import get_kind
+
+
+def assign_topics(campaign: Campaign) -> int:
+    """Bring every topic up to ``campaign.overlap`` assessors (:func:`_assignment_rows`);
+    how many assignments were made."""
+    table, new = _assignment_rows(campaign)
+    return table.insert(new)
+
+
+def _assignment_rows(campaign: Campaign) -> tuple[rows.Table, list[tuple]]:
+    """The assignments that bring every topic up to ``campaign.overlap`` assessors, as
+    rows of the table returned (an import inserts them a batch per transaction).
+
+    Least-loaded first (fewest assignments in this campaign, then the oldest
+    account), never the same assessor twice on a topic. With campaign
+    ``params["design"] == "one-per-item"`` (the cheap design of Arehart et
+    al., section 3.2.1) each item goes to one assessor drawn at random
+    instead; with ``"adaptive"`` nothing is assigned up front (work is handed
+    out by :func:`annotate.adaptive.next_work` when an assessor asks for it).
+    Imported crowd workers never log in, so they get no new topics.
+    """
+    table = rows.table(Assignment, ("topic_id", "assessor_id"))
+    if adaptive.is_adaptive(campaign):
+        return table, []
+    assessors = list(
+        Membership.objects.filter(campaign=campaign, role=Membership.Role.ASSESSOR, imported=False)
+        .order_by("user_id")
+        .values_list("user_id", flat=True)
+    )
+    if not assessors:
+        return table, []
+    if campaign.params.get("design") == "one-per-item":
+        return _one_per_item(campaign, assessors)
+    existing: dict[int, set[int]] = defaultdict(set)
+    load: Counter[int] = Counter({a: 0 for a in assessors})
+    for topic_id, assessor_id in Assignment.objects.filter(topic__campaign=campaign).values_list(
+        "topic_id", "assessor_id"
+    ):
+        existing[topic_id].add(assessor_id)
+        load[assessor_id] += 1
+    new: list[tuple] = []
+    for topic_id in campaign.topics.order_by("position", "id").values_list("id", flat=True):
+        have = existing[topic_id]
+        wanted = campaign.overlap - len(have)
+        if wanted <= 0:
+            continue
+        free = sorted((a for a in assessors if a not in have), key=lambda a: (load[a], a))
+        for assessor_id in free[:wanted]:
+            new.append((topic_id, assessor_id))
+            load[assessor_id] += 1
+    return table, new
+
+
+def _one_per_item(campaign: Campaign, assessors: list[int]) -> tuple[rows.Table, list[tuple]]:
+    """Each item of each topic to one assessor drawn at random (seeded by the
+    campaign and topic, so it is reproducible); topics already assigned stay."""
+    kind = get_kind(campaign.kind).data
+    table = rows.table(Assignment, ("topic_id", "assessor_id", "items"))
+    assigned = set(Assignment.objects.filter(topic__campaign=campaign).values_list("topic_id", flat=True))
+    new = []
+    for topic in campaign.topics.exclude(pk__in=assigned).order_by("position", "id"):
+        rng = random.Random(f"{campaign.pk}:{topic.external_id}")
+        items: dict[int, list[str]] = {}
+        for item in kind.items(topic.data):
+            items.setdefault(rng.choice(assessors), []).append(item)
+        new.extend((topic.pk, a, table.prepare("items", chosen)) for a, chosen in sorted(items.items()))
+    return table, new
+
+
+@transaction.atomic
+def reassign_topic(*, campaign: Campaign, topic: str, from_assessor: str, to_assessor: str) -> Assignment:
+    """Give ``from_assessor``'s assignment of ``topic`` (an external id) to ``to_assessor``.
+
+    Refused (InvalidInput naming the field, nothing written) unless the topic
+    is the campaign's, ``from_assessor`` is assigned it and has no judgment of
+    it (no draft, submitted, reopened or withdrawn one: judgments are never
+    lost), and ``to_assessor`` is another assessor of the campaign who can log
+    in (not an imported crowd worker) and is not assigned it yet. The
+    assignment keeps its items (a one-per-item design's share moves whole).
+    """
+    for value, field in ((topic, "topic"), (from_assessor, "from_assessor"), (to_assessor, "to_assessor")):
+        if not isinstance(value, str) or not value.strip():
+            raise InvalidInput(field, "required")
+    target = campaign.topics.filter(external_id=topic).first()
+    if target is None:
+        raise InvalidInput("topic", f"no topic {topic!r} in this campaign")
+    assignment = (
+        Assignment.objects.select_for_update()
+        .filter(topic=target, assessor__username=from_assessor)
+        .select_related("assessor")
+        .first()
+    )
+    if assignment is None:
+        raise InvalidInput("from_assessor", f"{from_assessor!r} is not assigned topic {topic!r}")
+    judgment = Judgment.objects.filter(topic=target, assessor=assignment.assessor).values_list("status", flat=True)
+    status = judgment.first()
+    if status is not None:
+        raise InvalidInput(
+            "from_assessor",
+            f"{from_assessor!r} has a {status} judgment of topic {topic!r}: a topic with a judgment stays with "
+            "its assessor (judgments are never lost); top up to the overlap instead",
+        )
+    if to_assessor == from_assessor:
+        raise InvalidInput("to_assessor", "choose another assessor than the one the topic is taken from")
+    membership = Membership.objects.filter(campaign=campaign, user__username=to_assessor).select_related("user").first()
+    if membership is None or membership.role != Membership.Role.ASSESSOR:
+        raise InvalidInput("to_assessor", f"{to_assessor!r} is not an assessor of this campaign")
+    if membership.imported:
+        raise InvalidInput("to_assessor", f"{to_assessor!r} is an imported crowd worker, who never logs in")
+    if Assignment.objects.filter(topic=target, assessor=membership.user).exists():
+        raise InvalidInput("to_assessor", f"{to_assessor!r} is already assigned topic {topic!r}")
+    assignment.assessor = membership.user
+    assignment.save(update_fields=["assessor"])
+    return assignment
+
+
+@transaction.atomic
+def top_up(campaign: Campaign) -> int:
+    """Bring every topic up to the overlap (least-loaded assessors first); how many assignments were made."""
+    return assign_topics(campaign)
