@@ -390,6 +390,39 @@ def test_a_draft_left_for_an_older_version_is_offered_not_dropped_or_sent(contex
     assert kept(page) is None
 
 
+def test_a_page_being_left_starts_no_save_and_carries_on_back_from_the_cache(context, topic, people):
+    """A tab being closed or left (pagehide) sends nothing it kept, whatever it hears next:
+    Chromium tells a closing tab "online" when its emulated offline state ends with it, and a
+    save started then may or may not get through, with no page to show what happened. Its
+    change stays kept for the restore offer; back from the back-forward cache, it is sent."""
+    page = judge(context, topic)
+    context.set_offline(True)
+    choose(page, 0, "No match")
+    expect(problem(page)).to_contain_text("Offline: 1 change waiting")
+    page.evaluate(
+        """() => {
+            window.putsSent = 0;
+            const send = window.fetch;
+            window.fetch = (url, options) => {
+                if (options && options.method === "PUT") window.putsSent += 1;
+                return send(url, options);
+            };
+            window.dispatchEvent(new PageTransitionEvent("pagehide", { persisted: true }));
+        }"""
+    )
+    context.set_offline(False)
+    # The connection is back (the page's own "online" event, or this one): a page being left sends nothing.
+    assert page.evaluate("() => { window.dispatchEvent(new Event('online')); return window.putsSent; }") == 0
+    assert kept(page)["payload"] == {"matches": {"c1": False}}
+    assert stored(topic, people["alice"]) is None
+
+    page.evaluate("() => window.dispatchEvent(new PageTransitionEvent('pageshow', { persisted: true }))")
+    expect(page.locator("#save-status")).to_have_text("Draft saved (version 1).")
+    assert page.evaluate("() => window.putsSent") == 1
+    assert stored(topic, people["alice"]).payload == {"matches": {"c1": False}}
+    assert kept(page) is None
+
+
 def test_two_tabs_editing_the_same_judgment(context, topic, people):
     first, second = judge(context, topic), judge(context, topic)
     choose(first, 0, "Match")
