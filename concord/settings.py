@@ -185,6 +185,13 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = CONCORD_MAX_UPLOAD_BYTES
 # body is at most this much: 413 before reading it (concord.security).
 CONCORD_ANONYMOUS_MAX_BODY_BYTES = env_int("CONCORD_ANONYMOUS_MAX_BODY_BYTES", 64 * 2**10, minimum=1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = CONCORD_MAX_UPLOAD_BYTES
+# The web server's front (concord/front.py, as ./run serves): a request's head must
+# arrive within this many seconds, and its body may pause no longer than this; slower
+# clients get 408 and are closed (they never reach a gunicorn worker).
+CONCORD_HEADER_TIMEOUT = env_seconds("CONCORD_HEADER_TIMEOUT", 10.0)
+CONCORD_BODY_TIMEOUT = env_seconds("CONCORD_BODY_TIMEOUT", 30.0)
+if not CONCORD_HEADER_TIMEOUT or not CONCORD_BODY_TIMEOUT:
+    raise ImproperlyConfigured("CONCORD_HEADER_TIMEOUT and CONCORD_BODY_TIMEOUT must be more than 0 seconds")
 # Draft saves in a row from one browser session or API token share one revision
 # while its first save is younger than this (0: every save its own revision;
 # annotate.services.save_judgment).
