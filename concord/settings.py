@@ -12,7 +12,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from concord.env import env_bool, env_choice, env_int, env_list, env_seconds, env_str
+from concord.env import env_bool, env_choice, env_int, env_list, env_seconds, env_str, secret_key_file
 from kinds import KIND_APPS
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -20,10 +20,14 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 ENV = env_choice("CONCORD_ENV", "development", ("development", "production"))
 PRODUCTION = ENV == "production"
 
-SECRET_KEY = env_str("SECRET_KEY")
+# The key sessions, CSRF tokens and set-password links are signed with: SECRET_KEY, else
+# the file CONCORD_SECRET_KEY_FILE names (./run makes one of its own in var/secret_key on
+# first start, readable by its owner only), else, outside production only, a public
+# development key (anyone may sign sessions for a server using it).
+SECRET_KEY = env_str("SECRET_KEY") or secret_key_file("CONCORD_SECRET_KEY_FILE")
 if not SECRET_KEY:
     if PRODUCTION:
-        raise ImproperlyConfigured("SECRET_KEY must be set when CONCORD_ENV=production")
+        raise ImproperlyConfigured("SECRET_KEY must be set when CONCORD_ENV=production (or CONCORD_SECRET_KEY_FILE)")
     SECRET_KEY = "django-insecure-development-only-never-use-in-production"
 
 DEBUG = env_bool("CONCORD_DEBUG", default=False)
