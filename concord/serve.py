@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import ctypes
 import os
 import resource
 import signal
@@ -34,6 +36,7 @@ from concord.front import Front, Limits
 
 ROOT = Path(__file__).resolve().parent.parent
 GRACEFUL_TIMEOUT = 10
+PR_SET_PDEATHSIG = 1  # prctl(2)
 
 
 def gunicorn_command(socket_path: Path) -> list[str]:
@@ -94,13 +97,31 @@ def enough_files(connections: int) -> None:
         )
 
 
+def private_folder(folder: Path) -> None:
+    """The socket's folder, made if need be: gunicorn believes the PROXY lines sent on the
+    socket, so only this user may reach it."""
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if folder.stat().st_mode & 0o077:
+        sys.exit(f"concord.serve: {folder} must be a folder only its owner may enter (chmod 700 {folder})")
+
+
+def stop_with_parent() -> None:
+    """In the child, before gunicorn starts (Linux): SIGTERM when this process dies, however
+    it dies, so no gunicorn is left serving a socket nobody reaches."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
 async def serve(host: str, port: int, socket_path: Path) -> int:
-    socket_path.parent.mkdir(parents=True, exist_ok=True)
-    socket_path.parent.chmod(0o700)  # the socket trusts PROXY lines: only this user may reach it
+    private_folder(socket_path.parent)
     socket_path.unlink(missing_ok=True)
     limits = front_limits()
     enough_files(limits.max_connections)
-    gunicorn = await asyncio.create_subprocess_exec(*gunicorn_command(socket_path), cwd=ROOT)
+    gunicorn = await asyncio.create_subprocess_exec(
+        *gunicorn_command(socket_path),
+        cwd=ROOT,
+        preexec_fn=stop_with_parent if sys.platform == "linux" else None,
+    )
     stopping = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):

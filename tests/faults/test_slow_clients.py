@@ -9,11 +9,13 @@ for ten times: every time it is answered, because the buffering front before gun
 (concord/front.py) reads a request whole before a worker sees it. The slow connections
 are still open at the end (the head timeout is set long for the test), so the probes
 were answered while they were held. Also: the client's address reaches Django (login
-throttling counts by it), and SIGTERM stops the server and its workers.
+throttling counts by it), SIGTERM stops the server and its workers, and a server killed
+outright leaves no gunicorn behind.
 """
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import os
 import signal
@@ -25,7 +27,6 @@ import tempfile
 import threading
 import time
 import urllib.parse
-from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -89,9 +90,9 @@ def server(tmp_path, migrated_sqlite):
             time.sleep(0.1)
         yield {"port": port, "process": process, "db": env["CONCORD_SQLITE_PATH"], "socket": socket_dir / "web.sock"}
     finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait(HANG_GUARD)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)  # the server and whatever it left
+        process.wait(HANG_GUARD)
 
 
 def test_a_hundred_slow_and_idle_connections_leave_every_other_request_answered(server):
@@ -149,7 +150,7 @@ def test_the_clients_address_reaches_django(server):
     )
     assert connection.getresponse().status == 200  # the form again, with its error
     connection.close()
-    with closing(sqlite3.connect(server["db"])) as db:
+    with contextlib.closing(sqlite3.connect(server["db"])) as db:
         assert db.execute("SELECT username, ip_address FROM axes_accessattempt").fetchall() == [("nobody", "127.0.0.1")]
 
 
@@ -166,3 +167,14 @@ def test_sigterm_stops_the_server_and_its_workers(server):
     assert not server["socket"].exists()
     with pytest.raises(OSError):
         socket.create_connection(("127.0.0.1", server["port"]), timeout=5)
+
+
+def test_a_server_killed_outright_leaves_no_gunicorn_behind(server):
+    """gunicorn is told to stop when concord.serve dies, however it dies (Linux)."""
+    process = server["process"]
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait(HANG_GUARD)
+    deadline = time.monotonic() + HANG_GUARD
+    while subprocess.run(["pgrep", "-s", str(process.pid)], capture_output=True).returncode == 0:
+        assert time.monotonic() < deadline, "gunicorn outlived the server"
+        time.sleep(0.1)
