@@ -3,7 +3,7 @@
 gunicorn's sync workers serve one connection at a time, from the moment they
 accept it until they have answered: a client that is slow to send its request,
 or sends nothing at all, holds a whole worker while it dawdles (three idle
-connections held the three workers of ``./run``, and every other request waited).
+connections hold ``./run``'s three workers, and every other request waits).
 The front takes the clients' connections instead, with asyncio, where a slow
 client costs a socket and a coroutine; a worker only ever talks to the front, at
 memory speed:
@@ -22,7 +22,7 @@ memory speed:
   budget; past it the front reads no faster than the client), and sent on at the
   client's pace: a client that takes nothing for ``send_timeout`` seconds is dropped.
 
-What it refuses, it answers itself, as a short text: 400 (a request it cannot
+What it refuses, it answers itself (a line of text; JSON under /api/): 400 (a request it cannot
 frame), 408 (too slow), 411 (a chunked request body: Django reads only bodies
 with a Content-Length), 413 (a body over ``max_body``, which is Django's
 ``CONCORD_MAX_UPLOAD_BYTES``), 417, 431 (a head over ``max_head``), 502 (gunicorn
@@ -30,8 +30,8 @@ ended the request without answering: a request still running after the request
 timeout is stopped), 503 (gunicorn not there, or the spool budget spent). Every
 other answer is gunicorn's, byte for byte but for the ``Connection`` header.
 
-Production puts nginx (or another buffering proxy) in front of gunicorn instead:
-docs/operations.md, "Running on several machines".
+On servers nginx (or another buffering proxy) stands in front of gunicorn instead:
+docs/operations.md, "Slow clients and the buffering front".
 """
 
 from __future__ import annotations

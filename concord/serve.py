@@ -133,10 +133,14 @@ async def serve(host: str, port: int, socket_path: Path) -> int:
         done, _ = await asyncio.wait({ended, stop}, timeout=0.1)
         if done:
             break
-    server = None
+    server, failed = None, ""
     if not ended.done() and not stop.done():
-        server = await Front(str(socket_path), limits).serve(host, port)
-        await asyncio.wait({ended, stop}, return_when=asyncio.FIRST_COMPLETED)
+        try:
+            server = await Front(str(socket_path), limits).serve(host, port)
+        except OSError as error:
+            failed = f"cannot listen on {host}:{port} ({error.strerror})"
+        else:
+            await asyncio.wait({ended, stop}, return_when=asyncio.FIRST_COMPLETED)
     if server is not None:
         server.close()
     if not ended.done():
@@ -147,8 +151,11 @@ async def serve(host: str, port: int, socket_path: Path) -> int:
             gunicorn.kill()
     code = await ended
     socket_path.unlink(missing_ok=True)
+    if failed:
+        print(f"concord.serve: {failed}", file=sys.stderr)
+        return 1
     if stop.done():
-        return 0
+        return 0  # asked to stop
     print(f"concord.serve: gunicorn ended (exit status {code})", file=sys.stderr)
     return code or 1
 
