@@ -62,8 +62,8 @@ def running(
 ) -> Iterator[Running]:
     """A Front on a free loopback port, before a fake gunicorn that reads a whole request
     and writes ``answer(upstream, request)`` (None: closes without a word)."""
-    directory = tempfile.mkdtemp(prefix="front-")
-    path = socket_path or os.path.join(directory, "up.sock")
+    directory = tempfile.TemporaryDirectory(prefix="front-")  # short: a socket's path is at most 107 bytes
+    path = socket_path or os.path.join(directory.name, "up.sock")
     upstream = Upstream()
     loop = asyncio.new_event_loop()
     thread = threading.Thread(target=loop.run_forever, daemon=True)
@@ -104,6 +104,7 @@ def running(
         loop.call_soon_threadsafe(loop.stop)
         thread.join(HANG_GUARD)
         loop.close()
+        directory.cleanup()
 
 
 def connect(port: int) -> socket.socket:

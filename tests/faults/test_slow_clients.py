@@ -68,7 +68,8 @@ def server(tmp_path, migrated_sqlite):
         CONCORD_HEADER_TIMEOUT="600",
     )
     port = free_port()
-    socket_dir = Path(tempfile.mkdtemp(prefix="concord-"))  # short: a Unix socket's path is at most 107 bytes
+    folder = tempfile.TemporaryDirectory(prefix="concord-")  # short: a Unix socket's path is at most 107 bytes
+    socket_dir = Path(folder.name)
     process = subprocess.Popen(
         [sys.executable, "-m", "concord.serve", "--port", str(port), "--socket", str(socket_dir / "web.sock")],
         cwd=ROOT,
@@ -93,6 +94,7 @@ def server(tmp_path, migrated_sqlite):
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)  # the server and whatever it left
         process.wait(HANG_GUARD)
+        folder.cleanup()
 
 
 def test_a_hundred_slow_and_idle_connections_leave_every_other_request_answered(server):
