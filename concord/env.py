@@ -64,3 +64,20 @@ def env_choice(name: str, default: str, choices: tuple[str, ...]) -> str:
     if value not in choices:
         raise ImproperlyConfigured(f"{name}={value!r}: expected one of {', '.join(choices)}")
     return value
+
+
+def secret_key_file(name: str) -> str | None:
+    """The key held in the file the variable ``name`` names (surrounding white space
+    stripped), None if the variable is not set; a file that cannot be read, or holds
+    nothing, fails loudly."""
+    path = os.environ.get(name)
+    if path is None:
+        return None
+    try:
+        with open(path, encoding="utf-8") as file:
+            key = file.read().strip()
+    except (OSError, UnicodeDecodeError) as error:
+        raise ImproperlyConfigured(f"{name}={path!r}: cannot read it ({error})") from None
+    if not key:
+        raise ImproperlyConfigured(f"{name}={path!r}: the file is empty")
+    return key

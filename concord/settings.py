@@ -12,7 +12,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from concord.env import env_bool, env_choice, env_int, env_list, env_seconds, env_str
+from concord.env import env_bool, env_choice, env_int, env_list, env_seconds, env_str, secret_key_file
 from kinds import KIND_APPS
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -20,10 +20,14 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 ENV = env_choice("CONCORD_ENV", "development", ("development", "production"))
 PRODUCTION = ENV == "production"
 
-SECRET_KEY = env_str("SECRET_KEY")
+# The key sessions, CSRF tokens and set-password links are signed with: SECRET_KEY, else
+# the file CONCORD_SECRET_KEY_FILE names (./run makes one of its own in var/secret_key on
+# first start, readable by its owner only), else, outside production only, a public
+# development key (anyone may sign sessions for a server using it).
+SECRET_KEY = env_str("SECRET_KEY") or secret_key_file("CONCORD_SECRET_KEY_FILE")
 if not SECRET_KEY:
     if PRODUCTION:
-        raise ImproperlyConfigured("SECRET_KEY must be set when CONCORD_ENV=production")
+        raise ImproperlyConfigured("SECRET_KEY must be set when CONCORD_ENV=production (or CONCORD_SECRET_KEY_FILE)")
     SECRET_KEY = "django-insecure-development-only-never-use-in-production"
 
 DEBUG = env_bool("CONCORD_DEBUG", default=False)
@@ -195,14 +199,21 @@ CONCORD_IMPORT_MEMORY_BYTES = env_int("CONCORD_IMPORT_MEMORY_BYTES", 512 * 2**20
 # Files previewed in the import wizard wait for their confirmation at most this
 # long, at most CONCORD_STAGED_BYTES_PER_USER (one file per user and campaign)
 # and CONCORD_STAGED_BYTES (everyone's), in at most CONCORD_STAGED_FILES files
-# (annotate/wizard.py, Staging).
+# (annotate/imports/wizard.py, Staging).
 CONCORD_STAGED_SECONDS = env_int("CONCORD_STAGED_SECONDS", 600, minimum=10)
 CONCORD_STAGED_BYTES_PER_USER = env_int("CONCORD_STAGED_BYTES_PER_USER", 100 * 2**20, minimum=1)
 CONCORD_STAGED_BYTES = env_int("CONCORD_STAGED_BYTES", 1024 * 2**20, minimum=1)
 CONCORD_STAGED_FILES = env_int("CONCORD_STAGED_FILES", 200, minimum=1)
+# The web server's front (concord/front.py, as ./run serves): a request's head must
+# arrive within this many seconds, and its body may pause no longer than this; slower
+# clients get 408 and are closed (they never reach a gunicorn worker).
+CONCORD_HEADER_TIMEOUT = env_seconds("CONCORD_HEADER_TIMEOUT", 10.0)
+CONCORD_BODY_TIMEOUT = env_seconds("CONCORD_BODY_TIMEOUT", 30.0)
+if not CONCORD_HEADER_TIMEOUT or not CONCORD_BODY_TIMEOUT:
+    raise ImproperlyConfigured("CONCORD_HEADER_TIMEOUT and CONCORD_BODY_TIMEOUT must be more than 0 seconds")
 # Draft saves in a row from one browser session or API token share one revision
 # while its first save is younger than this (0: every save its own revision;
-# annotate.services.save_judgment).
+# annotate.services.judgments.save_judgment).
 CONCORD_DRAFT_REVISION_SECONDS = env_int("CONCORD_DRAFT_REVISION_SECONDS", 60, minimum=0)
 
 # Login throttling: django-axes. After this many failed logins for one

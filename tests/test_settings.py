@@ -126,3 +126,61 @@ def test_postgresql_connections_get_a_lock_timeout():
     )
     assert result.returncode == 0, result.stderr
     assert "-c statement_timeout=5000 -c lock_timeout=7000" in result.stdout
+
+
+# -- the secret key: SECRET_KEY, or a file of its own (./run's var/secret_key) ----------------
+
+SHOW_KEY = "from django.conf import settings; print('key', settings.SECRET_KEY)"
+
+
+def test_the_key_file_is_read_and_serves_production(tmp_path):
+    key_file = tmp_path / "secret_key"
+    key_file.write_text("  a-key-of-its-own-0123456789-abcdefghijklmnopqrstuvwxyz-ABCDEF\n")
+    shown = manage("shell", "-c", SHOW_KEY, CONCORD_SECRET_KEY_FILE=str(key_file))
+    assert shown.returncode == 0, shown.stderr
+    assert "key a-key-of-its-own-0123456789-abcdefghijklmnopqrstuvwxyz-ABCDEF\n" in shown.stdout
+    deploy = manage(
+        "check",
+        "--deploy",
+        "--fail-level",
+        "WARNING",
+        CONCORD_ENV="production",
+        CONCORD_SECRET_KEY_FILE=str(key_file),
+        ALLOWED_HOSTS="concord.example.org",
+    )
+    assert deploy.returncode == 0, deploy.stdout + deploy.stderr
+
+
+def test_secret_key_wins_over_the_key_file(tmp_path):
+    key_file = tmp_path / "secret_key"
+    key_file.write_text("from-the-file")
+    shown = manage("shell", "-c", SHOW_KEY, CONCORD_SECRET_KEY_FILE=str(key_file), SECRET_KEY="from-the-environment")
+    assert "key from-the-environment\n" in shown.stdout
+
+
+@pytest.mark.parametrize(("content", "message"), [(None, "cannot read it"), ("\n", "the file is empty")])
+def test_a_key_file_that_is_missing_or_empty_fails_loudly(tmp_path, content, message):
+    key_file = tmp_path / "secret_key"
+    if content is not None:
+        key_file.write_text(content)
+    result = manage("check", CONCORD_SECRET_KEY_FILE=str(key_file))
+    assert result.returncode != 0
+    assert f"CONCORD_SECRET_KEY_FILE='{key_file}': {message}" in result.stderr
+
+
+def test_secret_key_module_makes_a_key_of_its_own_readable_by_its_owner_only(tmp_path):
+    from concord import secret_key
+
+    made = secret_key.ensure(tmp_path / "var" / "secret_key")
+    key = made.read_text().strip()
+    assert made == (tmp_path / "var" / "secret_key").resolve()
+    assert made.stat().st_mode & 0o777 == 0o600
+    assert len(key) == 50 and not key.startswith("django-insecure")
+    assert secret_key.ensure(made).read_text().strip() == key  # kept on the next start
+    assert secret_key.ensure(tmp_path / "elsewhere").read_text().strip() != key  # each its own
+    made.chmod(0o644)
+    secret_key.ensure(made)
+    assert made.stat().st_mode & 0o777 == 0o600
+    made.write_text("")
+    assert len(secret_key.ensure(made).read_text().strip()) == 50
+    assert [p.name for p in made.parent.iterdir()] == ["secret_key"]  # nothing left aside

@@ -20,7 +20,8 @@
 // is signed in now: the same user gets a fresh CSRF token (signing in in
 // another tab rotates it) and the save goes once more; refused again with a
 // fresh token, it is the server's real answer. Opening the topic again (a
-// reload, another tab) offers what was kept: restore or discard.
+// reload, another tab) offers what was kept: restore or discard. A page being
+// left (pagehide) starts no save, so what it kept is always offered there.
 //
 // Nothing is ever overwritten silently. A save carries the version it was
 // based on; when the server has a newer one (another tab or device, or a
@@ -102,6 +103,19 @@ Concord.Judgment = class {
     this.wireRestore();
     this.renderState();
     window.addEventListener("online", () => { if (this.stop === "offline") this.resume(); });
+    // A page being left (closed, reloaded, navigated away from) starts no save: what waits stays
+    // kept in this browser and is offered when the topic is opened again, where its user decides.
+    // A request started by a document being unloaded may or may not reach the server, and no page
+    // is left to show its answer, so the user would never learn what became of the change
+    // (Chromium, for one, still tells a closing tab "online" when its emulated offline state
+    // ends with it). Back from the back-forward cache, the page carries on.
+    this.leaving = false;
+    window.addEventListener("pagehide", () => { this.leaving = true; });
+    window.addEventListener("pageshow", (event) => {
+      if (!event.persisted || !this.leaving) return;
+      this.leaving = false;
+      if (this.pending && !this.stop) this.push();
+    });
     // Back on this tab (after signing in in another one, say): ask at once, not at the next poll.
     const back = () => { if (document.visibilityState === "visible" && this.signedOut()) this.checkBack(); };
     window.addEventListener("focus", back);
@@ -200,7 +214,7 @@ Concord.Judgment = class {
       clearTimeout(this.timer); // a draft's timer: sent now instead (a retry's timer stays)
       this.timer = null;
     }
-    while (this.pending && !this.stop && !this.timer && !this.readonly) {
+    while (this.pending && !this.stop && !this.timer && !this.readonly && !this.leaving) {
       if (!this.sending) this.sending = this.attempt().finally(() => { this.sending = null; });
       await this.sending;
     }

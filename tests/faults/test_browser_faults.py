@@ -198,6 +198,85 @@ def test_an_expired_session_keeps_the_work_and_sends_it_after_a_sign_in_in_a_new
     assert kept(page) is None
 
 
+def copies_kept(page) -> list[str]:
+    """The keys of every unsaved-work copy this browser keeps, whoever's."""
+    return page.evaluate("() => Object.keys(localStorage).filter((key) => key.startsWith('concord:')).sort()")
+
+
+def test_signing_out_deletes_the_users_unsaved_copies_once_they_agree(context, topic, people):
+    alice, bob = people["alice"], people["bob"]
+    page = judge(context, topic)
+    page.route("**/judgment/", lambda route: route.abort("internetdisconnected"))  # never reaches the server
+    choose(page, 0, "No match")
+    expect(problem(page)).to_contain_text("1 change waiting")
+    mine = page.locator("#judge").get_attribute("data-storage-key")
+    theirs = f"concord:{topic.campaign_id}:q9:{people['carol'].pk}"  # another user's copy in this browser
+    page.evaluate("key => localStorage.setItem(key, JSON.stringify({payload: {}, version: 0}))", theirs)
+    assert copies_kept(page) == sorted([mine, theirs])
+
+    # Asked first: staying signed in keeps the copy.
+    questions: list[str] = []
+
+    def answer(dialog, accept: bool) -> None:
+        questions.append(dialog.message)
+        if accept:
+            dialog.accept()
+        else:
+            dialog.dismiss()
+
+    page.once("dialog", lambda dialog: answer(dialog, False))
+    page.get_by_role("button", name="Log out").click()
+    expect(page.locator("#judge")).to_be_visible()
+    assert copies_kept(page) == sorted([mine, theirs])
+    assert questions == [
+        "Unsaved changes to one topic are kept in this browser only: they never reached the server. "
+        "Signing out deletes them. Sign out anyway?"
+    ]
+
+    page.once("dialog", lambda dialog: answer(dialog, True))
+    page.get_by_role("button", name="Log out").click()
+    page.wait_for_url(re.compile(r"/accounts/login/"))
+    assert copies_kept(page) == [theirs]  # alice's gone; nobody else's touched
+    assert stored(topic, alice) is None
+
+    # Someone else signs in on this browser: nothing of alice's is there to find.
+    page.unroute("**/judgment/")
+    sign_in(page, "bob")
+    page.goto(judge_path(topic))
+    expect(page.locator("#remaining")).to_contain_text("candidates left")
+    assert page.locator("#judge").get_attribute("data-user-id") == str(bob.pk)
+    assert copies_kept(page) == [theirs]
+    expect(restore_offer(page)).to_be_hidden()
+
+
+def test_signing_out_with_nothing_kept_asks_nothing(context, topic, people):
+    page = judge(context, topic)
+    choose(page, 0, "Match")
+    expect(page.locator("#save-status")).to_have_text("Draft saved (version 1).")
+    page.on("dialog", lambda dialog: pytest.fail(f"asked: {dialog.message}"))
+    page.get_by_role("button", name="Log out").click()
+    page.wait_for_url(re.compile(r"/accounts/login/"))
+    assert copies_kept(page) == []
+
+
+def test_signing_out_of_the_admin_deletes_the_users_copies_too(browser, live_server, people):
+    context = browser.new_context(base_url=live_server.url)
+    try:
+        page = context.new_page()
+        sign_in(page, "admin")
+        page.goto("/admin/")
+        mine = f"concord:1:q1:{people['admin'].pk}"
+        page.evaluate("key => localStorage.setItem(key, JSON.stringify({payload: {}, version: 0}))", mine)
+        questions: list[str] = []
+        page.once("dialog", lambda dialog: (questions.append(dialog.message), dialog.accept()))
+        page.get_by_role("button", name="Log out").click()
+        page.wait_for_url(re.compile(r"/accounts/login/"))
+        assert len(questions) == 1 and "Signing out deletes them" in questions[0]
+        assert copies_kept(page) == []
+    finally:
+        context.close()
+
+
 def test_a_sign_in_in_another_tab_rotates_the_csrf_token_and_the_save_still_goes_through(context, topic, people):
     page = judge(context, topic)
     statuses = put_statuses(page)
@@ -381,6 +460,39 @@ def test_a_draft_left_for_an_older_version_is_offered_not_dropped_or_sent(contex
     expect(pressed(page, 1, "Match")).to_have_attribute("aria-pressed", "false")
     judgment = stored(topic, people["alice"])
     assert (judgment.version, judgment.payload) == (2, {"matches": {"c1": False}})
+    assert kept(page) is None
+
+
+def test_a_page_being_left_starts_no_save_and_carries_on_back_from_the_cache(context, topic, people):
+    """A tab being closed or left (pagehide) sends nothing it kept, whatever it hears next:
+    Chromium tells a closing tab "online" when its emulated offline state ends with it, and a
+    save started then may or may not get through, with no page to show what happened. Its
+    change stays kept for the restore offer; back from the back-forward cache, it is sent."""
+    page = judge(context, topic)
+    context.set_offline(True)
+    choose(page, 0, "No match")
+    expect(problem(page)).to_contain_text("Offline: 1 change waiting")
+    page.evaluate(
+        """() => {
+            window.putsSent = 0;
+            const send = window.fetch;
+            window.fetch = (url, options) => {
+                if (options && options.method === "PUT") window.putsSent += 1;
+                return send(url, options);
+            };
+            window.dispatchEvent(new PageTransitionEvent("pagehide", { persisted: true }));
+        }"""
+    )
+    context.set_offline(False)
+    # The connection is back (the page's own "online" event, or this one): a page being left sends nothing.
+    assert page.evaluate("() => { window.dispatchEvent(new Event('online')); return window.putsSent; }") == 0
+    assert kept(page)["payload"] == {"matches": {"c1": False}}
+    assert stored(topic, people["alice"]) is None
+
+    page.evaluate("() => window.dispatchEvent(new PageTransitionEvent('pageshow', { persisted: true }))")
+    expect(page.locator("#save-status")).to_have_text("Draft saved (version 1).")
+    assert page.evaluate("() => window.putsSent") == 1
+    assert stored(topic, people["alice"]).payload == {"matches": {"c1": False}}
     assert kept(page) is None
 
 
