@@ -1,4 +1,4 @@
-"""The set-password page a link from the members page opens (annotate.accounts).
+"""The set-password page a link from the members page opens (annotate.services.accounts).
 
 The link's code is in its fragment (``#...``), which never reaches the server
 in a URL: static/annotate/set_password.js posts it (``action=open``), the

@@ -3,7 +3,7 @@
 Arehart, Wolf & Miller (2008), section 3.2.1: one adjudicator per pair and a
 second opinion where it matters nearly matches full adjudication. With
 campaign ``params["design"] == "adaptive"`` nothing is assigned up front
-(:func:`annotate.services.assign_topics` makes no assignment); an assessor's
+(:func:`annotate.services.assignments.assign_topics` makes no assignment); an assessor's
 "Next topic" (the page ``campaigns/<id>/next/`` and the API's
 ``POST .../next-topic/``) calls :func:`next_work`, which hands out work one
 topic at a time:

@@ -1,6 +1,6 @@
 """The admin: for looking and small fixes, never for losing history.
 
-Judgments, topics' data and runs enter only through annotate.services (the
+Judgments, topics' data and runs enter only through annotate's services and imports (the
 kind's validation, versions, revisions, assignment), so the admin shows them
 read-only. Nothing that has revision history under it (judgments, topics
 that were judged or curated, campaigns with judgments) is deleted here: the
@@ -51,7 +51,7 @@ class KeepsHistory:
 def _organisers_left(campaign_id: int | None, *, without: set[int], demoted: set[int]) -> bool:
     """Whether a campaign that has organisers keeps one after deleting the
     memberships ``without`` and demoting ``demoted`` (the rule of
-    annotate.services.add_member, here for the admin's own forms)."""
+    annotate.services.members.add_member, here for the admin's own forms)."""
     organisers = set(
         Membership.objects.filter(campaign_id=campaign_id, role=Membership.Role.ORGANISER).values_list("pk", flat=True)
     )
@@ -106,7 +106,7 @@ class CampaignForm(forms.ModelForm):
             raise forms.ValidationError(error.message) from None
 
     def clean(self) -> dict:
-        """Params through the kind's params_schema, as every other way in (annotate.services)."""
+        """Params through the kind's params_schema, as every other way in (annotate.services.campaigns)."""
 
         cleaned = super().clean()
         kind = cleaned.get("kind") or (self.instance.kind if self.instance.pk else None)
@@ -218,7 +218,7 @@ class JudgmentAdmin(KeepsHistory, admin.ModelAdmin):
     inlines = [RevisionInline]
 
     # Read-only rather than a form that validates: a judgment is written only
-    # by annotate.services.save_judgment (the kind's payload check, the
+    # by annotate.services.judgments.save_judgment (the kind's payload check, the
     # assignment, versions and 409s, a revision per save, stale reports
     # marked). An admin form would have to repeat all of it and would be one
     # more door to keep in step; an empty "Add judgment" form saved a row

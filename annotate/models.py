@@ -1,6 +1,6 @@
 """Campaigns, topics, assignments and judgments: everything an assessor touches.
 
-Behaviour lives in ``annotate.services`` (writes) and ``annotate.selectors``
+Behaviour lives in ``annotate.services`` and ``annotate.imports`` (writes) and ``annotate.selectors``
 (reads); these classes only describe the data.
 """
 
@@ -53,7 +53,7 @@ class Membership(models.Model):
     #: nobody's), or found it an unclaimed invitation of other campaigns. Until it
     #: can log in, the organisers of its campaigns may make it a set-password link;
     #: the first used withdraws the invitations its maker did not make
-    #: (annotate.accounts). An account that could log in never gets one from an
+    #: (annotate.services.accounts). An account that could log in never gets one from an
     #: organiser: its owner signs in with their own password.
     created_account = models.BooleanField(
         default=False,
@@ -111,7 +111,7 @@ class Judgment(models.Model):
     ``payload`` is what the assessor is editing; ``submitted_payload`` (at
     ``submitted_version``) is what counts in the reports, set while the status
     is submitted or reopened and null otherwise. The states and the allowed
-    transitions between them are in ``annotate.services`` (docs/api.md,
+    transitions between them are in ``annotate.services.judgments`` (docs/api.md,
     "Judgment states").
     """
 
@@ -162,7 +162,7 @@ class JudgmentRevision(models.Model):
     withdrawal, and its drafts. Drafts saved in a row from one browser session or
     API token within ``CONCORD_DRAFT_REVISION_SECONDS`` share one revision, which
     holds the last of them (``saves``: how many), and a submission from there ends
-    the run by taking that revision over (annotate.services.save_judgment).
+    the run by taking that revision over (annotate.services.judgments.save_judgment).
     Nothing else is ever changed or deleted."""
 
     #: No index of its own: the unique (judgment, version) leads with it.
@@ -278,7 +278,7 @@ class Flag(models.Model):
 
 class ImportFence(models.Model):
     """A large import being written into a campaign, a few thousand rows per
-    transaction (annotate/imports.py). While it stands, the campaign's pages and
+    transaction (annotate/imports/fence.py). While it stands, the campaign's pages and
     API answer 503 (its rows are half written) and its reports wait; it falls in
     the import's last transaction, or, should the import fail or its process
     die, once what it wrote is deleted."""

@@ -76,7 +76,7 @@ def campaign_for(user: AnyUser, campaign_id: int, *, need: Need = "view") -> tup
     """The campaign and the user's role in it.
 
     Not a member: 404, so campaign ids leak nothing. A member without the
-    needed role: 403. A large import being written into it (annotate/imports.py):
+    needed role: 403. A large import being written into it (annotate/imports/fence.py):
     concord.busy.Busy, 503 with Retry-After.
     """
     campaign = Campaign.objects.filter(pk=campaign_id).annotate(importing=Exists(_fence("pk"))).first()

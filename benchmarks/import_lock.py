@@ -16,7 +16,7 @@ Meanwhile two other processes write to the same file: a probe (plain
 ``sqlite3``) that takes the write lock every 20 ms (``BEGIN IMMEDIATE``, one
 insert, commit) and records how long ``BEGIN IMMEDIATE`` waited; the largest wait is
 how long the import held the lock at most. And an assessor of another
-campaign saving a draft through ``services.save_judgment`` every 20 ms, with
+campaign saving a draft through ``annotate.services.judgments.save_judgment`` every 20 ms, with
 a busy timeout of 600 s so that every save waits rather than fails: its
 largest latency is what a save met. The probe's and the saver's clocks run
 from before the import starts until after it ends.

@@ -34,7 +34,6 @@ SEED = """
 import django
 django.setup()
 from django.contrib.auth import get_user_model
-from annotate import services
 from kinds.registry import KINDS
 from annotate.imports.write import import_topics
 from annotate.services.campaigns import create_campaign

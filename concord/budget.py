@@ -1,7 +1,7 @@
 """The work one import or preview may spend reading its file: CPU time, cells, memory.
 
 Every reader of an upload is bounded by the file's bytes (concord.reading,
-annotate.xlsx); this is the backstop over all of them together, so that one
+annotate.imports.xlsx); this is the backstop over all of them together, so that one
 request's file never takes more than its share of a web worker whatever the
 readers miss. A view that imports or previews a file runs it in
 :func:`scope`; the readers spend from the budget as they go (:meth:`Budget.spend`

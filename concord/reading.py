@@ -120,7 +120,7 @@ _BOMS = (
 
 class Readable(Protocol):
     """What a text reader reads from besides bytes and str: a zip's :class:`Member`,
-    a table converted as it is read (annotate.detect.TableText)."""
+    a table converted as it is read (annotate.imports.detect.TableText)."""
 
     def read(self, size: int = ..., /) -> bytes: ...
 

@@ -8,7 +8,7 @@ from annotate import flag_views as flag_pages
 from annotate import organiser_views as organiser_pages
 from annotate import views as pages
 from annotate.api import views as api
-from annotate.imports import views
+from annotate.imports import views as upload_pages
 from concord import auth_api, auth_pages, help_views
 from dashboard import views as dashboard_pages
 from kinds.registry import KINDS
@@ -94,15 +94,15 @@ page_urls = [
     path("campaigns/<int:campaign_id>/progress/", dashboard_pages.progress, name="campaign-progress"),
     path("campaigns/<int:campaign_id>/summary/", dashboard_pages.summary, name="campaign-summary"),
     path("campaigns/<int:campaign_id>/members/", organiser_pages.campaign_members, name="campaign-members"),
-    path("campaigns/<int:campaign_id>/uploads/", views.campaign_uploads, name="campaign-uploads"),
-    path("campaigns/<int:campaign_id>/uploads/import/", views.campaign_import, name="campaign-import"),
+    path("campaigns/<int:campaign_id>/uploads/", upload_pages.campaign_uploads, name="campaign-uploads"),
+    path("campaigns/<int:campaign_id>/uploads/import/", upload_pages.campaign_import, name="campaign-import"),
     path(
         "campaigns/<int:campaign_id>/uploads/samples/<str:sample>",
-        views.campaign_sample,
+        upload_pages.campaign_sample,
         name="campaign-sample",
     ),
     path("campaigns/<int:campaign_id>/assignments/", dashboard_pages.campaign_assignments, name="campaign-assignments"),
-    # A set-password link's code is its fragment, never in a URL the server sees (annotate/accounts.py).
+    # A set-password link's code is its fragment, never in a URL the server sees (annotate/services/accounts.py).
     path("accounts/set-password/", account_pages.set_password, name="set-password"),
     path("accounts/reset/done/", auth_views.PasswordResetCompleteView.as_view(), name="password_reset_complete"),
     path("campaigns/<int:campaign_id>/", dashboard_pages.campaign, name="campaign"),

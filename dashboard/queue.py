@@ -4,7 +4,7 @@
 counting judgments, most disputed first, on the topic table's selectors,
 dashboard/topics.py), :func:`page` (one topic's judgments side by side through
 the kind's ``KindSpec.adjudication``, its current gold and the next topic).
-What the page saves is ``annotate.adjudication.accept``'s. Generic: the kind is
+What the page saves is ``annotate.services.curations.accept``'s. Generic: the kind is
 reached through its spec only.
 """
 

@@ -4,7 +4,7 @@
 of each one's judgment and its disagreement (as the last rebuild stored it
 beside the topic's partial), filtered, sorted and paginated; the adjudication
 queue (dashboard/queue.py) lists the same topics. What the page changes is
-``annotate.assignments``'.
+``annotate.services.assignments``'.
 """
 
 from __future__ import annotations
@@ -136,7 +136,7 @@ def scored_topics(campaign: Campaign):
     """The campaign's topics, each with ``submissions`` (its counting judgments),
     ``disagreement`` (as its last rebuild stored it; None: fewer than two judgments) and
     ``disagreement_reason`` (its reason in a few words; None before its first rebuild). The
-    assignments page and the adjudication queue (annotate/adjudication.py) both list these."""
+    assignments page and the adjudication queue (dashboard/queue.py) both list these."""
     stored = TopicPartial.objects.filter(topic=OuterRef("pk"))
     return campaign.topics.annotate(
         submissions=Count("judgments", filter=Q(judgments__status__in=Judgment.COUNTING), distinct=True),

@@ -60,7 +60,7 @@ class Kind:
     hidden_fields: ClassVar[tuple[str, ...]]
     #: The campaign params the kind reads, declared (concord/params.py): every
     #: creation or change of a campaign's params is cleaned through it before
-    #: anything is stored (annotate.services.clean_campaign_params).
+    #: anything is stored (annotate.services.campaigns.clean_campaign_params).
     params_schema: ClassVar[ParamsSchema]
     #: Caps on every list of the kind's topic data and payloads, and on a payload's
     #: size (:class:`Limits`). No default: a new kind declares its own.
@@ -208,7 +208,7 @@ def reference_param() -> Bool:
 
 
 def design_param(label: str, *, splittable: bool, adaptive: bool = False) -> Choice:
-    """``design``: how topics are assigned (annotate.services.assign_topics);
+    """``design``: how topics are assigned (annotate.services.assignments.assign_topics);
     ``adaptive``: the kind implements ``Kind.item_labels`` and declares :func:`adaptive_params`."""
     if splittable:
         return Choice(

@@ -370,7 +370,7 @@ class KindSpec:
     #: ``runs_csv(lines) -> [{"name", "data"}]``: the kind's runs read from CSV (``lines``: the file's
     #: lines as concord.reading.Lines gives them, decoded as they are read); None: runs come as JSON only.
     runs_csv: Callable[[Iterable[str]], list[dict[str, Any]]] | None = None
-    #: file suffix -> ``reader(raw, params=campaign params[, rank=...]) -> annotate.importers.CrowdFile``
+    #: file suffix -> ``reader(raw, params=campaign params[, rank=...]) -> annotate.imports.read.CrowdFile``
     #: (``rank`` for readers that take it, e.g. SQuALITY's; the uploads page then asks for it):
     #: judgment files of the kind's own formats (``import_judgments``, ``POST .../judgments/import/``;
     #: a file's longest matching suffix picks the reader, or ``format=<suffix>``).

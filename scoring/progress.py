@@ -36,7 +36,7 @@ from scoring.models import Report
 #: The stored counts' report name (one per campaign, topic None).
 NAME = "progress"
 
-#: The adjudication's gold lives in this curation (annotate.adjudication.GOLD; not
+#: The adjudication's gold lives in this curation (annotate.services.curations.GOLD; not
 #: imported: annotate imports this module).
 GOLD = "consensus"
 

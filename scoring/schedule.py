@@ -181,7 +181,7 @@ def handed_over(campaign_id: int) -> None:
 
 
 def importing(campaign_id: int) -> bool:
-    """Whether a large import is being written into the campaign (annotate/imports.py);
+    """Whether a large import is being written into the campaign (annotate/imports/fence.py);
     if so its flag is cleared, so that the import's last transaction, which marks
     every topic stale, queues the rebuild. The flag's row is locked first: that
     transaction's claim comes wholly before this check or wholly after the clearing."""

@@ -230,7 +230,7 @@ def test_every_xml_an_upload_holds_is_parsed_by_concord_reading_only():
     """No DTD and no entity in any upload's XML (docs/security.md): concord.reading's
     parser refuses them, and no other parser reads uploads. defusedxml is not in
     requirements.txt and need not be: nothing here leans on it (openpyxl would,
-    were it reading spreadsheets; annotate/xlsx.py reads them, and openpyxl only
+    were it reading spreadsheets; annotate/imports/xlsx.py reads them, and openpyxl only
     writes the sample workbook)."""
     import re
     from pathlib import Path

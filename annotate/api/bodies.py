@@ -11,7 +11,7 @@
   once per object, at most the endpoint's objects and lists); what it
   refuses is a 400 ``{"detail", "field"}`` naming the path in the body.
 - ``StrictMultiPartParser``: the form fields sent with an upload carry no
-  NUL (the files themselves are read by annotate.importers, line by line).
+  NUL (the files themselves are read by annotate.imports.read, line by line).
 - ``SafeJSONRenderer``: answering can never fail on stored data. Data that
   cannot be written as UTF-8 JSON (a lone surrogate, a NaN, stored before
   it could be refused) is written with the surrogate escaped (``\\ud800``)

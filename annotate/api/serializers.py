@@ -47,7 +47,7 @@ class CampaignCreateSerializer(serializers.Serializer):
 
 
 class MemberSerializer(serializers.ModelSerializer):
-    """A member; ``context={"states": annotate.accounts.states(...)}`` says what
+    """A member; ``context={"states": annotate.services.accounts.states(...)}`` says what
     the caller may know of each account."""
 
     username = serializers.CharField(source="user.username")

@@ -316,7 +316,7 @@ _PAGE = re.compile(r"[A-Za-z0-9-]{1,64}")
 
 def _client(request: Request) -> str:
     """Where a save comes from, so that drafts in a row from it share a revision
-    (services.save_judgment): the API token's id, or a digest of the browser
+    (annotate.services.judgments.save_judgment): the API token's id, or a digest of the browser
     session's key (never the key itself), each with the page's ``X-Concord-Page``
     when it sends one; blank when neither token nor session is known."""
     page = request.headers.get("X-Concord-Page", "")

@@ -15,7 +15,7 @@
 - ``backup``: a whole campaign exported and restored.
 
 Imports check and prepare everything first, reading only, and then write the
-prepared rows (annotate/rows.py) through annotate/imports.py: a small import in
+prepared rows (annotate/imports/rows.py) through annotate/imports/fence.py: a small import in
 one short transaction, a large one a few thousand rows per transaction behind
 a fence that keeps its campaign out of sight until the last one. Composite
 imports (topics with runs, a crowd file's topics, judgments and gold run)

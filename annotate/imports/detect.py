@@ -4,7 +4,7 @@ Pure functions over the uploaded bytes and the file's name (no database):
 :func:`detect` looks at the file's first bytes only (``HEAD`` of them, and
 for a zip its list of members), so it costs the same for a 120,000-row file
 as for a ten-line one. It decides which of the existing readers
-(annotate.importers, the kinds' ``judgment_files``) reads the file; it
+(annotate.imports.read, the kinds' ``judgment_files``) reads the file; it
 parses nothing itself. :func:`table_csv` turns a table that is not the
 readers' plain comma-separated UTF-8 (a spreadsheet, another delimiter,
 columns the organiser mapped) into that, within the upload limit.
@@ -238,7 +238,7 @@ def sniff_delimiter(lines: list[str], filename: str = "") -> str:
 
 # -- tables ---------------------------------------------------------------------------
 
-#: Rows of a spreadsheet read at most (annotate.xlsx).
+#: Rows of a spreadsheet read at most (annotate.imports.xlsx).
 MAX_SHEET_ROWS = xlsx.MAX_ROWS
 
 
@@ -249,7 +249,7 @@ def sheet_names(raw: bytes) -> list[str]:
 
 def sheet_rows(raw: bytes, sheet: str = "") -> Iterator[list[str]]:
     """The rows of one sheet (the first, or ``sheet``) as text cells, read as they come
-    (annotate.xlsx: the cells the file has, whatever its declared dimension)."""
+    (annotate.imports.xlsx: the cells the file has, whatever its declared dimension)."""
     for _, row in xlsx.Workbook(raw).rows(sheet):
         yield row
 

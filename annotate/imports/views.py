@@ -2,13 +2,13 @@
 
 Uploads: topics, runs, judgments and pools in every format the campaign's
 kind reads, and the kind's own formats (``KindSpec.uploads``), through the
-same readers (annotate.importers) and services as the API and the management
+same readers (annotate.imports.read) and services as the API and the management
 commands; all or nothing, the importers' errors (naming the line or the
 field) shown at the form, 400. The page's script (static/annotate/upload.js)
 sends the form with XMLHttpRequest to show upload progress and asks for JSON
 (``Accept: application/json``); without it the form posts as usual.
 
-Assignments: the topic list (annotate.assignments.topic_table), reassigning
+Assignments: the topic list (dashboard.topics.topic_table), reassigning
 a topic, topping up to the overlap.
 """
 
@@ -246,7 +246,7 @@ def campaign_uploads(request: HttpRequest, campaign_id: int) -> HttpResponse:
         posted = request.POST.get("what", "")
         try:
             # Each import is checked, then written in one short transaction of its own
-            # (annotate/services.py): no transaction here, which would hold the
+            # (annotate/imports/write.py): no transaction here, which would hold the
             # database's write lock while the file is read and checked.
             with budget.scope():  # the import's CPU, cells and memory (concord/budget.py)
                 message = run_upload(campaign, spec, posted, request)
@@ -350,7 +350,7 @@ def campaign_import(request: HttpRequest, campaign_id: int) -> HttpResponse:
         if step == "confirm":
             # Checked again at confirmation (the campaign may have changed since the
             # preview), then written in batches behind the campaign's fence: no
-            # transaction here (annotate/imports.py).
+            # transaction here (annotate/imports/fence.py).
             message = wizard.write(prepared)
             staging.drop()
             messages.success(request, message)

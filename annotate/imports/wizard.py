@@ -1,12 +1,12 @@
 """The import wizard: one file, read as what it is, previewed, then written.
 
-:func:`prepare` detects what a file is (annotate.detect), picks the reader
-that reads it (annotate.importers, the kind's ``judgment_files`` and
+:func:`prepare` detects what a file is (annotate.imports.detect), picks the reader
+that reads it (annotate.imports.read, the kind's ``judgment_files`` and
 ``runs_csv``) and runs the import's check phase (annotate.services
 ``check_*``): everything is read and checked, nothing is written. Its
 ``Prepared.preview`` is what the organiser sees before confirming;
 :func:`write` writes the same checked parts through
-``services.write_checked`` (annotate/imports.py: batches behind the
+``annotate.imports.write.write_checked`` (annotate/imports/fence.py: batches behind the
 campaign's fence). A table whose columns are not a crowd table's raises
 :class:`MappingNeeded`, which names the columns found and those wanted.
 

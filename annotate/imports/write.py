@@ -112,7 +112,7 @@ def write_checked(
     judgments: CheckedJudgments | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> Imported:
-    """Write the checked parts of one import as one (annotate/imports.py: topics
+    """Write the checked parts of one import as one (annotate/imports/fence.py: topics
     first, since the runs and judgments may be of them), mark the campaign's
     reports stale, and read back what was created."""
     campaign = next(part.campaign for part in (topics, runs, judgments) if part is not None)
@@ -303,7 +303,7 @@ def import_judgment_file(
 ) -> ImportSummary:
     """Read a judgments file (:func:`read_judgment_file`) and import it, all or nothing.
     ``map_members``: names of this campaign's assessors are theirs
-    (services.clean_workers); otherwise a name that is an account is refused."""
+    (annotate.imports.check.clean_workers); otherwise a name that is an account is refused."""
     parsed = read_judgment_file(campaign, raw, filename=filename, format=format, positive=positive, rank=rank)
     if on_total:
         on_total(parsed.count)

@@ -1,4 +1,4 @@
-"""Draft revisions coalesce (annotate.services.save_judgment): a revision records
+"""Draft revisions coalesce (annotate.services.judgments.save_judgment): a revision records
 its last save (``updated_at``), how many saves it holds and where a draft came
 from. Every existing revision holds one save, last made when it was made."""
 

@@ -19,7 +19,7 @@ after adding someone:
 An unclaimed invitation is nobody's yet: another organiser adding that name
 gets the answer a new name gets (``new``, and a link of their own), and sees
 nothing of the other campaigns. The first link used decides whose it is:
-:func:`annotate.members.claim_account` sets the password and withdraws the
+:func:`annotate.services.members.claim_account` sets the password and withdraws the
 invitations of the campaigns the link's maker does not organise (as
 removing a member would), so nobody gets into a campaign through someone
 else's invitation, and no organiser's adding voids another's link.
@@ -238,7 +238,7 @@ def choose_password(
 ) -> tuple[AbstractBaseUser, AbstractBaseUser] | tuple[None, None]:
     """Set the password a valid ``form`` holds if the link is still valid (checked
     again with the account locked); the new password voids the link. (the account,
-    the link's maker), or (None, None): void. annotate.members.claim_account then
+    the link's maker), or (None, None): void. annotate.services.members.claim_account then
     withdraws the invitations the maker did not make (the module's docstring)."""
     User.objects.select_for_update().filter(pk=form.user.pk).first()
     found = link_parties(code)

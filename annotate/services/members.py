@@ -37,11 +37,11 @@ def add_member(*, campaign: Campaign, username: str, role: str) -> Membership:
 
     A valid username that is nobody's becomes a new account without a usable
     password (``Membership.created_account``): the organisers may make it a
-    set-password link (annotate.accounts). So does one that is an unclaimed
+    set-password link (annotate.services.accounts). So does one that is an unclaimed
     invitation of other campaigns: the organiser is told what a new name
     tells, and the first link used withdraws the other invitations
-    (annotate.members.claim_account). Any other account is added as it is;
-    the organiser learns only that it exists (annotate.accounts: what an
+    (annotate.services.members.claim_account). Any other account is added as it is;
+    the organiser learns only that it exists (annotate.services.accounts: what an
     organiser may learn). A name no account could have is refused, and so
     is one differing only in case from an existing account (as imports refuse
     it). The name is read as login reads it (stripped, NFKC), so ``ｃａｒｏｌ``
@@ -56,7 +56,7 @@ def add_member(*, campaign: Campaign, username: str, role: str) -> Membership:
         raise InvalidInput("username", "expected a user name (a string)")
     username = require_username(User.normalize_username(username.strip()), "username", what="user")
     user = User.objects.select_for_update().filter(username=username).first()
-    # An invitation: a new account, or one still unclaimed (annotate.accounts: nobody's yet).
+    # An invitation: a new account, or one still unclaimed (annotate.services.accounts: nobody's yet).
     invited = user is None or accounts.unclaimed(user)
     if user is None:
         require_unlike_existing(username, "username")

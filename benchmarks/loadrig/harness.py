@@ -365,7 +365,7 @@ def seed_fresh(*, topics: int, samples: int, kinds: tuple[str, ...] = (), spare:
     """For every registered kind (or those of ``kinds``), a campaign ``Fresh <kind> <topics>`` of
     ``topics`` copies of its example topic and 10 assessors per topic, written
     in bulk (not through the API): topics and assignments by
-    ``services.import_topics``, then every (topic, assessor)'s judgment
+    ``annotate.imports.write.import_topics``, then every (topic, assessor)'s judgment
     submitted at version 1 with its revision (as ``import_judgments`` writes
     them), the example's two payloads alternating between assessors, and every
     topic marked stale, which queues one recompute. The last assessor's
@@ -450,7 +450,7 @@ def verify(acks: list[dict[str, Any]], *, settle_timeout: float = 300) -> dict[s
     acknowledged save once (versions 1..n; every submission and reopening, and
     the last save, a revision at its own version; drafts in a row from one token
     may share one, which the submission ending them takes over:
-    annotate.services.save_judgment; statuses as acknowledged;
+    annotate.services.judgments.save_judgment; statuses as acknowledged;
     replays add nothing), nothing unacknowledged; then wait for the task worker
     to catch up and check each campaign's report counts every submitted judgment."""
     from collections import defaultdict

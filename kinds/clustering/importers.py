@@ -171,7 +171,7 @@ def import_aiphes(
     """An AIPHES topic and each annotator's tree cut at ``depth`` as that
     annotator's clustering, all or nothing (``manage.py import_aiphes`` and the
     uploads page). ``trees`` are (annotator, tree XML). Returns (the topic's
-    data, services.ImportSummary)."""
+    data, annotate.imports.check.ImportSummary)."""
     from annotate.imports.check import check_judgments, check_topics
     from annotate.imports.write import write_checked
 

@@ -41,7 +41,7 @@ class PairsKind(Kind):
         {"data.candidates": 10_000, "data.candidates[].runs": 1000, "payload.matches": 10_000},
         payload_bytes=2 * 2**20,
     )
-    #: Campaign params (annotate/services.py assign_topics reads ``design``).
+    #: Campaign params (annotate.services.assignments.assign_topics reads ``design``).
     params_schema = ParamsSchema(
         design_param("Pair adjudication", splittable=True, adaptive=True),
         *adaptive_params(),

@@ -1,5 +1,5 @@
 """A large import is written a batch per transaction behind its campaign's
-fence (annotate/imports.py): never half visible, undone if it fails half way
+fence (annotate/imports/fence.py): never half visible, undone if it fails half way
 or its process dies, and other campaigns go on meanwhile."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The import wizard's staged files (annotate/wizard.py, Staging): one per user
+"""The import wizard's staged files (annotate/imports/wizard.py, Staging): one per user
 and campaign whichever sign-in previewed it, capped per user and in all,
 written only for a preview that reads, gone when a preview fails, and swept
 minutes after it was left."""

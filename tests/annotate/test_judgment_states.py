@@ -1,5 +1,5 @@
 """Judgment states: draft, submitted, reopened, withdrawn, and the only
-transitions between them (annotate.services.TRANSITIONS; docs/api.md, "Judgment
+transitions between them (annotate.services.judgments.TRANSITIONS; docs/api.md, "Judgment
 states"). A refused transition is a 400 naming `status` that writes nothing;
 reports read the submitted version, never the draft on top of it."""
 

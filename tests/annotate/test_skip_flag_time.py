@@ -1,5 +1,5 @@
 """Skipping topics, flags for the organisers, previous/next topic and active
-time per topic (annotate/flags.py, annotate.services.save_judgment's
+time per topic (annotate/flags.py, annotate.services.judgments.save_judgment's
 ``active_ms``; docs/pages.md, "Skipping, flags and time"): services, API and pages.
 
 The ``campaign`` fixture (conftest.py): pairs, topics q1-q3, each

@@ -1,4 +1,4 @@
-""".xlsx uploads read with work bounded by their bytes (annotate/xlsx.py): the
+""".xlsx uploads read with work bounded by their bytes (annotate/imports/xlsx.py): the
 declared dimension ignored, no DTD or entity, XML errors named with the part and
 the line, shared strings and cells bounded, every cell counted against the
 import's budget (concord/budget.py). Every file is built here, part by part

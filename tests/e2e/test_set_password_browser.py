@@ -1,4 +1,4 @@
-"""A set-password link opened in Chromium (annotate/accounts.py,
+"""A set-password link opened in Chromium (annotate/services/accounts.py,
 static/annotate/set_password.js): the code travels in the fragment, the page
 posts it, the person types a password by keyboard and logs in with it; the
 server never sees the code in a URL or Referer."""

@@ -29,7 +29,6 @@ SEED = textwrap.dedent(
     import django
     django.setup()
     from django.contrib.auth.models import User
-    from annotate import services
     from annotate.imports.write import import_topics
     from annotate.services.campaigns import create_campaign
     from annotate.services.judgments import save_judgment

@@ -36,7 +36,6 @@ ORDERING = textwrap.dedent(
     import django, random
     django.setup()
     from django.contrib.auth.models import User
-    from annotate import services
     from annotate.imports.write import import_topics
     from annotate.services.campaigns import create_campaign
     from annotate.services.judgments import save_judgment
@@ -65,7 +64,6 @@ PAIRS = textwrap.dedent(
     import django, random
     django.setup()
     from django.contrib.auth.models import User
-    from annotate import services
     from kinds.pairs.pools import build_pools
     from annotate.services.campaigns import create_campaign
     from annotate.services.judgments import save_judgment

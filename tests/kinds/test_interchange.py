@@ -50,7 +50,7 @@ def topics(campaign) -> dict[str, tuple[str, dict]]:
 
 def forget(campaign) -> None:
     """As if the export went to another instance: the campaign and its imported workers are gone
-    (a worker account belongs to the campaign whose import created it; services.clean_workers)."""
+    (a worker account belongs to the campaign whose import created it; annotate.imports.check.clean_workers)."""
     workers = list(User.objects.filter(memberships__campaign=campaign, memberships__imported=True))
     campaign.delete()
     for user in workers:

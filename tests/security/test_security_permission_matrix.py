@@ -57,7 +57,7 @@ EXPECTED: dict[str, dict[str, tuple]] = {
     "signed-in": {"GET": (LOGIN, 200, 200, 200, 200, 200, 200)},
     "api-schema": {"GET": (200,) * 7},
     "api-docs": {"GET": (200,) * 7},
-    # Set-password links (annotate/accounts.py): without a link, the page reads the same for everyone.
+    # Set-password links (annotate/services/accounts.py): without a link, the page reads the same for everyone.
     "set-password": {"GET": (200,) * 7, "POST": (302,) * 7},
     "password_reset_complete": {"GET": (200,) * 7},
     # The help (docs/help, docs/*.md): the repository's own text, open to anyone.
@@ -74,7 +74,7 @@ EXPECTED: dict[str, dict[str, tuple]] = {
     # The summary fragment the dashboard polls: organisers and admins.
     "campaign-summary": {"GET": (LOGIN, 403, 404, 200, 404, 200, 403)},
     "campaign-progress": {"GET": (LOGIN, 403, 404, 200, 404, 200, 403)},
-    # Uploads and assignments pages (annotate/upload_views.py): organisers and admins.
+    # Uploads and assignments pages (annotate/imports/views.py): organisers and admins.
     "campaign-uploads": {"GET": (LOGIN, 403, 404, 200, 404, 200, 403), "POST": (LOGIN, 403, 404, 302, 404, 302, 403)},
     # The import wizard: a GET goes back to the uploads page; a file is previewed (nothing written).
     "campaign-import": {"GET": (LOGIN, 403, 404, 302, 404, 302, 403), "POST": (LOGIN, 403, 404, 200, 404, 200, 403)},
@@ -113,7 +113,7 @@ EXPECTED: dict[str, dict[str, tuple]] = {
     "job-revert": {"GET": (LOGIN, 405, 405, 405, 405, 405, 405), "POST": (LOGIN, 403, 404, 400, 404, 400, 403)},
     "campaign-export": {"GET": (LOGIN, 403, 404, 403, 404, 200, 403)},
     "campaign-export-download": {"GET": (LOGIN, 403, 404, 403, 404, 200, 403)},
-    # Adjudication (annotate/adjudication_views.py): organisers, admins and the campaign's adjudicators.
+    # Adjudication (dashboard/views.py): organisers, admins and the campaign's adjudicators.
     "adjudication": {"GET": (LOGIN, 403, 404, 200, 404, 200, 200)},
     "adjudicate": {"GET": (LOGIN, 403, 404, 200, 404, 200, 200), "POST": (LOGIN, 403, 404, 302, 404, 302, 302)},
     # API

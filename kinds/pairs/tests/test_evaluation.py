@@ -32,7 +32,6 @@ BUILD = textwrap.dedent(
     """
     import random
     from django.contrib.auth.models import User
-    from annotate import services
     from kinds.pairs.pools import build_pools
     from annotate.services.campaigns import create_campaign
     from annotate.services.judgments import save_judgment

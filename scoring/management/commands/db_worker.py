@@ -17,7 +17,7 @@ was marked failed, leaving its campaign's reports stale. Here:
 - every minute it undoes the large imports whose process died
   (annotate.imports.recover_imports), so their campaigns open again, and
   removes the import wizard's previewed files left past their time
-  (annotate.wizard.sweep_staged);
+  (annotate.imports.wizard.sweep_staged);
 - the worker id is ``host:pid:boot`` unless given (scoring.services.worker_id),
   so ``recover_jobs`` can tell whether the worker still runs.
 
@@ -50,7 +50,7 @@ from scoring.services import worker_id
 MAX_TRIES = 10
 #: The longest wait before a task that met a transient error runs again (seconds).
 MOST_DELAY = 60.0
-#: How often the worker looks for abandoned imports to undo (annotate/imports.py), seconds.
+#: How often the worker looks for abandoned imports to undo (annotate/imports/fence.py), seconds.
 RECOVER_EVERY = 60.0
 
 logger = upstream.logger

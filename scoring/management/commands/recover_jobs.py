@@ -8,7 +8,7 @@ died (kill -9, out of memory, a machine lost):
     manage.py recover_jobs --no-worker-running  every running task is lost (all workers stopped)
     manage.py recover_jobs --job 12             queue job 12 again whatever the queue says
 
-It also undoes the large imports whose process died (annotate/imports.py), so
+It also undoes the large imports whose process died (annotate/imports/fence.py), so
 their campaigns open again.
 
 A job whose worker died while running it is queued again until it has been
@@ -63,7 +63,7 @@ class Command(BaseCommand):
         parser.add_argument("--dry-run", action="store_true", help="Say what would be done; change nothing.")
 
     def handle(self, *, dead_worker, no_worker_running, job, grace, dry_run, verbosity, **options) -> None:
-        # Large imports whose process died (annotate/imports.py): undone, their campaigns open again.
+        # Large imports whose process died (annotate/imports/fence.py): undone, their campaigns open again.
         undone = [] if dry_run else recover_imports()
         recovery = services.recover_jobs(
             dead_workers=dead_worker, no_worker_running=no_worker_running, jobs=job, grace=grace, dry_run=dry_run
