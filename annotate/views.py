@@ -73,8 +73,8 @@ def judging_context(campaign, topic, user, *, items: list[str] | None = None) ->
     of the part of the topic judged (``items``; None: all of it; blind assessment).
 
     The one place both views take it from, so the consensus editor cannot miss what the
-    judging page has (issue 24: without the scale it showed no grade buttons and saved
-    the starting assessor's grades unchanged)."""
+    judging page has (a relevance gold edited without the campaign's scale would show no
+    grade buttons and save the starting assessor's grades unchanged)."""
     spec = get_kind(campaign.kind)
     # The kind's context reads the full topic (factoids' summaries): before the view replaces it.
     extra = spec.judge.context(campaign, topic, user) if spec.judge.context else {}

@@ -1,16 +1,16 @@
-"""Benchmark: what one hostile request costs (issue 25, item 2), each case in a
+"""Benchmark: what one hostile request costs, each case in a
 process of its own so that its peak memory is its own.
 
 - ``factoids``: the CPU of checking an assessor's 20,000-factoid draft whose
-  marks list every factoid for 3 sentences (the issue's 6.4 s), and of the
-  largest draft the kind takes (every list at its cap); the reference is the
-  ordering the check used to do, ``sorted(marks, key=factoid_ids.index)``, on
+  marks list every factoid for 3 sentences, and of the largest draft the kind
+  takes (every list at its cap); the reference is the straightforward
+  ordering, ``sorted(marks, key=factoid_ids.index)``, on
   the same 20,000-factoid draft.
 - ``zip``: reading a doccano zip of 20 KB that unpacks to 200 MiB of JSONL
-  lines (bzip2; the issue's 47 s and 2.7 GB): time and peak resident memory.
+  lines (bzip2): time and peak resident memory.
 - ``body``: 8 anonymous requests at once, each a 49 MiB url-encoded POST to
   ``/``, against gunicorn (one process, 8 threads): its resident memory at
-  the peak and after (the issue's 717 MB and 596 MB kept).
+  the peak and after.
 
 Run from the project root: ``python -m benchmarks.bounded [--unzipped-mib 200]``.
 The same script measures the code before the change when run against an

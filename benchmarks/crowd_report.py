@@ -1,6 +1,6 @@
 """Benchmark: the agreement part of a crowd campaign's report (pairs kind), every pair listed
-against the ``LIVE_PAIRS`` with the most shared items (issue 27's distributed run: a rebuild
-of a 200-worker crowd campaign grew with the worker pairs, and the organiser page took 6.8 s).
+against the ``LIVE_PAIRS`` with the most shared items (listing every pair, a rebuild of a
+200-worker crowd campaign grows with the worker pairs, and so does the organiser's page).
 
 A synthetic crowd: ``--items`` items, each judged match / no match by ``--per-item`` of
 ``--workers`` workers (80% agreeing with a hidden truth), as an RTE-like CSV would give.

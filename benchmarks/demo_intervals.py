@@ -6,7 +6,7 @@ with 2 resamples (the same code and point figures; the resampling nearly gone).
 
 Run from the project root: ``python -m benchmarks.demo_intervals``. It builds the
 demo (``annotate.demo.seed``) in a scratch SQLite file and deletes it afterwards.
-The issue's target: the intervals cost no more than the report itself, i.e.
+The target: the intervals cost no more than the report itself, i.e.
 ``added_seconds <= reference_seconds`` for every kind (ratio >= 0.5).
 """
 

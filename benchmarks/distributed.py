@@ -41,7 +41,7 @@ environment of the recipe (``DATABASE_URL``, ``CONCORD_TASKS_BACKEND=rq``,
 
 Peak memory (VmHWM, sampled every second with the children: an rqworker's work
 horses, PostgreSQL's backends; the import's process) of every process is printed
-at the end. Goals (issue 27): first build at most 10 min, fresh p95 at most 2 s,
+at the end. Goals: first build at most 10 min, fresh p95 at most 2 s,
 page at most 300 KB and 150 ms, nothing lost.
 
 Run from the project root: ``python -m benchmarks.distributed [--items 100000]``;
@@ -79,9 +79,9 @@ from benchmarks.loadrig import client, harness
 PASSWORD = "distributed-benchmark"
 LABELS_PER_ITEM = 10
 #: What every poll asks for: the campaign report's time, count and headline (a few hundred
-#: bytes; until session 15 the polls fetched the whole report, at 100,000 items x 2,000
-#: workers tens of megabytes of JSON with its kappa matrix for each of 20 samplers after each
-#: rebuild, on the same two cores as the rebuilds they waited for).
+#: bytes; the whole report, at 100,000 items x 2,000 workers, is tens of megabytes of JSON
+#: with its kappa matrix, which 20 samplers would fetch after each rebuild on the same two
+#: cores as the rebuilds they wait for).
 AGREEMENT = "/api/campaigns/{}/agreement/headline/"
 
 

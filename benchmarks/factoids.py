@@ -1,6 +1,6 @@
 """Benchmark: inventory growth and WFS stability vs straightforward loops.
 
-Synthetic data the size the issue asks for (van Halteren & Teufel's Kuwait
+Synthetic data of a large factoid study (van Halteren & Teufel's Kuwait
 set grown to 50 model summaries): 50 model summaries and 16 machine
 summaries of 5-10 sentences each, 150 factoids with a long-tailed popularity;
 each summary states

@@ -127,7 +127,7 @@ def dimension_bomb() -> bytes:
         f'<row r="1">{inline("A1", "worker")}{inline("B1", "item")}{inline("C1", "label")}</row>'
         f'<row r="1000000">{inline("XFD1000000", "x")}</row>'
     )
-    # A comment of digits that compress little, to the size.
+    # A comment of digits that compress little, to the size of the hostile file measured.
     padding = "<!-- " + str(7**5000)[:4000] + str(3**6000)[:1800] + " -->"
     return workbook(sheet_xml(rows + padding, dimension="A1:XFD1000000"))
 

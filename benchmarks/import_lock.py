@@ -2,8 +2,8 @@
 concurrent save in another campaign waits meanwhile.
 
 A CrowdTruth CSV of ``--rows`` rows (default 120,000: 12,000 items x 10 of 400
-workers, about 2.5 MB, like the 2.9 MB file of issue 25) is imported into an
-empty pairs campaign (``importers.import_judgment_file``, what the uploads
+workers, about 2.5 MB) is imported into an
+empty pairs campaign (``annotate.imports.write.import_judgment_file``, what the uploads
 page, the API and ``manage.py import_judgments`` run), in a process of its
 own, twice, each on a fresh copy of the same seeded SQLite file:
 

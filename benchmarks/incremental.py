@@ -15,7 +15,7 @@ the campaign report: the same work), so a 10,000-topic campaign is built once.
 Then ``check_reports`` confirms the incremental report equals a recompute from
 scratch (to 1e-12; up to 1,000 topics).
 
-The first build (issue 27) is timed as an organiser waits for it: from the
+The first build is timed as an organiser waits for it: from the
 commit of the import's last transaction (``mark_all_stale``, every topic stale)
 to the campaign report present and fresh, through the worker's tasks on one
 worker (the in-process backend runs each queued task in turn: the rebuild, its
@@ -258,7 +258,7 @@ def main() -> None:
     largest = [r for r in rows if r["topics"] == max(sizes)]
     slowest = max(largest, key=lambda r: r["first"])
     if args.first_build_only:
-        # The reference is issue 27's goal at this size: 60 s for 10,000 topics on one worker.
+        # The reference is the goal at this size: 60 s for 10,000 topics on one worker.
         print_result(
             "first_build",
             seconds=slowest["first"],

@@ -1,6 +1,6 @@
 """Benchmark: what an assessor's oversized JSON judgment body costs the web worker.
 
-The body of issue 39's item 5: a clustering draft (``PUT .../judgment/``, by
+A hostile body: a clustering draft (``PUT .../judgment/``, by
 API token) with 8 million empty lists in an unknown field, 24 MB in all.
 Against gunicorn started here as ``./run`` starts it (``--preload``, one sync
 worker) on a spare port, with a fresh SQLite database in a scratch directory:

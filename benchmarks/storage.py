@@ -1,6 +1,6 @@
 """Benchmark: database bytes per saved judgment, per group of tables, on SQLite and PostgreSQL.
 
-The issue's workload (the one Label Studio and doccano were measured on): 5
+The workload (the one Label Studio and doccano are measured on): 5
 assessors label 1,000 binary items (a pairs campaign of 1,000 topics of one
 candidate each, 5 assessors per topic) in interleaved rounds: the items come in
 rounds of ``--round`` (default 100), and within a round the assessors take turns
@@ -16,7 +16,7 @@ table with its indexes (and, on PostgreSQL, its TOAST): on SQLite after
 ``VACUUM`` from the ``dbstat`` virtual table, on PostgreSQL after ``VACUUM FULL``
 and ``ANALYZE`` from ``pg_total_relation_size``. Bytes per judgment is the growth
 over the judgments saved, by group: judgments, revisions, reports (topic and
-campaign), partials, other (stale marks, task results, ...). The goal (issue 27)
+campaign), partials, other (stale marks, task results, ...). The goal
 is 0.5 MB per 1,000 judgments, i.e. 500 bytes per judgment, reports included.
 
 Each engine runs in its own process, on a fresh database: SQLite in a scratch
@@ -39,7 +39,7 @@ from pathlib import Path
 
 from benchmarks._harness import print_result, print_table
 
-#: The issue's goal: 0.5 MB per 1,000 judgments (bytes per judgment).
+#: The goal: 0.5 MB per 1,000 judgments (bytes per judgment).
 GOAL = 500_000 / 1000
 
 #: Table -> group; any other table is "other".

@@ -23,7 +23,7 @@ against ``NORMAL``, in alternating blocks on one connection (CPU time does not
 show a wait for the disk).
 
 Run from the project root: ``python -m benchmarks.submit_cost [--requests 300] [--sync-requests 200]``.
-The issue's target: a submit costs at most 2x the bare endpoint (``cpu_ratio``).
+The target: a submit costs at most 2x the bare endpoint (``cpu_ratio``).
 """
 
 from __future__ import annotations

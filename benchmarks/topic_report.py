@@ -1,4 +1,4 @@
-"""Benchmark: what one topic report (and its partial) costs, per kind, before and after issue 27.
+"""Benchmark: what one topic report (and its partial) costs, per kind, against a straightforward reference.
 
 A first build computes every topic's report and partial (scoring/jobs.py,
 ``_topic_reports``): the kind's ``Reports.topic``, its disagreement and
@@ -8,9 +8,9 @@ copies of the kind's example topic, each judged by 10 assessors submitting
 one of the kind's two example payloads at random), read once with
 ``report_input``; no database work is timed. Best of ``--repeat``.
 
-The reference ("before"), in the same run on the same input, is the per-topic
-work as it was before issue 27, kept here: every figure bootstrapped down to
-2 units (an interval over 4 documents; now none below
+The reference, in the same run on the same input, is the per-topic work done
+the straightforward way, kept here: every figure bootstrapped down to
+2 units (an interval over 4 documents, where the reports draw none below
 ``stats.stopping.MIN_UNITS`` units), relevance's kappas one ``cohen_kappa``
 call per pair and weighting (each encoding both assessors' grades again), and
 factoids' pairs each parsing the topic and both annotations once per function
@@ -65,11 +65,11 @@ from kinds.registry import KINDS  # noqa: E402
 from scoring.selectors import report_input  # noqa: E402
 from stats import agreement  # noqa: E402
 
-#: The goal per topic report (issue 27: a 10,000-topic first build in 60 s leaves 6 ms a topic).
+#: The goal per topic report (a 10,000-topic first build in 60 s leaves 6 ms a topic).
 GOAL_MS = 5.0
 
 
-# -- the reference: the per-topic work before issue 27 ------------------------------------------
+# -- the reference: the per-topic work done the straightforward way ------------------------------
 
 
 def reference_pairwise_kappa(grades, *, scale=None) -> relevance_metrics.PairwiseKappa:

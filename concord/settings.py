@@ -353,7 +353,7 @@ SPECTACULAR_SETTINGS = {
     },
 }
 
-# What one user may take of what everyone shares (docs/security.md, "Security"; issue 25):
+# What one user may take of what everyone shares (docs/security.md, "Security"):
 # - set-password links (annotate/services/accounts.py) expire after this many days;
 CONCORD_SET_PASSWORD_LINK_DAYS = env_int("CONCORD_SET_PASSWORD_LINK_DAYS", 3, minimum=1)
 PASSWORD_RESET_TIMEOUT = CONCORD_SET_PASSWORD_LINK_DAYS * 86400

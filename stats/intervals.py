@@ -14,7 +14,7 @@ the background task with the report (scoring/tasks.py), never by a page; the
 page only compares a stored interval with the wanted precision
 (:mod:`stats.stopping`).
 
-Ranking stability (issue 15, section 2): :func:`ranking_stability`
+Ranking stability: :func:`ranking_stability`
 bootstraps the topics and correlates the ranking of the systems on each
 resample with the ranking on all topics (Kendall's tau-b,
 :func:`stats.rank.kendall_tau_b`).
@@ -414,7 +414,7 @@ def ranking_stability(
 @functools.lru_cache(maxsize=2)
 def _topic_weights(n_topics: int, resamples: int, seed: int) -> npt.NDArray[np.integer]:
     """``resample_weights(n_topics, ...)`` kept for the next recompute of a campaign with as many
-    topics (drawing them is most of a ranking's cost at 10,000 topics: issue 16), as read-only
+    topics (drawing them is most of a ranking's cost at 10,000 topics), as read-only
     uint16 counts where they fit (20 MB at 10,000 topics x 1,000 resamples)."""
     weights = resample_weights(n_topics, n_resamples=resamples, seed=seed)
     if weights.size and weights.max() <= np.iinfo(np.uint16).max:

@@ -1,4 +1,4 @@
-r"""Precise enough to stop? The organiser's signal per figure (issue 15, section 2).
+r"""Precise enough to stop? The organiser's signal per figure.
 
 A campaign's ``precision`` param is the wanted half-width ``d`` of a figure's
 95% interval (default 0.05: kappa to within +-0.05). With the current

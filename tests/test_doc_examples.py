@@ -1,4 +1,4 @@
-"""Every example in the README and docs/ works as written (issue 26, item 4).
+"""Every example in the README and docs/ works as written.
 
 The fenced code blocks say what they are:
 

@@ -2,8 +2,8 @@
 lock for long, and with nothing half-visible.
 
 SQLite has one writer at a time: an import written in one transaction makes
-every other save of every campaign wait for it (issue 25: 120,000 judgments
-held the lock 22.6 s, past the busy timeout). So:
+every other save of every campaign wait for it (120,000 judgments would hold
+the lock about 20 s, past the busy timeout: benchmarks.import_lock). So:
 
 - a small import (at most ``BATCH`` rows in all) is written in one short
   transaction;

@@ -1,4 +1,4 @@
-"""Membership.imported: the crowd workers an import created (issue 11, item 4).
+"""Membership.imported: the crowd workers an import created.
 
 Existing data: an assessor whose account has no usable password, is not
 staff, and whose every judgment revision in the campaign came from an import

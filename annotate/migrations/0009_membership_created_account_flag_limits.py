@@ -1,4 +1,4 @@
-"""Membership.created_account (issue 25, item 3) and an index for the flag limits (item 4).
+"""Membership.created_account and an index for the flag limits (item 4).
 
 Existing data: set-password links keep working for the accounts they were
 for until now. Every membership of an account that cannot log in yet (no

@@ -1,4 +1,4 @@
-"""Issue 27, storage: two indexes no query needs, dropped (benchmarks.storage: 16 and
+"""Two indexes no query needs, dropped (benchmarks.storage: 16 and
 12 bytes per judgment on SQLite). ``Judgment.topic`` is led by the unique (topic,
 assessor) and the (topic, status) index, ``JudgmentRevision.judgment`` by the unique
 (judgment, version): each column's own index only repeated them. Only the indexes

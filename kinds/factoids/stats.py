@@ -42,7 +42,7 @@ Conventions where the paper states none
 ---------------------------------------
 * Annotation kappa counts factoid-summary combinations by default, as the
   paper does (section 3.1); ``unit="sentence"`` counts factoid-sentence
-  combinations instead (Concord's default before issue 15).
+  combinations instead.
 * Kappa items are always rated by every annotator (only factoids every
   annotator defined, or relations between two inventories), so the
   Siegel-Castellan kappa is Fleiss' kappa. No items: kappa, P(A), P(E) NaN;
@@ -1244,7 +1244,7 @@ def _identities(
 
 
 # --------------------------------------------------------------------------
-# Every pair of a topic's annotators, parsed once (issue 27)
+# Every pair of a topic's annotators, parsed once
 # --------------------------------------------------------------------------
 
 

@@ -1,6 +1,6 @@
 """Every agreement figure of every kind's reports carries its 95% interval and
 the number of units behind it, Gwet's AC1/AC2 join kappa, and the ordering and
-factoids reports say which of the paper's conventions they use (issue 15): the
+factoids reports say which of the paper's conventions they use: the
 stored reports change shape, so every topic is marked stale and the worker
 recomputes them (until then the page says the report is being recomputed)."""
 

@@ -1,4 +1,4 @@
-"""Paper-exact conventions (issue 15): the ordering reports say which WCA weights
+"""Paper-exact conventions: the ordering reports say which WCA weights
 they use (``wca_weights``) and score RBA with ties averaged over their orders; the
 factoids reports say the annotation kappa's unit (``annotation_unit``, now the
 paper's factoid-summary combinations by default). The stored reports change shape

@@ -1,4 +1,4 @@
-"""Incremental clustering reports (issue 16): the campaign report carries the first
+"""Incremental clustering reports: the campaign report carries the first
 ``LIVE_PAIRS`` pairs of judges and counts them all (``pair_count``), merged from
 per-topic partials. The stored clustering reports change shape, so every topic is
 marked stale and the worker recomputes them (and stores their partials)."""

@@ -1,4 +1,4 @@
-"""Incremental factoid reports (issue 16): the campaign report carries the first
+"""Incremental factoid reports: the campaign report carries the first
 ``LIVE_PAIRS`` annotator pairs and counts them all (``pair_count``), merged from per-topic
 partials that keep their rows packed. The stored reports and partials change shape, so
 every topic is marked stale and the worker recomputes them."""

@@ -1,4 +1,4 @@
-"""Issue 24, item 4: a topic's disagreement is the mean vote entropy of its items (or the
+"""A topic's disagreement is the mean vote entropy of its items (or the
 kind's pairwise measure) with a short reason the adjudication queue shows, and Fleiss'
 kappa carries a test of kappa = 0 (z, p) where it carried an interval from the null
 standard error. The stored disagreements and reports change, so every topic is marked

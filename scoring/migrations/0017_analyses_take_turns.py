@@ -1,5 +1,5 @@
-"""Job.waits_turn, JobChunk.waits_turn: analyses take turns across campaigns (issue 25, item 4;
-scoring/dispatch.py). Existing jobs and chunks are already in the task queue: False."""
+"""Job.waits_turn, JobChunk.waits_turn: analyses take turns across campaigns
+(scoring/dispatch.py). Existing jobs and chunks are already in the task queue: False."""
 
 from django.db import migrations, models
 

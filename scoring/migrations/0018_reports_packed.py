@@ -1,4 +1,4 @@
-"""Issue 27, storage: reports are stored as zlib-compressed MessagePack
+"""Reports are stored as zlib-compressed MessagePack
 (scoring.fields.PackedJSONField) instead of JSON text: a topic report of the
 issue's workload took 7.7 KB, it now takes 454 bytes. Every stored report is
 converted as it is, a few hundred rows at a time; the reverse converts back to

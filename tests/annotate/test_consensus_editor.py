@@ -1,5 +1,5 @@
 """The consensus editor (the adjudication page's "Edit") renders the kind's judging page
-with everything that page gets from the kind (issue 24, item 1): the relevance grade
+with everything that page gets from the kind: the relevance grade
 scale, the other kinds' campaign params. Both views take it from one place
 (annotate.views.judging_context), so the two cannot drift."""
 

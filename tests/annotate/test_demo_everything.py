@@ -1,4 +1,4 @@
-"""Issue 13, part 4: the demo shows every part of every kind. Nugget matching has
+"""The demo shows every part of every kind. Nugget matching has
 demo data, and the people's (alice's and bob's) topics are judged by simulated
 assessors too, so a person's submission moves the agreement figures."""
 

@@ -1,4 +1,4 @@
-"""annotate.imports.detect: what a file is, by its content (issue 26.1)."""
+"""annotate.imports.detect: what a file is, by its content."""
 
 from __future__ import annotations
 

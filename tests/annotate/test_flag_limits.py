@@ -1,5 +1,5 @@
-"""One assessor cannot flood the organisers with flags (issue 25, item 4;
-annotate/flags.py): open flags per topic are capped, creation is rate-limited,
+"""One assessor cannot flood the organisers with flags
+(annotate/services/flags.py, annotate/flags.py): open flags per topic are capped, creation is rate-limited,
 and every list of flags is read a page at a time (pages and API)."""
 
 from __future__ import annotations

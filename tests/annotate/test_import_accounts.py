@@ -1,4 +1,4 @@
-"""Issue 11, item 4: imports never write under an account they did not create.
+"""Imports never write under an account they did not create.
 
 Imported crowd workers are accounts of their own (no usable password,
 inactive, marked ``imported`` on their membership). A worker name that is an

@@ -1,4 +1,4 @@
-"""Issue 11, item 8 (imports): what an import does not understand it refuses,
+"""Imports: what an import does not understand it refuses,
 naming the line or field, and writes nothing.
 
 Header-only CSV files, unknown or repeated CSV columns, rows longer than the

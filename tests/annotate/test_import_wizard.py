@@ -1,4 +1,4 @@
-"""The import wizard (issue 26.1): a file is detected, previewed with nothing
+"""The import wizard: a file is detected, previewed with nothing
 written, its columns mapped when not recognised, then confirmed and written."""
 
 from __future__ import annotations

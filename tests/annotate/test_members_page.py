@@ -1,4 +1,4 @@
-"""The members page (issue 13, part 2): add one or a pasted list, change
+"""The members page: add one or a pasted list, change
 roles, remove, and one-time set-password links (the links themselves:
 test_set_password_links.py)."""
 

@@ -164,7 +164,7 @@ def test_without_a_client_every_save_is_kept(campaign, people):
 
 
 def test_large_factoid_drafts_through_the_api_store_one_revision_not_five(people):
-    """The issue's five 8.6 MiB factoid drafts (60 MiB in 2 s): the payload is now at
+    """Five 8.6 MiB factoid drafts would be 60 MiB in 2 s: the payload is at
     most the kind's 4 MiB, and six drafts from one token store one revision."""
     kind = KINDS["factoids"]
     cap = kind.data.limits.lists

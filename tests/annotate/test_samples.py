@@ -1,4 +1,4 @@
-"""The uploads page's sample files (issue 26.1): built from each kind's
+"""The uploads page's sample files: built from each kind's
 examples, each downloads from the page's links and imports back."""
 
 from __future__ import annotations

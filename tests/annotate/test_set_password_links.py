@@ -1,4 +1,4 @@
-"""Set-password links (issue 25, item 3; annotate/services/accounts.py): checked again
+"""Set-password links (annotate/services/accounts.py): checked again
 when used, void once the account's standing changes, expiring, single-use, and
 never in a URL the server sees. And what an organiser learns of an account."""
 

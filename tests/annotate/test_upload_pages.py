@@ -1,4 +1,4 @@
-"""The uploads page (issue 13, part 2): topics, runs, judgments, pools and the
+"""The uploads page: topics, runs, judgments, pools and the
 kinds' own formats, through the API's readers and services, all or nothing,
 the importers' line-numbered errors at the form (400)."""
 

@@ -1,4 +1,4 @@
-"""The organiser's workbench in pages (issue 13, part 2): creating a campaign
+"""The organiser's workbench in pages: creating a campaign
 with its kind's params form, running an analysis with its params form, and
 Markdown guidelines. The pages call the same services (and params schemas) as
 the API, so they accept and refuse exactly the same values."""

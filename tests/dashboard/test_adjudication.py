@@ -1,4 +1,4 @@
-"""Adjudication (issue 14, part 1): the queue, the adjudication page's actions, the
+"""Adjudication: the queue, the adjudication page's actions, the
 adjudicator role's permissions (docs/pages.md, "Adjudication")."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The adjudication page shows what the stored gold contains, item by item, beside the
 assessors' judgments, and, where the organiser allows it (``show_reference``), the
-campaign's reference labelling (issue 24, items 1 and 4; docs/pages.md, "Adjudication")."""
+campaign's reference labelling (docs/pages.md, "Adjudication")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The assignments page (issue 13, part 2): who has which topic in which
+"""The assignments page: who has which topic in which
 state, a filterable, sortable, paginated list; reassigning a topic (never
 one with a judgment); topping up to the overlap."""
 

@@ -70,7 +70,7 @@ def test_the_summary_page_shows_the_headline_figure_with_its_interval_and_stop_s
     page = client.get(f"/campaigns/{campaign.pk}/").content.decode()
     headline = page.split('id="summary-headline">', 1)[1].split("</div>", 1)[0]
     assert "Fleiss&#x27; kappa" in headline and '<span class="value">1.000</span>' in headline
-    # 6 judgments on 3 topics: too few for an interval (issue 27), said where the interval goes
+    # 6 judgments on 3 topics: too few for an interval, said where the interval goes
     assert 'class="ci-bounds ci-too-few' in headline and "for an interval" in headline and "stop-signal" in headline
     assert 'id="summary-judged">6<' in page and 'id="summary-open">0<' in page
     assert f'hx-get="/campaigns/{campaign.pk}/summary/"' in page

@@ -1,4 +1,4 @@
-"""The issue's "done when" for every kind, in Chromium: on each kind's demo campaign an
+"""Adjudication for every kind, in Chromium: on each kind's demo campaign an
 organiser opens the adjudication queue, opens the most disputed topic, sees every
 assessor's judgment side by side (by name) and sets the gold with the keyboard: the
 consensus where the kind has one, else the first assessor's judgment. The adjudication

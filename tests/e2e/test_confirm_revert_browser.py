@@ -1,4 +1,4 @@
-"""Issue 13, part 2: "Start Phase 2" and applying an analysis's result ask for
+"""Starting Phase 2 and applying an analysis's result ask for
 confirmation on a page of their own, by keyboard alone, and can be reverted;
 axe finds no serious or critical violation on the confirm pages."""
 

@@ -1,8 +1,8 @@
-"""The gold edited for real, in Chromium, for every kind (issue 24, item 1): an adjudicator
+"""The gold edited for real, in Chromium, for every kind: an adjudicator
 opens a topic's adjudication page, follows "Edit (from alice's judgment)" by keyboard,
 changes the judgment with the kind's own keys, confirms with Enter twice, and the stored
-gold is what was typed: not alice's judgment (nor bob's). Before the fix the relevance
-editor had no grade buttons, its keys did nothing and alice's grades were saved as the gold."""
+gold is what was typed: not alice's judgment (nor bob's): an editor without the kind's
+context would show no grade buttons, ignore its keys and save alice's grades as the gold."""
 
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ def _edited(name: str) -> dict:
 #: Per kind, from the first item in focus: the keys that change alice's judgment into _edited's.
 EDITS = {
     "pairs": ["j", "j", "y"],  # c3: match
-    "relevance": ["3", "3", "0", "2"],  # the issue's keys: d2 goes from 1 to 3
+    "relevance": ["3", "3", "0", "2"],  # d2 goes from 1 to 3
     "ordering": [" ", "j", "j", " "],  # pick up the first item, move it down twice, put it down
     "nuggets": ["j", "o", "m", "j", "x"],  # n2 okay; part 2: r1 contains n2 too
     "clustering": ["j", "j", "1", "j", "1"],  # s2, then s4, into cluster 1

@@ -1,4 +1,4 @@
-"""An organiser's first hour (issue 26, "Done when"), one walk in Chromium from an
+"""An organiser's first hour, one walk in Chromium from an
 instance with accounts only, without any API, CLI or admin step: sign in; a campaign
 from each real-world file (a flat worker,item,label CSV on an empty campaign, after a
 mistaken one fixed from its error message; an Excel-style CSV with a byte-order mark and

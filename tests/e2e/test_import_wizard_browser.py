@@ -1,4 +1,4 @@
-"""The import wizard in a browser (issue 26.1), with the files a new organiser
+"""The import wizard in a browser, with the files a new organiser
 really has: a PNG dropped by mistake, a crowd CSV whose label column is named
 `answer` (mapped on the page), an Excel-style CSV (byte-order mark,
 semicolons, CRLF), an .xlsx workbook, on a new campaign with no topics; and

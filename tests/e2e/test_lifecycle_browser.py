@@ -1,5 +1,5 @@
 """The whole campaign in the browser, from an empty instance to an exported
-gold standard (issue 13, "Done when"): the organiser creates a campaign of
+gold standard: the organiser creates a campaign of
 every kind and uploads its topics; on the name-search one they add two
 assessors, who get set-password links and judge by keyboard; one reopens and
 resubmits and the organiser sees agreement move; the organiser uploads two
@@ -176,7 +176,7 @@ def test_from_an_empty_instance_to_an_exported_gold_standard(
         gold.get_by_role("button", name="Download").click()
     assert download.value.suggested_filename == f"campaign-{campaign.pk}-pairs-gold-consensus.csv"
     rows = open(download.value.path(), encoding="utf-8").read().splitlines()
-    # Provenance columns follow the votes (issue 14): a majority vote's source is "vote".
+    # Provenance columns follow the votes: a majority vote's source is "vote".
     assert rows[0] == "topic,candidate,truth,label,matches,judged,source,posterior,adjudicated_by,adjudicated_at"
     assert rows[1:] == [
         "t1,c1,consensus,1,2,2,vote,,,",

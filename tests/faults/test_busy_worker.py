@@ -1,6 +1,6 @@
 """The task worker outlasts a database locked for longer than its busy timeout
-(issue 25: django-tasks-db's own worker exited on the first "database is
-locked", and the reports of every campaign stopped).
+(django-tasks-db's own worker exits on the first "database is locked", and
+the reports of every campaign would stop).
 
 A real ``manage.py db_worker`` (scoring's) on a SQLite file of its own with a
 1 s busy timeout, while this test holds the write lock for 4 s; then it runs

@@ -1,12 +1,11 @@
-"""Issue 25: a 120,000-row import while assessors of other campaigns save.
+"""A 120,000-row import while assessors of other campaigns save.
 
 Real processes on a SQLite file of their own, as ./run starts them: gunicorn,
 the task workers (scoring's db_worker), and ``manage.py import_judgments``
 with a CrowdTruth CSV of 120,000 rows (12,000 items x 10 workers). The busy
 timeout is 2 s (``CONCORD_SQLITE_TIMEOUT``), so a lock held longer than that
-would show: before, the import held it for the whole of its one transaction
-(22.6 s in the issue), saves elsewhere answered 500 and both workers exited.
-Now every save answers 200, or 503 with Retry-After (and is sent again), never
+would show: an import held for the whole of one transaction (over 20 s) would
+make saves elsewhere answer 500 and both workers exit. Every save answers 200, or 503 with Retry-After (and is sent again), never
 anything else; no worker dies; once the import is in, the other campaigns'
 reports count every submission, and the imported campaign's rebuild is queued.
 """

@@ -10,7 +10,7 @@ from kinds.registry import KINDS
 TOPICS = {name: dict(spec.examples.topic) for name, spec in KINDS.items()}
 PAYLOADS = {name: dict(spec.examples.payloads[0]) for name, spec in KINDS.items()}
 
-# -- hostile text (issue 11, item 2) ---------------------------------------------------------------
+# -- hostile text ---------------------------------------------------------------
 
 
 #: Text a client can send that no response or database should choke on: lone

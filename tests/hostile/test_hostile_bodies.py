@@ -64,11 +64,11 @@ def post_counted(client, url: str, body: bytes, **extra):
     return put_counted(client, url, body, method="POST", **extra)
 
 
-# -- item: the issue's body, refused unread ------------------------------------------------
+# -- the hostile body, refused unread ------------------------------------------------
 
 
 def test_an_assessors_huge_judgment_body_is_refused_before_it_is_parsed(people, every_kind, parses):
-    """The issue's PUT, scaled to just over the clustering kind's limit: empty
+    """A hostile PUT, scaled to just over the clustering kind's limit: empty
     lists in an unknown field. Nothing of it is read or parsed."""
     campaign = every_kind["clustering"]
     limit = KINDS["clustering"].data.limits.payload_bytes + PAYLOAD_MARGIN_BYTES

@@ -1,4 +1,4 @@
-"""Requests that used to answer 500 (found by the hostile tests), each now a 4xx; once named where it broke
+"""Requests found by the hostile tests to answer 500, each a 4xx; once named where it broke
 (reported; the fixes are outside the files of tests/hostile). When one is
 fixed its test XPASSes, which fails the run: then drop its mark, and it stays
 as a regression test that the answer is a 4xx."""

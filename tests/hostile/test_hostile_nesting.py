@@ -1,4 +1,4 @@
-"""Hostile JSON (issue 11, item 3): deep nesting and numbers that are not
+"""Hostile JSON: deep nesting and numbers that are not
 finite get a 400 (never a RecursionError's 500) on every JSON endpoint and
 every JSON/JSONL import, naming the path where it can; anonymous endpoints
 (login page, admin login, API token) read at most 64 KiB of body."""

@@ -1,4 +1,4 @@
-"""Bad text (issue 11, item 2): lone surrogates and NUL characters in any
+"""Bad text: lone surrogates and NUL characters in any
 JSON body, JSON/JSONL upload or text file get a 400 naming where they are,
 and nothing is written; text already stored (bypassing the API) can always
 be answered; ids equal after Unicode normalisation are duplicates.

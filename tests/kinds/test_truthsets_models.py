@@ -1,6 +1,6 @@
 """Model truth sets (Dawid-Skene, MACE, Wawa), the adjudicated gold with its
 provenance, per-assessor reliability and accuracy against a reference
-(issue 14, parts 2 and 3) for the label kinds: pairs, graded relevance,
+ for the label kinds: pairs, graded relevance,
 nugget labels."""
 
 from __future__ import annotations

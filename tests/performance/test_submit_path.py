@@ -1,4 +1,4 @@
-"""The submit path (issue 16, item 5): exactly how many queries a submit and a
+"""The submit path: exactly how many queries a submit and a
 draft PUT of every kind cost, token-authenticated as a script calls them; the
 fast answer equals the serializer's; the judgments of a campaign are read
 through their topics' index, not by scanning every judgment of the database."""

@@ -1,4 +1,4 @@
-"""Issue 13, part 2: analyses that change the campaign (the ordering kind's frespa-tune)
+"""Analyses that change the campaign (the ordering kind's frespa-tune)
 and Phase 2 of factoid campaigns are confirmed first and can be reverted."""
 
 from __future__ import annotations

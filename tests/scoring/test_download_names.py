@@ -1,4 +1,4 @@
-"""Files say what they are (issue 24, item 5): every download's name carries the campaign,
+"""Files say what they are: every download's name carries the campaign,
 what the file is, the truth set it was built from (where that changes it) and the format,
 so two different files never share a name (docs/formats.md, "Export formats")."""
 

@@ -1,4 +1,4 @@
-"""Incremental reports equal a recompute from scratch (issue 16, docs/benchmarks.md "Live at any size").
+"""Incremental reports equal a recompute from scratch (docs/benchmarks.md "Live at any size").
 
 Random sequences of submissions, draft edits, resubmissions, reopenings,
 withdrawals, adjudications (the ``consensus`` curation) and run imports on

@@ -1,4 +1,4 @@
-"""No bootstrap over a handful of units (issue 27): below the stop signal's minimum
+"""No bootstrap over a handful of units: below the stop signal's minimum
 (stats.stopping.MIN_UNITS) a figure keeps its value and units but gets no interval
 ("too few", nothing drawn), and the pages say so; from the minimum on, the interval is
 the library's bootstrap as before."""

@@ -1,6 +1,6 @@
 """Jobs can be cancelled, are never queued again once cancelled, are failed
 (not queued again for ever) after their worker died twice, and tell users
-what to change rather than an exception's text (issue 11, item 5)."""
+what to change rather than an exception's text."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""One organiser cannot hold up everyone's analyses (issue 25, item 4): unfinished
+"""One organiser cannot hold up everyone's analyses: unfinished
 jobs are limited per campaign and per user (429), and campaigns take turns in the
 analyses queue (scoring/dispatch.py), on django-tasks-db's table, worked through
 in its own order by a worker simulated in-process."""

@@ -1,4 +1,4 @@
-"""Small live pages (issue 16, item 3): the report fragment and the agreement API carry an ETag and
+"""Small live pages: the report fragment and the agreement API carry an ETag and
 answer 304 with no body after one query while the report is unchanged; the organiser page lists
 one page of topics however many there are and never reads a topic's data; report tables are
 capped with a sentence and a CSV of every row."""

@@ -1,6 +1,6 @@
 """Campaign params and analysis params are declared (concord/params.py) and
 checked before anything is stored or queued: 400 naming the field and the
-allowed range or choices, nothing written (issue 11, item 5)."""
+allowed range or choices, nothing written."""
 
 from __future__ import annotations
 
@@ -123,7 +123,7 @@ def test_every_kind_declares_its_params_and_its_defaults_validate(kind):
     assert refused(schema, {"unknown": 1}).field == "params.unknown"
 
 
-#: The issue's examples: (kind, params, field named).
+#: Bad params: (kind, params, field named).
 BAD_CAMPAIGN_PARAMS = [
     ("nuggets", {"tasks": 5}, "params.tasks"),
     ("nuggets", {"tasks": ["labels", "votes"]}, "params.tasks[1]"),

@@ -1,4 +1,4 @@
-"""Rebuilds that cannot starve others (issue 16, item 6): one rebuild per campaign
+"""Rebuilds that cannot starve others: one rebuild per campaign
 queued at a time, at least CONCORD_REBUILD_INTERVAL between two of a campaign
 (django-tasks' run_after), and analyses on a queue of their own."""
 

@@ -1,6 +1,6 @@
 """Reports are stored compactly (MessagePack compressed with a preset dictionary,
 scoring.fields.PackedJSONField; partials likewise) and read back exactly as JSON gave
-them, whatever they were stored with before (issue 27, storage)."""
+them, whatever they were stored with before."""
 
 from __future__ import annotations
 

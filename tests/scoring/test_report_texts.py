@@ -1,4 +1,4 @@
-"""Issue 13, part 4: reports show text where people read text (candidate names,
+"""Reports show text where people read text (candidate names,
 document, sentence and item text beside their ids), and the judging page gives
 the conflict box the texts of its items (never what the assessor's view hides)."""
 

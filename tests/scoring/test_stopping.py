@@ -1,5 +1,5 @@
 """The stop signal (stats/stopping.py), the interval params every kind offers
-(kinds/base.py interval_params) and the template tags that show them (issue 15, section 2)."""
+(kinds/base.py interval_params) and the template tags that show them."""
 
 from __future__ import annotations
 
@@ -270,13 +270,13 @@ def tiny(people):
 
 @pytest.mark.django_db
 def test_a_tiny_campaign_says_too_few_to_judge_instead_of_reached(client, people, tiny):
-    """Issue 24: 3 topics and 2 systems showed "✓ reached (5th percentile τ 1.000, wanted τ ≥ 0.9)",
+    """3 topics and 2 systems showed "✓ reached (5th percentile τ 1.000, wanted τ ≥ 0.9)",
     and two assessors agreeing on 6 documents "✓ reached (±0.000)"."""
     from scoring.selectors import campaign_report
 
     data = campaign_report(tiny).data
     assert (data.ranking.systems, data.ranking.units, data.ranking.p5) == (2, 3, 1.0)
-    # issue 27: no interval at all over 6 documents (was [1, 1]), the figure and its units kept
+    # no interval at all over 6 documents (a bootstrap over them gives [1, 1]), the figure and its units kept
     ci = data.alpha.ordinal_ci
     assert (ci.value, ci.low, ci.high, ci.units, ci.method) == (1.0, None, None, 6, "too few")
     client.force_login(people["organiser"])

@@ -1,5 +1,4 @@
-"""The Django admin cannot leave a campaign without an organiser either (issue 11,
-item 7): the last organiser's membership can be neither demoted, moved nor deleted
+"""The Django admin cannot leave a campaign without an organiser either: the last organiser's membership can be neither demoted, moved nor deleted
 there, as the members API refuses to demote them."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """/api/docs/ (Swagger UI) is served from the installed drf-spectacular-sidecar
 under the same strict Content-Security-Policy as every page: no CDN, no
-inline script or style (issue 11, item 8)."""
+inline script or style."""
 
 from __future__ import annotations
 

@@ -255,7 +255,7 @@ def test_permission_matrix(people, world, name, method):
     """Every role in turn, each request in a savepoint rolled back after it (so each role
     meets the world as made, as a test of its own would) with no login failures counted
     from the role before: one world per URL and method instead of one per role (made
-    1,455 times, it was 270 s of the SQLite pass's test time)."""
+    1,455 times, one per role would be 270 s of the SQLite pass's test time)."""
     pattern = project_patterns()[name]
     url = path_for(name, pattern, world)
     wrong = []

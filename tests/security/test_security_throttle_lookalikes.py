@@ -1,5 +1,5 @@
 """Login throttling keys on the username exactly as authentication sees it
-(issue 11, item 6): after five failures for `bob`, his fullwidth, upper-case
+: after five failures for `bob`, his fullwidth, upper-case
 or space-padded look-alikes are refused too, on the login page, the admin's
 login page and the API token endpoint, and failures under different
 look-alikes add up to one count."""

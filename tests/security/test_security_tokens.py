@@ -1,4 +1,4 @@
-"""API tokens and accounts (issue 11, item 7): tokens are hashed at rest,
+"""API tokens and accounts: tokens are hashed at rest,
 expire, are one per device and revocable (one, the calling one, all), and a
 password change revokes them all; authenticated responses are never stored
 by caches; a campaign keeps an organiser; the members POST answers the same

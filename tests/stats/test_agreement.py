@@ -543,7 +543,7 @@ def test_result_types_are_plain_python() -> None:
     assert type(result.a) is int and type(result.kappa) is float
 
 
-# --- every pair at once (issue 27: one encoding per topic, not one per pair) -----------------
+# --- every pair at once (one encoding per topic, not one per pair) ---------------------------
 
 
 def _codes_with_gaps(seed: int, raters: int = 7, items: int = 40, categories: int = 4) -> np.ndarray:

@@ -26,7 +26,7 @@ from stats.significance import (
 )
 from stats.systems import precision_recall_f1, query_counts
 
-# Issue 6's worked example: per-query scores of two systems on 10 queries.
+# A worked example: per-query scores of two systems on 10 queries.
 A = [0.60, 0.50, 0.80, 0.70, 0.90, 0.40, 0.65, 0.55, 0.30, 0.75]
 B = [0.50, 0.45, 0.70, 0.72, 0.80, 0.35, 0.60, 0.50, 0.32, 0.60]
 

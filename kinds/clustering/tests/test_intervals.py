@@ -1,5 +1,5 @@
 """Clustering: V-measure, V_beta, V_0.5, NMI and NVI between judges, averaged over topics,
-with seeded bootstrap intervals over topics (issue 15)."""
+with seeded bootstrap intervals over topics."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Clustering: the campaign report merged from per-topic partials (issue 16, item 1).
+"""Clustering: the campaign report merged from per-topic partials.
 
 The reference is the campaign report as it was computed before partials
 (every pair of judges compared again, every topic's random baseline drawn

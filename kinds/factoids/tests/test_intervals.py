@@ -1,5 +1,5 @@
 """Factoids: definition and annotation kappa carry seeded bootstrap intervals over their own items
-(van Halteren & Teufel section 3.1: factoid-summary combinations; issue 15)."""
+(van Halteren & Teufel section 3.1: factoid-summary combinations)."""
 
 from __future__ import annotations
 

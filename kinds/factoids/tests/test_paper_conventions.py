@@ -1,4 +1,4 @@
-"""Paper-exact conventions (issue 15): WCA's weights (Kim, Zhai & Han 4.2), RBA's ties
+"""Paper-exact conventions: WCA's weights (Kim, Zhai & Han 4.2), RBA's ties
 (4.3) and the factoid annotation kappa's unit (van Halteren & Teufel 3.1)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The paper-exact conventions in the reports (issue 15): the ordering reports' WCA weights
+"""The paper-exact conventions in the reports: the ordering reports' WCA weights
 (campaign param ``wca_weights``) and RBA ties, the factoids reports' annotation kappa unit
 (campaign param ``annotation_unit``); each report says which is in use."""
 

@@ -1,4 +1,4 @@
-"""Factoids: the campaign report merged from per-topic partials (issue 16, item 1).
+"""Factoids: the campaign report merged from per-topic partials.
 
 The reference is the campaign report as it was computed before partials
 (``_reference_campaign_report`` below, verbatim: every topic's report recomputed
@@ -49,7 +49,7 @@ def _reference_campaign_report(input: ReportInput) -> r.FactoidsCampaignReport:
                 rows.append(
                     r.FactoidsCampaignPair(topic=topic.external_id, title=topic.title, phase=int(phase), **vars(pair))
                 )
-    # the live report carries the first LIVE_PAIRS rows and counts them all (issue 16)
+    # the live report carries the first LIVE_PAIRS rows and counts them all
     return r.FactoidsCampaignReport(
         phase=campaign.params.get("phase", 1),
         topics=len(topics),

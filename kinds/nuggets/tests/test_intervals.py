@@ -1,4 +1,4 @@
-"""Intervals on the nuggets report's vital/okay label agreement (issue 15): each is the metric
+"""Intervals on the nuggets report's vital/okay label agreement: each is the metric
 library's bootstrap (seed 0, 1000 resamples) to 1e-12; the runs' ranking stability by pyramid F;
 the page's stop signal and the matrix CSV with intervals."""
 

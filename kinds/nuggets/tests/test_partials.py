@@ -1,4 +1,4 @@
-"""Nuggets: the campaign report merged from per-question partials (issue 16, item 1).
+"""Nuggets: the campaign report merged from per-question partials.
 
 The reference is the campaign report as it was computed before partials
 (``_reference_campaign_report`` below, kept verbatim with its quadratic

@@ -1,4 +1,4 @@
-"""Where the nuggets' and factoids' stability curves cross a chosen tau / rho (issue 15, section 2)."""
+"""Where the nuggets' and factoids' stability curves cross a chosen tau / rho."""
 
 from __future__ import annotations
 

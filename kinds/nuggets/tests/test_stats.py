@@ -31,7 +31,7 @@ from kinds.nuggets.stats import (
 )
 
 # --------------------------------------------------------------------------
-# Worked values (issue 5, "Tests that must exist"), checked by hand against
+# Worked values, checked by hand against
 # Figure 1: r=2, a=1, R=4 -> recall 0.5, allowance 100*(2+1) = 300;
 # l=250 < 300 -> P=1, F3 = 10*1*0.5/(9*1+0.5) = 5/9.5 = 0.5263158;
 # l=600 -> P = 1-300/600 = 0.5, F3 = 2.5/(4.5+0.5) = 0.5;

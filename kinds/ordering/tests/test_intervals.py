@@ -1,4 +1,4 @@
-"""Orderings: the mean pairwise Kendall tau carries a seeded bootstrap interval over topics (issue 15)."""
+"""Orderings: the mean pairwise Kendall tau carries a seeded bootstrap interval over topics."""
 
 from __future__ import annotations
 

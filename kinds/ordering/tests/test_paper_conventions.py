@@ -1,4 +1,4 @@
-"""Paper-exact conventions (issue 15): WCA's weights (Kim, Zhai & Han 4.2), RBA's ties
+"""Paper-exact conventions: WCA's weights (Kim, Zhai & Han 4.2), RBA's ties
 (4.3) and the factoid annotation kappa's unit (van Halteren & Teufel 3.1)."""
 
 from __future__ import annotations
@@ -94,8 +94,7 @@ def test_wca_named_ed_takes_the_weights():
 def test_table_1_style_noise_experiment_under_both_weights():
     """KZH Table 1's design on synthetic data: 10 topics of 9 items, 10 assessors each (a shared
     order with 4 random adjacent swaps per assessor, seed 2010), random orderings added at
-    r = 0, 0.25, ..., 1, 3 seeds. The issue's 0.470 (clamped) vs 0.354 (paper) came from an
-    experiment whose data and seeds it does not give; these are this setup's values. Here the
+    r = 0, 0.25, ..., 1, 3 seeds. These are this setup's values (the paper gives neither its data nor its seeds). Here the
     paper's weights lose less ED with noise (random assessors' negative weights count against
     them instead of being ignored)."""
     rng = np.random.default_rng(2010)

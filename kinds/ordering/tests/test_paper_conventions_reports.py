@@ -1,4 +1,4 @@
-"""The paper-exact conventions in the reports (issue 15): the ordering reports' WCA weights
+"""The paper-exact conventions in the reports: the ordering reports' WCA weights
 (campaign param ``wca_weights``) and RBA ties, the factoids reports' annotation kappa unit
 (campaign param ``annotation_unit``); each report says which is in use."""
 
@@ -77,7 +77,7 @@ def test_ordering_reports_use_and_name_the_wca_weights(people, make_user, client
 
 
 def test_rba_in_the_report_does_not_depend_on_who_submitted_first(people, make_user):
-    # Two assessors whose summed ranks tie on s2 and s3: RBA-tau of s1 s2 s3 s4 is 5/6 (was 2/3 or 1).
+    # Two assessors whose summed ranks tie on s2 and s3: RBA-tau of s1 s2 s3 s4 is 5/6 (2/3 or 1 if one tie-break order were taken).
     campaign = create_campaign(creator=people["organiser"], kind="ordering", name="R", overlap=2)
     for name in ("alice", "bob"):
         add_member(campaign=campaign, username=name, role="assessor")

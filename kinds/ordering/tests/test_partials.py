@@ -1,4 +1,4 @@
-"""Orderings: the campaign report merged from per-topic partials (issue 16, item 1).
+"""Orderings: the campaign report merged from per-topic partials.
 
 The reference is the campaign report as it was computed before partials
 (``_reference_campaign_report`` below, kept verbatim: every topic's ED under

@@ -1,4 +1,4 @@
-"""The adjudicated gold as a reference (issue 14, section 3): once a topic of a pairs
+"""The adjudicated gold as a reference: once a topic of a pairs
 campaign has a gold, the campaign report's accuracy table measures every assessor
 and truth set against it, over the adjudicated items only."""
 

@@ -1,4 +1,4 @@
-"""Intervals on every figure of the pairs report (issue 15, sections 1 and 2): each interval equals
+"""Intervals on every figure of the pairs report: each interval equals
 a direct call of the metric library's bootstrap (stats/uncertainty.py, seed 0, 1000
 resamples) to 1e-12; the ranking's stability; the page's stop signal; the matrix CSV's intervals."""
 

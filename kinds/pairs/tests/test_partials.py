@@ -1,4 +1,4 @@
-"""Pairs: the campaign report merged from per-topic partials (issue 16, item 1).
+"""Pairs: the campaign report merged from per-topic partials.
 
 The reference is the campaign report as it was computed before partials
 (one vote matrix of every judgment, the runs' results and labels looked up

@@ -1,4 +1,4 @@
-"""Intervals on every agreement figure of the graded relevance report (issue 15): each is the metric
+"""Intervals on every agreement figure of the graded relevance report: each is the metric
 library's bootstrap (stats/uncertainty.py, gwet.py; seed 0, 1000 resamples) to 1e-12;
 the ranking's stability by nDCG@10 under the consensus qrels; the page's stop signal."""
 
