@@ -8,6 +8,9 @@ checked the day it is added:
   and what it imports of its folder) import neither Django nor the project's
   apps, and a kind's statistics no other kind's;
 - nothing outside ``stats/`` imports a private name of it;
+- ``annotate`` imports nothing of ``scoring`` or ``dashboard`` (scoring builds on annotate,
+  the dashboard on both; a change reaches scoring through ``annotate.changes``), and
+  ``scoring`` nothing of ``dashboard``;
 - ``benchmarks/`` imports nothing of ``tests/`` (the load rig is ``benchmarks/loadrig/``);
 - no two modules import each other, directly or round a longer loop.
 """
@@ -24,7 +27,7 @@ import pytest
 from kinds import KIND_APPS
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("annotate", "benchmarks", "concord", "kinds", "scoring", "stats", "tests")
+PACKAGES = ("annotate", "benchmarks", "concord", "dashboard", "kinds", "scoring", "stats", "tests")
 KIND_NAMES = [app.rsplit(".", 1)[-1] for app in KIND_APPS]
 
 
@@ -175,3 +178,13 @@ def test_benchmarks_import_nothing_of_the_tests():
         )
         == []
     )
+
+
+@pytest.mark.parametrize(
+    ("lower", "upper"), [("annotate", "scoring"), ("annotate", "dashboard"), ("scoring", "dashboard")]
+)
+def test_a_lower_app_imports_nothing_of_an_upper_one(lower, upper):
+    edges = [
+        f"{s} -> {t}" for s, ts in GRAPH.items() if s.split(".")[0] == lower for t in ts if t.split(".")[0] == upper
+    ]
+    assert sorted(edges) == []
