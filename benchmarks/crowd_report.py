@@ -5,7 +5,7 @@ against the ``LIVE_PAIRS`` with the most shared items (listing every pair, a reb
 A synthetic crowd: ``--items`` items, each judged match / no match by ``--per-item`` of
 ``--workers`` workers (80% agreeing with a hidden truth), as an RTE-like CSV would give.
 Timed: ``kinds.pairs.report.agreement_of`` (the per-pair figures and intervals, the kappa
-matrix, Fleiss, alpha, AC1), its report packed as Concord stores it (``scoring.fields.pack``)
+matrix, Fleiss, alpha, AC1), its report packed as Concord stores it (``scoring.fields.pack_stored``)
 and read back (``unpack``), as every organiser page view does. The reference is the same code
 listing every pair (``keep=None``, as the campaign report did before the cap); the kappa
 matrix (every pair's kappa) must be equal in both (``unequal`` counts the cells that differ).
@@ -33,7 +33,8 @@ import numpy as np  # noqa: E402
 from benchmarks._harness import measure, print_result, print_table  # noqa: E402
 from kinds.pairs import partials as pairs_partials  # noqa: E402
 from kinds.pairs import report as pairs_report  # noqa: E402
-from scoring.fields import pack, unpack  # noqa: E402
+from scoring.fields import pack_stored as pack  # noqa: E402
+from scoring.fields import unpack_stored as unpack  # noqa: E402
 from stats.intervals import IntervalSettings  # noqa: E402
 from stats.ratings import SparseRatings  # noqa: E402
 

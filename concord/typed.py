@@ -86,9 +86,9 @@ def pack(value: Any) -> bytes:
     ... class Sums:
     ...     n: int
     ...     total: float
-    >>> unpack(Sums, pack(Sums(3, 0.1 + 0.2)))
+    >>> unpack(pack(Sums(3, 0.1 + 0.2)), Sums)
     Sums(n=3, total=0.30000000000000004)
-    >>> unpack(Sums, pack({"n": 3}))
+    >>> unpack(pack({"n": 3}), Sums)
     Traceback (most recent call last):
     ...
     concord.typed.Outdated: Object missing required field `total`
@@ -96,8 +96,10 @@ def pack(value: Any) -> bytes:
     return msgspec.msgpack.encode(value, enc_hook=_builtin)
 
 
-def unpack(cls: type[T], data: bytes) -> T:
-    """``data`` (as :func:`pack` wrote it) as a ``cls``; :class:`Outdated` if its shape differs."""
+def unpack(data: bytes, cls: type[T]) -> T:
+    """``data`` (as :func:`pack` wrote it) as a ``cls``; :class:`Outdated` if its shape differs.
+
+    The arguments in msgspec's order (data, then type), as ``scoring.fields.unpack_stored``'s."""
     try:
         return msgspec.msgpack.decode(data, type=cls)
     except (msgspec.ValidationError, msgspec.DecodeError) as error:

@@ -14,8 +14,9 @@ import zlib
 from pathlib import Path
 from typing import Any
 
-import msgspec
 from django.db import models
+
+from concord import typed
 
 
 class OrderedJSONField(models.TextField):
@@ -46,19 +47,19 @@ class PackedJSONField(models.BinaryField):
     a pairs topic report of benchmarks.storage's workload is 20 times smaller than
     as JSON text. Key order and every float are kept exactly (MessagePack writes
     float64 bit for bit), so what is read back equals what JSON gave.
-    Read through :func:`unpack` only; nobody queries inside it."""
+    Read through :func:`unpack_stored` only; nobody queries inside it."""
 
     description = "JSON-ready data as zlib-compressed MessagePack"
 
     def from_db_value(self, value: Any, expression: Any, connection: Any) -> Any:
-        return None if value is None else unpack(value)
+        return None if value is None else unpack_stored(value)
 
     def to_python(self, value: Any) -> Any:
         # A fixture (loaddata) gives the JSON text value_to_string wrote.
         return json.loads(value) if isinstance(value, str) else value
 
     def get_prep_value(self, value: Any) -> Any:
-        return None if value is None else super().get_prep_value(pack(value))
+        return None if value is None else super().get_prep_value(pack_stored(value))
 
     def value_to_string(self, obj: Any) -> str:
         return json.dumps(self.value_from_object(obj), separators=(",", ":"))
@@ -115,16 +116,18 @@ def decompress(raw: bytes | memoryview) -> bytes:
     return data
 
 
-def pack(value: Any) -> bytes:
-    """``value`` (JSON-ready data: no NaN, string keys) as :class:`PackedJSONField` stores it.
+def pack_stored(value: Any) -> bytes:
+    """``value`` (JSON-ready data: no NaN, string keys) as :class:`PackedJSONField` stores it:
+    ``concord.typed.pack``'s MessagePack, compressed.
 
-    >>> unpack(pack({"figure": 0.1 + 0.2, "rows": [["a", "b"]], "interval": None}))
+    >>> unpack_stored(pack_stored({"figure": 0.1 + 0.2, "rows": [["a", "b"]], "interval": None}))
     {'figure': 0.30000000000000004, 'rows': [['a', 'b']], 'interval': None}
     """
-    return compress(msgspec.msgpack.encode(value))
+    return compress(typed.pack(value))
 
 
-def unpack(raw: bytes | memoryview, type: Any = Any) -> Any:
-    """What :func:`pack` stored, as plain data or, given ``type``, as that type read
-    field by field (msgspec's ``ValidationError`` if its shape differs)."""
-    return msgspec.msgpack.decode(decompress(raw), type=type)
+def unpack_stored(raw: bytes | memoryview, type: Any = Any) -> Any:
+    """What :func:`pack_stored` stored, as plain data or, given ``type``, as that type read
+    field by field (``concord.typed.Outdated`` if its shape differs); the arguments in
+    ``concord.typed.unpack``'s order."""
+    return typed.unpack(decompress(raw), type)

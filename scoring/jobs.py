@@ -122,14 +122,14 @@ def _recompute_incremental(campaign: Campaign, reports, marks: dict, everything:
         if topic_id in marks or not data:
             continue
         try:
-            partials[topic_id] = typed.unpack(reports.partial_type, _partial_bytes(data))
+            partials[topic_id] = typed.unpack(_partial_bytes(data), reports.partial_type)
         except typed.Outdated:
             pass  # written by an older version: computed again below
     wanted = [t.pk for t in topics if t.pk not in partials]
     given = report_input(campaign, topic_ids=wanted)
     built = _topic_reports(given, reports, given.topics, progress)
     for one in built:
-        partials[one.topic.pk] = typed.unpack(reports.partial_type, one.partial)
+        partials[one.topic.pk] = typed.unpack(one.partial, reports.partial_type)
     merged = reports.merge(MergeInput(campaign, topics, given.runs), [partials[t.pk] for t in topics])
     campaign_data = typed.dump(merged)
     seen = Judgment.objects.filter(topic__campaign=campaign, status__in=Judgment.COUNTING).count()
@@ -266,8 +266,8 @@ def check_reports(campaign: Campaign, *, tolerance: float = 1e-12) -> list[str]:
         )
         if reports.incremental:
             found += differences(
-                typed.dump(typed.unpack(reports.partial_type, _partial_bytes(data))),
-                typed.dump(typed.unpack(reports.partial_type, fresh.partial)),
+                typed.dump(typed.unpack(_partial_bytes(data), reports.partial_type)),
+                typed.dump(typed.unpack(fresh.partial, reports.partial_type)),
                 tolerance=tolerance,
                 path=f"{path} partial",
             )

@@ -10,7 +10,7 @@ The ETag is read before the report, so a report recomputed between the two is se
 older tag and the next poll fetches it again: a tag never claims a newer report than its body.
 
 :func:`campaign_report` reads the stored report for these pages: decoded straight from its stored
-bytes into the kind's type (scoring.fields.unpack: msgspec, half the time of decoding to dicts and
+bytes into the kind's type (scoring.fields.unpack_stored: msgspec, half the time of decoding to dicts and
 converting), and kept
 per process under its ETag for the next requests (a few of the latest, :data:`CACHED`), so the
 polls and page loads of every organiser share one decoding per report version.
@@ -25,11 +25,11 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime
 
-import msgspec
 from django.db.models import BinaryField, Count, ExpressionWrapper, F, Max, OuterRef, Subquery, Sum
 from django.http import HttpRequest, HttpResponse, HttpResponseNotModified
 
 from annotate.models import Campaign, Curation, Judgment, Membership, Run, Topic
+from concord.typed import Outdated
 from kinds.registry import get_kind
 from kinds.spec import Headline
 from scoring import fields
@@ -150,8 +150,8 @@ def _load(campaign: Campaign) -> scoring_selectors.StoredReport | None:
     if row is None:
         return None
     try:
-        data = fields.unpack(row["raw"], type=get_kind(campaign.kind).reports.campaign_type)
-    except msgspec.ValidationError:
+        data = fields.unpack_stored(row["raw"], type=get_kind(campaign.kind).reports.campaign_type)
+    except Outdated:
         return scoring_selectors.campaign_report(campaign)  # an older shape: logged, None until recomputed
     return scoring_selectors.StoredReport(data, row["computed_at"], row["judgments_seen"])
 
@@ -192,8 +192,8 @@ def _load_headline(campaign: Campaign, tag: str | None) -> scoring_selectors.Sto
         return scoring_selectors.StoredReport(None, report["computed_at"], report["judgments_seen"])
     if stored is not None and stored["computed_at"] == report["computed_at"]:
         try:
-            found = fields.unpack(stored["raw"], type=_StoredHeadline)
-        except msgspec.ValidationError:
+            found = fields.unpack_stored(stored["raw"], type=_StoredHeadline)
+        except Outdated:
             found = None  # an older shape: from the report, as below
         if found is not None:
             return scoring_selectors.StoredReport(

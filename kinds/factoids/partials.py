@@ -67,7 +67,7 @@ def merge(input: MergeInput, partials: Sequence[FactoidsPartial]) -> FactoidsCam
         if len(rows) >= LIVE_PAIRS:
             break
         if part.pair_count:
-            rows.extend(unpack(list[FactoidsCampaignPair], part.pairs)[: LIVE_PAIRS - len(rows)])
+            rows.extend(unpack(part.pairs, list[FactoidsCampaignPair])[: LIVE_PAIRS - len(rows)])
     return FactoidsCampaignReport(
         phase=campaign.params.get("phase", 1),
         topics=len(input.topics),

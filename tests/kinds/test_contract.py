@@ -364,7 +364,7 @@ def test_campaign_reports_merge_stored_partials(demo_of, name):
     partial = reports.partial(given, topic, reports.topic(given, topic))
     assert isinstance(partial, reports.partial_type)
     packed = typed.pack(partial)
-    assert typed.pack(typed.unpack(reports.partial_type, packed)) == packed
+    assert typed.pack(typed.unpack(packed, reports.partial_type)) == packed
     assert TopicPartial.objects.filter(campaign=campaign).count() == campaign.topics.count()
     assert jobs.check_reports(campaign) == []
 

@@ -256,7 +256,7 @@ def test_a_partial_round_trips_bit_for_bit(clustered):
     for topic in given.topics:
         partial = partials.topic_partial(given, topic, r.topic_report(given, topic))
         packed = typed.pack(partial)
-        assert typed.pack(typed.unpack(partials.ClusteringPartial, packed)) == packed
+        assert typed.pack(typed.unpack(packed, partials.ClusteringPartial)) == packed
     empty = next(t for t in given.topics if t.external_id == "empty")
     assert partials.topic_partial(given, empty, r.topic_report(given, empty)).judges == []
     lonely = next(t for t in given.topics if t.external_id == "lonely")

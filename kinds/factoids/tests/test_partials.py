@@ -68,7 +68,7 @@ def assert_merge_equals_reference(given: ReportInput) -> r.FactoidsCampaignRepor
     for t in bare:
         t.data, t.title = None, None
     partials = [
-        typed.unpack(pt.FactoidsPartial, typed.pack(pt.topic_partial(given, t, r.topic_report(given, t))))
+        typed.unpack(typed.pack(pt.topic_partial(given, t, r.topic_report(given, t))), pt.FactoidsPartial)
         for t in given.topics
     ]
     again = pt.merge(MergeInput(given.campaign, bare, given.runs), partials)

@@ -99,7 +99,7 @@ def assert_merge_equals_reference(given: ReportInput) -> r.NuggetsCampaignReport
     for t in bare:
         t.data, t.title = None, None
     partials = [
-        typed.unpack(nuggets_partials.NuggetsPartial, typed.pack(nuggets_partials.topic_partial(given, t)))
+        typed.unpack(typed.pack(nuggets_partials.topic_partial(given, t)), nuggets_partials.NuggetsPartial)
         for t in given.topics
     ]
     again = nuggets_partials.merge(MergeInput(given.campaign, bare, given.runs), partials)

@@ -266,7 +266,7 @@ def test_a_partial_depends_on_its_topic_only(make_user):
 def test_partials_round_trip_bit_for_bit_and_merge_in_topic_order(demo_campaign):
     given = report_input(demo_campaign)
     partials = [ordering_partials.topic_partial(given, t, r.topic_report(given, t)) for t in given.topics]
-    unpacked = [typed.unpack(ordering_partials.OrderingPartial, typed.pack(p)) for p in partials]
+    unpacked = [typed.unpack(typed.pack(p), ordering_partials.OrderingPartial) for p in partials]
     assert [typed.pack(p) for p in unpacked] == [typed.pack(p) for p in partials]
     merged = ordering_partials.merge(MergeInput(given.campaign, given.topics, given.runs), unpacked)
     assert typed.dump(merged) == typed.dump(

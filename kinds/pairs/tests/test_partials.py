@@ -295,7 +295,7 @@ def test_a_partial_round_trips_bit_for_bit(judged):
     for topic in given.topics:
         partial = topic_partial(given, topic, r.topic_report(given, topic))
         packed = typed.pack(partial)
-        assert typed.pack(typed.unpack(PairsPartial, packed)) == packed
+        assert typed.pack(typed.unpack(packed, PairsPartial)) == packed
     q2 = next(t for t in given.topics if t.external_id == "q2")
     partial = topic_partial(given, q2, r.topic_report(given, q2))
     assert partial.items == 5 and partial.assessors == ["alice", "bob", "carol"]

@@ -76,7 +76,7 @@ def assert_merge_equals_reference(given: ReportInput) -> r.RelevanceCampaignRepo
     bare = [copy.copy(t) for t in given.topics]
     for t in bare:
         t.data, t.title = None, None
-    partials = [typed.unpack(RelevancePartial, typed.pack(topic_partial(given, t))) for t in given.topics]
+    partials = [typed.unpack(typed.pack(topic_partial(given, t)), RelevancePartial) for t in given.topics]
     again = merge(MergeInput(given.campaign, bare, given.runs), partials)
     assert typed.dump(again) == typed.dump(merged)
     return merged
