@@ -349,12 +349,12 @@ HEADLINE = "headline"
 
 # -- jobs: long analyses with progress ----------------------------------------
 
-#: Analyses every kind offers; kinds add theirs in their module's ANALYSES.
+#: Analyses every kind offers; a kind adds its own in its spec's ``analyses`` (KindSpec).
 COMMON_ANALYSES = ("agreement",)
 COMMON_ANALYSIS_PARAMS = {"agreement": ParamsSchema(help="No params: every report of the campaign is recomputed.")}
 
 #: What one job may cost. Every analysis declares its params with upper
-#: bounds (ANALYSIS_PARAMS in scoring/reports/<kind>.py, each with the
+#: bounds (``ANALYSIS_PARAMS`` in kinds/<kind>/analyses.py, each with the
 #: measurements behind them) that keep one job, or one chunk of a chunked
 #: job, within about 2 GB of memory and 10 minutes on a 2-core, 4 GB worker.
 JOB_BUDGET = {"memory_gb": 2, "minutes": 10}

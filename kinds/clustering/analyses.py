@@ -89,7 +89,6 @@ def split_merge_analysis(
     return {"topic": topic_id, "judge": judge, "method": method, "path": path}
 
 
-ANALYSES = {"split-merge": split_merge_analysis}
 #: The analyses' params (checked before a job is stored; see JOB_BUDGET in
 #: scoring/services.py). One path of at most 2 x sentences steps over one
 #: judge's clustering of one topic: its size is the topic's, not a param's.

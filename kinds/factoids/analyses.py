@@ -101,7 +101,6 @@ def stability_analysis(
     }
 
 
-ANALYSES = {"growth": growth_analysis, "wfs-stability": stability_analysis}
 #: The analyses' params (checked before a job is stored; see JOB_BUDGET in
 #: scoring/services.py), measured on a synthetic topic larger than the
 #: paper's (100 model summaries of 20 sentences, 500 factoids, 30 machine

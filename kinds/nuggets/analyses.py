@@ -86,7 +86,6 @@ def tau_crossing(result: dict[str, Any], level: float) -> dict[str, Any]:
     return asdict(crossing(figure["sizes"], [np.nan if v is None else v for v in figure["mean_tau"]], level))
 
 
-ANALYSES = {"stability": stability_analysis}
 #: The analyses' params (checked before a job is stored; see JOB_BUDGET in
 #: scoring/services.py). Pyramids of every size draw at most max_subsets
 #: assessor subsets per size; the demo (6 questions, 5 labellings, 8 runs)

@@ -116,7 +116,6 @@ def tuned_params(params: Mapping[str, Any], result: dict[str, Any]) -> dict[str,
     return {**params, "frespa": dict(result["setting"])}
 
 
-ANALYSES = {"noise": noise_analysis, "frespa-sweep": sweep_analysis, "frespa-tune": tune_analysis}
 #: The analyses' params (checked before a job is stored; see JOB_BUDGET in
 #: scoring/services.py). Noise: measured on the ordering demo (6 topics, 4
 #: orderings each), the defaults (5 ratios up to 1, 10 seeds) take 2.7 s;

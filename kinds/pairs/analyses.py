@@ -212,7 +212,6 @@ def combine_evaluation(snapshot: dict[str, Any], chunks: list[dict[str, Any]]) -
     }
 
 
-ANALYSES = {"evaluation": evaluation_analysis}
 #: The analyses' params (checked before a job is stored; see JOB_BUDGET in
 #: scoring/services.py). Measured on the Name-search demo (13 systems, 40
 #: queries): 100 Random truth sets x 1000 query resamples take 0.3 s, and
