@@ -91,7 +91,7 @@ def test_the_token_is_only_in_the_fragment_and_never_reaches_a_log(client, campa
 
 
 def elsewhere(people):
-    """The other organiser's campaign (tests/conftest.py), with one topic for one assessor."""
+    """The other organiser's campaign (the root conftest.py), with one topic for one assessor."""
     return Campaign.objects.get(name="Elsewhere")
 
 

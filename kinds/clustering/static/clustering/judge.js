@@ -215,7 +215,7 @@ document.addEventListener("DOMContentLoaded", () => {
     return { clusters: kept.map(membersOf), descriptions: kept.map((c) => c.input.value.trim()) };
   }
 
-  // Mirrors rule_violations in annotate/kinds/clustering.py.
+  // Mirrors rule_violations in kinds/clustering/data.py.
   function problemOf(cluster, number) {
     const size = cluster.list.children.length;
     if (size === 0) return null;

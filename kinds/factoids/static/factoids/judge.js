@@ -40,7 +40,7 @@ document.addEventListener("DOMContentLoaded", () => {
   const sentences = Array.from(page.querySelectorAll(".factoid-sentence"));
   const sentenceById = new Map(sentences.map((el) => [el.dataset.id, el]));
   const labelOf = (sid) => sentenceById.get(sid)?.dataset.label || sid;
-  const ID = /^[^\s/]{1,200}$/;  // annotate/kinds/base.py: ids go into URLs and whitespace-separated formats
+  const ID = /^[^\s/]{1,200}$/;  // kinds/base.py: ids go into URLs and whitespace-separated formats
   const MAX_TEXT = 1000;
 
   let factoids = [];      // [{id, text}] in inventory order
