@@ -18,7 +18,7 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from annotate.models import Campaign, ImportFence, Judgment, Topic
+from annotate.models import Campaign, ImportFence, Topic
 from concord import busy, typed
 from concord.errors import InvalidInput
 from concord.jsonready import json_ready
@@ -52,6 +52,10 @@ def recompute_reports(campaign_id: int, *, everything: bool = False, progress: P
     # Cleared first: a submission from now on queues a fresh recompute, so
     # none can fall between what this run reads and the end of the run.
     ScoringState.objects.filter(campaign_id=campaign_id).update(pending=False)
+    # The report's time, taken before anything is read: every change committed before it
+    # marked its topic in the same transaction, so it is in the marks read below and in
+    # the judgments read after them (Report.computed_at).
+    started = timezone.now()
     campaign = Campaign.objects.get(pk=campaign_id)
     reports = get_kind(campaign.kind).reports
     marks = {
@@ -62,11 +66,11 @@ def recompute_reports(campaign_id: int, *, everything: bool = False, progress: P
     }
     if reports.incremental:
         with _collector_paused():
-            return _recompute_incremental(campaign, reports, marks, everything, progress)
+            return _recompute_incremental(campaign, reports, marks, everything, progress, started)
     given = report_input(campaign)
     topics = {t.pk: t for t in given.topics}
     wanted = sorted(topics) if everything else sorted(marks)
-    now = timezone.now()
+    now = started
     topic_reports = _topic_reports(given, reports, [topics[t] for t in wanted if t in topics], progress)
     built = reports.campaign(given)
     campaign_data = typed.dump(built)
@@ -91,6 +95,8 @@ class TopicBuilt:
     topic: Topic
     disagreement: Disagreement | None
     partial: bytes
+    #: the counting judgments the partial was computed from (TopicPartial.judgments)
+    judgments: int
 
 
 def _topic_reports(given, reports, topics: list[Topic], progress: Progress | None) -> list[TopicBuilt]:
@@ -106,35 +112,52 @@ def _topic_reports(given, reports, topics: list[Topic], progress: Progress | Non
             built = reports.topic(given, topic)
             partial = reports.partial(given, topic, built) if reports.incremental else None
             disagreement = reports.disagreement(built)
-        built_topics.append(TopicBuilt(topic, disagreement, b"" if partial is None else typed.pack(partial)))
+        held = len(given.judgments_of(topic))
+        built_topics.append(TopicBuilt(topic, disagreement, b"" if partial is None else typed.pack(partial), held))
         if progress and (done % 50 == 0 or done == len(topics)):
             progress(0.9 * done / len(topics), f"{done} of {len(topics)} topics")
     return built_topics
 
 
-def _recompute_incremental(campaign: Campaign, reports, marks: dict, everything: bool, progress) -> int:
+def _recompute_incremental(campaign: Campaign, reports, marks: dict, everything: bool, progress, now) -> int:
+    """The campaign report merged from every topic's partial: the stored ones of the topics
+    not marked, the others computed from their judgments. Its ``judgments_seen`` is the sum of
+    what each partial was computed from (stored with it, or read with it here), so a judgment
+    saved while this runs is counted only where it is merged; ``now`` was taken before the
+    marks were read (recompute_reports)."""
     topics = list(campaign.topics.order_by("position", "id").only("id", "external_id", "position", "campaign_id"))
     for topic in topics:
         topic.campaign = campaign
-    stored = {} if everything else dict(TopicPartial.objects.filter(campaign=campaign).values_list("topic_id", "data"))
+    stored = (
+        {}
+        if everything
+        else {
+            topic_id: (data, held)
+            for topic_id, data, held in TopicPartial.objects.filter(campaign=campaign).values_list(
+                "topic_id", "data", "judgments"
+            )
+        }
+    )
     partials: dict[int, object] = {}
-    for topic_id, data in stored.items():
-        if topic_id in marks or not data:
+    holds: dict[int, int] = {}
+    for topic_id, (data, held) in stored.items():
+        if topic_id in marks or not data or held is None:
             continue
         try:
             partials[topic_id] = typed.unpack(_partial_bytes(data), reports.partial_type)
         except typed.Outdated:
-            pass  # written by an older version: computed again below
+            continue  # written by an older version: computed again below
+        holds[topic_id] = held
     wanted = [t.pk for t in topics if t.pk not in partials]
     given = report_input(campaign, topic_ids=wanted)
     built = _topic_reports(given, reports, given.topics, progress)
     for one in built:
         partials[one.topic.pk] = typed.unpack(one.partial, reports.partial_type)
+        holds[one.topic.pk] = one.judgments
     merged = reports.merge(MergeInput(campaign, topics, given.runs), [partials[t.pk] for t in topics])
     campaign_data = typed.dump(merged)
-    seen = Judgment.objects.filter(topic__campaign=campaign, status__in=Judgment.COUNTING).count()
+    seen = sum(holds.get(t.pk, 0) for t in topics)
     counted = campaign_progress.count_if_big(campaign)
-    now = timezone.now()
     with transaction.atomic():
         _store_topics(campaign, built, now)
         _store(campaign, campaign_data, seen, now)
@@ -170,6 +193,7 @@ def _store_topics(campaign: Campaign, built: list[TopicBuilt], now) -> None:
                 computed_at=now,
                 disagreement=disagreement,
                 disagreement_reason=reason,
+                judgments=one.judgments,
             )
         )
     TopicPartial.objects.bulk_create(
@@ -177,7 +201,7 @@ def _store_topics(campaign: Campaign, built: list[TopicBuilt], now) -> None:
         batch_size=_BATCH,
         update_conflicts=True,
         unique_fields=["topic"],
-        update_fields=["data", "computed_at", "disagreement", "disagreement_reason"],
+        update_fields=["data", "computed_at", "disagreement", "disagreement_reason", "judgments"],
     )
 
 
@@ -213,6 +237,7 @@ def build_chunk(campaign_id: int, topic_ids: list[int], *, count: Callable[[], i
     the chunks left, or None to store nothing). As :func:`recompute_reports`, the
     marks are read before the judgments and cleared only if unchanged since.
     Returns what ``count()`` returned."""
+    started = timezone.now()
     campaign = Campaign.objects.get(pk=campaign_id)
     reports = get_kind(campaign.kind).reports
     marks = {
@@ -229,7 +254,7 @@ def build_chunk(campaign_id: int, topic_ids: list[int], *, count: Callable[[], i
     with transaction.atomic():
         left = count()
         if left is not None:
-            _store_topics(campaign, built, timezone.now())
+            _store_topics(campaign, built, started)
             _clear_marks(marks)
     return left
 
@@ -245,7 +270,7 @@ def check_reports(campaign: Campaign, *, tolerance: float = 1e-12) -> list[str]:
     stored = {
         row[0]: row[1:]
         for row in TopicPartial.objects.filter(campaign=campaign).values_list(
-            "topic_id", "data", "disagreement", "disagreement_reason"
+            "topic_id", "data", "disagreement", "disagreement_reason", "judgments"
         )
     }
     found = []
@@ -257,10 +282,13 @@ def check_reports(campaign: Campaign, *, tolerance: float = 1e-12) -> list[str]:
             found.append(f"{path}: nothing stored")
             continue
         [fresh] = _topic_reports(given, reports, [topic], None)
-        data, disagreement, reason = stored[topic.pk]
+        data, disagreement, reason, held = stored[topic.pk]
         found += differences(
-            {"disagreement": disagreement, "reason": reason},
-            dict(zip(("disagreement", "reason"), _disagreement_columns(fresh.disagreement))),
+            {"disagreement": disagreement, "reason": reason, "judgments": held},
+            {
+                **dict(zip(("disagreement", "reason"), _disagreement_columns(fresh.disagreement))),
+                "judgments": fresh.judgments,
+            },
             tolerance=tolerance,
             path=path,
         )
@@ -273,13 +301,13 @@ def check_reports(campaign: Campaign, *, tolerance: float = 1e-12) -> list[str]:
             )
     if not stale:
         fresh = typed.dump(reports.campaign(given))
-        campaign_data = (
-            Report.objects.filter(campaign=campaign, name="agreement").values_list("data", flat=True).first()
-        )
-        if campaign_data is None:
+        row = Report.objects.filter(campaign=campaign, name="agreement").values_list("data", "judgments_seen").first()
+        if row is None:
             found.append("campaign: no stored report")
         else:
-            found += differences(campaign_data, fresh, tolerance=tolerance, path="campaign")
+            found += differences(row[0], fresh, tolerance=tolerance, path="campaign")
+            if row[1] != len(given.judgments):
+                found.append(f"campaign: judgments_seen {row[1]}, holds {len(given.judgments)}")
     return found
 
 

@@ -24,6 +24,9 @@ class Report(models.Model):
     #: The report as ``concord.typed.dump`` gives it, compressed (scoring.fields.PackedJSONField):
     #: read it back through ``scoring.selectors`` (the kind's type), never by hand.
     data = PackedJSONField()
+    #: What the figures hold, read with them: every change to the campaign's judgments
+    #: committed before ``computed_at`` is in them (later ones may be too), and they hold
+    #: exactly ``judgments_seen`` counting judgments (the sum of its partials' ``judgments``).
     computed_at = models.DateTimeField()
     judgments_seen = models.PositiveIntegerField()
 
@@ -54,6 +57,10 @@ class TopicPartial(models.Model):
     #: it, and its reason in a few words (the adjudication queue shows it).
     disagreement = models.FloatField(null=True, blank=True)
     disagreement_reason = models.CharField(max_length=REASON_LENGTH, blank=True, default="")
+    #: How many counting judgments the partial was computed from: what a campaign report
+    #: merged from it claims to hold (``Report.judgments_seen`` is their sum), read with the
+    #: same judgments as the partial, never counted afterwards. Null: unknown, so computed again.
+    judgments = models.PositiveIntegerField(null=True, blank=True)
 
     def __str__(self) -> str:
         return f"partial of topic {self.topic_id}"
