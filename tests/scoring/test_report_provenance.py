@@ -112,7 +112,7 @@ def test_the_check_names_a_count_that_differs_from_what_the_partial_holds(people
 
 
 def test_a_partial_of_unknown_count_is_computed_again(people, make_user):
-    """A partial stored without its count (before the count was kept) is not merged blind."""
+    """A partial stored without its count is not merged blind: its topic is computed again."""
     campaign = ordering_campaign(people, make_user)
     submit(campaign, people, "t1", "bob")
     submit(campaign, people, "t2", "alice")
