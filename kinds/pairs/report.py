@@ -24,7 +24,6 @@ import numpy as np
 from annotate.models import Topic
 from concord.typed import Figure
 from kinds.disagreement import label_disagreement
-from kinds.pairs.draws import ItemDraws
 from kinds.spec import Disagreement, Headline
 from scoring.selectors import JudgmentRow, ReportInput
 from stats import labelmodels as lm
@@ -36,6 +35,7 @@ from stats.agreement import (
     pairwise_of_table,
     sparse_pair_confusions,
 )
+from stats.draws import ItemDraws
 from stats.gwet import gwet_units
 from stats.intervals import (
     BINARY_FIGURES,
@@ -266,7 +266,7 @@ def agreement_of(
     votes, not 200,000,000 cells."""
     raters = votes.per_item
     packed = votes.packed()
-    # every interval: the seeded bootstrap over items, drawn once per set of items (kinds/pairs/draws.py)
+    # every interval: the seeded bootstrap over items, drawn once per set of items (stats/draws.py)
     draws = ItemDraws(votes, resamples=settings.resamples, seed=settings.seed, unit=UNIT, min_units=settings.min_units)
     every = sparse_pair_confusions(votes, 2)
     shared_items = every.confusion.sum(axis=(1, 2))

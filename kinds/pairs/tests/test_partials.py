@@ -5,8 +5,7 @@ The reference is the campaign report as it was computed before partials
 item by item, every model fitted: ``_reference_campaign_report`` below, kept
 verbatim); the merge of the topics' partials must equal it to 1e-12 on the
 demo campaigns and on a seeded campaign with system runs, a reference run and
-adjudications. A topic's partial depends on that topic only.
-"""
+adjudications. A topic's partial depends on that topic only."""
 
 from __future__ import annotations
 
@@ -37,14 +36,10 @@ from scoring.partials import MergeInput, differences
 from scoring.selectors import ReportInput, report_input
 from stats import labelmodels as lm
 from stats.intervals import interval_settings, ranking_stability
-from stats.ratings import SparseRatings
 from stats.systems import precision_recall_f1, query_counts
 from tests.campaigns import pairs_topics
 
 pytestmark = pytest.mark.django_db
-
-
-# -- the campaign report before partials (reference implementation, verbatim) -----------------
 
 
 def _returned_matrix(v, runs):
@@ -147,9 +142,6 @@ def _reference_campaign_report(input: ReportInput) -> r.PairsCampaignReport:
             for name, reference in _references(input, v)
         ],
     )
-
-
-# -- campaigns ----------------------------------------------------------------------------------
 
 
 @pytest.fixture
@@ -301,60 +293,3 @@ def test_a_partial_round_trips_bit_for_bit(judged):
     assert partial.items == 5 and partial.assessors == ["alice", "bob", "carol"]
     assert partial.adjudicated[:2] == [1.0, 0.0] and all(np.isnan(partial.adjudicated[2:]))
     assert partial.systems == ["sys0", "sys1", "sys2"] and partial.references == ["gold"]
-
-
-# -- the bootstrap counted by distinct vote rows (kinds/pairs/draws.py) --------------------------
-
-
-def _votes(n_items: int, n_assessors: int, seed: int) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    matrix = (rng.random((n_items, n_assessors)) < 0.6).astype(float)
-    matrix[rng.random((n_items, n_assessors)) < 0.3] = np.nan
-    return matrix
-
-
-@pytest.mark.parametrize("block", [1 << 22, 500])
-def test_the_draws_counted_by_row_are_the_library_s_resample_weights(monkeypatch, block):
-    from kinds.pairs import draws
-    from stats.uncertainty import resample_weights
-
-    monkeypatch.setattr(draws, "_BLOCK_CELLS", block)  # several blocks of draws: the same stream
-    matrix = _votes(120, 4, 5)
-    found = draws.ItemDraws(SparseRatings.from_dense(matrix), resamples=300, seed=0, unit="items")
-    assert found.n_rows <= 3**4 < 120  # fewer distinct rows than items
-    subset = ~np.isnan(matrix[:, 0])
-    rows, counts = found.counts(subset)
-    assert np.array_equal(np.unique(found.rows[subset], return_inverse=True)[1].ravel(), rows)
-    weights = resample_weights(int(subset.sum()), n_resamples=300, seed=0)
-    expected = np.stack([weights[:, rows == g].sum(axis=1) for g in range(int(rows.max()) + 1)], axis=1)
-    assert np.array_equal(counts, expected)
-
-
-def test_the_intervals_by_row_equal_the_library_bootstrap(monkeypatch):
-    from kinds.pairs import draws
-
-    monkeypatch.setattr(draws, "_ROWS_FROM", 2)  # every pair counted by rows
-    from stats.gwet import gwet_units
-    from stats.intervals import binary_cells, binary_pair_statistics, pair_intervals
-    from stats.uncertainty import krippendorff_alpha_units
-
-    matrix = _votes(400, 5, 9)
-    judged = ~np.isnan(matrix)
-    found = draws.ItemDraws(SparseRatings.from_dense(matrix), resamples=500, seed=0, unit="items")
-    subsets, cells = [], []
-    for i in range(5):
-        for j in range(i + 1, 5):
-            shared = judged[:, i] & judged[:, j]
-            subsets.append(shared)
-            cells.append(binary_cells(matrix[shared, i] == 1, matrix[shared, j] == 1))
-    ours = found.pair_intervals(subsets, cells, 4, binary_pair_statistics())
-    theirs = pair_intervals(cells, 4, binary_pair_statistics(), "items", resamples=500, seed=0)
-    assert ours == theirs  # whole-number cells: the same sums, bit for bit
-    pairable = judged.sum(axis=1) >= 2
-    for subset, stats in (
-        (pairable, krippendorff_alpha_units(matrix[pairable].T, level="nominal")),
-        (judged.any(axis=1), gwet_units(matrix[judged.any(axis=1)], categories=[0.0, 1.0])),
-    ):
-        mine, library = found.interval(subset, stats), stats.interval(n_resamples=500, seed=0)
-        assert (mine.method, mine.units) == (library.method, library.units)
-        assert [mine.value, mine.low, mine.high] == pytest.approx([library.value, library.low, library.high], abs=1e-12)

@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 
 from benchmarks.crowd_merge import crowd
-from kinds.pairs import draws
 from kinds.pairs import report as r
 from kinds.pairs.partials import LIVE_PAIRS, merge
 from stats import agreement, gwet
@@ -29,34 +28,6 @@ def _crowd(items: int, workers: int, per_item: int, seed: int) -> np.ndarray:
         matrix[item, who] = np.where(rng.random(len(who)) < 0.8, truth[item], ~truth[item])
     matrix[rng.integers(0, items, 2)] = np.nan
     return matrix
-
-
-def _dense_row_codes(matrix: np.ndarray) -> np.ndarray:
-    """The rows' numbers as the report numbered them from the dense matrix (before it went sparse)."""
-    if not matrix.size:
-        return np.zeros(len(matrix), np.int64)
-    digits = np.where(np.isnan(matrix), 0, matrix + 1).astype(np.int64)
-    chunks = [
-        digits[:, start : start + 39] @ (3 ** np.arange(min(39, matrix.shape[1] - start), dtype=np.int64))
-        for start in range(0, matrix.shape[1], 39)
-    ]
-    if len(chunks) == 1:
-        _, rows = np.unique(chunks[0], return_inverse=True)
-    else:
-        _, rows = np.unique(np.column_stack(chunks), axis=0, return_inverse=True)
-    return np.asarray(rows, dtype=np.int64).reshape(-1)
-
-
-@pytest.mark.parametrize("workers", [5, 39, 40, 130])
-def test_the_items_rows_are_numbered_as_from_the_dense_matrix(workers):
-    """The same numbers in the same order: the bootstrap's counts columns (and so its sums) do not move."""
-    matrix = _crowd(300, workers, min(workers, 6), workers)
-    matrix[:40] = matrix[40:80]  # rows that repeat
-    found = draws._row_codes(SparseRatings.from_dense(matrix))
-    assert found.tolist() == _dense_row_codes(matrix).tolist()
-    assert found.max() < 300 - 30
-    with pytest.raises(ValueError, match="0 or 1"):
-        draws._row_codes(SparseRatings.from_dense([[2.0]]))
 
 
 @pytest.mark.parametrize("shape", [(400, 30, 8), (12, 4, 4), (90, 200, 6)], ids=["crowd", "topic", "wide"])

@@ -1,11 +1,12 @@
-"""The pairs report's bootstrap over items, counted by the items' distinct vote rows.
+"""A label kind's bootstrap over items, counted by the items' distinct rows of labels.
 
-Every interval of the pairs report is the percentile bootstrap of
+Every interval of the pairs and labels reports is the percentile bootstrap of
 :func:`stats.uncertainty.bootstrap` (seed 0): resample ``b`` draws
 the ``n`` units of a figure with replacement as
 ``default_rng(seed).integers(0, n, (resamples, n))`` and sums the drawn units'
-statistics. A unit's statistics are a function of its vote row (who said
-match, who said no), and a campaign's items take far fewer distinct rows than
+statistics. A unit's statistics are a function of its row of labels (who said
+which label; for pairs, who said match and who no match), and a campaign's
+items take far fewer distinct rows than
 there are items (10,000 topics x 4 candidates x 10 assessors: 40,000 items,
 a few hundred rows). So the same draws are counted per distinct row
 (``counts[b, g]``: how many of resample ``b``'s draws fell on items of row
@@ -31,7 +32,7 @@ from stats.ratings import SparseRatings
 from stats.stopping import MIN_UNITS
 from stats.uncertainty import UnitStatistics
 
-__all__ = ["ItemDraws"]
+__all__ = ["ItemDraws", "row_codes"]
 
 #: Draws held at once (resamples x units, int64): 32 MB.
 _BLOCK_CELLS = 1 << 22
@@ -43,8 +44,9 @@ _ROWS_FROM = 1000
 
 
 class ItemDraws:
-    """Seeded bootstrap draws of subsets of the items of votes (items x assessors,
-    1 match, 0 no match, held sparse), counted by the items' distinct rows."""
+    """Seeded bootstrap draws of subsets of the items of labels (items x assessors, the
+    label codes 0 .. ``n_values`` - 1, held sparse; pairs: 1 match, 0 no match), counted
+    by the items' distinct rows."""
 
     def __init__(
         self,
@@ -55,10 +57,11 @@ class ItemDraws:
         unit: str,
         level: float = 0.95,
         min_units: int = MIN_UNITS,
+        n_values: int = 2,
     ):
         self.resamples, self.seed, self.unit, self.level = int(resamples), int(seed), unit, level
         self.min_units = int(min_units)  # fewer units: no interval (stats.intervals.too_few_ci)
-        self.rows = _row_codes(ratings)
+        self.rows = row_codes(ratings, n_values)
         self.n_rows = int(self.rows.max()) + 1 if len(self.rows) else 0
         self._counts: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
 
@@ -219,20 +222,28 @@ def _times(counts: np.ndarray, matrix: np.ndarray) -> np.ndarray:
     )
 
 
-def _row_codes(ratings: SparseRatings) -> np.ndarray:
-    """Each item's row number among the distinct rows of the votes (1, 0, none), in the
-    order of the rows written as base-3 numbers (digit 0 none, 1 no match, 2 match; the
-    last assessor of 39 most significant, chunks of 39 assessors to an int64 compared
-    from the first): each item's number is summed from its own votes only, so it costs
-    one pass over the votes and items x chunks integers, not items x assessors cells."""
+def row_codes(ratings: SparseRatings, n_values: int = 2) -> np.ndarray:
+    """Each item's row number among the distinct rows of its labels (codes 0 .. ``n_values`` - 1,
+    or none), in the order of the rows written as numbers in base ``n_values + 1`` (digit 0
+    none, ``v + 1`` label ``v``; the last assessor of a chunk most significant, as many
+    assessors to a chunk as fit an int64, chunks compared from the first; for pairs' votes,
+    base 3 and 39 assessors a chunk): each item's number is summed from its own labels only,
+    so it costs one pass over them and items x chunks integers, not items x assessors cells.
+
+    >>> nan = float("nan")
+    >>> row_codes(SparseRatings.from_dense([[0, 2], [0, 2], [1, nan], [nan, nan]]), 3).tolist()
+    [2, 2, 1, 0]
+    """
     if not ratings.n_raters:
         return np.zeros(ratings.n_items, np.int64)
     values = ratings.values
-    if values.size and not np.isin(values, (0.0, 1.0)).all():
-        raise ValueError("votes must be 0 or 1")
-    n_chunks = -(-ratings.n_raters // 39)
-    chunk = ratings.raters // 39
-    digits = (values.astype(np.int64) + 1) * 3 ** (ratings.raters % 39)
+    if values.size and (not np.isin(values, np.arange(n_values)).all()):
+        raise ValueError(f"ratings must be label codes 0 to {n_values - 1}")
+    base = n_values + 1
+    per_chunk = max(1, int(63 // np.log2(base)))
+    n_chunks = -(-ratings.n_raters // per_chunk)
+    chunk = ratings.raters // per_chunk
+    digits = (values.astype(np.int64) + 1) * base ** (ratings.raters % per_chunk)
     numbers = np.zeros((ratings.n_items, n_chunks), np.int64)
     if digits.size:
         # the votes are sorted by item and assessor, so each (item, chunk) is one run of them
