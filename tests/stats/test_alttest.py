@@ -387,11 +387,9 @@ def test_similarity_matches_reference(seed):
 
 def test_similarity_over_many_blocks(monkeypatch):
     # Blocks of a few pairs give the same sums as one block.
-    import stats.alttest as module
-
     table, judge = random_panel(5, 60, 5, 3)
     whole = alt_test(table, judge, alignment=lambda a, b: (a == b).astype(float), epsilon=0.1)
-    monkeypatch.setattr(module, "_BLOCK_PAIRS", 7)
+    monkeypatch.setattr("stats.alttest._BLOCK_PAIRS", 7)
     blocked = alt_test(table, judge, alignment=lambda a, b: (a == b).astype(float), epsilon=0.1)
     assert blocked.instances.judge_score.tolist() == whole.instances.judge_score.tolist()
     assert blocked.instances.human_score.tolist() == whole.instances.human_score.tolist()
