@@ -215,22 +215,26 @@ class CategoryAgreement:
 class PairTables:
     """Every pair of raters' confusion matrix (raters who share an item), and its figures.
 
-    ``confusion[p, k, l]``: items on which rater ``first[p]`` said category ``k``
-    and ``second[p]`` category ``l`` (``first < second``). The figures are
-    computed for all pairs at once from the stacked matrices, for any weights
-    (a name of :func:`stats.gwet.agreement_weights` over ``categories``, or a
-    q x q matrix of agreement weights): Cohen's (1960; weighted: 1968) kappa
-    ``(p_o - p_e) / (1 - p_e)`` with ``p_o = sum w_kl p_kl`` and ``p_e = sum
-    w_kl p_k. p_.l`` (the same value as ``sklearn.metrics.cohen_kappa_score``,
-    whose "linear" and "quadratic" are these weights over equally spaced
-    categories), and the standard errors of Fleiss, Cohen & Everitt (1969,
-    "Large sample standard errors of kappa and weighted kappa", Psychol.
-    Bull. 72(5):323-327) as Gwet (2014, ch. 5) and irrCAC write them.
+    The matrices are held as their non-zero cells (a crowd's pairs share few
+    items: :class:`stats.agreement.PairCells`); :attr:`confusion` gives them
+    dense. The figures are computed for all pairs at once from the cells,
+    for any weights (a name of :func:`stats.gwet.agreement_weights` over
+    ``categories``, or a q x q matrix of agreement weights): Cohen's (1960;
+    weighted: 1968) kappa ``(p_o - p_e) / (1 - p_e)`` with ``p_o = sum w_kl
+    p_kl`` and ``p_e = sum w_kl p_k. p_.l``, the same value as
+    ``sklearn.metrics.cohen_kappa_score`` (whose "linear" and "quadratic" are
+    these weights over equally spaced categories), and the standard errors
+    of Fleiss, Cohen & Everitt (1969, "Large sample standard errors of kappa
+    and weighted kappa", Psychol. Bull. 72(5):323-327) as Gwet (2014, ch. 5)
+    and irrCAC's ``cohen`` and ``pa2`` write them.
 
     Attributes
     ----------
     first, second : ndarray of intp, shape (n_pairs,)
-    confusion : ndarray of int64, shape (n_pairs, q, q)
+        The pair's raters, ``first < second``, in row-major order.
+    cells : stats.agreement.PairCells
+        The non-zero cells: ``first[cells.pair]`` said ``cells.row`` and
+        ``second[cells.pair]`` said ``cells.column`` on ``cells.count`` items.
     categories : ndarray, shape (q,)
 
     Examples
@@ -246,16 +250,26 @@ class PairTables:
 
     first: npt.NDArray[np.intp]
     second: npt.NDArray[np.intp]
-    confusion: npt.NDArray[np.int64]
+    cells: _agreement.PairCells
     categories: np.ndarray
+
+    @property
+    def confusion(self) -> npt.NDArray[np.int64]:
+        """The matrices dense, shape (n_pairs, q, q): ``[p, k, l]`` items on which ``first[p]``
+        said category ``k`` and ``second[p]`` category ``l`` (pairs x q^2 integers: ask
+        for a crowd's only when that fits)."""
+        q = len(self.categories)
+        confusion = np.zeros((len(self.first), q, q), dtype=np.int64)
+        confusion[self.cells.pair, self.cells.row, self.cells.column] = self.cells.count
+        return confusion
 
     @property
     def items(self) -> npt.NDArray[np.int64]:
         """Items each pair both rated."""
-        return self.confusion.sum(axis=(1, 2))
+        return np.bincount(self.cells.pair, weights=self.cells.count, minlength=len(self.first)).astype(np.int64)
 
     def agreement(self, weights: Weights = "identity") -> npt.NDArray[np.float64]:
-        """Each pair's (weighted) percent agreement ``sum_kl w_kl p_kl`` (NaN: no shared item)."""
+        """Each pair's (weighted) percent agreement ``sum_kl w_kl p_kl``."""
         return self._figures(weights)[0]
 
     def agreement_se(self, weights: Weights = "identity") -> npt.NDArray[np.float64]:
@@ -270,24 +284,31 @@ class PairTables:
         r"""Fleiss, Cohen & Everitt's (1969) standard error of each pair's kappa:
         :math:`\frac{1}{(1-p_e)\sqrt n}\sqrt{\sum_{kl} p_{kl}[w_{kl} - (1-\kappa)(\bar w_{k.}
         + \bar w_{.l})]^2 - (p_o - 2(1-\kappa)p_e)^2}` with :math:`\bar w_{k.} = \sum_l w_{kl} p_{.l}`,
-        :math:`\bar w_{.l} = \sum_k w_{kl} p_{k.}`."""
+        :math:`\bar w_{.l} = \sum_k w_{kl} p_{k.}` (NaN where kappa is)."""
         return self._figures(weights)[3]
 
     def _figures(self, weights: Weights) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         w, _ = _weight_matrix(weights, self.categories)
-        counts = self.confusion.astype(np.float64)
-        n = counts.sum(axis=(1, 2))
+        q, n_pairs = len(self.categories), len(self.first)
+        pair, row, column = self.cells.pair, self.cells.row, self.cells.column
+        count = self.cells.count.astype(np.float64)
+        n = np.bincount(pair, weights=count, minlength=n_pairs)
+        cell_weight = w[row, column]
+
+        def per_pair(values: np.ndarray) -> np.ndarray:
+            return np.bincount(pair, weights=values, minlength=n_pairs) / n
+
         with np.errstate(divide="ignore", invalid="ignore"):
-            shares = counts / n[:, None, None]
-            rows, cols = shares.sum(axis=2), shares.sum(axis=1)
-            observed = np.einsum("pkl,kl->p", shares, w)
-            observed_se = np.sqrt(np.maximum(np.einsum("pkl,kl->p", shares, w * w) - observed**2, 0.0) / n)
+            rows = np.bincount(pair * q + row, weights=count, minlength=n_pairs * q).reshape(n_pairs, q) / n[:, None]
+            cols = np.bincount(pair * q + column, weights=count, minlength=n_pairs * q).reshape(n_pairs, q) / n[:, None]
+            observed = per_pair(count * cell_weight)
+            observed_se = np.sqrt(np.maximum(per_pair(count * cell_weight**2) - observed**2, 0.0) / n)
             chance = np.einsum("pk,kl,pl->p", rows, w, cols)
             kappa = (observed - chance) / (1 - chance)
             row_weight = cols @ w.T  # sum_l w_kl p_.l
             col_weight = rows @ w  # sum_k w_kl p_k.
-            term = w[None] - (1 - kappa)[:, None, None] * (row_weight[:, :, None] + col_weight[:, None, :])
-            inner = np.einsum("pkl,pkl->p", shares, term * term) - (observed - 2 * (1 - kappa) * chance) ** 2
+            term = cell_weight - (1 - kappa[pair]) * (row_weight[pair, row] + col_weight[pair, column])
+            inner = per_pair(count * term**2) - (observed - 2 * (1 - kappa) * chance) ** 2
             kappa_se = np.sqrt(np.maximum(inner, 0.0) / n) / (1 - chance)
         defined = (n > 0) & (chance != 1)
         return (
@@ -578,8 +599,8 @@ def rating_table(
     One pass over the ratings builds the items' category counts (items x
     categories, for the items rated at least once), the raters' category
     counts (raters x categories) and, with ``pairs``, every pair of raters'
-    confusion matrix (:func:`stats.agreement.sparse_pair_confusions`, one
-    sparse product); every coefficient, its standard error and the
+    confusion matrix as its non-zero cells
+    (:func:`stats.agreement.sparse_pair_cells`, one sparse product); every coefficient, its standard error and the
     per-category figures are then vectorised arithmetic on those. Nothing is
     ever items x raters.
 
@@ -636,14 +657,9 @@ def rating_table(
     coded = _coded(ratings, categories)
     weight_matrix, name = _weight_matrix(weights, coded.categories)
     table = _counts(coded, weight_matrix)
-    q = len(coded.categories)
     found_pairs = None
     if pairs:
-        sparse = SparseRatings(
-            coded.n_items, coded.n_raters, coded.item.astype(np.int64), coded.rater.astype(np.int64), coded.code
-        )
-        confusions = _agreement.sparse_pair_confusions(sparse, q)
-        found_pairs = PairTables(confusions.first, confusions.second, confusions.confusion, coded.categories)
+        found_pairs = _pair_tables(coded)
     return RatingTable(
         categories=coded.categories,
         weights=name,
@@ -751,7 +767,8 @@ def category_agreement(
 def pair_tables(ratings: SparseRatings | npt.ArrayLike, *, categories: npt.ArrayLike | None = None) -> PairTables:
     """Every pair of raters' confusion matrix, from one sparse product (:class:`PairTables`).
 
-    Built on :func:`stats.agreement.sparse_pair_confusions`: time and memory
+    Built on :func:`stats.agreement.sparse_pair_cells` (the cells of
+    :func:`stats.agreement.sparse_pair_confusions`): time and memory
     grow with the ratings and the pairs that share an item, never with
     raters x raters or items x raters.
 
@@ -759,12 +776,15 @@ def pair_tables(ratings: SparseRatings | npt.ArrayLike, *, categories: npt.Array
     >>> pairs.confusion[0].tolist(), pairs.kappa().round(12).tolist()
     ([[1, 0], [1, 1]], [0.4])
     """
-    coded = _coded(ratings, categories)
+    return _pair_tables(_coded(ratings, categories))
+
+
+def _pair_tables(coded: _Coded) -> PairTables:
     sparse = SparseRatings(
         coded.n_items, coded.n_raters, coded.item.astype(np.int64), coded.rater.astype(np.int64), coded.code
     )
-    found = _agreement.sparse_pair_confusions(sparse, len(coded.categories))
-    return PairTables(found.first, found.second, found.confusion, coded.categories)
+    cells = _agreement.sparse_pair_cells(sparse, len(coded.categories))
+    return PairTables(cells.first, cells.second, cells, coded.categories)
 
 
 # --- per-unit statistics for the bootstrap ---------------------------------------
@@ -1035,13 +1055,13 @@ def _complete_table(ratings: SparseRatings | npt.ArrayLike) -> _Complete:
 
 def _mean_squares(rows: np.ndarray, columns: np.ndarray, squares: np.ndarray, grand: np.ndarray, n, k):
     """BMS, WMS, JMS, EMS from row totals' squares, column totals' squares, the sum of squares and the grand total."""
-    correction = grand**2 / (n * k)
-    total = squares - correction
-    between = rows / k - correction
-    judges = columns / n - correction
-    within = total - between
-    residual = within - judges
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore"):  # an empty table: NaN
+        correction = grand**2 / (n * k)
+        total = squares - correction
+        between = rows / k - correction
+        judges = columns / n - correction
+        within = total - between
+        residual = within - judges
         return between / (n - 1), within / (n * (k - 1)), judges / (k - 1), residual / ((n - 1) * (k - 1))
 
 
@@ -1123,8 +1143,11 @@ def intraclass_correlations(ratings: SparseRatings | npt.ArrayLike, *, level: fl
     values = complete.values
     n, k = values.shape
     rows, columns = values.sum(axis=1), values.sum(axis=0)
-    bms, wms, jms, ems = _mean_squares(
-        float(rows @ rows), float(columns @ columns), float(np.sum(values * values)), float(values.sum()), n, k
+    bms, wms, jms, ems = (
+        float(square)
+        for square in _mean_squares(
+            np.float64(rows @ rows), np.float64(columns @ columns), np.sum(values * values), np.sum(values), n, k
+        )
     )
     mean_squares = {"between_items": bms, "within_items": wms, "between_raters": jms, "residual": ems}
     if n < 2 or k < 2:
