@@ -5,7 +5,9 @@ the house, docs/architecture.md): each function validates its arguments at the
 boundary and cites the section of the paper its equations come from.
 
 Modules: ``agreement`` (chance-corrected agreement: Cohen, Fleiss, Krippendorff),
-``gwet`` (AC1/AC2), ``ratings`` (ratings held sparse), ``uncertainty`` (the
+``gwet`` (AC1/AC2), ``ratingtables`` (every figure of a rating table: percent
+agreement, Brennan-Prediger, Conger, per-category and per-pair agreement, ICCs),
+``ratings`` (ratings held sparse), ``uncertainty`` (the
 seeded bootstrap over units and the analytic standard errors behind every
 interval), ``intervals`` (intervals as reports store them), ``stopping`` (the
 "precise enough to stop" signal), ``truthinference`` (Dawid-Skene, MACE, GLAD,

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CategoryCounts",
+    "PairCells",
     "PairConfusions",
     "PairwiseAgreement",
     "category_counts",
@@ -36,6 +37,7 @@ __all__ = [
     "krippendorff_alpha",
     "pairwise_agreement",
     "pairwise_of_table",
+    "sparse_pair_cells",
     "sparse_pair_confusions",
 ]
 
@@ -50,6 +52,9 @@ _MAX_DIRECT_SPAN = 1 << 20
 # Pair confusions of at most this many one-hot cells (items x raters x categories) take a
 # dense product: a topic of a few items and assessors, where scipy.sparse's set-up dominates.
 _SMALL_ONE_HOT = 1 << 12
+# Up to this many raters x raters cells the pairs that share an item are found in a bitmap
+# (4 MB of bools, a 32 MB running count), beyond it by sorting their keys.
+_PAIR_BITMAP = 1 << 22
 # Beyond this many units x values cells the unit count matrix is kept sparse,
 # so many distinct values (continuous interval data) cost memory per rating,
 # not per cell.
@@ -240,16 +245,71 @@ def sparse_pair_confusions(ratings: SparseRatings, n_categories: int, *, same: b
     >>> found.first.tolist(), found.second.tolist(), found.confusion[0].tolist()
     ([0, 1], [1, 2], [[1, 0], [1, 1]])
     """
+    codes = _rating_codes(ratings, n_categories)
+    return _pair_confusions(ratings.items, ratings.raters, codes, ratings.n_items, ratings.n_raters, n_categories, same)
+
+
+class PairCells(NamedTuple):
+    """The non-zero cells of every pair of raters' confusion matrix (what
+    :func:`sparse_pair_cells` gives): a crowd's pairs share few items, so
+    their matrices are mostly zeros.
+
+    Attributes
+    ----------
+    first, second : ndarray of intp, shape (n_pairs,)
+        As in :class:`PairConfusions`.
+    pair, row, column : ndarray of intp, shape (n_cells,)
+        Each cell's pair (index into ``first``/``second``) and its categories:
+        ``first[pair]`` said ``row``, ``second[pair]`` said ``column``;
+        each (pair, row, column) once.
+    count : ndarray of int64, shape (n_cells,)
+        Items in the cell (at least 1).
+    """
+
+    first: npt.NDArray[np.intp]
+    second: npt.NDArray[np.intp]
+    pair: npt.NDArray[np.intp]
+    row: npt.NDArray[np.intp]
+    column: npt.NDArray[np.intp]
+    count: npt.NDArray[np.int64]
+
+
+def sparse_pair_cells(ratings: SparseRatings, n_categories: int, *, same: bool = False) -> PairCells:
+    """:func:`sparse_pair_confusions` as the matrices' non-zero cells: memory grows with the
+    ratings' pairs, not with pairs x categories^2 (the same one sparse product).
+
+    >>> from stats.ratings import SparseRatings
+    >>> codes = [[0, 1, 1, -1], [0, 1, 0, 1], [-1, -1, -1, 1]]
+    >>> ratings = SparseRatings.from_dense(np.where(np.array(codes) < 0, np.nan, codes).T)
+    >>> cells = sparse_pair_cells(ratings, 2)
+    >>> cells.first.tolist(), cells.second.tolist()
+    ([0, 1], [1, 2])
+    >>> sorted(zip(cells.pair.tolist(), cells.row.tolist(), cells.column.tolist(), cells.count.tolist()))
+    [(0, 0, 0, 1), (0, 1, 0, 1), (0, 1, 1, 1), (1, 1, 1, 1)]
+    """
+    codes = _rating_codes(ratings, n_categories)
+    return _pair_cells(ratings.items, ratings.raters, codes, ratings.n_items, ratings.n_raters, n_categories, same)
+
+
+def _rating_codes(ratings: SparseRatings, n_categories: int) -> npt.NDArray[np.intp]:
     values = ratings.values
     if values.size and (values.min() < 0 or values.max() >= n_categories or (values != np.floor(values)).any()):
         raise ValueError(f"ratings must be category positions 0 .. {n_categories - 1}")
-    codes = values.astype(np.intp)
-    return _pair_confusions(ratings.items, ratings.raters, codes, ratings.n_items, ratings.n_raters, n_categories, same)
+    return values.astype(np.intp)
 
 
 def _pair_confusions(
     item: np.ndarray, rater: np.ndarray, code: np.ndarray, items: int, raters: int, q: int, same: bool
 ) -> PairConfusions:
+    cells = _pair_cells(item, rater, code, items, raters, q, same)
+    confusion = np.zeros((len(cells.first), q, q), dtype=np.int64)
+    confusion[cells.pair, cells.row, cells.column] = cells.count  # each cell once: the product summed them
+    return PairConfusions(cells.first, cells.second, confusion)
+
+
+def _pair_cells(
+    item: np.ndarray, rater: np.ndarray, code: np.ndarray, items: int, raters: int, q: int, same: bool
+) -> PairCells:
     if items * raters * q <= _SMALL_ONE_HOT:
         # a topic's few items: the dense product, without scipy.sparse's set-up (the same counts)
         dense = np.zeros((items, raters * q), dtype=np.int64)
@@ -267,10 +327,22 @@ def _pair_confusions(
     kept = (first < second) | (same & (first == second))
     first, second, counts = first[kept], second[kept], np.asarray(data, dtype=np.int64)[kept]
     pair_key = first * raters + second
-    keys, pair = np.unique(pair_key, return_inverse=True)
-    confusion = np.zeros((len(keys), q, q), dtype=np.int64)
-    np.add.at(confusion, (pair.reshape(-1), rows[kept] % q, columns[kept] % q), counts)
-    return PairConfusions(keys // raters if raters else keys, keys % raters if raters else keys, confusion)
+    if raters * raters <= _PAIR_BITMAP:
+        # few raters: which pairs occur, marked in a raters x raters bitmap (linear), not sorted
+        seen = np.zeros(raters * raters, dtype=bool)
+        seen[pair_key] = True
+        keys = np.flatnonzero(seen)
+        pair = (np.cumsum(seen) - 1)[pair_key]
+    else:
+        keys, pair = np.unique(pair_key, return_inverse=True)
+    return PairCells(
+        keys // raters if raters else keys,
+        keys % raters if raters else keys,
+        pair.reshape(-1).astype(np.intp),
+        rows[kept] % q,
+        columns[kept] % q,
+        counts,
+    )
 
 
 def kappas_from_confusions(confusion: npt.ArrayLike, weights: KappaWeights | None = None) -> npt.NDArray[np.float64]:
