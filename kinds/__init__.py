@@ -8,6 +8,7 @@ their specs. This module imports nothing: the settings read it.
 """
 
 KIND_APPS = (
+    "kinds.labels",
     "kinds.pairs",
     "kinds.ordering",
     "kinds.clustering",
