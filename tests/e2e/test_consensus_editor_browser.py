@@ -29,7 +29,9 @@ def _alice(name: str) -> dict:
 def _edited(name: str) -> dict:
     """What the keys of EDITS make of alice's judgment (the kind's examples)."""
     payload = _alice(name)
-    if name == "pairs":
+    if name == "labels":
+        payload["labels"]["i2"] = "positive"
+    elif name == "pairs":
         payload["matches"]["c3"] = True
     elif name == "relevance":
         payload["grades"] = {"d1": 3, "d2": 3, "d3": 0, "d4": 2}
@@ -47,6 +49,7 @@ def _edited(name: str) -> dict:
 
 #: Per kind, from the first item in focus: the keys that change alice's judgment into _edited's.
 EDITS = {
+    "labels": ["j", "3"],  # i2: positive (the third category's key)
     "pairs": ["j", "j", "y"],  # c3: match
     "relevance": ["3", "3", "0", "2"],  # d2 goes from 1 to 3
     "ordering": [" ", "j", "j", " "],  # pick up the first item, move it down twice, put it down

@@ -20,10 +20,11 @@ from kinds.registry import KINDS
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
-ALL_KINDS = ["pairs", "ordering", "clustering", "nuggets", "factoids", "relevance"]
+ALL_KINDS = ["labels", "pairs", "ordering", "clustering", "nuggets", "factoids", "relevance"]
 
 # What the confirm step says about each kind's first example payload (kinds/<kind>/examples.py).
 SUMMARIES = {
+    "labels": "4 of 4 items labelled: 1 positive, 1 negative, 2 neutral.",
     "pairs": "4 of 4 candidates judged: 3 matches, 1 no match.",
     "ordering": "3 items in your order: first “Boil water”, last “Pour”.",
     "clustering": "2 clusters, 0 sentences left out, 0 rule warnings.",
@@ -40,6 +41,7 @@ AS_SENT = {
 }
 # One edit by key on the page opened with that payload, and the payload it makes.
 EDITS = {
+    "labels": (["1"], {"labels": {"i1": "negative", "i2": "negative", "i3": "neutral", "i4": "neutral"}}),
     "pairs": (["n"], {"matches": {"c1": False, "c2": True, "c3": False, "c4": True}}),
     "ordering": ([" ", "j", " "], {"order": ["b", "a", "c"]}),
     "clustering": (["x"], {"clusters": [["s3"], ["s2", "s4"]], "descriptions": ["eruption", "effects"]}),
@@ -55,6 +57,7 @@ EDITS = {
 }
 # Enter on a page never saved: why nothing can be submitted yet, and where the page says it.
 NOT_READY = {
+    "labels": ("#key-notice", "0 of 4 items labelled: label the other 4 first."),
     "pairs": ("#key-notice", "0 of 4 candidates judged: judge the other 4 first."),
     "clustering": ("#cluster-status", "Submit needs at least one cluster with sentences in it."),
     "nuggets": ("#key-notice", "Still to do: 2 nuggets to label, 2 responses to mark done."),

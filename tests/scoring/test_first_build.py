@@ -40,7 +40,10 @@ def judged(people, kind: str):
         campaign=campaign, topics=[{"external_id": t, "data": copy.deepcopy(dict(examples.topic))} for t in ids]
     )
     if examples.run is not None:
-        run = {key: {t: value["t1"] for t in ids} if "t1" in value else value for key, value in examples.run.items()}
+        run = {
+            key: {t: value["t1"] for t in ids} if isinstance(value, dict) and "t1" in value else value
+            for key, value in examples.run.items()
+        }
         import_runs(campaign=campaign, runs=[{"name": "run-a", "data": copy.deepcopy(run)}])
     for n, assignment in enumerate(
         Assignment.objects.filter(topic__campaign=campaign).select_related("topic", "assessor")

@@ -72,6 +72,8 @@ def work_on(page, kind: str) -> None:
     """A little real work with the page's own script: enough to save a draft."""
     if kind == "pairs":
         page.keyboard.press("y")
+    elif kind == "labels":
+        page.keyboard.press("2")
     elif kind == "nuggets":
         page.keyboard.press("v")
     elif kind == "ordering":
