@@ -94,6 +94,13 @@ def test_codes_off_the_scale_or_a_wrong_shape_are_refused(function):
     assert function(np.zeros((0, 3)), 2).shape == (0,)
 
 
+@pytest.mark.parametrize("function", [consensus, median])
+def test_items_without_a_label_packed_zero_wide_have_none(function):
+    """A campaign nobody labelled (or where every label is "can't tell") packs its items zero
+    labels wide."""
+    assert same(function(np.zeros((3, 0)), 4), [nan, nan, nan])
+
+
 # -- a pair's confusion matrix -------------------------------------------------------------------
 
 
