@@ -375,4 +375,18 @@ def test_a_crowds_merge_holds_one_entry_per_label(monkeypatch):
     assert sum(a.judged for a in report.assessors) == labels
     assert sum(a.cant_tell for a in report.assessors) == 750 * 4 * 5 - labels
     assert report.items == 3000 and report.pair_count > p.LIVE_PAIRS == len(report.pairs)
+    # the pairs listed are those sharing the most items (ties: the earlier pair), in pair order
+    shared: dict[tuple[str, str], int] = {}
+    for partial in partials:
+        codes = np.array(partial.codes).reshape(partial.items, len(partial.assessors))
+        for i, first in enumerate(partial.assessors):
+            for j in range(i + 1, len(partial.assessors)):
+                both = int((~np.isnan(codes[:, i]) & ~np.isnan(codes[:, j])).sum())
+                if both:
+                    key = (first, partial.assessors[j])
+                    shared[key] = shared.get(key, 0) + both
+    assert report.pair_count == len(shared)
+    most = sorted(shared, key=lambda pair: (-shared[pair], pair))[: p.LIVE_PAIRS]
+    assert [tuple(pair.assessors) for pair in report.pairs] == sorted(most)
+    assert all(pair.n == shared[tuple(pair.assessors)] for pair in report.pairs)
     assert [(r.reference, r.items) for r in report.references] == [("gold", 0)]
