@@ -1148,13 +1148,20 @@ def intraclass_correlations(ratings: SparseRatings | npt.ArrayLike, *, level: fl
     values = complete.values
     n, k = values.shape
     rows, columns = values.sum(axis=1), values.sum(axis=0)
+    # numpy floats, not Python's: a table without error variance (every rater gives an item the
+    # same number) divides by a zero mean square, which gives inf or NaN under np.errstate
     bms, wms, jms, ems = (
-        float(square)
+        np.float64(square)
         for square in _mean_squares(
             np.float64(rows @ rows), np.float64(columns @ columns), np.sum(values * values), np.sum(values), n, k
         )
     )
-    mean_squares = {"between_items": bms, "within_items": wms, "between_raters": jms, "residual": ems}
+    mean_squares = {
+        "between_items": float(bms),
+        "within_items": float(wms),
+        "between_raters": float(jms),
+        "residual": float(ems),
+    }
     if n < 2 or k < 2:
         forms = tuple(
             IntraclassCorrelation(form, *_MCGRAW_WONG[form], *(7 * [_NAN]), level, n, k) for form in _ICC_FORMS
@@ -1182,14 +1189,14 @@ def intraclass_correlations(ratings: SparseRatings | npt.ArrayLike, *, level: fl
         f_high, f_low = stats.f.ppf(tail, n - 1, v), stats.f.ppf(tail, v, n - 1)
         low_two = n * (bms - f_high * ems) / (f_high * (k * jms + (k * n - k - n) * ems) + n * bms)
         high_two = n * (f_low * bms - ems) / (k * jms + (k * n - k - n) * ems + n * f_low * bms)
-    bounds = {
-        "ICC(1,1)": ((low_one - 1) / (low_one + k - 1), (high_one - 1) / (high_one + k - 1)),
-        "ICC(2,1)": (low_two, high_two),
-        "ICC(3,1)": ((low_three - 1) / (low_three + k - 1), (high_three - 1) / (high_three + k - 1)),
-        "ICC(1,k)": (1 - 1 / low_one, 1 - 1 / high_one),
-        "ICC(2,k)": (low_two * k / (1 + low_two * (k - 1)), high_two * k / (1 + high_two * (k - 1))),
-        "ICC(3,k)": (1 - 1 / low_three, 1 - 1 / high_three),
-    }
+        bounds = {
+            "ICC(1,1)": ((low_one - 1) / (low_one + k - 1), (high_one - 1) / (high_one + k - 1)),
+            "ICC(2,1)": (low_two, high_two),
+            "ICC(3,1)": ((low_three - 1) / (low_three + k - 1), (high_three - 1) / (high_three + k - 1)),
+            "ICC(1,k)": (1 - 1 / low_one, 1 - 1 / high_one),
+            "ICC(2,k)": (low_two * k / (1 + low_two * (k - 1)), high_two * k / (1 + high_two * (k - 1))),
+            "ICC(3,k)": (1 - 1 / low_three, 1 - 1 / high_three),
+        }
     forms = []
     for form in _ICC_FORMS:
         one_way = form.startswith("ICC(1")

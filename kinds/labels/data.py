@@ -147,7 +147,8 @@ def format_number(value: Any) -> str:
 
 class LabelsParams(ParamsSchema):
     """The campaign params, and the checks across them: a numeric scale from its minimum
-    up to its maximum in steps that land on it, with at most :data:`MAX_NUMERIC_VALUES` values."""
+    up to its maximum in steps that land on it, with at most :data:`MAX_NUMERIC_VALUES` values,
+    and ratio weights only on numbers above 0."""
 
     def clean(
         self, value: Any, field: str = "params", *, current: Mapping[str, Any] | None = None, internal: bool = False
@@ -169,6 +170,12 @@ class LabelsParams(ParamsSchema):
                 )
             if cleaned["level"] == "ratio" and low < 0:
                 raise InvalidInput(f"{field}.minimum", "a ratio scale starts at 0 or above (it has a true zero)")
+            if cleaned["weights"] == "ratio" and low <= 0:
+                # they divide by the sum of two labels' numbers (stats.gwet.agreement_weights)
+                raise InvalidInput(
+                    f"{field}.weights",
+                    f"ratio weights need numbers above 0: this scale starts at {format_number(low)}",
+                )
         return cleaned
 
 

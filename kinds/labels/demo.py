@@ -4,7 +4,12 @@ Each review is written from a hidden sentiment (a phrase of that strength about
 one of several products); simulated assessors label it with their own bias and
 noise around the truth (one careful, one harsh, one lenient, one careless who
 now and then can't tell), which gives the realistic, imperfect agreement of a
-rating study (Krippendorff's alpha about 0.7 on the ordinal scale).
+rating study. As ``manage.py seed`` builds it (four simulated assessors), before
+the people label anything: Krippendorff's alpha on the ordinal scale 0.72 (95%
+interval 0.61 to 0.79, over the 56 of 60 reviews labelled twice or more) and
+Gwet's AC2 0.76, while Fleiss' kappa, which counts the harsh and the lenient
+assessor's labels a step apart as plain disagreement, is 0.20
+(kinds/labels/tests/test_partials.py checks these).
 """
 
 from __future__ import annotations

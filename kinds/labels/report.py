@@ -42,7 +42,6 @@ from stats.gwet import agreement_weights, gwet_units
 from stats.intervals import (
     FigureCI,
     IntervalSettings,
-    figure_ci,
     interval_settings,
     no_ci,
     too_few_pair_intervals,
@@ -380,7 +379,7 @@ def agreement_of(
         "brennan_prediger": _table_figure(ratings, rated, "brennan_prediger", codes, weights, draws),
         "conger": _table_figure(ratings, rated, "conger", codes, weights, draws),
         "categories": _categories(ratings, raters, scale, given.sum(axis=0), total, codes, draws),
-        "intraclass": _intraclass(ratings, scale) if scale.numeric else None,
+        "intraclass": _intraclass(ratings, scale, settings) if scale.numeric else None,
     }
     if keep is not None:
         fields["pair_count"] = len(shared_items)
@@ -425,9 +424,11 @@ def _categories(
     return found
 
 
-def _intraclass(ratings: SparseRatings, scale: Scale) -> LabelsIntraclass:
+def _intraclass(ratings: SparseRatings, scale: Scale, settings: IntervalSettings) -> LabelsIntraclass:
     """The six ICCs of the labels' numbers (the sources' complete table: the items every one of
-    its raters labelled), with their F-based intervals."""
+    its raters labelled), with their F-based intervals: none over fewer items than the reports'
+    minimum (``settings.analytic``), as every other figure's (docs/methods.md, "Too few units
+    for an interval")."""
     numbers = np.asarray(scale.numbers)
     values = SparseRatings.from_entries(
         ratings.items,
@@ -443,7 +444,7 @@ def _intraclass(ratings: SparseRatings, scale: Scale) -> LabelsIntraclass:
                 form=icc.form,
                 mcgraw_wong=icc.mcgraw_wong,
                 model=icc.model,
-                ci=figure_ci(icc.interval(), UNIT),
+                ci=settings.analytic(icc.interval(), UNIT),
                 f=icc.f,
                 p_value=icc.p_value,
             )

@@ -56,6 +56,8 @@ def median(packed: npt.ArrayLike, n_values: int) -> npt.NDArray[np.float64]:
     [0.0, 0.0, 1.0, nan]
     """
     array, given, _ = _codes(packed, n_values)
+    if array.shape[1] == 0:  # nobody gave a label: no middle to take
+        return np.full(len(array), np.nan)
     ordered_rows = np.sort(np.where(given, array, np.inf), axis=1)
     n = given.sum(axis=1)
     middle = np.take_along_axis(ordered_rows, np.maximum((n - 1) // 2, 0)[:, np.newaxis], axis=1)[:, 0]

@@ -37,7 +37,8 @@ ASSESSORS = ("alice", "bob", "carol", "dave")
 
 
 def run_data(run: dict, topics=TOPICS) -> dict:
-    """The kind's example run (it scores ``t1``) made to score every topic."""
+    """The kind's example run (it scores ``t1``) made to score every topic (its other fields,
+    such as a reference run's ``"reference": true``, as they are)."""
     return {
         key: {t: copy.deepcopy(value["t1"]) for t in topics} if isinstance(value, dict) and "t1" in value else value
         for key, value in run.items()

@@ -35,12 +35,25 @@ def test_an_ordered_scale_weighs_quadratically_unless_told():
         ({"categories": ["a"]}, "params.categories", ""),
         ({"categories": ["a", "a"]}, "params.categories", ""),
         ({"level": "binary"}, "params.level", "nominal"),
+        ({"level": "ratio", "minimum": 0, "maximum": 4, "weights": "ratio"}, "params.weights", "above 0"),
+        (
+            {"level": "interval", "minimum": -3, "maximum": 3, "step": 2, "weights": "ratio"},
+            "params.weights",
+            "above 0",
+        ),
     ],
 )
 def test_bad_params_are_refused_naming_the_field(given, field, message):
     with pytest.raises(InvalidInput) as error:
         params(**given)
     assert error.value.field.startswith(field) and message in error.value.message
+
+
+def test_ratio_weights_take_a_scale_above_zero_and_any_ordered_categories():
+    """Ratio weights divide by the sum of two labels' numbers (Gwet 2014, ch. 3): a numeric
+    scale from 1 up has them; categories weigh their positions 1..q."""
+    assert Scale.of(params(level="ratio", minimum=1, maximum=4, weights="ratio")).weights == "ratio"
+    assert Scale.of(params(level="ordinal", categories=["lo", "mid", "hi"], weights="ratio")).weights == "ratio"
 
 
 def test_categories_are_checked_and_a_topic_is_complete_when_every_item_has_one():
