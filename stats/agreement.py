@@ -62,6 +62,9 @@ _MAX_DENSE_CELLS = 1 << 23
 # Rows per block when the ratio metric's expected disagreement is summed over
 # all value pairs: bounds its temporaries to about this many cells.
 _BLOCK_CELLS = 1 << 22
+# Confusion matrices per block when the kappas of a stack are computed: bounds their
+# temporaries (a stack of 5 x 5 matrices: 25 cells each) to tens of megabytes.
+_KAPPA_BLOCK = 1 << 16
 
 Difference = Callable[[npt.NDArray[np.intp], npt.NDArray[np.intp]], npt.NDArray[np.float64]]
 
@@ -356,6 +359,11 @@ def kappas_from_confusions(confusion: npt.ArrayLike, weights: KappaWeights | Non
     table = np.asarray(confusion)
     if table.ndim < 2 or table.shape[-1] != table.shape[-2]:
         raise ValueError(f"confusion must have shape (..., q, q), got {table.shape}")
+    if table.ndim == 3 and len(table) > _KAPPA_BLOCK:
+        # a block of matrices at a time: the temporaries are several times the stack (a crowd's
+        # 1.8 million pairs of 5 x 5 counts are 360 MB, their temporaries 1 GB more at once)
+        blocks = range(0, len(table), _KAPPA_BLOCK)
+        return np.concatenate([kappas_from_confusions(table[b : b + _KAPPA_BLOCK], weights) for b in blocks])
     n = table.sum(axis=(-2, -1))
     distance = _kappa_distance(table.shape[-1], weights)
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -98,22 +98,53 @@ class ItemDraws:
     def interval(self, subset: np.ndarray, stats: UnitStatistics) -> FigureCI:
         """:func:`stats.uncertainty.bootstrap` of ``stats`` (per-unit statistics of
         the items in ``subset``, in item order), as ``IntervalSettings.interval`` stores it."""
-        per_unit = stats.per_unit.toarray() if sparse.issparse(stats.per_unit) else np.asarray(stats.per_unit)
-        per_unit = np.asarray(per_unit, dtype=np.float64)
-        if per_unit.ndim == 1:
-            per_unit = per_unit[:, np.newaxis]
-        value = float(stats.statistic(np.asarray(per_unit.sum(axis=0)).ravel()))
-        n, units = per_unit.shape[0], int(stats.units)
-        if units < self.min_units:
-            return too_few_ci(value, units, self.unit, self.level)
-        if not np.isfinite(value) or units < 2 or n < 2:
-            return self._none(value, units)
+        return self.intervals(subset, [stats])[0]
+
+    def intervals(self, subset: np.ndarray, figures: Sequence[UnitStatistics]) -> list[FigureCI]:
+        """:meth:`interval` of each of ``figures``, all over the items in ``subset``: their
+        resampled sums from one product with the counts (those with sparse statistics, one
+        each), not one product a figure: a crowd's items each take a row of their own, so the
+        counts are resamples x items, and a product with them is the cost of an interval."""
+        found: list[FigureCI | None] = [None] * len(figures)
+        wanted: list[tuple[int, np.ndarray | sparse.csr_array, float, int]] = []
+        for f, stats in enumerate(figures):
+            if sparse.issparse(stats.per_unit):
+                per_unit = sparse.csr_array(stats.per_unit, dtype=np.float64)
+            else:
+                per_unit = np.asarray(stats.per_unit, dtype=np.float64)
+                if per_unit.ndim == 1:
+                    per_unit = per_unit[:, np.newaxis]
+            value = float(stats.statistic(np.asarray(per_unit.sum(axis=0)).ravel()))
+            n, units = per_unit.shape[0], int(stats.units)
+            if units < self.min_units:
+                found[f] = too_few_ci(value, units, self.unit, self.level)
+            elif not np.isfinite(value) or units < 2 or n < 2:
+                found[f] = self._none(value, units)
+            else:
+                wanted.append((f, per_unit, value, units))
+        if not wanted:
+            return found  # type: ignore[return-value]
         rows, counts = self.counts(subset)
-        by_row = np.zeros((counts.shape[1], per_unit.shape[1]))
-        by_row[rows] = per_unit
-        if not np.array_equal(by_row[rows], per_unit):  # items of one row differ: the plain bootstrap
-            return self._figure(value, stats.interval(n_resamples=self.resamples, seed=self.seed, level=self.level))
-        resampled = np.asarray(stats.statistic(_times(counts, by_row)), dtype=np.float64)
+        dense: list[tuple[int, np.ndarray, float, int]] = []
+        for f, per_unit, value, units in wanted:
+            by_row = _by_row(per_unit, rows, counts.shape[1])
+            if by_row is None:  # items of one row differ: the plain bootstrap
+                interval = figures[f].interval(n_resamples=self.resamples, seed=self.seed, level=self.level)
+                found[f] = self._figure(value, interval)
+            elif sparse.issparse(by_row):
+                found[f] = self._resampled(figures[f], _times(counts, by_row), value, units)
+            else:
+                dense.append((f, by_row, value, units))
+        if dense:
+            sums = _times(counts, np.hstack([by_row for _, by_row, _, _ in dense]))
+            ends = np.cumsum([by_row.shape[1] for _, by_row, _, _ in dense])
+            for (f, _, value, units), stop, width in zip(dense, ends, (b.shape[1] for _, b, _, _ in dense)):
+                found[f] = self._resampled(figures[f], sums[:, stop - width : stop], value, units)
+        return found  # type: ignore[return-value]
+
+    def _resampled(self, stats: UnitStatistics, sums: np.ndarray, value: float, units: int) -> FigureCI:
+        """The percentile interval of ``stats`` from its resampled sums (resamples x statistics)."""
+        resampled = np.asarray(stats.statistic(sums), dtype=np.float64)
         finite = resampled[np.isfinite(resampled)]
         if finite.size == 0:
             return self._none(value, units)
@@ -213,10 +244,38 @@ class ItemDraws:
         )
 
 
-def _times(counts: np.ndarray, matrix: np.ndarray) -> np.ndarray:
+def _by_row(
+    per_unit: np.ndarray | sparse.csr_array, rows: np.ndarray, n_rows: int
+) -> np.ndarray | sparse.csr_array | None:
+    """Each distinct row's statistics (``rows``: each item's row), None where two items of one
+    row have different statistics. A sparse ``per_unit`` stays sparse: Conger's is one-hot per
+    assessor and label, and a crowd's items take as many rows as there are items, so laid out
+    dense it would be items x assessors x labels (100,000 x 2,000 x 5: 8 GB)."""
+    if sparse.issparse(per_unit):
+        one = np.zeros(n_rows, np.int64)
+        one[rows] = np.arange(len(rows))  # an item of each row
+        by_row = per_unit[one]
+        return by_row if (by_row[rows] != per_unit).nnz == 0 else None
+    by_row = np.zeros((n_rows, per_unit.shape[1]))
+    by_row[rows] = per_unit
+    return by_row if np.array_equal(by_row[rows], per_unit) else None
+
+
+def _times(counts: np.ndarray, matrix: np.ndarray | sparse.csr_array) -> np.ndarray:
     """``counts @ matrix`` in float64, a block of resamples at a time (the counts are kept as
-    small integers; as floats at once they would be eight times the memory)."""
+    small integers; as floats at once they would be eight times the memory); a sparse
+    ``matrix`` costs its entries a resample."""
     rows = max(1, _BLOCK_CELLS // max(counts.shape[1], 1))
+    if sparse.issparse(matrix):
+        # statistics x rows, column by column (a row's few entries at a time): the resamples'
+        # counts are read in row order, and the sums they add to stay in cache
+        across = sparse.csr_array(matrix).T
+        return np.concatenate(
+            [
+                np.asarray(across @ np.ascontiguousarray(counts[start : start + rows].T, dtype=np.float64)).T
+                for start in range(0, len(counts), rows)
+            ]
+        )
     return np.concatenate(
         [counts[start : start + rows].astype(np.float64) @ matrix for start in range(0, len(counts), rows)]
     )

@@ -155,14 +155,17 @@ def _concatenate(
     names = np.fromiter((column[n] for p in partials for n in p.assessors), np.int64, count=int(widths.sum()))
     counts = sizes * widths
     values = np.fromiter(chain.from_iterable(p.codes for p in partials), np.float64, count=int(counts.sum()))
-    topic = np.repeat(np.arange(len(partials)), counts)
-    local = np.arange(int(counts.sum())) - np.concatenate([[0], np.cumsum(counts)[:-1]])[topic]
-    width = widths[topic]
-    given = ~np.isnan(values)
+    # the labels' places only: a crowd's topic has a column for each of its ~200 raters, each
+    # item a label from 10 of them, so the cells are twenty times the labels
+    given = np.flatnonzero(~np.isnan(values))
+    cell_start = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    topic = np.searchsorted(cell_start, given, side="right") - 1
+    local = given - cell_start[topic]
+    width = np.maximum(widths[topic], 1)
     name_start = np.concatenate([[0], np.cumsum(widths)[:-1]]).astype(np.int64)
     ratings = SparseRatings.from_entries(
-        (first_item[topic] + local // np.maximum(width, 1))[given],
-        names[name_start[topic] + local % np.maximum(width, 1)][given],
+        first_item[topic] + local // width,
+        names[name_start[topic] + local % width],
         values[given],
         n_items=n_items,
         n_raters=len(assessors),

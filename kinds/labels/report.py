@@ -373,11 +373,7 @@ def agreement_of(
         "kappa_matrix": _kappa_matrix(len(assessors), every),
         "fleiss": _fleiss(packed, raters, codes, draws),
         "alpha": _alpha(packed, raters, scale, draws),
-        "ac1": _gwet(packed, raters, codes, "identity", draws),
-        "ac2": _gwet(packed, raters, codes, weights, draws),
-        "percent": _table_figure(ratings, rated, "percent_agreement", codes, "identity", draws),
-        "brennan_prediger": _table_figure(ratings, rated, "brennan_prediger", codes, weights, draws),
-        "conger": _table_figure(ratings, rated, "conger", codes, weights, draws),
+        **_over_rated(ratings, packed, rated, codes, weights, draws),
         "categories": _categories(ratings, raters, scale, given.sum(axis=0), total, codes, draws),
         "intraclass": _intraclass(ratings, scale, settings) if scale.numeric else None,
     }
@@ -386,13 +382,21 @@ def agreement_of(
     return fields
 
 
-def _table_figure(
-    ratings: SparseRatings, rated: np.ndarray, figure: str, codes: np.ndarray, weights: Any, draws: ItemDraws
-) -> FigureCI:
-    """One coefficient of stats.ratingtables over the labelled items, bootstrap over them."""
+def _over_rated(
+    ratings: SparseRatings, packed: np.ndarray, rated: np.ndarray, codes: np.ndarray, weights: Any, draws: ItemDraws
+) -> dict[str, FigureCI]:
+    """Gwet's AC1 and AC2, percent agreement, Brennan-Prediger and Conger over the labelled
+    items, bootstrap over them (one product of the draws for them all: stats.draws)."""
     if not rated.any():
-        return no_ci(float("nan"), 0, UNIT)
-    return draws.interval(rated, rating_table_units(ratings, figure, categories=codes, weights=weights))
+        return {name: no_ci(float("nan"), 0, UNIT) for name in ("ac1", "ac2", "percent", "brennan_prediger", "conger")}
+    units = {
+        "ac1": gwet_units(packed[rated], weights="identity", categories=codes),
+        "ac2": gwet_units(packed[rated], weights=weights, categories=codes),
+        "percent": rating_table_units(ratings, "percent_agreement", categories=codes, weights="identity"),
+        "brennan_prediger": rating_table_units(ratings, "brennan_prediger", categories=codes, weights=weights),
+        "conger": rating_table_units(ratings, "conger", categories=codes, weights=weights),
+    }
+    return dict(zip(units, draws.intervals(rated, list(units.values()))))
 
 
 def _categories(
@@ -408,19 +412,22 @@ def _categories(
     twice or more, with their bootstrap intervals."""
     rated = raters > 0
     several = raters >= 2
+    # the units' rows are the labelled items (zeros where labelled once), as the library bootstraps them;
+    # every label's two figures from one product of the draws (stats.draws)
+    if several.any():
+        units = [
+            rating_table_units(ratings, figure, categories=codes, category=k)
+            for k in range(len(scale.labels))
+            for figure in ("specific_agreement", "category_kappa")
+        ]
+        intervals = draws.intervals(rated, units)
+    else:
+        intervals = [no_ci(float("nan"), 0, UNIT)] * (2 * len(scale.labels))
     found = []
     for k, label in enumerate(scale.labels):
         n = int(counts[k])
         share = float(n / total) if total else float("nan")
-        if not several.any():
-            none = no_ci(float("nan"), 0, UNIT)
-            found.append(LabelsCategory(label, n, share, none, none))
-            continue
-        figures = {}
-        for figure in ("specific_agreement", "category_kappa"):
-            # the units' rows are the labelled items (zeros where labelled once), as the library bootstraps them
-            figures[figure] = draws.interval(rated, rating_table_units(ratings, figure, categories=codes, category=k))
-        found.append(LabelsCategory(label, n, share, figures["specific_agreement"], figures["category_kappa"]))
+        found.append(LabelsCategory(label, n, share, intervals[2 * k], intervals[2 * k + 1]))
     return found
 
 
@@ -459,13 +466,15 @@ def _intraclass(ratings: SparseRatings, scale: Scale, settings: IntervalSettings
 def _kappa_matrix(n: int, every) -> list[list[float | None]]:
     """Every pair's Cohen's kappa from its confusion matrix, 1 on the diagonal, None where two
     assessors share no item."""
-    kappas = kappas_from_confusions(every.confusion).tolist() if len(every.confusion) else []
-    matrix: list[list[float | None]] = [[None] * n for _ in range(n)]
-    for i in range(n):
-        matrix[i][i] = 1.0
-    for i, j, kappa in zip(every.first.tolist(), every.second.tolist(), kappas):
-        matrix[i][j] = matrix[j][i] = kappa
-    return matrix
+    # filled as an array of Python objects, not pair by pair: a crowd's 2,000 assessors have
+    # 1.8 million pairs
+    matrix = np.full((n, n), None, dtype=object)
+    if len(every.confusion):
+        kappas = kappas_from_confusions(every.confusion)
+        matrix[every.first, every.second] = kappas
+        matrix[every.second, every.first] = kappas
+    np.fill_diagonal(matrix, 1.0)
+    return matrix.tolist()
 
 
 def _fleiss(packed: np.ndarray, raters: np.ndarray, codes: np.ndarray, draws: ItemDraws) -> LabelsFleiss:
@@ -495,14 +504,6 @@ def _alpha(packed: np.ndarray, raters: np.ndarray, scale: Scale, draws: ItemDraw
         numbers = np.asarray(scale.numbers)
         values = np.where(np.isnan(values), np.nan, numbers[np.nan_to_num(values).astype(np.int64)])
     return draws.interval(pairable, krippendorff_alpha_units(values.T, level=scale.level))
-
-
-def _gwet(packed: np.ndarray, raters: np.ndarray, codes: np.ndarray, weights: Any, draws: ItemDraws) -> FigureCI:
-    """Gwet's AC1 (``weights="identity"``) or AC2 over the labelled items, bootstrap over them."""
-    rows = raters > 0
-    if not rows.any():
-        return no_ci(float("nan"), 0, UNIT)
-    return draws.interval(rows, gwet_units(packed[rows], weights=weights, categories=codes))
 
 
 def topic_report(input: ReportInput, topic: Topic) -> LabelsTopicReport:

@@ -102,3 +102,63 @@ def test_the_intervals_by_row_equal_the_library_bootstrap(monkeypatch):
         mine, library = found.interval(subset, stats), stats.interval(n_resamples=500, seed=0)
         assert (mine.method, mine.units) == (library.method, library.units)
         assert [mine.value, mine.low, mine.high] == pytest.approx([library.value, library.low, library.high], abs=1e-12)
+
+
+def _labels(n_items: int, n_raters: int, per_item: int, q: int, seed: int) -> SparseRatings:
+    """Each item labelled 0 .. q - 1 by ``per_item`` distinct raters of ``n_raters`` (a crowd: the
+    items' rows of labels all differ)."""
+    rng = np.random.default_rng(seed)
+    raters = np.stack([rng.choice(n_raters, per_item, replace=False) for _ in range(n_items)])
+    truth = rng.integers(0, q, n_items)
+    values = np.where(rng.random(raters.shape) < 0.7, truth[:, None], rng.integers(0, q, raters.shape))
+    return SparseRatings.from_entries(
+        np.repeat(np.arange(n_items), per_item), raters.ravel(), values.ravel(), n_items=n_items, n_raters=n_raters
+    )
+
+
+def test_figures_over_the_same_items_take_one_product_and_give_the_library_s_intervals():
+    from stats.gwet import gwet_units
+    from stats.ratingtables import rating_table_units
+    from stats.stopping import MIN_UNITS
+    from stats.uncertainty import mean_units
+
+    ratings = _labels(300, 12, 4, 3, seed=5)
+    rated = ratings.per_item > 0
+    codes = np.arange(3)
+    figures = [
+        rating_table_units(ratings, "conger", categories=codes),  # sparse statistics, a product of its own
+        gwet_units(ratings.packed(), categories=codes),
+        rating_table_units(ratings, "specific_agreement", categories=codes, category=1),
+        rating_table_units(ratings, "percent_agreement", categories=codes),
+        mean_units(np.r_[np.full(298, np.nan), 0.5, 0.7]),  # 2 units: too few for an interval
+    ]
+    found = draws.ItemDraws(ratings, resamples=400, seed=0, unit="items", n_values=3).intervals(rated, figures)
+    for mine, stats in zip(found, figures):
+        library = stats.interval(n_resamples=400, seed=0)
+        assert (mine.method, mine.units) == (("too few" if stats.units < MIN_UNITS else library.method), library.units)
+        assert mine.value == pytest.approx(library.value, abs=1e-12)
+        if stats.units >= MIN_UNITS:
+            assert [mine.low, mine.high] == pytest.approx([library.low, library.high], abs=1e-12)
+
+
+def test_sparse_statistics_are_never_laid_out_items_x_raters():
+    """Conger's statistics are one-hot per rater and label; a crowd's items each take a row of
+    their own, so dense they would be items x raters x labels (here 1,000 x 2,000 x 5: 80 MB)."""
+    import tracemalloc
+
+    from stats.ratingtables import rating_table_units
+
+    ratings = _labels(1000, 2000, 10, 5, seed=6)
+    stats = rating_table_units(ratings, "conger", categories=np.arange(5))
+    found = draws.ItemDraws(ratings, resamples=50, seed=0, unit="items", n_values=5)
+    found.counts(ratings.per_item > 0)  # the draws themselves (50 x 1,000 counts), outside the measure
+    tracemalloc.start()
+    try:
+        mine = found.interval(ratings.per_item > 0, stats)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    library = stats.interval(n_resamples=50, seed=0)
+    assert [mine.value, mine.low, mine.high] == pytest.approx([library.value, library.low, library.high], abs=1e-12)
+    # the 50 resamples' sums over the 10,002 statistics are 4 MB; the dense statistics 80 MB
+    assert peak < 20 * 2**20
