@@ -29,6 +29,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db.models import Count, Exists, F, FilteredRelation, IntegerField, OuterRef, Q, Subquery
 
+from annotate import judges
 from annotate.models import Assignment, Campaign, Curation, Judgment, Membership, Topic
 from concord import typed
 from scoring.models import Report
@@ -143,9 +144,11 @@ def campaign_raters(campaign: Campaign) -> TopicRaters:
 
 
 def topic_raters(campaign: Campaign) -> TopicRaters:
-    """Count the fewest and the most assessors assigned to one of the campaign's topics now."""
+    """Count the fewest and the most assessors assigned to one of the campaign's topics now
+    (model judges left out unless the campaign counts them: annotate/judges.py)."""
     seen = list(
         Assignment.objects.filter(topic__campaign=campaign)
+        .exclude(assessor_id__in=judges.left_out(campaign))
         .values("topic_id")
         .order_by()
         .annotate(n=Count("assessor_id", distinct=True))
@@ -274,11 +277,14 @@ def median_of_counts(counted: list[tuple[int, int]]) -> float:
 
 def state_totals(campaign: Campaign, counts: AssignmentCounts | None = None) -> dict[str, int]:
     """How many judgments of the campaign are in each status, and how many
-    assignments have no judgment (``"new"``): two queries whatever the size, one
+    assignments have no judgment (``"new"``): three queries whatever the size, two
     given the campaign's :class:`AssignmentCounts` (every status is counting or
-    a draft's, so those are the assignments neither judged nor drafted)."""
+    a draft's, so those are the assignments neither judged nor drafted). Model judges are
+    left out unless the campaign counts them (annotate/judges.py), as in :func:`assignment_counts`."""
+    left_out = judges.left_out(campaign)
     totals = dict(
         Judgment.objects.filter(topic__campaign=campaign)
+        .exclude(assessor_id__in=left_out)
         .order_by()
         .values("status")
         .annotate(n=Count("id"))
@@ -289,6 +295,7 @@ def state_totals(campaign: Campaign, counts: AssignmentCounts | None = None) -> 
         return totals
     totals["new"] = (
         Assignment.objects.filter(topic__campaign=campaign)
+        .exclude(assessor_id__in=left_out)
         .exclude(Exists(Judgment.objects.filter(topic=OuterRef("topic_id"), assessor=OuterRef("assessor_id"))))
         .count()
     )
@@ -296,17 +303,20 @@ def state_totals(campaign: Campaign, counts: AssignmentCounts | None = None) -> 
 
 
 def assignment_counts(campaign_ids: Iterable[int]) -> dict[int, AssignmentCounts]:
-    """Campaign id -> its :class:`AssignmentCounts`, counted now, in two queries for any number of campaigns."""
+    """Campaign id -> its :class:`AssignmentCounts`, counted now, in three queries for any number
+    of campaigns: the people's assignments and judgments, model judges left out unless the
+    campaign counts them (annotate/judges.py)."""
     ids = list(campaign_ids)
     counts: dict[int, dict[str, int]] = {pk: {} for pk in ids}
     if not ids:
         return {}
+    left_out = judges.left_out_of(ids)
     # Each assignment joined to its judgment (at most one per topic and assessor) for both
     # counts: a correlated look-up per assignment took 0.86 s at 100,000 of them on
     # PostgreSQL, the join 0.19 s.
     own = FilteredRelation("topic__judgments", condition=Q(topic__judgments__assessor=F("assessor")))
     for row in (
-        Assignment.objects.filter(topic__campaign_id__in=ids)
+        _people(Assignment.objects.filter(topic__campaign_id__in=ids), left_out)
         .annotate(own=own)
         .values("topic__campaign_id")
         .annotate(
@@ -317,16 +327,28 @@ def assignment_counts(campaign_ids: Iterable[int]) -> dict[int, AssignmentCounts
         .order_by()
     ):
         counts[row["topic__campaign_id"]].update(assigned=row["assigned"], judged=row["judged"], drafts=row["drafts"])
-    waiting = _waiting_for_gold(ids).order_by().values("campaign_id").annotate(n=Count("pk"))
+    waiting = _waiting_for_gold(ids, left_out).order_by().values("campaign_id").annotate(n=Count("pk"))
     for campaign_id, n in waiting.values_list("campaign_id", "n"):
         counts[campaign_id]["to_adjudicate"] = n
     return {pk: AssignmentCounts(**values) for pk, values in counts.items()}
 
 
-def _waiting_for_gold(ids: list[int]):
-    """Topics with two or more counting judgments and no gold."""
+def _people(rows, left_out: dict[int, set[int]]):
+    """``rows`` (assignments or judgments) without those of the model judges ``left_out``
+    (campaign id -> user ids)."""
+    if not left_out:
+        return rows
+    condition = Q()
+    for pk, users in left_out.items():
+        condition |= Q(topic__campaign_id=pk, assessor_id__in=users)
+    return rows.exclude(condition)
+
+
+def _waiting_for_gold(ids: list[int], left_out: dict[int, set[int]]):
+    """Topics with two or more of the people's counting judgments (``left_out``: campaign id ->
+    the model judges left out) and no gold."""
     submissions = (
-        Judgment.objects.filter(topic_id=OuterRef("pk"), status__in=Judgment.COUNTING)
+        _people(Judgment.objects.filter(topic_id=OuterRef("pk"), status__in=Judgment.COUNTING), left_out)
         .order_by()
         .values("topic_id")
         .annotate(n=Count("pk"))
