@@ -15,10 +15,12 @@ Reads only; :func:`annotate.services.members.set_model_judge` writes the flag.
 
 from __future__ import annotations
 
+from django.db.models import QuerySet
+
 from annotate.models import Campaign, Membership
 from kinds.base import MODEL_JUDGES_COUNT
 
-__all__ = ["counts_model_judges", "left_out", "left_out_of", "model_judge_ids", "model_judge_names"]
+__all__ = ["counts_model_judges", "left_out", "model_judge_ids", "model_judge_names"]
 
 
 def counts_model_judges(campaign: Campaign) -> bool:
@@ -26,10 +28,11 @@ def counts_model_judges(campaign: Campaign) -> bool:
     return (campaign.params or {}).get(MODEL_JUDGES_COUNT) is True
 
 
-def model_judge_ids(campaign: Campaign | int) -> set[int]:
-    """The user ids of the campaign's model judges."""
+def model_judge_ids(campaign: Campaign | int) -> QuerySet:
+    """The user ids of the campaign's model judges, as a subquery for ``assessor_id__in=`` (no
+    query of its own)."""
     campaign_id = campaign if isinstance(campaign, int) else campaign.pk
-    return set(Membership.objects.filter(campaign_id=campaign_id, model_judge=True).values_list("user_id", flat=True))
+    return Membership.objects.filter(campaign_id=campaign_id, model_judge=True).values("user_id")
 
 
 def model_judge_names(campaign: Campaign) -> set[str]:
@@ -37,19 +40,8 @@ def model_judge_names(campaign: Campaign) -> set[str]:
     return set(Membership.objects.filter(campaign=campaign, model_judge=True).values_list("user__username", flat=True))
 
 
-def left_out(campaign: Campaign) -> set[int]:
-    """The user ids whose judgments the people's figures leave out: the model judges, unless the
-    campaign counts them (then none)."""
-    return set() if counts_model_judges(campaign) else model_judge_ids(campaign)
+def left_out(campaign: Campaign) -> QuerySet | list[int]:
+    """The user ids whose judgments the people's figures leave out, for ``assessor_id__in=``: the
+    model judges (a subquery, no query of its own), unless the campaign counts them (none)."""
+    return [] if counts_model_judges(campaign) else model_judge_ids(campaign)
 
-
-def left_out_of(campaign_ids: list[int]) -> dict[int, set[int]]:
-    """:func:`left_out` of many campaigns in one query: campaign id -> the user ids left out
-    (campaigns that leave nobody out are not keys)."""
-    found: dict[int, set[int]] = {}
-    for campaign_id, user_id, params in Membership.objects.filter(
-        campaign_id__in=campaign_ids, model_judge=True
-    ).values_list("campaign_id", "user_id", "campaign__params"):
-        if (params or {}).get(MODEL_JUDGES_COUNT) is not True:
-            found.setdefault(campaign_id, set()).add(user_id)
-    return found

@@ -141,9 +141,8 @@ def scored_topics(campaign: Campaign):
     assignments page and the adjudication queue (dashboard/queue.py) both list these."""
     stored = TopicPartial.objects.filter(topic=OuterRef("pk"))
     counting = Q(judgments__status__in=Judgment.COUNTING)
-    left_out = judges.left_out(campaign)
-    if left_out:
-        counting &= ~Q(judgments__assessor_id__in=left_out)
+    if not judges.counts_model_judges(campaign):
+        counting &= ~Q(judgments__assessor_id__in=judges.model_judge_ids(campaign))
     return campaign.topics.annotate(
         submissions=Count("judgments", filter=counting, distinct=True),
         disagreement=Subquery(stored.values("disagreement")[:1]),

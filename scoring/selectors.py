@@ -42,14 +42,9 @@ def submitted_judgments(
     if topic_ids is not None:
         judgments = judgments.filter(topic_id__in=topic_ids)
     if model_judges:
-        judges = judges_of.model_judge_ids(campaign)
-        if not judges:
-            return []
-        judgments = judgments.filter(assessor_id__in=judges)
-    else:
-        left_out = judges_of.left_out(campaign)
-        if left_out:
-            judgments = judgments.exclude(assessor_id__in=left_out)
+        judgments = judgments.filter(assessor_id__in=judges_of.model_judge_ids(campaign))
+    elif not judges_of.counts_model_judges(campaign):
+        judgments = judgments.exclude(assessor_id__in=judges_of.model_judge_ids(campaign))
     return [
         JudgmentRow(topic_id, username, payload)
         for topic_id, username, payload in judgments.order_by("topic_id", "assessor__username").values_list(
