@@ -44,4 +44,3 @@ def left_out(campaign: Campaign) -> QuerySet | list[int]:
     """The user ids whose judgments the people's figures leave out, for ``assessor_id__in=``: the
     model judges (a subquery, no query of its own), unless the campaign counts them (none)."""
     return [] if counts_model_judges(campaign) else model_judge_ids(campaign)
-
