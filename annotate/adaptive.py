@@ -21,6 +21,12 @@ topic at a time:
    such item is assigned to the assessor with those of its items that are
    wanted (an :class:`~annotate.models.Assignment` with ``items``).
 
+A model judge's opinions (annotate/judges.py) count in nothing here, neither
+the certainty of an item nor its budgets, unless the campaign counts model
+judges with the people (``model_judges_count``); a model judge that is a
+login account asks for work as anyone does, and what it holds counts
+against no budget.
+
 An opinion counts against the budgets once given out (the assessor holds the
 item; a judgment that counts, or one still to come); a skipped assignment
 without a counting judgment gives its items back. Unskipping it takes them
@@ -49,7 +55,7 @@ import numpy as np
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
-from annotate import allocation, changes
+from annotate import allocation, changes, judges
 from annotate.models import Assignment, Campaign, Judgment, Topic
 from concord.errors import InvalidInput
 from kinds.registry import get_kind
@@ -141,11 +147,13 @@ def item_state(campaign: Campaign, spec: Settings | None = None) -> ItemState:
     n = len(keys)
     classes = list(kind.label_classes(campaign.params))
     class_code = {label: code for code, label in enumerate(classes)}
+    # The model judges' opinions and holds count in nothing, unless the campaign counts them (annotate/judges.py).
+    left_out = judges.left_out(campaign)
     judgments = {
         (topic_id, assessor_id): (status, payload)
-        for topic_id, assessor_id, status, payload in Judgment.objects.filter(topic__campaign=campaign).values_list(
-            "topic_id", "assessor_id", "status", "submitted_payload"
-        )
+        for topic_id, assessor_id, status, payload in Judgment.objects.filter(topic__campaign=campaign)
+        .exclude(assessor_id__in=left_out)
+        .values_list("topic_id", "assessor_id", "status", "submitted_payload")
     }
     held = np.zeros(n, dtype=np.int64)
     pending = np.zeros(n, dtype=bool)
@@ -163,8 +171,10 @@ def item_state(campaign: Campaign, spec: Settings | None = None) -> ItemState:
             codes[1].append(workers.setdefault(assessor_id, len(workers)))
             codes[2].append(class_code[label])
 
-    for topic_id, assessor_id, items, skipped_at in Assignment.objects.filter(topic__campaign=campaign).values_list(
-        "topic_id", "assessor_id", "items", "skipped_at"
+    for topic_id, assessor_id, items, skipped_at in (
+        Assignment.objects.filter(topic__campaign=campaign)
+        .exclude(assessor_id__in=left_out)
+        .values_list("topic_id", "assessor_id", "items", "skipped_at")
     ):
         seen.add((topic_id, assessor_id))
         status, payload = judgments.get((topic_id, assessor_id), (None, None))

@@ -60,6 +60,18 @@ class Membership(models.Model):
         help_text="Adding this member was an invitation (a new account, or one nobody had claimed): its organisers "
         "may make it a set-password link until it can log in.",
     )
+    #: A model judge (an LLM used as a rater, typically an imported column or worker): its
+    #: judgments are kept apart from the people's. The people's figures, gold standards, stop
+    #: signal, adaptive allocation and progress counts leave them out unless the campaign's
+    #: ``model_judges_count`` param counts them; the labels report tests it against the people
+    #: (kinds/labels/judges.py). Set through annotate.services.members.set_model_judge, which
+    #: has every report rebuilt.
+    model_judge = models.BooleanField(
+        default=False,
+        help_text="A model judge (an LLM used as a rater): its judgments are kept out of the people's agreement, "
+        "gold standards, stop signal, adaptive allocation and progress counts unless the campaign counts them, "
+        "and tested against the people in the report.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

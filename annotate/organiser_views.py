@@ -18,17 +18,18 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
 from annotate import selectors
+from annotate.judges import counts_model_judges
 from annotate.models import Membership
 from annotate.selectors import member_accounts
 from annotate.services import accounts
-from annotate.services.members import add_member, add_members, remove_member
+from annotate.services.members import add_member, add_members, remove_member, set_model_judge
 from concord.errors import InvalidInput
 
 
 @login_required
 def campaign_members(request: HttpRequest, campaign_id: int) -> HttpResponse:
-    """Add members (one or a pasted list), change roles, remove, and make
-    one-time set-password links for new accounts."""
+    """Add members (one or a pasted list), change roles, mark model judges, remove, and
+    make one-time set-password links for new accounts."""
     campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
     error, link, link_for, links = None, None, "", []
     if request.method == "POST":
@@ -44,6 +45,15 @@ def campaign_members(request: HttpRequest, campaign_id: int) -> HttpResponse:
             elif action == "role":
                 add_member(campaign=campaign, username=username, role=request.POST.get("role", ""))
                 messages.success(request, f"{username} is now {request.POST.get('role')}.")
+            elif action == "model_judge":
+                judge = model_judge_value(request.POST.get("model_judge"))
+                set_model_judge(campaign=campaign, username=username, model_judge=judge)
+                messages.success(
+                    request,
+                    f"{username} is now a model judge: their judgments are kept out of the people's figures."
+                    if judge
+                    else f"{username} is now counted as a person.",
+                )
             elif action == "remove":
                 remove_member(campaign=campaign, username=username)
                 messages.success(request, f"{username} was removed; their judgments stay.")
@@ -56,7 +66,7 @@ def campaign_members(request: HttpRequest, campaign_id: int) -> HttpResponse:
                 if not links:
                     raise InvalidInput("action", "no member has a new account without a password")
             else:
-                raise InvalidInput("action", "expected add, role, remove, link or links")
+                raise InvalidInput("action", "expected add, role, model_judge, remove, link or links")
         except InvalidInput as invalid:
             error = invalid
         else:
@@ -70,6 +80,7 @@ def campaign_members(request: HttpRequest, campaign_id: int) -> HttpResponse:
         {
             "campaign": campaign,
             "accounts": listed,
+            "counts_model_judges": counts_model_judges(campaign),
             "new_accounts": sum(1 for a in listed if a.link_allowed),
             "roles": Membership.Role.choices,
             "error": error,
@@ -82,6 +93,17 @@ def campaign_members(request: HttpRequest, campaign_id: int) -> HttpResponse:
         },
         status=400 if error else 200,
     )
+
+
+def model_judge_value(raw: str | None) -> bool:
+    """The members page's model-judge switch: ``true`` or ``false``, else InvalidInput naming ``model_judge``.
+
+    >>> model_judge_value("true"), model_judge_value("false")
+    (True, False)
+    """
+    if raw not in ("true", "false"):
+        raise InvalidInput("model_judge", "expected true or false")
+    return raw == "true"
 
 
 #: Where the links a POST made wait for the page that follows it (per campaign).

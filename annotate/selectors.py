@@ -345,6 +345,8 @@ class Account:
     username: str
     role: str
     state: str
+    #: a model judge (Membership.model_judge): its judgments are the model's
+    model_judge: bool = False
 
     @property
     def said(self) -> str:
@@ -359,4 +361,6 @@ def member_accounts(campaign: Campaign, organiser: AbstractBaseUser) -> list[Acc
     """The campaign's members, each account's state as ``organiser`` sees it."""
     members = list(campaign.memberships.select_related("user").order_by("role", "user__username"))
     states = accounts.states([m.user for m in members], organiser)
-    return [Account(m.user.username, m.role, accounts.member_state(m, states[m.user_id])) for m in members]
+    return [
+        Account(m.user.username, m.role, accounts.member_state(m, states[m.user_id]), m.model_judge) for m in members
+    ]

@@ -16,6 +16,7 @@ from typing import Any
 
 from django.db.models import Count, Exists, F, OuterRef, Q
 
+from annotate.judges import counts_model_judges
 from annotate.models import Campaign, Curation, Judgment, Membership, Run, Topic
 from annotate.services.curations import GOLD, submitted
 from concord.digits import whole_number
@@ -192,6 +193,8 @@ class Page:
     next_topic: Topic | None
     #: The reference labellings of the topic, where the campaign's ``show_reference`` allows them.
     references: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    #: The model judges' judgments of the topic (annotate/judges.py) as ("model judge: <name>", payload).
+    model_judges: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
     @property
     def version(self) -> int:
@@ -205,9 +208,10 @@ class Page:
     @property
     def beside(self) -> list[tuple[str, dict[str, Any]]]:
         """(label, payload) shown per item beside the judgments and counted in nothing:
-        the gold ("gold v3"), then the references."""
+        the gold ("gold v3"), the references, then the model judges that the campaign does
+        not count with the people."""
         gold = [(f"gold v{self.gold.version}", self.gold.data)] if self.gold else []
-        return gold + self.references
+        return gold + self.references + self.model_judges
 
 
 def references(campaign: Campaign, topic: Topic) -> list[tuple[str, dict[str, Any]]]:
@@ -225,6 +229,12 @@ def references(campaign: Campaign, topic: Topic) -> list[tuple[str, dict[str, An
     return [("reference" if len(found) == 1 else f"reference: {name}", payload) for name, payload in found]
 
 
+def model_judged(topic: Topic) -> list[tuple[str, dict[str, Any]]]:
+    """The model judges' submitted judgments of ``topic`` as (label, payload), to show beside the
+    people's and count in nothing (annotate/judges.py)."""
+    return [(f"model judge: {name}", payload) for name, payload in submitted(topic, model_judges=True)]
+
+
 def page(campaign: Campaign, topic: Topic) -> Page:
     spec = get_kind(campaign.kind)
     view = spec.data.assessor_view(topic.data)
@@ -238,6 +248,7 @@ def page(campaign: Campaign, topic: Topic) -> Page:
         gold=_golds([topic.pk]).get(topic.pk),
         next_topic=next_topic(campaign, after=topic),
         references=references(campaign, topic),
+        model_judges=[] if counts_model_judges(campaign) else model_judged(topic),
     )
     adjudication = spec.adjudication
     if adjudication is None or not judged:

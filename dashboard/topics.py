@@ -15,6 +15,7 @@ from typing import Any
 from django.core.paginator import Paginator
 from django.db.models import Count, Exists, F, OuterRef, Q, Subquery
 
+from annotate import judges
 from annotate.models import Assignment, Campaign, Flag, Judgment, Membership, Topic
 from concord.digits import decimal_number, whole_number
 from concord.errors import InvalidInput
@@ -133,13 +134,17 @@ class TopicTable:
 
 
 def scored_topics(campaign: Campaign):
-    """The campaign's topics, each with ``submissions`` (its counting judgments),
+    """The campaign's topics, each with ``submissions`` (its counting judgments: the people's,
+    model judges left out unless the campaign counts them, annotate/judges.py),
     ``disagreement`` (as its last rebuild stored it; None: fewer than two judgments) and
     ``disagreement_reason`` (its reason in a few words; None before its first rebuild). The
     assignments page and the adjudication queue (dashboard/queue.py) both list these."""
     stored = TopicPartial.objects.filter(topic=OuterRef("pk"))
+    counting = Q(judgments__status__in=Judgment.COUNTING)
+    if not judges.counts_model_judges(campaign):
+        counting &= ~Q(judgments__assessor_id__in=judges.model_judge_ids(campaign))
     return campaign.topics.annotate(
-        submissions=Count("judgments", filter=Q(judgments__status__in=Judgment.COUNTING), distinct=True),
+        submissions=Count("judgments", filter=counting, distinct=True),
         disagreement=Subquery(stored.values("disagreement")[:1]),
         disagreement_reason=Subquery(stored.values("disagreement_reason")[:1]),
     )

@@ -310,11 +310,51 @@ def adaptive_params() -> tuple[Param, ...]:
     )
 
 
+#: The campaign param that counts the model judges' judgments with the people's (annotate/judges.py).
+MODEL_JUDGES_COUNT = "model_judges_count"
+#: The campaign param of the alternative annotator test's cost-benefit margin (kinds/labels/judges.py).
+ALT_TEST_EPSILON = "alt_test_epsilon"
+
+
+def model_judges_param() -> Bool:
+    """``model_judges_count``: whether the judgments of the members marked model judge
+    (``Membership.model_judge``) count with the people's in every figure, gold standard, stop
+    signal, adaptive allocation and progress count (annotate/judges.py); absent: they do not.
+    Every kind declares it, through :func:`interval_params`."""
+    return Bool(
+        MODEL_JUDGES_COUNT,
+        label="Count model judges with the people",
+        help="Members marked model judge on the Members page (an LLM used as a rater) are kept out of the "
+        "people's agreement, gold standards, stop signal, adaptive allocation and progress counts. Tick to count "
+        "their judgments as a person's.",
+    )
+
+
+def alt_test_param() -> Float:
+    """``alt_test_epsilon``: the cost-benefit margin of the alternative annotator test of each
+    model judge (Calderon, Reichart & Dror 2025, section 3.3; Appendix B.1), for kinds whose
+    report tests model judges (kinds/labels/judges.py); absent: the paper's default for experts,
+    ``stats.alttest.DEFAULT_EPSILON``."""
+    return Float(
+        ALT_TEST_EPSILON,
+        None,
+        min=0.0,
+        max=0.5,
+        label="Model judges: cost-benefit margin (epsilon)",
+        doc="methods#model-judges-the-alternative-annotator-test",
+        help="How much worse than a person a model judge may be and still win against them in the alternative "
+        "annotator test (default 0.2; the paper's advice: 0.2 when the people are experts, 0.15 skilled, 0.1 "
+        "crowd workers; useful range 0.05-0.3).",
+    )
+
+
 def interval_params(*, ranking: bool = False) -> tuple[Param, ...]:
-    """The params of every figure's interval and stop signal (stats/intervals.py reads
-    them with their defaults; docs/methods.md, Intervals and when to stop). ``ranking``: the kind
-    ranks systems and shows the stability of that ranking (``ranking_tau``)."""
+    """The params every figure reads: its interval and stop signal (stats/intervals.py reads
+    them with their defaults; docs/methods.md, Intervals and when to stop), and which judgments it
+    rests on (:func:`model_judges_param`). ``ranking``: the kind ranks systems and shows the
+    stability of that ranking (``ranking_tau``)."""
     params: tuple[Param, ...] = (
+        model_judges_param(),
         Float(
             "precision",
             None,

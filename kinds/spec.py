@@ -144,6 +144,11 @@ class Reports:
     #: campaign-wide figure (factoids: per pair of annotators) and the summary points to
     #: the report.
     headline: Callable[[Any], Headline | None] | None = None
+    #: The reports read the model judges' judgments too (``ReportInput.judge_judgments``: the
+    #: labels kind tests each model judge against the people, kinds/labels/judges.py), so a
+    #: stored partial or report counts them among the judgments it rests on
+    #: (``ReportInput.held``). False: they read the people's (``ReportInput.judgments``) only.
+    model_judges: bool = False
 
     def __post_init__(self) -> None:
         given = (self.partial is not None, self.merge is not None, self.partial_type is not None)

@@ -77,8 +77,9 @@ def recompute_reports(campaign_id: int, *, everything: bool = False, progress: P
     counted = campaign_progress.count_if_big(campaign)
     with transaction.atomic():
         _store_topics(campaign, topic_reports, now)
-        _store(campaign, campaign_data, len(given.judgments), now)
-        _store_headline(campaign, reports, built, len(given.judgments), now)
+        seen = given.held(model_judges=reports.model_judges)
+        _store(campaign, campaign_data, seen, now)
+        _store_headline(campaign, reports, built, seen, now)
         campaign_progress.store(campaign, counted, now)
         _clear_marks(marks)
     if progress:
@@ -112,7 +113,7 @@ def _topic_reports(given, reports, topics: list[Topic], progress: Progress | Non
             built = reports.topic(given, topic)
             partial = reports.partial(given, topic, built) if reports.incremental else None
             disagreement = reports.disagreement(built)
-        held = len(given.judgments_of(topic))
+        held = given.held(topic, model_judges=reports.model_judges)
         built_topics.append(TopicBuilt(topic, disagreement, b"" if partial is None else typed.pack(partial), held))
         if progress and (done % 50 == 0 or done == len(topics)):
             progress(0.9 * done / len(topics), f"{done} of {len(topics)} topics")
@@ -275,7 +276,7 @@ def check_reports(campaign: Campaign, *, tolerance: float = 1e-12) -> list[str]:
     }
     found = []
     for topic in given.topics:
-        if topic.pk in stale or (topic.pk not in stored and not given.judgments_of(topic)):
+        if topic.pk in stale or (topic.pk not in stored and not given.held(topic, model_judges=reports.model_judges)):
             continue
         path = f"topic {topic.external_id}"
         if topic.pk not in stored:
@@ -306,8 +307,9 @@ def check_reports(campaign: Campaign, *, tolerance: float = 1e-12) -> list[str]:
             found.append("campaign: no stored report")
         else:
             found += differences(row[0], fresh, tolerance=tolerance, path="campaign")
-            if row[1] != len(given.judgments):
-                found.append(f"campaign: judgments_seen {row[1]}, holds {len(given.judgments)}")
+            held = given.held(model_judges=reports.model_judges)
+            if row[1] != held:
+                found.append(f"campaign: judgments_seen {row[1]}, holds {held}")
     return found
 
 

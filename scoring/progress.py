@@ -29,8 +29,10 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db.models import Count, Exists, F, FilteredRelation, IntegerField, OuterRef, Q, Subquery
 
+from annotate import judges
 from annotate.models import Assignment, Campaign, Curation, Judgment, Membership, Topic
 from concord import typed
+from kinds.base import MODEL_JUDGES_COUNT
 from scoring.models import Report
 
 #: The stored counts' report name (one per campaign, topic None).
@@ -143,9 +145,11 @@ def campaign_raters(campaign: Campaign) -> TopicRaters:
 
 
 def topic_raters(campaign: Campaign) -> TopicRaters:
-    """Count the fewest and the most assessors assigned to one of the campaign's topics now."""
+    """Count the fewest and the most assessors assigned to one of the campaign's topics now
+    (model judges left out unless the campaign counts them: annotate/judges.py)."""
     seen = list(
         Assignment.objects.filter(topic__campaign=campaign)
+        .exclude(assessor_id__in=judges.left_out(campaign))
         .values("topic_id")
         .order_by()
         .annotate(n=Count("assessor_id", distinct=True))
@@ -274,11 +278,14 @@ def median_of_counts(counted: list[tuple[int, int]]) -> float:
 
 def state_totals(campaign: Campaign, counts: AssignmentCounts | None = None) -> dict[str, int]:
     """How many judgments of the campaign are in each status, and how many
-    assignments have no judgment (``"new"``): two queries whatever the size, one
+    assignments have no judgment (``"new"``): three queries whatever the size, two
     given the campaign's :class:`AssignmentCounts` (every status is counting or
-    a draft's, so those are the assignments neither judged nor drafted)."""
+    a draft's, so those are the assignments neither judged nor drafted). Model judges are
+    left out unless the campaign counts them (annotate/judges.py), as in :func:`assignment_counts`."""
+    left_out = judges.left_out(campaign)
     totals = dict(
         Judgment.objects.filter(topic__campaign=campaign)
+        .exclude(assessor_id__in=left_out)
         .order_by()
         .values("status")
         .annotate(n=Count("id"))
@@ -289,6 +296,7 @@ def state_totals(campaign: Campaign, counts: AssignmentCounts | None = None) -> 
         return totals
     totals["new"] = (
         Assignment.objects.filter(topic__campaign=campaign)
+        .exclude(assessor_id__in=left_out)
         .exclude(Exists(Judgment.objects.filter(topic=OuterRef("topic_id"), assessor=OuterRef("assessor_id"))))
         .count()
     )
@@ -296,7 +304,9 @@ def state_totals(campaign: Campaign, counts: AssignmentCounts | None = None) -> 
 
 
 def assignment_counts(campaign_ids: Iterable[int]) -> dict[int, AssignmentCounts]:
-    """Campaign id -> its :class:`AssignmentCounts`, counted now, in two queries for any number of campaigns."""
+    """Campaign id -> its :class:`AssignmentCounts`, counted now, in two queries for any number of
+    campaigns: the people's assignments and judgments, model judges left out unless the campaign
+    counts them (annotate/judges.py)."""
     ids = list(campaign_ids)
     counts: dict[int, dict[str, int]] = {pk: {} for pk in ids}
     if not ids:
@@ -306,7 +316,7 @@ def assignment_counts(campaign_ids: Iterable[int]) -> dict[int, AssignmentCounts
     # PostgreSQL, the join 0.19 s.
     own = FilteredRelation("topic__judgments", condition=Q(topic__judgments__assessor=F("assessor")))
     for row in (
-        Assignment.objects.filter(topic__campaign_id__in=ids)
+        _people(Assignment.objects.filter(topic__campaign_id__in=ids))
         .annotate(own=own)
         .values("topic__campaign_id")
         .annotate(
@@ -323,10 +333,26 @@ def assignment_counts(campaign_ids: Iterable[int]) -> dict[int, AssignmentCounts
     return {pk: AssignmentCounts(**values) for pk, values in counts.items()}
 
 
+def _people(rows):
+    """``rows`` (assignments or judgments, of any campaigns) without the model judges' of the
+    campaigns that do not count them (annotate/judges.py): one index probe per row, no query."""
+    return rows.exclude(
+        Exists(
+            Membership.objects.filter(
+                campaign_id=OuterRef("topic__campaign_id"), user_id=OuterRef("assessor_id"), model_judge=True
+            )
+            # not (the key is there and true): a campaign without the key leaves its model judges out too
+            .exclude(
+                **{f"campaign__params__{MODEL_JUDGES_COUNT}": True, "campaign__params__has_key": MODEL_JUDGES_COUNT}
+            )
+        )
+    )
+
+
 def _waiting_for_gold(ids: list[int]):
-    """Topics with two or more counting judgments and no gold."""
+    """Topics with two or more of the people's counting judgments and no gold."""
     submissions = (
-        Judgment.objects.filter(topic_id=OuterRef("pk"), status__in=Judgment.COUNTING)
+        _people(Judgment.objects.filter(topic_id=OuterRef("pk"), status__in=Judgment.COUNTING))
         .order_by()
         .values("topic_id")
         .annotate(n=Count("pk"))

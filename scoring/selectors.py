@@ -13,6 +13,7 @@ from django.conf import settings
 from django.db.models import Count, OuterRef, Subquery
 from django.utils import timezone
 
+from annotate import judges as judges_of
 from annotate.models import Campaign, Curation, Judgment, JudgmentRevision, Run, Topic
 from concord import typed
 from concord.errors import InvalidInput
@@ -29,12 +30,21 @@ class JudgmentRow:
     payload: dict[str, Any]
 
 
-def submitted_judgments(campaign: Campaign, *, topic_ids: list[int] | None = None) -> list[JudgmentRow]:
-    """The judgments that count: submitted or reopened (the submitted version,
-    never the draft on top of it); withdrawn ones and drafts do not."""
+def submitted_judgments(
+    campaign: Campaign, *, topic_ids: list[int] | None = None, model_judges: bool = False
+) -> list[JudgmentRow]:
+    """The people's judgments that count: submitted or reopened (the submitted version,
+    never the draft on top of it); withdrawn ones and drafts do not. The model judges'
+    (annotate/judges.py) are left out unless the campaign counts them with the people's
+    (``model_judges_count``). ``model_judges``: the model judges' own instead, whether or
+    not the campaign counts them."""
     judgments = Judgment.objects.filter(topic__campaign=campaign, status__in=Judgment.COUNTING)
     if topic_ids is not None:
         judgments = judgments.filter(topic_id__in=topic_ids)
+    if model_judges:
+        judgments = judgments.filter(assessor_id__in=judges_of.model_judge_ids(campaign))
+    elif not judges_of.counts_model_judges(campaign):
+        judgments = judgments.exclude(assessor_id__in=judges_of.model_judge_ids(campaign))
     return [
         JudgmentRow(topic_id, username, payload)
         for topic_id, username, payload in judgments.order_by("topic_id", "assessor__username").values_list(
@@ -153,7 +163,7 @@ def phase_payloads(
         judgment__topic__campaign=campaign,
         status__in=[Judgment.Status.SUBMITTED, Judgment.Status.WITHDRAWN],
         created_at__lt=datetime.fromisoformat(started),
-    )
+    ).exclude(judgment__assessor_id__in=judges_of.left_out(campaign))
     if topic_ids is not None:
         revisions = revisions.filter(judgment__topic_id__in=topic_ids)
     revisions = revisions.order_by("judgment_id", "version").values_list(
@@ -175,7 +185,7 @@ def phase_payloads(
 class CampaignFacts:
     """Counts that tell whether an analysis can run, read with a few small queries."""
 
-    judgments: int  #: judgments that count (submitted or reopened)
+    judgments: int  #: the people's judgments that count (submitted or reopened; submitted_judgments)
     most_per_topic: int  #: the most counting judgments any one topic has
     runs: int
     curations: dict[str, int]  #: curation name -> topics that have one
@@ -187,7 +197,9 @@ class CampaignFacts:
 
 
 def campaign_facts(campaign: Campaign) -> CampaignFacts:
-    counting = Judgment.objects.filter(topic__campaign=campaign, status__in=Judgment.COUNTING)
+    counting = Judgment.objects.filter(topic__campaign=campaign, status__in=Judgment.COUNTING).exclude(
+        assessor_id__in=judges_of.left_out(campaign)
+    )
     per_topic = counting.values("topic_id").annotate(n=Count("id")).order_by("-n").values_list("n", flat=True)[:1]
     curations = dict(
         Curation.objects.filter(topic__campaign=campaign)
@@ -209,9 +221,12 @@ class ReportInput:
     """Everything a kind's reports and analyses read, assembled by :func:`report_input`.
 
     The builders are pure functions of it: they never query the database.
-    ``curations`` maps (topic id, name) to a curation's data; ``phases`` maps
-    a phase to (topic id, assessor) -> the payload submitted in it (see
-    :func:`phase_payloads`; only campaigns that have phases have them).
+    ``judgments`` are the people's (:func:`submitted_judgments`: the model judges' too
+    when the campaign counts them with the people's); ``judge_judgments`` the model
+    judges' (annotate/judges.py), whether or not they count, for a kind whose report
+    tests them (``Reports.model_judges``). ``curations`` maps (topic id, name) to a
+    curation's data; ``phases`` maps a phase to (topic id, assessor) -> the payload
+    submitted in it (see :func:`phase_payloads`; only campaigns that have phases have them).
     """
 
     campaign: Campaign
@@ -220,9 +235,27 @@ class ReportInput:
     runs: list[Run]
     curations: Mapping[tuple[int, str], Any] = field(default_factory=dict)
     phases: Mapping[int, Mapping[tuple[int, str], dict[str, Any]]] = field(default_factory=dict)
+    judge_judgments: list[JudgmentRow] = field(default_factory=list)
 
     def judgments_of(self, topic: Topic) -> list[JudgmentRow]:
         return self._by_topic().get(topic.pk, [])
+
+    def judge_judgments_of(self, topic: Topic) -> list[JudgmentRow]:
+        """The model judges' counting judgments of ``topic``."""
+        return self._by_topic(judges=True).get(topic.pk, [])
+
+    def held(self, topic: Topic | None = None, *, model_judges: bool = False) -> int:
+        """How many judgments a figure of ``topic`` (None: of the campaign) rests on: the
+        people's, and with ``model_judges`` the model judges' that are not among them (a
+        report that reads ``judge_judgments`` too: ``Reports.model_judges``). What a stored
+        report or partial says it was computed from (``TopicPartial.judgments``,
+        ``Report.judgments_seen``)."""
+        people = self.judgments if topic is None else self.judgments_of(topic)
+        if not model_judges:
+            return len(people)
+        judges = self.judge_judgments if topic is None else self.judge_judgments_of(topic)
+        counted = {(row.topic_id, row.assessor) for row in people}
+        return len(people) + sum((row.topic_id, row.assessor) not in counted for row in judges)
 
     def curation(self, topic: Topic, name: str) -> Any | None:
         """The data of ``topic``'s curation ``name``, or None."""
@@ -231,19 +264,21 @@ class ReportInput:
     def phase_payloads(self, phase: int) -> Mapping[tuple[int, str], dict[str, Any]]:
         return self.phases.get(phase, {})
 
-    def _by_topic(self) -> dict[int, list[JudgmentRow]]:
-        cached = self.__dict__.get("_grouped")
+    def _by_topic(self, *, judges: bool = False) -> dict[int, list[JudgmentRow]]:
+        key = "_grouped_judges" if judges else "_grouped"
+        cached = self.__dict__.get(key)
         if cached is None:
             cached = {}
-            for row in self.judgments:
+            for row in self.judge_judgments if judges else self.judgments:
                 cached.setdefault(row.topic_id, []).append(row)
-            object.__setattr__(self, "_grouped", cached)
+            object.__setattr__(self, key, cached)
         return cached
 
 
 def report_input(campaign: Campaign, *, topic_ids: list[int] | None = None) -> ReportInput:
     """The one read behind every report and analysis of ``campaign``: its
-    topics in order, submitted judgments, runs, curations and phase payloads.
+    topics in order, the people's submitted judgments and the model judges',
+    runs, curations and phase payloads.
 
     ``topic_ids``: only those topics and what is theirs (the runs are whole),
     for an incremental recompute of a few topics (scoring/partials.py)."""
@@ -260,7 +295,15 @@ def report_input(campaign: Campaign, *, topic_ids: list[int] | None = None) -> R
     current = {(row.topic_id, row.assessor): row.payload for row in judgments}
     # Phase 1's payloads differ from the current ones only once a second phase has started.
     first = phase_payloads(campaign, 1, topic_ids=topic_ids) if campaign.params.get("phase2_started_at") else current
-    return ReportInput(campaign, topics, judgments, list(campaign.runs.all()), curations, {1: first, 2: current})
+    return ReportInput(
+        campaign,
+        topics,
+        judgments,
+        list(campaign.runs.all()),
+        curations,
+        {1: first, 2: current},
+        submitted_judgments(campaign, topic_ids=topic_ids, model_judges=True),
+    )
 
 
 # -- what an analysis changes on its campaign (Analysis.apply) ----------------------------

@@ -60,9 +60,16 @@ class MemberSerializer(serializers.ModelSerializer):
         "(nothing more is told of an account)."
     )
 
+    model_judge = serializers.BooleanField(
+        read_only=True,
+        help_text="A model judge (an LLM used as a rater): its judgments are kept out of the people's figures, gold "
+        "standards, stop signal, adaptive allocation and progress counts unless the campaign's model_judges_count "
+        "counts them.",
+    )
+
     class Meta:
         model = Membership
-        fields = ["username", "role", "imported", "account"]
+        fields = ["username", "role", "imported", "model_judge", "account"]
 
     @extend_schema_field(serializers.ChoiceField(choices=["imported", "new", "existing"]))
     def get_account(self, membership: Membership) -> str:
@@ -72,6 +79,9 @@ class MemberSerializer(serializers.ModelSerializer):
 class MemberCreateSerializer(serializers.Serializer):
     username = serializers.CharField()
     role = serializers.ChoiceField(choices=Membership.Role.choices)
+    model_judge = serializers.BooleanField(
+        required=False, help_text="Mark the member a model judge (true) or a person (false); absent: unchanged."
+    )
 
 
 class TopicSerializer(serializers.ModelSerializer):

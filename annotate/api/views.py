@@ -10,6 +10,7 @@ import hashlib
 import re
 from typing import Any
 
+from django.db import transaction
 from django.urls import reverse
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
@@ -36,7 +37,7 @@ from annotate.services.campaigns import create_campaign
 from annotate.services.curations import save_curation
 from annotate.services.flags import create_flag, resolve_flag, skip_topic, unskip_topic
 from annotate.services.judgments import reopen_judgment, save_judgment, withdraw_judgment
-from annotate.services.members import add_member
+from annotate.services.members import add_member, set_model_judge
 from concord import budget, tokens
 from concord.errors import InvalidInput
 from kinds.base import require_object
@@ -139,14 +140,20 @@ class MemberList(APIView):
 
     @extend_schema(
         request=s.MemberCreateSerializer,
-        description="Add a member, or change a member's role. `account` says whether the name was nobody's (new: "
-        "an account without a password) or is an existing account, whose owner signs in with their own password.",
+        description="Add a member, or change a member's role; `model_judge` marks them a model judge or a person "
+        "(absent: unchanged). `account` says whether the name was nobody's (new: an account without a password) or "
+        "is an existing account, whose owner signs in with their own password.",
         responses={201: s.MemberSerializer, **ERRORS},
     )
     def post(self, request: Request, campaign_id: int) -> Response:
         campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
-        data = body(request, allowed={"username", "role"}, required={"username", "role"})
-        membership = add_member(campaign=campaign, username=data["username"], role=data["role"])
+        data = body(request, allowed={"username", "role", "model_judge"}, required={"username", "role"})
+        with transaction.atomic():  # a refused model_judge adds nobody
+            membership = add_member(campaign=campaign, username=data["username"], role=data["role"])
+            if "model_judge" in data:
+                membership = set_model_judge(
+                    campaign=campaign, username=membership.user.get_username(), model_judge=data["model_judge"]
+                )
         states = accounts.states([membership.user], request.user)
         return Response(s.MemberSerializer(membership, context={"states": states}).data, status=status.HTTP_201_CREATED)
 

@@ -109,7 +109,7 @@ def dump_campaign(campaign: Campaign) -> dict[str, Any]:
             "params": campaign.params,
         },
         "members": [
-            {"username": m.user.username, "role": m.role, "imported": m.imported}
+            {"username": m.user.username, "role": m.role, "imported": m.imported, "model_judge": m.model_judge}
             for m in campaign.memberships.select_related("user").order_by("user__username")
         ],
         "topics": [
@@ -208,6 +208,7 @@ def load_campaign(document: Any, *, creator=None) -> Campaign:
             user=user(member["username"], f"file.members[{index}].username"),
             role=member["role"],
             imported=member.get("imported", False),
+            model_judge=member.get("model_judge", False),
             created_account=member["username"] in created and not member.get("imported", False),
         )
     topics = {}
@@ -324,12 +325,15 @@ def _clean_members(members: Any) -> list[dict[str, Any]]:
     require_list(members, "file.members")
     for index, member in enumerate(members):
         path = f"file.members[{index}]"
-        require_object(member, path, allowed={"username", "role", "imported"}, required={"username", "role"})
+        require_object(
+            member, path, allowed={"username", "role", "imported", "model_judge"}, required={"username", "role"}
+        )
         require_username(member["username"], f"{path}.username")
         if member["role"] not in Membership.Role.values:
             raise InvalidInput(f"{path}.role", f"expected one of {', '.join(Membership.Role.values)}")
-        if not isinstance(member.get("imported", False), bool):
-            raise InvalidInput(f"{path}.imported", "expected true or false")
+        for flag in ("imported", "model_judge"):
+            if not isinstance(member.get(flag, False), bool):
+                raise InvalidInput(f"{path}.{flag}", "expected true or false")
     imported = {m["username"]: f"file.members[{i}].username" for i, m in enumerate(members) if m.get("imported")}
     for account in User.objects.filter(username__in=list(imported)):
         if account.has_usable_password() or account.is_staff:

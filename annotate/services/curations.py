@@ -5,7 +5,8 @@ The gold (the ``consensus`` curation, :data:`GOLD`) and a kind's own curations
 writer read (a stale one is ``Conflict``, nothing written) and kept as a
 revision; every save marks its topic for the reports (annotate.changes).
 :func:`accept` is the adjudication page's: one assessor's submitted judgment, or
-the kind's consensus of them all, saved as the gold.
+the kind's consensus of the people's, saved as the gold (a model judge's is
+neither: annotate/judges.py).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
-from annotate import changes
+from annotate import changes, judges
 from annotate.models import (
     Campaign,
     Curation,
@@ -63,19 +64,22 @@ def save_curation(*, topic: Topic, name: str, data: Any, version: Any, user: Abs
 GOLD = "consensus"
 
 
-def submitted(topic: Topic) -> list[tuple[str, dict[str, Any]]]:
-    """The topic's counting judgments: (assessor, submitted payload), by name."""
-    rows = (
-        Judgment.objects.filter(topic=topic, status__in=Judgment.COUNTING)
-        .order_by("assessor__username")
-        .values_list("assessor__username", "submitted_payload")
-    )
+def submitted(topic: Topic, *, model_judges: bool = False) -> list[tuple[str, dict[str, Any]]]:
+    """The topic's counting judgments of the people: (assessor, submitted payload), by name;
+    the model judges' are left out unless the campaign counts them (annotate/judges.py).
+    ``model_judges``: the model judges' own instead."""
+    rows = Judgment.objects.filter(topic=topic, status__in=Judgment.COUNTING)
+    if model_judges:
+        rows = rows.filter(assessor_id__in=judges.model_judge_ids(topic.campaign_id))
+    else:
+        rows = rows.exclude(assessor_id__in=judges.left_out(topic.campaign))
+    rows = rows.order_by("assessor__username").values_list("assessor__username", "submitted_payload")
     return [(name, payload) for name, payload in rows]
 
 
 def accept(*, campaign: Campaign, topic: Topic, action: Any, assessor: Any, version: Any, user) -> Curation:
     """Save the topic's gold: ``action`` ``assessor`` (that assessor's submitted
-    judgment) or ``consensus`` (the kind's consensus of every counting judgment),
+    judgment) or ``consensus`` (the kind's consensus of the people's counting judgments),
     if ``version`` is the gold's current one (else ``Conflict``; nothing written)."""
     raw = version.strip() if isinstance(version, str) else version
     number = whole_number(raw) if isinstance(raw, str) else raw

@@ -137,11 +137,46 @@ def add_members(*, campaign: Campaign, usernames: list[str], role: str) -> list[
 
 
 @transaction.atomic
+def set_model_judge(*, campaign: Campaign, username: str, model_judge: bool) -> Membership:
+    """Mark a member a model judge (an LLM used as a rater), or a person again.
+
+    A model judge's judgments are kept out of the people's figures, gold standards, stop
+    signal, adaptive allocation and progress counts unless the campaign's
+    ``model_judges_count`` counts them, and its labels are tested against the people's
+    (annotate/judges.py). Any member may be one, whatever their role; a login account that
+    is one still judges, and its judgments are classed as the model's. A change has every
+    report of the campaign rebuilt (each stored figure says which judgments it rests on).
+    Refused (InvalidInput naming the field, nothing written): ``model_judge`` not a boolean,
+    ``username`` not a member of the campaign."""
+    if not isinstance(model_judge, bool):
+        raise InvalidInput("model_judge", "expected true or false")
+    if not isinstance(username, str):
+        raise InvalidInput("username", "expected a user name (a string)")
+    membership = (
+        Membership.objects.select_for_update()
+        .filter(campaign=campaign, user__username=username)
+        .select_related("user")
+        .first()
+    )
+    if membership is None:
+        raise InvalidInput("username", f"{shown_name(username)} is not a member of this campaign")
+    if membership.model_judge != model_judge:
+        membership.model_judge = model_judge
+        membership.save(update_fields=["model_judge"])
+        # Every topic's stored partial and the campaign's reports rest on the judgments the flag moves.
+        changes.campaign_changed(campaign)
+        changes.progress_changed(campaign.pk)
+    return membership
+
+
+@transaction.atomic
 def remove_member(*, campaign: Campaign, username: str) -> None:
     """Remove a member. Their judgments stay (nothing judged is ever lost) and
     keep counting; their assignments without any judgment go back to the pool
     and topics are topped up to the overlap by the others. The last organiser
-    cannot be removed."""
+    cannot be removed, nor a model judge with judgments: the flag goes with the
+    membership, and its judgments would count as a person's (take the flag off
+    first if that is what is meant)."""
     membership = (
         Membership.objects.select_for_update()
         .filter(campaign=campaign, user__username=username)
@@ -150,6 +185,12 @@ def remove_member(*, campaign: Campaign, username: str) -> None:
     )
     if membership is None:
         raise InvalidInput("username", f"{username!r} is not a member of this campaign")
+    if membership.model_judge and Judgment.objects.filter(topic__campaign=campaign, assessor=membership.user).exists():
+        raise InvalidInput(
+            "username",
+            f"{username!r} is a model judge with judgments: removed, its judgments would count as a person's. "
+            "Take 'model judge' off first if that is what you want",
+        )
     if membership.role == Membership.Role.ORGANISER:
         organisers = Membership.objects.filter(campaign=campaign, role=Membership.Role.ORGANISER).count()
         if organisers == 1:
@@ -167,6 +208,9 @@ def _drop(membership: Membership) -> None:
     Assignment.objects.filter(topic__campaign=campaign, assessor=membership.user).exclude(topic_id__in=judged).delete()
     membership.delete()
     assign_topics(campaign)
+    if membership.model_judge:
+        # its judgments are a person's from now on (claim_account's withdrawn invitations)
+        changes.campaign_changed(campaign)
     changes.progress_changed(campaign.pk)
 
 

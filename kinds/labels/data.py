@@ -31,6 +31,7 @@ from kinds.base import (
     Kind,
     Limits,
     adaptive_params,
+    alt_test_param,
     demo_param,
     design_param,
     interval_params,
@@ -227,6 +228,7 @@ class LabelsKind(Kind):
         design_param("Labels", splittable=True, adaptive=True),
         *adaptive_params(),
         *interval_params(),
+        alt_test_param(),
         reference_param(),
         demo_param(),
     )

@@ -11,7 +11,7 @@ the adjudicated gold).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any
 
@@ -20,6 +20,7 @@ import numpy as np
 from annotate.models import Campaign, Run, Topic
 from kinds.disagreement import label_disagreement
 from kinds.labels.data import Scale
+from kinds.labels.judges import LabelsJudgeComparison, LabelsModelJudge, alt_test_epsilon, model_judges
 from kinds.labels.report import (
     LabelsCampaignReport,
     LabelsReference,
@@ -29,6 +30,7 @@ from kinds.labels.report import (
     agreement_of,
     coded,
     topic_report,
+    weight_values,
 )
 from kinds.labels.stats import consensus
 from kinds.spec import Disagreement
@@ -36,7 +38,8 @@ from scoring.partials import MergeInput, from_scratch
 from scoring.selectors import ReportInput
 from stats import labelmodels as lm
 from stats.agreement import kappas_from_confusions
-from stats.intervals import interval_settings
+from stats.gwet import agreement_weights
+from stats.intervals import IntervalSettings, interval_settings
 from stats.ratings import SparseRatings
 
 
@@ -60,6 +63,11 @@ class LabelsPartial:
     reference_codes: list[float]
     #: per item the adjudicated gold's code (the topic's ``consensus`` curation; NaN none)
     adjudicated: list[float]
+    #: the model judges who labelled the topic (kinds/labels/judges.py), sorted, and items x
+    #: judges, row by row: their codes (NaN none); apart from ``assessors``' whether or not the
+    #: campaign counts them with the people's too
+    judges: list[str] = field(default_factory=list)
+    judge_codes: list[float] = field(default_factory=list)
 
 
 def topic_partial(input: ReportInput, topic: Topic, report: LabelsTopicReport | None = None) -> LabelsPartial:
@@ -70,6 +78,9 @@ def topic_partial(input: ReportInput, topic: Topic, report: LabelsTopicReport | 
     matrix = np.full((len(ids), len(found.assessors)), np.nan)
     matrix[found.ratings.items, found.ratings.raters] = found.ratings.values
     references = reference_runs(input.runs)
+    judged = coded([topic], input.judge_judgments_of(topic), scale)
+    judge_matrix = np.full((len(ids), len(judged.assessors)), np.nan)
+    judge_matrix[judged.ratings.items, judged.ratings.raters] = judged.ratings.values
     return LabelsPartial(
         items=len(ids),
         item_ids=ids,
@@ -83,6 +94,8 @@ def topic_partial(input: ReportInput, topic: Topic, report: LabelsTopicReport | 
             for code in _codes(scale, (run.data.get("labels") or {}).get(topic.external_id), ids)
         ],
         adjudicated=_codes(scale, (input.curation(topic, "consensus") or {}).get("labels"), ids),
+        judges=judged.assessors,
+        judge_codes=judge_matrix.ravel().tolist(),
     )
 
 
@@ -127,6 +140,7 @@ def merge(given: MergeInput, partials: Sequence[LabelsPartial]) -> LabelsCampaig
     packed = ratings.packed()
     if references:
         models = {"majority vote": consensus(packed, q), **models}
+    judged, comparison = _model_judges(given, partials, ratings, assessors, scale, settings)
     return LabelsCampaignReport(
         **agreement_of(ratings, assessors, cant_tell, scale, settings, keep=LIVE_PAIRS),
         topics=len(partials),
@@ -134,7 +148,48 @@ def merge(given: MergeInput, partials: Sequence[LabelsPartial]) -> LabelsCampaig
         references=[
             reference_accuracy(name, reference, ratings, assessors, models, q) for name, reference in references
         ],
+        model_judges=judged,
+        judge_comparison=comparison,
     )
+
+
+def _model_judges(
+    given: MergeInput,
+    partials: Sequence[LabelsPartial],
+    ratings: SparseRatings,
+    assessors: list[str],
+    scale: Scale,
+    settings: IntervalSettings,
+) -> tuple[list[LabelsModelJudge], LabelsJudgeComparison | None]:
+    """The model judges' section (kinds/labels/judges.py): their codes laid end to end in topic
+    order beside the people's, the people being every assessor but the model judges."""
+    names = sorted(set(chain.from_iterable(p.judges for p in partials)))
+    if not names:
+        return [], None
+    row = {name: r for r, name in enumerate(names)}
+    codes = np.full((len(names), ratings.n_items), np.nan)
+    start = 0
+    for p in partials:
+        block = np.array(p.judge_codes, dtype=np.float64).reshape(p.items, len(p.judges))
+        for k, name in enumerate(p.judges):
+            codes[row[name], start : start + p.items] = block[:, k]
+        start += p.items
+    people = [k for k, name in enumerate(assessors) if name not in row]
+    if len(people) < len(assessors):  # the campaign counts its model judges with the people's: not here
+        column = np.full(len(assessors), -1)
+        column[people] = np.arange(len(people))
+        kept = column[ratings.raters] >= 0
+        ratings = SparseRatings.from_entries(
+            ratings.items[kept],
+            column[ratings.raters[kept]],
+            ratings.values[kept],
+            n_items=ratings.n_items,
+            n_raters=len(people),
+        )
+    q = len(scale.values)
+    weights = agreement_weights(weight_values(scale), scale.weights) if q >= 2 else np.eye(q)
+    epsilon = alt_test_epsilon(given.campaign.params)
+    return model_judges(ratings, [assessors[k] for k in people], codes, names, scale, weights, settings, epsilon)
 
 
 def campaign_report(input: ReportInput) -> LabelsCampaignReport:

@@ -24,7 +24,7 @@ kinds/labels/exports.py. An *item* is one (topic, item id) pair; its labels are
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
@@ -33,6 +33,7 @@ from annotate.models import Topic
 from concord.typed import Figure
 from kinds.disagreement import label_disagreement
 from kinds.labels.data import Scale
+from kinds.labels.judges import LabelsJudgeComparison, LabelsModelJudge
 from kinds.labels.stats import pair_cells, pair_statistics
 from kinds.spec import Disagreement, Headline
 from scoring.selectors import JudgmentRow, ReportInput
@@ -292,6 +293,10 @@ class LabelsCampaignReport(LabelsAgreement):
     #: every pair of assessors who share an item; ``pairs`` holds the
     #: :data:`~kinds.labels.partials.LIVE_PAIRS` of them with the most shared items
     pair_count: int | None = None
+    #: each model judge against the people (kinds/labels/judges.py), and with two or more
+    #: their ranking by average advantage probability
+    model_judges: list[LabelsModelJudge] = field(default_factory=list)
+    judge_comparison: LabelsJudgeComparison | None = None
 
 
 def weight_values(scale: Scale) -> list[float]:

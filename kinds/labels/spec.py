@@ -24,6 +24,7 @@ SPEC = KindSpec(
         headline=report.headline,
         template="labels/report.html",
         topic_template="labels/topic_report.html",
+        model_judges=True,
     ),
     exports=Exports(
         formats={**exports.EXPORTS, **interchange.EXPORTS},

@@ -38,6 +38,18 @@ def fmt(value: float | int | None, digits: int = 3) -> str:
 
 
 @register.filter
+def pvalue(value: float | None) -> str:
+    """A p-value for a table: 4 digits, "< 0.0001" below, an em dash when undefined.
+
+    >>> pvalue(0.03125), pvalue(4e-9), pvalue(None)
+    ('0.0313', '< 0.0001', '—')
+    """
+    if value is None:
+        return "—"
+    return "< 0.0001" if value < 0.0001 else f"{value:.4f}"
+
+
+@register.filter
 def split(value: str, separator: str = ",") -> list[str]:
     return value.split(separator)
 

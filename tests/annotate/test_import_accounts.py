@@ -204,7 +204,13 @@ def test_a_150_character_name_is_accepted(api, people, campaign):
 def test_imported_workers_are_marked_on_the_members_api_and_cannot_log_in(api, people, campaign):
     assert upload(api, people["organiser"], campaign, rows("w1")).status_code == 201
     members = {m["username"]: m for m in api(people["organiser"]).get(f"/api/campaigns/{campaign.pk}/members/").json()}
-    assert members["w1"] == {"username": "w1", "role": "assessor", "imported": True, "account": "imported"}
+    assert members["w1"] == {
+        "username": "w1",
+        "role": "assessor",
+        "imported": True,
+        "model_judge": False,
+        "account": "imported",
+    }
     assert members["alice"]["imported"] is False
     worker = User.objects.get(username="w1")
     assert not worker.has_usable_password() and not worker.is_active
@@ -244,7 +250,7 @@ def test_the_import_summary_through_the_service(people, campaign):
 def test_a_backup_keeps_the_imported_mark(api, people, campaign):
     assert upload(api, people["organiser"], campaign, rows("w1")).status_code == 201
     document = backup.dump_campaign(campaign)
-    assert {"username": "w1", "role": "assessor", "imported": True} in document["members"]
+    assert {"username": "w1", "role": "assessor", "imported": True, "model_judge": False} in document["members"]
     Campaign.objects.filter(pk=campaign.pk).delete()
     User.objects.filter(username="w1").delete()
     restored = backup.load_campaign(json.loads(json.dumps(document)))
