@@ -39,7 +39,10 @@ __all__ = [
     "JudgePage",
     "KindSpec",
     "Reports",
+    "RatingTables",
     "Series",
+    "TableScale",
+    "TableUnit",
     "Upload",
     "UploadFile",
 ]
@@ -351,6 +354,77 @@ class Upload:
 
 
 @dataclass(frozen=True)
+class TableUnit:
+    """One unit a rating table rates (a row of a wide table, a task of Label Studio):
+    its ``topic`` ("" where the file names none and the kind groups units itself), its
+    ``id`` and its texts by column (``RatingTables.texts``: only those the file gives)."""
+
+    topic: str
+    id: str
+    texts: Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class TableScale:
+    """The scale a rating table's cells are read on, as the import wizard shows it.
+
+    ``params`` are the campaign params the file is read and checked under (the
+    campaign's own, or the scale the file or the organiser gives: the import
+    stores them); ``text`` says the scale in words (``ordinal: 0 < 1 < 2 < 3``);
+    ``form`` holds the values of ``RatingTables.scale_form`` that give it (what the
+    page shows to correct); ``read(text, where)`` is a cell's payload value (None:
+    "can't tell"), InvalidInput naming ``where`` for a cell off the scale."""
+
+    params: Mapping[str, Any]
+    text: str
+    form: Mapping[str, Any]
+    read: Callable[[str, str], Any]
+
+
+@dataclass(frozen=True)
+class RatingTables:
+    """How the kind reads a rating table: units (items, candidates, documents) by
+    raters, one label a cell (annotate/imports/ratings.py, the import wizard; the
+    shapes are in docs/formats.md, "Rating tables").
+
+    ``unit`` names what a row rates (its id column, and the word pages and errors
+    use: ``item``); ``topic_required``: a file must say each unit's topic (the
+    ``topic`` column), else the kind groups new units into topics itself (the
+    labels kind's batches) and a ``topic`` column is optional; ``texts``: optional
+    columns the kind takes beside the ids (the unit's text, the topic's title);
+    ``shapes``: the shapes it reads, of ``long`` (a row a rating), ``wide`` (a row
+    a unit, a column a rater) and ``counts`` (a row a unit, a column a category: how
+    many raters gave it; raters unknown); ``topics(units, params, existing)`` returns
+    the topics to create (``[{"external_id", "title", "data"}]``) and each unit's
+    (topic id, unit id), ``existing`` the campaign's topics' data by id;
+    ``payload(values)`` one rater's payload of a topic from ``{unit id: value}``, and
+    ``values(payload)`` the other way (the sample files of each shape are written with it);
+    ``scale(params, values, corrections, fixed=, anonymous=)`` the :class:`TableScale`
+    of the cells' distinct texts ``values`` (``[(text, count)]``, in order of first
+    appearance): proposed from them (``corrections`` None) or as the organiser
+    corrected it in ``scale_form`` (a ParamsSchema, shown under the prefix
+    ``scale``); ``fixed``: the campaign has judgments, so its scale stays;
+    ``anonymous``: the file is a count table, whose raters are not known (the
+    kind says so in its params); ``interchange``: Label Studio and doccano files
+    are read as rating tables too (their units, raters and labels; the scale
+    found in them).
+    """
+
+    unit: str
+    topics: Callable[
+        [Sequence[TableUnit], Mapping[str, Any], Mapping[str, Any]], tuple[list[dict], list[tuple[str, str]]]
+    ]
+    payload: Callable[[Mapping[str, Any]], dict[str, Any]]
+    values: Callable[[Mapping[str, Any]], Mapping[str, Any]]
+    scale: Callable[..., TableScale]
+    texts: tuple[str, ...] = ()
+    topic_required: bool = True
+    shapes: tuple[str, ...] = ("wide",)
+    scale_form: ParamsSchema = field(default_factory=ParamsSchema)
+    interchange: bool = False
+
+
+@dataclass(frozen=True)
 class KindSpec:
     """Everything generic code knows of one judgment kind."""
 
@@ -387,6 +461,8 @@ class KindSpec:
     uploads: tuple[Upload, ...] = ()
     #: The kind's part of the adjudication page (the judgments side by side, its consensus).
     adjudication: Adjudication | None = None
+    #: How the kind reads rating tables (wide, long, count tables) in the import wizard; None: it does not.
+    tables: RatingTables | None = None
 
     @property
     def name(self) -> str:

@@ -196,6 +196,9 @@ class CheckedJudgments:
     campaign: Campaign
     accounts: WorkerAccounts
     rows: list[tuple[str, str, Any]]
+    #: Per row, the items of the topic the worker judged when not all of them (their
+    #: assignment's ``items``: a rating table's empty cells), else None; None: every row all.
+    scopes: list[list[str] | None] | None = None
 
 
 def _topic_data(campaign: Campaign, topics: CheckedTopics | None) -> dict[str, Any]:
@@ -287,6 +290,18 @@ class CheckedImport:
     topics: CheckedTopics | None
     runs: CheckedRuns | None
     judgments: CheckedJudgments | None
+    #: The campaign's params before and after (a rating table's scale), checked; None: unchanged.
+    params: ParamsChange | None = None
+
+
+@dataclass(frozen=True)
+class ParamsChange:
+    """An import's change of its campaign's params (a rating table's scale): written in
+    the import's last transaction if the params are still ``before`` and the campaign has
+    no judgments but the import's (those checked under ``before`` would not fit ``after``)."""
+
+    before: dict[str, Any]
+    after: dict[str, Any]
 
 
 def check_crowd_file(

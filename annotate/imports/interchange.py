@@ -45,6 +45,8 @@ class Task:
     where: str  # "file[3]"
     data: dict[str, Any]
     annotations: list[Annotation]
+    #: The task's own ``id`` (Label Studio numbers its tasks), None if it has none.
+    id: Any = None
 
 
 def _worker(completed_by: Any, where: str) -> str:
@@ -91,7 +93,7 @@ def read_labelstudio(raw: bytes | str) -> list[Task]:
             if not isinstance(result, list) or not all(isinstance(r, dict) for r in result):
                 raise InvalidInput(f"{path}.result", "expected a list of results (objects)")
             kept.append(Annotation(path, _worker(annotation["completed_by"], f"{path}.completed_by"), result))
-        tasks.append(Task(where, task["data"], kept))
+        tasks.append(Task(where, task["data"], kept, task.get("id")))
     return tasks
 
 

@@ -24,6 +24,8 @@ from kinds.spec import KindSpec
 
 _TRUE = {"1", "true", "yes", "match", "y"}
 _FALSE = {"0", "false", "no", "no-match", "nomatch", "n"}
+#: The labels a crowd table's match / no match is read from (any case), unless told which value means a match.
+MATCH_WORDS, NO_MATCH_WORDS = frozenset(_TRUE), frozenset(_FALSE)
 
 
 def decode(raw: bytes | str, what: str = "file") -> str:

@@ -5,10 +5,12 @@ submissions as judgments JSON, the example run as runs JSON; for kinds
 that read crowd labels back from their payloads (``Kind.labels_of_payload``),
 the same judgments as a crowd table in CSV and .xlsx; and the same judgments
 in every judgments file the kind both writes (``Exports``, group "judgments")
-and reads (``KindSpec.judgment_files``): Label Studio JSON, doccano's zip."""
+and reads (``KindSpec.judgment_files``): Label Studio JSON, doccano's zip; for kinds that read
+rating tables (``KindSpec.tables``), the same judgments as a table of each shape."""
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import json
@@ -55,10 +57,11 @@ def samples(spec: KindSpec) -> list[Sample]:
             Sample(
                 "crowd.xlsx",
                 "Crowd labels (.xlsx)",
-                "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+                _XLSX,
                 _xlsx(rows),
             )
         )
+    found += _rating_tables(spec)
     return [Sample(f"{spec.data.name}-{s.name}", s.label, s.content_type, s.content) for s in found]
 
 
@@ -131,7 +134,88 @@ def _crowd_rows(spec: KindSpec) -> list[list[str]]:
     return [["worker", "topic", "candidate", "label"], *rows] if rows else []
 
 
+_XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+
+
+def _rating_tables(spec: KindSpec) -> list[Sample]:
+    """The example judgments as a rating table of each shape the kind reads
+    (``KindSpec.tables``; docs/formats.md, "Rating tables"): wide (as CSV, as Excel's CSV with
+    a byte-order mark, semicolons and CRLF, and as .xlsx), long, and counts per category."""
+    tables = spec.tables
+    if tables is None:
+        return []
+    raters = [f"assessor-{n}" for n in range(1, len(spec.examples.payloads) + 1)]
+    given = [tables.values(payload) for payload in spec.examples.payloads]
+    units = spec.data.items(spec.examples.topic)
+    key = ["topic", tables.unit] if tables.topic_required else [tables.unit]
+
+    def place(unit: str) -> list[str]:
+        return [TOPIC, unit] if tables.topic_required else [unit]
+
+    wide = [[*key, *raters]] + [[*place(u), *(_cell(values, u) for values in given)] for u in units]
+    found = [
+        Sample(
+            "wide.csv",
+            "Rating table, wide (CSV: a row per unit, a column per rater)",
+            "text/csv; charset=utf-8",
+            _csv(wide),
+        ),
+        Sample(
+            "wide-excel.csv",
+            "Rating table, wide (Excel's CSV: semicolons, BOM)",
+            "text/csv; charset=utf-8",
+            _excel_csv(wide),
+        ),
+        Sample("wide.xlsx", "Rating table, wide (.xlsx)", _XLSX, _xlsx(wide)),
+    ]
+    if "long" in tables.shapes:
+        long = [["rater", *key, "label"]] + [
+            [rater, *place(u), _label(values[u])] for rater, values in zip(raters, given) for u in units if u in values
+        ]
+        found.append(
+            Sample("long.csv", "Rating table, long (CSV: a row per rating)", "text/csv; charset=utf-8", _csv(long))
+        )
+    if "counts" in tables.shapes:
+        categories: list[str] = []
+        for values in given:
+            for value in values.values():
+                if value is not None and _label(value) not in categories:
+                    categories.append(_label(value))
+        counts = [[*key, *categories]] + [
+            [
+                *place(u),
+                *(
+                    str(sum(1 for values in given if values.get(u) is not None and _label(values[u]) == c))
+                    for c in categories
+                ),
+            ]
+            for u in units
+        ]
+        found.append(
+            Sample(
+                "counts.csv",
+                "Counts per category (CSV: a row per unit, a column per category)",
+                "text/csv; charset=utf-8",
+                _csv(counts),
+            )
+        )
+    return found
+
+
+def _cell(values: Any, unit: str) -> str:
+    """A wide table's cell: the rater's label of the unit, empty where they gave none."""
+    return _label(values[unit]) if unit in values else ""
+
+
+def _excel_csv(rows: list[list[str]]) -> bytes:
+    out = io.StringIO()
+    csv.writer(out, delimiter=";", lineterminator="\r\n").writerows(rows)
+    return codecs.BOM_UTF8 + out.getvalue().encode()
+
+
 def _label(value: Any) -> str:
+    if value is None:
+        return "can't tell"  # as the labels kind's files write it, and read it back
     return {True: "yes", False: "no"}.get(value, str(value)) if isinstance(value, bool) else str(value)
 
 

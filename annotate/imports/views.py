@@ -284,14 +284,34 @@ WIZARD_FIELDS = {"file", "step", "format", "positive", "rank", "map_members", "s
 WIZARD_STEPS = ("preview", "again", "confirm")
 
 
+def _table_fields(spec: KindSpec) -> tuple[set[str], set[str]]:
+    """A rating table's fields the wizard takes for the kind: the column of each role
+    (``col.<role>``) and the scale's (``scale.<param>``)."""
+    tables = spec.tables
+    if tables is None:
+        return set(), set()
+    roles = {"topic", tables.unit, *tables.texts, "rater", "label"}
+    columns = {f"col.{role}" for role in roles} | {"shape", "col.picked", "col.picked.shown"}
+    scale = {f"scale.{param.name}" for param in tables.scale_form}
+    return columns, scale | {f"{name}.shown" for name in scale}
+
+
 def _choices(spec: KindSpec, post: Any) -> wizard.Choices:
     mapping_fields = {f"map.{column}" for schema in read.CROWD_SCHEMAS for column in schema}
-    unknown = sorted(set(post.keys()) - WIZARD_FIELDS - COMMON_FIELDS - mapping_fields)
+    columns, scale = _table_fields(spec)
+    unknown = sorted(set(post.keys()) - WIZARD_FIELDS - COMMON_FIELDS - mapping_fields - columns - scale)
     if unknown:
-        raise InvalidInput(unknown[0], f"unknown field (allowed: {', '.join(sorted(WIZARD_FIELDS))}, map.<column>)")
+        extra = ", shape, col.<role>, scale.<field>" if spec.tables is not None else ""
+        raise InvalidInput(
+            unknown[0], f"unknown field (allowed: {', '.join(sorted(WIZARD_FIELDS))}, map.<column>{extra})"
+        )
     format = post.get("format", "")
     if format and format not in read.judgment_formats(spec):
         raise InvalidInput("format", f"unknown format {format!r} (known: {', '.join(read.judgment_formats(spec))})")
+    shape = post.get("shape", "")
+    if shape and shape not in {value for value, _ in wizard.table_shapes(spec)}:
+        shapes = ", ".join(value for value, _ in wizard.table_shapes(spec)) or "none: this kind reads no rating tables"
+        raise InvalidInput("shape", f"unknown shape {shape!r} (known: {shapes})")
     return wizard.Choices(
         format=format,
         positive=post.get("positive", "").strip(),
@@ -299,6 +319,14 @@ def _choices(spec: KindSpec, post: Any) -> wizard.Choices:
         map_members=flag(post.get("map_members"), "map_members"),
         sheet=post.get("sheet", ""),
         mapping={name.removeprefix("map."): post[name] for name in post if name in mapping_fields},
+        shape=shape,
+        columns={
+            name.removeprefix("col."): post[name].strip()
+            for name in post
+            if name in columns and name.startswith("col.") and name not in ("col.picked", "col.picked.shown")
+        },
+        picked=tuple(post.getlist("col.picked")) if "col.picked.shown" in post else None,
+        scale={name: post[name] for name in post if name in scale},
     )
 
 
@@ -328,7 +356,12 @@ def campaign_import(request: HttpRequest, campaign_id: int) -> HttpResponse:
     spec = get_kind(campaign.kind)
     staging = wizard.Staging(request.session, request.user, campaign)
     step = request.POST.get("step", "preview")
-    context: dict[str, Any] = {"campaign": campaign, "kind": spec, "formats": read.judgment_formats(spec)}
+    context: dict[str, Any] = {
+        "campaign": campaign,
+        "kind": spec,
+        "formats": read.judgment_formats(spec),
+        "samples": samples.samples(spec),
+    }
     raw = b""
     try:
         if step not in WIZARD_STEPS:
@@ -361,7 +394,21 @@ def campaign_import(request: HttpRequest, campaign_id: int) -> HttpResponse:
                 staging.put(context["filename"], raw)
             except InvalidInput as invalid:
                 return _wizard_error(request, context, invalid, staging)
-        context.update(error=needed, mapping=_mapping_rows(needed, context["choices"]), detected=needed.detected)
+        context.update(
+            error=needed,
+            mapping=_mapping_rows(needed, context["choices"]),
+            detected=needed.detected,
+            shapes=wizard.table_shapes(spec),
+        )
+        return render(request, "annotate/import_preview.html", context, status=400)
+    except wizard.TableChoices as needed:
+        # The file reads, but not as laid out or on the scale given: kept for the organiser to correct.
+        if step == "preview":
+            try:
+                staging.put(context["filename"], raw)
+            except InvalidInput as invalid:
+                return _wizard_error(request, context, invalid, staging)
+        context.update(error=needed, table=needed.view, detected=needed.detected)
         return render(request, "annotate/import_preview.html", context, status=400)
     except InvalidInput as invalid:
         return _wizard_error(request, context, invalid, staging)
@@ -369,7 +416,7 @@ def campaign_import(request: HttpRequest, campaign_id: int) -> HttpResponse:
         # An unexpected failure (logged as a 500 by Django) leaves no file behind either.
         staging.drop()
         raise
-    context.update(preview=prepared.preview, detected=prepared.preview.detected)
+    context.update(preview=prepared.preview, detected=prepared.preview.detected, table=prepared.preview.table)
     return render(request, "annotate/import_preview.html", context)
 
 
@@ -377,8 +424,9 @@ def _wizard_error(
     request: HttpRequest, context: dict[str, Any], invalid: InvalidInput, staging: wizard.Staging
 ) -> HttpResponse:
     """The preview page with the error; the staged file is dropped unless only a
-    column's mapping was wrong (the organiser picks another). Staging full: 503."""
-    if not invalid.field.startswith("map."):
+    column's mapping, a rating table's layout or its scale was wrong (the organiser picks
+    another). Staging full: 503."""
+    if not invalid.field.startswith(("map.", "col.", "scale.", "shape")):
         staging.drop()
     context.update(error=invalid)
     full = isinstance(invalid, wizard.StagingFull)

@@ -33,11 +33,11 @@ from typing import Any
 
 from django.conf import settings
 
-from annotate.imports import check, detect, read
+from annotate.imports import check, detect, ratings, read
 from annotate.imports.check import CheckedImport, check_runs, check_topics
 from annotate.imports.write import write_checked
 from annotate.models import Campaign
-from concord import reading
+from concord import paramforms, reading
 from concord.errors import InvalidInput
 from kinds.base import Kind
 from kinds.registry import get_kind
@@ -60,6 +60,13 @@ class Choices:
     sheet: str = ""
     #: Column wanted -> column of the file (a table whose columns were not recognised).
     mapping: Mapping[str, str] = field(default_factory=dict)
+    #: A rating table's (annotate/imports/ratings.py): its shape (or ``crowd``: read as a crowd
+    #: table), the column of each role (``col.<role>``: a number from 1, ``#`` the row's number,
+    #: "" none), the rater or category columns (None: not sent) and the scale's fields as sent.
+    shape: str = ""
+    columns: Mapping[str, str] = field(default_factory=dict)
+    picked: tuple[str, ...] | None = None
+    scale: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -74,12 +81,69 @@ class Preview:
     counts: tuple[tuple[str, int], ...]
     warnings: tuple[str, ...]
     sheets: tuple[str, ...] = ()
+    #: A rating table's layout and scale, to correct on the page.
+    table: TableView | None = None
 
 
 @dataclass(frozen=True)
 class Prepared:
     preview: Preview
     checked: CheckedImport
+
+
+#: The shape that reads a table as a crowd table (the kind's own long shape, e.g. pairs').
+CROWD = "crowd"
+#: Rows of a table its layout is guessed from.
+GUESS_ROWS = 20
+#: Raters the page lists by name.
+SHOWN_RATERS = 100
+#: Distinct labels the page lists with their counts.
+SHOWN_VALUES = 40
+
+
+@dataclass(frozen=True)
+class ColumnChoice:
+    """One role of a rating table's columns (``col.<role>``) and the file's columns to read it from."""
+
+    role: str
+    label: str
+    required: bool
+    #: (value, text, selected): a column's number from 1, ``#`` the row's number, "" none
+    options: tuple[tuple[str, str, bool], ...]
+
+
+@dataclass(frozen=True)
+class TableView:
+    """What the page shows of a rating table to correct before it is imported: its shape, which
+    column is which, the rater (or category) columns, the scale found and its form, the labels
+    found with their counts and the raters found."""
+
+    shape: str
+    shapes: tuple[tuple[str, str, bool], ...]
+    columns: tuple[ColumnChoice, ...]
+    picked_label: str
+    picked: tuple[tuple[str, str, bool], ...]
+    scale_text: str
+    scale_fields: tuple[paramforms.Field, ...]
+    values: tuple[tuple[str, int], ...]
+    more_values: int
+    #: The raters found (the first ``SHOWN_RATERS``), and how many more. The wizard's "these raters
+    #: are model judges" checkboxes belong beside them (annotate.services.members.set_model_judge,
+    #: after the import: wizard.write).
+    raters: tuple[str, ...]
+    more_raters: int
+    anonymous: bool
+    fixed: bool
+
+
+class TableChoices(InvalidInput):
+    """A rating table that cannot be read as laid out or on the scale given: the error, and the
+    page's layout and scale to correct (the file stays staged)."""
+
+    def __init__(self, error: InvalidInput, view: TableView, detected: detect.Detected) -> None:
+        super().__init__(error.field, error.message)
+        self.view = view
+        self.detected = detected
 
 
 class MappingNeeded(InvalidInput):
@@ -104,6 +168,8 @@ def prepare(campaign: Campaign, raw: bytes, filename: str, choices: Choices) -> 
     refuse_unread(spec, detected)
     if detected.is_table:
         return _table(campaign, spec, raw, filename, detected, choices)
+    if _interchange_as_ratings(spec, detected, choices):
+        return _interchange(campaign, spec, raw, filename, detected, choices)
     if detected.format == "json" and detected.shape == "topics":
         return _topics(campaign, raw, filename, detected)
     if detected.format == "json" and detected.shape == "runs":
@@ -115,7 +181,9 @@ def prepare(campaign: Campaign, raw: bytes, filename: str, choices: Choices) -> 
 def write(prepared: Prepared) -> str:
     """Write what :func:`prepare` checked; what was imported, in a sentence."""
     checked = prepared.checked
-    imported = write_checked(checked.topics, runs=checked.runs, judgments=checked.judgments)
+    imported = write_checked(checked.topics, runs=checked.runs, judgments=checked.judgments, params=checked.params)
+    # Model judges: the raters the organiser marks as such on the preview would be marked here,
+    # once the import has created their memberships (annotate.services.members.set_model_judge).
     parts = [_count(len(imported.topics), "topic")]
     if imported.runs:
         parts.append(_count(len(imported.runs), "run"))
@@ -123,7 +191,9 @@ def write(prepared: Prepared) -> str:
         summary = imported.summary
         parts.append(_count(summary.judgments, "judgment"))
         parts.append(_count(summary.assessors_created, "new imported worker"))
-    return f"Imported {', '.join(parts)} from {prepared.preview.filename}."
+    table = prepared.preview.table
+    scale = f"; the campaign's scale: {table.scale_text}" if checked.params is not None and table else ""
+    return f"Imported {', '.join(parts)} from {prepared.preview.filename}{scale}."
 
 
 def _count(number: int, noun: str) -> str:
@@ -187,6 +257,8 @@ def _table(
 ) -> Prepared:
     table = detect.open_table(raw, detected, choices.sheet)
     sheets, found = table.sheets, table.header
+    if _reads_as_ratings(spec, found, choices):
+        return _rating_table(campaign, spec, filename, detected, choices, table)
     mapping = _mapping(choices.mapping, found)
     columns = [mapping.get(c, c) for c in found if not mapping or c in mapping]
     if spec.runs_csv is not None and columns[:1] == ["topic"] and "run" in columns:
@@ -219,6 +291,203 @@ def _table(
             campaign, text, filename="file.csv", format=".csv", positive=choices.positive or None
         )
         return _judgments_prepared(campaign, parsed, filename, detected, choices, sheets)
+
+
+# -- rating tables (annotate/imports/ratings.py) ---------------------------------------
+
+
+def _reads_as_ratings(spec: KindSpec, columns: list[str], choices: Choices) -> bool:
+    """A table is read as a rating table by a kind that takes them, unless the organiser asked
+    for a crowd table; a kind whose crowd tables are its long shape (pairs) reads a table as a
+    wide one when the organiser says so, or when its header names the units' topic and id
+    columns and no rater or label column (else as a crowd table, whose columns are mapped)."""
+    tables = spec.tables
+    if tables is None:
+        return False
+    if choices.shape:
+        return choices.shape != CROWD
+    if choices.mapping:
+        return False
+    if ratings.LONG in tables.shapes or not takes_crowd_labels(spec):
+        return True
+    return read.crowd_schema(columns) is None and ratings.wide_by_name(tables, columns)
+
+
+def _interchange_as_ratings(spec: KindSpec, detected: detect.Detected, choices: Choices) -> bool:
+    """A Label Studio or doccano file is read as ratings by a kind that says so, unless the
+    organiser chose a reader by its format."""
+    tables = spec.tables
+    labelstudio = detected.format == "json" and detected.shape == "labelstudio"
+    return bool(tables and tables.interchange and not choices.format and (labelstudio or detected.format == "zip"))
+
+
+def table_shapes(spec: KindSpec) -> tuple[tuple[str, str], ...]:
+    """The shapes a table may be read as in a campaign of ``spec``: (value, what it is)."""
+    tables = spec.tables
+    if tables is None:
+        return ()
+    shapes = [(shape, ratings.SHAPE_NAMES[shape].format(unit=tables.unit)) for shape in tables.shapes]
+    if ratings.LONG not in tables.shapes and takes_crowd_labels(spec):
+        shapes.insert(0, (CROWD, "crowd table: worker, topic or item, label (CrowdTruth, ...)"))
+    return tuple(shapes)
+
+
+def _rating_table(
+    campaign: Campaign,
+    spec: KindSpec,
+    filename: str,
+    detected: detect.Detected,
+    choices: Choices,
+    table: detect.Table,
+) -> Prepared:
+    tables = spec.tables
+    assert tables is not None
+    header = table.header
+    head = []
+    for number, row in table.rows:
+        head.append((number, row))
+        if len(head) == GUESS_ROWS:
+            break
+    shapes = [shape for shape, _ in table_shapes(spec) if shape != CROWD]
+    guessed = ratings.guess(tables, header, [row for _, row in head], shapes)
+    state = _state(guessed, choices)
+    try:
+        layout = ratings.layout(
+            tables,
+            header,
+            [row for _, row in head],
+            shapes,
+            shape=choices.shape,
+            columns=choices.columns,
+            picked=choices.picked,
+        )
+        state = _state(layout, Choices(shape=layout.shape))
+        found = ratings.read_table(table, tables, layout, slot=ratings.slot_names(campaign, 99), head=head)
+    except InvalidInput as error:
+        raise TableChoices(error, _view(spec, header, state, choices), detected) from None
+    reads_as = f"a rating table ({ratings.SHAPE_NAMES[layout.shape].format(unit=tables.unit)})"
+    return _ratings_prepared(campaign, spec, filename, detected, choices, found, reads_as, table.sheets, header, state)
+
+
+def _interchange(
+    campaign: Campaign, spec: KindSpec, raw: bytes, filename: str, detected: detect.Detected, choices: Choices
+) -> Prepared:
+    tables = spec.tables
+    assert tables is not None
+    found = ratings.read_interchange(raw, detected, tables)
+    return _ratings_prepared(campaign, spec, filename, detected, choices, found, f"ratings ({detected.what})")
+
+
+def _state(layout: ratings.Layout, choices: Choices) -> tuple[str, dict[str, str], list[str]]:
+    """The page's layout controls: the guessed layout, overlaid with what the organiser sent."""
+    roles = {r: str(i + 1) if i >= 0 else ratings.ROW_NUMBER for r, i in layout.roles.items()}
+    roles.update(choices.columns)
+    picked = list(choices.picked) if choices.picked is not None else [str(i + 1) for i in layout.picked]
+    return choices.shape or layout.shape, roles, picked
+
+
+def _ratings_prepared(
+    campaign: Campaign,
+    spec: KindSpec,
+    filename: str,
+    detected: detect.Detected,
+    choices: Choices,
+    found: ratings.Found,
+    reads_as: str,
+    sheets: tuple[str, ...] = (),
+    header: list[str] | None = None,
+    state: tuple[str, dict[str, str], list[str]] | None = None,
+) -> Prepared:
+    tables = spec.tables
+    assert tables is not None
+    scale = None
+    fixed = ratings.has_judgments(campaign)
+    try:
+        corrected = ratings.corrections(tables, choices.scale)
+        scale = ratings.table_scale(campaign, spec, found, corrected, fixed=fixed)
+        result = ratings.check(
+            campaign, spec, found, scale, fixed=fixed, map_members=choices.map_members, preview_rows=PREVIEW_ROWS
+        )
+    except InvalidInput as error:
+        view = _view(spec, header, state, choices, found=found, scale=scale, fixed=fixed, error=error)
+        raise TableChoices(error, view, detected) from None
+    view = _view(spec, header, state, choices, found=found, scale=scale, fixed=fixed)
+    warnings = [*detected.notices, *found.notices]
+    if found.anonymous:
+        warnings.append(
+            "a table of counts: who gave which label is not in the file, so its labels are kept as the "
+            "judgments of anonymous rating slots; the report shows the figures counts give (Fleiss' kappa, "
+            "Gwet's AC1 and AC2, percent agreement, Brennan-Prediger, Krippendorff's alpha, each label's) and "
+            "none of those that need the raters (per pair, per rater, Conger's kappa, intraclass correlations)"
+        )
+    if result.checked.params is not None:
+        warnings.append(f"the campaign's scale will be: {scale.text}")
+    preview = Preview(
+        filename,
+        detected,
+        reads_as,
+        ("where", "rater", "topic", tables.unit, "label"),
+        result.rows,
+        result.counts,
+        tuple(warnings),
+        sheets,
+        view,
+    )
+    return Prepared(preview, result.checked)
+
+
+def _view(
+    spec: KindSpec,
+    header: list[str] | None,
+    state: tuple[str, dict[str, str], list[str]] | None,
+    choices: Choices,
+    *,
+    found: ratings.Found | None = None,
+    scale: Any = None,
+    fixed: bool = False,
+    error: InvalidInput | None = None,
+) -> TableView:
+    tables = spec.tables
+    assert tables is not None
+    columns: list[ColumnChoice] = []
+    picked: list[tuple[str, str, bool]] = []
+    shape, shapes, picked_label = "", (), ""
+    if header is not None and state is not None:
+        shape, roles, chosen = state
+        shapes = tuple((value, text, value == shape) for value, text in table_shapes(spec))
+        names = [f"{k + 1}: {ratings.column_name(header, k)}" for k in range(len(header))]
+        for role in ratings.roles_of(tables, shape if shape in ratings.SHAPE_NAMES else ratings.WIDE):
+            required = role in (tables.unit, "rater", "label") or (role == "topic" and tables.topic_required)
+            selected = roles.get(role, "")
+            options = [] if required else [("", "(none)", selected == "")]
+            if role == tables.unit and shape != ratings.LONG:
+                options.append((ratings.ROW_NUMBER, "(the row's number)", selected == ratings.ROW_NUMBER))
+            options += [(str(k + 1), name, selected == str(k + 1)) for k, name in enumerate(names)]
+            columns.append(ColumnChoice(role, ratings.role_label(tables, role), required, tuple(options)))
+        if shape in (ratings.WIDE, ratings.COUNTS):
+            picked_label = "The raters' columns" if shape == ratings.WIDE else "The categories' columns"
+            picked = [(str(k + 1), names[k], str(k + 1) in chosen) for k in range(len(header))]
+    form = dict(scale.form) if scale is not None else ratings.raw_scale(choices.scale)
+    fields = paramforms.fields(tables.scale_form, prefix="scale", values=form, error=error)
+    if fixed:
+        fields = [f for f in fields if f.name == "scale.cant_tell"]
+    values = tuple(zip(found.values, found.counts)) if found is not None else ()
+    raters = tuple(found.raters[:SHOWN_RATERS]) if found is not None else ()
+    return TableView(
+        shape=shape,
+        shapes=shapes,
+        columns=tuple(columns),
+        picked_label=picked_label,
+        picked=tuple(picked),
+        scale_text=scale.text if scale is not None else "",
+        scale_fields=tuple(fields),
+        values=values[:SHOWN_VALUES],
+        more_values=max(0, len(values) - SHOWN_VALUES),
+        raters=raters,
+        more_raters=max(0, len(found.raters) - SHOWN_RATERS) if found is not None else 0,
+        anonymous=found.anonymous if found is not None else False,
+        fixed=fixed,
+    )
 
 
 @contextmanager

@@ -27,6 +27,7 @@ from annotate.imports.check import (
     CheckedRuns,
     CheckedTopics,
     ImportSummary,
+    ParamsChange,
     check_crowd_file,
     check_crowd_labels,
     check_judgment_file,
@@ -111,10 +112,12 @@ def write_checked(
     runs: CheckedRuns | None = None,
     judgments: CheckedJudgments | None = None,
     progress: Callable[[int], None] | None = None,
+    params: ParamsChange | None = None,
 ) -> Imported:
     """Write the checked parts of one import as one (annotate/imports/fence.py: topics
-    first, since the runs and judgments may be of them), mark the campaign's
-    reports stale, and read back what was created."""
+    first, since the runs and judgments may be of them; ``params``, the campaign's new
+    params, in the last transaction), mark the campaign's reports stale, and read back
+    what was created."""
     campaign = next(part.campaign for part in (topics, runs, judgments) if part is not None)
     plan = fence.Plan(
         rows=sum(len(part.rows) for part in (topics, runs, judgments) if part is not None),
@@ -124,7 +127,7 @@ def write_checked(
     )
     out: dict[str, Any] = {"positions": range(0), "summary": None}
     try:
-        fence.write(campaign, _import_steps(campaign, topics, runs, judgments, progress, out), plan)
+        fence.write(campaign, _import_steps(campaign, topics, runs, judgments, progress, out, params), plan)
     except IntegrityError:
         # A unique constraint: a topic id, run name, account or judgment taken meanwhile.
         raise InvalidInput("file", f"the campaign {CHANGED_MEANWHILE}") from None
@@ -138,16 +141,32 @@ def write_checked(
     )
 
 
-def _import_steps(campaign, topics, runs, judgments, progress, out: dict) -> Iterator[None]:
+def _import_steps(campaign, topics, runs, judgments, progress, out: dict, params=None) -> Iterator[None]:
     if topics:
         yield from _topic_steps(topics, out)
     if runs:
         yield from _run_steps(runs)
     if judgments:
         yield from _judgment_steps(judgments, progress, out)
-    if runs or judgments:
+    if params is not None:
+        # In the last transaction: the judgments and their scale appear together.
+        _change_params(campaign, params, judgments)
+    if runs or judgments or params is not None:
         # With the last rows (and, for a large import, the fence's fall).
         changes.campaign_changed(campaign)
+
+
+def _change_params(campaign: Campaign, change: ParamsChange, judgments: CheckedJudgments | None) -> None:
+    """The campaign's params become ``change.after``, if they are still ``change.before``
+    and the campaign's only judgments are the import's (checked under ``after``)."""
+    current = Campaign.objects.select_for_update().filter(pk=campaign.pk).values_list("params", flat=True).first()
+    if current != change.before:
+        raise InvalidInput("scale", f"the campaign's params {CHANGED_MEANWHILE}")
+    mine = len(judgments.rows) if judgments else 0
+    if Judgment.objects.filter(topic__campaign=campaign).count() != mine:
+        raise InvalidInput("scale", f"the campaign's judgments {CHANGED_MEANWHILE}: its scale stays as it is")
+    Campaign.objects.filter(pk=campaign.pk).update(params=change.after)
+    campaign.params = change.after
 
 
 def import_crowd_labels(
@@ -216,8 +235,13 @@ def _judgment_steps(checked: CheckedJudgments, progress: Callable[[int], None] |
         )
     )
     wanted = [(topic_ids[t], users[w]) for t, w, _ in checked.rows]
-    missing = [pair for pair in wanted if pair not in assigned]
-    assignment = rows.table(Assignment, ("topic_id", "assessor_id"))
+    scopes = checked.scopes or [None] * len(wanted)
+    assignment = rows.table(Assignment, ("topic_id", "assessor_id", "items"))
+    missing = [
+        (*pair, assignment.prepare("items", scope))
+        for pair, scope in zip(wanted, scopes, strict=True)
+        if pair not in assigned
+    ]
     for first in range(0, len(missing), fence.BATCH):
         assignment.insert(missing[first : first + fence.BATCH])
         yield

@@ -54,6 +54,8 @@ LETTER_KEYS = [c for c in "abcdefghilmnopqrstuvwyz"]
 MAX_CATEGORIES = 9 + len(LETTER_KEYS)
 #: Items per topic when a table of items is imported.
 DEFAULT_BATCH = 20
+#: The param a count table's import sets: who gave which label is not known (kinds/labels/tables.py).
+ANONYMOUS_RATERS = "anonymous_raters"
 #: The weighting of the weighted coefficients (Cohen's weighted kappa, Gwet's AC2,
 #: Brennan-Prediger, Conger): ``auto`` takes the scale's level's (identity for nominal,
 #: quadratic for the others, as Gwet 2014 ch. 3 recommends for ordered scales).
@@ -225,6 +227,15 @@ class LabelsKind(Kind):
             "for a nominal scale and quadratic for the others.",
         ),
         Int("batch", DEFAULT_BATCH, min=1, max=10_000, label="Items per topic", help="When a table is imported."),
+        Bool(
+            ANONYMOUS_RATERS,
+            None,
+            internal=True,
+            form=False,
+            help="Set by importing a table of counts per category (Fleiss 1971): its labels are kept as the "
+            "judgments of anonymous rating slots, so the figures that need to know who gave which label (per "
+            "assessor, per pair, Conger's kappa, the intraclass correlations, Dawid-Skene) are not shown.",
+        ),
         design_param("Labels", splittable=True, adaptive=True),
         *adaptive_params(),
         *interval_params(),

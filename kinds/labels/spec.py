@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from annotate.imports import interchange as ix
-from kinds.labels import adjudication, analyses, demo, exports, interchange, partials, report
+from kinds.labels import adjudication, analyses, demo, exports, interchange, partials, report, tables
 from kinds.labels.data import LabelsKind, judge_context
 from kinds.labels.examples import EXAMPLES
 from kinds.spec import Adjudication, Analysis, Exports, JudgePage, KindSpec, Reports
@@ -48,4 +48,5 @@ SPEC = KindSpec(
         template="labels/adjudicate.html", compare=adjudication.compare, consensus=adjudication.consensus
     ),
     judgment_files={".labelstudio.json": interchange.read_labelstudio, ".zip": interchange.read_doccano},
+    tables=tables.TABLES,
 )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from annotate.imports import interchange as ix
-from kinds.pairs import adjudication, analyses, charts, demo, exports, interchange, partials, pools, report
+from kinds.pairs import adjudication, analyses, charts, demo, exports, interchange, partials, pools, report, tables
 from kinds.pairs.data import PairsKind
 from kinds.pairs.examples import EXAMPLES
 from kinds.spec import Adjudication, Analysis, Exports, JudgePage, KindSpec, Reports
@@ -50,5 +50,6 @@ SPEC = KindSpec(
         template="pairs/adjudicate.html", compare=adjudication.compare, consensus=adjudication.consensus
     ),
     judgment_files={".labelstudio.json": interchange.read_labelstudio, ".zip": interchange.read_doccano},
+    tables=tables.TABLES,
     pools=pools.build_pools,
 )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from annotate.imports import interchange as ix
-from kinds.relevance import adjudication, analyses, demo, exports, importers, interchange, partials, report
+from kinds.relevance import adjudication, analyses, demo, exports, importers, interchange, partials, report, tables
 from kinds.relevance.data import RelevanceKind, judge_context
 from kinds.relevance.examples import EXAMPLES
 from kinds.spec import Adjudication, Analysis, Exports, JudgePage, KindSpec, Reports, Upload, UploadFile
@@ -47,6 +47,7 @@ SPEC = KindSpec(
         template="relevance/adjudicate.html", compare=adjudication.compare, consensus=adjudication.consensus
     ),
     judgment_files={".labelstudio.json": interchange.read_labelstudio, ".zip": interchange.read_doccano},
+    tables=tables.TABLES,
     uploads=(
         Upload(
             name="trec-runs",
