@@ -56,7 +56,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
 from annotate import allocation, changes, judges
-from annotate.models import Assignment, Campaign, Judgment, Topic
+from annotate.models import SUBMITTED_PAYLOAD, Assignment, Campaign, Judgment, Topic
 from concord.errors import InvalidInput
 from kinds.registry import get_kind
 
@@ -153,7 +153,8 @@ def item_state(campaign: Campaign, spec: Settings | None = None) -> ItemState:
         (topic_id, assessor_id): (status, payload)
         for topic_id, assessor_id, status, payload in Judgment.objects.filter(topic__campaign=campaign)
         .exclude(assessor_id__in=left_out)
-        .values_list("topic_id", "assessor_id", "status", "submitted_payload")
+        .annotate(counted=SUBMITTED_PAYLOAD)
+        .values_list("topic_id", "assessor_id", "status", "counted")
     }
     held = np.zeros(n, dtype=np.int64)
     pending = np.zeros(n, dtype=bool)

@@ -6,6 +6,8 @@ Behaviour lives in ``annotate.services`` and ``annotate.imports`` (writes) and `
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.db import models
 
@@ -121,8 +123,12 @@ class Judgment(models.Model):
     """One assessor's judgment of one topic.
 
     ``payload`` is what the assessor is editing; ``submitted_payload`` (at
-    ``submitted_version``) is what counts in the reports, set while the status
-    is submitted or reopened and null otherwise. The states and the allowed
+    ``submitted_version``) is what counts in the reports while the status is
+    submitted or reopened, None otherwise. It is stored only while it differs
+    from ``payload`` (``held_payload``, reopened: a draft on top): a submitted
+    judgment's payload is the one that counts, and a second copy would be
+    a third of the row (docs/benchmarks.md, ``benchmarks.storage``). Queries
+    read it as ``SUBMITTED_PAYLOAD``. The states and the allowed
     transitions between them are in ``annotate.services.judgments`` (docs/api.md,
     "Judgment states").
     """
@@ -144,8 +150,9 @@ class Judgment(models.Model):
     payload = models.JSONField(default=dict)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.DRAFT)
     version = models.PositiveIntegerField(default=0)
-    #: The version that counts in reports, and its payload (null: nothing counts).
-    submitted_payload = models.JSONField(null=True, blank=True)
+    #: The submitted payload while a draft sits on top (reopened); null otherwise (``submitted_payload``).
+    held_payload = models.JSONField(null=True, blank=True)
+    #: The version that counts in reports (null: nothing counts).
     submitted_version = models.PositiveIntegerField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -168,6 +175,22 @@ class Judgment(models.Model):
     def __str__(self) -> str:
         return f"{self.assessor} on {self.topic} (v{self.version}, {self.status})"
 
+    @property
+    def submitted_payload(self) -> Any:
+        """The payload that counts in the reports: None unless submitted or reopened."""
+        if self.status == self.Status.REOPENED:
+            return self.held_payload
+        return self.payload if self.status == self.Status.SUBMITTED else None
+
+
+#: ``Judgment.submitted_payload`` in a query (``.annotate(counted=SUBMITTED_PAYLOAD)``).
+SUBMITTED_PAYLOAD = models.Case(
+    models.When(status=Judgment.Status.SUBMITTED, then=models.F("payload")),
+    models.When(status=Judgment.Status.REOPENED, then=models.F("held_payload")),
+    default=None,
+    output_field=models.JSONField(),
+)
+
 
 class JudgmentRevision(models.Model):
     """The history of a judgment: every submitted version, every reopening and
@@ -180,7 +203,12 @@ class JudgmentRevision(models.Model):
     #: No index of its own: the unique (judgment, version) leads with it.
     judgment = models.ForeignKey(Judgment, on_delete=models.CASCADE, related_name="revisions", db_index=False)
     version = models.PositiveIntegerField()
-    author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    #: No index: no page or report looks revisions up by author; only deleting an account does
+    #: (its revisions keep a null author), a rare act that may scan the table, while an index
+    #: costs every revision about 12 bytes on PostgreSQL (``benchmarks.storage``).
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+", db_index=False
+    )
     payload = models.JSONField()
     status = models.CharField(max_length=16, choices=Judgment.Status.choices)
     source = models.CharField(max_length=32, default="web", help_text="web, api or import")

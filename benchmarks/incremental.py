@@ -104,7 +104,6 @@ def synthetic_campaign(kind: str, topics: int, assessors: int, seed: int = 0) ->
                         payload=payload,
                         status=Judgment.Status.SUBMITTED,
                         version=1,
-                        submitted_payload=payload,
                         submitted_version=1,
                         submitted_at=now,
                     )
@@ -120,7 +119,12 @@ def synthetic_campaign(kind: str, topics: int, assessors: int, seed: int = 0) ->
             batch_size=5000,
         )
     if examples.run is not None:
-        run = {key: {t: value["t1"] for t in ids} if "t1" in value else value for key, value in examples.run.items()}
+        # the example run scores ``t1``: made to score every topic (its other fields, such as a
+        # labels run's flags, kept as they are)
+        run = {
+            key: {t: value["t1"] for t in ids} if isinstance(value, dict) and "t1" in value else value
+            for key, value in examples.run.items()
+        }
         import_runs(campaign=campaign, runs=[{"name": "run-a", "data": run}])
     # The rebuild the runs' import queued is never run (the settings' database queue has
     # no worker here): the first build is what first_build times.

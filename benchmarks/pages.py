@@ -122,7 +122,6 @@ def large_campaign(topics: int, assessors: int, seed: int = 0) -> Campaign:
                         payload=payload,
                         status=Judgment.Status.SUBMITTED,
                         version=1,
-                        submitted_payload=payload,
                         submitted_version=1,
                         submitted_at=now,
                     )

@@ -76,6 +76,39 @@ def table_sizes() -> dict[str, int]:
         return {name: int(size) for name, size in cursor.fetchall()}
 
 
+def part_sizes() -> dict[str, int]:
+    """Bytes of each part of the judgments' and revisions' tables: the rows (``<table>``),
+    on PostgreSQL their TOAST and maps (``<table> toast``), and each index by name; read
+    after :func:`table_sizes` reclaimed what is free."""
+    from django.db import connection
+
+    tables = ("annotate_judgment", "annotate_judgmentrevision")
+    found: dict[str, int] = {}
+    with connection.cursor() as cursor:
+        for table in tables:
+            if connection.vendor == "sqlite":
+                cursor.execute(
+                    "SELECT s.name, SUM(s.pgsize) FROM dbstat s JOIN sqlite_master m ON m.name = s.name "
+                    "WHERE m.tbl_name = %s GROUP BY s.name",
+                    [table],
+                )
+                found.update({name: int(size) for name, size in cursor.fetchall()})
+            else:
+                cursor.execute(
+                    "SELECT pg_relation_size(%s::regclass), pg_table_size(%s::regclass) - pg_relation_size(%s::regclass)",
+                    [table, table, table],
+                )
+                rows, toast = cursor.fetchone()
+                found[table], found[f"{table} toast"] = int(rows), int(toast)
+                cursor.execute(
+                    "SELECT c.relname, pg_relation_size(i.indexrelid) FROM pg_index i "
+                    "JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indrelid = %s::regclass",
+                    [table],
+                )
+                found.update({name: int(size) for name, size in cursor.fetchall()})
+    return found
+
+
 def set_up(items: int, assessors: int):
     """A pairs campaign of ``items`` one-candidate topics, ``assessors`` assessors
     each with an API client; (campaign id, clients, topic ids)."""
@@ -151,18 +184,22 @@ def child(args: argparse.Namespace) -> None:
     call_command("migrate", verbosity=0)
     campaign, clients, ids = set_up(args.items, args.assessors)
     before = table_sizes()
+    parts_before = part_sizes()
     judgments = run_workload(campaign, clients, ids, drafts=args.drafts, round_size=args.round)
     assert Judgment.objects.filter(status="submitted").count() == judgments
     assert not StaleTopic.objects.exists(), "the worker left stale topics"
     assert TopicPartial.objects.count() == len(ids)
     after = table_sizes()
     grown = {table: after.get(table, 0) - before.get(table, 0) for table in after}
+    parts_after = part_sizes()
+    parts = {part: parts_after[part] - parts_before.get(part, 0) for part in parts_after}
     print(
         json.dumps(
             {
                 "engine": connection.vendor,
                 "judgments": judgments,
                 "grown": grown,
+                "parts": parts,
                 "total_after": sum(after.values()),
             }
         )
@@ -245,6 +282,10 @@ def main() -> None:
     for engine, run in runs.items():
         top = sorted(run["grown"].items(), key=lambda kv: -kv[1])[:8]
         print(f"  {engine}: " + ", ".join(f"{t} {s / run['judgments']:.0f}" for t, s in top if s))
+    print("\nThe judgments' and revisions' tables by part (rows, TOAST, each index), bytes per judgment:")
+    for engine, run in runs.items():
+        parts = sorted(run["parts"].items(), key=lambda kv: -kv[1])
+        print(f"  {engine}: " + ", ".join(f"{p} {s / run['judgments']:.0f}" for p, s in parts if s))
     first = engines[0]
     per_judgment = {e: sum(groups[e].values()) / runs[e]["judgments"] for e in runs}
     extra = {f"bytes_per_judgment_{e}": round(per_judgment[e]) for e in engines[1:]}

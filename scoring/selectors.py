@@ -14,7 +14,7 @@ from django.db.models import Count, OuterRef, Subquery
 from django.utils import timezone
 
 from annotate import judges as judges_of
-from annotate.models import Campaign, Curation, Judgment, JudgmentRevision, Run, Topic
+from annotate.models import SUBMITTED_PAYLOAD, Campaign, Curation, Judgment, JudgmentRevision, Run, Topic
 from concord import typed
 from concord.errors import InvalidInput
 from kinds.registry import get_kind
@@ -47,9 +47,9 @@ def submitted_judgments(
         judgments = judgments.exclude(assessor_id__in=judges_of.model_judge_ids(campaign))
     return [
         JudgmentRow(topic_id, username, payload)
-        for topic_id, username, payload in judgments.order_by("topic_id", "assessor__username").values_list(
-            "topic_id", "assessor__username", "submitted_payload"
-        )
+        for topic_id, username, payload in judgments.order_by("topic_id", "assessor__username")
+        .annotate(counted=SUBMITTED_PAYLOAD)
+        .values_list("topic_id", "assessor__username", "counted")
     ]
 
 

@@ -254,13 +254,18 @@ def load_campaign(document: Any, *, creator=None) -> Campaign:
                     f"file.judgments[{index}].submitted_payload", f"a {status} judgment needs the version that counts"
                 )
             kind.data.clean_payload(counted, topic.data, complete=True, params=campaign.params)
+            if status == "submitted" and counted != entry["payload"]:
+                raise InvalidInput(
+                    f"file.judgments[{index}].submitted_payload",
+                    "a submitted judgment counts its payload: the two differ",
+                )
         judgment = Judgment.objects.create(
             topic=topic,
             assessor=user(entry["assessor"], f"file.judgments[{index}].assessor"),
             payload=entry["payload"],
             status=status,
             version=entry["version"],
-            submitted_payload=counted,
+            held_payload=counted if status == "reopened" else None,
             submitted_version=counted_version,
             submitted_at=parse_datetime(entry["submitted_at"]) if entry.get("submitted_at") else None,
             active_ms=_active_ms(entry.get("active_ms", 0), f"file.judgments[{index}].active_ms"),

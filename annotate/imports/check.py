@@ -367,7 +367,7 @@ def judgment_table() -> rows.Table:
     now = timezone.now()
     return rows.table(
         Judgment,
-        ("topic_id", "assessor_id", "payload", "submitted_payload"),
+        ("topic_id", "assessor_id", "payload"),
         status=Judgment.Status.SUBMITTED,
         version=1,
         submitted_version=1,

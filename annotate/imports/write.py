@@ -249,9 +249,7 @@ def _judgment_steps(checked: CheckedJudgments, progress: Callable[[int], None] |
     for first in range(0, len(wanted), fence.BATCH):
         newest = Judgment.objects.aggregate(m=Max("pk"))["m"] or 0
         chunk = zip(wanted[first : first + fence.BATCH], checked.rows[first : first + fence.BATCH])
-        table.insert(
-            ((topic, assessor, payload, payload) for (topic, assessor), (_, _, payload) in chunk), done=progress
-        )
+        table.insert(((topic, assessor, payload) for (topic, assessor), (_, _, payload) in chunk), done=progress)
         _revisions_of_new_judgments(campaign, after=newest)
         yield
     out["summary"] = ImportSummary(

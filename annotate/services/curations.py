@@ -18,6 +18,7 @@ from django.db import transaction
 
 from annotate import changes, judges
 from annotate.models import (
+    SUBMITTED_PAYLOAD,
     Campaign,
     Curation,
     CurationRevision,
@@ -73,7 +74,11 @@ def submitted(topic: Topic, *, model_judges: bool = False) -> list[tuple[str, di
         rows = rows.filter(assessor_id__in=judges.model_judge_ids(topic.campaign_id))
     else:
         rows = rows.exclude(assessor_id__in=judges.left_out(topic.campaign))
-    rows = rows.order_by("assessor__username").values_list("assessor__username", "submitted_payload")
+    rows = (
+        rows.order_by("assessor__username")
+        .annotate(counted=SUBMITTED_PAYLOAD)
+        .values_list("assessor__username", "counted")
+    )
     return [(name, payload) for name, payload in rows]
 
 

@@ -176,11 +176,13 @@ def _write(
     judgment.status = status
     judgment.version += 1
     if status == _S.SUBMITTED:
-        judgment.submitted_payload = judgment.payload
+        judgment.held_payload = None  # its payload is the one that counts (Judgment.submitted_payload)
         judgment.submitted_version = judgment.version
         judgment.submitted_at = timezone.now()
+    elif status == _S.REOPENED and previous == _S.SUBMITTED:
+        judgment.held_payload = judgment.payload  # kept while drafts change the payload on top
     elif status not in Judgment.COUNTING:
-        judgment.submitted_payload = judgment.submitted_version = judgment.submitted_at = None
+        judgment.held_payload = judgment.submitted_version = judgment.submitted_at = None
     if judgment.pk is not None:
         judgment.save()  # an update: (topic, assessor) is unchanged, so no clash to catch
     else:

@@ -406,7 +406,6 @@ def seed_fresh(*, topics: int, samples: int, kinds: tuple[str, ...] = (), spare:
                     payload=payloads[index % 2],
                     status="submitted",
                     version=1,
-                    submitted_payload=payloads[index % 2],
                     submitted_version=1,
                     submitted_at=timezone_now(),
                 )

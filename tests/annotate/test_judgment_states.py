@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from annotate import selectors
 from annotate.imports.backup import dump_campaign, load_campaign
-from annotate.models import Judgment, JudgmentRevision, Topic
+from annotate.models import SUBMITTED_PAYLOAD, Campaign, Judgment, JudgmentRevision, Topic
 from annotate.services.judgments import (
     TRANSITIONS,
     Conflict,
@@ -119,6 +119,24 @@ def test_every_allowed_transition(campaign, people, state, action):
         assert judgment.revisions.get(version=judgment.submitted_version).payload == judgment.submitted_payload
     else:
         assert (judgment.submitted_payload, judgment.submitted_version, judgment.submitted_at) == (None, None, None)
+    # the counting payload is stored apart only while a draft sits on top of it
+    assert judgment.held_payload == (judgment.submitted_payload if judgment.status == "reopened" else None)
+    counted = Judgment.objects.annotate(counted=SUBMITTED_PAYLOAD).values_list("counted", flat=True).get(pk=judgment.pk)
+    assert counted == judgment.submitted_payload
+
+
+def test_a_reopened_judgment_counts_what_was_submitted_while_its_draft_changes(campaign, people):
+    topic, alice = alice_topic(campaign, people), people["alice"]
+    put(topic, alice, FIRST, "submitted", 0)
+    reopen_judgment(topic=topic, assessor=alice, version=1)
+    put(topic, alice, SECOND, "draft", 2)
+    judgment = Judgment.objects.get(topic=topic, assessor=alice)
+    assert (judgment.payload, judgment.held_payload, judgment.submitted_payload) == (SECOND, FIRST, FIRST)
+    assert [r.payload for r in scoring_selectors.submitted_judgments(campaign)] == [FIRST]
+    put(topic, alice, SECOND, "submitted", 3)
+    judgment.refresh_from_db()
+    assert (judgment.held_payload, judgment.submitted_payload, judgment.submitted_version) == (None, SECOND, 4)
+    assert [r.payload for r in scoring_selectors.submitted_judgments(campaign)] == [SECOND]
 
 
 @pytest.mark.parametrize(("state", "action"), REFUSED)
@@ -415,6 +433,14 @@ def test_a_backup_keeps_the_counting_version_and_the_reason(campaign, people):
     document["campaign"]["name"] = "Older"
     older = load_campaign(document)
     assert [(r.assessor, r.payload) for r in scoring_selectors.submitted_judgments(older)] == [("alice", SECOND)]
+    # A submitted judgment counts its payload: a file saying otherwise is refused, naming where.
+    document["campaign"]["name"] = "Contradictory"
+    entry = next(e for e in document["judgments"] if e["assessor"] == "alice")
+    entry["submitted_payload"], entry["submitted_version"] = FIRST, entry["version"]
+    with pytest.raises(InvalidInput) as refused:
+        load_campaign(document)
+    assert refused.value.field.endswith(".submitted_payload")
+    assert not Campaign.objects.filter(name="Contradictory").exists()
 
 
 def test_phase_one_leaves_out_a_judgment_withdrawn_before_phase_two(campaign, people):
@@ -466,3 +492,39 @@ def _judgments_across_the_migration(people, executor, before, after) -> None:
         ("alice", "submitted", FIRST, 3),
         ("bob", "draft", None, None),
     ]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_keeps_a_second_copy_only_of_a_reopened_judgment(people):
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    before, after = [("annotate", "0014_membership_model_judge")], [("annotate", "0015_judgment_held_payload")]
+    executor = MigrationExecutor(connection)
+    latest = executor.loader.graph.leaf_nodes()
+    try:
+        executor.migrate(before)
+        old = executor.loader.project_state(before).apps
+        campaign = old.get_model("annotate", "Campaign").objects.create(kind="pairs", name="Old")
+        topic = old.get_model("annotate", "Topic").objects.create(campaign=campaign, external_id="q1", data={})
+        made = old.get_model("annotate", "Judgment").objects
+        made.create(
+            topic=topic, assessor_id=people["alice"].pk, payload=FIRST, status="submitted", version=1,
+            submitted_payload=FIRST, submitted_version=1,
+        )  # fmt: skip
+        made.create(
+            topic=topic, assessor_id=people["bob"].pk, payload=SECOND, status="reopened", version=3,
+            submitted_payload=FIRST, submitted_version=1,
+        )  # fmt: skip
+        executor = MigrationExecutor(connection)
+        executor.migrate(after)
+        new = executor.loader.project_state(after).apps.get_model("annotate", "Judgment")
+        rows = new.objects.order_by("assessor__username").values_list("status", "payload", "held_payload")
+        assert list(rows) == [("submitted", FIRST, None), ("reopened", SECOND, FIRST)]
+        executor = MigrationExecutor(connection)
+        executor.migrate(before)  # and back: each counting judgment's payload in the old column again
+        old = executor.loader.project_state(before).apps.get_model("annotate", "Judgment")
+        rows = old.objects.order_by("assessor__username").values_list("status", "submitted_payload")
+        assert list(rows) == [("submitted", FIRST), ("reopened", FIRST)]
+    finally:
+        MigrationExecutor(connection).migrate(latest)

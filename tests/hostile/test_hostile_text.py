@@ -334,7 +334,6 @@ def test_text_stored_before_the_checks_is_still_answered(api, people, every_kind
         payload=payload,
         status="submitted",
         version=1,
-        submitted_payload=payload,
         submitted_version=1,
     )
     JudgmentRevision.objects.create(

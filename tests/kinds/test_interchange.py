@@ -16,7 +16,7 @@ from django.core.management import CommandError, call_command
 
 from annotate.imports import read, write
 from annotate.imports.write import import_judgments, import_topics
-from annotate.models import Judgment, Topic
+from annotate.models import SUBMITTED_PAYLOAD, Judgment, Topic
 from annotate.services.campaigns import create_campaign
 from concord.errors import InvalidInput
 from scoring.downloads import export_file
@@ -38,9 +38,9 @@ def doccano_zip(folder: str) -> bytes:
 def judgments(campaign) -> dict[tuple[str, str], dict]:
     return {
         (user, topic): payload
-        for user, topic, payload in Judgment.objects.filter(topic__campaign=campaign).values_list(
-            "assessor__username", "topic__external_id", "submitted_payload"
-        )
+        for user, topic, payload in Judgment.objects.filter(topic__campaign=campaign)
+        .annotate(counted=SUBMITTED_PAYLOAD)
+        .values_list("assessor__username", "topic__external_id", "counted")
     }
 
 

@@ -16,7 +16,7 @@ from rest_framework.test import APIClient
 
 from annotate.api.serializers import JudgmentSerializer, judgment_body
 from annotate.imports.write import import_topics
-from annotate.models import Judgment
+from annotate.models import SUBMITTED_PAYLOAD, Judgment
 from annotate.services.campaigns import create_campaign
 from annotate.services.judgments import reopen_judgment, save_judgment, withdraw_judgment
 from annotate.services.members import add_member
@@ -121,7 +121,8 @@ def test_a_campaigns_counting_judgments_are_read_through_its_topics(campaign):
     query = Judgment.objects.filter(topic__campaign=campaign, status__in=Judgment.COUNTING).order_by(
         "topic_id", "assessor__username"
     )
-    sql, params = query.values_list("topic_id", "assessor__username", "submitted_payload").query.sql_with_params()
+    counted = query.annotate(counted=SUBMITTED_PAYLOAD)
+    sql, params = counted.values_list("topic_id", "assessor__username", "counted").query.sql_with_params()
     with connection.cursor() as cursor:
         cursor.execute("EXPLAIN QUERY PLAN " + sql, params)
         plan = [row[-1] for row in cursor.fetchall()]
