@@ -270,10 +270,14 @@ def test_the_flag_is_written_with_the_import_or_not_at_all(people):
     before = stored(campaign)
     checked = prepared.checked
     with pytest.raises(InvalidInput) as refused:
-        write_checked(checked.topics, judgments=checked.judgments, params=checked.params, model_judges=("ann", "nobody"))
+        write_checked(
+            checked.topics, judgments=checked.judgments, params=checked.params, model_judges=("ann", "nobody")
+        )
     assert refused.value.field == "model_judge"
     assert stored(campaign) == before
-    write_checked(checked.topics, judgments=checked.judgments, params=checked.params, model_judges=prepared.model_judges)
+    write_checked(
+        checked.topics, judgments=checked.judgments, params=checked.params, model_judges=prepared.model_judges
+    )
     assert flagged(campaign) == {JUDGE}
 
 
