@@ -280,7 +280,17 @@ def campaign_uploads(request: HttpRequest, campaign_id: int) -> HttpResponse:
 # -- the import wizard ------------------------------------------------------------------
 
 #: Fields of the wizard's forms besides ``map.<column>``.
-WIZARD_FIELDS = {"file", "step", "format", "positive", "rank", "map_members", "sheet"}
+WIZARD_FIELDS = {
+    "file",
+    "step",
+    "format",
+    "positive",
+    "rank",
+    "map_members",
+    "sheet",
+    "model_judge",
+    "model_judge.more",
+}
 WIZARD_STEPS = ("preview", "again", "confirm")
 
 
@@ -327,6 +337,8 @@ def _choices(spec: KindSpec, post: Any) -> wizard.Choices:
         },
         picked=tuple(post.getlist("col.picked")) if "col.picked.shown" in post else None,
         scale={name: post[name] for name in post if name in scale},
+        model_judges=tuple(post.getlist("model_judge")),
+        more_judges=post.get("model_judge.more", ""),
     )
 
 
@@ -400,6 +412,16 @@ def campaign_import(request: HttpRequest, campaign_id: int) -> HttpResponse:
             detected=needed.detected,
             shapes=wizard.table_shapes(spec),
         )
+        return render(request, "annotate/import_preview.html", context, status=400)
+    except wizard.NotRaters as refused:
+        # The file reads: its preview again, with the names to correct (the file stays staged).
+        if step == "preview":
+            try:
+                staging.put(context["filename"], raw)
+            except InvalidInput as invalid:
+                return _wizard_error(request, context, invalid, staging)
+        preview = refused.prepared.preview
+        context.update(error=refused, preview=preview, detected=preview.detected, table=preview.table)
         return render(request, "annotate/import_preview.html", context, status=400)
     except wizard.TableChoices as needed:
         # The file reads, but not as laid out or on the scale given: kept for the organiser to correct.

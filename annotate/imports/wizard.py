@@ -27,7 +27,7 @@ import tempfile
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +37,7 @@ from annotate.imports import check, detect, ratings, read
 from annotate.imports.check import CheckedImport, check_runs, check_topics
 from annotate.imports.write import write_checked
 from annotate.models import Campaign
+from annotate.services.members import shown_name
 from concord import paramforms, reading
 from concord.errors import InvalidInput
 from kinds.base import Kind
@@ -67,6 +68,11 @@ class Choices:
     columns: Mapping[str, str] = field(default_factory=dict)
     picked: tuple[str, ...] | None = None
     scale: Mapping[str, str] = field(default_factory=dict)
+    #: Raters of the file to mark model judges (an LLM used as a rater) as they are imported: the
+    #: preview's boxes (``model_judge``, one a rater) and the names typed beside them when the file
+    #: has more raters than the page lists (``model_judge.more``).
+    model_judges: tuple[str, ...] = ()
+    more_judges: str = ""
 
 
 @dataclass(frozen=True)
@@ -83,12 +89,18 @@ class Preview:
     sheets: tuple[str, ...] = ()
     #: A rating table's layout and scale, to correct on the page.
     table: TableView | None = None
+    #: A judgments file's raters (the first ``SHOWN_RATERS``), and how many more: the page's
+    #: model-judge boxes (a rating table's are its ``table``'s).
+    raters: tuple[str, ...] = ()
+    more_raters: int = 0
 
 
 @dataclass(frozen=True)
 class Prepared:
     preview: Preview
     checked: CheckedImport
+    #: The raters the import marks model judges (:func:`model_judges`: raters of the file, every one).
+    model_judges: tuple[str, ...] = ()
 
 
 #: The shape that reads a table as a crowd table (the kind's own long shape, e.g. pairs').
@@ -99,6 +111,8 @@ GUESS_ROWS = 20
 SHOWN_RATERS = 100
 #: Distinct labels the page lists with their counts.
 SHOWN_VALUES = 40
+#: Model judges the message after an import names.
+SAID_JUDGES = 10
 
 
 @dataclass(frozen=True)
@@ -127,9 +141,8 @@ class TableView:
     scale_fields: tuple[paramforms.Field, ...]
     values: tuple[tuple[str, int], ...]
     more_values: int
-    #: The raters found (the first ``SHOWN_RATERS``), and how many more. The wizard's "these raters
-    #: are model judges" checkboxes belong beside them (annotate.services.members.set_model_judge,
-    #: after the import: wizard.write).
+    #: The raters found (the first ``SHOWN_RATERS``), and how many more: each with its model-judge
+    #: box (:func:`model_judges`), but a count table's anonymous slots.
     raters: tuple[str, ...]
     more_raters: int
     anonymous: bool
@@ -144,6 +157,16 @@ class TableChoices(InvalidInput):
         super().__init__(error.field, error.message)
         self.view = view
         self.detected = detected
+
+
+class NotRaters(InvalidInput):
+    """A model judge named on the preview that the file does not make a rater (400 naming the
+    field): the file reads, so its preview is shown again with the names to correct (the file
+    stays staged)."""
+
+    def __init__(self, error: InvalidInput, prepared: Prepared) -> None:
+        super().__init__(error.field, error.message)
+        self.prepared = prepared
 
 
 class MappingNeeded(InvalidInput):
@@ -162,7 +185,13 @@ def takes_crowd_labels(spec: KindSpec) -> bool:
 
 
 def prepare(campaign: Campaign, raw: bytes, filename: str, choices: Choices) -> Prepared:
-    """Read and check ``raw`` for ``campaign`` as an import would; nothing is written."""
+    """Read and check ``raw`` for ``campaign`` as an import would, with the model judges named
+    among its raters (:func:`model_judges`); nothing is written."""
+    prepared = _read(campaign, raw, filename, choices)
+    return replace(prepared, model_judges=model_judges(prepared, choices))
+
+
+def _read(campaign: Campaign, raw: bytes, filename: str, choices: Choices) -> Prepared:
     spec = get_kind(campaign.kind)
     detected = detect.detect(raw, filename)
     refuse_unread(spec, detected)
@@ -181,9 +210,13 @@ def prepare(campaign: Campaign, raw: bytes, filename: str, choices: Choices) -> 
 def write(prepared: Prepared) -> str:
     """Write what :func:`prepare` checked; what was imported, in a sentence."""
     checked = prepared.checked
-    imported = write_checked(checked.topics, runs=checked.runs, judgments=checked.judgments, params=checked.params)
-    # Model judges: the raters the organiser marks as such on the preview would be marked here,
-    # once the import has created their memberships (annotate.services.members.set_model_judge).
+    imported = write_checked(
+        checked.topics,
+        runs=checked.runs,
+        judgments=checked.judgments,
+        params=checked.params,
+        model_judges=prepared.model_judges,
+    )
     parts = [_count(len(imported.topics), "topic")]
     if imported.runs:
         parts.append(_count(len(imported.runs), "run"))
@@ -192,12 +225,52 @@ def write(prepared: Prepared) -> str:
         parts.append(_count(summary.judgments, "judgment"))
         parts.append(_count(summary.assessors_created, "new imported worker"))
     table = prepared.preview.table
-    scale = f"; the campaign's scale: {table.scale_text}" if checked.params is not None and table else ""
-    return f"Imported {', '.join(parts)} from {prepared.preview.filename}{scale}."
+    said = f"; the campaign's scale: {table.scale_text}" if checked.params is not None and table else ""
+    judges = prepared.model_judges
+    if judges:
+        more = f" and {len(judges) - SAID_JUDGES:,} more" if len(judges) > SAID_JUDGES else ""
+        said += f"; marked model judge{'s' if len(judges) != 1 else ''}: {', '.join(judges[:SAID_JUDGES])}{more}"
+    return f"Imported {', '.join(parts)} from {prepared.preview.filename}{said}."
 
 
 def _count(number: int, noun: str) -> str:
     return f"{number:,} {noun}{'' if number == 1 else 's'}"
+
+
+# -- model judges ---------------------------------------------------------------------
+
+
+def model_judges(prepared: Prepared, choices: Choices) -> tuple[str, ...]:
+    """The raters ``choices`` names as model judges (``model_judge``: the preview's boxes;
+    ``model_judge.more``: names typed, separated by commas or white space), each once, in the
+    order named. Every one must be a rater of the file (an account the import writes judgments
+    under, new or existing); a count table has none to name (its raters are anonymous slots).
+    Else :class:`NotRaters` naming the field and the first name at fault."""
+    named = [("model_judge", name) for name in choices.model_judges]
+    named += [("model_judge.more", name) for name in re.split(r"[\s,]+", choices.more_judges) if name]
+    if not named:
+        return ()
+    table = prepared.preview.table
+    judgments = prepared.checked.judgments
+    raters: set[str] = set()
+    if judgments is not None and not (table is not None and table.anonymous):
+        raters = {*judgments.accounts.new, *judgments.accounts.existing}
+    for where, name in named:
+        if name in raters:
+            continue
+        if not raters:
+            why = (
+                "a table of counts names no raters (its labels are anonymous rating slots)"
+                if table is not None and table.anonymous
+                else "this file holds no judgments"
+            )
+            raise NotRaters(InvalidInput(where, f"{why}: none can be a model judge"), prepared)
+        listed = table.raters if table is not None else prepared.preview.raters
+        some = ", ".join(listed[:5]) + (", ..." if len(raters) > 5 else "")
+        raise NotRaters(
+            InvalidInput(where, f"{shown_name(name)} is not a rater of this file (its raters: {some})"), prepared
+        )
+    return tuple(dict.fromkeys(name for _, name in named))
 
 
 # -- what a file is, and where it goes ------------------------------------------------
@@ -612,7 +685,19 @@ def _judgments_prepared(
         ("judgments", len(judgments.rows)),
     )
     reads_as = {".json": "judgments (JSON)", ".csv": "crowd labels (a table)"}.get(parsed.format, parsed.format)
-    preview = Preview(filename, detected, reads_as, columns, rows, counts, tuple(warnings), sheets)
+    raters = list(dict.fromkeys(worker for _, worker, _ in judgments.rows))
+    preview = Preview(
+        filename,
+        detected,
+        reads_as,
+        columns,
+        rows,
+        counts,
+        tuple(warnings),
+        sheets,
+        raters=tuple(raters[:SHOWN_RATERS]),
+        more_raters=max(0, len(raters) - SHOWN_RATERS),
+    )
     return Prepared(preview, checked)
 
 

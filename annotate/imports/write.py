@@ -113,11 +113,12 @@ def write_checked(
     judgments: CheckedJudgments | None = None,
     progress: Callable[[int], None] | None = None,
     params: ParamsChange | None = None,
+    model_judges: Sequence[str] = (),
 ) -> Imported:
     """Write the checked parts of one import as one (annotate/imports/fence.py: topics
     first, since the runs and judgments may be of them; ``params``, the campaign's new
-    params, in the last transaction), mark the campaign's reports stale, and read back
-    what was created."""
+    params, and ``model_judges``, raters of ``judgments`` to mark model judges, in the last
+    transaction), mark the campaign's reports stale, and read back what was created."""
     campaign = next(part.campaign for part in (topics, runs, judgments) if part is not None)
     plan = fence.Plan(
         rows=sum(len(part.rows) for part in (topics, runs, judgments) if part is not None),
@@ -126,8 +127,9 @@ def write_checked(
         runs=[name for name, _ in runs.rows] if runs else [],
     )
     out: dict[str, Any] = {"positions": range(0), "summary": None}
+    steps = _import_steps(campaign, topics, runs, judgments, progress, out, params, model_judges)
     try:
-        fence.write(campaign, _import_steps(campaign, topics, runs, judgments, progress, out, params), plan)
+        fence.write(campaign, steps, plan)
     except IntegrityError:
         # A unique constraint: a topic id, run name, account or judgment taken meanwhile.
         raise InvalidInput("file", f"the campaign {CHANGED_MEANWHILE}") from None
@@ -141,7 +143,7 @@ def write_checked(
     )
 
 
-def _import_steps(campaign, topics, runs, judgments, progress, out: dict, params=None) -> Iterator[None]:
+def _import_steps(campaign, topics, runs, judgments, progress, out: dict, params=None, judges=()) -> Iterator[None]:
     if topics:
         yield from _topic_steps(topics, out)
     if runs:
@@ -151,6 +153,10 @@ def _import_steps(campaign, topics, runs, judgments, progress, out: dict, params
     if params is not None:
         # In the last transaction: the judgments and their scale appear together.
         _change_params(campaign, params, judgments)
+    if judges:
+        # In the last transaction too, once every rater's membership exists: the judgments
+        # appear already classed as the model's.
+        _mark_model_judges(campaign, judges)
     if runs or judgments or params is not None:
         # With the last rows (and, for a large import, the fence's fall).
         changes.campaign_changed(campaign)
@@ -167,6 +173,24 @@ def _change_params(campaign: Campaign, change: ParamsChange, judgments: CheckedJ
         raise InvalidInput("scale", f"the campaign's judgments {CHANGED_MEANWHILE}: its scale stays as it is")
     Campaign.objects.filter(pk=campaign.pk).update(params=change.after)
     campaign.params = change.after
+
+
+#: Names per query marking model judges (SQLite's bound on a statement's parameters aside).
+_JUDGES_PER_QUERY = 500
+
+
+def _mark_model_judges(campaign: Campaign, names: Sequence[str]) -> None:
+    """Mark the members ``names`` (distinct: raters of the import) model judges, as
+    annotate.services.members.set_model_judge does one member (the reports learn of it with
+    the import's judgments). Each must still be a member: else InvalidInput naming
+    ``model_judge``, and the import is undone. A failed import leaves no flag: the last
+    transaction, which sets them, commits with the import's last rows or not at all."""
+    marked = 0
+    for first in range(0, len(names), _JUDGES_PER_QUERY):
+        chunk = names[first : first + _JUDGES_PER_QUERY]
+        marked += Membership.objects.filter(campaign=campaign, user__username__in=chunk).update(model_judge=True)
+    if marked != len(names):
+        raise InvalidInput("model_judge", f"the campaign's members {CHANGED_MEANWHILE}")
 
 
 def import_crowd_labels(
