@@ -32,7 +32,7 @@ def test_an_organiser_marks_a_member_a_model_judge_and_back(client, campaign, pe
     assert (answer.status_code, answer["Location"]) == (303, f"/campaigns/{campaign.pk}/members/")
     assert flag(campaign, "bob") is True and flag(campaign, "alice") is False
     page = client.get(f"/campaigns/{campaign.pk}/members/").content.decode()
-    assert "bob is now a model judge" in page and 'aria-label="Count bob as a person"' in page
+    assert "bob is now a model judge" in page and 'aria-label="Count as a person: bob"' in page
     assert switch(client, campaign, "bob", "false").status_code == 303
     assert flag(campaign, "bob") is False
 
