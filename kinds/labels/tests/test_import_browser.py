@@ -12,6 +12,10 @@ campaign keeps the numeric scale found, and the page's six ICC forms are compare
 pingouin's intraclass_corr. They need the items every rater rated (Shrout & Fleiss's complete
 table), which in this table is item 14 alone: every form is undefined, on the page as in pingouin.
 
+A third campaign takes a table whose every item every rater scored, pingouin's own ``icc.csv``
+(long: 8 wines x 4 judges, scores 0-9) as the package ships it: the six forms on the page equal
+pingouin's to the digits shown, with their F tests.
+
 The report is built by the task the import queues (the tests' task backend runs it in the live
 server when the import commits); the report section polls for it, so the test waits for its
 "from N submitted judgments" line rather than for a time."""
@@ -30,6 +34,7 @@ from irrCAC.raw import CAC
 from playwright.sync_api import expect
 
 from annotate.models import Campaign, Judgment
+from tests.annotate.test_import_rating_tables import ICC_CSV
 from tests.e2e.axe import AXE
 from tests.e2e.test_import_wizard_browser import choose, serious_violations
 from tests.stats.test_ratingtables import pingouin_icc  # noqa: F401 (a fixture: pingouin's ICC, loaded bare)
@@ -188,3 +193,38 @@ def test_raw_5observers_on_its_numeric_scale_and_the_intraclass_correlations(
         assert math.isnan(wanted["ICC"]) and math.isnan(wanted["F"]) and math.isnan(wanted["pval"])
         assert (icc.split()[0], f, p) == ("—", "—", "—"), (form, icc, f, p)
     assert len(compared) == 6  # each of pingouin's forms once
+
+
+def test_pingouin_icc_csv_and_its_six_intraclass_correlations(
+    new_page,
+    live_server,
+    login,
+    make_user,
+    pingouin_icc,  # noqa: F811
+):
+    """A long table (a row per score) of a complete design: every ICC form is defined, and the
+    page's value and F of each equal pingouin's on the same table."""
+    make_user("nadia", organiser=True)
+    page = new_page()
+    login(page, "nadia")
+    campaign = new_labels_campaign(page, live_server, "Wines")
+    choose(page, ICC_CSV)
+    expect(page.locator("#import-reads-as")).to_contain_text("long")
+    expect(page.locator("#import-scale-found")).to_have_text("Read on: interval: numbers from 0 to 9 in steps of 1")
+    page.get_by_role("button", name="Import").click()
+    expect(page.locator("#upload-done")).to_contain_text("the campaign's scale: interval: numbers from 0 to 9")
+
+    open_report(page, campaign, 4)
+    frame = pd.read_csv(ICC_CSV).pivot(index="Wine", columns="Judge", values="Scores")
+    reference = pingouin_icc(frame.to_numpy(float)).set_index("Type")
+    expect(page.locator("body")).to_contain_text("Over the 8 items every one of 4 assessors labelled")
+    rows = page.locator("#icc-table tbody tr")
+    expect(rows).to_have_count(6)
+    compared = set()
+    for k in range(6):
+        form, mcgraw_wong, _, icc, f, _ = (cell.strip() for cell in rows.nth(k).locator("td").all_inner_texts())
+        wanted = reference.loc[mcgraw_wong if mcgraw_wong in reference.index else form]
+        compared.add(wanted.name)
+        assert_shown(icc.split()[0], wanted["ICC"])
+        assert_shown(f, wanted["F"])
+    assert len(compared) == 6
