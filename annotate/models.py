@@ -10,6 +10,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import models
+from django.db.models.functions import Coalesce
 
 
 class Campaign(models.Model):
@@ -209,7 +210,10 @@ class JudgmentRevision(models.Model):
     author = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+", db_index=False
     )
-    payload = models.JSONField()
+    #: This version's payload; null on the judgment's newest revision, whose payload is the
+    #: judgment's own (``payload``): stored once, and copied here when a newer revision is made
+    #: (annotate.services.judgments). Queries read it as ``REVISION_PAYLOAD``.
+    kept_payload = models.JSONField(null=True, blank=True)
     status = models.CharField(max_length=16, choices=Judgment.Status.choices)
     source = models.CharField(max_length=32, default="web", help_text="web, api or import")
     #: Why the judgment was withdrawn (the assessor's words); blank otherwise.
@@ -229,6 +233,19 @@ class JudgmentRevision(models.Model):
 
     def __str__(self) -> str:
         return f"{self.judgment_id} v{self.version}"
+
+    @property
+    def payload(self) -> Any:
+        """This version's payload (the judgment's own on its newest revision)."""
+        return self.judgment.payload if self.kept_payload is None else self.kept_payload
+
+    @payload.setter
+    def payload(self, value: Any) -> None:
+        self.kept_payload = value
+
+
+#: ``JudgmentRevision.payload`` in a query (``.annotate(payload_of=REVISION_PAYLOAD)``).
+REVISION_PAYLOAD = Coalesce(models.F("kept_payload"), models.F("judgment__payload"), output_field=models.JSONField())
 
 
 class Run(models.Model):

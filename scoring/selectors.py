@@ -14,7 +14,16 @@ from django.db.models import Count, OuterRef, Subquery
 from django.utils import timezone
 
 from annotate import judges as judges_of
-from annotate.models import SUBMITTED_PAYLOAD, Campaign, Curation, Judgment, JudgmentRevision, Run, Topic
+from annotate.models import (
+    REVISION_PAYLOAD,
+    SUBMITTED_PAYLOAD,
+    Campaign,
+    Curation,
+    Judgment,
+    JudgmentRevision,
+    Run,
+    Topic,
+)
 from concord import typed
 from concord.errors import InvalidInput
 from kinds.registry import get_kind
@@ -166,8 +175,10 @@ def phase_payloads(
     ).exclude(judgment__assessor_id__in=judges_of.left_out(campaign))
     if topic_ids is not None:
         revisions = revisions.filter(judgment__topic_id__in=topic_ids)
-    revisions = revisions.order_by("judgment_id", "version").values_list(
-        "judgment__topic_id", "judgment__assessor__username", "payload", "status"
+    revisions = (
+        revisions.order_by("judgment_id", "version")
+        .annotate(payload_of=REVISION_PAYLOAD)
+        .values_list("judgment__topic_id", "judgment__assessor__username", "payload_of", "status")
     )
     payloads: dict[tuple[int, str], dict[str, Any]] = {}
     for topic, assessor, payload, status in revisions:  # the last version wins

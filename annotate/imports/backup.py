@@ -274,7 +274,10 @@ def load_campaign(document: Any, *, creator=None) -> Campaign:
             JudgmentRevision(
                 judgment=judgment,
                 version=r["version"],
-                payload=r["payload"],
+                # the newest revision's payload is its judgment's, kept once (JudgmentRevision.kept_payload)
+                kept_payload=None
+                if r["version"] == entry["version"] and r["payload"] == entry["payload"]
+                else r["payload"],
                 author=user(r["author"], f"file.judgments[{index}].revisions[{i}].author"),
                 status=r["status"],
                 source=r.get("source", "import"),

@@ -287,14 +287,15 @@ def _revisions_of_new_judgments(campaign: Campaign, *, after: int) -> None:
     the import's) gets its first, copied from it in the database."""
     revision = rows.table(
         JudgmentRevision,
-        ("judgment_id", "author_id", "payload"),
+        ("judgment_id", "author_id"),
         version=1,
         status=Judgment.Status.SUBMITTED,
         source="import",
     )
     quote = connection.ops.quote_name
     judgment, topic, history = (quote(m._meta.db_table) for m in (Judgment, Topic, JudgmentRevision))
-    copied = {"judgment_id": "j.id", "author_id": "j.assessor_id", "payload": "j.payload"}
+    # no payload: the newest revision's is its judgment's (JudgmentRevision.kept_payload)
+    copied = {"judgment_id": "j.id", "author_id": "j.assessor_id"}
     fields = revision.fields()
     values = [copied.get(f.attname, "%s") for f in fields]
     params = [revision.fixed[f.attname] for f in fields if f.attname not in copied]

@@ -164,12 +164,24 @@ def _assignment_items(topic: Topic, assessor: AbstractBaseUser) -> tuple[bool, l
 
 
 def _write(
-    judgment: Judgment, *, status: str, author: AbstractBaseUser, source: str, reason: str = "", client: str = ""
+    judgment: Judgment,
+    *,
+    status: str,
+    author: AbstractBaseUser,
+    source: str,
+    payload: Any = None,
+    reason: str = "",
+    client: str = "",
 ) -> None:
-    """Save ``judgment`` one version up in ``status``, its revision, and mark
-    the topic stale when what counts changed. ``client``: a draft save's or a
-    submission's origin (:func:`save_judgment`), whose revision may replace the
-    draft revision before it."""
+    """Save ``judgment`` one version up in ``status`` (with ``payload``, where given), its
+    revision, and mark the topic stale when what counts changed. ``client``: a draft save's
+    or a submission's origin (:func:`save_judgment`), whose revision may replace the draft
+    revision before it. The newest revision holds no payload of its own (the judgment's is
+    it: ``JudgmentRevision.kept_payload``); the one before it gets its copy when a new
+    revision is made, not when a save replaces it."""
+    before = judgment.payload
+    if payload is not None:
+        judgment.payload = payload
     topic = judgment.topic
     counted = (judgment.submitted_version, judgment.status in Judgment.COUNTING)
     previous = judgment.status
@@ -198,11 +210,14 @@ def _write(
             replaced = JudgmentRevision.objects.filter(judgment=judgment, version=judgment.version)
             changes.topic_changed(topic, replaced.values_list("pk", flat=True).get())
         return
+    if judgment.version > 1:
+        older = JudgmentRevision.objects.filter(judgment=judgment, version=judgment.version - 1)
+        older.filter(kept_payload__isnull=True).update(kept_payload=before)
     revision = JudgmentRevision.objects.create(
         judgment=judgment,
         version=judgment.version,
         author=author,
-        payload=judgment.payload,
+        kept_payload=None,
         status=status,
         source=source,
         reason=reason,
@@ -233,7 +248,7 @@ def _replace_draft(judgment: Judgment, *, previous: str, author: AbstractBaseUse
         return False
     now = timezone.now()
     since = now - timedelta(seconds=window)
-    update = {"version": judgment.version, "payload": judgment.payload, "saves": F("saves") + 1, "updated_at": now}
+    update = {"version": judgment.version, "kept_payload": None, "saves": F("saves") + 1, "updated_at": now}
     if judgment.status == _S.SUBMITTED:
         update |= {"status": _S.SUBMITTED, "client": "", "created_at": now}
     latest = JudgmentRevision.objects.filter(
@@ -318,9 +333,8 @@ def save_judgment(
     target = transition(judgment.status if judgment else NEW, SUBMIT if status == _S.SUBMITTED else SAVE)
     if judgment is None:
         judgment = Judgment(topic=topic, assessor=assessor)
-    judgment.payload = cleaned
     judgment.active_ms += active_ms
-    _write(judgment, status=target, author=assessor, source=source, client=client)
+    _write(judgment, payload=cleaned, status=target, author=assessor, source=source, client=client)
     return SaveResult(judgment)
 
 

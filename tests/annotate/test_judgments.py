@@ -2,7 +2,7 @@
 
 import pytest
 
-from annotate.models import Judgment, JudgmentRevision, Topic
+from annotate.models import REVISION_PAYLOAD, Judgment, JudgmentRevision, Topic
 from annotate.services.judgments import Conflict, NotAssigned, save_judgment
 from concord.errors import InvalidInput
 
@@ -21,7 +21,9 @@ def test_every_save_appends_a_revision_and_bumps_the_version(campaign, people):
     second = save_judgment(topic=topic, assessor=alice, payload=ALL_MATCH, status="submitted", version=1)
     assert (first.judgment.version, second.judgment.version) == (1, 2)
     revisions = list(
-        JudgmentRevision.objects.filter(judgment=second.judgment).values_list("version", "status", "payload")
+        JudgmentRevision.objects.filter(judgment=second.judgment)
+        .annotate(payload_of=REVISION_PAYLOAD)
+        .values_list("version", "status", "payload_of")
     )
     assert revisions == [(1, "draft", {"matches": {"c1": True}}), (2, "submitted", ALL_MATCH)]
     assert second.judgment.submitted_at is not None

@@ -20,7 +20,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from annotate.imports.write import import_topics
-from annotate.models import Judgment, JudgmentRevision
+from annotate.models import REVISION_PAYLOAD, Judgment, JudgmentRevision
 from annotate.services.campaigns import create_campaign
 from annotate.services.judgments import Conflict, reopen_judgment, save_judgment, withdraw_judgment
 from annotate.services.members import add_member
@@ -39,7 +39,8 @@ def history(topic, user) -> list[tuple]:
     return list(
         JudgmentRevision.objects.filter(judgment__topic=topic, judgment__assessor=user)
         .order_by("version")
-        .values_list("version", "status", "saves", "payload")
+        .annotate(payload_of=REVISION_PAYLOAD)
+        .values_list("version", "status", "saves", "payload_of")
     )
 
 
@@ -183,7 +184,11 @@ def test_large_factoid_drafts_through_the_api_store_one_revision_not_five(people
         payload["factoids"][0]["text"] = f"draft {version}"
         answer = api.put(url, {"payload": payload, "status": "draft", "version": version}, format="json")
         assert answer.status_code == 200, answer.content[:300]
-    rows = list(JudgmentRevision.objects.filter(judgment__topic=topic).values_list("version", "saves", "payload"))
+    rows = list(
+        JudgmentRevision.objects.filter(judgment__topic=topic)
+        .annotate(payload_of=REVISION_PAYLOAD)
+        .values_list("version", "saves", "payload_of")
+    )
     assert [(v, n) for v, n, _ in rows] == [(6, 6)]
     assert rows[-1][2]["factoids"][0]["text"] == "draft 5"  # the last draft; the judgment holds it too
 
@@ -275,3 +280,61 @@ def test_a_minute_after_they_began_the_cap_lets_new_revisions_begin(campaign, pe
         (7, "draft", 1),
         (10, "draft", 3),
     ]
+
+
+def test_each_revision_keeps_its_payload_and_the_newest_shares_the_judgments(campaign, people):
+    """The judgment's payload is stored once: its newest revision holds no copy, and the one
+    before gets its copy when a new revision is made (JudgmentRevision.kept_payload)."""
+    topic, alice = campaign.topics.first(), people["alice"]
+    save(topic, alice, draft(1), 0)
+    save(topic, alice, ALL, 1, status="submitted")
+    reopen_judgment(topic=topic, assessor=alice, version=2)
+    save(topic, alice, draft(2), 3)
+    save(topic, alice, draft(4), 4)
+    withdraw_judgment(topic=topic, assessor=alice, version=5, reason="wrong query")
+    save(topic, alice, draft(3), 6)
+    expected = [(2, ALL), (3, ALL), (5, draft(4)), (6, draft(4)), (7, draft(3))]
+    assert [(version, payload) for version, _, _, payload in history(topic, alice)] == expected
+    revisions = JudgmentRevision.objects.filter(judgment__topic=topic).order_by("version")
+    assert [(r.version, r.payload) for r in revisions] == expected
+    assert [r.version for r in revisions if r.kept_payload is None] == [7]
+    save(topic, alice, draft(1), 7, client="")  # a new revision: the one before it gets its copy
+    assert JudgmentRevision.objects.get(judgment__topic=topic, version=7).kept_payload == draft(3)
+    assert JudgmentRevision.objects.get(judgment__topic=topic, version=8).payload == draft(1)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_drops_only_the_newest_revisions_copy(people):
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    before, after = [("annotate", "0015_judgment_held_payload")], [("annotate", "0016_judgmentrevision_kept_payload")]
+    executor = MigrationExecutor(connection)
+    latest = executor.loader.graph.leaf_nodes()
+    try:
+        executor.migrate(before)
+        old = executor.loader.project_state(before).apps
+        campaign = old.get_model("annotate", "Campaign").objects.create(kind="pairs", name="Old")
+        topic = old.get_model("annotate", "Topic").objects.create(campaign=campaign, external_id="q1", data={})
+        judgment = old.get_model("annotate", "Judgment").objects.create(
+            topic=topic, assessor_id=people["alice"].pk, payload=draft(2), status="draft", version=2
+        )
+        revisions = old.get_model("annotate", "JudgmentRevision").objects
+        revisions.create(judgment=judgment, version=1, payload=draft(1), status="draft")
+        revisions.create(judgment=judgment, version=2, payload=draft(2), status="draft")
+        executor = MigrationExecutor(connection)
+        executor.migrate(after)
+        new = executor.loader.project_state(after).apps.get_model("annotate", "JudgmentRevision")
+        assert list(new.objects.order_by("version").values_list("version", "kept_payload")) == [
+            (1, draft(1)),
+            (2, None),
+        ]
+        executor = MigrationExecutor(connection)
+        executor.migrate(before)
+        back = executor.loader.project_state(before).apps.get_model("annotate", "JudgmentRevision")
+        assert list(back.objects.order_by("version").values_list("version", "payload")) == [
+            (1, draft(1)),
+            (2, draft(2)),
+        ]
+    finally:
+        MigrationExecutor(connection).migrate(latest)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from annotate.models import Judgment, JudgmentRevision, Topic
+from annotate.models import REVISION_PAYLOAD, Judgment, JudgmentRevision, Topic
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -26,7 +26,11 @@ def test_drafts_from_one_page_share_a_revision_and_another_tabs_stays(new_page, 
         first.keyboard.press(key)
         saved(first, version)
     judgment = Judgment.objects.get(topic=topic, assessor=people["alice"])
-    rows = lambda: list(JudgmentRevision.objects.filter(judgment=judgment).values_list("version", "saves", "payload"))  # noqa: E731
+    rows = lambda: list(
+        JudgmentRevision.objects.filter(judgment=judgment)
+        .annotate(payload_of=REVISION_PAYLOAD)
+        .values_list("version", "saves", "payload_of")
+    )  # noqa: E731
     assert [(v, n) for v, n, _ in rows()] == [(3, 3)]
     assert rows()[0][2] == {"matches": {"c1": True, "c2": False, "c3": True}}
 
