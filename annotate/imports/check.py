@@ -16,13 +16,11 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import reduce
-from operator import or_
 from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Exists, JSONField, OuterRef, Q, Subquery
+from django.db import connection
 from django.utils import timezone
 
 from annotate.imports import problems as refused
@@ -252,27 +250,32 @@ def existing_judgments(
     import would write, by pair. Only existing accounts can have one (an earlier import's
     workers, mapped members); they are read ``EXISTING_PER_QUERY`` pairs a query, each pair an
     exact (topic, assessor) lookup by the unique index, with its assignment in the same query,
-    after one query for the campaign's topic ids: never a query per row."""
+    after one query for the campaign's topic ids: never a query per row. The SQL is written
+    here: the ORM took 0.1 ms a pair to build such a query (5 s of a preview of 50,000)."""
     users = {name: user.pk for name, user in accounts.existing.items()}
     wanted = [(topic, worker) for topic, worker in pairs if worker in users]
     if not wanted:
         return {}
     topic_ids = dict(campaign.topics.values_list("external_id", "pk"))
     keys = {(topic_ids[t], users[w]): (t, w) for t, w in wanted if t in topic_ids}
-    assignment = Assignment.objects.filter(topic_id=OuterRef("topic_id"), assessor_id=OuterRef("assessor_id"))
+    quote = connection.ops.quote_name
+    judgment, assignment = quote(Judgment._meta.db_table), quote(Assignment._meta.db_table)
+    items = Assignment._meta.get_field("items")
     found: dict[tuple[str, str], Found] = {}
     pending = sorted(keys)
-    for first in range(0, len(pending), EXISTING_PER_QUERY):
-        chunk = pending[first : first + EXISTING_PER_QUERY]
-        query = Judgment.objects.filter(reduce(or_, (Q(topic_id=t, assessor_id=a) for t, a in chunk)))
-        query = query.annotate(
-            assigned=Exists(assignment),
-            items=Subquery(assignment.values("items")[:1], output_field=JSONField()),
-        )
-        for topic, assessor, pk, version, status, assigned, items in query.values_list(
-            "topic_id", "assessor_id", "pk", "version", "status", "assigned", "items"
-        ):
-            found[keys[(topic, assessor)]] = Found(pk, version, status, assigned, items)
+    with connection.cursor() as cursor:
+        for first in range(0, len(pending), EXISTING_PER_QUERY):
+            chunk = pending[first : first + EXISTING_PER_QUERY]
+            cursor.execute(
+                "SELECT j.topic_id, j.assessor_id, j.id, j.version, j.status, a.id, a.items "
+                f"FROM {judgment} j LEFT JOIN {assignment} a "
+                "ON a.topic_id = j.topic_id AND a.assessor_id = j.assessor_id "
+                f"WHERE {' OR '.join(['(j.topic_id = %s AND j.assessor_id = %s)'] * len(chunk))}",
+                [value for pair in chunk for value in pair],
+            )
+            for topic, assessor, pk, version, status, assigned, scope in cursor.fetchall():
+                scope = items.from_db_value(scope, None, connection) if scope is not None else None
+                found[keys[(topic, assessor)]] = Found(pk, version, status, assigned is not None, scope)
     return found
 
 

@@ -175,7 +175,7 @@ def _import_steps(campaign, topics, runs, judgments, progress, out: dict, params
 
 #: Judgments one import replaces at most: each is a few queries through the judgment services,
 #: in the import's last transaction (which holds the database's write lock).
-REPLACE_MOST = 500
+REPLACE_MOST = 200
 
 
 def _replace_judgments(campaign: Campaign, checked: CheckedJudgments) -> int:

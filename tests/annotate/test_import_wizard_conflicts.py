@@ -291,6 +291,36 @@ def test_a_rating_table_imported_again_replaces_its_raters_judgments_keeping_the
     assert Assignment.objects.get(assessor__username="r2").items == ["i1"]
 
 
+def test_a_rating_tables_repeated_ratings_and_labels_off_the_scale_are_listed_and_skipped(organiser, people):
+    """A's ratings of item 1 after the first (25 of them: the first 20 named, the others counted),
+    and a label off the ordinal scale typed on the page: listed, then left out."""
+    campaign = create_campaign(creator=people["organiser"], kind="labels", name="Scores", overlap=1)
+    raw = "rater,item,label\nA,1,3\nB,1,2\n" + "A,1,1\n" * 25 + "B,2,4\nA,2,0\n"
+    scale = {"scale.level": "ordinal", "scale.categories": "0\n1\n2\n3"}
+    page = preview(organiser, campaign, raw, name="long.csv", **scale)
+    assert page.status_code == 200, page.context.get("error")
+    twice, off = page.context["preview"].problems
+    assert (twice.kind, twice.rows, len(twice.examples), twice.more) == ("duplicate", 25, 20, 5)
+    assert twice.examples[0] == ("line 4, column label", "'A' rated item '1' twice (also line 2, column label)")
+    assert (off.kind, off.rows, off.examples) == (
+        "label",
+        1,
+        [
+            (
+                "line 29, column label",
+                "'4' is not a category of the scale (ordinal: 0 < 1 < 2 < 3): add it to the categories below",
+            )
+        ],
+    )
+    assert b"and 5 more" in page.content
+    done = organiser.post(url(campaign), {"step": "confirm", "resolve": "skip", **scale})
+    assert done.status_code == 302, done.context["error"]
+    assert {k: v[2]["labels"] for k, v in stored(campaign).items()} == {
+        ("A", "batch-1"): {"1": "3", "2": "0"},
+        ("B", "batch-1"): {"1": "2"},
+    }
+
+
 # -- bounded work ----------------------------------------------------------------------------------
 
 
