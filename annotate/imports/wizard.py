@@ -302,12 +302,16 @@ def outcome(prepared: Prepared) -> Preview:
                 no_replace = "none of the judgments already there may be replaced: each says why"
             else:
                 kept = len(existing) - replaceable
-                also = f", {kept:,} skipped (not replaceable: each says why)" if kept else ""
+                how = (
+                    f"{replaceable:,} replaced, {kept:,} skipped (not replaceable: each says why)"
+                    if kept
+                    else "replaced"
+                )
                 resolutions.append(
                     (
                         REPLACE,
-                        f"{whole}: {new:,} new, {replaceable:,} already there — replaced{also}{rest}. A judgment "
-                        "replaced becomes a new submitted version; the one it replaces stays in its history.",
+                        f"{whole}: {new:,} new, {len(existing):,} already there — {how}{rest}. A judgment replaced "
+                        "becomes a new submitted version; the one it replaces stays in its history.",
                     )
                 )
         else:
@@ -374,10 +378,10 @@ SAID_VALUES = 8
 def binary_warning(values: list[tuple[str, int]], decode: Any, more: bool = False) -> str:
     """What the preview says of a column of more than two distinct labels (``values``: text,
     count; ``more``: it has others) that ``decode`` (a label's text -> True, False, or None: not
-    a match label) makes match / no match, when some
-    label other than the match words (``read.MATCH_WORDS``, ``NO_MATCH_WORDS``) was read so:
-    the value meaning a match was typed and turned a scale into two values (9 on a 0-9 scale).
-    "" when nothing was turned (the labels kind's scales, graded relevance: not match labels)."""
+    a match label) makes match / no match when it read some label other than the match words
+    (``read.MATCH_WORDS``, ``NO_MATCH_WORDS``) so: the value meaning a match was typed and turned
+    a scale into two values (9 on a 0-9 scale). "" when nothing was turned (the labels kind's
+    scales and graded relevance decode to no booleans)."""
     if len(values) <= 2 and not more:
         return ""
     matches, others = [], []

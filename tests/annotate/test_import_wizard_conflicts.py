@@ -274,7 +274,7 @@ def test_a_rating_table_imported_again_replaces_its_raters_judgments_keeping_the
         ),
     ]
     assert dict(shown.resolutions)["replace"].startswith(
-        "3 judgments of the file: 1 new, 1 already there — replaced, 1 skipped (not replaceable: each says why)."
+        "3 judgments of the file: 1 new, 2 already there — 1 replaced, 1 skipped (not replaceable: each says why)."
     )
     done = organiser.post(url(campaign), {"step": "confirm", "resolve": "replace", "expected": shown.signature})
     assert done.status_code == 302, done.context["error"]

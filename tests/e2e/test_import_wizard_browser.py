@@ -4,7 +4,8 @@ really has: a PNG dropped by mistake, a crowd CSV whose label column is named
 semicolons, CRLF), an .xlsx workbook, on a new campaign with no topics; and
 TREC topics dropped on the generic Topics form. Each file is previewed (what
 was detected, the counts, the first rows), confirmed, and read back from the
-database."""
+database. A file imported again shows its judgments already there at the
+preview, not after Import; columns mapped stay mapped through an error."""
 
 from __future__ import annotations
 
