@@ -45,8 +45,10 @@ import numpy as np
 
 from annotate.imports import check as checks
 from annotate.imports import interchange as ix
+from annotate.imports import problems as refused
 from annotate.imports.check import CheckedImport, CheckedJudgments, ParamsChange
 from annotate.imports.detect import Detected, Table
+from annotate.imports.problems import Problems
 from annotate.models import Campaign, Judgment
 from annotate.services.campaigns import clean_campaign_params
 from concord import budget as budgets
@@ -467,7 +469,6 @@ def read_table(
             _add_counts(found, categories, cell, at, number, slot, budget, describe)
     if found.ratings == 0:
         raise InvalidInput("file", "no ratings: every cell the layout reads is empty")
-    _refuse_twice(found)
     return found
 
 
@@ -504,21 +505,28 @@ def _add_counts(found: Found, categories, cell, at: int, number: int, slot, budg
             found.add(rater, at, name, number, index)
 
 
-def _refuse_twice(found: Found) -> None:
-    """A rater who rated a unit twice is refused, naming both places."""
+def _twice(found: Found, problems: Problems | None) -> np.ndarray:
+    """A rater who rated a unit twice: refused naming both places, or (``problems``) every
+    rating after a rater's first of a unit gathered as refused; the ratings left out (a mask)."""
     raters = np.frombuffer(found.rater, dtype=np.uint32).astype(np.int64)
     units = np.frombuffer(found.unit, dtype=np.uint32).astype(np.int64)
     keys = units * max(len(found.raters), 1) + raters
     order = np.argsort(keys, kind="stable")
     same = np.nonzero(keys[order][1:] == keys[order][:-1])[0]
-    if same.size:
-        first, second = int(order[same[0]]), int(order[same[0] + 1])
+    left_out = np.zeros(found.ratings, dtype=bool)
+    for index in same[: None if problems is not None else 1]:
+        # The stable sort keeps a pair's ratings in the file's order: its first is kept.
+        first, second = int(order[index]), int(order[index + 1])
         unit = found.units[found.unit[second]]
-        raise InvalidInput(
+        refused.refuse(
+            problems,
+            refused.DUPLICATE,
             found.where(second),
             f"{found.raters[found.rater[second]]!r} rated {found.unit_word} {unit.id!r} twice "
             f"(also {found.where(first)})",
         )
+        left_out[second] = True
+    return left_out
 
 
 def read_interchange(raw: bytes, detected: Detected, tables: RatingTables) -> Found:
@@ -552,7 +560,6 @@ def read_interchange(raw: bytes, detected: Detected, tables: RatingTables) -> Fo
             found.add(rater, unit, label.strip(), len(places) - 1)
     if found.ratings == 0:
         raise InvalidInput("file", "no ratings: no task has an annotation with a choice")
-    _refuse_twice(found)
     return found
 
 
@@ -637,14 +644,29 @@ def check(
     fixed: bool,
     map_members: bool = False,
     preview_rows: int = 10,
+    problems: Problems | None = None,
 ) -> Checked:
     """Everything importing ``found`` into ``campaign`` on ``scale`` writes, checked: every
-    distinct cell read on the scale once (refused naming where it first is), the new topics,
-    one judgment per rater and topic (scoped to the units they rated), the raters' accounts,
-    and the campaign's new params (only while it has no judgments: ``fixed``). Nothing is written."""
+    distinct cell read on the scale once (refused naming where it first is), a rater's second
+    rating of a unit refused naming both, the new topics, one judgment per rater and topic
+    (scoped to the units they rated), the raters' accounts, and the campaign's new params (only
+    while it has no judgments: ``fixed``). With ``problems``, the ratings off the scale, the
+    second ratings of a unit, the judgments the kind refuses and those the campaign already has
+    are gathered there and left out. Nothing is written."""
     tables = spec.tables
     assert tables is not None
-    decoded = [scale.read(text, found.first_where(k)) for k, text in enumerate(found.values)]
+    decoded: list[Any] = []
+    off_scale: set[int] = set()
+    for k, text in enumerate(found.values):
+        try:
+            decoded.append(scale.read(text, found.first_where(k)))
+        except InvalidInput as error:
+            more = found.counts[k] - 1 if problems is not None else 0
+            why = error.message + (f" ({more:,} more rating{'s' if more != 1 else ''} of it)" if more else "")
+            refused.refuse(problems, refused.LABEL, error.field, why, rows=found.counts[k])
+            decoded.append(None)
+            off_scale.add(k)
+    left_out = _twice(found, problems)
     params = dict(scale.params)
     change = None
     if params != campaign.params:
@@ -659,11 +681,20 @@ def check(
     known = {**existing, **(checked_topics.data if checked_topics else {})}
     grouped: dict[tuple[int, str], dict[str, Any]] = {}
     for k in range(found.ratings):
+        if left_out[k] or found.value[k] in off_scale:
+            continue
         topic, unit = places[found.unit[k]]
         grouped.setdefault((found.rater[k], topic), {})[unit] = decoded[found.value[k]]
+    raters = sorted({rater for rater, _ in grouped})
+    accounts = checks.clean_workers(
+        campaign,
+        {found.raters[r]: found.rater_where[r] for r in raters},
+        map_members=map_members and not found.anonymous,
+    )
+    there = checks.existing_judgments(campaign, accounts, ((topic, found.raters[r]) for r, topic in grouped))
     kind = spec.data
     prepare = checks.judgment_table().prepare
-    rows, scopes = [], []
+    rows, scopes, clashes = [], [], []
     for (rater, topic), values in grouped.items():
         data = known[topic]
         every = kind.items(data)
@@ -674,20 +705,29 @@ def check(
                 tables.payload(values), data, complete=True, params={**params, "scope": scope} if scope else params
             )
         except InvalidInput as error:
-            raise InvalidInput(f"rater {name!r}, topic {topic!r}: {error.field}", error.message) from None
+            refused.refuse(
+                problems,
+                refused.JUDGMENT,
+                f"rater {name!r}, topic {topic!r}: {error.field}",
+                error.message,
+                len(values),
+            )
+            continue
+        if (topic, name) in there:
+            clashes.append(checks.clash(problems, there[(topic, name)], topic, name, scope, payload))
+            continue
         rows.append((topic, name, prepare("payload", payload)))
         scopes.append(scope)
-    accounts = checks.clean_workers(
-        campaign, dict(zip(found.raters, found.rater_where)), map_members=map_members and not found.anonymous
+    judgments = CheckedJudgments(
+        campaign, checks.used_accounts(accounts, rows, clashes), rows, scopes, existing=clashes
     )
-    judgments = CheckedJudgments(campaign, accounts, rows, scopes)
     shown = tuple(
         (
             found.where(k),
             found.raters[found.rater[k]],
             places[found.unit[k]][0],
             places[found.unit[k]][1],
-            _shown(decoded[found.value[k]]),
+            _shown(decoded[found.value[k]]) if found.value[k] not in off_scale else "(off the scale: left out)",
         )
         for k in range(min(preview_rows, found.ratings))
     )
@@ -695,7 +735,7 @@ def check(
         (f"{tables.unit}s", len(found.units)),
         ("new topics", len(new_topics)),
         ("raters", len(found.raters)),
-        ("new imported workers", len(accounts.new)),
+        ("new imported workers", len(judgments.accounts.new)),
         ("ratings", found.ratings),
         ("cells without a rating", found.empty),
         ("judgments", len(rows)),

@@ -15,6 +15,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from annotate.imports import problems as refused
+from annotate.imports.problems import Problems
 from annotate.models import Campaign
 from concord import jsonsafe, reading
 from concord.errors import InvalidInput
@@ -79,9 +81,28 @@ class CrowdFile:
     #: A ``worker,item,label`` file's items, in order: each its own topic, created
     #: by the campaign's kind (``Kind.topic_for_item``) where the campaign lacks it.
     items: list[str] = field(default_factory=list)
+    #: A crowd table's distinct labels as written (the first ``LABEL_TEXTS``), with how often;
+    #: ``more_texts``: it has others.
+    texts: dict[str, int] = field(default_factory=dict)
+    more_texts: bool = False
+
+    def count_text(self, value: str) -> None:
+        value = value.strip()
+        if value in self.texts:
+            self.texts[value] += 1
+        elif len(self.texts) < LABEL_TEXTS:
+            self.texts[value] = 1
+        else:
+            self.more_texts = True
 
 
-def read_crowd_csv(raw: bytes | str, *, positive: str | None = None, delimiter: str = ",") -> CrowdFile:
+#: Distinct labels a crowd table's reading keeps with their counts (what the preview says of them).
+LABEL_TEXTS = 1000
+
+
+def read_crowd_csv(
+    raw: bytes | str, *, positive: str | None = None, delimiter: str = ",", problems: Problems | None = None
+) -> CrowdFile:
     """Read (worker, item, label) rows.
 
     Accepted headers:
@@ -95,11 +116,12 @@ def read_crowd_csv(raw: bytes | str, *, positive: str | None = None, delimiter: 
     Labels are 1/0, true/false, yes/no or match/no-match; any other pair of
     values needs ``positive``, the value that means a match. Any other column,
     a column named twice, a row longer than the header or a file without rows
-    is refused.
+    is refused; so is a label that is not a match label, unless ``problems``
+    gathers it (the row is left out).
     """
     reader = csv.DictReader(reading.Lines(raw), restval="", delimiter=delimiter)
     try:
-        return _read_crowd_rows(reader, positive)
+        return _read_crowd_rows(reader, positive, problems)
     except csv.Error as error:
         # The reader counts the line it failed on only once it has read it.
         raise InvalidInput(f"line {reader.line_num + 1}", f"not CSV: {error}") from None
@@ -152,17 +174,17 @@ def csv_rows(reader: csv.DictReader) -> Iterator[tuple[int, dict[str, str]]]:
         raise InvalidInput("file", "no rows: the file has a header and nothing else")
 
 
-def _read_crowd_rows(reader: csv.DictReader, positive: str | None) -> CrowdFile:
+def _read_crowd_rows(reader: csv.DictReader, positive: str | None, problems: Problems | None) -> CrowdFile:
     columns = set(reader.fieldnames or [])
     if {"!amt_worker_ids", "orig_id", "response"} <= columns:
         check_columns(reader, CROWDTRUTH_COLUMNS | CROWDTRUTH_SKIPPED)
-        return _read_crowdtruth(reader, positive)
+        return _read_crowdtruth(reader, positive, problems)
     if set(GROUPED_COLUMNS) <= columns:
         check_columns(reader, GROUPED_COLUMNS)
-        return _read_generic(reader, positive, grouped=True)
+        return _read_generic(reader, positive, problems, grouped=True)
     if set(ITEM_COLUMNS) <= columns:
         check_columns(reader, ITEM_COLUMNS)
-        return _read_generic(reader, positive, grouped=False)
+        return _read_generic(reader, positive, problems, grouped=False)
     raise InvalidInput("file", missing_columns(list(reader.fieldnames or [])))
 
 
@@ -194,7 +216,9 @@ def missing_columns(columns: list[str]) -> str:
     )
 
 
-def _label(value: str, positive: str | None, line: int) -> bool:
+def _label(value: str, positive: str | None, line: int, problems: Problems | None = None) -> bool | None:
+    """A label read as match or no match; None: not a match label, gathered in ``problems``
+    (else refused)."""
     value = value.strip()
     if positive is not None:
         return value == positive
@@ -202,14 +226,17 @@ def _label(value: str, positive: str | None, line: int) -> bool:
         return True
     if value.lower() in _FALSE:
         return False
-    raise InvalidInput(f"line {line}: label", f"{value!r} is not a match label; say which value means a match")
+    refused.refuse(
+        problems, refused.LABEL, f"line {line}: label", f"{value!r} is not a match label; say which value means a match"
+    )
+    return None
 
 
 def _text(value: str | None) -> str:
     return html.unescape(value or "").strip()
 
 
-def _read_crowdtruth(reader: csv.DictReader, positive: str | None) -> CrowdFile:
+def _read_crowdtruth(reader: csv.DictReader, positive: str | None, problems: Problems | None) -> CrowdFile:
     result = CrowdFile()
     seen: set[str] = set()
     for line, row in csv_rows(reader):
@@ -221,9 +248,13 @@ def _read_crowdtruth(reader: csv.DictReader, positive: str | None) -> CrowdFile:
         if item not in seen:
             seen.add(item)
             result.topics.append(_crowdtruth_topic(row, item))
-            if (row.get("gold") or "").strip():
-                result.reference[item] = {"item": _label(row["gold"], positive, line)}
-        result.labels.append(CrowdLabel(worker, item, "item", _label(row["response"] or "", positive, line), line))
+            gold = _label(row["gold"], positive, line, problems) if (row.get("gold") or "").strip() else None
+            if gold is not None:
+                result.reference[item] = {"item": gold}
+        result.count_text(row["response"] or "")
+        label = _label(row["response"] or "", positive, line, problems)
+        if label is not None:
+            result.labels.append(CrowdLabel(worker, item, "item", label, line))
     return result
 
 
@@ -240,7 +271,9 @@ def _crowdtruth_topic(row: dict[str, str], item: str) -> dict[str, Any]:
     }
 
 
-def _read_generic(reader: csv.DictReader, positive: str | None, *, grouped: bool) -> CrowdFile:
+def _read_generic(
+    reader: csv.DictReader, positive: str | None, problems: Problems | None, *, grouped: bool
+) -> CrowdFile:
     result = CrowdFile()
     seen: set[str] = set()
     for line, row in csv_rows(reader):
@@ -253,7 +286,10 @@ def _read_generic(reader: csv.DictReader, positive: str | None, *, grouped: bool
         if not grouped and topic not in seen:
             seen.add(topic)
             result.items.append(topic)
-        result.labels.append(CrowdLabel(worker, topic, candidate, _label(row["label"] or "", positive, line), line))
+        result.count_text(row["label"] or "")
+        label = _label(row["label"] or "", positive, line, problems)
+        if label is not None:
+            result.labels.append(CrowdLabel(worker, topic, candidate, label, line))
     return result
 
 
@@ -343,17 +379,19 @@ def read_judgment_file(
     positive: str | None = None,
     rank: str = "overall",
     delimiter: str = ",",
+    problems: Problems | None = None,
 ) -> JudgmentFile:
     """Parse a judgments file with the reader :func:`pick_format` chooses (``.json``:
     judgments; a format of the campaign's kind (``KindSpec.judgment_files``, e.g.
     Label Studio's ``.labelstudio.json``, SQuALITY's ``.jsonl``); ``.csv``: a crowd
-    CSV, whose items become topics where the kind makes them, ``Kind.topic_for_item``)."""
+    CSV, whose items become topics where the kind makes them, ``Kind.topic_for_item``;
+    ``problems`` gathers its labels that are not match labels)."""
     kind = get_kind(campaign.kind)
     chosen = pick_format(kind, filename, format)
     if chosen == ".json":
         return JudgmentFile(chosen, entries=read_judgments_json(raw))
     if chosen == ".csv":
-        crowd = read_crowd_csv(raw, positive=positive, delimiter=delimiter)
+        crowd = read_crowd_csv(raw, positive=positive, delimiter=delimiter, problems=problems)
         _topics_for_items(campaign, kind, crowd)
         return JudgmentFile(chosen, crowd=crowd)
     reader = kind.judgment_files[chosen]

@@ -290,8 +290,11 @@ WIZARD_FIELDS = {
     "sheet",
     "model_judge",
     "model_judge.more",
+    "resolve",
+    "binary",
+    "expected",
 }
-WIZARD_STEPS = ("preview", "again", "confirm")
+WIZARD_STEPS = ("preview", "again", "confirm", "cancel")
 
 
 def _table_fields(spec: KindSpec) -> tuple[set[str], set[str]]:
@@ -322,6 +325,9 @@ def _choices(spec: KindSpec, post: Any) -> wizard.Choices:
     if shape and shape not in {value for value, _ in wizard.table_shapes(spec)}:
         shapes = ", ".join(value for value, _ in wizard.table_shapes(spec)) or "none: this kind reads no rating tables"
         raise InvalidInput("shape", f"unknown shape {shape!r} (known: {shapes})")
+    resolve = post.get("resolve", "")
+    if resolve and resolve not in wizard.RESOLUTIONS:
+        raise InvalidInput("resolve", f"expected one of: {', '.join(wizard.RESOLUTIONS)}")
     return wizard.Choices(
         format=format,
         positive=post.get("positive", "").strip(),
@@ -339,6 +345,9 @@ def _choices(spec: KindSpec, post: Any) -> wizard.Choices:
         scale={name: post[name] for name in post if name in scale},
         model_judges=tuple(post.getlist("model_judge")),
         more_judges=post.get("model_judge.more", ""),
+        gather=True,
+        resolve=resolve,
+        binary=flag(post.get("binary"), "binary"),
     )
 
 
@@ -360,7 +369,10 @@ def _mapping_rows(needed: wizard.MappingNeeded, choices: wizard.Choices) -> list
 
 @login_required
 def campaign_import(request: HttpRequest, campaign_id: int) -> HttpResponse:
-    """The import wizard: a file is previewed (read and checked, nothing written), then confirmed."""
+    """The import wizard: a file is previewed (read and checked, nothing written), then confirmed
+    or cancelled. Once a file is staged, every refusal shows the page's form again as the
+    organiser left it (the mapping, the match value, the scale, the model judges, the choice of
+    what to do with the rows listed), the file still staged."""
     campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
     uploads = reverse("campaign-uploads", args=[campaign.pk])
     if request.method != "POST":
@@ -374,6 +386,10 @@ def campaign_import(request: HttpRequest, campaign_id: int) -> HttpResponse:
         "formats": read.judgment_formats(spec),
         "samples": samples.samples(spec),
     }
+    if step == "cancel":
+        staging.drop()
+        messages.info(request, "Nothing imported: the file waiting for confirmation was removed.")
+        return redirect(uploads)
     raw = b""
     try:
         if step not in WIZARD_STEPS:
@@ -385,6 +401,7 @@ def campaign_import(request: HttpRequest, campaign_id: int) -> HttpResponse:
         else:
             staged = staging.get()
             name, raw = staged.name, staged.raw
+            context["staged"] = True
         context["filename"] = name
         # Read and checked within the import's budget (concord/budget.py: CPU, cells, memory).
         with budget.scope():
@@ -392,67 +409,135 @@ def campaign_import(request: HttpRequest, campaign_id: int) -> HttpResponse:
         if step == "preview":
             # Kept only once it reads: a file refused is never written to disk.
             staging.put(name, raw)
+            context["staged"] = True
         if step == "confirm":
             # Checked again at confirmation (the campaign may have changed since the
             # preview), then written in batches behind the campaign's fence: no
-            # transaction here (annotate/imports/fence.py).
+            # transaction here (annotate/imports/fence.py). What the preview said is
+            # what is written, or nothing (wizard.confirmable).
+            wizard.confirmable(prepared, choices, request.POST.get("expected", ""))
             message = wizard.write(prepared)
             staging.drop()
             messages.success(request, message)
             return redirect(uploads)
     except wizard.MappingNeeded as needed:
-        if step == "preview":
-            try:
-                staging.put(context["filename"], raw)
-            except InvalidInput as invalid:
-                return _wizard_error(request, context, invalid, staging)
+        if not _stage(step, staging, context, raw):
+            return _wizard_error(request, context, context["error"], staging)
         context.update(
             error=needed,
             mapping=_mapping_rows(needed, context["choices"]),
             detected=needed.detected,
             shapes=wizard.table_shapes(spec),
         )
-        return render(request, "annotate/import_preview.html", context, status=400)
-    except wizard.NotRaters as refused:
-        # The file reads: its preview again, with the names to correct (the file stays staged).
-        if step == "preview":
-            try:
-                staging.put(context["filename"], raw)
-            except InvalidInput as invalid:
-                return _wizard_error(request, context, invalid, staging)
+        return _form_page(request, context)
+    except (wizard.NotRaters, wizard.NotConfirmed) as refused:
+        # The file reads: its preview again, with the error to correct (the file stays staged).
+        if not _stage(step, staging, context, raw):
+            return _wizard_error(request, context, context["error"], staging)
         preview = refused.prepared.preview
         context.update(error=refused, preview=preview, detected=preview.detected, table=preview.table)
-        return render(request, "annotate/import_preview.html", context, status=400)
+        return _form_page(request, context)
     except wizard.TableChoices as needed:
         # The file reads, but not as laid out or on the scale given: kept for the organiser to correct.
-        if step == "preview":
-            try:
-                staging.put(context["filename"], raw)
-            except InvalidInput as invalid:
-                return _wizard_error(request, context, invalid, staging)
+        if not _stage(step, staging, context, raw):
+            return _wizard_error(request, context, context["error"], staging)
         context.update(error=needed, table=needed.view, detected=needed.detected)
-        return render(request, "annotate/import_preview.html", context, status=400)
+        return _form_page(request, context)
     except InvalidInput as invalid:
+        if step == "preview" and raw and "choices" in context and _keeps_file(invalid):
+            # A file of a sort the wizard reads, refused as read: kept, with the form, to
+            # change a choice (map the workers onto members, say) rather than upload it again.
+            if not _stage(step, staging, context, raw):
+                return _wizard_error(request, context, context["error"], staging)
         return _wizard_error(request, context, invalid, staging)
     except BaseException:
         # An unexpected failure (logged as a 500 by Django) leaves no file behind either.
         staging.drop()
         raise
     context.update(preview=prepared.preview, detected=prepared.preview.detected, table=prepared.preview.table)
-    return render(request, "annotate/import_preview.html", context)
+    return _form_page(request, context, status=200)
+
+
+def _keeps_file(invalid: InvalidInput) -> bool:
+    """A first preview's refusal that keeps the file staged: not one of a file the wizard reads
+    nothing of (wizard.Unreadable), nor one of the whole file (``file``: no rows, the budget)."""
+    return not isinstance(invalid, wizard.Unreadable) and invalid.field != "file"
+
+
+def _stage(step: str, staging: wizard.Staging, context: dict[str, Any], raw: bytes) -> bool:
+    """Stage a first preview's file to correct a choice on; False (``context["error"]`` set)
+    when staging refuses it. A later step's file is staged already and stays."""
+    if step == "preview":
+        try:
+            staging.put(context["filename"], raw)
+        except InvalidInput as invalid:
+            context["error"] = invalid
+            return False
+    context["staged"] = True
+    return True
+
+
+def _form_page(request: HttpRequest, context: dict[str, Any], status: int = 400) -> HttpResponse:
+    context["kept"] = _kept_fields(context)
+    return render(request, "annotate/import_preview.html", context, status=status)
+
+
+def _kept_fields(context: dict[str, Any]) -> list[tuple[str, str]]:
+    """The organiser's choices the page has no visible control for this time (the error came
+    before the part of the page that shows them), sent again as hidden fields: nothing typed
+    is lost. Each control the page shows is left out (annotate/import_preview.html)."""
+    choices: wizard.Choices | None = context.get("choices")
+    if choices is None:
+        return []
+    preview, table, mapping = context.get("preview"), context.get("table"), context.get("mapping")
+    kept: list[tuple[str, str]] = []
+    if choices.format:
+        kept.append(("format", choices.format))
+    if choices.rank and choices.rank != "overall":
+        kept.append(("rank", choices.rank))
+    if not mapping:
+        kept += [(f"map.{wanted}", column) for wanted, column in choices.mapping.items()]
+    if choices.sheet and not (preview and len(preview.sheets) > 1):
+        kept.append(("sheet", choices.sheet))
+    if choices.positive and table:
+        kept.append(("positive", choices.positive))
+    if choices.map_members and table and table.anonymous:
+        kept.append(("map_members", "true"))
+    if not (table and table.columns) and not (mapping and context.get("shapes")):
+        if choices.shape:
+            kept.append(("shape", choices.shape))
+    if not (table and table.columns):
+        kept += [(f"col.{role}", column) for role, column in choices.columns.items()]
+        if choices.picked is not None:
+            kept += [("col.picked.shown", "1"), *(("col.picked", value) for value in choices.picked)]
+    shown_scale = {f.name for f in table.scale_fields} if table else set()
+    kept += [(name, value) for name, value in choices.scale.items() if name.removesuffix(".shown") not in shown_scale]
+    judges_shown = (table.raters and not table.anonymous) if table else bool(preview and preview.raters)
+    if not judges_shown:
+        kept += [("model_judge", name) for name in choices.model_judges]
+        if choices.more_judges:
+            kept.append(("model_judge.more", choices.more_judges))
+    elif choices.more_judges and not (table.more_raters if table else preview.more_raters):
+        kept.append(("model_judge.more", choices.more_judges))
+    if choices.resolve and not (preview and preview.problems):
+        kept.append(("resolve", choices.resolve))
+    if choices.binary and not (preview and preview.binary):
+        kept.append(("binary", "true"))
+    return kept
 
 
 def _wizard_error(
     request: HttpRequest, context: dict[str, Any], invalid: InvalidInput, staging: wizard.Staging
 ) -> HttpResponse:
-    """The preview page with the error; the staged file is dropped unless only a
-    column's mapping, a rating table's layout or its scale was wrong (the organiser picks
-    another). Staging full: 503."""
-    if not invalid.field.startswith(("map.", "col.", "scale.", "shape")):
-        staging.drop()
-    context.update(error=invalid)
+    """The page with the error. A file staged stays staged, with the form as the organiser left
+    it, but when the staging refused it; a first preview's file that is not kept (wizard.Unreadable,
+    a whole file refused) replaces, and so removes, the one staged before. Staging full: 503."""
     full = isinstance(invalid, wizard.StagingFull)
-    response = render(request, "annotate/import_preview.html", context, status=503 if full else 400)
+    if not context.get("staged") or full:
+        staging.drop()
+        context.pop("staged", None)
+    context.update(error=invalid)
+    response = _form_page(request, context, status=503 if full else 400)
     if full:
         response["Retry-After"] = "60"
     return response

@@ -10,6 +10,16 @@ that reads it (annotate.imports.read, the kind's ``judgment_files`` and
 campaign's fence). A table whose columns are not a crowd table's raises
 :class:`MappingNeeded`, which names the columns found and those wanted.
 
+The preview tells what Import will do (``Choices.gather``): every row the
+import would refuse (a judgment the campaign already has, an unknown topic, a
+repeated row, a label off the scale, a judgment the kind refuses) is gathered
+(annotate.imports.problems) and listed with what each choice does with it:
+skip those rows, replace the judgments the campaign has (where they may be
+replaced: :func:`annotate.imports.check.clash`), or cancel; a column of more
+than two labels read as match / no match is said and must be confirmed
+(:func:`binary_warning`). The confirmation reads the file again with the same
+choices and imports only what the preview showed (:func:`confirmable`).
+
 Between the preview and the confirmation the file waits server-side
 (:class:`Staging`): one file per user and campaign, no larger than the
 upload limit, for at most ``CONCORD_STAGED_SECONDS`` (10 minutes), within a
@@ -35,10 +45,12 @@ from django.conf import settings
 
 from annotate.imports import check, detect, ratings, read
 from annotate.imports.check import CheckedImport, check_runs, check_topics
-from annotate.imports.write import write_checked
+from annotate.imports.problems import Problem, Problems
+from annotate.imports.write import REPLACE_MOST, write_checked
 from annotate.models import Campaign
 from annotate.services.members import shown_name
 from concord import paramforms, reading
+from concord.digits import whole_number
 from concord.errors import InvalidInput
 from kinds.base import Kind
 from kinds.registry import get_kind
@@ -73,6 +85,19 @@ class Choices:
     #: has more raters than the page lists (``model_judge.more``).
     model_judges: tuple[str, ...] = ()
     more_judges: str = ""
+    #: Gather the rows the import would refuse and leave them out (annotate.imports.problems),
+    #: as the wizard does; else the first refuses the file.
+    gather: bool = False
+    #: What to do with the rows gathered: ``skip`` them, or ``replace`` the judgments the
+    #: campaign has (the others skipped); "" not chosen yet.
+    resolve: str = ""
+    #: A column of more than two labels may be read as match / no match (:func:`binary_warning`).
+    binary: bool = False
+
+
+#: The choices for the rows the import would refuse.
+SKIP, REPLACE = "skip", "replace"
+RESOLUTIONS = (SKIP, REPLACE)
 
 
 @dataclass(frozen=True)
@@ -93,6 +118,16 @@ class Preview:
     #: model-judge boxes (a rating table's are its ``table``'s).
     raters: tuple[str, ...] = ()
     more_raters: int = 0
+    #: The rows the import would refuse, by kind (annotate.imports.problems); () none.
+    problems: tuple[Problem, ...] = ()
+    #: What Import does with them, per choice: (``skip`` or ``replace``, in a sentence); and
+    #: why replacing is not offered ("" where it is, or where nothing is there to replace).
+    resolutions: tuple[tuple[str, str], ...] = ()
+    no_replace: str = ""
+    #: A column of more than two labels read as match / no match, said (:func:`binary_warning`).
+    binary: str = ""
+    #: The preview's figures, which the confirmation reads again (:func:`confirmable`).
+    signature: str = ""
 
 
 @dataclass(frozen=True)
@@ -101,6 +136,8 @@ class Prepared:
     checked: CheckedImport
     #: The raters the import marks model judges (:func:`model_judges`: raters of the file, every one).
     model_judges: tuple[str, ...] = ()
+    #: The rows gathered as refused (``Choices.gather``), left out of ``checked``.
+    problems: Problems | None = None
 
 
 #: The shape that reads a table as a crowd table (the kind's own long shape, e.g. pairs').
@@ -169,11 +206,33 @@ class NotRaters(InvalidInput):
         self.prepared = prepared
 
 
-class MappingNeeded(InvalidInput):
-    """A table whose columns are not a crowd table's: ``found`` (the file's) and ``wanted``."""
+class NotConfirmed(InvalidInput):
+    """A confirmation refused although the file reads (:func:`confirmable`): its preview is
+    shown again with the error (the file stays staged)."""
 
-    def __init__(self, message: str, found: list[str], wanted: tuple[str, ...], detected: detect.Detected) -> None:
-        super().__init__("file", message)
+    def __init__(self, field: str, message: str, prepared: Prepared) -> None:
+        super().__init__(field, message)
+        self.prepared = prepared
+
+
+class Unreadable(InvalidInput):
+    """A file the wizard reads nothing of (an image, a binary, text it cannot decode, a TREC
+    file): never staged."""
+
+
+class MappingNeeded(InvalidInput):
+    """A table whose columns are not a crowd table's, or a mapped table refused as read
+    (``field``, ``message``): ``found`` (the file's columns) and ``wanted``, to map (again)."""
+
+    def __init__(
+        self,
+        message: str,
+        found: list[str],
+        wanted: tuple[str, ...],
+        detected: detect.Detected,
+        field: str = "file",
+    ) -> None:
+        super().__init__(field, message)
         self.found = found
         self.wanted = wanted
         self.detected = detected
@@ -186,25 +245,175 @@ def takes_crowd_labels(spec: KindSpec) -> bool:
 
 def prepare(campaign: Campaign, raw: bytes, filename: str, choices: Choices) -> Prepared:
     """Read and check ``raw`` for ``campaign`` as an import would, with the model judges named
-    among its raters (:func:`model_judges`); nothing is written."""
-    prepared = _read(campaign, raw, filename, choices)
+    among its raters (:func:`model_judges`) and, with ``choices.gather``, the rows it would
+    refuse gathered, left out and said with what each choice does (:func:`outcome`); nothing
+    is written."""
+    problems = Problems(replace=choices.resolve == REPLACE) if choices.gather else None
+    prepared = _read(campaign, raw, filename, choices, problems)
+    prepared = replace(prepared, problems=problems)
+    prepared = replace(prepared, preview=outcome(prepared))
     return replace(prepared, model_judges=model_judges(prepared, choices))
 
 
-def _read(campaign: Campaign, raw: bytes, filename: str, choices: Choices) -> Prepared:
+def _read(campaign: Campaign, raw: bytes, filename: str, choices: Choices, problems: Problems | None) -> Prepared:
     spec = get_kind(campaign.kind)
     detected = detect.detect(raw, filename)
     refuse_unread(spec, detected)
     if detected.is_table:
-        return _table(campaign, spec, raw, filename, detected, choices)
+        return _table(campaign, spec, raw, filename, detected, choices, problems)
     if _interchange_as_ratings(spec, detected, choices):
-        return _interchange(campaign, spec, raw, filename, detected, choices)
+        return _interchange(campaign, spec, raw, filename, detected, choices, problems)
     if detected.format == "json" and detected.shape == "topics":
         return _topics(campaign, raw, filename, detected)
     if detected.format == "json" and detected.shape == "runs":
         runs = read.read_runs(raw, kind=spec, filename=filename)
         return _runs(campaign, runs, filename, detected, "runs (JSON)")
-    return _judgments(campaign, spec, raw, filename, detected, choices, _judgment_format(spec, detected, choices))
+    format = _judgment_format(spec, detected, choices)
+    return _judgments(campaign, spec, raw, filename, detected, choices, format, problems)
+
+
+# -- what Import will do --------------------------------------------------------------
+
+
+def outcome(prepared: Prepared) -> Preview:
+    """The preview with the rows gathered as refused, what Import does with them under each
+    choice, and its signature (what the confirmation must read again)."""
+    preview, problems = prepared.preview, prepared.problems
+    judgments = prepared.checked.judgments
+    resolutions: list[tuple[str, str]] = []
+    no_replace = ""
+    counts = preview.counts
+    if problems and judgments is not None:
+        new, existing = len(judgments.rows), judgments.existing
+        replaceable = sum(1 for e in existing if not e.kept)
+        left = problems.rows(existing=False)
+        whole = f"{_count(new + len(existing), 'judgment')} of the file"
+        rest = f"; {_count(left, 'other row')} listed, left out" if left else ""
+        if existing:
+            counts = (*counts, ("judgments already there", len(existing)))
+            resolutions.append((SKIP, f"{whole}: {new:,} new, {len(existing):,} already there — skipped{rest}."))
+            if replaceable > REPLACE_MOST:
+                no_replace = (
+                    f"{replaceable:,} judgments may be replaced, more than one import replaces "
+                    f"({REPLACE_MOST:,}, each with its history, in the import's last transaction): skip them, "
+                    "or split the file"
+                )
+            elif not replaceable:
+                no_replace = "none of the judgments already there may be replaced: each says why"
+            else:
+                kept = len(existing) - replaceable
+                how = (
+                    f"{replaceable:,} replaced, {kept:,} skipped (not replaceable: each says why)"
+                    if kept
+                    else "replaced"
+                )
+                resolutions.append(
+                    (
+                        REPLACE,
+                        f"{whole}: {new:,} new, {len(existing):,} already there — {how}{rest}. A judgment replaced "
+                        "becomes a new submitted version; the one it replaces stays in its history.",
+                    )
+                )
+        else:
+            resolutions.append((SKIP, f"{whole} written; the {_count(left, 'row')} listed left out."))
+        if left:
+            counts = (*counts, ("rows left out", left))
+    listed = tuple(problems.listed()) if problems else ()
+    signature = _signature(counts, listed, preview.binary, no_replace)
+    return replace(
+        preview,
+        counts=counts,
+        problems=listed,
+        resolutions=tuple(resolutions),
+        no_replace=no_replace,
+        signature=signature,
+    )
+
+
+def _signature(counts: Any, listed: tuple[Problem, ...], binary: str, no_replace: str) -> str:
+    figures = json.dumps([list(counts), [(p.kind, p.rows) for p in listed], binary, no_replace], ensure_ascii=False)
+    return hashlib.sha256(figures.encode()).hexdigest()[:20]
+
+
+def confirmable(prepared: Prepared, choices: Choices, expected: str = "") -> None:
+    """Refuse (:class:`NotConfirmed`) a confirmation that would not do what its preview said:
+    the file reads otherwise than when previewed (``expected``: the preview's signature, when
+    the page sent it), rows the import refuses and no choice of what to do with them, a
+    replacement not offered, a column read as match / no match not confirmed, or nothing left
+    to import."""
+    preview = prepared.preview
+    if expected and expected != preview.signature:
+        raise NotConfirmed(
+            "expected",
+            "what Import would do is not what the preview said (the campaign, or a choice on this page, "
+            "changed since): here it is again; check it, then import",
+            prepared,
+        )
+    if preview.problems and choices.resolve not in RESOLUTIONS:
+        rows = sum(p.rows for p in preview.problems)
+        raise NotConfirmed(
+            "resolve",
+            f"Import would refuse the {_count(rows, 'row')} listed: choose to skip them"
+            + (
+                " or to replace the judgments already there"
+                if any(v == REPLACE for v, _ in preview.resolutions)
+                else ""
+            )
+            + ", or cancel",
+            prepared,
+        )
+    if choices.resolve == REPLACE and preview.problems and not any(v == REPLACE for v, _ in preview.resolutions):
+        raise NotConfirmed("resolve", preview.no_replace or "nothing listed may be replaced: skip, or cancel", prepared)
+    if preview.binary and not choices.binary:
+        raise NotConfirmed("binary", f"{preview.binary}: tick the box to import them so, or cancel", prepared)
+    judgments = prepared.checked.judgments
+    if preview.problems and judgments is not None and not judgments.rows and not judgments.replacing:
+        raise NotConfirmed("file", "nothing to import: every judgment of the file is among the rows listed", prepared)
+
+
+#: Labels a warning names one by one.
+SAID_VALUES = 8
+
+
+def binary_warning(values: list[tuple[str, int]], decode: Any, more: bool = False) -> str:
+    """What the preview says of a column of more than two distinct labels (``values``: text,
+    count; ``more``: it has others) that ``decode`` (a label's text -> True, False, or None: not
+    a match label) makes match / no match when it read some label other than the match words
+    (``read.MATCH_WORDS``, ``NO_MATCH_WORDS``) so: the value meaning a match was typed and turned
+    a scale into two values (9 on a 0-9 scale). "" when nothing was turned (the labels kind's
+    scales and graded relevance decode to no booleans)."""
+    if len(values) <= 2 and not more:
+        return ""
+    matches, others = [], []
+    for text, _ in values:
+        value = decode(text)
+        if value is None:
+            continue
+        if not isinstance(value, bool):
+            return ""
+        (matches if value else others).append(text)
+    turned = [t for t in matches if t.lower() not in read.MATCH_WORDS]
+    turned += [t for t in others if t.lower() not in read.NO_MATCH_WORDS]
+    if not turned or not matches or not others:
+        return ""
+    distinct = f"more than {len(values):,}" if more else f"{len(values):,}"
+    verb = "is" if len(matches) == 1 else "are"
+    return (
+        f"{distinct} distinct labels: {_values_text(matches)} {verb} read as a match, {_values_text(others)} as no "
+        "match (the value meaning a match turns the scale into two values). To keep every label, import the file "
+        "into a labels campaign instead"
+    )
+
+
+def _values_text(texts: list[str]) -> str:
+    """``0-8`` (whole numbers in a row), else the first few quoted, and how many more."""
+    numbers = [whole_number(t) if t.isascii() else None for t in texts]
+    if len(texts) > 1 and all(n is not None for n in numbers):
+        ordered = sorted(set(numbers))
+        if ordered == list(range(ordered[0], ordered[-1] + 1)) and len(ordered) == len(texts):
+            return f"{ordered[0]}-{ordered[-1]}"
+    shown = ", ".join(repr(t) if not t.isdigit() else t for t in texts[:SAID_VALUES])
+    return shown + (f" and {len(texts) - SAID_VALUES:,} more" if len(texts) > SAID_VALUES else "")
 
 
 def write(prepared: Prepared) -> str:
@@ -224,6 +433,16 @@ def write(prepared: Prepared) -> str:
         summary = imported.summary
         parts.append(_count(summary.judgments, "judgment"))
         parts.append(_count(summary.assessors_created, "new imported worker"))
+    if imported.replaced:
+        parts.append(f"replaced {_count(imported.replaced, 'judgment')} (the earlier versions kept in their history)")
+    problems = prepared.problems
+    if problems:
+        skipped = len(checked.judgments.existing) - len(checked.judgments.replacing) if checked.judgments else 0
+        left = problems.rows(existing=False)
+        if skipped:
+            parts.append(f"skipped {_count(skipped, 'judgment')} already there")
+        if left:
+            parts.append(f"left out {_count(left, 'row')} listed at the preview")
     table = prepared.preview.table
     said = f"; the campaign's scale: {table.scale_text}" if checked.params is not None and table else ""
     judges = prepared.model_judges
@@ -280,18 +499,18 @@ def refuse_unread(spec: KindSpec, detected: detect.Detected) -> None:
     """Refuse, saying why, a file no reader of the wizard reads: an image, a
     binary, a TREC file (pointing at the kind's own form when it has one)."""
     if detected.format == "image":
-        raise InvalidInput("file", f"{detected.what}, not a table: choose the CSV, spreadsheet or JSON file")
+        raise Unreadable("file", f"{detected.what}, not a table: choose the CSV, spreadsheet or JSON file")
     if detected.format == "undecodable" and detected.encoding:
-        raise InvalidInput(f"line {detected.line}", f"not readable text: {detected.what}; save the file as UTF-8")
+        raise Unreadable(f"line {detected.line}", f"not readable text: {detected.what}; save the file as UTF-8")
     if detected.format == "undecodable":
-        raise InvalidInput(
+        raise Unreadable(
             f"line {detected.line}",
             f"not UTF-8 text: {detected.what} detected; save the file as UTF-8 (in Excel: CSV UTF-8)",
         )
     if detected.format == "binary":
-        raise InvalidInput("file", f"{detected.what}: choose a CSV, .xlsx or JSON file")
+        raise Unreadable("file", f"{detected.what}: choose a CSV, .xlsx or JSON file")
     if detected.format == "ods":
-        raise InvalidInput("file", f"{detected.what}: save it as .xlsx or CSV (UTF-8) and choose that")
+        raise Unreadable("file", f"{detected.what}: save it as .xlsx or CSV (UTF-8) and choose that")
     if detected.format.startswith("trec-") or detected.shape == "trec":
         forms = [upload.label for upload in spec.uploads]
         where = (
@@ -299,7 +518,7 @@ def refuse_unread(spec: KindSpec, detected: detect.Detected) -> None:
             if forms
             else f"{spec.label} campaigns read no TREC files"
         )
-        raise InvalidInput("file", f"this looks like {detected.what}: {where}")
+        raise Unreadable("file", f"this looks like {detected.what}: {where}")
 
 
 def _judgment_format(spec: KindSpec, detected: detect.Detected, choices: Choices) -> str:
@@ -326,13 +545,23 @@ def _judgment_format(spec: KindSpec, detected: detect.Detected, choices: Choices
 
 
 def _table(
-    campaign: Campaign, spec: KindSpec, raw: bytes, filename: str, detected: detect.Detected, choices: Choices
+    campaign: Campaign,
+    spec: KindSpec,
+    raw: bytes,
+    filename: str,
+    detected: detect.Detected,
+    choices: Choices,
+    problems: Problems | None,
 ) -> Prepared:
     table = detect.open_table(raw, detected, choices.sheet)
     sheets, found = table.sheets, table.header
     if _reads_as_ratings(spec, found, choices):
-        return _rating_table(campaign, spec, filename, detected, choices, table)
-    mapping = _mapping(choices.mapping, found)
+        return _rating_table(campaign, spec, filename, detected, choices, table, problems)
+    try:
+        mapping = _mapping(choices.mapping, found)
+    except InvalidInput as error:
+        wanted = tuple(name.removeprefix("map.") for name in choices.mapping)
+        raise MappingNeeded(error.message, found, _wanted(wanted), detected, field=error.field) from None
     columns = [mapping.get(c, c) for c in found if not mapping or c in mapping]
     if spec.runs_csv is not None and columns[:1] == ["topic"] and "run" in columns:
         text = detect.TableText(table.all_rows(), mapping or None)
@@ -347,6 +576,34 @@ def _table(
         )
     if read.crowd_schema(columns) is None:
         raise MappingNeeded(read.missing_columns(columns), found, read.nearest_schema(columns), detected)
+    try:
+        return _crowd_table(campaign, raw, filename, detected, choices, problems, table, mapping)
+    except (MappingNeeded, NotRaters):
+        raise
+    except InvalidInput as error:
+        if not mapping:
+            raise
+        # The columns mapped stay on the page with the error, to correct either.
+        schema = read.crowd_schema(columns) or read.nearest_schema(columns)
+        raise MappingNeeded(error.message, found, schema, detected, field=error.field) from None
+
+
+def _wanted(named: tuple[str, ...]) -> tuple[str, ...]:
+    """The crowd table's columns a mapping names some of (the page's mapping rows)."""
+    return next((schema for schema in read.CROWD_SCHEMAS if set(named) <= set(schema)), read.nearest_schema(named))
+
+
+def _crowd_table(
+    campaign: Campaign,
+    raw: bytes,
+    filename: str,
+    detected: detect.Detected,
+    choices: Choices,
+    problems: Problems | None,
+    table: detect.Table,
+    mapping: dict[str, str],
+) -> Prepared:
+    sheets = table.sheets
     if detected.format == "csv" and not mapping:
         parsed = read.read_judgment_file(
             campaign,
@@ -355,15 +612,19 @@ def _table(
             format=".csv",
             positive=choices.positive or None,
             delimiter=detected.delimiter,
+            problems=problems,
         )
-        return _judgments_prepared(campaign, parsed, filename, detected, choices, sheets)
+        return _judgments_prepared(campaign, parsed, filename, detected, choices, problems, sheets)
     # Converted as the crowd reader reads it: a bad row stops the reading there.
     text = detect.TableText(table.all_rows(), mapping or None)
     with _rows_named(text, table.unit):
         parsed = read.read_judgment_file(
-            campaign, text, filename="file.csv", format=".csv", positive=choices.positive or None
+            campaign, text, filename="file.csv", format=".csv", positive=choices.positive or None, problems=problems
         )
-        return _judgments_prepared(campaign, parsed, filename, detected, choices, sheets)
+        prepared = _judgments_prepared(campaign, parsed, filename, detected, choices, problems, sheets)
+    if problems:
+        problems.rename(lambda where: _row_named(text, table.unit, where))
+    return prepared
 
 
 # -- rating tables (annotate/imports/ratings.py) ---------------------------------------
@@ -412,6 +673,7 @@ def _rating_table(
     detected: detect.Detected,
     choices: Choices,
     table: detect.Table,
+    problems: Problems | None,
 ) -> Prepared:
     tables = spec.tables
     assert tables is not None
@@ -439,16 +701,24 @@ def _rating_table(
     except InvalidInput as error:
         raise TableChoices(error, _view(spec, header, state, choices), detected) from None
     reads_as = f"a rating table ({ratings.SHAPE_NAMES[layout.shape].format(unit=tables.unit)})"
-    return _ratings_prepared(campaign, spec, filename, detected, choices, found, reads_as, table.sheets, header, state)
+    return _ratings_prepared(
+        campaign, spec, filename, detected, choices, problems, found, reads_as, table.sheets, header, state
+    )
 
 
 def _interchange(
-    campaign: Campaign, spec: KindSpec, raw: bytes, filename: str, detected: detect.Detected, choices: Choices
+    campaign: Campaign,
+    spec: KindSpec,
+    raw: bytes,
+    filename: str,
+    detected: detect.Detected,
+    choices: Choices,
+    problems: Problems | None,
 ) -> Prepared:
     tables = spec.tables
     assert tables is not None
     found = ratings.read_interchange(raw, detected, tables)
-    return _ratings_prepared(campaign, spec, filename, detected, choices, found, f"ratings ({detected.what})")
+    return _ratings_prepared(campaign, spec, filename, detected, choices, problems, found, f"ratings ({detected.what})")
 
 
 def _state(layout: ratings.Layout, choices: Choices) -> tuple[str, dict[str, str], list[str]]:
@@ -465,6 +735,7 @@ def _ratings_prepared(
     filename: str,
     detected: detect.Detected,
     choices: Choices,
+    problems: Problems | None,
     found: ratings.Found,
     reads_as: str,
     sheets: tuple[str, ...] = (),
@@ -479,7 +750,14 @@ def _ratings_prepared(
         corrected = ratings.corrections(tables, choices.scale)
         scale = ratings.table_scale(campaign, spec, found, corrected, fixed=fixed)
         result = ratings.check(
-            campaign, spec, found, scale, fixed=fixed, map_members=choices.map_members, preview_rows=PREVIEW_ROWS
+            campaign,
+            spec,
+            found,
+            scale,
+            fixed=fixed,
+            map_members=choices.map_members,
+            preview_rows=PREVIEW_ROWS,
+            problems=problems,
         )
     except InvalidInput as error:
         view = _view(spec, header, state, choices, found=found, scale=scale, fixed=fixed, error=error)
@@ -495,6 +773,13 @@ def _ratings_prepared(
         )
     if result.checked.params is not None:
         warnings.append(f"the campaign's scale will be: {scale.text}")
+
+    def decode(text: str) -> Any:
+        try:
+            return scale.read(text, "")
+        except InvalidInput:
+            return None
+
     preview = Preview(
         filename,
         detected,
@@ -505,6 +790,7 @@ def _ratings_prepared(
         tuple(warnings),
         sheets,
         view,
+        binary=binary_warning(list(zip(found.values, found.counts)), decode),
     )
     return Prepared(preview, result.checked)
 
@@ -569,14 +855,21 @@ def _rows_named(text: detect.TableText, unit: str) -> Iterator[None]:
     spreadsheet's ``row 12``) or line."""
     try:
         yield
-    except MappingNeeded:
+    except (MappingNeeded, NotRaters):
         raise
     except InvalidInput as error:
-        found = re.match(r"line (\d+)", error.field)
-        if found is None:
+        named = _row_named(text, unit, error.field)
+        if named == error.field:
             raise
-        source = text.source_line(int(found[1]))
-        raise InvalidInput(f"{unit} {source}{error.field[found.end() :]}", error.message) from None
+        raise InvalidInput(named, error.message) from None
+
+
+def _row_named(text: detect.TableText, unit: str, where: str) -> str:
+    """``line N...`` of the converted CSV as the file's own row (``row 12...``) or line."""
+    found = re.match(r"line (\d+)", where)
+    if found is None:
+        return where
+    return f"{unit} {text.source_line(int(found[1]))}{where[found.end() :]}"
 
 
 def _mapping(chosen: Mapping[str, str], found: list[str]) -> dict[str, str]:
@@ -633,6 +926,7 @@ def _judgments(
     detected: detect.Detected,
     choices: Choices,
     format: str,
+    problems: Problems | None,
 ) -> Prepared:
     parsed = read.read_judgment_file(
         campaign,
@@ -641,8 +935,9 @@ def _judgments(
         format=format,
         positive=choices.positive or None,
         rank=choices.rank or "overall",
+        problems=problems,
     )
-    return _judgments_prepared(campaign, parsed, filename, detected, choices)
+    return _judgments_prepared(campaign, parsed, filename, detected, choices, problems)
 
 
 def _judgments_prepared(
@@ -651,9 +946,10 @@ def _judgments_prepared(
     filename: str,
     detected: detect.Detected,
     choices: Choices,
+    problems: Problems | None,
     sheets: tuple[str, ...] = (),
 ) -> Prepared:
-    checked = check.check_judgment_file(campaign, parsed, map_members=choices.map_members)
+    checked = check.check_judgment_file(campaign, parsed, map_members=choices.map_members, problems=problems)
     judgments = checked.judgments
     assert judgments is not None
     crowd = parsed.crowd
@@ -685,7 +981,12 @@ def _judgments_prepared(
         ("judgments", len(judgments.rows)),
     )
     reads_as = {".json": "judgments (JSON)", ".csv": "crowd labels (a table)"}.get(parsed.format, parsed.format)
+    # The raters the import writes under (a rater whose every judgment is skipped is not one).
     raters = list(dict.fromkeys(worker for _, worker, _ in judgments.rows))
+    binary = ""
+    if crowd is not None and choices.positive:
+        positive = choices.positive.strip()
+        binary = binary_warning(list(crowd.texts.items()), lambda text: text == positive, crowd.more_texts)
     preview = Preview(
         filename,
         detected,
@@ -697,6 +998,7 @@ def _judgments_prepared(
         sheets,
         raters=tuple(raters[:SHOWN_RATERS]),
         more_raters=max(0, len(raters) - SHOWN_RATERS),
+        binary=binary,
     )
     return Prepared(preview, checked)
 

@@ -5,8 +5,11 @@ annotate.imports.fence (one short transaction if small, else batches behind
 the campaign's fence); ``import_topics``, ``import_runs``, ``import_judgments``,
 ``import_crowd_labels``, ``import_crowd_file`` and ``import_judgment_file`` are
 check then write. What may change between the check and the write (a topic id,
-a run name, a worker's account) is checked again or refused by a unique
-constraint, and then nothing is written.
+a run name, a worker's account, a judgment) is checked again or refused by a unique
+constraint, and then nothing is written. A judgment the campaign has that the
+import replaces (``CheckedJudgments.replacing``, the wizard's "replace") becomes
+a new submitted version through annotate.services.judgments, so its history keeps
+every earlier one.
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ from annotate.models import (
     Topic,
 )
 from annotate.services.assignments import _assignment_rows
+from annotate.services.judgments import Conflict, NotAssigned, reopen_judgment, save_judgment
 from concord.errors import InvalidInput
 from kinds.base import id_key
 
@@ -104,6 +108,8 @@ class Imported:
     topics: list[Topic]
     runs: list[Run]
     summary: ImportSummary | None
+    #: Judgments the campaign had that the import replaced (``CheckedJudgments.replacing``).
+    replaced: int = 0
 
 
 def write_checked(
@@ -126,7 +132,7 @@ def write_checked(
         new_accounts=list(judgments.accounts.new) if judgments else [],
         runs=[name for name, _ in runs.rows] if runs else [],
     )
-    out: dict[str, Any] = {"positions": range(0), "summary": None}
+    out: dict[str, Any] = {"positions": range(0), "summary": None, "replaced": 0}
     steps = _import_steps(campaign, topics, runs, judgments, progress, out, params, model_judges)
     try:
         fence.write(campaign, steps, plan)
@@ -140,6 +146,7 @@ def write_checked(
         [t for t in created if t.external_id in wanted],
         list(campaign.runs.filter(name__in=plan.runs)) if plan.runs else [],
         out["summary"],
+        out["replaced"],
     )
 
 
@@ -150,6 +157,10 @@ def _import_steps(campaign, topics, runs, judgments, progress, out: dict, params
         yield from _run_steps(runs)
     if judgments:
         yield from _judgment_steps(judgments, progress, out)
+    if judgments and judgments.replacing:
+        # In the last transaction: a replaced judgment is an update, which undoing a failed
+        # import (fence.undo, deleting what it added) could not take back.
+        out["replaced"] = _replace_judgments(campaign, judgments)
     if params is not None:
         # In the last transaction: the judgments and their scale appear together.
         _change_params(campaign, params, judgments)
@@ -160,6 +171,44 @@ def _import_steps(campaign, topics, runs, judgments, progress, out: dict, params
     if runs or judgments or params is not None:
         # With the last rows (and, for a large import, the fence's fall).
         changes.campaign_changed(campaign)
+
+
+#: Judgments one import replaces at most: each is a few queries through the judgment services,
+#: in the import's last transaction (which holds the database's write lock).
+REPLACE_MOST = 200
+
+
+def _replace_judgments(campaign: Campaign, checked: CheckedJudgments) -> int:
+    """Each judgment of ``checked.replacing`` reopened and submitted again with the file's
+    payload (annotate.services.judgments: two revisions, by its assessor, ``source``
+    ``import``; the one it replaces stays in its history), if it is still at the version the
+    check read; else InvalidInput and the import is undone. How many."""
+    replacing = checked.replacing
+    if len(replacing) > REPLACE_MOST:
+        raise InvalidInput("resolve", f"more than {REPLACE_MOST:,} judgments to replace: nothing imported")
+    topics = {t.external_id: t for t in campaign.topics.filter(external_id__in={e.topic for e in replacing})}
+    for topic in topics.values():
+        topic.campaign = campaign  # known: no query per judgment to read it again
+    users = checked.accounts.existing
+    for existing in replacing:
+        topic, assessor = topics.get(existing.topic), users[existing.worker]
+        try:
+            if topic is None:
+                raise NotAssigned()
+            reopened = reopen_judgment(topic=topic, assessor=assessor, version=existing.version, source="import")
+            save_judgment(
+                topic=topic,
+                assessor=assessor,
+                payload=existing.payload,
+                status=Judgment.Status.SUBMITTED,
+                version=reopened.judgment.version,
+                source="import",
+            )
+        except (Conflict, NotAssigned):
+            raise InvalidInput(
+                "file", f"{existing.worker!r}'s judgment of topic {existing.topic!r} {CHANGED_MEANWHILE}"
+            ) from None
+    return len(replacing)
 
 
 def _change_params(campaign: Campaign, change: ParamsChange, judgments: CheckedJudgments | None) -> None:

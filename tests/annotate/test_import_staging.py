@@ -1,7 +1,8 @@
 """The import wizard's staged files (annotate/imports/wizard.py, Staging): one per user
 and campaign whichever sign-in previewed it, capped per user and in all,
-written only for a preview that reads, gone when a preview fails, and swept
-minutes after it was left."""
+written only for a file of a sort the wizard reads, kept through a refusal to
+correct a choice, gone when a file of no such sort is previewed, on Cancel and
+on the confirmation, and swept minutes after it was left."""
 
 from __future__ import annotations
 
@@ -88,14 +89,31 @@ def test_everyones_staged_files_are_capped_503(people, empty, staged_dir, settin
     assert preview(signed_in(people["other_organiser"]), other, NEEDS_MAPPING).status_code == 503
 
 
-def test_a_preview_that_fails_leaves_no_file(people, empty, staged_dir):
+def test_a_preview_of_a_file_the_wizard_cannot_read_leaves_no_file(people, empty, staged_dir):
     client = signed_in(people["organiser"])
     assert preview(client, empty, NEEDS_MAPPING).status_code == 400
     assert len(files(staged_dir)) == 1
     # Replaced by a file that is refused: neither stays.
-    page = preview(client, empty, b"worker,item,label\nw1,i1,perhaps\n")
-    assert page.status_code == 400 and page.context["error"].field == "line 2: label"
+    page = preview(client, empty, b"\x89PNG\r\n\x1a\n" + bytes(64), name="shot.png")
+    assert page.status_code == 400 and "a PNG image, not a table" in page.context["error"].message
     assert files(staged_dir) == []
+    # A whole file refused (no rows) is not kept either.
+    page = preview(client, empty, b"worker,item,label\n")
+    assert page.status_code == 400 and page.context["error"].field == "file"
+    assert files(staged_dir) == []
+
+
+def test_a_refusal_keeps_the_file_to_correct_a_choice_and_cancel_removes_it(people, empty, staged_dir):
+    """alice is an account: a crowd file naming her is refused unless mapped onto the campaign's
+    assessors, which the page's box does without choosing the file again."""
+    client = signed_in(people["organiser"])
+    page = preview(client, empty, b"worker,item,label\nalice,i1,1\n")
+    assert page.status_code == 400 and "is an existing account" in page.context["error"].message
+    assert len(files(staged_dir)) == 1 and b'name="map_members"' in page.content
+    page = client.post(f"/campaigns/{empty.pk}/uploads/import/", {"step": "again"})
+    assert page.status_code == 400 and len(files(staged_dir)) == 1  # refused again: still there
+    page = client.post(f"/campaigns/{empty.pk}/uploads/import/", {"step": "cancel"})
+    assert page.status_code == 302 and files(staged_dir) == []
 
 
 def test_an_exception_mid_preview_leaves_no_file(people, empty, staged_dir, monkeypatch):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import codecs
 import json
+import tempfile
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -32,6 +33,13 @@ def stored(campaign) -> tuple[int, int, int, int]:
         User.objects.count(),
         Run.objects.filter(campaign=campaign).count(),
     )
+
+
+@pytest.fixture(autouse=True)
+def own_staging(tmp_path, monkeypatch):
+    """Files staged between preview and confirmation in this test's own folder: another test
+    process's organiser and campaign have the same ids, and its preview would replace the file."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # what tempfile.gettempdir() answers
 
 
 @pytest.fixture
@@ -127,7 +135,6 @@ def test_an_xlsx_workbook_on_an_empty_campaign_creates_its_topics(organiser, emp
         ("shot.png", b"\x89PNG\r\n\x1a\n" + bytes(64), "a PNG image, not a table"),
         ("topics.txt", b"<top>\n<num> Number: 401\n</top>\n", "this looks like TREC topics"),
         ("x.json", b'{"something": 1}', "JSON, but not topics"),
-        ("crowd.csv", b"worker,item,label\nw1,i1,perhaps\n", "line 2: label"),
         ("latin1.csv", "worker,item,label\nw1,i1,oui\nw2,café,non\n".encode("cp1252"), "line 3: not UTF-8 text"),
         ("utf16.csv", "worker,item,label\nw1,i1,1\n".encode("utf-16-le"), "UTF-16 LE without a byte-order mark"),
     ],
