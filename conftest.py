@@ -8,6 +8,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import tempfile
 from contextlib import closing
 from pathlib import Path
 
@@ -111,6 +112,15 @@ def browser_type_launch_args(browser_type_launch_args):
             "--disable-sync",
         ],
     }
+
+
+@pytest.fixture(autouse=True)
+def own_temporary_folder(tmp_path, monkeypatch):
+    """Each test's temporary files in its own folder (what ``tempfile.gettempdir()`` answers):
+    the import wizard stages a file under the organiser's and campaign's ids, which another
+    test process's database gives out too, so a shared folder let one test's preview replace
+    another's staged file."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
 
 
 @pytest.fixture

@@ -8,7 +8,6 @@ ticked: the people's figures leave it out and the labels report tests it against
 from __future__ import annotations
 
 import html
-import tempfile
 
 import krippendorff
 import numpy as np
@@ -33,12 +32,6 @@ CATEGORIES = ["red", "green", "blue"]
 PEOPLE = ["ann", "ben", "cat", "dan"]
 JUDGE = "gpt-judge"
 ITEMS = 40  # every person is tested by the alternative annotator test (30 items at least)
-
-
-@pytest.fixture(autouse=True)
-def own_staging(tmp_path, monkeypatch):
-    """Files staged between preview and confirmation in this test's own folder (others run beside it)."""
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
 
 
 @pytest.fixture

@@ -13,7 +13,6 @@ import codecs
 import importlib.util
 import io
 import json
-import tempfile
 import warnings
 import zipfile
 from pathlib import Path
@@ -72,12 +71,6 @@ def stored(campaign) -> tuple:
         User.objects.count(),
         campaign.params,
     )
-
-
-@pytest.fixture(autouse=True)
-def own_staging(tmp_path, monkeypatch):
-    """Files staged between preview and confirmation in this test's own folder (others run beside it)."""
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # what tempfile.gettempdir() answers
 
 
 @pytest.fixture

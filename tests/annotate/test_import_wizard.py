@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import codecs
 import json
-import tempfile
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -33,13 +32,6 @@ def stored(campaign) -> tuple[int, int, int, int]:
         User.objects.count(),
         Run.objects.filter(campaign=campaign).count(),
     )
-
-
-@pytest.fixture(autouse=True)
-def own_staging(tmp_path, monkeypatch):
-    """Files staged between preview and confirmation in this test's own folder: another test
-    process's organiser and campaign have the same ids, and its preview would replace the file."""
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # what tempfile.gettempdir() answers
 
 
 @pytest.fixture

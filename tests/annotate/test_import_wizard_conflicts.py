@@ -11,7 +11,6 @@ said and must be confirmed."""
 from __future__ import annotations
 
 import math
-import tempfile
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -29,12 +28,6 @@ from concord.errors import InvalidInput
 
 pytestmark = pytest.mark.django_db
 User = get_user_model()
-
-
-@pytest.fixture(autouse=True)
-def own_staging(tmp_path, monkeypatch):
-    """Files staged between preview and confirmation in this test's own folder (others run beside it)."""
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # what tempfile.gettempdir() answers
 
 
 @pytest.fixture

@@ -7,7 +7,6 @@ Preview again (or Import) needs no new upload."""
 
 from __future__ import annotations
 
-import tempfile
 from html.parser import HTMLParser
 
 import pytest
@@ -20,12 +19,6 @@ from annotate.services.members import add_member
 from concord.errors import InvalidInput
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def own_staging(tmp_path, monkeypatch):
-    """Files staged between preview and confirmation in this test's own folder (others run beside it)."""
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # what tempfile.gettempdir() answers
 
 
 @pytest.fixture
