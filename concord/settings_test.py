@@ -19,3 +19,9 @@ CONCORD_REFRESH_MS = 500
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
     DATABASES["default"]["TEST"] = {"NAME": str(SQLITE_PATH.with_name(f"test-concord-{os.getpid()}.sqlite3"))}  # noqa: F405
 CONCORD_HELP_STRICT = True
+# Static files from the source folders whatever CONCORD_STATIC says: the collected ones
+# need collectstatic first, which takes half a minute (tests/test_static_files.py serves
+# them as ./run does).
+STATIC_FILES = "source"
+STORAGES = {**STORAGES, "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}  # noqa: F405
+WHITENOISE_USE_FINDERS = WHITENOISE_AUTOREFRESH = True

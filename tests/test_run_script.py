@@ -1,9 +1,12 @@
 """./run itself, in a sandbox: a copy of the script with stand-ins for the virtual
-environment's python (recording every command and the key file it was given) and for
-scripts/supervise. What it checks: ./run makes a secret key of its own in var/ on first
-start (owner-only, kept on the next start), hands it to every process it starts
-(migrate, seed_demo, recover_jobs, the task workers, the web server), and serves with
-``concord.serve`` (the command line tests/faults/test_slow_clients.py runs)."""
+environment's python (recording every command, the key file and the static files'
+setting it was given) and for scripts/supervise. What it checks: ./run makes a secret
+key of its own in var/ on first start (owner-only, kept on the next start), hands it to
+every process it starts (collectstatic, migrate, seed_demo, recover_jobs, the task
+workers, the web server), serves the collected static files (CONCORD_STATIC=collected,
+as tests/test_static_files.py serves them), collecting them again only when a source
+changed, and serves with ``concord.serve`` (the command line
+tests/faults/test_slow_clients.py runs)."""
 
 from __future__ import annotations
 
@@ -18,16 +21,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 FAKE_PYTHON = """#!/bin/sh
-echo "$* | key=${CONCORD_SECRET_KEY_FILE:-}" >> "%(calls)s"
+echo "$* | key=${CONCORD_SECRET_KEY_FILE:-} | static=${CONCORD_STATIC:-}" >> "%(calls)s"
 case "$1 $2" in
   "-m concord.secret_key") PYTHONPATH="%(root)s" exec "%(python)s" "$@" ;;
+  "manage.py collectstatic") mkdir -p staticfiles && echo {} > staticfiles/staticfiles.json ;;
   # The server "fails to start" (./run says so and stops), once both task workers have started.
   "-m concord.serve") until [ "$(grep -c '^supervise' "%(calls)s")" -ge 2 ]; do sleep 0.05; done; exit 3 ;;
 esac
 exit 0
 """
 FAKE_SUPERVISE = """#!/bin/sh
-echo "supervise $* | key=${CONCORD_SECRET_KEY_FILE:-}" >> "%(calls)s"
+echo "supervise $* | key=${CONCORD_SECRET_KEY_FILE:-} | static=${CONCORD_STATIC:-}" >> "%(calls)s"
 """
 
 
@@ -41,6 +45,8 @@ def sandbox(tmp_path: Path) -> tuple[Path, Path]:
     home = tmp_path / "concord"
     calls = tmp_path / "calls"
     (home / "scripts").mkdir(parents=True)
+    (home / "static").mkdir()
+    (home / "static" / "concord.css").write_text("body { margin: 0; }\n")
     (home / ".venv" / "bin").mkdir(parents=True)
     shutil.copy(ROOT / "run", home / "run")
     (home / "requirements.txt").write_text("")
@@ -74,13 +80,14 @@ def test_run_makes_a_secret_key_of_its_own_and_gives_it_to_every_process(tmp_pat
     assert len(key) == 50 and stat.S_IMODE(key_file.stat().st_mode) == 0o600
     lines = calls.read_text().splitlines()
     started = [line for line in lines if "concord.secret_key" not in line]
-    assert [line.split(" | ")[0].split()[:2] for line in started[:3]] == [
+    assert [line.split(" | ")[0].split()[:2] for line in started[:4]] == [
+        ["manage.py", "collectstatic"],
         ["manage.py", "migrate"],
         ["manage.py", "seed_demo"],
         ["manage.py", "recover_jobs"],
     ]
     # Then, in the background in any order: the two task workers and the web server.
-    assert sorted(line.split(" | ")[0] for line in started[3:]) == [
+    assert sorted(line.split(" | ")[0] for line in started[4:]) == [
         f"-m concord.serve --port {port} --socket var/run/web.sock",
         "supervise --before-restart .venv/bin/python manage.py recover_jobs var/analyses-worker.log "
         ".venv/bin/python manage.py db_worker --no-startup-delay --interval 0.5 --queue-name analyses",
@@ -88,12 +95,23 @@ def test_run_makes_a_secret_key_of_its_own_and_gives_it_to_every_process(tmp_pat
         ".venv/bin/python manage.py db_worker --no-startup-delay --interval 0.5 --queue-name default",
     ]
     assert {line.split(" | ")[1] for line in started} == {f"key={key_file}"}
+    # Every process serves (or collects) the collected static files.
+    assert {line.split(" | ")[2] for line in started} == {"static=collected"}
 
     calls.unlink()
     run(home)
     assert key_file.read_text().strip() == key  # the same key on the next start
     again = [line for line in calls.read_text().splitlines() if "concord.secret_key" not in line]
+    # Nothing changed among the static files: they are not collected again.
+    assert [line.split()[1] for line in again[:3]] == ["migrate", "seed_demo", "recover_jobs"]
     assert len(again) == 6 and {line.split(" | ")[1] for line in again} == {f"key={key_file}"}
+
+    # A changed source: collected again before anything else starts.
+    calls.unlink()
+    (home / "static" / "concord.css").write_text("body { margin: 1px; }\n")
+    run(home)
+    changed = [line for line in calls.read_text().splitlines() if "concord.secret_key" not in line]
+    assert [line.split()[1] for line in changed[:2]] == ["collectstatic", "migrate"]
 
 
 def test_run_uses_secret_key_when_it_is_set(tmp_path):

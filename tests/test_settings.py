@@ -61,6 +61,7 @@ def test_production_passes_the_deployment_checklist():
         ("CONCORD_DEBUG", "perhaps", "CONCORD_DEBUG='perhaps'"),
         ("CONCORD_SQLITE_TIMEOUT", "soon", "whole number"),
         ("CONCORD_ENV", "staging", "expected one of development, production"),
+        ("CONCORD_STATIC", "hashed", "expected one of source, collected"),
     ],
 )
 def test_bad_environment_values_fail_loudly(name, value, message):

@@ -147,7 +147,7 @@
       });
       p.appendChild(b);
     });
-    var holder = table.closest(".table-scroll") || table;
+    var holder = table.closest(".table-scroll, .table-box") || table;
     holder.insertAdjacentElement("afterend", p);
   }
 
