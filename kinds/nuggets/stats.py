@@ -723,7 +723,9 @@ def paired_t_test(a: ArrayLike, b: ArrayLike) -> PairedTTest:
     -------
     PairedTTest
         ``(statistic, pvalue, df)``; NaN statistic and p-value if the
-        differences are all equal.
+        differences are all equal, to rounding: a sample without variance has
+        no t (scipy answers inf for equal differences, and a t in the
+        quadrillions for differences equal but for the last bit).
 
     References
     ----------
@@ -734,15 +736,25 @@ def paired_t_test(a: ArrayLike, b: ArrayLike) -> PairedTTest:
     >>> t = paired_t_test([0.9, 0.8, 0.85], [0.8, 0.75, 0.7])
     >>> round(t.statistic, 4), round(t.pvalue, 4), t.df
     (3.4641, 0.0742, 2)
+    >>> paired_t_test([0.9, 0.8, 0.7], [0.8, 0.7, 0.6])  # every difference 0.1, but for rounding
+    PairedTTest(statistic=nan, pvalue=nan, df=2)
     """
     a = np.asarray(a, dtype=float)
     b = np.asarray(b, dtype=float)
     if a.ndim != 1 or a.shape != b.shape or a.size < 2:
         raise ValueError(f"a and b must be 1-D of equal length >= 2, got shapes {a.shape} and {b.shape}")
+    differences = a - b
+    if np.ptp(differences) <= _EQUAL_DIFFERENCES * max(1.0, float(np.abs(differences).max())):
+        return PairedTTest(float("nan"), float("nan"), a.size - 1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         result = scipy_stats().ttest_rel(a, b, alternative="two-sided")
     return PairedTTest(float(result.statistic), float(result.pvalue), a.size - 1)
+
+
+#: Differences closer than this (relative to the largest) are equal: the rounding of the scores
+#: they are differences of, not a spread a t-test could measure.
+_EQUAL_DIFFERENCES = 1e-12
 
 
 def one_way_anova(*groups: ArrayLike) -> Anova:

@@ -632,3 +632,17 @@ def test_quantisation_on_synthetic_campaign():
     assert result.zero_median_few_vital.sum() > 0
     assert (result.zero_median & few).mean() / few.mean() > result.zero_median.mean()
     assert result.pyramid_zero_median_count < result.zero_median_count.min()
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [([0.9, 0.8, 0.7], [0.8, 0.7, 0.6]), ([0.5, 0.5, 0.5], [0.4, 0.4, 0.4]), ([1.0, 2.0], [1.0, 2.0])],
+)
+def test_a_paired_t_test_of_equal_differences_has_no_t(a, b):
+    """Equal differences (or equal but for rounding: scipy's t is then about 2.7e15) have no
+    variance to test against: no t, no p."""
+    result = paired_t_test(a, b)
+    assert np.isnan(result.statistic) and np.isnan(result.pvalue) and result.df == len(a) - 1
+    # a spread of differences the scores themselves make is still tested, as scipy tests it
+    spread = paired_t_test([0.9, 0.8, 0.7], [0.8, 0.7, 0.65])
+    assert spread.statistic == pytest.approx(scipy.stats.ttest_rel([0.9, 0.8, 0.7], [0.8, 0.7, 0.65]).statistic)
