@@ -229,7 +229,10 @@ def compare(
 
 def _completions(clusters: list[list[str]], items: list[str]) -> dict[str, np.ndarray]:
     """The clustering completed both ways (section 6), keyed by ``METHODS``."""
-    return {method: m.Completed.of(m.complete_with_irrelevant(clusters, items, method=method)) for method in METHODS}
+    return {
+        method: m.Completed.of(labels)
+        for method, labels in m.complete_with_irrelevant_each(clusters, items, methods=METHODS).items()
+    }
 
 
 def _compare_labels(true: dict[str, m.Completed], pred: dict[str, m.Completed]) -> dict[str, ClusteringMeasures]:
@@ -248,16 +251,12 @@ def _compare_many(pairs: Sequence[tuple[Completions, Completions]]) -> list[dict
     if not pairs:
         return result
     for method in METHODS:
-        columns = m.completed_scores_each([t[method] for t, _ in pairs], [p[method] for _, p in pairs]).columns
-        values = {name: columns[name].tolist() for name in m.MEASURES}
-        rows = zip(*(values[name] for name in m.MEASURES))
-        for measures, row in zip(result, rows):
-            figures = dict(zip(m.MEASURES, row))
-            measures[method] = ClusteringMeasures(
-                **figures,
-                v_half=float(m.weighted_v(figures["homogeneity"], figures["completeness"], 0.5)),
-                nvi=figures["normalized_variation_of_information"],
-            )
+        scores = m.completed_scores_each([t[method] for t, _ in pairs], [p[method] for _, p in pairs])
+        # ClusteringMeasures' fields: MEASURES in order, then V_0.5 and NVI
+        columns = [scores.columns[name].tolist() for name in m.MEASURES]
+        columns += [scores.weighted_v(0.5).tolist(), columns[m.MEASURES.index("normalized_variation_of_information")]]
+        for measures, row in zip(result, zip(*columns)):
+            measures[method] = ClusteringMeasures(*row)
     return result
 
 

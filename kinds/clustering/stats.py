@@ -70,6 +70,7 @@ __all__ = [
     "adjusted_rand_index",
     "clustering_scores",
     "complete_with_irrelevant",
+    "complete_with_irrelevant_each",
     "completed_scores",
     "completed_scores_each",
     "contingency",
@@ -99,6 +100,9 @@ _COMPLETIONS = ("singleton", "bucket")
 # codes while it stays within a few times the number of items.
 _DENSE_CELLS_PER_ITEM = 4
 _DENSE_CELLS_FLOOR = 1 << 16
+# A baseline's comparisons are counted in a dense table of their joint codes while the
+# codes are at most this many more than a few per item (_joint_entropies).
+_DENSE_CODES = 64
 
 
 # ---------------------------------------------------------------------------
@@ -325,6 +329,10 @@ class ScoresColumns:
         """Comparison ``index``'s :class:`ClusteringScores`."""
         return ClusteringScores(**{name: column[index].item() for name, column in self.columns.items()})
 
+    def weighted_v(self, beta: float) -> np.ndarray:
+        """:func:`weighted_v` of every comparison's homogeneity and completeness, bit for bit."""
+        return _weighted_v_columns(self.columns["homogeneity"], self.columns["completeness"], _check_beta(beta))
+
 
 def completed_scores_each(true: Sequence[Completed], pred: Sequence[Completed], *, beta: float = 1.0) -> ScoresColumns:
     """:func:`completed_scores` of ``true[i]`` against ``pred[i]`` for every ``i``, bit for bit,
@@ -374,12 +382,12 @@ def completed_scores_each(true: Sequence[Completed], pred: Sequence[Completed], 
         ),
         "class_entropy": side[0].entropy,
         "cluster_entropy": side[1].entropy,
-        "mutual_information": info.mutual_information(),
+        "mutual_information": info.mutual_information,
         "nmi_arithmetic": info.nmi("arithmetic"),
         "nmi_geometric": info.nmi("geometric"),
         "nmi_min": info.nmi("min"),
         "nmi_max": info.nmi("max"),
-        "variation_of_information": info.variation_of_information() / math.log(2),
+        "variation_of_information": info.variation_of_information / math.log(2),
         "normalized_variation_of_information": info.normalized_variation_of_information(),
         "rand_index": pairs.rand_index(),
         "adjusted_rand_index": pairs.adjusted_rand_index(),
@@ -834,14 +842,33 @@ def complete_with_irrelevant(
     [0, 0, 1, 1, 2, 2]
     """
     method = _check_completion(method)
-    position = _item_positions(items)
-    cluster_of, n_clusters = _judge_cluster_codes(clusters, position)
+    return complete_with_irrelevant_each(clusters, items, methods=(method,))[method]
+
+
+def complete_with_irrelevant_each(
+    clusters: Sequence[Sequence[Hashable]],
+    items: Sequence[Hashable],
+    *,
+    methods: Sequence[CompletionMethod] = _COMPLETIONS,
+) -> dict[str, np.ndarray]:
+    """:func:`complete_with_irrelevant` with each of ``methods``, the clusters read once.
+
+    >>> both = complete_with_irrelevant_each([["s1", "s3"]], ["s1", "s2", "s3", "s4"])
+    >>> {method: labels.tolist() for method, labels in both.items()}
+    {'singleton': [0, 1, 0, 2], 'bucket': [0, 1, 0, 1]}
+    """
+    methods = [_check_completion(method) for method in methods]
+    cluster_of, n_clusters = _judge_cluster_codes(clusters, _item_positions(items))
     left_out = cluster_of < 0
-    if method == "singleton":
-        cluster_of[left_out] = n_clusters + np.arange(int(left_out.sum()))
-    else:
-        cluster_of[left_out] = n_clusters
-    return cluster_of
+    completed = {}
+    for method in methods:
+        labels = cluster_of.copy()
+        if method == "singleton":
+            labels[left_out] = n_clusters + np.arange(int(left_out.sum()))
+        else:
+            labels[left_out] = n_clusters
+        completed[method] = labels
+    return completed
 
 
 @dataclass(frozen=True)
@@ -1191,28 +1218,38 @@ def _means_of_chunk(
     else:
         nvi = np.minimum((class_given_cluster + cluster_given_class) / math.log(n_items), 1.0)
     v_beta, v_measure = weighted(vlachos), weighted(beta)
-    # one row per profile, each averaged alone as a profile's baseline always was
-    return [
-        {
-            "v_beta": float(v_beta[p].mean()),
-            "v_measure": float(v_measure[p].mean()),
-            "normalized_variation_of_information": float(nvi[p].mean()),
-        }
-        for p in range(len(profiles))
-    ]
+    # one row per profile, each averaged alone (a contiguous row: the same sum as the row by itself)
+    means = zip(*(np.ascontiguousarray(x).mean(axis=1).tolist() for x in (v_beta, v_measure, nvi)))
+    return [dict(zip(BASELINE_MEANS, row)) for row in means]
 
 
 def _joint_entropies(truths: np.ndarray, drawn: np.ndarray, width: int) -> np.ndarray:
-    """H(C, L) of every (profile, draw, judge) comparison, in that order, from its joint
-    cells in the order of their codes (each comparison's cells in the same order whatever
-    ``width`` and whatever the comparisons beside it, so the same sums)."""
+    """H(C, L) of every (profile, draw, judge) comparison, in that order: ``-sum c log(c / N) / N``
+    over its joint cells, added in the order of their codes (whatever ``width`` and whatever
+    the comparisons beside it, so the same sums).
+
+    With few possible cells (at most a few per item) every comparison's cells are counted
+    in one table, cell by row, and each cell's term is looked up by its count and added to
+    its comparison's sum (an empty cell adds 0); else the cells are found by sorting each
+    comparison's codes."""
     n_items = truths.shape[1]
     n_comparisons = drawn.shape[0] * drawn.shape[1] * truths.shape[0]
     joint = (truths[None, None, :, :] * width + drawn[:, :, None, :]).reshape(-1, n_items)
-    owner, _, counts = _cells_of_rows(joint)
-    counts = counts.astype(np.float64)
-    terms = counts * (np.log(counts) - math.log(n_items))
-    joint_entropy = np.maximum(-np.bincount(owner, weights=terms, minlength=n_comparisons) / n_items, 0.0)
+    n_codes = (int(truths.max()) + 1) * width
+    if n_codes <= _DENSE_CELLS_PER_ITEM * n_items + _DENSE_CODES:
+        rows = np.arange(n_comparisons, dtype=np.int64)[:, np.newaxis]
+        table = np.bincount((joint * n_comparisons + rows).ravel(), minlength=n_codes * n_comparisons)
+        sizes = np.arange(n_items + 1, dtype=np.float64)
+        term_of = sizes * (np.log(np.maximum(sizes, 1.0)) - math.log(n_items))
+        term_of[0] = 0.0
+        sums = np.zeros(n_comparisons)
+        for cell in table.reshape(n_codes, n_comparisons):
+            sums += term_of[cell]
+    else:
+        owner, _, counts = _cells_of_rows(joint)
+        counts = counts.astype(np.float64)
+        sums = np.bincount(owner, weights=counts * (np.log(counts) - math.log(n_items)), minlength=n_comparisons)
+    joint_entropy = np.maximum(-sums / n_items, 0.0)
     if n_items <= 1:
         joint_entropy[:] = 0.0
     return joint_entropy
@@ -1547,7 +1584,8 @@ def _entropies(owner: np.ndarray, counts: np.ndarray, cells: np.ndarray, n: int,
 
 @dataclass(frozen=True)
 class _InformationColumns:
-    """:class:`_Information` of many comparisons, the same operations element by element."""
+    """:class:`_Information` of many comparisons, the same operations element by element
+    (the figures several measures share worked out once)."""
 
     n_items: int
     n_classes: np.ndarray
@@ -1556,29 +1594,33 @@ class _InformationColumns:
     cluster_entropy: np.ndarray
     joint_entropy: np.ndarray
 
+    @functools.cached_property
     def mutual_information(self) -> np.ndarray:
         mi = self.class_entropy + self.cluster_entropy - self.joint_entropy
         mi = np.minimum(np.minimum(np.maximum(mi, 0.0), self.class_entropy), self.cluster_entropy)
         return np.where((self.n_classes <= 1) | (self.n_clusters <= 1), 0.0, mi)
 
+    @functools.cached_property
     def class_given_cluster(self) -> np.ndarray:
         return np.maximum(self.joint_entropy - self.cluster_entropy, 0.0)
 
+    @functools.cached_property
     def cluster_given_class(self) -> np.ndarray:
         return np.maximum(self.joint_entropy - self.class_entropy, 0.0)
 
+    @functools.cached_property
     def variation_of_information(self) -> np.ndarray:
-        return self.class_given_cluster() + self.cluster_given_class()
+        return self.class_given_cluster + self.cluster_given_class
 
     def homogeneity_completeness(self) -> tuple[np.ndarray, np.ndarray]:
-        homogeneity = 1.0 - _divide(self.class_given_cluster(), self.class_entropy, where=self.class_entropy > 0)
-        completeness = 1.0 - _divide(self.cluster_given_class(), self.cluster_entropy, where=self.cluster_entropy > 0)
+        homogeneity = 1.0 - _divide(self.class_given_cluster, self.class_entropy, where=self.class_entropy > 0)
+        completeness = 1.0 - _divide(self.cluster_given_class, self.cluster_entropy, where=self.cluster_entropy > 0)
         homogeneity = np.where(self.class_entropy > 0, homogeneity, 1.0)
         completeness = np.where(self.cluster_entropy > 0, completeness, 1.0)
         return np.minimum(np.maximum(homogeneity, 0.0), 1.0), np.minimum(np.maximum(completeness, 0.0), 1.0)
 
     def nmi(self, average: str) -> np.ndarray:
-        mi = self.mutual_information()
+        mi = self.mutual_information
         a, b = self.class_entropy, self.cluster_entropy
         if average == "arithmetic":
             normaliser = (a + b) / 2
@@ -1593,11 +1635,11 @@ class _InformationColumns:
     def normalized_variation_of_information(self) -> np.ndarray:
         if self.n_items <= 1:
             return np.zeros(len(self.joint_entropy))
-        return np.minimum(self.variation_of_information() / math.log(self.n_items), 1.0)
+        return np.minimum(self.variation_of_information / math.log(self.n_items), 1.0)
 
     def zhao_karypis_entropy(self, log_classes: np.ndarray) -> np.ndarray:
         """``log_classes``: ``math.log`` of each comparison's number of classes (any value where it is 1)."""
-        value = np.minimum(self.class_given_cluster() / log_classes, 1.0)
+        value = np.minimum(self.class_given_cluster / log_classes, 1.0)
         return np.where(self.n_classes <= 1, 0.0, value)
 
 
@@ -1649,8 +1691,9 @@ class _PairCountColumns:
 def _divide(numerator: np.ndarray, denominator: np.ndarray, *, where: np.ndarray) -> np.ndarray:
     """``numerator / denominator`` where ``where`` holds, 0.0 elsewhere (no warning), element by element
     as Python divides: object (Python integer) operands are divided one by one."""
-    numerator, denominator = np.broadcast_arrays(numerator, denominator)
+    numerator, denominator = np.asarray(numerator), np.asarray(denominator)
     if numerator.dtype == object or denominator.dtype == object:
+        numerator, denominator = np.broadcast_arrays(numerator, denominator)
         return np.array(
             [
                 a / b if w else 0.0
@@ -1660,7 +1703,9 @@ def _divide(numerator: np.ndarray, denominator: np.ndarray, *, where: np.ndarray
             ],
             dtype=np.float64,
         )
-    return np.divide(numerator, denominator, out=np.zeros(numerator.shape), where=where)
+    return np.divide(
+        numerator, denominator, out=np.zeros(np.broadcast_shapes(numerator.shape, denominator.shape)), where=where
+    )
 
 
 def _weighted_v_columns(homogeneity: np.ndarray, completeness: np.ndarray, beta: np.ndarray | float) -> np.ndarray:

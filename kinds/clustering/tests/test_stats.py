@@ -22,6 +22,7 @@ from kinds.clustering.stats import (
     adjusted_rand_index,
     clustering_scores,
     complete_with_irrelevant,
+    complete_with_irrelevant_each,
     completed_scores,
     completed_scores_each,
     contingency,
@@ -738,6 +739,19 @@ def test_completed_scores_each_equal_completed_scores_of_each_pair_bit_for_bit(m
     assert checked == 5 * 3 * 8 * 8
 
 
+def test_both_completions_from_one_reading_equal_each_alone():
+    rng = np.random.default_rng(8)
+    for n_items in (1, 4, 13):
+        items = [f"s{k}" for k in range(n_items)]
+        for judge in [*_random_clusterings(rng, n_items, 6), [], [items]]:
+            both = complete_with_irrelevant_each(judge, items)
+            assert list(both) == ["singleton", "bucket"]
+            for method, labels in both.items():
+                assert np.array_equal(labels, complete_with_irrelevant(judge, items, method=method))
+    with pytest.raises(ValueError, match="method must be"):
+        complete_with_irrelevant_each([["s1"]], ["s1"], methods=["both"])
+
+
 def test_completed_scores_each_count_pairs_of_pairs_beyond_int64_floats_exactly():
     # Above about 13,000 items the adjusted Rand index's products leave the integers a
     # float holds exactly: the pair counts are then Python integers, as completed_scores counts.
@@ -775,6 +789,22 @@ def test_random_baseline_of_completed_labellings_equals_completing_them_bit_for_
     assert random_baseline_means_completed(completed_profiles, done, method=method, n_random=30, beta=0.5) == expected
     seeded = [(profile, np.random.default_rng(seed)) for profile, seed in completed_profiles]
     assert random_baseline_means_completed(seeded, done, method=method, n_random=30, beta=0.5) == expected
+
+
+@pytest.mark.parametrize("method", ["singleton", "bucket"])
+def test_baseline_joint_entropies_counted_densely_or_by_sorting_are_the_same(method, monkeypatch):
+    # Few possible joint codes: one dense table of every comparison's cells; many: each
+    # comparison's codes sorted. Both add a comparison's terms in code order: bit for bit.
+    rng = np.random.default_rng(10)
+    for n_items in (2, 7, 30):
+        items = [f"s{k}" for k in range(n_items)]
+        judges = [judge for judge in _random_clusterings(rng, n_items, 5) if judge] or [[items[:2]]]
+        profiles = [(judge, seed) for seed, judge in enumerate(judges)]
+        results = []
+        for dense in (True, False):
+            monkeypatch.setattr(clustering_module, "_DENSE_CODES", 10**9 if dense else -(10**9))
+            results.append(random_baseline_means_each(profiles, judges, items, method=method, n_random=25))
+        assert results[0] == results[1]
 
 
 def test_completed_scores_refuse_labellings_of_other_items():
