@@ -227,7 +227,11 @@ def compare(
     return _compare_labels(_completions(true_clusters, items), _completions(pred_clusters, items))
 
 
-def _completions(clusters: list[list[str]], items: list[str]) -> dict[str, np.ndarray]:
+#: A clustering completed both ways (section 6), keyed by ``METHODS``.
+Completions = dict[str, m.Completed]
+
+
+def _completions(clusters: list[list[str]], items: list[str]) -> Completions:
     """The clustering completed both ways (section 6), keyed by ``METHODS``."""
     return {
         method: m.Completed.of(labels)
@@ -239,9 +243,6 @@ def _compare_labels(true: dict[str, m.Completed], pred: dict[str, m.Completed]) 
     """:func:`compare` of two completed clusterings (V_0.5 from the same homogeneity and
     completeness as the V-measure: one contingency table per completion)."""
     return _compare_many([(true, pred)])[0]
-
-
-Completions = dict[str, m.Completed]
 
 
 def _compare_many(pairs: Sequence[tuple[Completions, Completions]]) -> list[dict[str, ClusteringMeasures]]:

@@ -1084,7 +1084,7 @@ def random_baseline_means_each(
 
 
 def random_baseline_means_completed(
-    profiles: Sequence[tuple[Completed, int]],
+    profiles: Sequence[tuple[Completed, int | np.random.Generator | None]],
     judges: Sequence[Completed],
     *,
     method: CompletionMethod = "singleton",
