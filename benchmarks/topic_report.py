@@ -148,7 +148,12 @@ def reference_compare_labels(true, pred):
     return result
 
 
-def reference_clustering_baseline(clusterings, items):
+def reference_compare_many(pairs):
+    """clustering's comparisons as they were: one ``reference_compare_labels`` per pair."""
+    return [reference_compare_labels(true, pred) for true, pred in pairs]
+
+
+def reference_clustering_baseline(clusterings, items, completed=None):
     """clustering's random baseline as it was: every profile completing every judge again."""
     judges = list(clusterings.values())
     result = {}
@@ -183,7 +188,7 @@ def before():
         mock.patch.object(stats.intervals, "MIN_UNITS", 2),
         mock.patch.object(relevance_metrics, "pairwise_kappa", reference_pairwise_kappa),
         mock.patch.object(factoids_report, "agreement", reference_factoids_agreement),
-        mock.patch.object(clustering_report, "_compare_labels", reference_compare_labels),
+        mock.patch.object(clustering_report, "_compare_many", reference_compare_many),
         mock.patch.object(clustering_report, "baseline", reference_clustering_baseline),
         mock.patch.object(om, "kendall_tau_matrix", reference_kendall_tau_matrix),
     ):

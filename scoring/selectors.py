@@ -275,6 +275,18 @@ class ReportInput:
     def phase_payloads(self, phase: int) -> Mapping[tuple[int, str], dict[str, Any]]:
         return self.phases.get(phase, {})
 
+    def phase_payloads_of(self, phase: int, topic: Topic) -> Mapping[str, dict[str, Any]]:
+        """Assessor -> the payload submitted in ``phase`` of ``topic`` (:meth:`phase_payloads`
+        grouped by topic once, so that each topic's report reads its own, not every topic's)."""
+        key = f"_phase_{phase}_by_topic"
+        grouped = self.__dict__.get(key)
+        if grouped is None:
+            grouped = {}
+            for (topic_id, assessor), payload in self.phase_payloads(phase).items():
+                grouped.setdefault(topic_id, {})[assessor] = payload
+            object.__setattr__(self, key, grouped)
+        return grouped.get(topic.pk, {})
+
     def _by_topic(self, *, judges: bool = False) -> dict[int, list[JudgmentRow]]:
         key = "_grouped_judges" if judges else "_grouped"
         cached = self.__dict__.get(key)

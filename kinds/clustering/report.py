@@ -227,22 +227,37 @@ def compare(
     return _compare_labels(_completions(true_clusters, items), _completions(pred_clusters, items))
 
 
-def _completions(clusters: list[list[str]], items: list[str]) -> dict[str, np.ndarray]:
+#: A clustering completed both ways (section 6), keyed by ``METHODS``.
+Completions = dict[str, m.Completed]
+
+
+def _completions(clusters: list[list[str]], items: list[str]) -> Completions:
     """The clustering completed both ways (section 6), keyed by ``METHODS``."""
-    return {method: m.Completed.of(m.complete_with_irrelevant(clusters, items, method=method)) for method in METHODS}
+    return {
+        method: m.Completed.of(labels)
+        for method, labels in m.complete_with_irrelevant_each(clusters, items, methods=METHODS).items()
+    }
 
 
 def _compare_labels(true: dict[str, m.Completed], pred: dict[str, m.Completed]) -> dict[str, ClusteringMeasures]:
     """:func:`compare` of two completed clusterings (V_0.5 from the same homogeneity and
     completeness as the V-measure: one contingency table per completion)."""
-    result = {}
+    return _compare_many([(true, pred)])[0]
+
+
+def _compare_many(pairs: Sequence[tuple[Completions, Completions]]) -> list[dict[str, ClusteringMeasures]]:
+    """:func:`_compare_labels` of every ``(true, pred)``: each completion's comparisons
+    scored at once (``completed_scores_each``: the same figures, bit for bit)."""
+    result: list[dict[str, ClusteringMeasures]] = [{} for _ in pairs]
+    if not pairs:
+        return result
     for method in METHODS:
-        scores = m.completed_scores(true[method], pred[method])
-        result[method] = ClusteringMeasures(
-            **{name: float(getattr(scores, name)) for name in m.MEASURES},
-            v_half=float(m.weighted_v(scores.homogeneity, scores.completeness, 0.5)),
-            nvi=float(scores.normalized_variation_of_information),
-        )
+        scores = m.completed_scores_each([t[method] for t, _ in pairs], [p[method] for _, p in pairs])
+        # ClusteringMeasures' fields: MEASURES in order, then V_0.5 and NVI
+        columns = [scores.columns[name].tolist() for name in m.MEASURES]
+        columns += [scores.weighted_v(0.5).tolist(), columns[m.MEASURES.index("normalized_variation_of_information")]]
+        for measures, row in zip(result, zip(*columns)):
+            measures[method] = ClusteringMeasures(*row)
     return result
 
 
@@ -297,16 +312,28 @@ def edit_summary(source: list[list[str]], target: list[list[str]]) -> Clustering
     )
 
 
-def baseline(clusterings: dict[str, list[list[str]]], items: list[str]) -> ClusteringTable3:
-    """Table 3's base row: random clusterings shaped like each judge's, against every judge, pooled."""
-    judges = list(clusterings.values())
-    profiles = [(clusters, index) for index, clusters in enumerate(judges) if clusters]
+def baseline(
+    clusterings: dict[str, list[list[str]]], items: list[str], completed: dict[str, Completions] | None = None
+) -> ClusteringTable3:
+    """Table 3's base row: random clusterings shaped like each judge's, against every judge, pooled
+    (``completed``: the judges' completions (:func:`_completions`) when already made)."""
+    if completed is None:
+        completed = {judge: _completions(clusters, items) for judge, clusters in clusterings.items()}
+    judges = list(clusterings)
+    profiles = [index for index, judge in enumerate(judges) if clusterings[judge]]
     result = {}
     for method in METHODS:
         # random_baseline's means of the three figures, drawn alike (milliseconds, not seconds);
-        # the judges' side once for every profile
+        # the judges' side once for every profile, from their completions
+        labellings = [completed[judge][method] for judge in judges]
         runs = (
-            m.random_baseline_means_each(profiles, judges, items, method=method, n_random=BASELINE_DRAWS, beta=0.5)
+            m.random_baseline_means_completed(
+                [(labellings[index], index) for index in profiles],
+                labellings,
+                method=method,
+                n_random=BASELINE_DRAWS,
+                beta=0.5,
+            )
             if profiles
             else []
         )
@@ -357,20 +384,24 @@ def topic_report(input: ReportInput, topic: Topic) -> ClusteringTopicReport:
     clusterings = clusterings_of(judgments)
     judges = list(clusterings)
     completed = {judge: _completions(clusters, items) for judge, clusters in clusterings.items()}
-    pairs = [
-        ClusteringPair(
-            judges=(a, b),
-            **_compare_labels(completed[a], completed[b]),
-            edits=edit_summary(clusterings[a], clusterings[b]),
-        )
-        for a, b in combinations(judges, 2)
-    ]
+    judge_pairs = list(combinations(judges, 2))
     gold = consensus(list(clusterings.values()), items)
     ran = {
         run.name: _completions(run.data["clusterings"][topic.external_id], items)
         for run in runs
         if judges and topic.external_id in run.data.get("clusterings", {})
     }
+    references = [*(completed[judge] for judge in judges), _completions(gold, items)] if ran else []
+    # every comparison of the topic (its pairs of judges, each run against every judge and the consensus) at once
+    compared = _compare_many(
+        [(completed[a], completed[b]) for a, b in judge_pairs]
+        + [(reference, labels) for labels in ran.values() for reference in references]
+    )
+    pairs = [
+        ClusteringPair(judges=(a, b), **scores, edits=edit_summary(clusterings[a], clusterings[b]))
+        for (a, b), scores in zip(judge_pairs, compared)
+    ]
+    against = iter(compared[len(judge_pairs) :])
     return ClusteringTopicReport(
         judges=judges,
         profiles={j: profile(c, items) for j, c in clusterings.items()},
@@ -379,18 +410,12 @@ def topic_report(input: ReportInput, topic: Topic) -> ClusteringTopicReport:
             for j, c in clusterings.items()
         },
         pairs=pairs,
-        baseline=baseline(clusterings, items) if len(judges) >= 1 else None,
+        baseline=baseline(clusterings, items, completed) if len(judges) >= 1 else None,
         consensus=gold,
         sentences={
             s["id"]: s.get("text", "") for s in topic.data.get("sentences", []) if any(s["id"] in c for c in gold)
         },
-        runs={
-            name: {
-                **{judge: _table3(_compare_labels(completed[judge], labels)) for judge in judges},
-                "consensus": _table3(_compare_labels(_completions(gold, items), labels)),
-            }
-            for name, labels in ran.items()
-        },
+        runs={name: {who: _table3(next(against)) for who in [*judges, "consensus"]} for name in ran},
     )
 
 

@@ -52,6 +52,7 @@ guarded and the guard is the documented value above.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, fields
@@ -65,9 +66,13 @@ __all__ = [
     "ClusteringScores",
     "ContingencyTable",
     "RandomBaseline",
+    "ScoresColumns",
     "adjusted_rand_index",
     "clustering_scores",
     "complete_with_irrelevant",
+    "complete_with_irrelevant_each",
+    "completed_scores",
+    "completed_scores_each",
     "contingency",
     "entropy",
     "homogeneity_completeness_v",
@@ -78,6 +83,8 @@ __all__ = [
     "rand_index",
     "random_baseline",
     "random_baseline_means",
+    "random_baseline_means_completed",
+    "random_baseline_means_each",
     "scores_from_contingency",
     "v_beta",
     "v_measure",
@@ -93,6 +100,9 @@ _COMPLETIONS = ("singleton", "bucket")
 # codes while it stays within a few times the number of items.
 _DENSE_CELLS_PER_ITEM = 4
 _DENSE_CELLS_FLOOR = 1 << 16
+# A baseline's comparisons are counted in a dense table of their joint codes while the
+# codes are at most this many more than a few per item (_joint_entropies).
+_DENSE_CODES = 64
 
 
 # ---------------------------------------------------------------------------
@@ -303,6 +313,91 @@ def completed_scores(true: Completed, pred: Completed, *, beta: float = 1.0) -> 
         joint_entropy=_entropy_of_sizes(table.counts, true.codes.size),
     )
     return _scores(table, info, _pair_counts(table, (true.pairs_within, pred.pairs_within)), beta)
+
+
+@dataclass(frozen=True)
+class ScoresColumns:
+    """Every field of :class:`ClusteringScores` for many comparisons, a column each:
+    ``columns[name][i]`` is comparison ``i``'s (:func:`completed_scores_each`)."""
+
+    columns: dict[str, np.ndarray]
+
+    def __len__(self) -> int:
+        return len(self.columns["n_items"])
+
+    def row(self, index: int) -> ClusteringScores:
+        """Comparison ``index``'s :class:`ClusteringScores`."""
+        return ClusteringScores(**{name: column[index].item() for name, column in self.columns.items()})
+
+    def weighted_v(self, beta: float) -> np.ndarray:
+        """:func:`weighted_v` of every comparison's homogeneity and completeness, bit for bit."""
+        return _weighted_v_columns(self.columns["homogeneity"], self.columns["completeness"], _check_beta(beta))
+
+
+def completed_scores_each(true: Sequence[Completed], pred: Sequence[Completed], *, beta: float = 1.0) -> ScoresColumns:
+    """:func:`completed_scores` of ``true[i]`` against ``pred[i]`` for every ``i``, bit for bit,
+    with one array operation per step for all the comparisons (a topic's 45 pairs of judges
+    are 45 tables of a few cells: what costs is the calls, not the cells).
+
+    Every comparison's joint table is counted from its sorted joint codes; its entropy sums
+    the same terms (one per distinct cell size, ``math.fsum``) as :func:`completed_scores`,
+    and every other measure takes the same operations on the same values, element by
+    element. The pair counts are exact in int64 below 2**53 pairs of pairs (about 13,000
+    items); beyond, they are Python integers, as :func:`completed_scores` counts them.
+
+    >>> items = ["s1", "s2", "s3", "s4"]
+    >>> a, b, c = (Completed.of(complete_with_irrelevant(x, items)) for x in ([["s1", "s2"]], [["s2", "s3"]], []))
+    >>> each = completed_scores_each([a, a, b], [b, c, c])
+    >>> [each.row(i) == completed_scores(t, p) for i, (t, p) in enumerate([(a, b), (a, c), (b, c)])]
+    [True, True, True]
+    >>> each.columns["v_measure"].round(4).tolist()
+    [0.6667, 0.8571, 0.8571]
+    """
+    beta = _check_beta(beta)
+    if len(true) != len(pred):
+        raise ValueError(f"true and pred must pair up: {len(true)} and {len(pred)} labellings")
+    n_items = {labelling.codes.size for labelling in (*true, *pred)}
+    if len(n_items) > 1:
+        raise ValueError(f"labellings of different numbers of items: {sorted(n_items)}")
+    n = n_items.pop() if n_items else 0
+    if n == 0 or not true:
+        rows = [completed_scores(t, p, beta=beta) for t, p in zip(true, pred)]
+        return ScoresColumns({f.name: np.array([getattr(r, f.name) for r in rows]) for f in fields(ClusteringScores)})
+    cells = _JointCells.of(true, pred, n)
+    side = _SideFigures.of(true), _SideFigures.of(pred)
+    info = _InformationColumns(n, side[0].blocks, side[1].blocks, side[0].entropy, side[1].entropy, cells.entropy)
+    pairs = _PairCountColumns.of(cells.pairs_within, side[0].pairs_within, side[1].pairs_within, n)
+    homogeneity, completeness = info.homogeneity_completeness()
+    precision, recall, pair_f = pairs.precision_recall_f()
+    columns = {
+        "n_items": np.full(len(true), n),
+        "n_classes": side[0].blocks,
+        "n_clusters": side[1].blocks,
+        "homogeneity": homogeneity,
+        "completeness": completeness,
+        "beta": np.full(len(true), beta),
+        "v_measure": _weighted_v_columns(homogeneity, completeness, beta),
+        "v_beta": _weighted_v_columns(
+            homogeneity, completeness, np.where(side[0].blocks > 0, side[1].blocks / np.maximum(side[0].blocks, 1), 1.0)
+        ),
+        "class_entropy": side[0].entropy,
+        "cluster_entropy": side[1].entropy,
+        "mutual_information": info.mutual_information,
+        "nmi_arithmetic": info.nmi("arithmetic"),
+        "nmi_geometric": info.nmi("geometric"),
+        "nmi_min": info.nmi("min"),
+        "nmi_max": info.nmi("max"),
+        "variation_of_information": info.variation_of_information / math.log(2),
+        "normalized_variation_of_information": info.normalized_variation_of_information(),
+        "rand_index": pairs.rand_index(),
+        "adjusted_rand_index": pairs.adjusted_rand_index(),
+        "purity": cells.majority / n,
+        "entropy": info.zhao_karypis_entropy(np.array([math.log(x) if x > 1 else 1.0 for x in side[0].blocks])),
+        "pair_precision": precision,
+        "pair_recall": recall,
+        "pair_f": pair_f,
+    }
+    return ScoresColumns(columns)
 
 
 def scores_from_contingency(table: ContingencyTable, *, beta: float = 1.0) -> ClusteringScores:
@@ -747,14 +842,33 @@ def complete_with_irrelevant(
     [0, 0, 1, 1, 2, 2]
     """
     method = _check_completion(method)
-    position = _item_positions(items)
-    cluster_of, n_clusters = _judge_cluster_codes(clusters, position)
+    return complete_with_irrelevant_each(clusters, items, methods=(method,))[method]
+
+
+def complete_with_irrelevant_each(
+    clusters: Sequence[Sequence[Hashable]],
+    items: Sequence[Hashable],
+    *,
+    methods: Sequence[CompletionMethod] = _COMPLETIONS,
+) -> dict[str, np.ndarray]:
+    """:func:`complete_with_irrelevant` with each of ``methods``, the clusters read once.
+
+    >>> both = complete_with_irrelevant_each([["s1", "s3"]], ["s1", "s2", "s3", "s4"])
+    >>> {method: labels.tolist() for method, labels in both.items()}
+    {'singleton': [0, 1, 0, 2], 'bucket': [0, 1, 0, 1]}
+    """
+    methods = [_check_completion(method) for method in methods]
+    cluster_of, n_clusters = _judge_cluster_codes(clusters, _item_positions(items))
     left_out = cluster_of < 0
-    if method == "singleton":
-        cluster_of[left_out] = n_clusters + np.arange(int(left_out.sum()))
-    else:
-        cluster_of[left_out] = n_clusters
-    return cluster_of
+    completed = {}
+    for method in methods:
+        labels = cluster_of.copy()
+        if method == "singleton":
+            labels[left_out] = n_clusters + np.arange(int(left_out.sum()))
+        else:
+            labels[left_out] = n_clusters
+        completed[method] = labels
+    return completed
 
 
 @dataclass(frozen=True)
@@ -901,7 +1015,8 @@ def random_baseline_means(
     method = _check_completion(method)
     beta = _check_beta(beta)
     _check_baseline_args(n_random, judges, items)
-    return _means_against(BaselineJudges.of(judges, items, method), [(profile, seed)], items, int(n_random), beta)[0]
+    drawn_from = _Profile.of(_profile_template(profile, items, method), seed)
+    return _means_against(BaselineJudges.of(judges, items, method), [drawn_from], int(n_random), beta)[0]
 
 
 @dataclass(frozen=True)
@@ -926,6 +1041,17 @@ class BaselineJudges:
             truths=truths,
             n_classes=np.array([len(sizes) for sizes in class_sizes], dtype=np.float64),
             class_entropy=np.array([_entropy_of_sizes(sizes, len(items)) for sizes in class_sizes]),
+        )
+
+    @classmethod
+    def of_completed(cls, judges: Sequence[Completed], method: str) -> BaselineJudges:
+        """The same from the judges' labellings completed with ``method`` (their blocks and
+        entropies are already known)."""
+        return cls(
+            method=method,
+            truths=np.stack([judge.codes for judge in judges]),
+            n_classes=np.array([len(judge.sizes) for judge in judges], dtype=np.float64),
+            class_entropy=np.array([judge.entropy for judge in judges]),
         )
 
 
@@ -953,7 +1079,43 @@ def random_baseline_means_each(
     beta = _check_beta(beta)
     _check_baseline_args(n_random, judges, items)
     given = BaselineJudges.of(judges, items, method)
-    return _means_against(given, list(profiles), items, int(n_random), beta)
+    drawn_from = [_Profile.of(_profile_template(profile, items, method), seed) for profile, seed in profiles]
+    return _means_against(given, drawn_from, int(n_random), beta)
+
+
+def random_baseline_means_completed(
+    profiles: Sequence[tuple[Completed, int | np.random.Generator | None]],
+    judges: Sequence[Completed],
+    *,
+    method: CompletionMethod = "singleton",
+    n_random: int = 100,
+    beta: float = 1.0,
+) -> list[dict[str, float]]:
+    """:func:`random_baseline_means_each` of labellings already completed with ``method``
+    (``Completed.of(complete_with_irrelevant(clusters, items, method=method))``): the same
+    draws and figures, bit for bit, without completing every judge and profile again. A
+    random clustering of a profile has the profile's blocks, and the completed labelling
+    has the judge's clusters then its left-out sentences as blocks, in order: its template
+    is each block's code repeated by its size.
+
+    >>> items = [f"s{k}" for k in range(12)]
+    >>> judge_a = [["s0", "s1", "s2"], ["s3", "s4"], ["s5", "s6", "s7"]]
+    >>> judge_b = [["s0", "s1"], ["s2", "s3", "s4"], ["s8", "s9"]]
+    >>> a, b = (Completed.of(complete_with_irrelevant(j, items, method="bucket")) for j in (judge_a, judge_b))
+    >>> done = random_baseline_means_completed([(a, 0), (b, 1)], [a, b], method="bucket", n_random=20)
+    >>> done == random_baseline_means_each([(judge_a, 0), (judge_b, 1)], [judge_a, judge_b], items, method="bucket", n_random=20)
+    True
+    """
+    method = _check_completion(method)
+    beta = _check_beta(beta)
+    _check_baseline_args(n_random, judges, judges[0].codes if judges else ())
+    if len({judge.codes.size for judge in (*judges, *(profile for profile, _ in profiles))}) > 1:
+        raise ValueError("profiles and judges must label the same items")
+    drawn_from = [
+        _Profile(np.repeat(np.arange(len(profile.sizes)), profile.sizes), profile.sizes, profile.entropy, seed)
+        for profile, seed in profiles
+    ]
+    return _means_against(BaselineJudges.of_completed(judges, method), drawn_from, int(n_random), beta)
 
 
 def _check_baseline_args(n_random: int, judges: Sequence, items: Sequence) -> None:
@@ -969,40 +1131,70 @@ def _check_baseline_args(n_random: int, judges: Sequence, items: Sequence) -> No
 _BASELINE_CHUNK_LABELS = 2**21
 
 
+@dataclass(frozen=True)
+class _Profile:
+    """What a profile's random clusterings are drawn from: its template (its blocks' codes,
+    each repeated by its size: :func:`_profile_template`), its block sizes and entropy (every
+    draw's), and the seed of its draws."""
+
+    template: np.ndarray
+    sizes: np.ndarray
+    entropy: float
+    seed: int | np.random.Generator | None
+
+    @classmethod
+    def of(cls, template: np.ndarray, seed: int | np.random.Generator | None) -> _Profile:
+        sizes = np.bincount(template)
+        return cls(template, sizes, _entropy_of_sizes(sizes, template.size), seed)
+
+    def draws(self, n_random: int) -> np.ndarray:
+        """``n_random`` random clusterings: the template shuffled, row by row, from the seed.
+
+        A shuffle's draws do not depend on the values shuffled, so with an integer seed the
+        rows are the template taken in the order of the same shuffle of its positions, which
+        is the same for every topic of that many items (:func:`_shuffles`, kept)."""
+        size = self.template.size
+        if isinstance(self.seed, (int, np.integer)) and not isinstance(self.seed, bool):
+            if n_random * size <= _SHUFFLE_CELLS:
+                return self.template[_shuffles(int(self.seed), n_random, size)]
+        return _shuffled_labellings(self.template, n_random, np.random.default_rng(self.seed))
+
+
+#: Most positions of one seed's shuffles kept (``_shuffles``): 64 of them hold at most 32 MB.
+_SHUFFLE_CELLS = 1 << 16
+
+
+@functools.lru_cache(maxsize=64)
+def _shuffles(seed: int, n_random: int, size: int) -> np.ndarray:
+    """``n_random`` shuffles of the positions ``0 .. size - 1`` drawn from ``seed`` as
+    :func:`_shuffled_labellings` draws them (read-only: every caller shares them)."""
+    positions = _shuffled_labellings(np.arange(size), n_random, np.random.default_rng(seed))
+    positions.flags.writeable = False
+    return positions
+
+
 def _means_against(
-    given: BaselineJudges,
-    profiles: Sequence[tuple[Sequence[Sequence[Hashable]], int | np.random.Generator | None]],
-    items: Sequence[Hashable],
-    n_random: int,
-    beta: float,
+    given: BaselineJudges, profiles: Sequence[_Profile], n_random: int, beta: float
 ) -> list[dict[str, float]]:
     """The body of :func:`random_baseline_means` once the judges' side is known, for several
-    ``(profile, seed)`` at once (in chunks of at most ``_BASELINE_CHUNK_LABELS`` labels)."""
-    per_profile = n_random * len(given.truths) * len(items)
+    profiles at once (in chunks of at most ``_BASELINE_CHUNK_LABELS`` labels)."""
+    per_profile = n_random * given.truths.size
     size = max(1, _BASELINE_CHUNK_LABELS // per_profile)
     return [
         means
         for start in range(0, len(profiles), size)
-        for means in _means_of_chunk(given, profiles[start : start + size], items, n_random, beta)
+        for means in _means_of_chunk(given, profiles[start : start + size], n_random, beta)
     ]
 
 
 def _means_of_chunk(
-    given: BaselineJudges,
-    profiles: Sequence[tuple[Sequence[Sequence[Hashable]], int | np.random.Generator | None]],
-    items: Sequence[Hashable],
-    n_random: int,
-    beta: float,
+    given: BaselineJudges, profiles: Sequence[_Profile], n_random: int, beta: float
 ) -> list[dict[str, float]]:
-    method, truths = given.method, given.truths
-    n_items = len(items)
-    templates = [_profile_template(profile, items, method) for profile, _ in profiles]
-    drawn = np.stack(  # (P, R, n): each profile's own draws from its own seed
-        [_shuffled_labellings(t, n_random, np.random.default_rng(seed)) for t, (_, seed) in zip(templates, profiles)]
-    )
-    cluster_sizes = [np.bincount(template) for template in templates]
-    n_clusters = np.array([len(sizes) for sizes in cluster_sizes], dtype=np.float64)[:, None]
-    cluster_entropy = np.array([_entropy_of_sizes(sizes, n_items) for sizes in cluster_sizes])[:, None]
+    truths = given.truths
+    n_items = truths.shape[1]
+    drawn = np.stack([profile.draws(n_random) for profile in profiles])  # (P, R, n): each from its own seed
+    n_clusters = np.array([len(profile.sizes) for profile in profiles], dtype=np.float64)[:, None]
+    cluster_entropy = np.array([profile.entropy for profile in profiles])[:, None]
     joint_entropy = _joint_entropies(truths, drawn, int(n_clusters.max())).reshape(len(profiles), -1)
     # Comparison (r, j) in the order random_baseline scores them: every judge for each draw.
     class_entropy = np.tile(given.class_entropy, n_random)
@@ -1026,33 +1218,57 @@ def _means_of_chunk(
     else:
         nvi = np.minimum((class_given_cluster + cluster_given_class) / math.log(n_items), 1.0)
     v_beta, v_measure = weighted(vlachos), weighted(beta)
-    # one row per profile, each averaged alone as a profile's baseline always was
-    return [
-        {
-            "v_beta": float(v_beta[p].mean()),
-            "v_measure": float(v_measure[p].mean()),
-            "normalized_variation_of_information": float(nvi[p].mean()),
-        }
-        for p in range(len(profiles))
-    ]
+    # one row per profile, each averaged alone (a contiguous row: the same sum as the row by itself)
+    means = zip(*(np.ascontiguousarray(x).mean(axis=1).tolist() for x in (v_beta, v_measure, nvi)))
+    return [dict(zip(BASELINE_MEANS, row)) for row in means]
 
 
 def _joint_entropies(truths: np.ndarray, drawn: np.ndarray, width: int) -> np.ndarray:
-    """H(C, L) of every (profile, draw, judge) comparison, in that order, from the sorted joint
-    codes (each comparison's cells in the same order whatever ``width``, so the same sums)."""
+    """H(C, L) of every (profile, draw, judge) comparison, in that order: ``-sum c log(c / N) / N``
+    over its joint cells, added in the order of their codes (whatever ``width`` and whatever
+    the comparisons beside it, so the same sums).
+
+    With few possible cells (at most a few per item) every comparison's cells are counted
+    in one table, cell by row, and each cell's term is looked up by its count and added to
+    its comparison's sum (an empty cell adds 0); else the cells are found by sorting each
+    comparison's codes."""
     n_items = truths.shape[1]
     n_comparisons = drawn.shape[0] * drawn.shape[1] * truths.shape[0]
-    rows = np.arange(n_comparisons, dtype=np.int64)[:, None]
     joint = (truths[None, None, :, :] * width + drawn[:, :, None, :]).reshape(-1, n_items)
-    keys = np.sort((rows * (int(truths.max()) + 1) * width + joint).ravel())
-    starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
-    counts = np.diff(np.append(starts, keys.size)).astype(np.float64)
-    owner = starts // n_items  # each comparison holds n_items consecutive sorted keys
-    terms = counts * (np.log(counts) - math.log(n_items))
-    joint_entropy = np.maximum(-np.bincount(owner, weights=terms, minlength=n_comparisons) / n_items, 0.0)
+    n_codes = (int(truths.max()) + 1) * width
+    if n_codes <= _DENSE_CELLS_PER_ITEM * n_items + _DENSE_CODES:
+        rows = np.arange(n_comparisons, dtype=np.int64)[:, np.newaxis]
+        table = np.bincount((joint * n_comparisons + rows).ravel(), minlength=n_codes * n_comparisons)
+        sizes = np.arange(n_items + 1, dtype=np.float64)
+        term_of = sizes * (np.log(np.maximum(sizes, 1.0)) - math.log(n_items))
+        term_of[0] = 0.0
+        sums = np.zeros(n_comparisons)
+        for cell in table.reshape(n_codes, n_comparisons):
+            sums += term_of[cell]
+    else:
+        owner, _, counts = _cells_of_rows(joint)
+        counts = counts.astype(np.float64)
+        sums = np.bincount(owner, weights=counts * (np.log(counts) - math.log(n_items)), minlength=n_comparisons)
+    joint_entropy = np.maximum(-sums / n_items, 0.0)
     if n_items <= 1:
         joint_entropy[:] = 0.0
     return joint_entropy
+
+
+def _cells_of_rows(joint: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The non-empty cells of every row of ``joint`` (rows x items, at least one item): each
+    cell's row, code and count, by row and then by code, from each row sorted on its own
+    (many short rows sort faster than one long array of them all, and a dense table of
+    rows x codes is mostly empty)."""
+    n_items = joint.shape[1]
+    ordered = np.sort(joint, axis=1)
+    starts = np.empty(ordered.shape, dtype=bool)
+    starts[:, 0] = True
+    np.not_equal(ordered[:, 1:], ordered[:, :-1], out=starts[:, 1:])
+    first = np.flatnonzero(starts)
+    # a cell runs to the next start: in its row, or the next row's first item
+    counts = np.diff(np.append(first, starts.size))
+    return first // n_items, ordered.ravel()[first], counts
 
 
 # ---------------------------------------------------------------------------
@@ -1303,6 +1519,200 @@ def _weighted_v(homogeneity: float, completeness: float, beta: float) -> float:
 def _vlachos_beta(n_classes: int, n_clusters: int) -> float:
     # Geiss (2009), 5.1: beta = |L| / |C|, L the clusters, C the classes.
     return n_clusters / n_classes if n_classes else 1.0
+
+
+# ---------------------------------------------------------------------------
+# Internals: many comparisons at once (completed_scores_each)
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _SideFigures:
+    """What one side of many comparisons brings: each labelling's blocks, entropy and pairs within blocks."""
+
+    blocks: np.ndarray
+    entropy: np.ndarray
+    pairs_within: np.ndarray
+
+    @classmethod
+    def of(cls, labellings: Sequence[Completed]) -> _SideFigures:
+        return cls(
+            np.array([len(x.sizes) for x in labellings], dtype=np.int64),
+            np.array([x.entropy for x in labellings], dtype=np.float64),
+            np.array([x.pairs_within for x in labellings], dtype=np.int64),
+        )
+
+
+@dataclass(frozen=True)
+class _JointCells:
+    """Each comparison's joint table, from its sorted joint codes: its entropy (the terms of
+    :func:`_entropy_of_sizes`, one per distinct cell size, added with ``math.fsum``), its
+    pairs within cells and its purity's majority count (the largest cell of each cluster)."""
+
+    entropy: np.ndarray
+    pairs_within: np.ndarray
+    majority: np.ndarray
+
+    @classmethod
+    def of(cls, true: Sequence[Completed], pred: Sequence[Completed], n: int) -> _JointCells:
+        width = max(len(x.sizes) for x in pred)
+        joint = np.stack([t.codes for t in true]) * width + np.stack([p.codes for p in pred])
+        owner, code, counts = _cells_of_rows(joint)
+        comparisons = len(joint)
+        row_starts = np.searchsorted(owner, np.arange(comparisons))  # every row has a cell: n >= 1
+        n_cells = np.diff(np.append(row_starts, len(owner)))
+        pairs_within = np.add.reduceat(counts * (counts - 1) // 2, row_starts)
+        majority = np.zeros((comparisons, width), dtype=np.int64)
+        np.maximum.at(majority, (owner, code % width), counts)
+        return cls(_entropies(owner, counts, n_cells, n, comparisons), pairs_within, majority.sum(axis=1))
+
+
+def _entropies(owner: np.ndarray, counts: np.ndarray, cells: np.ndarray, n: int, comparisons: int) -> np.ndarray:
+    """:func:`_entropy_of_sizes` of each comparison's cell counts (``owner``: whose each cell is)."""
+    size_of = np.unique(owner * (n + 1) + counts, return_counts=True)
+    keys, multiplicity = size_of
+    whose, size = np.divmod(keys, n + 1)
+    terms = (multiplicity * size * (np.log(size) - math.log(n))).tolist()
+    bounds = np.searchsorted(whose, np.arange(comparisons + 1)).tolist()
+    return np.array(
+        [
+            max(-math.fsum(terms[lo:hi]) / n, 0.0) if cells[c] > 1 else 0.0
+            for c, (lo, hi) in enumerate(zip(bounds[:-1], bounds[1:]))
+        ]
+    )
+
+
+@dataclass(frozen=True)
+class _InformationColumns:
+    """:class:`_Information` of many comparisons, the same operations element by element
+    (the figures several measures share worked out once)."""
+
+    n_items: int
+    n_classes: np.ndarray
+    n_clusters: np.ndarray
+    class_entropy: np.ndarray
+    cluster_entropy: np.ndarray
+    joint_entropy: np.ndarray
+
+    @functools.cached_property
+    def mutual_information(self) -> np.ndarray:
+        mi = self.class_entropy + self.cluster_entropy - self.joint_entropy
+        mi = np.minimum(np.minimum(np.maximum(mi, 0.0), self.class_entropy), self.cluster_entropy)
+        return np.where((self.n_classes <= 1) | (self.n_clusters <= 1), 0.0, mi)
+
+    @functools.cached_property
+    def class_given_cluster(self) -> np.ndarray:
+        return np.maximum(self.joint_entropy - self.cluster_entropy, 0.0)
+
+    @functools.cached_property
+    def cluster_given_class(self) -> np.ndarray:
+        return np.maximum(self.joint_entropy - self.class_entropy, 0.0)
+
+    @functools.cached_property
+    def variation_of_information(self) -> np.ndarray:
+        return self.class_given_cluster + self.cluster_given_class
+
+    def homogeneity_completeness(self) -> tuple[np.ndarray, np.ndarray]:
+        homogeneity = 1.0 - _divide(self.class_given_cluster, self.class_entropy, where=self.class_entropy > 0)
+        completeness = 1.0 - _divide(self.cluster_given_class, self.cluster_entropy, where=self.cluster_entropy > 0)
+        homogeneity = np.where(self.class_entropy > 0, homogeneity, 1.0)
+        completeness = np.where(self.cluster_entropy > 0, completeness, 1.0)
+        return np.minimum(np.maximum(homogeneity, 0.0), 1.0), np.minimum(np.maximum(completeness, 0.0), 1.0)
+
+    def nmi(self, average: str) -> np.ndarray:
+        mi = self.mutual_information
+        a, b = self.class_entropy, self.cluster_entropy
+        if average == "arithmetic":
+            normaliser = (a + b) / 2
+        elif average == "geometric":
+            normaliser = np.sqrt(a * b)
+        else:
+            normaliser = np.minimum(a, b) if average == "min" else np.maximum(a, b)
+        value = np.minimum(_divide(mi, normaliser, where=mi != 0.0), 1.0)
+        value = np.where(mi == 0.0, 0.0, value)
+        return np.where((self.n_classes == 1) & (self.n_clusters == 1), 1.0, value)
+
+    def normalized_variation_of_information(self) -> np.ndarray:
+        if self.n_items <= 1:
+            return np.zeros(len(self.joint_entropy))
+        return np.minimum(self.variation_of_information / math.log(self.n_items), 1.0)
+
+    def zhao_karypis_entropy(self, log_classes: np.ndarray) -> np.ndarray:
+        """``log_classes``: ``math.log`` of each comparison's number of classes (any value where it is 1)."""
+        value = np.minimum(self.class_given_cluster / log_classes, 1.0)
+        return np.where(self.n_classes <= 1, 0.0, value)
+
+
+@dataclass(frozen=True)
+class _PairCountColumns:
+    """:class:`_PairCounts` of many comparisons: int64 while exact, else Python integers."""
+
+    true_positive: np.ndarray
+    false_positive: np.ndarray
+    false_negative: np.ndarray
+    true_negative: np.ndarray
+
+    @classmethod
+    def of(cls, together: np.ndarray, in_class: np.ndarray, in_cluster: np.ndarray, n: int) -> _PairCountColumns:
+        all_pairs = n * (n - 1) // 2
+        exact = 2 * all_pairs * all_pairs < 2**53  # ARI's products and their float
+        kind = np.int64 if exact else object
+        together, in_class, in_cluster = (x.astype(kind) for x in (together, in_class, in_cluster))
+        false_positive = in_cluster - together
+        false_negative = in_class - together
+        true_negative = all_pairs - together - false_positive - false_negative
+        return cls(together, false_positive, false_negative, true_negative)
+
+    def rand_index(self) -> np.ndarray:
+        agreeing = self.true_positive + self.true_negative
+        total = agreeing + self.false_positive + self.false_negative
+        value = _divide(agreeing, total, where=total != 0)
+        return np.where((total == 0) | (agreeing == total), 1.0, value).astype(np.float64)
+
+    def adjusted_rand_index(self) -> np.ndarray:
+        tp, fp, fn, tn = self.true_positive, self.false_positive, self.false_negative, self.true_negative
+        numerator = 2 * (tp * tn - fn * fp)
+        denominator = (tp + fn) * (fn + tn) + (tp + fp) * (fp + tn)
+        perfect = (fp == 0) & (fn == 0)
+        value = _divide(numerator, denominator, where=~perfect)
+        return np.where(perfect, 1.0, value).astype(np.float64)
+
+    def precision_recall_f(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Precision, recall and F (beta 1), as :meth:`_PairCounts.precision_recall_f`."""
+        tp = self.true_positive
+        some = tp != 0
+        precision = np.where(some, _divide(tp, tp + self.false_positive, where=some), 0.0).astype(np.float64)
+        recall = np.where(some, _divide(tp, tp + self.false_negative, where=some), 0.0).astype(np.float64)
+        weight = 1.0
+        f = np.where(some, _divide((weight + 1) * precision * recall, weight * precision + recall, where=some), 0.0)
+        return precision, recall, f
+
+
+def _divide(numerator: np.ndarray, denominator: np.ndarray, *, where: np.ndarray) -> np.ndarray:
+    """``numerator / denominator`` where ``where`` holds, 0.0 elsewhere (no warning), element by element
+    as Python divides: object (Python integer) operands are divided one by one."""
+    numerator, denominator = np.asarray(numerator), np.asarray(denominator)
+    if numerator.dtype == object or denominator.dtype == object:
+        numerator, denominator = np.broadcast_arrays(numerator, denominator)
+        return np.array(
+            [
+                a / b if w else 0.0
+                for a, b, w in zip(
+                    numerator.tolist(), denominator.tolist(), np.broadcast_to(where, numerator.shape).tolist()
+                )
+            ],
+            dtype=np.float64,
+        )
+    return np.divide(
+        numerator, denominator, out=np.zeros(np.broadcast_shapes(numerator.shape, denominator.shape)), where=where
+    )
+
+
+def _weighted_v_columns(homogeneity: np.ndarray, completeness: np.ndarray, beta: np.ndarray | float) -> np.ndarray:
+    """:func:`_weighted_v` element by element."""
+    zero = (homogeneity == 0.0) | (completeness == 0.0)
+    value = _divide((1 + beta) * homogeneity * completeness, beta * homogeneity + completeness, where=~zero)
+    return np.where(zero, 0.0, value)
 
 
 # ---------------------------------------------------------------------------

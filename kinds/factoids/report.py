@@ -14,6 +14,7 @@ annotation page reads in pages.py.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Any, Literal
@@ -241,17 +242,24 @@ def agreement(
     settings = settings or IntervalSettings()
     # the topic and every annotation parsed once, not once per pair and function
     parsed = m.TopicAnnotations(payloads, summaries_of(topic))
+    pairs = list(combinations(sorted(payloads), 2))
+    # every pair without confirmed relations has its relations suggested at once
+    unconfirmed = [pair for pair in pairs if _confirmed(confirmed, *pair) is None]
+    suggested = dict(zip(unconfirmed, parsed.suggest_relations_each(unconfirmed)))
     rows = []
-    for first, second in combinations(sorted(payloads), 2):
-        relations, source = _pair_relations(parsed, first, second, confirmed)
+    for first, second in pairs:
+        relations: Sequence[dict | m.FactoidRelation]
+        if (first, second) in suggested:
+            relations, source = suggested[first, second], "suggested"
+        else:
+            relations, source = _confirmed(confirmed, first, second), "confirmed"
         definition_labels = parsed.definition_labels(relations, first, second)
         # Annotation agreement on the factoids the relations call identical: each annotator's
         # own factoid keyed by the first's (the others are left out of the items).
-        identities = one_to_one([r for r in relations if len(r["first"]) == len(r["second"]) == 1])
-        keys = ({r["first"][0]: r["first"][0] for r in identities}, {r["second"][0]: r["first"][0] for r in identities})
+        identities = one_to_one([r for r in relations if all(len(side) == 1 for side in _sides(r))])
         annotation = None
         if identities:
-            labels = parsed.annotation_labels([first, second], unit=unit, factoid_keys=keys)
+            labels = parsed.identity_labels(identities, first, second, unit=unit)
             figures = m.labels_kappa(labels)
             annotation = _kappa(figures, kappa_ci(labels, UNIT_NAMES[unit], settings, figures.kappa))
         definition = m.labels_kappa(definition_labels)
@@ -270,23 +278,28 @@ def agreement(
     return FactoidsPhaseAgreement(pairs=rows)
 
 
-def _pair_relations(
-    parsed: m.TopicAnnotations, first: str, second: str, confirmed: dict | None
-) -> tuple[list[dict], str]:
-    """:func:`relations_of` from annotations parsed once."""
+def _confirmed(confirmed: dict | None, first: str, second: str) -> list[dict] | None:
+    """The relations an organiser confirmed between ``first`` and ``second`` (the topic's
+    ``relations`` curation), or None."""
     key = f"{first}|{second}"
     if confirmed is not None and key in confirmed.get("pairs", {}):
-        return confirmed["pairs"][key], "confirmed"
-    suggested = parsed.suggest_relations(first, second)
-    return [{"first": list(r.first), "second": list(r.second)} for r in suggested], "suggested"
+        return confirmed["pairs"][key]
+    return None
 
 
-def one_to_one(identities: list[dict]) -> list[dict]:
+def _sides(relation: dict | m.FactoidRelation) -> tuple[Sequence[str], Sequence[str]]:
+    """A relation's first and second annotator's factoids: a confirmed one (a mapping) or a suggested one."""
+    if isinstance(relation, m.FactoidRelation):
+        return relation.first, relation.second
+    return relation["first"], relation["second"]
+
+
+def one_to_one(identities: Sequence[dict | m.FactoidRelation]) -> list:
     """Identities in which every factoid appears once on its side (the first wins):
     annotation agreement compares factoid with factoid."""
     seen_first, seen_second, kept = set(), set(), []
     for relation in identities:
-        a, b = relation["first"][0], relation["second"][0]
+        (a,), (b,) = _sides(relation)
         if a not in seen_first and b not in seen_second:
             seen_first.add(a)
             seen_second.add(b)
@@ -317,7 +330,7 @@ def topic_report(input: ReportInput, topic: Topic) -> FactoidsTopicReport:
     campaign = topic.campaign
     phases = {}
     for phase in (1, 2) if campaign.params.get("phase") == 2 else (1,):
-        payloads = {a: p for (t, a), p in input.phase_payloads(phase).items() if t == topic.pk}
+        payloads = dict(input.phase_payloads_of(phase, topic))
         phases[str(phase)] = agreement(
             topic,
             payloads,

@@ -112,6 +112,9 @@ DISCREPANCY_MESSAGES: dict[str, str] = {
 TOKEN_PATTERN = r"[^\W_]+(?:['\u2019][^\W_]+)*"
 _TOKEN = re.compile(TOKEN_PATTERN)
 
+# Most cells of the blocks of pairs of annotators whose relations are suggested together
+# (pairs x factoids x the larger of factoids and sentences).
+_SUGGEST_CELLS = 1 << 22
 # Upper bound on draws x factoids x words held at once when counting the
 # re-merged factoids, so memory stays bounded for large inventories.
 _BLOCK_WORDS = 1 << 22
@@ -252,6 +255,15 @@ class FactoidRelation:
 
     first: tuple[str, ...]
     second: tuple[str, ...]
+
+    @classmethod
+    def _known(cls, first: tuple[str, ...], second: tuple[str, ...]) -> FactoidRelation:
+        """A relation between factoids of parsed inventories (distinct string ids, one side
+        single), made without checking them again."""
+        relation = object.__new__(cls)
+        object.__setattr__(relation, "first", first)
+        object.__setattr__(relation, "second", second)
+        return relation
 
     def __post_init__(self) -> None:
         first = _id_tuple(self.first, "first")
@@ -1243,6 +1255,117 @@ def _identities(
     return [((int(a),), (int(best_2[a]),)) for a in np.flatnonzero(mutual)]
 
 
+def _blocks(widths: Sequence[int], n_sentences: int) -> list[tuple[int, int]]:
+    """Consecutive blocks ``(start, stop)`` of pairs whose arrays (pairs x the block's widest
+    inventory x the larger of it and the sentences) stay within ``_SUGGEST_CELLS``, one pair
+    at least."""
+    blocks, start, width = [], 0, 1
+    for i, own in enumerate(widths):
+        wider = max(width, own)
+        if i > start and (i + 1 - start) * wider * max(wider, n_sentences) > _SUGGEST_CELLS:
+            blocks.append((start, i))
+            start, wider = i, own
+        width = wider
+    if widths:
+        blocks.append((start, len(widths)))
+    return blocks
+
+
+def _suggest_each(
+    annotations: Sequence[tuple[_Annotation, _Annotation]], min_identity: float, min_inside: float, min_cover: float
+) -> list[tuple[FactoidRelation, ...]]:
+    """:func:`_suggest` of every ``(first, second)``, the steps of all the pairs at once.
+
+    Each pair's marks are laid in a sentences x factoids block as wide as the widest
+    inventory; the factoids beyond an annotator's own are never marked. Every threshold is
+    above 0, so such a factoid is never inside another, never a part and never an identity,
+    and at a tie (``_best_along``) it comes after every real one: the same relations."""
+    width = max(max(len(one.inventory), len(two.inventory), 1) for one, two in annotations)
+    n_sentences = annotations[0][0].by_sentence.shape[0]
+    marks = np.zeros((2, len(annotations), n_sentences, width))
+    for p, pair in enumerate(annotations):
+        for side, annotation in enumerate(pair):
+            marks[side, p, :, : len(annotation.inventory)] = annotation.by_sentence
+    # Overlaps as floats (exact counts: at most the number of sentences) on BLAS.
+    shared = np.matmul(np.swapaxes(marks[0], 1, 2), marks[1])
+    sizes = marks.sum(axis=2)  # (2, pairs, width)
+    found: list[list[tuple[int, int, int, tuple[int, ...]]]] = [[] for _ in annotations]
+    # (covered sentences, direction, subsuming factoid, parts); direction 0: annotator 1 subsumes
+    for direction, overlap in enumerate((shared, np.swapaxes(shared, 1, 2))):
+        wholes, parts = marks[direction], marks[1 - direction]
+        member, covered, qualifies = _subsumption_candidates_each(
+            wholes, parts, sizes[direction], sizes[1 - direction], overlap, min_inside, min_cover
+        )
+        for p, whole in zip(*np.nonzero(qualifies)):
+            parts_of = tuple(int(b) for b in np.flatnonzero(member[p, whole]))
+            found[p].append((int(covered[p, whole]), direction, int(whole), parts_of))
+    used = np.zeros((2, len(annotations), width), dtype=bool)
+    for side in (0, 1):
+        for p, (one, two) in enumerate(annotations):
+            used[side, p, len((one, two)[side].inventory) :] = True  # beyond the inventory: never matched
+    chosen: list[list[tuple[tuple[int, ...], tuple[int, ...]]]] = [[] for _ in annotations]
+    for p, candidates in enumerate(found):
+        for _, direction, whole, parts_of in sorted(candidates, key=lambda c: (-c[0], c[1], c[2])):
+            whole_used, part_used = used[direction, p], used[1 - direction, p]
+            if whole_used[whole] or part_used[list(parts_of)].any():
+                continue
+            whole_used[whole] = True
+            part_used[list(parts_of)] = True
+            chosen[p].append(((whole,), parts_of) if direction == 0 else (parts_of, (whole,)))
+    for p, a, b in _identities_each(sizes, shared, used, min_identity):
+        chosen[p].append(((a,), (b,)))
+    relations = []
+    for (one, two), pairs in zip(annotations, chosen):
+        pairs.sort(key=lambda pair: (min(pair[0]), min(pair[1])))
+        relations.append(
+            tuple(
+                FactoidRelation._known(tuple(one.inventory[i] for i in a), tuple(two.inventory[j] for j in b))
+                for a, b in pairs
+            )
+        )
+    return relations
+
+
+def _subsumption_candidates_each(
+    wholes: np.ndarray,
+    parts: np.ndarray,
+    whole_sizes: np.ndarray,
+    part_sizes: np.ndarray,
+    shared: np.ndarray,
+    min_inside: float,
+    min_cover: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_subsumption_candidates` of every pair (the leading axis): each container's
+    parts (``member``, pairs x containers x parts), covered sentences and whether it qualifies."""
+    inside = _fraction(shared, part_sizes[:, np.newaxis, :])
+    closeness = _fraction(shared, whole_sizes[:, :, np.newaxis] + part_sizes[:, np.newaxis, :] - shared)
+    home = _best_along(inside, closeness, axis=1)  # each part's best container
+    n_pairs, _, n_parts = shared.shape
+    member = np.zeros(shared.shape, dtype=bool)
+    member[np.arange(n_pairs)[:, np.newaxis], home, np.arange(n_parts)[np.newaxis, :]] = True
+    member &= inside >= min_inside
+    covered = ((wholes > 0) & (np.matmul(parts, np.swapaxes(member, 1, 2).astype(np.float64)) > 0)).sum(axis=1)
+    alone = np.where(member, _fraction(shared, whole_sizes[:, :, np.newaxis]), 0.0).max(axis=2, initial=0.0)
+    qualifies = (member.sum(axis=2) >= 2) & (_fraction(covered, whole_sizes) >= min_cover) & (alone < min_cover)
+    return member, covered, qualifies
+
+
+def _identities_each(
+    sizes: np.ndarray, shared: np.ndarray, used: np.ndarray, min_identity: float
+) -> list[tuple[int, int, int]]:
+    """:func:`_identities` of every pair: (pair, annotator 1's factoid, annotator 2's)."""
+    union = sizes[0][:, :, np.newaxis] + sizes[1][:, np.newaxis, :] - shared
+    jaccard = _fraction(shared, union)
+    jaccard[used[0][:, :, np.newaxis] | used[1][:, np.newaxis, :]] = -1.0
+    best_2 = _best_along(jaccard, shared, axis=2)  # (pairs, annotator 1's factoids)
+    best_1 = _best_along(jaccard, shared, axis=1)  # (pairs, annotator 2's factoids)
+    rows = np.arange(shared.shape[1])[np.newaxis, :]
+    mutual = (np.take_along_axis(best_1, best_2, axis=1) == rows) & (
+        np.take_along_axis(jaccard, best_2[:, :, np.newaxis], axis=2)[:, :, 0] >= min_identity
+    )
+    return [(int(p), int(a), int(best_2[p, a])) for p, a in zip(*np.nonzero(mutual))]
+
+
 # --------------------------------------------------------------------------
 # Every pair of a topic's annotators, parsed once
 # --------------------------------------------------------------------------
@@ -1304,6 +1427,29 @@ class TopicAnnotations:
         _check_thresholds(min_identity, min_inside, min_cover)
         return _suggest(self._parsed[first], self._parsed[second], min_identity, min_inside, min_cover)
 
+    def suggest_relations_each(
+        self,
+        pairs: Sequence[tuple[str, str]],
+        *,
+        min_identity: float = 0.6,
+        min_inside: float = 0.8,
+        min_cover: float = 0.8,
+    ) -> list[tuple[FactoidRelation, ...]]:
+        """:meth:`suggest_relations` of every ``(first, second)`` of ``pairs``: the same
+        relations, with the overlaps, subsumption candidates and identities of all the pairs
+        computed together (``_suggest_each``; a topic's 45 pairs of annotators are 45 small
+        matrices each: what costs is the calls). The pairs are taken a block at a time so
+        that their pair x factoid x factoid arrays stay within ``_SUGGEST_CELLS``."""
+        _check_thresholds(min_identity, min_inside, min_cover)
+        thresholds = (min_identity, min_inside, min_cover)
+        annotations = [(self._parsed[first], self._parsed[second]) for first, second in pairs]
+        widths = [max(len(one.inventory), len(two.inventory), 1) for one, two in annotations]
+        return [
+            relations
+            for start, stop in _blocks(widths, len(self._topic.sentence_ids))
+            for relations in _suggest_each(annotations[start:stop], *thresholds)
+        ]
+
     def definition_labels(
         self, relations: Sequence[Any], first: str, second: str, *, unit: Unit = "summary"
     ) -> npt.NDArray[np.bool_]:
@@ -1312,6 +1458,40 @@ class TopicAnnotations:
         one, two = self._parsed[first], self._parsed[second]
         pairs = [pair for relation in _relations(relations, one, two) for pair in relation.pairs]
         return _definition_labels(one, two, self._in_units(first, unit), self._in_units(second, unit), pairs)
+
+    def identity_labels(
+        self, identities: Sequence[Any], first: str, second: str, *, unit: Unit = "summary"
+    ) -> npt.NDArray[np.bool_]:
+        """The ``labels`` of :func:`annotation_items` of ``first`` and ``second`` with the two
+        factoids of each identity keyed alike (``factoid_keys``: ``{a: a}`` and ``{b: a}``):
+        the identities' factoids in the first annotator's inventory order. ``identities``:
+        relations of one factoid each side, no factoid in two of them (``FactoidRelation``,
+        mappings or pairs, as :func:`definition_items` takes them).
+
+        >>> summaries = [{"id": s, "sentences": [s + "1"]} for s in "ab"]
+        >>> one = {"factoids": ["F1", "F2"], "marks": {"a1": ["F1", "F2"], "b1": ["F2"]}}
+        >>> two = {"factoids": ["G1", "G2"], "marks": {"a1": ["G2"], "b1": ["G1"]}}
+        >>> topic = TopicAnnotations({"one": one, "two": two}, summaries)
+        >>> labels = topic.identity_labels([("F2", "G1"), ("F1", "G2")], "one", "two")
+        >>> labels.astype(int).tolist()
+        [[1, 1], [0, 0], [1, 0], [1, 1]]
+        >>> keys = ({"F1": "F1", "F2": "F2"}, {"G2": "F1", "G1": "F2"})
+        >>> np.array_equal(labels, topic.annotation_labels(["one", "two"], factoid_keys=keys))
+        True
+        """
+        unit = _unit(unit)
+        one, two = self._parsed[first], self._parsed[second]
+        relations = _relations(identities, one, two)
+        if any(len(r.first) != 1 or len(r.second) != 1 for r in relations):
+            raise ValueError("identities must relate one factoid to one factoid")
+        if len({r.first for r in relations}) < len(relations) or len({r.second for r in relations}) < len(relations):
+            raise ValueError("identities must name each factoid once")
+        ordered = sorted(relations, key=lambda r: one.columns[r.first[0]])
+        columns = [
+            np.array([one.columns[r.first[0]] for r in ordered], dtype=np.intp),
+            np.array([two.columns[r.second[0]] for r in ordered], dtype=np.intp),
+        ]
+        return _annotation_labels([self._in_units(first, unit), self._in_units(second, unit)], columns)
 
     def annotation_labels(
         self,

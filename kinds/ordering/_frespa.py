@@ -64,6 +64,9 @@ IntArray = NDArray[np.intp]
 _DOUBLING_MAX_MEMBERS = 48
 # Cells of the per-pair copy made when chains are handed on to smaller sets.
 _RUN_CELLS = 1 << 22
+# Most layers x items x lengths of one support set's chains when many targets share a
+# walk (held_out_counts): the targets beyond are walked again in another group.
+_TARGET_CELLS = 1 << 18
 
 
 class SupportSetBudgetExceeded(RuntimeError):
@@ -77,12 +80,16 @@ class PatternCounts:
     ``layers[0, s, L] * 2**exponents[L]`` is the number of patterns of length
     ``L`` contained in exactly ``s`` golds (only ``s >= threshold`` is
     filled); ``layers[1 + t]`` counts those also contained in target ``t``.
+    :func:`held_out_counts` puts one such stack per held-out gold on a leading axis.
     """
 
     layers: FloatArray
     exponents: IntArray
     threshold: int
     n_support_sets: int
+    #: ``by_gold[g]``: layer 0's patterns that gold ``g`` (a row of ``gold_ranks``) contains,
+    #: when :func:`count_patterns` is asked for them (``per_gold``)
+    by_gold: FloatArray | None = None
 
 
 def support_threshold(min_sup: float, n_golds: int) -> int:
@@ -103,15 +110,19 @@ def count_patterns(
     threshold: int,
     max_len: int,
     max_sets: int | None = None,
+    per_gold: bool = False,
 ) -> PatternCounts:
     """Count frequent patterns (support >= ``threshold``) of length <= ``max_len``.
 
     ``gold_ranks[g, x]`` is the position of item ``x`` in gold ``g``;
     ``target_ranks`` is one such row or a 2-D stack of them (several targets
     share one pass). ``max_sets`` aborts with :class:`SupportSetBudgetExceeded`.
+    ``per_gold``: also count, for every gold, the patterns it contains
+    (``PatternCounts.by_gold``): a chain's support set is the set of golds containing
+    it, so these are the chains of every set holding the gold, at no extra walk.
     """
     targets = np.atleast_2d(np.asarray(target_ranks))
-    golds, multiplicity = np.unique(np.asarray(gold_ranks), axis=0, return_counts=True)
+    golds, row_of, multiplicity = np.unique(np.asarray(gold_ranks), axis=0, return_inverse=True, return_counts=True)
     n_items = golds.shape[1]
     precedence = _precedence_masks(golds)
     support = _SupportCounter(multiplicity)
@@ -124,6 +135,7 @@ def count_patterns(
 
     n_total = int(multiplicity.sum())
     layers = np.zeros((len(allowed), n_total + 1, max_len + 1))
+    by_gold = np.zeros((len(golds), n_total + 1, max_len + 1)) if per_gold else None
     start = np.zeros((len(allowed), n_items, max_len + 1))
     start[:, :, 1] = np.ldexp(1.0, -int(exponents[1]))
     pending = _Pending()
@@ -136,12 +148,67 @@ def count_patterns(
         if max_sets is not None and n_sets > max_sets:
             raise SupportSetBudgetExceeded(f"more than {max_sets} support sets")
         members, chains = _chains_inside(mask, items, entering, precedence, allowed, exponents)
-        layers[:, sup] += chains.sum(axis=1)
+        totals = chains.sum(axis=1)
+        layers[:, sup] += totals
+        if by_gold is not None:
+            by_gold[_members_of(mask, len(golds)), sup] += totals[0]
         # At the threshold, losing any gold makes a chain infrequent: nothing to hand on.
         if max_len > 1 and sup > threshold:
             _hand_on(mask, members, chains, precedence, allowed, support, threshold, step, pending)
 
-    return PatternCounts(layers, exponents, threshold, n_sets)
+    return PatternCounts(
+        layers, exponents, threshold, n_sets, by_gold=None if by_gold is None else by_gold[row_of.reshape(-1)]
+    )
+
+
+def held_out_counts(gold_ranks: IntArray, *, threshold: int, max_len: int) -> PatternCounts:
+    """:func:`count_patterns` of each gold and its reverse against the other golds, for
+    every gold held out in turn (the leave-one-out of ED, KZH section 5.2), from one walk
+    over all the golds.
+
+    ``layers[i]`` is what ``count_patterns([g_i, reverse(g_i)], golds without g_i,
+    threshold=threshold, max_len=max_len).layers`` holds (shape ``(3, n, max_len + 1)``):
+    support is counted among the other golds, ``threshold`` applies to it.
+
+    A pattern whose support among all n golds is ``s`` has support ``s - 1`` among
+    the others when gold i contains it and ``s`` when it does not. So one walk over
+    all the golds with the held-out threshold (every pattern frequent among some n - 1
+    golds is at least as frequent among all n), the golds and their reverses as
+    targets, gives each held-out gold's counts by shifting the patterns gold i
+    contains one support down and keeping the others where they are. Patterns of two
+    or more items in the reverse of gold i are not in gold i; single items are in
+    every ordering. While counts are exact (below 2**53, always for ``k <= 53``) the
+    layers equal the per-gold ones exactly; beyond that, the patterns not in gold i are
+    the count of all less the count of gold i's, each a few ulps off.
+
+    The golds' own counts come with the walk (``count_patterns(per_gold=True)``); only
+    the reverses are targets, walked in groups so that a support set's chains (layers x
+    items x lengths) stay within ``_TARGET_CELLS``: the walk is repeated per group.
+    """
+    golds = np.asarray(gold_ranks)
+    n_golds, n_items = golds.shape
+    reverses = n_items - 1 - golds
+    group = max(1, _TARGET_CELLS // (n_items * (max_len + 1)) - 1)
+    parts, n_sets, contained = [], 0, None
+    for lo in range(0, n_golds, group):
+        counts = count_patterns(
+            reverses[lo : lo + group], golds, threshold=threshold, max_len=max_len, per_gold=contained is None
+        )
+        if contained is None:
+            everything, contained = counts.layers[0], counts.by_gold
+        parts.append(counts.layers[1:])
+        n_sets = max(n_sets, counts.n_support_sets)
+    in_reverse = np.concatenate(parts)
+    held_out = np.zeros((n_golds, 3, n_golds, max_len + 1))
+    # Support among the others: s - 1 for the patterns gold i contains, s for the rest.
+    held_out[:, 0] = everything[None, :-1] - contained[:, :-1] + contained[:, 1:]
+    held_out[:, 1] = contained[:, 1:]
+    held_out[:, 2] = in_reverse[:, :-1]
+    held_out[:, 2, :, 1] = in_reverse[:, 1:, 1]  # single items: in gold i too
+    held_out[:, :, :threshold] = 0.0  # infrequent among the others
+    return PatternCounts(
+        held_out, exponents=_length_exponents(n_items, max_len), threshold=threshold, n_support_sets=n_sets
+    )
 
 
 def weighted_score(
@@ -154,21 +221,29 @@ def weighted_score(
     max_len: int,
 ) -> float:
     """FreSPA's ratio of weights (section 4.4) from counts; 0.0 when no pattern qualifies."""
-    max_len = min(max_len, counts.layers.shape[2] - 1)
+    return float(weighted_scores(counts, w_len=w_len, w_sup=w_sup, min_len=min_len, max_len=max_len)[..., target])
+
+
+def weighted_scores(counts: PatternCounts, *, w_len: float, w_sup: float, min_len: int, max_len: int) -> FloatArray:
+    """:func:`weighted_score` of every target (the last axis), for counts whose layers may
+    carry leading axes (:func:`held_out_counts`: one per held-out gold)."""
+    layers = counts.layers
+    max_len = min(max_len, layers.shape[-1] - 1)
     if min_len > max_len:
-        return 0.0
+        return np.zeros(layers.shape[:-3] + (layers.shape[-3] - 1,))
     lengths = np.arange(min_len, max_len + 1)
-    supports = np.arange(counts.layers.shape[1])
+    supports = np.arange(layers.shape[-2])
     # Weights are factored by the largest length scale so that no term
     # overflows; the factor cancels in the ratio.
     scale = np.ldexp(1.0, counts.exponents[lengths] - counts.exponents[lengths].max())
     length_weight = (1.0 + w_len * (lengths - 1)) * scale
     support_weight = 1.0 + w_sup * (supports - 1)
     weights = support_weight[:, None] * length_weight[None, :]
-    denominator = float((counts.layers[0][:, lengths] * weights).sum())
-    if denominator == 0.0:
-        return 0.0
-    return float((counts.layers[1 + target][:, lengths] * weights).sum()) / denominator
+    # Each layer's terms summed as one contiguous row: the sum of the flattened (support, length) block.
+    weighted = (layers[..., lengths] * weights).reshape(layers.shape[:-2] + (-1,)).sum(axis=-1)
+    denominator, numerators = weighted[..., :1], weighted[..., 1:]
+    out = np.zeros(numerators.shape)
+    return np.divide(numerators, denominator, out=out, where=denominator != 0.0)
 
 
 # --------------------------------------------------------------------------- internals
@@ -182,6 +257,12 @@ def _precedence_masks(golds: IntArray) -> NDArray[np.uint64]:
         before = ranks[:, None] < ranks[None, :]
         masks[:, :, g // 64] |= before.astype(np.uint64) << np.uint64(g % 64)
     return masks
+
+
+def _members_of(mask: NDArray[np.uint64], n_golds: int) -> NDArray[np.bool_]:
+    """The golds in a bitset, as a mask over the golds."""
+    bits = np.unpackbits(np.ascontiguousarray(mask).view(np.uint8), bitorder="little")
+    return bits[:n_golds].astype(bool)
 
 
 def _full_mask(n_golds: int) -> NDArray[np.uint64]:

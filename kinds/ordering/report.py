@@ -70,14 +70,14 @@ def golds_of(judgments: Sequence[JudgmentRow]) -> dict[str, list[str]]:
 def score_run(
     order: list[str], golds: list[list[str]], setting: m.FrespaSetting, wca: str = "clamped"
 ) -> dict[str, float]:
-    scores = {}
-    for label, (function, params) in METHODS.items():
+    methods = []
+    for function, params in METHODS.values():
         if function is m.frespa:
             params = setting.params(len(order))
         elif function is m.weighted_correlation:
             params = {**params, "weights": wca}
-        scores[label] = float(function(order, golds, **params))
-    return scores
+        methods.append((function, params))
+    return dict(zip(METHODS, m.scores_each(order, golds, methods)))
 
 
 # -- the reports' types (stored as JSON, read back field by field: concord/typed.py) --------

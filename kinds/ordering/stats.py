@@ -54,6 +54,7 @@ __all__ = [
     "noise_robustness",
     "rank_based",
     "rank_consensus",
+    "scores_each",
     "spearman_rho",
     "support_threshold",
     "tune",
@@ -103,6 +104,8 @@ TUNE_GRID: Mapping[str, tuple[float, ...]] = {
 
 # Two EDs closer than this are a tie in :func:`tune`.
 _TIE = 1e-12
+# Most cells of the rows x items x items pair arrays of RBA's averaged ties held at once.
+_PAIR_CELLS = 1 << 22
 # WCA weights summing to less than this in absolute value sum to 0 (rounding of
 # exact rationals with denominators far below 1e12): WCA falls back to AC.
 _ZERO_WEIGHT = 1e-12
@@ -580,6 +583,31 @@ def discriminativeness_each(
     return [float(np.mean([_resolve(score, params).ed(topic, topic.ranks)])) for score, params in scores]
 
 
+def scores_each(
+    target: Ordering, golds: Golds, scores: Sequence[tuple[Callable[..., float], Mapping[str, Any]]]
+) -> list[float]:
+    """``score(target, golds, **params)`` of each ``(score, params)``, the target and the
+    golds read once for the scores of this module (the same values, bit for bit); any
+    other callable is called as it is.
+
+    >>> golds = ["ABCD", "ABDC", "ACBD"]
+    >>> each = scores_each("BACD", golds, [(average_correlation, {}), (frespa, {"min_sup": 1.0})])
+    >>> each, each == [average_correlation("BACD", golds), frespa("BACD", golds, min_sup=1.0)]
+    ([0.4444444444444444, 0.5454545454545454], True)
+    """
+    # the correlations need two items; FreSPA scores a single one
+    topic = _topic(golds, min_items=1 if all(score is frespa for score, _ in scores) else 2)
+    target_ranks = topic.ranks_of(target, "target")[None]
+    values = []
+    for score, params in scores:
+        fast = _FAST.get(score)
+        if fast is None:
+            values.append(float(score(target, golds, **params)))
+        else:
+            values.append(float(fast(topic, target_ranks, topic.ranks, dict(params))[0]))
+    return values
+
+
 def noise_robustness(
     golds: Golds | Mapping[Any, Golds],
     score: str | Callable[..., float],
@@ -977,18 +1005,37 @@ def _rba_scores(
     measure = _measure(measure)
     if ties is not None:
         return _correlations(targets, _consensus_ranks(golds, ties)[None], measure)[:, 0]
-    sums = golds.sum(axis=0)
-    k = golds.shape[1]
+    return _rba_average(targets, golds.sum(axis=0)[None], measure)
+
+
+def _rba_average(targets: IntArray, sums: IntArray, measure: Measure) -> FloatArray:
+    """RBA with the mean over the tied consensus orders of each target row against the
+    consensus of summed ranks ``sums`` (one row for every target, or a row per target),
+    a block of rows at a time (their pair arrays are rows x items x items)."""
+    k = targets.shape[1]
+    block = max(1, _PAIR_CELLS // (k * k))
+    if len(sums) == 1:
+        sums = np.broadcast_to(sums, targets.shape)
+    scores = [
+        _rba_average_block(targets[lo : lo + block], sums[lo : lo + block], measure)
+        for lo in range(0, len(targets), block)
+    ]
+    return np.concatenate(scores) if scores else np.zeros(0)
+
+
+def _rba_average_block(targets: IntArray, sums: IntArray, measure: Measure) -> FloatArray:
+    k = targets.shape[1]
     if measure == "tau":
         # A pair tied in the consensus is concordant in half the tied orders: it counts 0.
-        consensus_sign = np.sign(sums[:, None] - sums[None, :])
+        consensus_sign = np.sign(sums[:, :, None] - sums[:, None, :])
         target_sign = np.sign(targets[:, :, None] - targets[:, None, :])
         return (target_sign * consensus_sign).sum(axis=(1, 2)) / (k * (k - 1))
-    # E[(t - R)^2] over R uniform on a tie group's g positions: (t - mid-rank)^2 + (g^2 - 1) / 12.
-    _, group, size = np.unique(sums, return_inverse=True, return_counts=True)
-    below = np.concatenate([[0], np.cumsum(size)[:-1]])
-    mid_rank = below[group] + (size[group] - 1) / 2
-    variance = (size[group].astype(float) ** 2 - 1) / 12
+    # E[(t - R)^2] over R uniform on a tie group's g positions: (t - mid-rank)^2 + (g^2 - 1) / 12,
+    # the mid-rank being the items summing less plus (g - 1) / 2.
+    below = (sums[:, None, :] < sums[:, :, None]).sum(axis=2)
+    size = (sums[:, None, :] == sums[:, :, None]).sum(axis=2)
+    mid_rank = below + (size - 1) / 2
+    variance = (size.astype(float) ** 2 - 1) / 12
     squared = ((targets - mid_rank) ** 2 + variance).sum(axis=1)
     return 1.0 - 6.0 * squared / (k * (k * k - 1))
 
@@ -1028,8 +1075,14 @@ class _Method:
     scale: float = 1.0
 
     def ed(self, topic: _Topic, golds: IntArray) -> float:
-        """ED over the rows of ``golds`` (ranks of ``topic``'s items), each held out in turn."""
-        differences = [self._good_minus_bad(topic, golds, i) for i in range(len(golds))]
+        """ED over the rows of ``golds`` (ranks of ``topic``'s items), each held out in turn:
+        from leave-one-out sums over all the golds at once for the scores of this module
+        (:data:`_HELD_OUT`), else by scoring each held-out ordering and its reverse."""
+        held_out = _HELD_OUT.get(self.function)
+        if held_out is not None:
+            differences = held_out(topic, golds, dict(self.params))
+        else:
+            differences = [self._good_minus_bad(topic, golds, i) for i in range(len(golds))]
         return float(np.mean(differences)) * self.scale
 
     def _good_minus_bad(self, topic: _Topic, golds: IntArray, held_out: int) -> float:
@@ -1058,6 +1111,87 @@ def _fast_rba(topic: _Topic, targets: IntArray, golds: IntArray, params: dict[st
     return _rba_scores(targets, golds, ties=_rba_ties(sub_topic, tie_break), **params)
 
 
+# Leave-one-out: each gold g_i and its reverse scored against the golds but g_i, for every i
+# at once. The correlations of every two golds are computed once; those of a reverse are
+# the gold's negated exactly (the pair signs flip; the centred ranks flip), and a score
+# against the golds but g_i is a sum over the golds less g_i's term.
+
+
+def _held_out_ac(topic: _Topic, golds: IntArray, params: dict[str, Any]) -> FloatArray:
+    """AC of each held-out gold less AC of its reverse: twice its mean correlation with the others."""
+    measure = _measure(_known(params, {"measure": None}).get("measure", "tau"))
+    against, _ = _others(golds, measure)
+    return 2 * (against.sum(axis=1) / (len(golds) - 1))
+
+
+def _held_out_wca(topic: _Topic, golds: IntArray, params: dict[str, Any]) -> FloatArray:
+    """WCA of each held-out gold less WCA of its reverse (twice its WCA).
+
+    Gold j's weight among the golds but g_i is its mean correlation with the golds but
+    g_i and itself: ``(sum_{l != j} C_jl - C_ji) / (n - 2)``."""
+    params = _known(params, {"measure": None, "weights": None})
+    measure = _measure(params.get("measure", "tau"))
+    paper = _wca_weights(params.get("weights", "clamped")) == "paper"
+    against, pairwise = _others(golds, measure)
+    n = len(golds)
+    ac = against.sum(axis=1) / (n - 1)
+    if n == 2:  # one other gold: its weight is undefined and WCA is AC
+        return 2 * ac
+    raw = (against.sum(axis=1)[None, :] - pairwise.T) / (n - 2)
+    used = raw if paper else np.maximum(raw, 0.0)
+    used[np.eye(n, dtype=bool)] = 0.0  # g_i weighs nothing against itself: it is held out
+    total = used.sum(axis=1)
+    weighted = np.divide((against * used).sum(axis=1), total, out=np.zeros(n), where=total != 0.0)
+    # weights summing to 0 (up to rounding): the paper's formula is undefined, WCA is AC
+    return 2 * np.where(np.abs(total) < _ZERO_WEIGHT, ac, weighted)
+
+
+def _held_out_rba(topic: _Topic, golds: IntArray, params: dict[str, Any]) -> FloatArray:
+    """RBA of each held-out gold less RBA of its reverse, each against the consensus of the others."""
+    params = _known(params, {"measure": None, "tie_break": None})
+    measure = _measure(params.get("measure", "tau"))
+    tie_break = params.get("tie_break", "average")
+    n, k = golds.shape
+    sums = golds.sum(axis=0)[None, :] - golds  # the others' summed ranks, per held-out gold
+    reverse = k - 1 - golds
+    if tie_break == "average":
+        return _rba_average(golds, sums, measure) - _rba_average(reverse, sums, measure)
+    if tie_break == "first":  # the first of the others: the second gold when the first is held out
+        keys = np.broadcast_to(golds[0], golds.shape).copy()
+        keys[0] = golds[1]
+    else:
+        keys = np.broadcast_to(_rba_ties(topic, tie_break), golds.shape)
+    # each row's consensus: items by summed ranks, then by key (a permutation: no two items tie)
+    order = np.argsort(sums * k + keys, axis=1, kind="stable")
+    consensus = np.empty_like(order)
+    np.put_along_axis(consensus, order, np.arange(k)[None, :], axis=1)
+    return np.diagonal(_correlations(golds, consensus, measure)) - np.diagonal(
+        _correlations(reverse, consensus, measure)
+    )
+
+
+def _held_out_frespa(topic: _Topic, golds: IntArray, params: dict[str, Any]) -> FloatArray:
+    """FreSPA of each held-out gold less FreSPA of its reverse, from one count of the patterns
+    of all the golds (``_frespa.held_out_counts``)."""
+    options = _frespa_options(**{**_FRESPA_DEFAULTS, **_known(params, _FRESPA_DEFAULTS)})
+    n, k = golds.shape
+    longest = k if options["max_len"] is None else min(options["max_len"], k)
+    if options["min_len"] > longest:
+        return np.zeros(n)
+    threshold = support_threshold(options["min_sup"], n - 1)
+    counts = _frespa.held_out_counts(golds, threshold=threshold, max_len=longest)
+    weights = {"w_len": options["w_len"], "w_sup": options["w_sup"]}
+    scores = _frespa.weighted_scores(counts, **weights, min_len=options["min_len"], max_len=longest)
+    return scores[:, 0] - scores[:, 1]
+
+
+def _others(golds: IntArray, measure: Measure) -> tuple[FloatArray, FloatArray]:
+    """The correlations of every two golds with the diagonal set to 0 (row i: g_i against the
+    others), and as computed."""
+    pairwise = _correlations(golds, golds, measure)
+    return np.where(np.eye(len(golds), dtype=bool), 0.0, pairwise), pairwise
+
+
 def _known(params: dict[str, Any], allowed: Mapping[str, Any]) -> dict[str, Any]:
     unknown = sorted(set(params) - set(allowed))
     if unknown:
@@ -1072,6 +1206,13 @@ _FAST: dict[Callable[..., float], Callable[..., FloatArray]] = {
     weighted_correlation: lambda topic, t, g, p: _wca_scores(t, g, **_known(p, {"measure": None, "weights": None})),
     rank_based: _fast_rba,
     frespa: _fast_frespa,
+}
+
+_HELD_OUT: dict[Callable[..., float], Callable[[_Topic, IntArray, dict[str, Any]], FloatArray]] = {
+    average_correlation: _held_out_ac,
+    weighted_correlation: _held_out_wca,
+    rank_based: _held_out_rba,
+    frespa: _held_out_frespa,
 }
 
 _NAMED: dict[str, tuple[Callable[..., float], dict[str, Any]]] = {

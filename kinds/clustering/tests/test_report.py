@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import fields
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,7 @@ from kinds.clustering.analyses import split_merge_path
 from kinds.clustering.report import (
     ClusteringCampaignReport,
     ClusteringEdits,
+    ClusteringMeasures,
     ClusteringTopicReport,
     consensus,
     edit_summary,
@@ -109,6 +111,32 @@ def test_topic_report_against_sklearn(clustered):
     campaign_data = campaign_report(campaign).data
     assert campaign_data.pairs[0].singleton.v_beta == pytest.approx(pair.singleton.v_beta)
     assert campaign_data.baseline.bucket.nvi == pytest.approx(data.baseline.bucket.nvi)
+
+
+def test_a_topic_report_scores_its_comparisons_together_and_completes_each_clustering_once(clustered, monkeypatch):
+    # A first build computes every topic's report: its comparisons (3 pairs of judges, the
+    # run against the 3 judges and the consensus) are scored with one array operation per
+    # step for each completion, not one table per comparison; each clustering is read once
+    # for both completions, and the random baseline draws from the judges' completions
+    # instead of completing every judge and profile again.
+    campaign, _ = clustered
+    calls = {"completed_scores": 0, "completed_scores_each": 0, "_judge_cluster_codes": 0}
+    for name in calls:
+        original = getattr(m, name)
+
+        def counted(*args, _original=original, _name=name, **kwargs):
+            calls[_name] += 1
+            return _original(*args, **kwargs)
+
+        monkeypatch.setattr(m, name, counted)
+    given = report_input(campaign)
+    report = KINDS["clustering"].reports.topic(given, given.topics[0])
+    assert (len(report.judges), len(report.pairs), len(report.runs)) == (3, 3, 1)
+    assert calls["completed_scores"] == 0
+    assert calls["completed_scores_each"] == 2  # one per completion
+    assert calls["_judge_cluster_codes"] == 3 + 1 + 1  # judges, run and consensus, each read once for both ways
+    # the measures are made from the scores' columns in field order
+    assert [f.name for f in fields(ClusteringMeasures)] == [*m.MEASURES, "v_half", "nvi"]
 
 
 def test_reports_round_trip_and_an_older_shape_is_outdated(clustered):

@@ -22,7 +22,9 @@ from kinds.clustering.stats import (
     adjusted_rand_index,
     clustering_scores,
     complete_with_irrelevant,
+    complete_with_irrelevant_each,
     completed_scores,
+    completed_scores_each,
     contingency,
     entropy,
     homogeneity_completeness_v,
@@ -33,6 +35,7 @@ from kinds.clustering.stats import (
     rand_index,
     random_baseline,
     random_baseline_means,
+    random_baseline_means_completed,
     random_baseline_means_each,
     v_beta,
     v_measure,
@@ -713,6 +716,95 @@ def test_completed_scores_equal_clustering_scores_bit_for_bit(method):
                     assert completed_scores(Completed.of(a), Completed.of(b), beta=beta) == clustering_scores(
                         a, b, beta=beta
                     )
+
+
+@pytest.mark.parametrize("method", ["singleton", "bucket"])
+def test_completed_scores_each_equal_completed_scores_of_each_pair_bit_for_bit(method):
+    # A topic scores all its pairs of judges with one array operation per step; every
+    # field of every pair must be what completed_scores gives for that pair alone,
+    # including the degenerate cases (nothing clustered, one cluster, one item).
+    rng = np.random.default_rng(6)
+    checked = 0
+    for n_items in (1, 2, 5, 13, 40):
+        items = [f"s{k}" for k in range(n_items)]
+        judges = _random_clusterings(rng, n_items, 6) + [[], [items]]
+        done = [Completed.of(complete_with_irrelevant(judge, items, method=method)) for judge in judges]
+        pairs = [(a, b) for a in done for b in done]
+        for beta in (1.0, 0.5, 0.0):
+            each = completed_scores_each([a for a, _ in pairs], [b for _, b in pairs], beta=beta)
+            assert len(each) == len(pairs)
+            for i, (a, b) in enumerate(pairs):
+                assert each.row(i) == completed_scores(a, b, beta=beta)
+                checked += 1
+    assert checked == 5 * 3 * 8 * 8
+
+
+def test_both_completions_from_one_reading_equal_each_alone():
+    rng = np.random.default_rng(8)
+    for n_items in (1, 4, 13):
+        items = [f"s{k}" for k in range(n_items)]
+        for judge in [*_random_clusterings(rng, n_items, 6), [], [items]]:
+            both = complete_with_irrelevant_each(judge, items)
+            assert list(both) == ["singleton", "bucket"]
+            for method, labels in both.items():
+                assert np.array_equal(labels, complete_with_irrelevant(judge, items, method=method))
+    with pytest.raises(ValueError, match="method must be"):
+        complete_with_irrelevant_each([["s1"]], ["s1"], methods=["both"])
+
+
+def test_completed_scores_each_count_pairs_of_pairs_beyond_int64_floats_exactly():
+    # Above about 13,000 items the adjusted Rand index's products leave the integers a
+    # float holds exactly: the pair counts are then Python integers, as completed_scores counts.
+    rng = np.random.default_rng(7)
+    n_items = 14_000
+    done = [Completed.of(np.unique(rng.integers(0, k, n_items), return_inverse=True)[1]) for k in (2, 40, 3000)]
+    each = completed_scores_each([a for a in done for _ in done], [b for _ in done for b in done])
+    for i, (a, b) in enumerate((a, b) for a in done for b in done):
+        assert each.row(i) == completed_scores(a, b)
+
+
+def test_completed_scores_each_refuse_what_cannot_pair_up():
+    a, b = Completed.of(np.array([0, 0, 1])), Completed.of(np.array([0, 1]))
+    with pytest.raises(ValueError, match="pair up: 2 and 1"):
+        completed_scores_each([a, a], [a])
+    with pytest.raises(ValueError, match="different numbers of items"):
+        completed_scores_each([a], [b])
+    assert len(completed_scores_each([], [])) == 0
+
+
+@pytest.mark.parametrize("method", ["singleton", "bucket"])
+def test_random_baseline_of_completed_labellings_equals_completing_them_bit_for_bit(method, monkeypatch):
+    # A topic report draws its baseline from the judges it has already completed; the
+    # draws and figures must be those of random_baseline_means_each from the clusters,
+    # with the shuffles kept per seed and with them drawn afresh.
+    rng = np.random.default_rng(9)
+    items = [f"s{k}" for k in range(11)]
+    judges = _random_clusterings(rng, 11, 6)
+    profiles = [(judge, seed) for seed, judge in enumerate(judges) if judge]
+    done = [Completed.of(complete_with_irrelevant(judge, items, method=method)) for judge in judges]
+    completed_profiles = [(done[seed], seed) for _, seed in profiles]
+    expected = random_baseline_means_each(profiles, judges, items, method=method, n_random=30, beta=0.5)
+    assert random_baseline_means_completed(completed_profiles, done, method=method, n_random=30, beta=0.5) == expected
+    monkeypatch.setattr(clustering_module, "_SHUFFLE_CELLS", 0)
+    assert random_baseline_means_completed(completed_profiles, done, method=method, n_random=30, beta=0.5) == expected
+    seeded = [(profile, np.random.default_rng(seed)) for profile, seed in completed_profiles]
+    assert random_baseline_means_completed(seeded, done, method=method, n_random=30, beta=0.5) == expected
+
+
+@pytest.mark.parametrize("method", ["singleton", "bucket"])
+def test_baseline_joint_entropies_counted_densely_or_by_sorting_are_the_same(method, monkeypatch):
+    # Few possible joint codes: one dense table of every comparison's cells; many: each
+    # comparison's codes sorted. Both add a comparison's terms in code order: bit for bit.
+    rng = np.random.default_rng(10)
+    for n_items in (2, 7, 30):
+        items = [f"s{k}" for k in range(n_items)]
+        judges = [judge for judge in _random_clusterings(rng, n_items, 5) if judge] or [[items[:2]]]
+        profiles = [(judge, seed) for seed, judge in enumerate(judges)]
+        results = []
+        for dense in (True, False):
+            monkeypatch.setattr(clustering_module, "_DENSE_CODES", 10**9 if dense else -(10**9))
+            results.append(random_baseline_means_each(profiles, judges, items, method=method, n_random=25))
+        assert results[0] == results[1]
 
 
 def test_completed_scores_refuse_labellings_of_other_items():

@@ -63,6 +63,39 @@ def test_the_worked_example_through_the_application(annotated):
     assert pair.definition.kappa == pytest.approx(expected.kappa)
 
 
+def test_topic_reports_suggest_every_pairs_relations_together_and_read_their_own_payloads(people, monkeypatch):
+    # A first build computes every topic's report: a topic's pairs of annotators have their
+    # relations suggested in one pass (no per-pair _suggest), and each topic reads its own
+    # phase payloads, grouped by topic once (not a scan of every topic's per topic).
+    campaign = create_campaign(creator=people["organiser"], kind="factoids", name="F", overlap=3)
+    for name in ("alice", "bob", "carol"):
+        add_member(campaign=campaign, username=name, role="assessor")
+    topics = import_topics(
+        campaign=campaign, topics=[{"external_id": f"t{i}", "data": {"summaries": SUMMARIES}} for i in range(4)]
+    )
+    for topic in topics:
+        for name, payload in (("alice", ALICE), ("bob", BOB), ("carol", BOB)):
+            save_judgment(topic=topic, assessor=people[name], payload=payload, status="submitted", version=0)
+    given = report_input(campaign)
+    calls = {"_suggest": 0, "phase_payloads": 0}
+    original_suggest, original_payloads = m._suggest, type(given).phase_payloads
+
+    def suggest(*args, **kwargs):
+        calls["_suggest"] += 1
+        return original_suggest(*args, **kwargs)
+
+    def payloads(self, phase):
+        calls["phase_payloads"] += 1
+        return original_payloads(self, phase)
+
+    monkeypatch.setattr(m, "_suggest", suggest)
+    monkeypatch.setattr(type(given), "phase_payloads", payloads)
+    reports = [factoid_report.topic_report(given, topic) for topic in given.topics]
+    assert [len(r.agreement["1"].pairs) for r in reports] == [3, 3, 3, 3]
+    assert reports[0].agreement["1"].pairs[0].subsumptions == 1  # alice's P30 subsumes bob's two
+    assert calls == {"_suggest": 0, "phase_payloads": 1}
+
+
 def test_phase_one_is_kept_when_phase_two_corrects(annotated, people):
     campaign, topic = annotated
     assert judge_context(campaign, topic, people["alice"]) == {"phase": 1, "discrepancies": None}

@@ -8,11 +8,13 @@ import scipy.stats
 from statsmodels.stats.inter_rater import aggregate_raters
 from statsmodels.stats.inter_rater import fleiss_kappa as statsmodels_fleiss_kappa
 
+from kinds.factoids import stats as factoids_stats
 from kinds.factoids.stats import (
     DISCREPANCY_MESSAGES,
     Discrepancy,
     FactoidKappa,
     FactoidRelation,
+    TopicAnnotations,
     _kappa_of_many,
     _kappa_of_two,
     _row_spearman,
@@ -408,6 +410,87 @@ def test_suggest_relations_without_marks():
     empty = {"factoids": [], "marks": {}}
     assert suggest_relations(empty, P30_TWO, P30_SUMMARIES) == ()
     assert suggest_relations({"factoids": ["X"], "marks": {}}, {"factoids": ["Y"], "marks": {}}, P30_SUMMARIES) == ()
+
+
+def related_annotations(rng: np.random.Generator) -> tuple[list[dict], dict[str, dict]]:
+    """Summaries and 2-5 annotators' inventories and marks around one hidden set of
+    factoids: each annotator splits, merges, drops or adds some, so that identities and
+    subsumptions both occur (and inventories may be empty)."""
+    summaries, sentences = [], []
+    for s in range(int(rng.integers(1, 5))):
+        ids = [f"S{s}.{k}" for k in range(int(rng.integers(1, 6)))]
+        summaries.append({"id": f"S{s}", "model": bool(rng.random() < 0.5), "sentences": ids})
+        sentences += ids
+    hidden = int(rng.integers(1, 7))
+    truth = {x: rng.choice(hidden, size=min(hidden, int(rng.integers(0, 3))), replace=False) for x in sentences}
+    annotations = {}
+    for a in range(int(rng.integers(2, 6))):
+        size = int(rng.integers(0, 8))
+        inventory = [f"F{a}.{j}" for j in range(size)]
+        marks = {}
+        for x in sentences:
+            chosen = set()
+            for fact in truth[x] if size else ():
+                if rng.random() < 0.85:
+                    chosen.add(int(fact) % size)
+                if rng.random() < 0.2:
+                    chosen.add(int(rng.integers(0, size)))
+            marks[x] = [inventory[c] for c in sorted(chosen)]
+        annotations[f"a{a}"] = {"factoids": inventory, "marks": marks}
+    return summaries, annotations
+
+
+@pytest.mark.parametrize("blocks", ["whole", "one pair"])
+def test_suggest_relations_each_equal_suggesting_pair_by_pair(blocks, monkeypatch):
+    # A topic suggests the relations of all its pairs of annotators at once; every pair's
+    # must be what suggest_relations gives for the two annotations alone, whatever the
+    # thresholds, also with the pairs taken one at a time (large inventories).
+    if blocks == "one pair":
+        monkeypatch.setattr(factoids_stats, "_SUGGEST_CELLS", 1)
+    rng = np.random.default_rng(41)
+    kinds = {"identity": 0, "subsumption": 0}
+    for _ in range(120 if blocks == "whole" else 30):
+        summaries, annotations = related_annotations(rng)
+        topic = TopicAnnotations(annotations, summaries)
+        pairs = [(a, b) for a in annotations for b in annotations if a != b]
+        thresholds = {
+            "min_identity": float(rng.choice([0.3, 0.6, 1.0])),
+            "min_inside": float(rng.choice([0.5, 0.8, 1.0])),
+            "min_cover": float(rng.choice([0.5, 0.8, 1.0])),
+        }
+        for (a, b), found in zip(pairs, topic.suggest_relations_each(pairs, **thresholds)):
+            expected = suggest_relations(annotations[a], annotations[b], summaries, **thresholds)
+            assert found == expected, (a, b, annotations[a], annotations[b], thresholds)
+            for relation in found:
+                kinds[relation.kind] += 1
+    assert min(kinds.values()) >= 5, kinds  # both kinds of relation were compared
+    assert TopicAnnotations(annotations, summaries).suggest_relations_each([]) == []
+
+
+def test_identity_labels_are_the_annotation_labels_of_the_identities_keys():
+    rng = np.random.default_rng(42)
+    compared = 0
+    for _ in range(60):
+        summaries, annotations = related_annotations(rng)
+        topic = TopicAnnotations(annotations, summaries)
+        (a, one), (b, two) = list(annotations.items())[:2]
+        if not one["factoids"] or not two["factoids"]:
+            continue
+        count = int(rng.integers(1, min(len(one["factoids"]), len(two["factoids"])) + 1))
+        firsts = rng.choice(one["factoids"], size=count, replace=False).tolist()
+        seconds = rng.choice(two["factoids"], size=count, replace=False).tolist()
+        identities = [FactoidRelation(f, g) for f, g in zip(firsts, seconds)]
+        keys = ({f: f for f in firsts}, {g: f for f, g in zip(firsts, seconds)})
+        for unit in ("summary", "sentence"):
+            expected = topic.annotation_labels([a, b], unit=unit, factoid_keys=keys)
+            assert np.array_equal(topic.identity_labels(identities, a, b, unit=unit), expected)
+            compared += 1
+    assert compared > 60
+    topic = TopicAnnotations({"one": P30_ONE, "two": P30_TWO}, P30_SUMMARIES)
+    with pytest.raises(ValueError, match="one factoid to one factoid"):
+        topic.identity_labels([("P30", ["F9.21", "F9.22"])], "one", "two")
+    with pytest.raises(ValueError, match="each factoid once"):
+        topic.identity_labels([("P30", "F9.21"), ("P30", "F9.22")], "one", "two")
 
 
 # --------------------------------------------------------------------------

@@ -574,3 +574,121 @@ def test_discriminativeness_each_is_discriminativeness_of_every_method_bit_for_b
     each = discriminativeness_each(golds, methods)
     assert each == [discriminativeness(golds, score, **params) for score, params in methods]
     assert len(set(each)) == len(each)  # the methods differ: none was computed as another
+
+
+# --------------------------------------------------------------------------- ED from leave-one-out sums
+
+
+def held_out_variants() -> list[tuple[object, dict]]:
+    """Every score of the module with every option that changes its held-out arithmetic."""
+    variants: list[tuple[object, dict]] = [(average_correlation, {"measure": m}) for m in ("tau", "spearman")]
+    variants += [
+        (weighted_correlation, {"measure": m, "weights": w}) for m in ("tau", "spearman") for w in ("clamped", "paper")
+    ]
+    variants += [
+        (rank_based, {"measure": m, "tie_break": t}) for m in ("tau", "spearman") for t in ("average", "first", "id")
+    ]
+    variants += [
+        (frespa, {"min_sup": s, "w_len": wl, "w_sup": ws, "min_len": lo, "max_len": hi})
+        for s in (0.0, 0.5, 0.75, 1.0)
+        for wl, ws in ((1.0, 1.0), (0.0, 5.0))
+        for lo, hi in ((2, None), (1, 3), (3, 2))
+    ]
+    return variants
+
+
+def each_held_out(method, topic) -> float:
+    """ED the plain way: every gold and its reverse scored against the others, one held-out gold at a time."""
+    return float(np.mean([method._good_minus_bad(topic, topic.ranks, i) for i in range(topic.n)])) * method.scale
+
+
+@pytest.mark.parametrize("blocks", ["whole", "smallest"])
+def test_ed_from_leave_one_out_sums_equals_scoring_each_held_out_gold(blocks, monkeypatch):
+    # ED counts the patterns (FreSPA) or correlates the golds (AC, WCA, RBA) once for every
+    # held-out gold; it must be what scoring each held-out gold and its reverse against the
+    # others gives. "smallest": FreSPA's reverses walked two at a time, RBA one row at a time.
+    if blocks == "smallest":
+        monkeypatch.setattr(_frespa, "_TARGET_CELLS", 1)
+        monkeypatch.setattr(ordering, "_PAIR_CELLS", 1)
+    rng = np.random.default_rng(31)
+    checked = 0
+    for _ in range(40 if blocks == "whole" else 10):
+        k, n = int(rng.integers(2, 9)), int(rng.integers(2, 9))
+        golds = close_orderings(rng, k, n, swaps=int(rng.integers(0, 3)))
+        if rng.random() < 0.3:
+            golds[-1] = list(golds[0])  # a repeated gold: FreSPA's multiplicity path
+        if rng.random() < 0.3:
+            golds[0] = rng.permutation(k).tolist()
+        topic = ordering._topic([[f"i{x}" for x in g] for g in golds], min_golds=2)
+        for score, params in held_out_variants():
+            method = ordering._Method(score, params)
+            assert method.ed(topic, topic.ranks) == pytest.approx(each_held_out(method, topic), abs=1e-12), (
+                score.__name__,
+                params,
+                golds,
+            )
+            checked += 1
+    assert checked == (40 if blocks == "whole" else 10) * len(held_out_variants())
+
+
+def test_held_out_pattern_counts_equal_counting_without_each_gold():
+    # Up to 53 items the counts are exact, so every held-out gold's layers are what
+    # count_patterns gives for it and its reverse against the other golds, exactly.
+    rng = np.random.default_rng(32)
+    for _ in range(60):
+        k, n = int(rng.integers(1, 9)), int(rng.integers(2, 8))
+        golds = np.array(close_orderings(rng, k, n, swaps=int(rng.integers(0, 4))))
+        if rng.random() < 0.3:
+            golds[1] = golds[0]
+        threshold = support_threshold(float(rng.choice([0.0, 0.5, 0.75, 1.0])), n - 1)
+        max_len = int(rng.integers(1, k + 1))
+        counts = _frespa.held_out_counts(golds, threshold=threshold, max_len=max_len)
+        for i in range(n):
+            alone = _frespa.count_patterns(
+                np.stack([golds[i], k - 1 - golds[i]]),
+                np.delete(golds, i, axis=0),
+                threshold=threshold,
+                max_len=max_len,
+            )
+            assert np.array_equal(counts.layers[i], alone.layers)
+            assert np.array_equal(counts.exponents, alone.exponents)
+
+
+def test_pattern_counts_per_gold_are_the_counts_each_gold_contains():
+    rng = np.random.default_rng(33)
+    for _ in range(30):
+        k, n = int(rng.integers(1, 8)), int(rng.integers(1, 7))
+        golds = np.array(close_orderings(rng, k, n, swaps=int(rng.integers(0, 4))))
+        if n > 1 and rng.random() < 0.4:
+            golds[-1] = golds[0]
+        counts = _frespa.count_patterns(golds[:1], golds, threshold=1, max_len=k, per_gold=True)
+        for g in range(n):
+            own = _frespa.count_patterns(golds[g], golds, threshold=1, max_len=k)
+            assert np.array_equal(counts.by_gold[g], own.layers[1])
+
+
+def test_ed_counts_a_topics_patterns_in_one_walk(monkeypatch):
+    # A first build computes every topic's ED: FreSPA's patterns are counted once for all
+    # ten held-out golds of a topic, not once per held-out gold.
+    walks = []
+    count_patterns = _frespa.count_patterns
+    monkeypatch.setattr(_frespa, "count_patterns", lambda *a, **k: walks.append(1) or count_patterns(*a, **k))
+    golds = close_orderings(np.random.default_rng(34), 5, 10)
+    discriminativeness(golds, "frespa")
+    assert len(walks) == 1
+
+
+def test_scores_each_is_every_score_alone_bit_for_bit():
+    rng = np.random.default_rng(35)
+    for _ in range(30):
+        k = int(rng.integers(2, 9))
+        items = [f"i{x}" for x in range(k)]
+        golds = [[items[x] for x in g] for g in close_orderings(rng, k, int(rng.integers(1, 7)))]
+        target = [items[x] for x in rng.permutation(k)]
+        scores = [(s, p) for s, p in held_out_variants() if s is not frespa or p["min_sup"] != 0.0]
+        scores.append((lambda t, g, **p: kendall_tau(t, g[0]), {}))
+        expected = [float(score(target, golds, **params)) for score, params in scores]
+        assert ordering.scores_each(target, golds, scores) == expected
+    with pytest.raises(ValueError, match="at least 2 items"):
+        ordering.scores_each(["a"], [["a"]], [(average_correlation, {})])
+    assert ordering.scores_each(["a"], [["a"]], [(frespa, {"min_len": 1})]) == [1.0]
