@@ -211,7 +211,9 @@ def stored(db: str, name: str, topic: str) -> tuple[int, int, list[tuple]]:
         if not judgments:
             return 0, 0, []
         revisions = connection.execute(
-            "SELECT version, payload, status, saves FROM annotate_judgmentrevision WHERE judgment_id = ? ORDER BY id",
+            # the newest revision keeps no copy of its judgment's payload (JudgmentRevision.kept_payload)
+            "SELECT r.version, COALESCE(r.kept_payload, j.payload), r.status, r.saves FROM annotate_judgmentrevision r "
+            "JOIN annotate_judgment j ON j.id = r.judgment_id WHERE r.judgment_id = ? ORDER BY r.id",
             (judgments[0][0],),
         ).fetchall()
         return len(judgments), judgments[0][1], [(v, json.loads(p), s, n) for v, p, s, n in revisions]
