@@ -137,11 +137,11 @@ class Raters:
 
     @property
     def text(self) -> str:
-        """``2 assessors per topic``; imported: ``10 raters per topic (imported)``."""
+        """``2 assessors per topic``; imported: ``10 assessors per topic (imported)``."""
         if not self.imported:
             return f"{self.overlap} assessor{'s' if self.overlap != 1 else ''} per topic"
         shown = f"{self.least}" if self.least == self.most else f"{self.least}–{self.most}"
-        return f"{shown} rater{'s' if self.most != 1 else ''} per topic (imported)"
+        return f"{shown} assessor{'s' if self.most != 1 else ''} per topic (imported)"
 
     @property
     def top_up_text(self) -> str:

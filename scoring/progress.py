@@ -83,7 +83,7 @@ class AssignmentCounts:
 class TopicRaters:
     """The fewest and the most assessors assigned to one topic of the campaign
     (``least`` 0 while a topic has none): what an imported crowd's header says
-    ("9–10 raters per topic")."""
+    ("9–10 assessors per topic")."""
 
     least: int = 0
     most: int = 0

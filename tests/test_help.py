@@ -22,7 +22,7 @@ def template_files() -> list[Path]:
 
 
 def test_the_guides_and_references_are_found():
-    assert {"organiser", "assessor", "adjudicator", "admin"} <= docs.GUIDES.keys()
+    assert {"organiser", "assessor", "adjudicator", "admin", "glossary"} <= docs.GUIDES.keys()
     assert {"formats", "api", "methods", "operations", "security", "benchmarks", "architecture"} <= set(docs.REFERENCES)
 
 

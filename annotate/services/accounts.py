@@ -63,7 +63,7 @@ User = get_user_model()
 IMPORTED, NEW, EXISTING = "imported", "new", "existing"
 #: What the members page and the message after adding say of each state.
 SAID = {
-    IMPORTED: "imported crowd worker (never logs in)",
+    IMPORTED: "imported assessor (never logs in)",
     NEW: "new account: no password yet, make it a set-password link",
     EXISTING: "existing account: they sign in with their own password",
 }

@@ -326,7 +326,7 @@ def test_fleiss_1971_counts_keep_what_counts_give_and_nothing_else(organiser, pe
     assert data.alpha.value == pytest.approx(alpha, abs=1e-9)
 
     page = organiser.get(f"/campaigns/{campaign.pk}/report/").content.decode()
-    assert 'id="anonymous-raters"' in page and "Raters unknown." in page
+    assert 'id="anonymous-raters"' in page and "Assessors unknown." in page
     for left_out in (
         'id="pairs-table"',
         "<td>Conger",

@@ -178,10 +178,10 @@ def test_an_imported_crowd_campaign_says_its_observed_raters_not_the_overlap(cli
     crowd = imported_crowd(people["organiser"])
     client.force_login(people["organiser"])
     header = client.get(f"/campaigns/{crowd.pk}/").content.decode()
-    assert "9–10 raters per topic (imported)" in header and "2 assessors per topic" not in header
+    assert "9–10 assessors per topic (imported)" in header and "2 assessors per topic" not in header
     page = client.get(url(crowd)).content.decode()
     assert "Give topics with fewer than 2 assessors more of your assessors" in page
-    assert "Top up to 2" not in page and "Imported topics have 9–10 raters per topic (imported)" in page
+    assert "Top up to 2" not in page and "Imported topics have 9–10 assessors per topic (imported)" in page
     # A campaign of its own assessors keeps the overlap's words.
     plain = create_campaign(creator=people["organiser"], kind="pairs", name="Own", overlap=2)
     assert "Top up to 2 assessors per topic" in client.get(url(plain)).content.decode()

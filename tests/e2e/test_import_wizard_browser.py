@@ -196,7 +196,7 @@ def test_the_columns_mapped_survive_an_error(new_page, live_server, login, peopl
     for wanted, column in (("worker", "who"), ("item", "what"), ("label", "answer")):
         expect(page.get_by_label(wanted, exact=True)).to_have_value(column)
     expect(page.get_by_label("Value meaning a match")).to_have_value("agree")
-    page.get_by_label("Map workers onto this campaign's assessors").check()
+    page.get_by_label("Map the file's assessors onto this campaign's assessors").check()
     page.get_by_role("button", name="Preview again").click()
     expect(page.locator("#import-counts").get_by_role("row", name="judgments 2", exact=True)).to_be_visible()
     page.get_by_role("button", name="Import").click()

@@ -154,7 +154,7 @@ def test_a_small_campaign_stores_nothing_and_one_that_shrank_drops_what_it_store
 
 
 def test_an_imported_crowd_s_raters_per_topic_are_read_from_the_stored_counts(settings, client, people):
-    """The header's "9–10 raters per topic (imported)" was one grouped count over every
+    """The header's "9–10 assessors per topic (imported)" was one grouped count over every
     assignment on every view of a big campaign: 87 of the page's 150 ms at 10,000 crowd
     items (100,000 assignments) through gunicorn on PostgreSQL."""
     settings.CONCORD_LIVE_PROGRESS_LIMIT = 19
@@ -165,11 +165,11 @@ def test_an_imported_crowd_s_raters_per_topic_are_read_from_the_stored_counts(se
     client.force_login(people["organiser"])
     with CaptureQueriesContext(connection) as queries:
         header = client.get(f"/campaigns/{crowd.pk}/").content.decode()
-    assert "9–10 raters per topic (imported)" in header
+    assert "9–10 assessors per topic (imported)" in header
     assert not [q for q in queries if "COUNT(DISTINCT" in q["sql"]]
     # Under the limit, counted now: every topic has 9 now.
     settings.CONCORD_LIVE_PROGRESS_LIMIT = 20
-    assert "9 raters per topic (imported)" in client.get(f"/campaigns/{crowd.pk}/").content.decode()
+    assert "9 assessors per topic (imported)" in client.get(f"/campaigns/{crowd.pk}/").content.decode()
     # Counts stored by a version without raters: counted now, whatever the size.
     settings.CONCORD_LIVE_PROGRESS_LIMIT = 19
     row = Report.objects.get(campaign=crowd, name=progress.NAME)
