@@ -52,10 +52,10 @@ class MemberSerializer(serializers.ModelSerializer):
 
     username = serializers.CharField(source="user.username")
     imported = serializers.BooleanField(
-        read_only=True, help_text="An imported crowd worker: an account an import created; it never logs in."
+        read_only=True, help_text="An imported assessor: an account an import created; it never logs in."
     )
     account = serializers.SerializerMethodField(
-        help_text="imported: an imported crowd worker; new: an account adding it created, without a password yet "
+        help_text="imported: an imported assessor; new: an account adding it created, without a password yet "
         "(the members page makes it a set-password link); existing: they sign in with their own password "
         "(nothing more is told of an account)."
     )

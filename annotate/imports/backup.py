@@ -347,7 +347,7 @@ def _clean_members(members: Any) -> list[dict[str, Any]]:
         if account.has_usable_password() or account.is_staff:
             raise InvalidInput(
                 imported[account.username],
-                f"{account.username!r} is an account that can log in here; an imported worker is not restored onto it",
+                f"{account.username!r} is an account that can log in here; an imported assessor is not restored onto it",
             )
     return members
 

@@ -62,7 +62,7 @@ LONG, WIDE, COUNTS = "long", "wide", "counts"
 #: The shapes, as the preview names them (``{unit}``: the kind's word for a row's unit).
 SHAPE_NAMES = {
     LONG: "long: a row per rating (rater, {unit}, label)",
-    WIDE: "wide: a row per {unit}, a column per rater",
+    WIDE: "wide: a row per {unit}, a column per assessor",
     COUNTS: "counts: a row per {unit}, a column per category (how many raters gave it)",
 }
 #: Cells that hold no rating: empty, and how R, pandas and spreadsheets write a missing value.
@@ -283,7 +283,7 @@ def _require_roles(tables: RatingTables, shape: str, roles: Mapping[str, int], p
     if shape == LONG and roles[tables.unit] < 0:
         raise InvalidInput(f"col.{tables.unit}", "a long table names its units in a column (a unit has several rows)")
     if shape == WIDE and not picked:
-        raise InvalidInput("col.picked", "choose the raters' columns (one column per rater)")
+        raise InvalidInput("col.picked", "choose the assessors' columns (one column per assessor)")
     if shape == COUNTS and len(picked) < 2:
         raise InvalidInput("col.picked", "choose the categories' columns (two or more: one per category)")
 
@@ -735,7 +735,7 @@ def check(
         (f"{tables.unit}s", len(found.units)),
         ("new topics", len(new_topics)),
         ("raters", len(found.raters)),
-        ("new imported workers", len(judgments.accounts.new)),
+        ("new imported assessors", len(judgments.accounts.new)),
         ("ratings", found.ratings),
         ("cells without a rating", found.empty),
         ("judgments", len(rows)),

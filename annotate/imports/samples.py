@@ -156,7 +156,7 @@ def _rating_tables(spec: KindSpec) -> list[Sample]:
     found = [
         Sample(
             "wide.csv",
-            "Rating table, wide (CSV: a row per unit, a column per rater)",
+            "Rating table, wide (CSV: a row per unit, a column per assessor)",
             "text/csv; charset=utf-8",
             _csv(wide),
         ),

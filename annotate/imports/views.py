@@ -205,7 +205,7 @@ def run_upload(campaign: Campaign, spec: KindSpec, what: str, request: HttpReque
         )
         return (
             f"Imported {summary.judgments} judgment{'s' if summary.judgments != 1 else ''} of {summary.topics} "
-            f"topic{'s' if summary.topics != 1 else ''}; {summary.assessors_created} new imported worker"
+            f"topic{'s' if summary.topics != 1 else ''}; {summary.assessors_created} new imported assessor"
             f"{'s' if summary.assessors_created != 1 else ''}."
         )
     if what == "pools" and spec.pools is not None:

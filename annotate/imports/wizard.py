@@ -432,7 +432,7 @@ def write(prepared: Prepared) -> str:
     if imported.summary is not None:
         summary = imported.summary
         parts.append(_count(summary.judgments, "judgment"))
-        parts.append(_count(summary.assessors_created, "new imported worker"))
+        parts.append(_count(summary.assessors_created, "new imported assessor"))
     if imported.replaced:
         parts.append(f"replaced {_count(imported.replaced, 'judgment')} (the earlier versions kept in their history)")
     problems = prepared.problems
@@ -769,7 +769,7 @@ def _ratings_prepared(
             "a table of counts: who gave which label is not in the file, so its labels are kept as the "
             "judgments of anonymous rating slots; the report shows the figures counts give (Fleiss' kappa, "
             "Gwet's AC1 and AC2, percent agreement, Brennan-Prediger, Krippendorff's alpha, each label's) and "
-            "none of those that need the raters (per pair, per rater, Conger's kappa, intraclass correlations)"
+            "none of those that need to know the assessors (per pair, per assessor, Conger's kappa, intraclass correlations)"
         )
     if result.checked.params is not None:
         warnings.append(f"the campaign's scale will be: {scale.text}")
@@ -977,7 +977,7 @@ def _judgments_prepared(
         ("new topics", len(checked.topics.rows) if checked.topics else 0),
         *extra,
         ("assessors", len({worker for _, worker, _ in judgments.rows})),
-        ("new imported workers", len(judgments.accounts.new)),
+        ("new imported assessors", len(judgments.accounts.new)),
         ("judgments", len(judgments.rows)),
     )
     reads_as = {".json": "judgments (JSON)", ".csv": "crowd labels (a table)"}.get(parsed.format, parsed.format)

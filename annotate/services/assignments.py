@@ -133,7 +133,7 @@ def reassign_topic(*, campaign: Campaign, topic: str, from_assessor: str, to_ass
     if membership is None or membership.role != Membership.Role.ASSESSOR:
         raise InvalidInput("to_assessor", f"{to_assessor!r} is not an assessor of this campaign")
     if membership.imported:
-        raise InvalidInput("to_assessor", f"{to_assessor!r} is an imported crowd worker, who never logs in")
+        raise InvalidInput("to_assessor", f"{to_assessor!r} is an imported assessor, who never logs in")
     if Assignment.objects.filter(topic=target, assessor=membership.user).exists():
         raise InvalidInput("to_assessor", f"{to_assessor!r} is already assigned topic {topic!r}")
     assignment.assessor = membership.user

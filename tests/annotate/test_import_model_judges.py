@@ -66,7 +66,7 @@ def flagged(campaign) -> set[str]:
 
 
 def wide_table(seed: int = 5) -> tuple[bytes, np.ndarray, np.ndarray]:
-    """A row per item, a column per rater: four people right 70% of the time, the judge 90%.
+    """A row per item, a column per assessor: four people right 70% of the time, the judge 90%.
     Returns the CSV and the codes (items x people, and the judge's per item)."""
     rng = np.random.default_rng(seed)
     truth = rng.integers(0, len(CATEGORIES), ITEMS)

@@ -65,7 +65,7 @@ def test_an_excel_csv_with_a_bom_and_semicolons_is_previewed_then_written(organi
         ("labels", 8),
         ("items", 4),
         ("assessors", 2),
-        ("new imported workers", 2),
+        ("new imported assessors", 2),
         ("judgments", 2),
     )
     assert page.context["preview"].rows[0] == ("2", "w1", "q1", "c1", "match")

@@ -106,7 +106,7 @@ def test_a_second_import_lists_the_judgments_already_there_at_the_preview_and_sk
     message = [m.message for m in get_messages(done.wsgi_request)][-1]
     assert (
         message
-        == "Imported 0 topics, 60 judgments, 2 new imported workers, skipped 30 judgments already there from crowd.csv."
+        == "Imported 0 topics, 60 judgments, 2 new imported assessors, skipped 30 judgments already there from crowd.csv."
     )
     after = stored(empty)
     assert {k: v for k, v in after.items() if k[0] == "w1"} == before  # as they were: version 1, all matches

@@ -98,7 +98,7 @@ def test_an_imported_worker_gets_no_topic(campaign):
     )
     with pytest.raises(InvalidInput) as refused:
         reassign_topic(campaign=campaign, topic="q1", from_assessor="alice", to_assessor="w1")
-    assert refused.value.field == "to_assessor" and "imported crowd worker" in refused.value.message
+    assert refused.value.field == "to_assessor" and "imported assessor" in refused.value.message
 
 
 def test_top_up_to_the_overlap(organiser, campaign):

@@ -77,7 +77,7 @@ def test_the_organisers_first_hour(new_page, live_server, login, people, tmp_pat
     expect(page.locator("#import-counts").get_by_role("row", name="new topics 2", exact=True)).to_be_visible()
     expect(page.locator("#import-counts").get_by_role("row", name="judgments 3", exact=True)).to_be_visible()
     assert not Topic.objects.filter(campaign=crowd).exists()  # the preview wrote nothing
-    imported("Imported 2 topics, 3 judgments, 2 new imported workers from crowd-fixed.csv.")
+    imported("Imported 2 topics, 3 judgments, 2 new imported assessors from crowd-fixed.csv.")
 
     # 2. Excel's CSV: byte-order mark, semicolons; the preview is checked by axe-core.
     page.goto(f"{live_server.url}/campaigns/new/?kind=pairs")
@@ -87,14 +87,14 @@ def test_the_organisers_first_hour(new_page, live_server, login, people, tmp_pat
     expect(page.locator("#import-delimiter")).to_have_text("semicolon")
     expect(page.locator("#import-rows").get_by_role("row")).to_have_count(3)
     assert serious_violations(page) == [], "the import wizard's preview"
-    imported("Imported 2 topics, 2 judgments, 1 new imported worker from excel.csv.")
+    imported("Imported 2 topics, 2 judgments, 1 new imported assessor from excel.csv.")
 
     # 3. An .xlsx workbook.
     page.goto(f"{live_server.url}/campaigns/new/?kind=pairs")
     book = create("pairs", "Workbook")
     choose(page, files["xlsx"])
     expect(page.locator("#import-format")).to_have_text("an Excel workbook (.xlsx)")
-    imported("Imported 2 topics, 2 judgments, 1 new imported worker from Book1.xlsx.")
+    imported("Imported 2 topics, 2 judgments, 1 new imported assessor from Book1.xlsx.")
 
     # 4. TREC: the topics file dropped on the wizard says which form takes it; that form takes both.
     page.goto(f"{live_server.url}/campaigns/new/?kind=relevance")

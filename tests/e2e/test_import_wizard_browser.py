@@ -78,7 +78,7 @@ def test_a_new_campaign_from_real_world_files(new_page, live_server, login, peop
     assert serious_violations(page) == []  # the preview
     page.get_by_role("button", name="Import").click()
     expect(page.locator("#upload-done")).to_have_text(
-        "Imported 2 topics, 3 judgments, 2 new imported workers from crowd.csv."
+        "Imported 2 topics, 3 judgments, 2 new imported assessors from crowd.csv."
     )
 
     choose(page, excel)
@@ -167,7 +167,7 @@ def test_a_file_imported_again_shows_its_conflicts_at_the_preview_then_skips_the
     skip.check()
     page.get_by_role("button", name="Import").click()
     expect(page.locator("#upload-done")).to_have_text(
-        "Imported 0 topics, 60 judgments, 2 new imported workers, skipped 30 judgments already there from again.csv."
+        "Imported 0 topics, 60 judgments, 2 new imported assessors, skipped 30 judgments already there from again.csv."
     )
     stored = payloads(campaign)
     assert len(stored) == 90

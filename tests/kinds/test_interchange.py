@@ -300,4 +300,4 @@ def test_the_uploads_page_offers_and_takes_the_format(people, client):
         HTTP_ACCEPT="application/json",
     )
     assert response.status_code == 200, response.content
-    assert response.json()["message"].startswith("Imported 5 judgments of 2 topics; 3 new imported workers")
+    assert response.json()["message"].startswith("Imported 5 judgments of 2 topics; 3 new imported assessors")

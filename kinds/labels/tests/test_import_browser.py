@@ -109,7 +109,9 @@ def test_raw_5observers_corrected_to_ordinal_and_its_figures(new_page, live_serv
     campaign = new_labels_campaign(page, live_server, "Five observers")
 
     choose(page, table_file)
-    expect(page.locator("#import-reads-as")).to_have_text("a rating table (wide: a row per item, a column per rater)")
+    expect(page.locator("#import-reads-as")).to_have_text(
+        "a rating table (wide: a row per item, a column per assessor)"
+    )
     expect(page.locator("#import-scale-found")).to_have_text("Read on: interval: numbers from 0 to 3 in steps of 1")
     expect(page.locator("#import-values")).to_have_text(
         "Labels found, with how often: 1.0 (17) · 2.0 (15) · 0.0 (20) · 3.0 (6)"
@@ -127,7 +129,7 @@ def test_raw_5observers_corrected_to_ordinal_and_its_figures(new_page, live_serv
     assert not Judgment.objects.filter(topic__campaign=campaign).exists()  # the previews wrote nothing
     page.get_by_role("button", name="Import").click()
     expect(page.locator("#upload-done")).to_have_text(
-        "Imported 1 topic, 5 judgments, 5 new imported workers from raw_5observers.csv; "
+        "Imported 1 topic, 5 judgments, 5 new imported assessors from raw_5observers.csv; "
         "the campaign's scale: ordinal: 0 < 1 < 2 < 3."
     )
 
