@@ -198,9 +198,7 @@ def bare_cost(base: str, token: str, judgment: int, count: int, cpu: CpuReader) 
     connection = Connection(base)
     failures = sent = 0
     before = cpu()
-    while sent < BARE_MAXIMUM_REQUESTS and (
-        sent < count or cpu()["web"] - before["web"] < BARE_MINIMUM_CPU_SECONDS
-    ):
+    while sent < BARE_MAXIMUM_REQUESTS and (sent < count or cpu()["web"] - before["web"] < BARE_MINIMUM_CPU_SECONDS):
         for _ in range(max(count, 10)):
             code, _, _ = connection.request("PUT", f"/bare/{judgment}/", token, {})
             failures += code != 200
