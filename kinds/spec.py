@@ -92,6 +92,24 @@ class Disagreement:
 
 
 @dataclass(frozen=True)
+class RunningSums:
+    """A kind's running sums (scoring/sums.py): ``type``, a dataclass of integer counts whose
+    every field adds (its no-argument instance is the sums of no topic); ``contribution(partial)``,
+    one topic's counts; ``refresh(merge_input, fits, sums)``, the ``campaign_type`` report with
+    every figure made from counts taken from ``sums`` and the others (bootstrap intervals'
+    bounds, model fits, ranking stability) from ``fits``, the last full ``merge``. It must give
+    ``fits`` back when ``sums`` are those of the partials ``fits`` was merged from.
+    ``merge_input`` holds the campaign and its runs, not its topics."""
+
+    type: type
+    contribution: Callable[[Any], Any]
+    refresh: Callable[[Any, Any, Any], Any]
+
+    def empty(self) -> Any:
+        return self.type()
+
+
+@dataclass(frozen=True)
 class Reports:
     """The live reports, recomputed by the background task after submissions.
 
@@ -152,11 +170,17 @@ class Reports:
     #: stored partial or report counts them among the judgments it rests on
     #: (``ReportInput.held``). False: they read the people's (``ReportInput.judgments``) only.
     model_judges: bool = False
+    #: The campaign report's figures made from counts, kept as running sums that each topic's
+    #: change updates (scoring/sums.py, :class:`RunningSums`); None: every rebuild merges every
+    #: topic's partial.
+    sums: RunningSums | None = None
 
     def __post_init__(self) -> None:
         given = (self.partial is not None, self.merge is not None, self.partial_type is not None)
         if any(given) and not all(given):
             raise ValueError("Reports: give partial, merge and partial_type together")
+        if self.sums is not None and self.partial is None:
+            raise ValueError("Reports: running sums are made of the partials: give partial too")
         if self.partial_disagreement is not None and self.partial is None:
             raise ValueError("Reports: partial_disagreement reads the partial: give partial too")
 

@@ -7,11 +7,14 @@ way (what to queue next is passed in).
 from __future__ import annotations
 
 import gc
+import hashlib
+import json
 import logging
 import math
 from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
@@ -26,10 +29,10 @@ from concord.params import ParamsSchema
 from concord.progress import Progress
 from kinds.registry import get_kind
 from kinds.spec import Analysis, Disagreement
-from scoring import fields
+from scoring import fields, sums
 from scoring import progress as campaign_progress
 from scoring.models import REASON_LENGTH, Job, JobChunk, Report, ScoringState, StaleTopic, TopicPartial
-from scoring.partials import MergeInput, differences
+from scoring.partials import MergeInput, differences, merge_input
 from scoring.selectors import report_input
 
 log = logging.getLogger(__name__)
@@ -125,7 +128,15 @@ def _recompute_incremental(campaign: Campaign, reports, marks: dict, everything:
     not marked, the others computed from their judgments. Its ``judgments_seen`` is the sum of
     what each partial was computed from (stored with it, or read with it here), so a judgment
     saved while this runs is counted only where it is merged; ``now`` was taken before the
-    marks were read (recompute_reports)."""
+    marks were read (recompute_reports).
+
+    A kind with running sums (scoring/sums.py) rebuilds from them instead when it can
+    (:func:`_recompute_from_sums`): the marked topics' partials and the sums, not every
+    partial of the campaign."""
+    if reports.sums is not None and not everything:
+        done = _recompute_from_sums(campaign, reports, marks, progress, now)
+        if done is not None:
+            return done
     topics = list(campaign.topics.order_by("position", "id").only("id", "external_id", "position", "campaign_id"))
     for topic in topics:
         topic.campaign = campaign
@@ -155,13 +166,18 @@ def _recompute_incremental(campaign: Campaign, reports, marks: dict, everything:
     for one in built:
         partials[one.topic.pk] = typed.unpack(one.partial, reports.partial_type)
         holds[one.topic.pk] = one.judgments
-    merged = reports.merge(MergeInput(campaign, topics, given.runs), [partials[t.pk] for t in topics])
+    ordered = [partials[t.pk] for t in topics]
+    merged = reports.merge(MergeInput(campaign, topics, given.runs), ordered)
     campaign_data = typed.dump(merged)
     seen = sum(holds.get(t.pk, 0) for t in topics)
     counted = campaign_progress.count_if_big(campaign)
     with transaction.atomic():
         _store_topics(campaign, built, now)
-        _store(campaign, campaign_data, seen, now)
+        _store(campaign, campaign_data, seen, now, fits=(now, seen))
+        if reports.sums is not None:
+            summed = sums.total(reports.sums.empty(), map(reports.sums.contribution, ordered))
+            _store_sums(campaign, reports, summed, _fingerprint(campaign, given.runs), len(topics), seen, now)
+            _store_fits(campaign, campaign_data, seen, now)
         _store_headline(campaign, reports, merged, seen, now)
         campaign_progress.store(campaign, counted, now)
         _clear_marks(marks)
@@ -301,8 +317,19 @@ def check_reports(campaign: Campaign, *, tolerance: float = 1e-12) -> list[str]:
                 path=f"{path} partial",
             )
     if not stale:
-        fresh = typed.dump(reports.campaign(given))
+        whole = reports.campaign(given)
+        fresh = typed.dump(whole)
         row = Report.objects.filter(campaign=campaign, name="agreement").values_list("data", "judgments_seen").first()
+        if reports.sums is not None and row is not None:
+            found += _check_sums(campaign, reports, given, row[1])
+            fits = Report.objects.filter(campaign=campaign, name=sums.FITS).values_list("data", flat=True).first()
+            if fits is not None:
+                # the costly figures are the stored fits' until they are refreshed: the rest from the sums
+                summed = sums.total(
+                    reports.sums.empty(), (reports.sums.contribution(p) for p in _fresh_partials(given, reports))
+                )
+                expected = reports.sums.refresh(merge_input(given), typed.load(reports.campaign_type, fits), summed)
+                fresh = typed.dump(expected)
         if row is None:
             found.append("campaign: no stored report")
         else:
@@ -310,6 +337,28 @@ def check_reports(campaign: Campaign, *, tolerance: float = 1e-12) -> list[str]:
             held = given.held(model_judges=reports.model_judges)
             if row[1] != held:
                 found.append(f"campaign: judgments_seen {row[1]}, holds {held}")
+    return found
+
+
+def _fresh_partials(given, reports) -> list:
+    return [
+        reports.partial(given, topic, None if reports.partial_disagreement else reports.topic(given, topic))
+        for topic in given.topics
+    ]
+
+
+def _check_sums(campaign: Campaign, reports, given, seen: int) -> list[str]:
+    """How the stored running sums differ from the sums of every topic's fresh partial (exactly)."""
+    row = Report.objects.filter(campaign=campaign, name=sums.SUMS).values_list("data", "judgments_seen").first()
+    if row is None:
+        return ["campaign sums: none stored"]
+    state = typed.load(_SumsState, row[0])
+    fresh = sums.total(reports.sums.empty(), map(reports.sums.contribution, _fresh_partials(given, reports)))
+    found = differences(state.sums, typed.dump(fresh), tolerance=0.0, path="campaign sums")
+    if state.topics != len(given.topics):
+        found.append(f"campaign sums: {state.topics} topics, the campaign has {len(given.topics)}")
+    if row[1] != seen:
+        found.append(f"campaign sums: judgments_seen {row[1]}, the report {seen}")
     return found
 
 
@@ -351,13 +400,202 @@ def _disagreement_columns(disagreement: Disagreement | None) -> tuple[float | No
     return disagreement.value, disagreement.reason[:REASON_LENGTH]
 
 
-def _store(campaign: Campaign, data: dict, seen: int, now) -> None:
-    """Store the campaign report (named ``agreement``)."""
+def _store(campaign: Campaign, data: dict, seen: int, now, fits: tuple | None = None) -> None:
+    """Store the campaign report (named ``agreement``); ``fits``: the time and judgment count of
+    what its costly figures were computed from (scoring/sums.py), when not its own."""
+    fits_at, fits_judgments = fits if fits is not None else (now, seen)
     Report.objects.update_or_create(
         campaign=campaign,
         name="agreement",
-        defaults={"data": data, "computed_at": now, "judgments_seen": seen},
+        defaults={
+            "data": data,
+            "computed_at": now,
+            "judgments_seen": seen,
+            "fits_at": fits_at,
+            "fits_judgments": fits_judgments,
+        },
     )
+
+
+# -- running sums (scoring/sums.py) ------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _SumsState:
+    """What is stored of a campaign's running sums (report ``sums``): the kind's sums packed,
+    the topics they hold (one contribution each), and what their report depends on beside
+    the partials (the campaign's params and runs), so a change there rebuilds in full."""
+
+    fingerprint: str
+    topics: int
+    #: the kind's sums as ``concord.typed.dump`` gives them
+    sums: dict
+
+
+def _fingerprint(campaign: Campaign, runs) -> str:
+    """What a campaign report depends on beyond its topics' partials: the campaign's params and
+    its runs (their names and kinds: their per-topic data is in the partials)."""
+    described = {
+        "params": campaign.params,
+        "runs": sorted((run.pk, run.name, run.data.get("reference") is True, "results" in run.data) for run in runs),
+    }
+    return hashlib.sha256(json.dumps(described, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _store_sums(campaign: Campaign, reports, summed, fingerprint: str, topics: int, seen: int, now) -> None:
+    state = _SumsState(fingerprint, topics, typed.dump(summed))
+    Report.objects.update_or_create(
+        campaign=campaign,
+        name=sums.SUMS,
+        defaults={"data": typed.dump(state), "computed_at": now, "judgments_seen": seen},
+    )
+
+
+def _store_fits(campaign: Campaign, data: dict, seen: int, at) -> None:
+    """Store the full merge (report ``fits``) whose costly figures the rebuilds from sums carry."""
+    Report.objects.update_or_create(
+        campaign=campaign, name=sums.FITS, defaults={"data": data, "computed_at": at, "judgments_seen": seen}
+    )
+
+
+#: A rebuild from sums covers at most this share of the campaign's topics; a change of more
+#: (an import, a run) rebuilds in full, which refreshes the costly figures too.
+SUMS_SHARE = 0.5
+
+
+def _recompute_from_sums(campaign: Campaign, reports, marks: dict, progress, now) -> int | None:
+    """The campaign report from the stored running sums, updated by the marked topics' change
+    (their stored partials' contributions out, their new ones in), and the costly figures of
+    the stored fits; None when it cannot be (nothing stored yet, the params or runs changed,
+    topics added or deleted unseen, or too many topics marked): the caller rebuilds in full."""
+    stored = {
+        name: (raw, at, seen)
+        for name, raw, at, seen in Report.objects.filter(
+            campaign=campaign, name__in=[sums.SUMS, sums.FITS]
+        ).values_list("name", "data", "computed_at", "judgments_seen")
+    }
+    if sums.SUMS not in stored or sums.FITS not in stored:
+        return None
+    try:
+        state = typed.load(_SumsState, stored[sums.SUMS][0])
+        summed = typed.load(reports.sums.type, state.sums)
+        fits = typed.load(reports.campaign_type, stored[sums.FITS][0])
+    except (typed.Outdated, TypeError, ValueError):
+        return None
+    topic_count = Topic.objects.filter(campaign=campaign).count()
+    if len(marks) > SUMS_SHARE * max(topic_count, 1):
+        return None
+    old = {
+        topic_id: (data, held)
+        for topic_id, data, held in TopicPartial.objects.filter(
+            campaign=campaign, topic_id__in=list(marks)
+        ).values_list("topic_id", "data", "judgments")
+    }
+    # every topic the sums hold has its partial stored, and every other topic is marked
+    partial_count = TopicPartial.objects.filter(campaign=campaign).count()
+    if partial_count != state.topics or topic_count != state.topics + len(set(marks) - set(old)):
+        return None
+    try:
+        outgoing = [typed.unpack(_partial_bytes(data), reports.partial_type) for data, _ in old.values()]
+    except typed.Outdated:
+        return None
+    if any(held is None for _, held in old.values()):
+        return None
+    given = report_input(campaign, topic_ids=sorted(marks))
+    if _fingerprint(campaign, given.runs) != state.fingerprint:
+        return None
+    built = _topic_reports(given, reports, given.topics, progress)
+    incoming = [typed.unpack(one.partial, reports.partial_type) for one in built]
+    contribution = reports.sums.contribution
+    summed = sums.add(
+        sums.total(summed, map(contribution, outgoing), sign=-1),
+        sums.total(reports.sums.empty(), map(contribution, incoming)),
+    )
+    seen = stored[sums.SUMS][2] - sum(held for _, held in old.values()) + sum(one.judgments for one in built)
+    refreshed = reports.sums.refresh(MergeInput(campaign, [], given.runs), fits, summed)
+    campaign_data = typed.dump(refreshed)
+    counted = campaign_progress.count_if_big(campaign)
+    topics = state.topics + len(built) - len(old)
+    fits_at, fits_seen = stored[sums.FITS][1:]
+    with transaction.atomic():
+        _store_topics(campaign, built, now)
+        _store(campaign, campaign_data, seen, now, fits=(fits_at, fits_seen))
+        if marks:  # its time is that of the newest change the sums hold (fits_due)
+            _store_sums(campaign, reports, summed, state.fingerprint, topics, seen, now)
+        _store_headline(campaign, reports, refreshed, seen, now)
+        campaign_progress.store(campaign, counted, now)
+        _clear_marks(marks)
+    if progress:
+        progress(1.0, "reports stored")
+    return len(built)
+
+
+def fits_due(campaign_id: int) -> bool:
+    """Whether the campaign's costly figures (report ``fits``) are older than the newest change
+    its running sums hold (report ``sums``) and than ``CONCORD_FITS_INTERVAL`` seconds, and no
+    refresh is queued (one queued :data:`FITS_QUEUED_LOST` seconds ago is taken as lost); if so,
+    the refresh is marked queued."""
+    rows = dict(
+        Report.objects.filter(campaign_id=campaign_id, name__in=[sums.SUMS, sums.FITS]).values_list(
+            "name", "computed_at"
+        )
+    )
+    fits_at, changed_at = rows.get(sums.FITS), rows.get(sums.SUMS)
+    if fits_at is None or changed_at is None or changed_at <= fits_at:
+        return False
+    now = timezone.now()
+    if (now - fits_at).total_seconds() < settings.CONCORD_FITS_INTERVAL:
+        return False
+    lost = now - timedelta(seconds=FITS_QUEUED_LOST)
+    return bool(
+        ScoringState.objects.filter(campaign_id=campaign_id)
+        .filter(Q(fits_queued_at__isnull=True) | Q(fits_queued_at__lt=lost))
+        .update(fits_queued_at=now)
+    )
+
+
+#: A fits refresh queued this many seconds ago and not done is taken as lost (its worker died).
+FITS_QUEUED_LOST = 600
+
+
+def refresh_fits(campaign_id: int) -> bool:
+    """The full merge of every stored partial, stored as the campaign's ``fits`` (the costly
+    figures the rebuilds from sums carry); True if stored. It holds exactly the judgments of
+    the partials it read (``judgments_seen``), and every change committed before the campaign
+    report it read first (its ``computed_at``), whose partials were committed with it.
+    It writes nothing else: the campaign's next rebuild takes it up."""
+    ScoringState.objects.filter(campaign_id=campaign_id).update(fits_queued_at=None)
+    campaign = Campaign.objects.filter(pk=campaign_id).first()
+    if campaign is None:
+        return False
+    reports = get_kind(campaign.kind).reports
+    as_of = Report.objects.filter(campaign=campaign, name="agreement").values_list("computed_at", flat=True).first()
+    if reports.sums is None or as_of is None:
+        return False
+    topics = list(campaign.topics.order_by("position", "id").only("id", "external_id", "position", "campaign_id"))
+    stored = {
+        topic_id: (data, held)
+        for topic_id, data, held in TopicPartial.objects.filter(campaign=campaign).values_list(
+            "topic_id", "data", "judgments"
+        )
+    }
+    if any(t.pk not in stored or stored[t.pk][1] is None for t in topics):
+        return False  # a topic not built yet: the rebuild that builds it refreshes everything
+    with _collector_paused():
+        try:
+            partials = [typed.unpack(_partial_bytes(stored[t.pk][0]), reports.partial_type) for t in topics]
+        except typed.Outdated:
+            return False
+        given = report_input(campaign, topic_ids=[])
+        merged = reports.merge(MergeInput(campaign, topics, given.runs), partials)
+        seen = sum(stored[t.pk][1] for t in topics)
+        data = typed.dump(merged)
+    with transaction.atomic():
+        newer = Report.objects.filter(campaign=campaign, name=sums.FITS, computed_at__gte=as_of).exists()
+        if newer:
+            return False
+        _store_fits(campaign, data, seen, as_of)
+    return True
 
 
 def _store_headline(campaign: Campaign, reports, built, seen: int, now) -> None:

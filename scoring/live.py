@@ -144,7 +144,7 @@ def _load(campaign: Campaign) -> scoring_selectors.StoredReport | None:
         Report.objects.filter(campaign=campaign, name="agreement")
         # The stored bytes, not the field's decoding to dicts: decoded once, into the kind's type.
         .annotate(raw=ExpressionWrapper(F("data"), output_field=BinaryField()))
-        .values("raw", "computed_at", "judgments_seen")
+        .values("raw", "computed_at", "judgments_seen", "fits_at", "fits_judgments")
         .first()
     )
     if row is None:
@@ -153,7 +153,9 @@ def _load(campaign: Campaign) -> scoring_selectors.StoredReport | None:
         data = fields.unpack_stored(row["raw"], type=get_kind(campaign.kind).reports.campaign_type)
     except Outdated:
         return scoring_selectors.campaign_report(campaign)  # an older shape: logged, None until recomputed
-    return scoring_selectors.StoredReport(data, row["computed_at"], row["judgments_seen"])
+    return scoring_selectors.StoredReport(
+        data, row["computed_at"], row["judgments_seen"], row["fits_at"], row["fits_judgments"]
+    )
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,12 @@ class Report(models.Model):
     #: exactly ``judgments_seen`` counting judgments (the sum of its partials' ``judgments``).
     computed_at = models.DateTimeField()
     judgments_seen = models.PositiveIntegerField()
+    #: The time and judgment count of what the report's costly figures (bootstrap intervals'
+    #: bounds, model fits, ranking stability) were computed from: the campaign's ``fits``
+    #: report, which a kind with running sums refreshes on its own cadence (scoring/sums.py);
+    #: ``computed_at`` and ``judgments_seen`` when they are the report's own. Null: not recorded.
+    fits_at = models.DateTimeField(null=True, blank=True)
+    fits_judgments = models.PositiveIntegerField(null=True, blank=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["campaign", "name"], name="one_campaign_report")]
@@ -103,6 +109,9 @@ class ScoringState(models.Model):
     #: Chunks of the running chunked build not finished yet; the one that ends at 0
     #: hands the campaign to the rebuild that merges the campaign report.
     build_chunks = models.PositiveIntegerField(db_default=0)
+    #: When a refresh of the campaign's costly figures (scoring.jobs.refresh_fits) was queued;
+    #: null: none is (one queued long ago is taken as lost: jobs.FITS_QUEUED_LOST).
+    fits_queued_at = models.DateTimeField(null=True)
 
 
 class Job(models.Model):

@@ -110,6 +110,20 @@ class StoredReport:
     data: Any
     computed_at: datetime
     judgments_seen: int
+    #: the time and judgment count of what its costly figures were computed from
+    #: (``Report.fits_at``, ``fits_judgments``: scoring/sums.py); None: its own
+    fits_at: datetime | None = None
+    fits_judgments: int | None = None
+
+    @property
+    def fits_behind(self) -> bool:
+        """Whether its costly figures (intervals' bounds, model fits) are older than the rest."""
+        return self.fits_at is not None and self.fits_at != self.computed_at
+
+    @property
+    def judgments_since_fits(self) -> int | None:
+        """How many more counting judgments the report holds than its costly figures do."""
+        return None if self.fits_judgments is None else self.judgments_seen - self.fits_judgments
 
 
 def _typed(report: Report | None, type_: type) -> StoredReport | None:
@@ -128,7 +142,7 @@ def _typed(report: Report | None, type_: type) -> StoredReport | None:
             error,
         )
         return None
-    return StoredReport(data, report.computed_at, report.judgments_seen)
+    return StoredReport(data, report.computed_at, report.judgments_seen, report.fits_at, report.fits_judgments)
 
 
 def campaign_report(campaign: Campaign, name: str = "agreement") -> StoredReport | None:

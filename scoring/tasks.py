@@ -43,6 +43,8 @@ def recompute_campaign_reports(campaign_id: int) -> None:
             jobs.store_progress(campaign_id)  # the summary reads them while the chunks build
         else:
             jobs.recompute_reports(campaign_id)
+            if jobs.fits_due(campaign_id):
+                refresh_report_fits.enqueue(campaign_id)
     finally:
         # However busy the database: a hold left in place would keep the
         # campaign's next rebuild (the retry of this one, too) waiting for the lease.
@@ -71,6 +73,15 @@ def build_reports_chunk(campaign_id: int, build: int, topic_ids: list[int]) -> N
     if left == 0:
         Patience(f"handing on the build of campaign {campaign_id}").call(lambda: schedule.handed_over(campaign_id))
         enqueue_recompute(campaign_id)
+
+
+@task(queue_name=ANALYSES)
+def refresh_report_fits(campaign_id: int) -> None:
+    """The costly figures of a campaign report kept by running sums (scoring/sums.py), on the
+    analyses' worker so that the live rebuilds go on meanwhile; then the rebuild that takes them up."""
+    if jobs.refresh_fits(campaign_id):
+        with transaction.atomic():
+            schedule.claim(campaign_id, enqueue_recompute)
 
 
 def enqueue_recompute(campaign_id: int, not_before=None) -> None:

@@ -3,10 +3,22 @@
 from __future__ import annotations
 
 from annotate.imports import interchange as ix
-from kinds.pairs import adjudication, analyses, charts, demo, exports, interchange, partials, pools, report, tables
+from kinds.pairs import (
+    adjudication,
+    analyses,
+    charts,
+    demo,
+    exports,
+    interchange,
+    partials,
+    pools,
+    report,
+    sums,
+    tables,
+)
 from kinds.pairs.data import PairsKind
 from kinds.pairs.examples import EXAMPLES
-from kinds.spec import Adjudication, Analysis, Exports, JudgePage, KindSpec, Reports
+from kinds.spec import Adjudication, Analysis, Exports, JudgePage, KindSpec, Reports, RunningSums
 
 SPEC = KindSpec(
     data=PairsKind(),
@@ -22,6 +34,7 @@ SPEC = KindSpec(
         disagreement=report.topic_disagreement,
         partial_disagreement=partials.partial_disagreement,
         headline=report.headline,
+        sums=RunningSums(type=sums.PairsSums, contribution=sums.contribution, refresh=sums.refresh),
         template="pairs/report.html",
         topic_template="pairs/topic_report.html",
     ),

@@ -1,0 +1,176 @@
+"""Running sums (scoring/sums.py): a rebuild after a change reads the changed topics' partials
+and the sums, not every partial; the sums equal those of fresh partials exactly; the costly
+figures (intervals' bounds, model fits) come from the stored fits until a refresh, after
+which the report equals a recompute from scratch; anything the sums cannot follow (a topic
+deleted, the params changed) rebuilds in full.
+
+Every kind that declares running sums is driven through the random changes of
+tests/scoring/test_incremental.py.
+"""
+
+from __future__ import annotations
+
+import random
+from unittest import mock
+
+import pytest
+from django.test import override_settings
+
+from annotate.models import Topic
+from concord import typed
+from kinds.registry import KINDS
+from scoring import jobs, sums
+from scoring.models import Report, ScoringState
+from scoring.partials import differences, merge_input
+from scoring.selectors import report_input
+from tests.scoring.test_incremental import build, step
+
+pytestmark = pytest.mark.django_db
+
+SUMS_KINDS = sorted(kind for kind, spec in KINDS.items() if spec.reports.sums is not None)
+
+
+def scratch(campaign) -> dict:
+    return typed.dump(KINDS[campaign.kind].reports.campaign(report_input(campaign)))
+
+
+def stored(campaign, name: str = "agreement") -> Report:
+    return Report.objects.get(campaign=campaign, name=name)
+
+
+def test_at_least_one_kind_keeps_running_sums():
+    assert "pairs" in SUMS_KINDS
+
+
+@pytest.mark.parametrize("kind", SUMS_KINDS)
+@pytest.mark.parametrize("seed", range(3))
+def test_refresh_of_a_merge_with_its_own_sums_is_that_merge(people, make_user, kind, seed):
+    """``refresh(merge(p), sums(p)) == merge(p)``: the figures from counts are the merge's own."""
+    reports = KINDS[kind].reports
+    campaign = build(people, make_user, kind)
+    rng, state = random.Random(f"identity-{kind}-{seed}"), {}
+    for n in range(12):
+        step(rng, campaign, people, state)
+        if n % 3 != 2:
+            continue
+        given = report_input(campaign)
+        partials = [reports.partial(given, t, reports.topic(given, t)) for t in given.topics]
+        merged = reports.merge(merge_input(given), partials)
+        summed = sums.total(reports.sums.empty(), map(reports.sums.contribution, partials))
+        again = reports.sums.refresh(merge_input(given), merged, summed)
+        assert differences(typed.dump(again), typed.dump(merged)) == []
+
+
+@pytest.mark.parametrize("kind", SUMS_KINDS)
+def test_a_rebuild_after_one_change_decodes_only_that_topics_partials(people, make_user, kind):
+    campaign = build(people, make_user, kind)
+    jobs.recompute_reports(campaign.pk)
+    rng, state = random.Random(f"reads-{kind}"), {}
+    for _ in range(4):  # judgments in, so that the next change has an old partial to take out
+        step(rng, campaign, people, state)
+        jobs.recompute_reports(campaign.pk)
+    fits_before = stored(campaign, sums.FITS).computed_at
+    topic = campaign.topics.get(external_id="t2")
+    assessor = people["alice"]
+    from annotate.models import Assignment, Judgment
+    from annotate.services.judgments import save_judgment
+
+    Assignment.objects.get_or_create(topic=topic, assessor=assessor)
+    judgment = Judgment.objects.filter(topic=topic, assessor=assessor).first()
+    payload = dict(KINDS[kind].examples.payloads[0])
+    if judgment is not None and judgment.status == Judgment.Status.SUBMITTED:
+        from annotate.services.judgments import reopen_judgment
+
+        reopen_judgment(topic=topic, assessor=assessor, version=judgment.version)
+        judgment.refresh_from_db()
+    save_judgment(
+        topic=topic,
+        assessor=assessor,
+        payload=payload,
+        status="submitted",
+        version=judgment.version if judgment else 0,
+    )
+    with mock.patch.object(jobs, "_partial_bytes", wraps=jobs._partial_bytes) as decoded:
+        jobs.recompute_reports(campaign.pk)
+    # the one marked topic's stored partial (its old counts out); its new one is built here
+    assert decoded.call_count == 1
+    agreement = stored(campaign)
+    assert stored(campaign, sums.FITS).computed_at == fits_before == agreement.fits_at
+    assert agreement.computed_at > agreement.fits_at
+    assert jobs.check_reports(campaign) == []
+
+
+@pytest.mark.parametrize("kind", SUMS_KINDS)
+def test_the_fits_refresh_makes_the_report_equal_a_recompute_from_scratch(people, make_user, kind):
+    campaign = build(people, make_user, kind)
+    jobs.recompute_reports(campaign.pk)
+    rng, state = random.Random(f"fits-{kind}"), {}
+    for _ in range(10):
+        step(rng, campaign, people, state)
+        jobs.recompute_reports(campaign.pk)
+    agreement = stored(campaign)
+    assert agreement.fits_at < agreement.computed_at
+    # no refresh before the interval has passed since the fits; then one, queued once
+    with override_settings(CONCORD_FITS_INTERVAL=3600):
+        assert not jobs.fits_due(campaign.pk)
+    with override_settings(CONCORD_FITS_INTERVAL=0):
+        assert jobs.fits_due(campaign.pk)
+        assert ScoringState.objects.get(campaign=campaign).fits_queued_at is not None
+        assert not jobs.fits_due(campaign.pk)  # queued already
+    assert jobs.refresh_fits(campaign.pk)
+    assert ScoringState.objects.get(campaign=campaign).fits_queued_at is None
+    fits = stored(campaign, sums.FITS)
+    assert fits.computed_at == agreement.computed_at and fits.judgments_seen == agreement.judgments_seen
+    jobs.recompute_reports(campaign.pk)
+    refreshed = stored(campaign)
+    assert (refreshed.fits_at, refreshed.fits_judgments) == (fits.computed_at, fits.judgments_seen)
+    assert differences(refreshed.data, scratch(campaign)) == []
+    # nothing changed since the fits: none due, however long ago they were
+    with override_settings(CONCORD_FITS_INTERVAL=0):
+        assert not jobs.fits_due(campaign.pk)
+
+
+@pytest.mark.parametrize("kind", SUMS_KINDS)
+def test_what_the_sums_cannot_follow_rebuilds_in_full(people, make_user, kind):
+    campaign = build(people, make_user, kind)
+    rng, state = random.Random(f"full-{kind}"), {}
+    for _ in range(6):
+        step(rng, campaign, people, state)
+    jobs.recompute_reports(campaign.pk)
+    # a topic deleted: its counts would stay in the sums
+    Topic.objects.filter(campaign=campaign, external_id="t4").delete()
+    step(rng, campaign, people, state)
+    jobs.recompute_reports(campaign.pk)
+    agreement = stored(campaign)
+    assert agreement.fits_at == agreement.computed_at  # a full rebuild: the fits are its own
+    assert differences(agreement.data, scratch(campaign)) == []
+    assert jobs.check_reports(campaign) == []
+    # the campaign's params changed (they may change what the figures are)
+    campaign.params = {**(campaign.params or {}), "resamples": 200}
+    campaign.save(update_fields=["params"])
+    step(rng, campaign, people, state)
+    jobs.recompute_reports(campaign.pk)
+    agreement = stored(campaign)
+    assert agreement.fits_at == agreement.computed_at
+    assert differences(agreement.data, scratch(campaign)) == []
+
+
+def test_the_report_page_says_how_current_its_costly_figures_are(client, people, make_user):
+    campaign = build(people, make_user, "pairs")
+    jobs.recompute_reports(campaign.pk)
+    rng, state = random.Random("page"), {}
+    for _ in range(8):
+        step(rng, campaign, people, state)
+        jobs.recompute_reports(campaign.pk)
+    agreement = stored(campaign)
+    assert agreement.fits_at < agreement.computed_at
+    client.force_login(people["organiser"])
+    page = client.get(f"/campaigns/{campaign.pk}/?section=report").content.decode()
+    assert 'id="fits-as-of"' in page
+    assert f"from {agreement.fits_judgments} judgment" in page
+    since = agreement.judgments_seen - agreement.fits_judgments
+    assert (f"({since} more since)" in page) == (since != 0)
+    jobs.refresh_fits(campaign.pk)
+    jobs.recompute_reports(campaign.pk)
+    page = client.get(f"/campaigns/{campaign.pk}/?section=report").content.decode()
+    assert "more since" not in page
