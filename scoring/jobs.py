@@ -6,6 +6,7 @@ way (what to queue next is passed in).
 
 from __future__ import annotations
 
+import functools
 import gc
 import hashlib
 import json
@@ -175,7 +176,7 @@ def _recompute_incremental(campaign: Campaign, reports, marks: dict, everything:
         _store_topics(campaign, built, now)
         _store(campaign, campaign_data, seen, now, fits=(now, seen))
         if reports.sums is not None:
-            summed = sums.total(reports.sums.empty(), map(reports.sums.contribution, ordered))
+            summed = sums.total(reports.sums.empty(), (reports.sums.contribution(campaign, p) for p in ordered))
             _store_sums(campaign, reports, summed, _fingerprint(campaign, given.runs), len(topics), seen, now)
             _store_fits(campaign, campaign_data, seen, now)
         _store_headline(campaign, reports, merged, seen, now)
@@ -326,7 +327,8 @@ def check_reports(campaign: Campaign, *, tolerance: float = 1e-12) -> list[str]:
             if fits is not None:
                 # the costly figures are the stored fits' until they are refreshed: the rest from the sums
                 summed = sums.total(
-                    reports.sums.empty(), (reports.sums.contribution(p) for p in _fresh_partials(given, reports))
+                    reports.sums.empty(),
+                    (reports.sums.contribution(campaign, p) for p in _fresh_partials(given, reports)),
                 )
                 expected = reports.sums.refresh(merge_input(given), typed.load(reports.campaign_type, fits), summed)
                 fresh = typed.dump(expected)
@@ -353,7 +355,9 @@ def _check_sums(campaign: Campaign, reports, given, seen: int) -> list[str]:
     if row is None:
         return ["campaign sums: none stored"]
     state = typed.load(_SumsState, row[0])
-    fresh = sums.total(reports.sums.empty(), map(reports.sums.contribution, _fresh_partials(given, reports)))
+    fresh = sums.total(
+        reports.sums.empty(), (reports.sums.contribution(campaign, p) for p in _fresh_partials(given, reports))
+    )
     found = differences(state.sums, typed.dump(fresh), tolerance=0.0, path="campaign sums")
     if state.topics != len(given.topics):
         found.append(f"campaign sums: {state.topics} topics, the campaign has {len(given.topics)}")
@@ -506,7 +510,7 @@ def _recompute_from_sums(campaign: Campaign, reports, marks: dict, progress, now
         return None
     built = _topic_reports(given, reports, given.topics, progress)
     incoming = [typed.unpack(one.partial, reports.partial_type) for one in built]
-    contribution = reports.sums.contribution
+    contribution = functools.partial(reports.sums.contribution, campaign)
     summed = sums.add(
         sums.total(summed, map(contribution, outgoing), sign=-1),
         sums.total(reports.sums.empty(), map(contribution, incoming)),

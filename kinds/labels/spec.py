@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from annotate.imports import interchange as ix
-from kinds.labels import adjudication, analyses, demo, exports, interchange, partials, report, tables
+from kinds.labels import adjudication, analyses, demo, exports, interchange, partials, report, sums, tables
 from kinds.labels.data import LabelsKind, judge_context
 from kinds.labels.examples import EXAMPLES
-from kinds.spec import Adjudication, Analysis, Exports, JudgePage, KindSpec, Reports
+from kinds.spec import Adjudication, Analysis, Exports, JudgePage, KindSpec, Reports, RunningSums
 
 SPEC = KindSpec(
     data=LabelsKind(),
@@ -22,6 +22,7 @@ SPEC = KindSpec(
         disagreement=report.topic_disagreement,
         partial_disagreement=partials.partial_disagreement,
         headline=report.headline,
+        sums=RunningSums(type=sums.LabelsSums, contribution=sums.contribution, refresh=sums.refresh),
         template="labels/report.html",
         topic_template="labels/topic_report.html",
         model_judges=True,
