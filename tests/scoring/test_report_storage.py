@@ -18,7 +18,7 @@ from annotate.services.campaigns import create_campaign
 from annotate.services.judgments import reopen_judgment, save_judgment
 from concord import typed
 from kinds.registry import get_kind
-from scoring import fields, jobs, live
+from scoring import fields, history, jobs, live
 from scoring import services as scoring_services
 from scoring.models import Report, StaleTopic, TopicPartial
 from scoring.selectors import campaign_report, report_input, topic_report
@@ -59,7 +59,11 @@ def test_a_topic_report_is_not_stored_but_computed_when_read(campaign, people):
     """Written after every submission and read when an organiser opens the topic: computed then,
     from the judgments that count now (no rebuild needed); what lists need, its disagreement, is stored."""
     topic = submitted(campaign, people)
-    assert set(Report.objects.filter(campaign=campaign).values_list("name", flat=True)) == {"agreement", "headline"}
+    assert set(Report.objects.filter(campaign=campaign).values_list("name", flat=True)) == {
+        "agreement",
+        "headline",
+        history.NAME,
+    }
     reports = get_kind("pairs").reports
     read = topic_report(topic)
     assert typed.dump(read.data) == typed.dump(reports.topic(report_input(campaign), topic))
@@ -179,7 +183,11 @@ def test_the_migration_moves_each_topics_disagreement_to_its_partial_and_drops_t
     assert (row.disagreement, row.disagreement_reason) == kept
     assert not TopicPartial.objects.filter(topic=lonely).exists()
     assert list(StaleTopic.objects.values_list("topic_id", flat=True)) == [lonely.pk]
-    assert set(Report.objects.filter(campaign=campaign).values_list("name", flat=True)) == {"agreement", "headline"}
+    assert set(Report.objects.filter(campaign=campaign).values_list("name", flat=True)) == {
+        "agreement",
+        "headline",
+        history.NAME,
+    }
     scoring_services.recompute_reports(campaign.pk)
     assert jobs.check_reports(campaign) == []
 
