@@ -282,6 +282,8 @@ class OverTime:
     bands: tuple[str, ...]
     bars: tuple[tuple[float, float, float], ...]
     dots: tuple[tuple[float, float], ...]
+    #: smaller dots when there are many, so that the line shows between them
+    dot_radius: float
     x_ticks: tuple[Tick, ...]
     y_ticks: tuple[Tick, ...]
 
@@ -303,7 +305,9 @@ class OverTime:
 
 #: The SVG's size (its viewBox: it is drawn at the width of its box, 390 px screens too) and margins.
 OVER_TIME_SIZE = (400, 200)
-_MARGINS = {"left": 42, "right": 18, "top": 10, "bottom": 36}
+_MARGINS = {"left": 46, "right": 24, "top": 10, "bottom": 36}
+#: Up to this many points a dot of radius 3 each; more, of 1.5.
+_BIG_DOTS = 40
 
 
 def nice_ticks(low: float, high: float, *, most: int = 5, integer: bool = False) -> list[float]:
@@ -352,20 +356,25 @@ def over_time(points: Sequence[tuple[float, float | None, float | None, float | 
     >>> [t.label for t in chart.x_ticks], [t.label for t in chart.y_ticks]
     (['10', '15', '20', '25', '30', '35', '40'], ['0.50', '0.55', '0.60', '0.65', '0.70'])
     >>> chart.lines
-    ('42.0,164.0 155.3,87.0 382.0,48.5',)
+    ('46.0,164.0 156.0,87.0 376.0,48.5',)
     >>> chart.bands  # the first point has no interval
-    ('155.3,10.0 382.0,10.0 382.0,87.0 155.3,164.0',)
+    ('156.0,10.0 376.0,10.0 376.0,87.0 156.0,164.0',)
     """
     width, height = OVER_TIME_SIZE
     left, right = _MARGINS["left"], width - _MARGINS["right"]
     top, bottom = _MARGINS["top"], height - _MARGINS["bottom"]
     xs = [p[0] for p in points]
     ys = [y for p in points for y in p[1:] if _finite(y)]
-    x_ticks = nice_ticks(min(xs), max(xs), integer=True, most=6)
+    # The x axis spans the points exactly (its round ticks those inside): a count's axis
+    # padded to round ends left a fifth of the chart empty.
+    x_low, x_high = min(xs), max(xs)
+    if x_low == x_high:
+        x_low, x_high = x_low - 1, x_high + 1
+    x_ticks = [t for t in nice_ticks(x_low, x_high, integer=True, most=6) if x_low <= t <= x_high]
     y_ticks = nice_ticks(min(ys), max(ys)) if ys else [0.0, 0.5, 1.0]
 
     def sx(x: float) -> float:
-        return round(left + (x - x_ticks[0]) / (x_ticks[-1] - x_ticks[0]) * (right - left), 1)
+        return round(left + (x - x_low) / (x_high - x_low) * (right - left), 1)
 
     def sy(y: float) -> float:
         return round(bottom - (y - y_ticks[0]) / (y_ticks[-1] - y_ticks[0]) * (bottom - top), 1)
@@ -392,6 +401,7 @@ def over_time(points: Sequence[tuple[float, float | None, float | None, float | 
         bands=tuple(bands),
         bars=tuple(bars),
         dots=tuple((sx(x), sy(v)) for x, v, _, _ in points if _finite(v)),
+        dot_radius=3 if len(points) <= _BIG_DOTS else 1.5,
         x_ticks=tuple(Tick(sx(t), f"{t:,}") for t in x_ticks),
         y_ticks=tuple(Tick(sy(t), f"{t:.{decimals}f}") for t in y_ticks),
     )
