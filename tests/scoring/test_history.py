@@ -6,6 +6,7 @@ first and last points; drawn on the summary (its polled fragment too) and the re
 from __future__ import annotations
 
 import io
+import random
 import re
 from datetime import UTC, datetime, timedelta
 
@@ -131,7 +132,20 @@ def test_the_series_is_thinned_to_its_bound_keeping_its_first_and_last_points():
     newest = judgments[len(judgments) // 2 :]
     assert newest == list(range(newest[0], 1001))
     assert max(b - a for a, b in zip(judgments, judgments[1:])) > 8
-    assert len(fields.pack_stored(typed.dump(series))) < 8_000
+
+
+def test_a_full_series_is_a_few_kilobytes():
+    """What docs/security.md's limits say: 120 points of figures that do not compress (every
+    float a different, long one) pack into 6.6 KB."""
+    draw = random.Random(0).random
+    start = datetime(2025, 1, 1, tzinfo=UTC)
+    points = tuple(
+        history.Point(
+            start + timedelta(seconds=7.123456 * n), 3 * n, draw(), draw(), draw(), n, "items", 0.05, draw(), False, n
+        )
+        for n in range(history.MAX_POINTS)
+    )
+    assert len(fields.pack_stored(typed.dump(history.History("Krippendorff's alpha (ordinal)", points)))) < 7_000
 
 
 def test_a_rebuild_past_the_bound_thins_the_stored_series(stepped, monkeypatch):
