@@ -99,16 +99,19 @@ def _report_context(request: HttpRequest, campaign) -> dict:
     return {
         "report_etag": report_etag or "",
         "report": live.campaign_report(campaign, report_etag),
+        "history": live.campaign_history(campaign, report_etag),
         "building": scoring_selectors.build_progress(campaign),
     }
 
 
 def _summary_context(request: HttpRequest, campaign) -> dict:
     # the headline stored beside the report, not the report: a crowd's is megabytes to decode
-    latest = live.campaign_headline(campaign, live.current_etag(request.user, campaign.pk))
+    tag = live.current_etag(request.user, campaign.pk)
+    latest = live.campaign_headline(campaign, tag)
     counted = progress_counts.campaign_progress(campaign)
     return {
         "summary": dashboard.campaign_summary(campaign, latest, counted),
+        "history": live.campaign_history(campaign, tag),
         "progress": counted.assessors,
         "building": scoring_selectors.build_progress(campaign),
     }

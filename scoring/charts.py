@@ -20,6 +20,7 @@ counts) and, for lines, one style per series that never repeats among
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -246,3 +247,176 @@ def specs_in(page: str) -> list[dict[str, Any]]:
             r'<figure class="chart-figure"[^>]*>.*?<script type="application/json">(.*?)</script>', page, re.S
         )
     ]
+
+
+# -- a small line chart drawn on the server, as SVG: "Agreement over time" ---------------------
+#
+# The summary polls its fragment every few seconds and loads no chart library: this chart is
+# the SVG's coordinates, computed here, and the markup of scoring/over_time.html (classes for
+# every colour, in static/concord.css, so the strict CSP's style-src holds and dark mode applies).
+
+
+@dataclass(frozen=True)
+class Tick:
+    """An axis tick: where it is (a coordinate of the SVG) and its label."""
+
+    at: float
+    label: str
+
+
+@dataclass(frozen=True)
+class OverTime:
+    """A line with its interval as a band, in an SVG of ``width`` x ``height`` (its viewBox):
+    ``lines`` and ``bands`` are the ``points`` attributes of its polylines (one per run of
+    defined values) and polygons (one per run of two or more defined intervals), ``bars``
+    the intervals of a lone point (x, y of the high, y of the low), ``dots`` each point;
+    the plot area is ``left`` to ``right``, ``top`` to ``bottom``."""
+
+    width: int
+    height: int
+    left: float
+    right: float
+    top: float
+    bottom: float
+    lines: tuple[str, ...]
+    bands: tuple[str, ...]
+    bars: tuple[tuple[float, float, float], ...]
+    dots: tuple[tuple[float, float], ...]
+    #: smaller dots when there are many, so that the line shows between them
+    dot_radius: float
+    x_ticks: tuple[Tick, ...]
+    y_ticks: tuple[Tick, ...]
+
+    @property
+    def y_labels_at(self) -> float:
+        """Where the y axis's labels end (left of the plot)."""
+        return self.left - 6
+
+    @property
+    def x_labels_at(self) -> float:
+        """The baseline of the x axis's labels (under the plot)."""
+        return self.bottom + 15
+
+    @property
+    def x_title_at(self) -> tuple[float, float]:
+        """Where the x axis's title is centred."""
+        return (self.left + self.right) / 2, self.height - 3
+
+
+#: The SVG's size (its viewBox: it is drawn at the width of its box, 390 px screens too) and margins.
+OVER_TIME_SIZE = (400, 200)
+_MARGINS = {"left": 46, "right": 24, "top": 10, "bottom": 36}
+#: Up to this many points a dot of radius 3 each; more, of 1.5.
+_BIG_DOTS = 40
+
+
+def nice_ticks(low: float, high: float, *, most: int = 5, integer: bool = False) -> list[float]:
+    """Round tick values covering ``low`` to ``high``: a step of 1, 2, 2.5 or 5 times a power of
+    ten (whole numbers when ``integer``), at most ``most`` steps, the first tick at or below
+    ``low`` and the last at or above ``high``.
+
+    >>> nice_ticks(0.41, 0.78)
+    [0.4, 0.5, 0.6, 0.7, 0.8]
+    >>> nice_ticks(12, 180, integer=True)
+    [0, 50, 100, 150, 200]
+    >>> nice_ticks(3, 4, integer=True)
+    [3, 4]
+    >>> nice_ticks(0.5, 0.5)  # one value: a little either side
+    [0.45, 0.475, 0.5, 0.525, 0.55]
+    """
+    if not (math.isfinite(low) and math.isfinite(high)) or high < low:
+        raise ValueError(f"low and high must be finite, low <= high: got {low!r}, {high!r}")
+    if high == low:
+        pad = 1 if integer else max(abs(low) * 0.1, 0.05)
+        low, high = low - pad, high + pad
+    raw = (high - low) / most
+    power = 10.0 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw and not (integer and m == 2.5 and power < 10))
+    if integer:
+        step = max(1, round(step))
+    first, last = math.floor(low / step + 1e-9), math.ceil(high / step - 1e-9)
+    ticks = [round(k * step, 10) for k in range(first, last + 1)]
+    return [int(t) for t in ticks] if integer else ticks
+
+
+def _decimals(ticks: Sequence[float]) -> int:
+    """The fewest decimals that tell ``ticks`` apart (at most 4)."""
+    for decimals in range(5):
+        if len({f"{t:.{decimals}f}" for t in ticks}) == len(ticks):
+            return decimals
+    return 4
+
+
+def over_time(points: Sequence[tuple[float, float | None, float | None, float | None]]) -> OverTime:
+    """The chart of ``points``, each (x, value, low, high) in the order of x (a count: whole
+    numbers), value and bounds None where undefined; a figure's y axis spans its values and
+    intervals.
+
+    >>> chart = over_time([(10, 0.5, None, None), (20, 0.6, 0.5, 0.7), (40, 0.65, 0.6, 0.7)])
+    >>> [t.label for t in chart.x_ticks], [t.label for t in chart.y_ticks]
+    (['10', '15', '20', '25', '30', '35', '40'], ['0.50', '0.55', '0.60', '0.65', '0.70'])
+    >>> chart.lines
+    ('46.0,164.0 156.0,87.0 376.0,48.5',)
+    >>> chart.bands  # the first point has no interval
+    ('156.0,10.0 376.0,10.0 376.0,87.0 156.0,164.0',)
+    """
+    width, height = OVER_TIME_SIZE
+    left, right = _MARGINS["left"], width - _MARGINS["right"]
+    top, bottom = _MARGINS["top"], height - _MARGINS["bottom"]
+    xs = [p[0] for p in points]
+    ys = [y for p in points for y in p[1:] if _finite(y)]
+    # The x axis spans the points exactly (its round ticks those inside): a count's axis
+    # padded to round ends left a fifth of the chart empty.
+    x_low, x_high = min(xs), max(xs)
+    if x_low == x_high:
+        x_low, x_high = x_low - 1, x_high + 1
+    x_ticks = [t for t in nice_ticks(x_low, x_high, integer=True, most=6) if x_low <= t <= x_high]
+    y_ticks = nice_ticks(min(ys), max(ys)) if ys else [0.0, 0.5, 1.0]
+
+    def sx(x: float) -> float:
+        return round(left + (x - x_low) / (x_high - x_low) * (right - left), 1)
+
+    def sy(y: float) -> float:
+        return round(bottom - (y - y_ticks[0]) / (y_ticks[-1] - y_ticks[0]) * (bottom - top), 1)
+
+    lines = [[f"{sx(x)},{sy(v)}" for x, v, _, _ in run] for run in _runs(points, lambda p: _finite(p[1]))]
+    bands, bars = [], []
+    for run in _runs(points, lambda p: _finite(p[2]) and _finite(p[3])):
+        if len(run) == 1:
+            x, _, low, high = run[0]
+            bars.append((sx(x), sy(high), sy(low)))
+            continue
+        upper = [f"{sx(x)},{sy(high)}" for x, _, _, high in run]
+        lower = [f"{sx(x)},{sy(low)}" for x, _, low, _ in reversed(run)]
+        bands.append(" ".join(upper + lower))
+    decimals = _decimals(y_ticks)
+    return OverTime(
+        width=width,
+        height=height,
+        left=left,
+        right=right,
+        top=top,
+        bottom=bottom,
+        lines=tuple(" ".join(line) for line in lines),
+        bands=tuple(bands),
+        bars=tuple(bars),
+        dots=tuple((sx(x), sy(v)) for x, v, _, _ in points if _finite(v)),
+        dot_radius=3 if len(points) <= _BIG_DOTS else 1.5,
+        x_ticks=tuple(Tick(sx(t), f"{t:,}") for t in x_ticks),
+        y_ticks=tuple(Tick(sy(t), f"{t:.{decimals}f}") for t in y_ticks),
+    )
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, (int, float)) and math.isfinite(value)
+
+
+def _runs(points: Sequence[tuple], defined) -> list[list[tuple]]:
+    """The runs of consecutive ``points`` for which ``defined(point)`` holds."""
+    runs: list[list[tuple]] = [[]]
+    for p in points:
+        if defined(p):
+            runs[-1].append(p)
+        elif runs[-1]:
+            runs.append([])
+    return [run for run in runs if run]

@@ -30,7 +30,7 @@ from concord.params import ParamsSchema
 from concord.progress import Progress
 from kinds.registry import get_kind
 from kinds.spec import Analysis, Disagreement
-from scoring import fields, sums
+from scoring import fields, history, sums
 from scoring import progress as campaign_progress
 from scoring.models import REASON_LENGTH, Job, JobChunk, Report, ScoringState, StaleTopic, TopicPartial
 from scoring.partials import MergeInput, differences, merge_input
@@ -605,14 +605,17 @@ def refresh_fits(campaign_id: int) -> bool:
 def _store_headline(campaign: Campaign, reports, built, seen: int, now) -> None:
     """The kind's headline of the campaign report ``built``, stored beside it (report ``headline``,
     the same time and count): the campaign's summary reads it instead of decoding the whole
-    report (a crowd's, with its workers' kappa matrix, is megabytes: scoring.live.campaign_headline)."""
+    report (a crowd's, with its workers' kappa matrix, is megabytes: scoring.live.campaign_headline),
+    and added to the headline's series (scoring.history) in the same transaction."""
     if reports.headline is None:
         return
+    headline = reports.headline(built)
     Report.objects.update_or_create(
         campaign=campaign,
         name=HEADLINE,
-        defaults={"data": typed.dump(reports.headline(built)), "computed_at": now, "judgments_seen": seen},
+        defaults={"data": typed.dump(headline), "computed_at": now, "judgments_seen": seen},
     )
+    history.record(campaign, headline, seen, now)
 
 
 #: The name of the stored headline report (beside the campaign report ``agreement``).

@@ -32,8 +32,9 @@ from annotate.models import Campaign, Curation, Judgment, Membership, Run, Topic
 from concord.typed import Outdated
 from kinds.registry import get_kind
 from kinds.spec import Headline
-from scoring import fields
+from scoring import fields, history
 from scoring import selectors as scoring_selectors
+from scoring.history import History
 from scoring.models import Report, ScoringState
 from stats.intervals import FigureCI
 
@@ -205,6 +206,18 @@ def _load_headline(campaign: Campaign, tag: str | None) -> scoring_selectors.Sto
     if whole is None:
         return None
     return scoring_selectors.StoredReport(headline_of(whole.data), whole.computed_at, whole.judgments_seen)
+
+
+_histories: OrderedDict[tuple[int, str], History | None] = OrderedDict()
+
+
+def campaign_history(campaign: Campaign, tag: str | None) -> History | None:
+    """The series of the campaign's headline (scoring.history: "Agreement over time"), an empty
+    one before the first rebuild; None for a kind without a headline. Written in the same
+    transaction as the report, so kept per process under ``tag`` as :func:`campaign_headline`."""
+    if get_kind(campaign.kind).reports.headline is None:
+        return None
+    return _kept(_histories, campaign.pk, tag, lambda: history.read(campaign) or History(""))
 
 
 # -- a topic's report, computed when read (scoring.selectors.topic_report) ---------------------

@@ -58,6 +58,7 @@ def report(request: HttpRequest, campaign_id: int) -> HttpResponse:
             "campaign": campaign,
             "kind": get_kind(campaign.kind),
             "report": live.campaign_report(campaign, tag),
+            "history": live.campaign_history(campaign, tag),
             "building": scoring_selectors.build_progress(campaign),
             # The Report section's capped tables: every row of the one the page asked for (?all=).
             "section": "report",

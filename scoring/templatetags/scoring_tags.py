@@ -16,6 +16,7 @@ from django.utils.safestring import mark_safe
 
 from scoring import charts
 from scoring.filenames import download_name
+from stats import intervals, stopping
 
 register = template.Library()
 
@@ -380,3 +381,107 @@ def ranking_stop(context: template.Context, stability) -> str:
     signal = ranking_signal(stability, tau)
     got = "" if stability.p5 is None else f"5th percentile τ {stability.p5:.3f}"
     return _signal_html(signal, f"τ ≥ {tau:g}", got, stability.unit)
+
+
+# -- agreement over time (scoring/history.py, scoring.charts.over_time) ----------------------
+
+
+def _judgments_text(n: int) -> str:
+    return f"{n} judgment{'' if n == 1 else 's'}"
+
+
+def _estimate(points, precision: float) -> dict:
+    """What the stop signal (stats.stopping) of the newest point says against ``precision``, in
+    words: how many more units, or since how many judgments the figure is precise enough (the
+    first point of the newest run of points that reach it)."""
+    latest = stopping.stop_signal(points[-1], precision)
+    wanted = f"±{precision:g}"
+    if latest.too_few is not None:
+        too_few = latest.too_few
+        return {
+            "state": "too-few",
+            "text": f"Too few {too_few.unit} to judge yet: {too_few.have} of at least {too_few.need}.",
+        }
+    if latest.more_units is None:
+        return {"state": "unknown", "text": "Not yet known: the figure has no interval."}
+    now = f"±{latest.half_width:.3f}"
+    if latest.reached:
+        since = points[-1]
+        for earlier in reversed(points[:-1]):
+            if not stopping.stop_signal(earlier, precision).reached:
+                break
+            since = earlier
+        return {
+            "state": "reached",
+            "text": f"Precise enough since {_judgments_text(since.judgments)} ({now}, wanted {wanted}).",
+        }
+    return {
+        "state": "more",
+        "text": f"About {_more_text(latest.more_units, points[-1].unit)} to reach {wanted} (now {now}).",
+    }
+
+
+def _more_text(more: int, unit: str) -> str:
+    """``290 more items``; ``1 more item``."""
+    count, _, noun = _unit_text(more, unit).partition(" ")
+    return f"{count} more {noun}"
+
+
+def _signal_then(point) -> str:
+    """A stored point's stop signal against the precision of its time, in a few words."""
+    if point.reached:
+        return "precise enough"
+    if point.more is not None:
+        return f"about {_more_text(point.more, point.unit)}"
+    return f"too few {point.unit}" if point.units < stopping.MIN_UNITS else "no interval"
+
+
+def _described(label: str, points) -> str:
+    """The chart in a sentence, for screen readers (the SVG's desc)."""
+    first, last = points[0], points[-1]
+    said = f"{label} after each rebuild, from {_judgments_text(first.judgments)} to {last.judgments}"
+    if first.value is not None and last.value is not None:
+        said += f": {first.value:.3f} at first, {last.value:.3f} now"
+    widths = [p.half_width for p in (first, last)]
+    if all(w is not None for w in widths):
+        said += f"; its 95% interval ±{widths[0]:.3f} at first, ±{widths[1]:.3f} now"
+    return said + ". Every value is in the Data table."
+
+
+@register.inclusion_tag("scoring/over_time.html", takes_context=True)
+def agreement_over_time(context: template.Context, history) -> dict:
+    """ "Agreement over time": the campaign's headline figure after each rebuild as a line against
+    the judgments it came from, its 95% interval as a band (``scoring.charts.over_time``: SVG drawn
+    here, no script), the campaign's precision in words, and the stop signal's estimate beside it;
+    a sentence instead with fewer than two points. ``history``: ``scoring.live.campaign_history``
+    (None: the kind has no headline, and nothing is shown)."""
+    if history is None:
+        return {"shown": False}
+    points = list(history.points)
+    precision = intervals.interval_settings(_campaign_params(context)).precision
+    rows = [
+        {
+            "point": p,
+            "value": fmt(p.value),
+            "interval": f"[{fmt(p.low)}, {fmt(p.high)}]" if p.low is not None and p.high is not None else "—",
+            "half_width": "—" if p.half_width is None else f"±{p.half_width:.3f}",
+            "wanted": f"±{p.precision:g}",
+            "signal": _signal_then(p),
+        }
+        for p in points
+    ]
+    return {
+        "shown": True,
+        "label": history.label,
+        "points": points,
+        "latest": points[-1] if points else None,
+        "latest_value": fmt(points[-1].value) if points else "",
+        "judgments": _judgments_text(points[-1].judgments) if points else "",
+        "precision": f"±{precision:g}",
+        "estimate": _estimate(points, precision) if points else None,
+        "chart": charts.over_time([(p.judgments, p.value, p.low, p.high) for p in points])
+        if len(points) >= 2
+        else None,
+        "description": _described(history.label, points) if len(points) >= 2 else "",
+        "rows": rows,
+    }

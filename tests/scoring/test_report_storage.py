@@ -18,7 +18,7 @@ from annotate.services.campaigns import create_campaign
 from annotate.services.judgments import reopen_judgment, save_judgment
 from concord import typed
 from kinds.registry import get_kind
-from scoring import fields, jobs, live
+from scoring import fields, history, jobs, live
 from scoring import services as scoring_services
 from scoring.models import Report, StaleTopic, TopicPartial
 from scoring.selectors import campaign_report, report_input, topic_report
@@ -65,6 +65,7 @@ def test_a_topic_report_is_not_stored_but_computed_when_read(campaign, people):
         "headline",
         "sums",
         "fits",
+        history.NAME,
     }
     reports = get_kind("pairs").reports
     read = topic_report(topic)
@@ -192,6 +193,7 @@ def test_the_migration_moves_each_topics_disagreement_to_its_partial_and_drops_t
         "headline",
         "sums",
         "fits",
+        history.NAME,
     }
     scoring_services.recompute_reports(campaign.pk)
     assert jobs.check_reports(campaign) == []
