@@ -59,7 +59,7 @@ def test_a_topic_report_is_not_stored_but_computed_when_read(campaign, people):
     """Written after every submission and read when an organiser opens the topic: computed then,
     from the judgments that count now (no rebuild needed); what lists need, its disagreement, is stored."""
     topic = submitted(campaign, people)
-    # the campaign's (its report, headline, running sums and their fits), no topic's
+    # the campaign's (its report, headline and its series, running sums and their fits), no topic's
     assert set(Report.objects.filter(campaign=campaign).values_list("name", flat=True)) == {
         "agreement",
         "headline",
