@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from concord.params import ParamsSchema
 from concord.progress import Progress
+from stats.plain import Reading
 
 if TYPE_CHECKING:  # types only; the kinds import the models themselves
     from django.contrib.auth.models import AbstractBaseUser
@@ -70,11 +71,15 @@ class JudgePage:
 @dataclass(frozen=True)
 class Headline:
     """The one figure the campaign's summary shows of its report (the dashboard's
-    headline): its name on the page and the figure, a ``stats.intervals.FigureCI``
-    (value, 95% interval, units), whose stop signal the summary shows beside it."""
+    headline): its name on the page, the figure, a ``stats.intervals.FigureCI``
+    (value, 95% interval, units), whose stop signal the summary shows beside it, and
+    what the figure is, a ``stats.plain.Reading`` (its scale of words, its short name,
+    the docs/methods.md section that explains it): the summary and the kind's report
+    show the figure's plain reading (``stats.plain.sentence``) with a "?" to that section."""
 
     label: str
     figure: Any
+    reading: Reading
 
 
 @dataclass(frozen=True)

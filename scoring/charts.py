@@ -125,11 +125,20 @@ def heatmap(
     limit: int = HEATMAP_LIMIT,
     full_csv: str | None = None,
     what: str = "assessors",
+    too_few: Mapping[tuple[str, str], str] | None = None,
 ) -> dict[str, Any]:
-    """A symmetric names x names matrix of ``measure`` (-1 to 1), at most ``limit`` names of it."""
+    """A symmetric names x names matrix of ``measure`` (-1 to 1), at most ``limit`` names of it.
+    ``too_few``: (name, name) -> why a pair's value is not shown (``stats.plain.too_few_shared``:
+    "1 shared item: too few"): its cell is drawn as "—" with that reason, and its value is left
+    out of the cell, the tooltip and the Data table (the matrix CSV keeps it, with its units)."""
     keep = most_overlapping(matrix, limit)
     shown = [str(names[i]) for i in keep]
-    values = [[_number(matrix[i][j]) for j in keep] for i in keep]
+    reasons = [
+        [_reason(too_few, shown[a], shown[b]) if a != b else None for b in range(len(keep))] for a in range(len(keep))
+    ]
+    values = [
+        [None if reasons[a][b] else _number(matrix[i][j]) for b, j in enumerate(keep)] for a, i in enumerate(keep)
+    ]
     hidden = len(names) - len(keep)
     note = ""
     if hidden:
@@ -146,11 +155,24 @@ def heatmap(
         "y": Axis(what).spec() | {"categories": shown},
         "names": shown,
         "values": values,
+        "reasons": reasons,
         "min": -1,
         "max": 1,
         "full_csv": full_csv if hidden else None,
-        "table": {"header": [f"{measure}: {what}", *shown], "rows": [[n, *row] for n, row in zip(shown, values)]},
+        "table": {
+            "header": [f"{measure}: {what}", *shown],
+            "rows": [
+                [n, *(f"— ({why})" if why else value for value, why in zip(row, whys))]
+                for n, row, whys in zip(shown, values, reasons)
+            ],
+        },
     }
+
+
+def _reason(too_few: Mapping[tuple[str, str], str] | None, first: str, second: str) -> str | None:
+    if not too_few:
+        return None
+    return too_few.get((first, second)) or too_few.get((second, first))
 
 
 def box(

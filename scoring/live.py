@@ -37,6 +37,7 @@ from scoring import selectors as scoring_selectors
 from scoring.history import History
 from scoring.models import Report, ScoringState
 from stats.intervals import FigureCI
+from stats.plain import Reading
 
 #: The roles that may read a campaign's report (annotate.selectors: need="organise").
 READERS = frozenset({"admin", "organiser"})
@@ -161,10 +162,13 @@ def _load(campaign: Campaign) -> scoring_selectors.StoredReport | None:
 
 @dataclass(frozen=True)
 class _StoredHeadline:
-    """A kind's :class:`~kinds.spec.Headline` as ``scoring.jobs`` stores it (its figure a FigureCI)."""
+    """A kind's :class:`~kinds.spec.Headline` as ``scoring.jobs`` stores it (its figure a FigureCI).
+    Every field is required: a headline stored without its reading is of an older shape
+    (``Outdated``), read from the whole report instead until the next rebuild stores it anew."""
 
     label: str
     figure: FigureCI
+    reading: Reading
 
 
 _headlines: OrderedDict[tuple[int, str], scoring_selectors.StoredReport | None] = OrderedDict()
@@ -200,7 +204,7 @@ def _load_headline(campaign: Campaign, tag: str | None) -> scoring_selectors.Sto
             found = None  # an older shape: from the report, as below
         if found is not None:
             return scoring_selectors.StoredReport(
-                Headline(found.label, found.figure), report["computed_at"], report["judgments_seen"]
+                Headline(found.label, found.figure, found.reading), report["computed_at"], report["judgments_seen"]
             )
     whole = campaign_report(campaign, tag)
     if whole is None:

@@ -36,11 +36,18 @@ def help_link(parser, token) -> HelpLink:
     if not 1 <= len(bits) <= 2 or any(b[:1] not in "'\"" or b[-1:] != b[:1] or len(b) < 2 for b in bits):
         raise template.TemplateSyntaxError("help_link takes a page and an optional anchor, as quoted strings")
     name, anchor = (b[1:-1] for b in (*bits, "''")[:2])
+    return HelpLink(*link_target(name, anchor))
+
+
+def link_target(name: str, anchor: str = "") -> tuple[str, str]:
+    """The address and words of a "?" link to ``anchor`` on help page ``name``
+    (concord.help.target): a missing one is a TemplateSyntaxError under
+    ``CONCORD_HELP_STRICT``, else the help index, logged. For a link whose section is
+    known only when the page renders (a kind's headline figure: scoring_tags ``plain``)."""
     try:
-        href, words = docs.target(name, anchor)
+        return docs.target(name, anchor)
     except LookupError as exc:
         if getattr(settings, "CONCORD_HELP_STRICT", settings.DEBUG):
             raise template.TemplateSyntaxError(str(exc)) from exc
         logger.warning("%s", exc)
-        href, words = "/help/", "Concord's help"
-    return HelpLink(href, words)
+        return "/help/", "Concord's help"

@@ -32,6 +32,7 @@ from kinds.disagreement import pairwise_disagreement
 from kinds.spec import Disagreement, Headline
 from scoring.selectors import JudgmentRow, ReportInput
 from stats.intervals import FigureCI
+from stats.plain import V_MEASURE_HELP, Reading
 
 METHODS = ("singleton", "bucket")
 #: The measures of Table 3 (the report keeps all of them; pages show these).
@@ -437,5 +438,11 @@ def topic_disagreement(report: ClusteringTopicReport) -> Disagreement | None:
 
 
 def headline(report: ClusteringCampaignReport) -> Headline:
-    """The figure the campaign's summary shows (``Reports.headline``)."""
-    return Headline(f"Mean {AGREEMENT_LABELS['v_beta']} (singleton completion)", report.agreement.singleton["v_beta"])
+    """The figure the campaign's summary shows (``Reports.headline``): the mean V_beta, read
+    against the random baseline's (random clusterings shaped like the judges', Table 3)."""
+    baseline = report.baseline.singleton.v_beta if report.baseline is not None else None
+    return Headline(
+        f"Mean {AGREEMENT_LABELS['v_beta']} (singleton completion)",
+        report.agreement.singleton["v_beta"],
+        Reading("v-measure", f"mean {AGREEMENT_LABELS['v_beta']}", V_MEASURE_HELP, baseline),
+    )

@@ -47,6 +47,7 @@ from stats.intervals import (
     no_ci,
     too_few_pair_intervals,
 )
+from stats.plain import KRIPPENDORFF_HELP, Reading
 from stats.ratings import SparseRatings
 from stats.ratingtables import intraclass_correlations, rating_table_units
 from stats.uncertainty import fleiss_kappa_units, krippendorff_alpha_units
@@ -567,4 +568,6 @@ def topic_disagreement(report: LabelsTopicReport) -> Disagreement | None:
 def headline(report: LabelsCampaignReport) -> Headline:
     """The figure the campaign's summary shows (``Reports.headline``): Krippendorff's alpha at
     the scale's level, which takes any number of assessors and missing labels."""
-    return Headline(f"Krippendorff's alpha ({report.scale.level})", report.alpha)
+    return Headline(
+        f"Krippendorff's alpha ({report.scale.level})", report.alpha, Reading("alpha", "alpha", KRIPPENDORFF_HELP)
+    )

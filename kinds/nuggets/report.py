@@ -33,6 +33,7 @@ from kinds.spec import Disagreement, Headline
 from scoring.selectors import JudgmentRow, ReportInput
 from stats import labelmodels as lm
 from stats.intervals import ChanceTest, FigureCI, RankingStability
+from stats.plain import LANDIS_KOCH_HELP, Reading
 
 BETA = 3.0
 
@@ -410,5 +411,10 @@ def vital_disagreement(
 
 
 def headline(report: NuggetsCampaignReport) -> Headline:
-    """The figure the campaign's summary shows (``Reports.headline``)."""
-    return Headline("Fleiss' kappa of the vital/okay labels", report.label_agreement.fleiss)
+    """The figure the campaign's summary shows (``Reports.headline``): Fleiss' kappa of the
+    vital/okay labels, read on Landis & Koch's scale."""
+    return Headline(
+        "Fleiss' kappa of the vital/okay labels",
+        report.label_agreement.fleiss,
+        Reading("kappa", "kappa", LANDIS_KOCH_HELP),
+    )

@@ -24,6 +24,7 @@ from kinds.ordering import stats as m
 from kinds.spec import Disagreement, Headline
 from scoring.selectors import JudgmentRow, ReportInput
 from stats.intervals import FigureCI
+from stats.plain import KENDALL_HELP, Reading
 
 #: Run-scoring methods (KZH Table 1), as (label, function, keyword arguments).
 METHODS: dict[str, tuple[Callable[..., float], dict[str, Any]]] = {
@@ -208,5 +209,6 @@ def topic_disagreement(report: OrderingTopicReport) -> Disagreement | None:
 
 
 def headline(report: OrderingCampaignReport) -> Headline:
-    """The figure the campaign's summary shows (``Reports.headline``)."""
-    return Headline("Mean pairwise Kendall τ", report.mean_tau)
+    """The figure the campaign's summary shows (``Reports.headline``): the mean pairwise
+    Kendall tau, read as the share of item pairs two assessors order alike."""
+    return Headline("Mean pairwise Kendall τ", report.mean_tau, Reading("tau", "mean τ", KENDALL_HELP))

@@ -50,6 +50,7 @@ from stats.intervals import (
     no_ci,
     too_few_pair_intervals,
 )
+from stats.plain import LANDIS_KOCH_HELP, Reading
 from stats.ratings import SparseRatings
 from stats.uncertainty import (
     fleiss_kappa_interval,
@@ -447,5 +448,6 @@ def topic_disagreement(report: PairsTopicReport) -> Disagreement | None:
 
 
 def headline(report: PairsCampaignReport) -> Headline:
-    """The figure the campaign's summary shows (``Reports.headline``)."""
-    return Headline("Fleiss' kappa", report.fleiss.bootstrap)
+    """The figure the campaign's summary shows (``Reports.headline``): Fleiss' kappa, read on
+    Landis & Koch's scale."""
+    return Headline("Fleiss' kappa", report.fleiss.bootstrap, Reading("kappa", "kappa", LANDIS_KOCH_HELP))

@@ -45,6 +45,7 @@ from stats.intervals import (
     no_ci,
     shared_unit_intervals,
 )
+from stats.plain import KRIPPENDORFF_HELP, Reading
 from stats.uncertainty import cohen_kappa_units, krippendorff_alpha_units, mean_units, ratio_units
 
 
@@ -535,5 +536,8 @@ def grade_disagreement(documents: list[str], grades: np.ndarray, scale: list[str
 
 
 def headline(report: RelevanceCampaignReport) -> Headline:
-    """The figure the campaign's summary shows (``Reports.headline``)."""
-    return Headline("Krippendorff's alpha (ordinal)", report.alpha.ordinal_ci)
+    """The figure the campaign's summary shows (``Reports.headline``): Krippendorff's ordinal
+    alpha, read against Krippendorff's standard."""
+    return Headline(
+        "Krippendorff's alpha (ordinal)", report.alpha.ordinal_ci, Reading("alpha", "alpha", KRIPPENDORFF_HELP)
+    )

@@ -14,9 +14,12 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
+from concord.templatetags.help import link_target
 from scoring import charts
 from scoring.filenames import download_name
 from stats import intervals, stopping
+from stats import plain as plain_words
+from stats.intervals import interval_settings
 
 register = template.Library()
 
@@ -236,8 +239,25 @@ def heatmap(
         measure,
         what=what,
         full_csv=_matrix_url(context, source) if len(names) > charts.HEATMAP_LIMIT else None,
+        too_few=_too_few_cells(context, source),
     )
     return chart(spec)
+
+
+def _too_few_cells(context: template.Context, source: str) -> dict[tuple[str, str], str]:
+    """The pairs of a report heatmap whose figure rests on too few shared items
+    (``stats.plain.too_few_shared``), with the reason, from the units of each cell's interval
+    (the report's ``matrix_intervals(field)``, as the matrix CSV reads them)."""
+    report = context.get("report")
+    intervals_of = getattr(getattr(report, "data", None), "matrix_intervals", None)
+    if not source or intervals_of is None:
+        return {}
+    found = {}
+    for pair, figure in intervals_of(source.split()[1]).items():
+        reason = plain_words.too_few_shared(int(figure.units), figure.unit)
+        if reason is not None:
+            found[pair] = reason
+    return found
 
 
 def _size(spec: dict) -> str:
@@ -485,3 +505,56 @@ def agreement_over_time(context: template.Context, history) -> dict:
         "description": _described(history.label, points) if len(points) >= 2 else "",
         "rows": rows,
     }
+
+
+# -- a headline figure in plain words (stats/plain.py) --------------------------------------
+
+
+@register.simple_tag(takes_context=True)
+def plain(context: template.Context, headline, id: str = "headline-reading") -> str:
+    """A headline figure's plain reading (a :class:`kinds.spec.Headline`: ``stats.plain.sentence``
+    of its figure against the campaign's ``precision``) with a "?" to the section of
+    docs/methods.md that explains its words; nothing without a headline."""
+    if headline is None:
+        return ""
+    precision = interval_settings(_campaign_params(context)).precision
+    words = plain_words.sentence(headline.figure, headline.reading, precision=precision)
+    href, heading = link_target("methods", headline.reading.help)
+    return format_html(
+        '<p class="plain-reading" id="{}" data-measures="{}">{} '
+        '<a href="{}" class="help-link" aria-label="What this figure means" title="Help: {}">?</a></p>',
+        id,
+        headline.reading.measures,
+        words,
+        href,
+        heading,
+    )
+
+
+@register.simple_tag(takes_context=True)
+def plain_headline(context: template.Context) -> str:
+    """:func:`plain` of the headline of the campaign report in the context (``report``, of the
+    ``kind``): the kind's report template shows it at the headline figure, as the summary does."""
+    kind, report = context.get("kind"), context.get("report")
+    headline_of = getattr(getattr(kind, "reports", None), "headline", None)
+    if headline_of is None or report is None:
+        return ""
+    return plain(context, headline_of(report.data))
+
+
+@register.simple_tag
+def too_few_shared(n: int, unit: str = "items", columns: int = 1, shared: bool = True) -> str:
+    """``{% too_few_shared p.n "items" 11 as few %}``: for a row of a pair of assessors (``shared``;
+    or of one assessor) on fewer items than ``stats.plain.MIN_SHARED``, one cell across its
+    ``columns`` figures holding an em dash and the reason ("1 shared item: too few"), to show
+    instead of figures that would describe that one item, not the assessors; "" otherwise."""
+    reason = plain_words.too_few_shared(int(n), unit, shared=shared)
+    if reason is None:
+        return ""
+    whose = "shared " if shared else ""
+    return format_html(
+        '<td colspan="{}" class="too-few muted" title="{}">— {}</td>',
+        columns,
+        f"Shown from {plain_words.MIN_SHARED} {whose}{unit} on: on fewer, a figure describes the {unit}, not the assessors",
+        reason,
+    )

@@ -238,9 +238,10 @@
     var ctx = chart.ctx, meta = chart.getDatasetMeta(0);
     ctx.save(); ctx.font = "11px sans-serif"; ctx.textAlign = "center"; ctx.textBaseline = "middle";
     meta.data.forEach(function (el, i) {
-      var v = chart.data.datasets[0].data[i].v;
+      var d = chart.data.datasets[0].data[i], v = d.v, c = el.getCenterPoint();
+      // a pair on too few shared items: a dash, its reason in the tooltip and the Data table
+      if (d.why) { ctx.fillStyle = INK; ctx.fillText("—", c.x, c.y); return; }
       if (v === null || v === undefined) return;
-      var c = el.getCenterPoint();
       ctx.fillStyle = Math.abs(v) > 0.6 ? "#fff" : INK;
       ctx.fillText(v.toFixed(2), c.x, c.y);
     });
@@ -249,7 +250,9 @@
   function heatmapConfig(spec) {
     var n = spec.names.length, data = [];
     spec.values.forEach(function (row, i) {
-      row.forEach(function (v, j) { data.push({ x: spec.names[j], y: spec.names[i], v: v }); });
+      row.forEach(function (v, j) {
+        data.push({ x: spec.names[j], y: spec.names[i], v: v, why: spec.reasons ? spec.reasons[i][j] : null });
+      });
     });
     var options = common(spec);
     options.aspectRatio = 1.15;
@@ -261,7 +264,8 @@
       title: function () { return ""; },
       label: function (item) {
         var d = item.raw;
-        return d.y + " vs " + d.x + ": " + spec.measure + " " + (d.v === null ? "none (no shared items)" : d.v.toFixed(3));
+        var shown = d.why ? "— (" + d.why + ")" : d.v === null ? "none (no shared items)" : d.v.toFixed(3);
+        return d.y + " vs " + d.x + ": " + spec.measure + " " + shown;
       }
     } };
     var tick = { color: INK, autoSkip: false, font: { size: n > 20 ? 9 : 11 } };

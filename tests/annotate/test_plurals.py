@@ -31,7 +31,7 @@ def test_the_organisers_page_says_one_assessor_and_one_topic(client, people, dja
     assert "1 assessor per topic" in page
     assert "<summary>1 topic</summary>" in page
     report = client.get(f"/campaigns/{campaign.pk}/?section=report").content.decode()
-    assert '<span id="judgments-seen">1</span> submitted judgment ·' in report
+    assert '<span id="judgments-seen">1</span> submitted judgment (one per assessor and topic) ·' in report
 
 
 def test_and_more_than_one_is_plural(client, people, campaign):

@@ -72,6 +72,15 @@ def test_the_summary_page_shows_the_headline_figure_with_its_interval_and_stop_s
     assert "Fleiss&#x27; kappa" in headline and '<span class="value">1.000</span>' in headline
     # 6 judgments on 3 topics: too few for an interval, said where the interval goes
     assert 'class="ci-bounds ci-too-few' in headline and "for an interval" in headline and "stop-signal" in headline
+    # in plain words too, with a "?" to what the words mean: too few to judge, no band
+    reading = headline.split('id="headline-reading"', 1)[1].split("</p>", 1)[0]
+    assert "Too few items to judge yet: kappa 1.00 rests on 12 items, and an interval needs at least 30." in reading
+    assert 'href="/help/methods/#kappa-and-ac1-landis-and-kochs-scale"' in reading
+    assert 'aria-label="What this figure means"' in reading
+    # the counts name what they count: judgments here, items in the figure
+    progress = page.split('id="summary-progress">', 1)[1].split("</div>", 1)[0]
+    assert '<span class="label">Judgments submitted <a href="/help/glossary/#what-is-judged"' in progress
+    assert "of 6 assigned</span>" in progress
     assert 'id="summary-judged">6<' in page and 'id="summary-open">0<' in page
     assert f'hx-get="/campaigns/{campaign.pk}/summary/"' in page
     fragment = client.get(f"/campaigns/{campaign.pk}/summary/").content.decode()
@@ -110,7 +119,8 @@ def test_the_summary_reads_the_headline_stored_beside_the_report_not_the_report(
         )
     )
     kappa = report.data["fleiss"]["bootstrap"]["value"]
-    assert stored.data == {"label": "Fleiss' kappa", "figure": report.data["fleiss"]["bootstrap"]}
+    reading = {"scale": "kappa", "symbol": "kappa", "help": "kappa-and-ac1-landis-and-kochs-scale", "baseline": None}
+    assert stored.data == {"label": "Fleiss' kappa", "figure": report.data["fleiss"]["bootstrap"], "reading": reading}
     client.force_login(people["organiser"])
     expected = f'<span class="value">{kappa:.3f}</span>'
     with monkeypatch.context() as patched:
@@ -120,6 +130,12 @@ def test_the_summary_reads_the_headline_stored_beside_the_report_not_the_report(
         # a change of the headline's row shows: the page reads it, not the report
         Report.objects.filter(pk=stored.pk).update(data={**stored.data, "label": "Stored beside"})
         assert "Stored beside" in _headline_html(client, campaign)
+    # a headline stored without what the figure is (an older version's shape): the report's, with its plain reading
+    Report.objects.filter(pk=stored.pk).update(data={"label": "Older shape", "figure": stored.data["figure"]})
+    live._headlines.clear()
+    found = _headline_html(client, campaign)
+    assert "Older shape" not in found and "Fleiss&#x27; kappa" in found and expected in found
+    assert 'id="headline-reading"' in found and "Too few items to judge yet: kappa" in found
     # an older version's report, with no headline beside it: the report's
     Report.objects.filter(pk=stored.pk).delete()
     live._headlines.clear()

@@ -18,6 +18,7 @@ from django.template.loader import get_template
 from annotate.demo import seed
 from annotate.models import Campaign, Judgment
 from annotate.services.campaigns import create_campaign
+from concord import help as docs
 from concord.params import ParamsSchema
 from kinds import KIND_APPS
 from kinds.base import Kind
@@ -25,6 +26,7 @@ from kinds.registry import KINDS, get_kind
 from kinds.spec import Analysis, Examples, Exports, JudgePage, KindSpec, Reports
 from scoring import services as scoring_services
 from scoring.selectors import campaign_report
+from stats.plain import SCALES, sentence
 
 NAMES = sorted(KINDS)
 ROOT = Path(__file__).resolve().parents[2]
@@ -302,6 +304,10 @@ def test_reports_are_typed_round_trip_and_match_the_api_schema(demo_of, name, ad
     if reports.headline is not None:
         headline = reports.headline(built)
         assert isinstance(headline, Headline) and headline.label and isinstance(headline.figure, FigureCI), name
+        # what the figure is, for its plain reading: a known scale, and a "?" that reaches its section
+        assert headline.reading.scale in SCALES and headline.reading.symbol, name
+        assert docs.target("methods", headline.reading.help)[0].endswith("#" + headline.reading.help), name
+        assert sentence(headline.figure, headline.reading).endswith("."), name
 
     stored = Report.objects.get(campaign=campaign, name="agreement")
     first_field = dataclasses.fields(reports.campaign_type)[0].name

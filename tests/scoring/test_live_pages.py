@@ -192,7 +192,7 @@ def test_the_organiser_page_of_600_topics_lists_one_page_of_them(client, people)
     )
     # Each state's count, linked to the Assignments page's filter.
     states = page.split('id="assignment-states">', 1)[1].split("</p>", 1)[0]
-    assert f'<a href="/campaigns/{campaign.pk}/assignments/?state=new">1199 assigned without a judgment</a>' in states
+    assert f'<a href="/campaigns/{campaign.pk}/assignments/?state=new">1199 not started</a>' in states
     assert f'<a href="/campaigns/{campaign.pk}/assignments/?state=draft">1 draft</a>' in states
     # No query reads a topic's data (the titles come from their own column).
     topic_reads = [q["sql"] for q in queries if 'FROM "annotate_topic"' in q["sql"]]

@@ -102,7 +102,7 @@ def test_the_pages_read_a_big_campaign_s_stored_counts_and_count_a_small_one_now
     assert not [q for q in queries if '"annotate_judgment"' in q["sql"] and "COUNT(" in q["sql"]]
     section = client.get(f"/campaigns/{campaign.pk}/", {"section": "progress"}).content.decode()
     states = section.split('id="assignment-states"', 1)[1].split("</p>", 1)[0]
-    assert "1 submitted<" in states and "5 assigned without a judgment<" in states and "draft" not in states
+    assert "1 submitted<" in states and "5 not started<" in states and "draft" not in states
     table = client.get(f"/campaigns/{campaign.pk}/progress/").content.decode()
     alice = table.split("<td>alice</td>", 1)[1].split("</tr>", 1)[0]
     assert "<td>1</td>" in alice.split("<progress", 1)[0]  # submitted, as stored

@@ -9,13 +9,16 @@ import numpy as np
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from annotate.imports.write import import_runs, import_topics
+from annotate.imports.write import import_judgments, import_runs, import_topics
 from annotate.services.campaigns import create_campaign
 from annotate.services.judgments import save_judgment
 from annotate.services.members import add_member
 from kinds.pairs.partials import campaign_report
 from kinds.pairs.report import agreement, votes
+from scoring import jobs
+from scoring.charts import specs_in
 from scoring.selectors import JudgmentRow, ReportInput, report_input, submitted_judgments
+from scoring.selectors import campaign_report as stored_report
 from tests.campaigns import pairs_topics
 
 pytestmark = pytest.mark.django_db
@@ -122,3 +125,43 @@ def test_the_evaluation_says_what_to_change_when_one_query_is_judged(campaign, p
         report_input(campaign), schema.clean({"n_random": 0, "resample": "items", "n_resamples": 20}), lambda *a: None
     )
     assert result["systems"] == ["A", "B"] and result["items"] == 12  # 3 topics x 4 candidates
+
+
+def test_a_pair_on_one_shared_item_shows_a_dash_with_its_reason_not_a_figure(people, client):
+    """x and y share one candidate and disagree on it: Cohen's kappa is exactly 0 (each one's only
+    label makes chance agreement 0), AC1 -1, whatever they are like. The report's pairs table,
+    heatmap and reliability table say "1 shared item: too few" instead (stats.plain.MIN_SHARED);
+    x and z, on two shared items, keep their figures."""
+    campaign = create_campaign(creator=people["organiser"], kind="pairs", name="One shared", overlap=2)
+    import_topics(campaign=campaign, topics=pairs_topics(3, candidates=1))
+    entries = [
+        {"assessor": "x", "topic": "q1", "payload": {"matches": {"c1": True}}},
+        {"assessor": "y", "topic": "q1", "payload": {"matches": {"c1": False}}},
+    ]
+    for topic in ("q2", "q3"):
+        entries.append({"assessor": "x", "topic": topic, "payload": {"matches": {"c1": True}}})
+        entries.append({"assessor": "z", "topic": topic, "payload": {"matches": {"c1": topic == "q2"}}})
+    import_judgments(campaign=campaign, entries=entries)
+    jobs.recompute_reports(campaign.pk, everything=True)
+    stored = stored_report(campaign).data
+    assert {tuple(p.assessors): (p.n, p.kappa) for p in stored.pairs} == {("x", "y"): (1, 0.0), ("x", "z"): (2, 0.0)}
+
+    client.force_login(people["organiser"])
+    page = client.get(f"/campaigns/{campaign.pk}/", {"section": "report"}).content.decode()
+    rows = page.split('id="pairs-table">', 1)[1].split("</table>", 1)[0].split("<tr>")
+    (one,) = [r for r in rows if "x · y" in r]
+    (two,) = [r for r in rows if "x · z" in r]
+    assert '<td colspan="8" class="too-few muted"' in one and "— 1 shared item: too few</td>" in one
+    assert 'class="kappa"' not in one and "0.000" not in one
+    assert '<td class="kappa">0.000</td>' in two and "too few</td>" not in two
+    (heatmap,) = [s for s in specs_in(page) if s["type"] == "heatmap"]
+    x, y, z = (heatmap["names"].index(name) for name in "xyz")
+    assert heatmap["values"][x][y] is None and heatmap["reasons"][x][y] == "1 shared item: too few"
+    assert heatmap["values"][x][z] == 0.0 and heatmap["reasons"][x][z] is None
+    assert heatmap["table"]["rows"][x][1 + y] == "— (1 shared item: too few)"
+    reliability = page.split('id="reliability-table">', 1)[1].split("</table>", 1)[0]
+    assert "<td>y</td><td>1</td>" in reliability and "— 1 label: too few</td>" in reliability
+
+    topic = client.get(f"/campaigns/{campaign.pk}/topics/q1/report/").content.decode()
+    pair = topic.split('id="topic-pairs">', 1)[1].split("</table>", 1)[0]
+    assert "x · y" in pair and "— 1 shared item: too few</td>" in pair
