@@ -176,7 +176,9 @@ def _recompute_incremental(campaign: Campaign, reports, marks: dict, everything:
         _store_topics(campaign, built, now)
         _store(campaign, campaign_data, seen, now, fits=(now, seen))
         if reports.sums is not None:
-            summed = sums.total(reports.sums.empty(), (reports.sums.contribution(campaign, p) for p in ordered))
+            summed = sums.total(
+                reports.sums.empty(), (reports.sums.contribution(campaign, t, p) for t, p in zip(topics, ordered))
+            )
             _store_sums(campaign, reports, summed, _fingerprint(campaign, given.runs), len(topics), seen, now)
             _store_fits(campaign, campaign_data, seen, now)
         _store_headline(campaign, reports, merged, seen, now)
@@ -328,7 +330,10 @@ def check_reports(campaign: Campaign, *, tolerance: float = 1e-12) -> list[str]:
                 # the costly figures are the stored fits' until they are refreshed: the rest from the sums
                 summed = sums.total(
                     reports.sums.empty(),
-                    (reports.sums.contribution(campaign, p) for p in _fresh_partials(given, reports)),
+                    (
+                        reports.sums.contribution(campaign, t, p)
+                        for t, p in zip(given.topics, _fresh_partials(given, reports))
+                    ),
                 )
                 expected = reports.sums.refresh(merge_input(given), typed.load(reports.campaign_type, fits), summed)
                 fresh = typed.dump(expected)
@@ -356,9 +361,11 @@ def _check_sums(campaign: Campaign, reports, given, seen: int) -> list[str]:
         return ["campaign sums: none stored"]
     state = typed.load(_SumsState, row[0])
     fresh = sums.total(
-        reports.sums.empty(), (reports.sums.contribution(campaign, p) for p in _fresh_partials(given, reports))
+        reports.sums.empty(),
+        (reports.sums.contribution(campaign, t, p) for t, p in zip(given.topics, _fresh_partials(given, reports))),
     )
-    found = differences(state.sums, typed.dump(fresh), tolerance=0.0, path="campaign sums")
+    # counts exactly (integers differ by 1 at least); sums of floats to rounding
+    found = differences(state.sums, typed.dump(fresh), tolerance=1e-12, path="campaign sums")
     if state.topics != len(given.topics):
         found.append(f"campaign sums: {state.topics} topics, the campaign has {len(given.topics)}")
     if row[1] != seen:
@@ -499,21 +506,25 @@ def _recompute_from_sums(campaign: Campaign, reports, marks: dict, progress, now
     partial_count = TopicPartial.objects.filter(campaign=campaign).count()
     if partial_count != state.topics or topic_count != state.topics + len(set(marks) - set(old)):
         return None
-    try:
-        outgoing = [typed.unpack(_partial_bytes(data), reports.partial_type) for data, _ in old.values()]
-    except typed.Outdated:
-        return None
     if any(held is None for _, held in old.values()):
         return None
     given = report_input(campaign, topic_ids=sorted(marks))
     if _fingerprint(campaign, given.runs) != state.fingerprint:
         return None
+    marked = {topic.pk: topic for topic in given.topics}
+    try:
+        outgoing = [
+            (marked[topic_id], typed.unpack(_partial_bytes(data), reports.partial_type))
+            for topic_id, (data, _) in old.items()
+        ]
+    except (typed.Outdated, KeyError):
+        return None
     built = _topic_reports(given, reports, given.topics, progress)
-    incoming = [typed.unpack(one.partial, reports.partial_type) for one in built]
+    incoming = [(one.topic, typed.unpack(one.partial, reports.partial_type)) for one in built]
     contribution = functools.partial(reports.sums.contribution, campaign)
     summed = sums.add(
-        sums.total(summed, map(contribution, outgoing), sign=-1),
-        sums.total(reports.sums.empty(), map(contribution, incoming)),
+        sums.total(summed, (contribution(*one) for one in outgoing), sign=-1),
+        sums.total(reports.sums.empty(), (contribution(*one) for one in incoming)),
     )
     seen = stored[sums.SUMS][2] - sum(held for _, held in old.values()) + sum(one.judgments for one in built)
     refreshed = reports.sums.refresh(MergeInput(campaign, [], given.runs), fits, summed)

@@ -60,14 +60,16 @@ def from_scratch(
 
 
 def differences(stored: Any, fresh: Any, *, tolerance: float = 1e-12, path: str = "report") -> list[str]:
-    """Where two dumped reports (``concord.typed.dump``) differ: numbers by more than
-    ``tolerance`` (absolute, or relative to the larger), None (an undefined figure)
-    only where the other is None too, everything else exactly.
+    """Where two dumped reports (``concord.typed.dump``) differ: floats by more than
+    ``tolerance`` (absolute, or relative to the larger), integers (counts) at all, None (an
+    undefined figure) only where the other is None too, everything else exactly.
 
     >>> differences({"kappa": 0.5, "n": [1, 2]}, {"kappa": 0.5 + 1e-15, "n": [1, 3]})
     ['report.n[1]: 2 != 3']
     >>> differences({"a": None}, {"a": 0.0, "b": 1})
     ['report: keys differ: b', 'report.a: None != 0.0']
+    >>> differences({"n": 10**13}, {"n": 10**13 + 1}, tolerance=1e-12)
+    ['report.n: 10000000000000 != 10000000000001']
     """
     if isinstance(stored, dict) and isinstance(fresh, dict):
         found = []
@@ -85,6 +87,8 @@ def differences(stored: Any, fresh: Any, *, tolerance: float = 1e-12, path: str 
         return found
     numbers = (int, float)
     if isinstance(stored, numbers) and isinstance(fresh, numbers) and not isinstance(stored, bool):
+        if isinstance(stored, int) and isinstance(fresh, int):  # counts: exactly
+            return [] if stored == fresh else [f"{path}: {stored!r} != {fresh!r}"]
         if abs(stored - fresh) <= tolerance * max(1.0, abs(stored), abs(fresh)):
             return []
     elif stored == fresh:

@@ -2,9 +2,12 @@
 current by each topic's change rather than rebuilt from every topic.
 
 A kind whose ``Reports`` gives ``sums`` (kinds/spec.py) declares a *sums* type: a
-dataclass of integer counts (``int``, ``list[int]`` added place by place, and
-``dict[str, list[int]]`` added key by key), and a function from one topic's
-partial to its contribution. The campaign's sums are the sum of every topic's
+dataclass of counts (``int``, ``list[int]`` added place by place, and
+``dict[str, list[int]]`` added key by key), sums of floats where a figure is a
+mean (a dict entry holding floats starts with its count, an int, and goes when
+that count does), and per-topic entries (``dict[str, <dataclass>]``, keyed by the
+topic: added on the way in, removed on the way out) for what a report lists topic
+by topic; and a function from one topic's partial to its contribution. The campaign's sums are the sum of every topic's
 contribution, stored beside the report (:data:`SUMS`); a rebuild after a change
 subtracts the changed topics' old contributions (their stored partials) and adds
 their new ones, reading and writing what those topics changed and not every
@@ -17,7 +20,7 @@ which a task on the analyses queue refreshes on its own cadence
 (``CONCORD_FITS_INTERVAL``). The report's page says how current those are.
 
 Counts are integers, so sums kept this way equal a recompute from scratch
-exactly, whatever the order of the changes (``tests/scoring/test_sums.py`` drives
+exactly, whatever the order of the changes (sums of floats to rounding: 1e-12) (``tests/scoring/test_sums.py`` drives
 random changes and compares them with the sums of fresh partials; the kinds'
 tests check that ``refresh(merge(p), sums(p))`` is ``merge(p)``).
 """
@@ -90,29 +93,45 @@ def _copy(value: Any, name: str) -> Any:
     if isinstance(value, list):
         return list(value)
     if isinstance(value, dict):
-        return {key: list(counts) for key, counts in value.items()}
+        return {key: list(entry) if isinstance(entry, list) else entry for key, entry in value.items()}
     return value
 
 
 def _add_into(mine: Any, theirs: Any, sign: int, name: str) -> Any:
     """``mine`` (a copy this sum owns) plus ``sign`` times ``theirs``, in place where it can be."""
-    if isinstance(mine, int) and isinstance(theirs, int) and not isinstance(theirs, bool):
+    if isinstance(theirs, bool):
+        raise TypeError(f"sums field {name}: a bool is not a count")
+    if isinstance(mine, int | float) and isinstance(theirs, int | float):
         return mine + sign * theirs
     if isinstance(mine, list) and isinstance(theirs, list):
         _add_list(mine, theirs, sign)
         return mine
     if isinstance(mine, dict) and isinstance(theirs, dict):
         for key, counts in theirs.items():
+            if not isinstance(counts, list):  # a per-topic entry: in, or out
+                if sign > 0:
+                    mine[key] = counts
+                else:
+                    mine.pop(key, None)
+                continue
             found = mine.get(key)
             if found is None:
                 if any(counts):
                     mine[key] = [sign * c for c in counts]
             else:
                 _add_list(found, counts, sign)
-                if not any(found):
+                if _gone(found):
                     del mine[key]
         return mine
     raise TypeError(f"sums field {name}: cannot add {type(theirs).__name__} to {type(mine).__name__}")
+
+
+def _gone(counts: list) -> bool:
+    """Whether a dict entry of sums is empty: every count zero, or, for an entry holding
+    floats (whose sums may keep a rounding's trace), its leading count."""
+    if any(isinstance(c, float) for c in counts):
+        return counts[0] == 0
+    return not any(counts)
 
 
 def _add_list(mine: list[int], theirs: list[int], sign: int) -> None:

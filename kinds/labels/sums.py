@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from annotate.models import Campaign
+from annotate.models import Campaign, Topic
 from kinds.labels.data import Scale
 from kinds.labels.partials import LIVE_PAIRS, LabelsPartial
 from kinds.labels.report import (
@@ -63,14 +63,14 @@ class LabelsSums:
     pairs: dict[str, list[int]] = field(default_factory=dict)
 
 
-def contribution(campaign: Campaign, partial: LabelsPartial) -> LabelsSums:
+def contribution(campaign: Campaign, topic: Topic | None, partial: LabelsPartial) -> LabelsSums:
     """The counts of one topic's partial.
 
     >>> nan = float("nan")
     >>> class C:
     ...     params = {"categories": ["cat", "dog"]}
     >>> p = LabelsPartial(2, ["i1", "i2"], ["a", "b"], [0, 1, 0, nan], [0, 1], [], [], [nan, nan])
-    >>> sums = contribution(C(), p)
+    >>> sums = contribution(C(), None, p)
     >>> sums.moments
     {'1': [1, 1, 0, 1, 0, 0, 0], '2': [1, 1, 1, 1, 1, 1, 1]}
     >>> sums.assessors, sums.pairs

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from annotate.imports import interchange as ix
-from kinds.ordering import adjudication, analyses, charts, demo, exports, importers, interchange, partials, report
+from kinds.ordering import adjudication, analyses, charts, demo, exports, importers, interchange, partials, report, sums
 from kinds.ordering.data import OrderingKind
 from kinds.ordering.examples import EXAMPLES
-from kinds.spec import Adjudication, Analysis, Exports, JudgePage, KindSpec, Reports
+from kinds.spec import Adjudication, Analysis, Exports, JudgePage, KindSpec, Reports, RunningSums
 
 SPEC = KindSpec(
     data=OrderingKind(),
@@ -23,6 +23,7 @@ SPEC = KindSpec(
         partial=partials.topic_partial,
         merge=partials.merge,
         partial_type=partials.OrderingPartial,
+        sums=RunningSums(type=sums.OrderingSums, contribution=sums.contribution, refresh=sums.refresh),
     ),
     exports=Exports(
         formats={**exports.EXPORTS, **interchange.EXPORTS},

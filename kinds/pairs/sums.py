@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from annotate.models import Campaign
+from annotate.models import Campaign, Topic
 from kinds.pairs.partials import LIVE_PAIRS, PairsPartial, system_runs
 from kinds.pairs.report import (
     PRF,
@@ -59,12 +59,12 @@ class PairsSums:
     systems: dict[str, list[int]] = field(default_factory=dict)
 
 
-def contribution(campaign: Campaign | None, partial: PairsPartial) -> PairsSums:
+def contribution(campaign: Campaign | None, topic: Topic | None, partial: PairsPartial) -> PairsSums:
     """The counts of one topic's partial.
 
     >>> nan = float("nan")
     >>> p = PairsPartial(2, ["c1", "c2"], ["a", "b"], [1, 1, 0, nan], ["s"], [True, False], [], [], [nan, nan])
-    >>> sums = contribution(None, p)
+    >>> sums = contribution(None, None, p)
     >>> sums.voted, sums.pairs, sums.systems
     ({'1': [1, 0, 0], '2': [1, 2, 4]}, {'a\\x1fb': [1, 0, 0, 0]}, {'s': [1, 0, 0, 1, 0, 0, 1, 0, 0]})
     """

@@ -56,7 +56,10 @@ def test_refresh_of_a_merge_with_its_own_sums_is_that_merge(people, make_user, k
         given = report_input(campaign)
         partials = [reports.partial(given, t, reports.topic(given, t)) for t in given.topics]
         merged = reports.merge(merge_input(given), partials)
-        summed = sums.total(reports.sums.empty(), (reports.sums.contribution(campaign, p) for p in partials))
+        summed = sums.total(
+            reports.sums.empty(),
+            (reports.sums.contribution(campaign, t, p) for t, p in zip(given.topics, partials)),
+        )
         again = reports.sums.refresh(merge_input(given), merged, summed)
         assert differences(typed.dump(again), typed.dump(merged)) == []
 

@@ -64,7 +64,7 @@ def random_campaign(seed: int, params: dict, topics: int = 12, assessors: int = 
 def test_the_figures_from_the_sums_are_the_merges(level, seed):
     given, partials = random_campaign(seed, SCALES[level])
     merged = lp.merge(given, partials)
-    summed = sums.total(LabelsSums(), (contribution(given.campaign, p) for p in partials))
+    summed = sums.total(LabelsSums(), (contribution(given.campaign, None, p) for p in partials))
     assert differences(typed.dump(refresh(given, merged, summed)), typed.dump(merged)) == []
 
 
@@ -74,7 +74,7 @@ def test_more_pairs_than_listed_keep_the_merges_choice(monkeypatch):
     given, partials = random_campaign(11, SCALES["ordinal"], topics=30, assessors=9)
     merged = lp.merge(given, partials)
     assert merged.pair_count > 5 and len(merged.pairs) == 5
-    summed = sums.total(LabelsSums(), (contribution(given.campaign, p) for p in partials))
+    summed = sums.total(LabelsSums(), (contribution(given.campaign, None, p) for p in partials))
     assert differences(typed.dump(refresh(given, merged, summed)), typed.dump(merged)) == []
 
 
@@ -82,7 +82,7 @@ def test_the_figures_move_with_the_counts_and_the_intervals_stay_the_fits():
     given, partials = random_campaign(5, SCALES["ordinal"])
     before = lp.merge(dataclasses.replace(given, topics=given.topics[:-3]), partials[:-3])
     after = lp.merge(given, partials)
-    summed = sums.total(LabelsSums(), (contribution(given.campaign, p) for p in partials))
+    summed = sums.total(LabelsSums(), (contribution(given.campaign, None, p) for p in partials))
     fresh = refresh(given, before, summed)
     for name in ("alpha", "ac1", "ac2", "percent", "brennan_prediger", "conger"):
         assert getattr(fresh, name).value == pytest.approx(getattr(after, name).value, abs=1e-12), name

@@ -53,7 +53,7 @@ def random_campaign(seed: int, topics: int = 12, assessors: int = 7, listed: int
 def test_the_figures_from_the_sums_are_the_merges(seed):
     given, partials = random_campaign(seed)
     merged = pp.merge(given, partials)
-    summed = sums.total(PairsSums(), (contribution(None, p) for p in partials))
+    summed = sums.total(PairsSums(), (contribution(None, None, p) for p in partials))
     assert differences(typed.dump(refresh(given, merged, summed)), typed.dump(merged)) == []
 
 
@@ -63,17 +63,17 @@ def test_more_pairs_than_listed_keep_the_merges_choice(monkeypatch):
     given, partials = random_campaign(11, topics=30, assessors=9)
     merged = pp.merge(given, partials)
     assert merged.pair_count > 5 and len(merged.pairs) == 5
-    summed = sums.total(PairsSums(), (contribution(None, p) for p in partials))
+    summed = sums.total(PairsSums(), (contribution(None, None, p) for p in partials))
     assert differences(typed.dump(refresh(given, merged, summed)), typed.dump(merged)) == []
 
 
 def test_a_change_taken_out_and_put_in_equals_the_sums_from_scratch():
     given, partials = random_campaign(3)
-    summed = sums.total(PairsSums(), (contribution(None, p) for p in partials))
+    summed = sums.total(PairsSums(), (contribution(None, None, p) for p in partials))
     _, others = random_campaign(4)
     changed = [others[2], *partials[1:]]
-    updated = sums.add(sums.add(summed, contribution(None, partials[0]), -1), contribution(None, others[2]))
-    assert updated == sums.total(PairsSums(), (contribution(None, p) for p in changed))
+    updated = sums.add(sums.add(summed, contribution(None, None, partials[0]), -1), contribution(None, None, others[2]))
+    assert updated == sums.total(PairsSums(), (contribution(None, None, p) for p in changed))
 
 
 def test_the_figures_move_with_the_counts_and_the_intervals_stay_the_fits():
@@ -82,7 +82,7 @@ def test_the_figures_move_with_the_counts_and_the_intervals_stay_the_fits():
     given, partials = random_campaign(5)
     before = pp.merge(dataclasses.replace(given, topics=given.topics[:-3]), partials[:-3])
     after = pp.merge(given, partials)
-    summed = sums.total(PairsSums(), (contribution(None, p) for p in partials))
+    summed = sums.total(PairsSums(), (contribution(None, None, p) for p in partials))
     fresh = refresh(given, before, summed)
     assert fresh.fleiss.kappa == pytest.approx(after.fleiss.kappa, abs=1e-12)
     assert fresh.alpha.alpha == pytest.approx(after.alpha.alpha, abs=1e-12)

@@ -1,0 +1,150 @@
+"""The ordering campaign report's running sums (scoring/sums.py).
+
+Kim, Zhai & Han's campaign figures are means over topics: ED per method over the topics
+with two or more orderings (section 5.2: a topic's ED does not depend on the others),
+each run's score per method over the topics it ordered that have an ordering (4.1-4.4),
+the mean pairwise Kendall tau over the topics with two or more orderings (4.1). A
+topic's contribution holds its share of each sum, with counts of the scores that are
+not finite (a mean over them is not finite either, as numpy's), and its entry of the
+report's topic lists (its consensus, its orderings and mean tau). :func:`refresh`
+divides; the mean tau's interval bounds come from ``fits`` (the last full merge).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass, field
+
+from annotate.models import Campaign, Topic
+from concord.typed import Figure
+from kinds.ordering.partials import OrderingPartial, _ranked
+from kinds.ordering.report import METHODS, OrderingCampaignReport, OrderingTopicSummary
+from scoring.partials import MergeInput
+
+
+@dataclass(frozen=True)
+class OrderingEntry:
+    """What the report lists of one topic with an ordering: its position in the lists (the
+    topic's id), its external id, consensus, orderings and mean tau."""
+
+    id: int
+    external_id: str
+    consensus: list[str]
+    orderings: int
+    mean_tau: Figure
+
+
+@dataclass(frozen=True)
+class OrderingSums:
+    """Sums over the campaign's topics (every field adds; ``entries`` go in and out by topic)."""
+
+    topics: int = 0
+    #: topics with two or more orderings
+    usable: int = 0
+    #: per method (METHODS order): the sum of the usable topics' finite EDs, then per method
+    #: the counts of their NaN, +inf and -inf EDs
+    ed: list[float] = field(default_factory=list)
+    ed_odd: list[int] = field(default_factory=list)
+    #: the usable topics' mean taus: [how many, their sum]
+    tau: list[float] = field(default_factory=list)
+    #: run -> [topics, then per method the finite scores' sum, then per method the NaN, +inf, -inf counts]
+    runs: dict[str, list[float]] = field(default_factory=dict)
+    #: str(topic id) -> the topic's :class:`OrderingEntry` (topics with an ordering)
+    entries: dict[str, OrderingEntry] = field(default_factory=dict)
+
+
+def _split(values: list[float]) -> tuple[list[float], list[int]]:
+    """The finite values' sums per place (non-finite ones as 0), and per place the counts of NaN, +inf, -inf."""
+    finite = [v if math.isfinite(v) else 0.0 for v in values]
+    odd = []
+    for v in values:
+        odd += [int(math.isnan(v)), int(v == math.inf), int(v == -math.inf)]
+    return finite, odd
+
+
+def contribution(campaign: Campaign | None, topic: Topic, partial: OrderingPartial) -> OrderingSums:
+    """One topic's share of the sums.
+
+    >>> t = Topic(pk=7, external_id="q7")
+    >>> p = OrderingPartial(2, ["b", "a"], 0.5, [0.25] * len(METHODS), ["r1"], [[1.0] * len(METHODS)])
+    >>> sums = contribution(None, t, p)
+    >>> sums.usable, sums.tau, sums.runs["r1"][:2], sums.entries["7"].consensus
+    (1, [1.0, 0.5], [1, 1.0], ['b', 'a'])
+    """
+    usable = partial.orderings >= 2
+    ed, ed_odd = _split(partial.ed) if usable else ([0.0] * len(METHODS), [0] * (3 * len(METHODS)))
+    runs = {}
+    for name, scores in zip(partial.run_names, partial.run_scores):
+        finite, odd = _split(scores)
+        runs[name] = [1, *finite, *odd]
+    finite_tau = usable and math.isfinite(partial.mean_tau)
+    return OrderingSums(
+        topics=1,
+        usable=int(usable),
+        ed=ed,
+        ed_odd=ed_odd,
+        tau=[1.0, partial.mean_tau] if finite_tau else [0.0, 0.0],
+        runs=runs,
+        entries={}
+        if partial.orderings == 0
+        else {
+            str(topic.pk): OrderingEntry(
+                topic.pk, topic.external_id, list(partial.consensus), partial.orderings, partial.mean_tau
+            )
+        },
+    )
+
+
+def _mean(total: float, n: int, nan: int, plus: int, minus: int) -> float:
+    """numpy's mean of ``n`` values whose finite ones sum to ``total``, with ``nan``, ``plus`` and
+    ``minus`` of them NaN, +inf and -inf."""
+    if n == 0 or nan or (plus and minus):
+        return float("nan")
+    if plus:
+        return math.inf
+    if minus:
+        return -math.inf
+    return total / n
+
+
+def refresh(given: MergeInput, fits: OrderingCampaignReport, sums: OrderingSums) -> OrderingCampaignReport:
+    """The campaign report of ``sums``; the mean tau's interval bounds from ``fits``."""
+    k = len(METHODS)
+    ed_odd = sums.ed_odd or [0] * (3 * k)
+    ed = {
+        label: _mean(sums.ed[c] if sums.ed else 0.0, sums.usable, *ed_odd[3 * c : 3 * c + 3])
+        for c, label in enumerate(METHODS)
+    }
+    names, topics, means = [], [], []
+    for run in given.runs:
+        row = sums.runs.get(run.name)
+        n = int(row[0]) if row else 0
+        names.append(run)
+        topics.append(n)
+        means.append(
+            {
+                label: _mean(row[1 + c], n, *(int(x) for x in row[1 + k + 3 * c : 1 + k + 3 * c + 3]))
+                if row
+                else float("nan")
+                for c, label in enumerate(METHODS)
+            }
+        )
+    entries = sorted(sums.entries.values(), key=lambda e: e.id)
+    count, total = (int(sums.tau[0]), sums.tau[1]) if sums.tau else (0, 0.0)
+    tau = total / count if count else float("nan")
+    return dataclasses.replace(
+        fits,
+        topics=sums.topics,
+        topics_with_two_or_more=sums.usable,
+        ed=ed,
+        runs=_ranked(names, topics, means),
+        consensus={e.external_id: list(e.consensus) for e in entries},
+        per_topic={
+            e.external_id: OrderingTopicSummary(
+                orderings=e.orderings, mean_tau=float("nan") if e.mean_tau is None else e.mean_tau
+            )
+            for e in entries
+        },
+        mean_tau=dataclasses.replace(fits.mean_tau, value=tau, units=count),
+    )
