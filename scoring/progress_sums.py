@@ -44,7 +44,7 @@ from datetime import datetime
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.db.models import BooleanField, ExpressionWrapper, Q
+from django.db.models import ExpressionWrapper, IntegerField, Q
 from django.utils import timezone
 
 from annotate import judges
@@ -70,8 +70,11 @@ ASSESSOR_ROW = ("assigned", "skipped", "drafts", "submitted", "reopened", "withd
 _ASSIGNED, _SKIPPED, _DRAFTS, _SUBMITTED, _REOPENED, _WITHDRAWN, _ACTIVE = range(len(ASSESSOR_ROW))
 
 _S = Judgment.Status
+#: The statuses as the rows give them (plain strings: a full count compares 100,000 of them).
+_COUNTING = frozenset(str(status) for status in Judgment.COUNTING)
 #: What the progress counts as a draft: a draft, or a withdrawn judgment.
-_DRAFTED = (_S.DRAFT, _S.WITHDRAWN)
+_DRAFTED = frozenset((str(_S.DRAFT), str(_S.WITHDRAWN)))
+_REOPENED_STATUS, _WITHDRAWN_STATUS = str(_S.REOPENED), str(_S.WITHDRAWN)
 
 
 @dataclass(frozen=True)
@@ -242,43 +245,89 @@ def _update(campaign: Campaign, state: _State, changed: set[int], left_out: set[
 
 
 def _count_all(campaign: Campaign, left_out: set[int]):
-    """(progress, state, rows) counted from every topic; (None, None, {}) for a small campaign."""
+    """(progress, state, rows) counted from every topic; (None, None, {}) for a small campaign.
+    The rows are those that differ from the stored ones (a count after a member was added
+    rewrites the topics it moved, not every topic)."""
     if Assignment.objects.filter(topic__campaign=campaign).count() < settings.CONCORD_LIVE_PROGRESS_LIMIT:
         return None, None, {}
     topic_ids = list(Topic.objects.filter(campaign=campaign).order_by("pk").values_list("pk", flat=True))
-    summed = ProgressSums()
+    total = _Total()
     rows: dict[int, bytes] = {}
-    # each assessor's counting judgments' active times, read from the contributions themselves
-    times: dict[str, Counter[int]] = {}
     for start in range(0, len(topic_ids), BATCH):
-        batch = _contributions(topic_ids[start : start + BATCH], left_out)
-        summed = sums.total(summed, batch.values())
-        for topic_id, one in batch.items():
+        for topic_id, one in _contributions(topic_ids[start : start + BATCH], left_out).items():
+            total.add(one)
             rows[topic_id] = typed.pack(one)
-            for user, row in one.assessors.items():
-                if row[_SUBMITTED]:
-                    times.setdefault(user, Counter())[row[_ACTIVE]] += 1
-    medians = {user: round(progress.median_of_counts(sorted(counted.items()))) for user, counted in times.items()}
-    found = _State(summed, medians, sorted(left_out))
+    stored = TopicProgress.objects.filter(campaign=campaign).values_list("topic_id", "data")
+    for topic_id, data in stored.iterator(chunk_size=BATCH):
+        if rows.get(topic_id) == bytes(data):
+            del rows[topic_id]
+    found = _State(total.sums(), total.medians(), sorted(left_out))
     built = _big(campaign, found)
     return (built, found, rows) if built is not None else (None, None, {})
+
+
+class _Total:
+    """The sum of many topics' contributions, added in place (a full count adds 10,000 of them:
+    scoring.sums.add's copies and checks cost more than counting them), and each assessor's
+    counting judgments' active times, for their medians."""
+
+    def __init__(self):
+        self.counts = [0] * 5  # topics, assigned, judged, drafts, to_adjudicate
+        self.states: Counter[str] = Counter()
+        self.raters: list[int] = []
+        self.assessors: dict[str, list[int]] = {}
+        self.times: dict[str, Counter[int]] = {}
+
+    def add(self, one: ProgressSums) -> None:
+        counts = self.counts
+        counts[:] = [
+            a + b for a, b in zip(counts, (one.topics, one.assigned, one.judged, one.drafts, one.to_adjudicate))
+        ]
+        for status, (n,) in one.states.items():
+            self.states[status] += n
+        if len(self.raters) < len(one.raters):
+            self.raters.extend([0] * (len(one.raters) - len(self.raters)))
+        for at, topics in enumerate(one.raters):
+            if topics:
+                self.raters[at] += topics
+        assessors, times = self.assessors, self.times
+        for user, row in one.assessors.items():
+            mine = assessors.get(user)
+            assessors[user] = list(row) if mine is None else [a + b for a, b in zip(mine, row)]
+            if row[_SUBMITTED]:
+                found = times.get(user)
+                if found is None:
+                    found = times[user] = Counter()
+                found[row[_ACTIVE]] += 1
+
+    def sums(self) -> ProgressSums:
+        return ProgressSums(
+            *self.counts,
+            states={status: [n] for status, n in sorted(self.states.items()) if n},
+            raters=self.raters,
+            assessors=dict(sorted(self.assessors.items())),
+        )
+
+    def medians(self) -> dict[str, int]:
+        return {user: round(progress.median_of_counts(sorted(found.items()))) for user, found in self.times.items()}
 
 
 def _contributions(topic_ids: list[int], left_out: set[int]) -> dict[int, ProgressSums]:
     """Each of ``topic_ids``' contribution (existing topics: each counts one), read with three
     queries per :data:`BATCH` filtered by their ids."""
     found: dict[int, ProgressSums] = {}
-    skipped = ExpressionWrapper(Q(skipped_at__isnull=False), output_field=BooleanField())
+    # an integer, not a boolean: no conversion of every row on SQLite
+    skipped = ExpressionWrapper(Q(skipped_at__isnull=False), output_field=IntegerField())
     for start in range(0, len(topic_ids), BATCH):
         ids = topic_ids[start : start + BATCH]
-        assigned: dict[int, list[tuple[int, bool]]] = {topic_id: [] for topic_id in ids}
+        assigned: dict[int, list[tuple[int, int]]] = {topic_id: [] for topic_id in ids}
         for topic_id, user_id, was_skipped in (
             Assignment.objects.filter(topic_id__in=ids)
             .order_by()
             .annotate(was_skipped=skipped)
             .values_list("topic_id", "assessor_id", "was_skipped")
         ):
-            assigned[topic_id].append((user_id, bool(was_skipped)))
+            assigned[topic_id].append((user_id, int(was_skipped)))
         judged: dict[int, dict[int, tuple[str, int]]] = {topic_id: {} for topic_id in ids}
         for topic_id, user_id, status, active in (
             Judgment.objects.filter(topic_id__in=ids)
@@ -295,50 +344,58 @@ def _contributions(topic_ids: list[int], left_out: set[int]) -> dict[int, Progre
 
 
 def _contribution(
-    assigned: list[tuple[int, bool]], judged: dict[int, tuple[str, int]], gold: bool, left_out: set[int]
+    assigned: list[tuple[int, int]], judged: dict[int, tuple[str, int]], gold: bool, left_out: set[int]
 ) -> ProgressSums:
     """One topic's contribution from its assignments (assessor, skipped), its judgments
     (assessor -> (status, active_ms)) and whether it has its gold: scoring.progress's rules,
-    row by row (assessor_progress, assignment_counts, state_totals, topic_raters)."""
+    row by row (assessor_progress, assignment_counts, state_totals, topic_raters). Its dicts
+    in key order, so that a contribution packs to the same bytes however its rows were read."""
     rows: dict[int, list[int]] = {}
     people = judged_n = drafts = 0
     raters = set()
     for user_id, skipped in assigned:
-        row = rows.setdefault(user_id, [0] * len(ASSESSOR_ROW))
+        row = rows.get(user_id)
+        if row is None:
+            row = rows[user_id] = [0, 0, 0, 0, 0, 0, 0]
         row[_ASSIGNED] += 1
-        row[_SKIPPED] += int(skipped)
+        row[_SKIPPED] += skipped
         if user_id in left_out:
             continue
         people += 1
         raters.add(user_id)
         own = judged.get(user_id)
-        if own is not None and own[0] in Judgment.COUNTING:
-            judged_n += 1
-        elif own is not None and own[0] in _DRAFTED:
-            drafts += 1
-    states: dict[str, list[int]] = {}
+        if own is not None:
+            if own[0] in _COUNTING:
+                judged_n += 1
+            elif own[0] in _DRAFTED:
+                drafts += 1
+    states: dict[str, int] = {}
     counting = 0
     for user_id, (status, active) in judged.items():
-        row = rows.setdefault(user_id, [0] * len(ASSESSOR_ROW))
-        if status in Judgment.COUNTING:
+        row = rows.get(user_id)
+        if row is None:
+            row = rows[user_id] = [0, 0, 0, 0, 0, 0, 0]
+        if status in _COUNTING:
             row[_SUBMITTED] += 1
-            row[_REOPENED] += int(status == _S.REOPENED)
             row[_ACTIVE] += active
+            if status == _REOPENED_STATUS:
+                row[_REOPENED] += 1
         elif status in _DRAFTED:
             row[_DRAFTS] += 1
-            row[_WITHDRAWN] += int(status == _S.WITHDRAWN)
+            if status == _WITHDRAWN_STATUS:
+                row[_WITHDRAWN] += 1
         if user_id not in left_out:
-            states[str(status)] = [states.get(str(status), [0])[0] + 1]
-            counting += status in Judgment.COUNTING
+            states[status] = states.get(status, 0) + 1
+            counting += status in _COUNTING
     return ProgressSums(
         topics=1,
         assigned=people,
         judged=judged_n,
         drafts=drafts,
         to_adjudicate=int(counting >= 2 and not gold),
-        states=states,
+        states={status: [states[status]] for status in sorted(states)},
         raters=[0] * len(raters) + [1],
-        assessors={str(user_id): row for user_id, row in rows.items()},
+        assessors={str(user_id): rows[user_id] for user_id in sorted(rows)},
     )
 
 
@@ -368,7 +425,7 @@ def _medians(
     times: dict[str, list[int]] = {user: [] for user in movers}
     rows = (
         Judgment.objects.filter(
-            topic__campaign=campaign, assessor_id__in=[int(user) for user in movers], status__in=Judgment.COUNTING
+            topic__campaign=campaign, assessor_id__in=[int(user) for user in movers], status__in=_COUNTING
         )
         .order_by()
         .values_list("assessor_id", "topic_id", "active_ms")
