@@ -122,8 +122,9 @@ def count(campaign: Campaign, *, states: bool = True, raters: bool | None = None
 
 
 def count_if_big(campaign: Campaign) -> CampaignProgress | None:
-    """What a rebuild stores: the campaign's progress if it has at least
-    ``CONCORD_LIVE_PROGRESS_LIMIT`` assignments; None for a smaller one (counted live)."""
+    """The campaign's progress if it has at least ``CONCORD_LIVE_PROGRESS_LIMIT`` assignments;
+    None for a smaller one (counted live): what a split build stores while its chunks run
+    (scoring.jobs.store_progress; a rebuild stores scoring/progress_sums.py's)."""
     big = Assignment.objects.filter(topic__campaign=campaign).count() >= settings.CONCORD_LIVE_PROGRESS_LIMIT
     return count(campaign) if big else None
 

@@ -9,16 +9,22 @@ adjudication (two or more of the people's counting judgments and no ``consensus`
 and one topic to the histogram of how many of the people are assigned to a topic, whose lowest
 and highest entries are the campaign's ``TopicRaters``. Each topic's contribution
 (:class:`ProgressSums`) is stored (:class:`scoring.models.TopicProgress`) and the campaign's sum
-of them beside the stored progress (report :data:`NAME`). A rebuild counts again only the topics changed since the last one, the
-stale topics and those marked for their progress alone (:class:`scoring.models.ProgressMark`: a
-draft begun, a reopening, active time added to a counting judgment, a skip, an assignment), with
-queries filtered by their ids; it subtracts their stored contributions and adds the new ones.
+of them beside the stored progress (report :data:`NAME`). A rebuild counts again only the topics
+changed since the last one, the stale topics and those marked for their progress alone
+(:class:`scoring.models.ProgressMark`: a draft begun, a reopening, active time added to a
+counting judgment, a skip, an assignment), with queries filtered by their ids; it subtracts
+their stored contributions and adds the new ones.
 
 The median active time per assessor is no sum: it is stored per assessor and counted again for
 the assessors whose counting judgments changed (:func:`_medians`: one query over their counting
-judgments in the campaign, each as many rows as the assessor has counting judgments), from
-the values the sums hold, so that a judgment changed while the rebuild reads is counted by the
-next rebuild in the median as in the sums.
+judgments in the campaign, a row per judgment), from the values the sums hold, so that a
+judgment changed while the rebuild reads is counted by the next rebuild in the median as in
+the sums.
+
+At 10,000 topics x 10 assessors on SQLite, a rebuild after one resubmission spends about 14 ms
+on the progress (a count of the campaign took 330 ms), about 40 ms when the submission added
+active time (25 ms of it the median's query over the assessor's 10,000 counting judgments); a
+full count takes about 0.9 s.
 
 Counted again in full (every topic, a batch of :data:`BATCH` topics per query, the medians from
 the contributions): when nothing is stored, on a full rebuild (``everything``), when a change
