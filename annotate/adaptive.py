@@ -262,7 +262,7 @@ def _allocate(campaign: Campaign, user: AbstractBaseUser) -> Work:
     topic = Topic.objects.get(pk=topic_id)
     items = [item for item in get_kind(campaign.kind).data.items(topic.data) if item in chosen_set]
     Assignment.objects.create(topic=topic, assessor=user, items=items)
-    changes.progress_changed(campaign.pk)
+    changes.progress_changed(campaign.pk, topic)
     return Work(topic, items, allocated=True)
 
 

@@ -13,6 +13,10 @@ part of it: the listener's own writes commit or roll back with the change.
                        (``revision_id``: the revision that changed it)
 ``campaign_changed``   a bulk write changed every topic (an import, a restore)
 ``progress_changed``   assignments, skips or assessors moved, no judgment did
+                       (``topic``: of that topic only)
+``draft_changed``      a judgment of one topic changed, what counts did not (a
+                       draft begun, a reopening, active time): progress counts
+                       only, at the next rebuild
 ``rebuild_wanted``     work that was held back may run now (an import's fence
                        came down)
 ``rebuild_now``        build the reports at once, in this process (the commands
@@ -33,7 +37,9 @@ class Listener(Protocol):
 
     def campaign_changed(self, campaign: Campaign) -> None: ...
 
-    def progress_changed(self, campaign_id: int) -> None: ...
+    def progress_changed(self, campaign_id: int, topic: Topic | None = None) -> None: ...
+
+    def draft_changed(self, topic: Topic) -> None: ...
 
     def rebuild_wanted(self, campaign_id: int) -> None: ...
 
@@ -67,9 +73,17 @@ def campaign_changed(campaign: Campaign) -> None:
     _heard().campaign_changed(campaign)
 
 
-def progress_changed(campaign_id: int) -> None:
-    """Call inside the transaction that changed assignments, skips or assessors of a campaign."""
-    _heard().progress_changed(campaign_id)
+def progress_changed(campaign_id: int, topic: Topic | None = None) -> None:
+    """Call inside the transaction that changed assignments, skips or assessors of a campaign;
+    ``topic``: the one topic whose assignments changed (None: many, or the assessors)."""
+    _heard().progress_changed(campaign_id, topic)
+
+
+def draft_changed(topic: Topic) -> None:
+    """Call inside the transaction that changed a judgment of ``topic`` without changing what
+    counts: a draft begun, a judgment reopened or saved as a draft again, active time added to
+    a counting judgment."""
+    _heard().draft_changed(topic)
 
 
 def rebuild_wanted(campaign_id: int) -> None:

@@ -30,7 +30,7 @@ from concord.params import ParamsSchema
 from concord.progress import Progress
 from kinds.registry import get_kind
 from kinds.spec import Analysis, Disagreement
-from scoring import fields, history, sums
+from scoring import fields, history, progress_sums, sums
 from scoring import progress as campaign_progress
 from scoring.models import REASON_LENGTH, Job, JobChunk, Report, ScoringState, StaleTopic, TopicPartial
 from scoring.partials import MergeInput, differences, merge_input
@@ -78,13 +78,13 @@ def recompute_reports(campaign_id: int, *, everything: bool = False, progress: P
     topic_reports = _topic_reports(given, reports, [topics[t] for t in wanted if t in topics], progress)
     built = reports.campaign(given)
     campaign_data = typed.dump(built)
-    counted = campaign_progress.count_if_big(campaign)
+    counted = progress_sums.update(campaign, marks, everything=everything)
     with transaction.atomic():
         _store_topics(campaign, topic_reports, now)
         seen = given.held(model_judges=reports.model_judges)
         _store(campaign, campaign_data, seen, now)
         _store_headline(campaign, reports, built, seen, now)
-        campaign_progress.store(campaign, counted, now)
+        counted.store(now)
         _clear_marks(marks)
     if progress:
         progress(1.0, "reports stored")
@@ -171,7 +171,7 @@ def _recompute_incremental(campaign: Campaign, reports, marks: dict, everything:
     merged = reports.merge(MergeInput(campaign, topics, given.runs), ordered)
     campaign_data = typed.dump(merged)
     seen = sum(holds.get(t.pk, 0) for t in topics)
-    counted = campaign_progress.count_if_big(campaign)
+    counted = progress_sums.update(campaign, marks, everything=everything)
     with transaction.atomic():
         _store_topics(campaign, built, now)
         _store(campaign, campaign_data, seen, now, fits=(now, seen))
@@ -182,7 +182,7 @@ def _recompute_incremental(campaign: Campaign, reports, marks: dict, everything:
             _store_sums(campaign, reports, summed, _fingerprint(campaign, given.runs), len(topics), seen, now)
             _store_fits(campaign, campaign_data, seen, now)
         _store_headline(campaign, reports, merged, seen, now)
-        campaign_progress.store(campaign, counted, now)
+        counted.store(now)
         _clear_marks(marks)
     if progress:
         progress(1.0, "reports stored")
@@ -245,10 +245,12 @@ def build_chunks(campaign_id: int) -> list[list[int]]:
 
 def store_progress(campaign_id: int) -> None:
     """Count and store the campaign's progress (scoring.progress) on its own: a split
-    build's, whose campaign report waits for the last chunk."""
+    build's, whose campaign report waits for the last chunk. Its chunks clear the stale
+    marks without counting progress: the rebuild after them counts it in full."""
     campaign = Campaign.objects.get(pk=campaign_id)
     counted = campaign_progress.count_if_big(campaign)
     campaign_progress.store(campaign, counted, timezone.now())
+    progress_sums.recount_wanted(campaign_id)
 
 
 def build_chunk(campaign_id: int, topic_ids: list[int], *, count: Callable[[], int | None]) -> int | None:
@@ -281,9 +283,10 @@ def build_chunk(campaign_id: int, topic_ids: list[int], *, count: Callable[[], i
 
 def check_reports(campaign: Campaign, *, tolerance: float = 1e-12) -> list[str]:
     """How what is stored of ``campaign`` differs from a recompute from scratch (every
-    topic's partial and disagreement, and the campaign report from every judgment), to
-    ``tolerance``; nothing is written. Stale topics are left out (they wait for the
-    worker), and so is the campaign report while any topic is stale."""
+    topic's partial and disagreement, the campaign report from every judgment, and the
+    progress counts: scoring.progress_sums.check), to ``tolerance``; nothing is written.
+    Stale topics are left out (they wait for the worker), and so is the campaign report
+    while any topic is stale."""
     reports = get_kind(campaign.kind).reports
     given = report_input(campaign)
     stale = set(StaleTopic.objects.filter(campaign=campaign).values_list("topic_id", flat=True))
@@ -344,7 +347,7 @@ def check_reports(campaign: Campaign, *, tolerance: float = 1e-12) -> list[str]:
             held = given.held(model_judges=reports.model_judges)
             if row[1] != held:
                 found.append(f"campaign: judgments_seen {row[1]}, holds {held}")
-    return found
+    return found + progress_sums.check(campaign)
 
 
 def _fresh_partials(given, reports) -> list:
@@ -529,7 +532,7 @@ def _recompute_from_sums(campaign: Campaign, reports, marks: dict, progress, now
     seen = stored[sums.SUMS][2] - sum(held for _, held in old.values()) + sum(one.judgments for one in built)
     refreshed = reports.sums.refresh(MergeInput(campaign, [], given.runs), fits, summed)
     campaign_data = typed.dump(refreshed)
-    counted = campaign_progress.count_if_big(campaign)
+    counted = progress_sums.update(campaign, marks)
     topics = state.topics + len(built) - len(old)
     fits_at, fits_seen = stored[sums.FITS][1:]
     with transaction.atomic():
@@ -538,7 +541,7 @@ def _recompute_from_sums(campaign: Campaign, reports, marks: dict, progress, now
         if marks:  # its time is that of the newest change the sums hold (fits_due)
             _store_sums(campaign, reports, summed, state.fingerprint, topics, seen, now)
         _store_headline(campaign, reports, refreshed, seen, now)
-        campaign_progress.store(campaign, counted, now)
+        counted.store(now)
         _clear_marks(marks)
     if progress:
         progress(1.0, "reports stored")

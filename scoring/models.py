@@ -72,6 +72,32 @@ class TopicPartial(models.Model):
         return f"partial of topic {self.topic_id}"
 
 
+class TopicProgress(models.Model):
+    """One topic's contribution to its campaign's stored progress counts (scoring/progress_sums.py):
+    ``progress_sums.ProgressSums`` as MessagePack, the counts of its assignments and judgments.
+    A big campaign's counts are the sum of its topics' rows, which a rebuild updates by the
+    changed topics' old rows out and their new ones in; a small campaign's, counted on every
+    view, have none."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+")
+    topic = models.OneToOneField(Topic, on_delete=models.CASCADE, related_name="+")
+    data = models.BinaryField()
+
+    def __str__(self) -> str:
+        return f"progress of topic {self.topic_id}"
+
+
+class ProgressMark(models.Model):
+    """A topic whose progress counts moved while its partial did not (a draft saved, a judgment
+    reopened, active time added to a counting judgment, a skip, an assignment): the next rebuild
+    counts the topic's :class:`TopicProgress` again. As a :class:`StaleTopic`, every mark rewrites
+    ``marked_at`` and a rebuild deletes the mark only if it is unchanged."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+")
+    topic = models.OneToOneField(Topic, on_delete=models.CASCADE, related_name="+")
+    marked_at = models.DateTimeField()
+
+
 class StaleTopic(models.Model):
     """A topic whose judgments (or runs) changed since its report was computed.
 
@@ -112,6 +138,11 @@ class ScoringState(models.Model):
     #: When a refresh of the campaign's costly figures (scoring.jobs.refresh_fits) was queued;
     #: null: none is (one queued long ago is taken as lost: jobs.FITS_QUEUED_LOST).
     fits_queued_at = models.DateTimeField(null=True)
+    #: When a change the progress sums cannot follow topic by topic (a member added or removed,
+    #: a model judge's flag, a top-up) asked for the campaign's progress to be counted again in
+    #: full (scoring/progress_sums.py); null: none did since the last full count. A rebuild clears
+    #: it only if unchanged since it read it.
+    progress_recount_at = models.DateTimeField(null=True)
 
 
 class Job(models.Model):

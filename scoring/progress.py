@@ -7,17 +7,20 @@ over every assignment and judgment of the campaign: about 0.5 s at 10,000
 crowd items (100,000 judgments) on SQLite, ten times that at 100,000. The
 organiser's summary, its Progress section and the home page show them on
 every view and every poll, so a big campaign reads them instead: every rebuild
-of the campaign's reports (scoring.jobs) counts them once and stores them as a
-report named :data:`NAME`, in the transaction that stores the campaign report
-and with its time. :func:`campaign_progress` counts live while a campaign has
-fewer than ``CONCORD_LIVE_PROGRESS_LIMIT`` assignments (exact at every
-instant, and cheap), and reads the stored counts above it: as fresh as the
-report. What changes them without changing a judgment (a skip, an assignment,
-a member) asks for a rebuild (scoring.services.progress_changed), so they
-follow within one.
+of the campaign's reports (scoring.jobs) stores them as a report named
+:data:`NAME`, in the transaction that stores the campaign report and with its
+time, kept as running sums that each rebuild updates by the topics that changed
+(scoring/progress_sums.py: equal to :func:`count` exactly, at the cost of what
+changed). :func:`campaign_progress` counts live while a campaign has fewer than
+``CONCORD_LIVE_PROGRESS_LIMIT`` assignments (exact at every instant, and
+cheap), and reads the stored counts above it: as fresh as the report. What
+changes them without changing what counts marks its topic, or asks for a full
+count (scoring.services.progress_changed, draft_changed): a skip, an assignment
+or a member asks for a rebuild too, so they follow within one; a draft, a
+reopening or active time follow at the next.
 
-Reads only annotate's models: the annotate pages import this module, and
-scoring.jobs calls :func:`count`.
+Reads only annotate's models: the dashboard's pages import this module, and
+scoring/progress_sums.py counts by its rules (and checks itself against :func:`count`).
 """
 
 from __future__ import annotations
@@ -119,8 +122,9 @@ def count(campaign: Campaign, *, states: bool = True, raters: bool | None = None
 
 
 def count_if_big(campaign: Campaign) -> CampaignProgress | None:
-    """What a rebuild stores: the campaign's progress if it has at least
-    ``CONCORD_LIVE_PROGRESS_LIMIT`` assignments; None for a smaller one (counted live)."""
+    """The campaign's progress if it has at least ``CONCORD_LIVE_PROGRESS_LIMIT`` assignments;
+    None for a smaller one (counted live): what a split build stores while its chunks run
+    (scoring.jobs.store_progress; a rebuild stores scoring/progress_sums.py's)."""
     big = Assignment.objects.filter(topic__campaign=campaign).count() >= settings.CONCORD_LIVE_PROGRESS_LIMIT
     return count(campaign) if big else None
 

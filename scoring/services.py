@@ -28,7 +28,7 @@ from annotate.models import Campaign, JudgmentRevision, Topic
 from concord.digits import whole_number
 from concord.errors import InvalidInput, LimitReached
 from kinds.registry import get_kind
-from scoring import jobs, progress, schedule, tasks
+from scoring import jobs, progress, progress_sums, schedule, tasks
 from scoring.jobs import (  # re-exported: the public face of scoring's writes
     COMMON_ANALYSES,
     COMMON_ANALYSIS_PARAMS,
@@ -75,6 +75,7 @@ __all__ = [
     "analysis_schemas",
     "cancel_job",
     "combine_chunks",
+    "draft_changed",
     "fail_job",
     "failure_message",
     "mark_all_stale",
@@ -128,13 +129,27 @@ def mark_all_stale(campaign: Campaign) -> None:
     schedule.claim(campaign.pk, tasks.enqueue_recompute)
 
 
-def progress_changed(campaign_id: int) -> None:
+def progress_changed(campaign_id: int, topic: Topic | None = None) -> None:
     """Call inside the transaction that changed the campaign's assignments, skips or
     assessors without changing a judgment: a big campaign's stored progress counts
     (scoring.progress) follow at the next rebuild, which this asks for; a small
-    campaign's are counted on every view and need none."""
+    campaign's are counted on every view and need none. ``topic``: the one topic whose
+    counts moved, counted again alone (scoring/progress_sums.py); None: the whole
+    campaign's are counted again."""
+    if topic is not None:
+        progress_sums.mark(topic)
+    else:
+        progress_sums.recount_wanted(campaign_id)
     if progress.is_stored(campaign_id):
         request_recompute(campaign_id)
+
+
+def draft_changed(topic: Topic) -> None:
+    """Call inside the transaction that changed a judgment of ``topic`` without changing what
+    counts (a draft begun, a reopening, active time on a counting judgment): its progress
+    counts follow at the campaign's next rebuild, which this does not ask for (a draft is
+    saved every few seconds while an assessor types)."""
+    progress_sums.mark(topic)
 
 
 def request_recompute(campaign_id: int) -> bool:
@@ -155,8 +170,11 @@ class ChangeListener:
     def campaign_changed(self, campaign: Campaign) -> None:
         mark_all_stale(campaign)
 
-    def progress_changed(self, campaign_id: int) -> None:
-        progress_changed(campaign_id)
+    def progress_changed(self, campaign_id: int, topic: Topic | None = None) -> None:
+        progress_changed(campaign_id, topic)
+
+    def draft_changed(self, topic: Topic) -> None:
+        draft_changed(topic)
 
     def rebuild_wanted(self, campaign_id: int) -> None:
         request_recompute(campaign_id)

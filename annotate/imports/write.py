@@ -171,6 +171,9 @@ def _import_steps(campaign, topics, runs, judgments, progress, out: dict, params
     if runs or judgments or params is not None:
         # With the last rows (and, for a large import, the fence's fall).
         changes.campaign_changed(campaign)
+    elif topics:
+        # New topics and their assignments: no report moves, the progress counts do.
+        changes.progress_changed(campaign.pk)
 
 
 #: Judgments one import replaces at most: each is a few queries through the judgment services,

@@ -15,7 +15,7 @@ from collections import Counter, defaultdict
 
 from django.db import transaction
 
-from annotate import adaptive
+from annotate import adaptive, changes
 from annotate.imports import rows
 from annotate.models import (
     Assignment,
@@ -138,10 +138,14 @@ def reassign_topic(*, campaign: Campaign, topic: str, from_assessor: str, to_ass
         raise InvalidInput("to_assessor", f"{to_assessor!r} is already assigned topic {topic!r}")
     assignment.assessor = membership.user
     assignment.save(update_fields=["assessor"])
+    changes.progress_changed(campaign.pk, target)
     return assignment
 
 
 @transaction.atomic
 def top_up(campaign: Campaign) -> int:
     """Bring every topic up to the overlap (least-loaded assessors first); how many assignments were made."""
-    return assign_topics(campaign)
+    made = assign_topics(campaign)
+    if made:
+        changes.progress_changed(campaign.pk)
+    return made

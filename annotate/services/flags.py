@@ -54,7 +54,7 @@ def skip_topic(*, topic: Topic, assessor: AbstractBaseUser, reason: Any = "") ->
     assignment.skipped_at = assignment.skipped_at or timezone.now()
     assignment.skip_reason = reason
     assignment.save(update_fields=["skipped_at", "skip_reason"])
-    changes.progress_changed(topic.campaign_id)
+    changes.progress_changed(topic.campaign_id, topic)
     return assignment
 
 
@@ -73,7 +73,7 @@ def unskip_topic(*, topic: Topic, assessor: AbstractBaseUser) -> Assignment:
     if assignment.skipped_at is not None or assignment.skip_reason:
         assignment.skipped_at, assignment.skip_reason = None, ""
         assignment.save(update_fields=["skipped_at", "skip_reason"])
-        changes.progress_changed(topic.campaign_id)
+        changes.progress_changed(topic.campaign_id, topic)
     return assignment
 
 

@@ -172,9 +172,12 @@ def _write(
     payload: Any = None,
     reason: str = "",
     client: str = "",
+    active_ms: int = 0,
 ) -> None:
     """Save ``judgment`` one version up in ``status`` (with ``payload``, where given), its
-    revision, and mark the topic stale when what counts changed. ``client``: a draft save's
+    revision, and mark the topic stale when what counts changed (else, when its status or the
+    active time of a counting judgment moved, its progress counts: annotate.changes.draft_changed;
+    ``active_ms``: what the save added, already in ``judgment.active_ms``). ``client``: a draft save's
     or a submission's origin (:func:`save_judgment`), whose revision may replace the draft
     revision before it. The newest revision holds no payload of its own (the judgment's is
     it: ``JudgmentRevision.kept_payload``); the one before it gets its copy when a new
@@ -185,6 +188,7 @@ def _write(
     topic = judgment.topic
     counted = (judgment.submitted_version, judgment.status in Judgment.COUNTING)
     previous = judgment.status
+    created = judgment.pk is None
     judgment.status = status
     judgment.version += 1
     if status == _S.SUBMITTED:
@@ -205,6 +209,8 @@ def _write(
             # Another request created it between our read and our insert.
             raise Conflict(Judgment.objects.get(topic=topic, assessor=judgment.assessor).version) from None
     changed = counted != (judgment.submitted_version, judgment.status in Judgment.COUNTING)
+    if not changed and (created or previous != status or (active_ms and status in Judgment.COUNTING)):
+        changes.draft_changed(topic)
     if client and judgment.version > 1 and _replace_draft(judgment, previous=previous, author=author, client=client):
         if changed:  # a submission took the draft revision's place: its id marks the topic
             replaced = JudgmentRevision.objects.filter(judgment=judgment, version=judgment.version)
@@ -334,7 +340,7 @@ def save_judgment(
     if judgment is None:
         judgment = Judgment(topic=topic, assessor=assessor)
     judgment.active_ms += active_ms
-    _write(judgment, payload=cleaned, status=target, author=assessor, source=source, client=client)
+    _write(judgment, payload=cleaned, status=target, author=assessor, source=source, client=client, active_ms=active_ms)
     return SaveResult(judgment)
 
 
