@@ -19,7 +19,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import Count, F, Q
 from django.utils import timezone
 
 from annotate.models import Campaign, ImportFence, Topic
@@ -505,9 +505,14 @@ def _recompute_from_sums(campaign: Campaign, reports, marks: dict, progress, now
             campaign=campaign, topic_id__in=list(marks)
         ).values_list("topic_id", "data", "judgments")
     }
-    # every topic the sums hold has its partial stored, and every other topic is marked
-    partial_count = TopicPartial.objects.filter(campaign=campaign).count()
-    if partial_count != state.topics or topic_count != state.topics + len(set(marks) - set(old)):
+    # every topic the sums hold has its partial stored, with its count (one stored without is
+    # computed again: a full rebuild), and every other topic is marked
+    partials = TopicPartial.objects.filter(campaign=campaign).aggregate(
+        n=Count("pk"), unknown=Count("pk", filter=Q(judgments__isnull=True))
+    )
+    if partials["unknown"] or partials["n"] != state.topics:
+        return None
+    if topic_count != state.topics + len(set(marks) - set(old)):
         return None
     if any(held is None for _, held in old.values()):
         return None

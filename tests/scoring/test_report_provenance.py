@@ -108,7 +108,12 @@ def test_the_check_names_a_count_that_differs_from_what_the_partial_holds(people
     assert jobs.check_reports(campaign) == []
     TopicPartial.objects.filter(topic__external_id="t1").update(judgments=1)
     Report.objects.filter(campaign=campaign, name="agreement").update(judgments_seen=3)
-    assert jobs.check_reports(campaign) == ["topic t1.judgments: 1 != 2", "campaign: judgments_seen 3, holds 2"]
+    assert jobs.check_reports(campaign) == [
+        "topic t1.judgments: 1 != 2",
+        # the running sums (scoring/sums.py) count what the report's partials held: 2
+        "campaign sums: judgments_seen 2, the report 3",
+        "campaign: judgments_seen 3, holds 2",
+    ]
 
 
 def test_a_partial_of_unknown_count_is_computed_again(people, make_user):
