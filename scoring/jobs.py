@@ -451,7 +451,7 @@ def _fingerprint(campaign: Campaign, runs) -> str:
     its runs (their names and kinds: their per-topic data is in the partials)."""
     described = {
         "params": campaign.params,
-        "runs": sorted((run.pk, run.name, run.data.get("reference") is True, "results" in run.data) for run in runs),
+        "runs": sorted((run.name, run.data.get("reference") is True, "results" in run.data) for run in runs),
     }
     return hashlib.sha256(json.dumps(described, sort_keys=True, default=str).encode()).hexdigest()
 

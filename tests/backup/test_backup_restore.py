@@ -26,8 +26,10 @@ REPORTS = textwrap.dedent(
     for campaign in Campaign.objects.order_by("name"):
         recompute_reports(campaign.pk, everything=True)
         # Not the headline's series (scoring.history): it holds each rebuild's time, and a
-        # restored campaign's series starts at its restoring (the backup holds no report).
-        reports = {r.name: r.data for r in Report.objects.filter(campaign=campaign).exclude(name="headline_history")}
+        # restored campaign's series starts at its restoring (the backup holds no report); nor
+        # the running sums' bookkeeping (scoring.sums, scoring.progress_sums), keyed by database ids.
+        internal = ["headline_history", "sums", "progress_sums"]
+        reports = {r.name: r.data for r in Report.objects.filter(campaign=campaign).exclude(name__in=internal)}
         for topic in campaign.topics.order_by("position"):
             found = topic_report(topic)
             reports[topic.external_id] = typed.dump(found.data) if found else None

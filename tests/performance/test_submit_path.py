@@ -33,8 +33,9 @@ IN_MEMORY_TASKS = {"default": {"BACKEND": "django_tasks.backends.dummy.DummyBack
 # Inside the test's transaction, so each atomic block is a SAVEPOINT and a RELEASE:
 # token + user (1), campaign + role + topic + assignment (1), SAVEPOINT, assignment items,
 # the judgment, its INSERT (in a SAVEPOINT and RELEASE: a racing first save is a conflict),
-# the revision, RELEASE.
-DRAFT_QUERIES = 10
+# the revision, the topic's progress mark (a draft begun moves the progress counts:
+# scoring/progress_sums.py; one upsert, no rebuild asked for), RELEASE.
+DRAFT_QUERIES = 11
 # The same up to the judgment; then its UPDATE, the revision (an UPDATE: the submission
 # takes over the draft's revision from the same token, then reads its id for the stale
 # mark), the stale mark, the campaign's recompute flag (one upsert, in the same
