@@ -10,6 +10,9 @@
  * A refresh never closes what the organiser opened: every <details> of a polled
  * fragment keeps its open or closed state, and while a form in it has the focus or
  * changed values the fragment is not replaced at all (the next poll tries again).
+ * Nor does it lose a keyboard user's place: an element of the fragment that had the
+ * focus (known by its id, else a <details>'s summary or a link's address and words)
+ * has it again in the new fragment.
  * No eval, no inline script: works under the CSP.
  */
 (function () {
@@ -64,16 +67,40 @@
     }
     target.removeAttribute("data-deferred");
     opened = detailsState(target);
+    focused = focusKey(target);
   });
+  // Where the keyboard was, in terms the new fragment has too.
+  var focused = null;
+  function keyOf(element) {
+    if (element.id) return "#" + element.id;
+    if (element.tagName === "SUMMARY" && element.parentElement) return "summary " + detailsKey(element.parentElement);
+    if (element.tagName === "A") return "a " + element.getAttribute("href") + " " + element.textContent.trim();
+    return null;
+  }
+  function focusKey(root) {
+    var active = document.activeElement;
+    if (!active || active === root || !root.contains(active)) return null;
+    return keyOf(active);
+  }
+  function refocus(root, key) {
+    var found = Array.prototype.find.call(root.querySelectorAll("[id], summary, a"), function (element) {
+      return keyOf(element) === key;
+    });
+    if (found) found.focus({ preventScroll: true });
+  }
   // What the reader opened or closed stays so: each <details> is known by its id, else its summary.
   var opened = null;
   document.addEventListener("htmx:afterSwap", function (event) {
-    if (!opened || !polled(event.detail.target)) return;
-    event.detail.target.querySelectorAll("details").forEach(function (details) {
-      var key = detailsKey(details);
-      if (Object.prototype.hasOwnProperty.call(opened, key)) details.open = opened[key];
-    });
+    if (!polled(event.detail.target)) return;
+    if (opened) {
+      event.detail.target.querySelectorAll("details").forEach(function (details) {
+        var key = detailsKey(details);
+        if (Object.prototype.hasOwnProperty.call(opened, key)) details.open = opened[key];
+      });
+    }
+    if (focused) refocus(event.detail.target, focused);
     opened = null;
+    focused = null;
   });
   document.addEventListener("htmx:afterRequest", function (event) {
     var element = event.detail.elt, xhr = event.detail.xhr;

@@ -92,3 +92,24 @@ def test_the_summary_updates_live_and_every_section_is_one_click_away(
 
     findings.check(browser, live_server, login, "organiser", "dashboard summary", f"/campaigns/{campaign.pk}/")
     assert findings.problems == [], "\n" + "\n".join(findings.problems)
+
+
+def test_a_refresh_keeps_the_keyboard_where_it_was(new_page, live_server, login, people, campaign):
+    """A keyboard user on the summary's "Per assessor" toggle when a refresh swaps the summary in
+    has the focus on the new fragment's toggle, not on the page's body (static/annotate/live.js)."""
+    organiser = new_page()
+    login(organiser, "organiser")
+    organiser.goto(f"{live_server.url}/campaigns/{campaign.pk}/")
+    expect(organiser.locator("#summary-judged")).to_have_text("0")
+    toggle = organiser.locator("#summary-assessors summary")
+    toggle.focus()
+    organiser.evaluate("window.theOldToggle = document.activeElement")
+    for name in ("alice", "bob"):
+        topic = Topic.objects.filter(campaign=campaign, assignments__assessor=people[name]).order_by("position")[0]
+        save_judgment(topic=topic, assessor=people[name], payload=FULL, status="submitted", version=0)
+    expect(organiser.locator("#summary-judged")).to_have_text("2", timeout=15_000)
+    # a new element (the fragment was swapped), and it has the focus
+    assert organiser.evaluate("document.activeElement !== window.theOldToggle") is True
+    expect(toggle).to_be_focused()
+    organiser.keyboard.press("Enter")
+    expect(organiser.locator("#summary-assessors")).to_have_attribute("open", "")
