@@ -69,8 +69,8 @@ def not_before(finished_at: datetime | None, now: datetime | None = None) -> dat
 def claim(campaign_id: int, enqueue: Callable[[int, datetime | None], object]) -> bool:
     """Inside the transaction that marked topics of the campaign stale: set its
     recompute flag; if this call set it (it was clear), ``enqueue(campaign_id,
-    not_before)`` once the transaction commits (never if it rolls back).
-    True if it was set here.
+    not_before)``: in the transaction when the queue is a table of this database, else once
+    the transaction commits; never if it rolls back. True if it was set here.
 
     One statement (an upsert that returns the row only when it changed the
     flag). It locks the campaign's row even when the flag is set already, so a
@@ -92,8 +92,19 @@ def claim(campaign_id: int, enqueue: Callable[[int, datetime | None], object]) -
     if row is None:
         return False
     after = not_before(_datetime(row[0]))
-    transaction.on_commit(lambda: enqueue(campaign_id, after))
+    if _queued_in_this_database():
+        # The task's row is written in this transaction: it commits with the change that wants
+        # it (a worker sees neither before the other) or goes with it, in one commit, not two.
+        enqueue(campaign_id, after)
+    else:
+        transaction.on_commit(lambda: enqueue(campaign_id, after))
     return True
+
+
+def _queued_in_this_database() -> bool:
+    """Whether the rebuilds' tasks are rows of this database (django-tasks-db: ./run and the
+    default settings), not a queue elsewhere (Redis) or a backend that runs them at once (tests)."""
+    return settings.TASKS["default"]["BACKEND"] == "django_tasks_db.DatabaseBackend"
 
 
 def _datetime(value: object) -> datetime | None:
