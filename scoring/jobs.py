@@ -418,16 +418,14 @@ def _store(campaign: Campaign, data: dict, seen: int, now, fits: tuple | None = 
     """Store the campaign report (named ``agreement``); ``fits``: the time and judgment count of
     what its costly figures were computed from (scoring/sums.py), when not its own."""
     fits_at, fits_judgments = fits if fits is not None else (now, seen)
-    Report.objects.update_or_create(
-        campaign=campaign,
-        name="agreement",
-        defaults={
-            "data": data,
-            "computed_at": now,
-            "judgments_seen": seen,
-            "fits_at": fits_at,
-            "fits_judgments": fits_judgments,
-        },
+    Report.objects.put(
+        campaign,
+        "agreement",
+        data=data,
+        computed_at=now,
+        judgments_seen=seen,
+        fits_at=fits_at,
+        fits_judgments=fits_judgments,
     )
 
 
@@ -457,19 +455,14 @@ def _fingerprint(campaign: Campaign, runs) -> str:
 
 
 def _store_sums(campaign: Campaign, reports, summed, fingerprint: str, topics: int, seen: int, now) -> None:
-    state = _SumsState(fingerprint, topics, typed.dump(summed))
-    Report.objects.update_or_create(
-        campaign=campaign,
-        name=sums.SUMS,
-        defaults={"data": typed.dump(state), "computed_at": now, "judgments_seen": seen},
-    )
+    # _SumsState's fields as typed.dump gives them (the sums dumped once: a crowd's are megabytes)
+    state = {"fingerprint": fingerprint, "topics": topics, "sums": typed.dump(summed)}
+    Report.objects.put(campaign, sums.SUMS, data=state, computed_at=now, judgments_seen=seen)
 
 
 def _store_fits(campaign: Campaign, data: dict, seen: int, at) -> None:
     """Store the full merge (report ``fits``) whose costly figures the rebuilds from sums carry."""
-    Report.objects.update_or_create(
-        campaign=campaign, name=sums.FITS, defaults={"data": data, "computed_at": at, "judgments_seen": seen}
-    )
+    Report.objects.put(campaign, sums.FITS, data=data, computed_at=at, judgments_seen=seen)
 
 
 #: A rebuild from sums covers at most this share of the campaign's topics; a change of more
@@ -629,11 +622,7 @@ def _store_headline(campaign: Campaign, reports, built, seen: int, now) -> None:
     if reports.headline is None:
         return
     headline = reports.headline(built)
-    Report.objects.update_or_create(
-        campaign=campaign,
-        name=HEADLINE,
-        defaults={"data": typed.dump(headline), "computed_at": now, "judgments_seen": seen},
-    )
+    Report.objects.put(campaign, HEADLINE, data=typed.dump(headline), computed_at=now, judgments_seen=seen)
     history.record(campaign, headline, seen, now)
 
 

@@ -3,14 +3,31 @@ bookkeeping that lets bursts of submissions share one recompute."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
-from django.db import models
+from django.db import IntegrityError, models, transaction
 
 from annotate.models import Campaign, Topic
 from scoring.fields import OrderedJSONField, PackedJSONField
 
 #: The longest disagreement reason stored (a short phrase; longer ones are cut).
 REASON_LENGTH = 200
+
+
+class ReportQuerySet(models.QuerySet):
+    def put(self, campaign: Campaign, name: str, **fields: Any) -> None:
+        """Store the campaign's report ``name`` with ``fields``: an UPDATE of its row, an INSERT
+        when it has none. Not ``update_or_create``, which first reads the row it replaces,
+        stored data and all (a crowd's report and running sums are megabytes, decoded for
+        nothing). A row inserted meanwhile by another writer is updated instead."""
+        if self.filter(campaign=campaign, name=name).update(**fields):
+            return
+        try:
+            with transaction.atomic():
+                self.create(campaign=campaign, name=name, **fields)
+        except IntegrityError:
+            self.filter(campaign=campaign, name=name).update(**fields)
 
 
 class Report(models.Model):
@@ -35,6 +52,8 @@ class Report(models.Model):
     #: ``computed_at`` and ``judgments_seen`` when they are the report's own. Null: not recorded.
     fits_at = models.DateTimeField(null=True, blank=True)
     fits_judgments = models.PositiveIntegerField(null=True, blank=True)
+
+    objects = ReportQuerySet.as_manager()
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["campaign", "name"], name="one_campaign_report")]

@@ -193,10 +193,8 @@ def store(campaign: Campaign, progress: CampaignProgress | None, now) -> None:
     if progress is None:
         Report.objects.filter(campaign=campaign, name=NAME).delete()
         return
-    Report.objects.update_or_create(
-        campaign=campaign,
-        name=NAME,
-        defaults={"data": typed.dump(progress), "computed_at": now, "judgments_seen": progress.counts.judged},
+    Report.objects.put(
+        campaign, NAME, data=typed.dump(progress), computed_at=now, judgments_seen=progress.counts.judged
     )
 
 

@@ -167,14 +167,8 @@ class Update:
             Report.objects.filter(campaign=self.campaign, name=NAME).delete()
             TopicProgress.objects.filter(campaign=self.campaign).delete()
         else:
-            Report.objects.update_or_create(
-                campaign=self.campaign,
-                name=NAME,
-                defaults={
-                    "data": typed.dump(self.state),
-                    "computed_at": now,
-                    "judgments_seen": self.state.sums.judged,
-                },
+            Report.objects.put(
+                self.campaign, NAME, data=typed.dump(self.state), computed_at=now, judgments_seen=self.state.sums.judged
             )
             rows = [
                 TopicProgress(campaign=self.campaign, topic_id=topic_id, data=data)

@@ -7,7 +7,8 @@ dataclass of counts (``int``, ``list[int]`` added place by place, and
 mean (a dict entry holding floats starts with its count, an int, and goes when
 that count does), and per-topic entries (``dict[str, <dataclass>]``, keyed by the
 topic: added on the way in, removed on the way out) for what a report lists topic
-by topic; and a function from one topic's partial to its contribution. The campaign's sums are the sum of every topic's
+by topic; per pair of names, counts a crowd's millions of pairs need held as arrays
+(:class:`PairTables`); and a function from one topic's partial to its contribution. The campaign's sums are the sum of every topic's
 contribution, stored beside the report (:data:`SUMS`); a rebuild after a change
 subtracts the changed topics' old contributions (their stored partials) and adds
 their new ones, reading and writing what those topics changed and not every
@@ -28,10 +29,13 @@ tests check that ``refresh(merge(p), sums(p))`` is ``merge(p)``).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-__all__ = ["FITS", "SUMS", "add", "total"]
+import numpy as np
+
+__all__ = ["FITS", "SUMS", "PairTables", "add", "total"]
 
 #: The stored report rows (scoring.models.Report) beside ``agreement``: the campaign's running
 #: sums, and the full merge whose costly figures the fast rebuilds carry.
@@ -80,10 +84,17 @@ def total(empty: S, contributions: Iterable[S], sign: int = 1) -> S:
 
 def _summed(into: S, others: Iterable[tuple[S, int]]) -> S:
     names = [field.name for field in dataclasses.fields(into)]  # type: ignore[arg-type]
-    fields = {name: _copy(getattr(into, name), name) for name in names}
-    for other, sign in others:
-        for name in names:
-            fields[name] = _add_into(fields[name], getattr(other, name), sign, name)
+    others = list(others)
+    fields = {}
+    for name in names:
+        mine = getattr(into, name)
+        if isinstance(mine, PairTables):  # every addend at once: one pass over the arrays
+            fields[name] = mine.summed([(getattr(other, name), sign) for other, sign in others])
+            continue
+        mine = _copy(mine, name)
+        for other, sign in others:
+            mine = _add_into(mine, getattr(other, name), sign, name)
+        fields[name] = mine
     return dataclasses.replace(into, **fields)  # type: ignore[type-var]
 
 
@@ -139,3 +150,155 @@ def _add_list(mine: list[int], theirs: list[int], sign: int) -> None:
         mine.extend([0] * (len(theirs) - len(mine)))
     for k, value in enumerate(theirs):
         mine[k] += sign * value
+
+
+@dataclass(frozen=True)
+class PairTables:
+    """``width`` counts per pair of names (a pair's 2x2 table: 4), as a running sum.
+
+    A crowd of 2,000 workers who each share items with most others has about 2,000,000
+    pairs: as a dict of lists, every rebuild would copy, sort and store millions of Python
+    objects. Held here as a sparse upper-triangular matrix, rows in compressed form:
+    ``names`` sorted and exactly those in some pair; per name (a row) where its pairs start
+    (``starts``, int64, one more than there are names); per pair its second name's index
+    (``partners``, the narrowest unsigned integers that hold them) and its counts
+    (``counts``, pairs x ``width``, the narrowest unsigned integers that hold the largest);
+    pairs in (first, second) order, ``first < second``, no pair whose counts are all zero.
+    That form is canonical: sums reached by any order of changes are equal, byte for byte.
+    A change's tables merge into the campaign's in one pass of array operations
+    (:meth:`summed`); stored, it is three byte strings.
+
+    >>> t = PairTables.of(["b", "a", "c"], [1, 0], [2, 2], [[1, 0], [0, 2]])
+    >>> t.names, t.arrays()[0].tolist(), t.arrays()[1].tolist(), t.arrays()[2].tolist()
+    (['a', 'b', 'c'], [0, 1], [2, 2], [[1, 0], [0, 2]])
+    >>> u = t.summed([(PairTables.of(["c", "b"], [0], [1], [[0, 2]]), -1)])
+    >>> u.names, u.arrays()[1].tolist(), u.arrays()[2].tolist(), len(u)
+    (['a', 'c'], [1], [[1, 0]], 1)
+    """
+
+    names: list[str] = field(default_factory=list)
+    width: int = 0
+    starts: bytes = b""
+    partners: bytes = b""
+    counts: bytes = b""
+    #: the bytes of one count (1, 2, 4 or 8)
+    count_bytes: int = 1
+
+    @classmethod
+    def of(
+        cls, names: Sequence[str], first: Sequence[int], second: Sequence[int], counts: Sequence[Sequence[int]]
+    ) -> PairTables:
+        """The tables of pairs (``names[first[p]]``, ``names[second[p]]``) with ``counts[p]``: in
+        any order, either name first, each pair once; names unsorted, some in no pair."""
+        order = sorted(range(len(names)), key=names.__getitem__)
+        sorted_names = [names[k] for k in order]
+        if len(set(sorted_names)) != len(sorted_names):
+            raise ValueError("PairTables: a name is given twice")
+        place = np.empty(len(names), dtype=np.int64)
+        place[order] = np.arange(len(names))
+        a, b = place[np.asarray(first, dtype=np.int64)], place[np.asarray(second, dtype=np.int64)]
+        table = np.asarray(counts, dtype=np.int64).reshape(len(a), -1) if len(a) else np.zeros((0, 0), np.int64)
+        if (a == b).any():
+            raise ValueError("PairTables: a name paired with itself")
+        return cls._from_keys(sorted_names, np.minimum(a, b), np.maximum(a, b), table, table.shape[1], grouped=False)
+
+    def __len__(self) -> int:
+        return len(self.partners) // _index_type(len(self.names)).itemsize
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per pair (in order) the index in ``names`` of its first and second name, and its
+        counts (pairs x width), as int64 arrays."""
+        n = len(self)
+        if not n:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros((0, self.width), np.int64)
+        starts = np.frombuffer(self.starts, dtype="<i8")
+        first = np.repeat(np.arange(len(self.names), dtype=np.int64), np.diff(starts))
+        second = np.frombuffer(self.partners, dtype=_index_type(len(self.names))).astype(np.int64)
+        counts = np.frombuffer(self.counts, dtype=f"<u{self.count_bytes}").astype(np.int64).reshape(n, self.width)
+        return first, second, counts
+
+    def summed(self, others: Sequence[tuple[PairTables, int]]) -> PairTables:
+        """These tables plus ``sign`` times each of ``others``' (a pair's counts added place by
+        place; a pair whose counts come to zero dropped, a name in no pair left)."""
+        others = [(other, sign) for other, sign in others if len(other)]
+        if not others:
+            return self
+        width = max([self.width, *(other.width for other, _ in others)])
+        names = sorted(set(self.names).union(*(other.names for other, _ in others)))
+        known = np.array(names, dtype=object)
+        keys, values = [], []
+        for other, sign in others:
+            first, second, counts = other.arrays()
+            place = np.searchsorted(known, np.array(other.names, dtype=object)) if other.names != names else None
+            if place is not None:
+                first, second = place[first], place[second]
+            keys.append(first * len(names) + second)
+            values.append(_widened(counts, width) * sign)
+        add_keys, add_values = _grouped(np.concatenate(keys), np.concatenate(values))
+        first, second, counts = self.arrays()
+        if self.names != names and len(first):
+            place = np.searchsorted(known, np.array(self.names, dtype=object))
+            first, second = place[first], place[second]
+        mine = first * len(names) + second
+        counts = _widened(counts, width)
+        at = np.searchsorted(mine, add_keys)
+        found = at < len(mine)
+        found[found] = mine[at[found]] == add_keys[found]
+        counts[at[found]] += add_values[found]
+        mine = np.insert(mine, at[~found], add_keys[~found])
+        counts = np.insert(counts, at[~found], add_values[~found], axis=0)
+        return PairTables._from_keys(names, mine // len(names), mine % len(names), counts, width, grouped=True)
+
+    @classmethod
+    def _from_keys(
+        cls, names: list[str], first: np.ndarray, second: np.ndarray, counts: np.ndarray, width: int, *, grouped: bool
+    ) -> PairTables:
+        """The canonical tables of these pairs (sorted and summed per pair unless ``grouped``)."""
+        if not grouped and len(first):
+            keys, counts = _grouped(first * len(names) + second, counts)
+            first, second = keys // len(names), keys % len(names)
+        kept = counts.any(axis=1) if len(counts) else np.zeros(0, bool)
+        first, second, counts = first[kept], second[kept], counts[kept]
+        used = np.zeros(len(names), bool)
+        used[first] = used[second] = True
+        if not used.all():
+            renumber = np.cumsum(used) - 1
+            names = [name for name, on in zip(names, used.tolist()) if on]
+            first, second = renumber[first], renumber[second]
+        if not len(first):
+            return cls()
+        if counts.min() < 0:
+            raise ValueError("PairTables: a count below zero (more taken out than was put in)")
+        count_type = np.min_scalar_type(int(counts.max()))
+        starts = np.zeros(len(names) + 1, dtype="<i8")
+        np.cumsum(np.bincount(first, minlength=len(names)), out=starts[1:])
+        return cls(
+            names=names,
+            width=width,
+            starts=starts.tobytes(),
+            partners=second.astype(_index_type(len(names))).tobytes(),
+            counts=counts.astype(count_type.newbyteorder("<")).tobytes(),
+            count_bytes=count_type.itemsize,
+        )
+
+
+def _index_type(names: int) -> np.dtype:
+    """The narrowest little-endian unsigned integers that index ``names`` names."""
+    return np.min_scalar_type(max(names - 1, 0)).newbyteorder("<")
+
+
+def _widened(counts: np.ndarray, width: int) -> np.ndarray:
+    """``counts`` (pairs x w, w <= width) as a pairs x ``width`` int64 array of its own."""
+    out = np.zeros((len(counts), width), dtype=np.int64)
+    out[:, : counts.shape[1] if counts.ndim == 2 else 0] = counts
+    return out
+
+
+def _grouped(keys: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct ``keys`` in order, with the sum of the ``values`` rows of each."""
+    order = np.argsort(keys, kind="stable")
+    keys, values = keys[order], values[order]
+    if not len(keys):
+        return keys, values
+    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+    return keys[starts], np.add.reduceat(values, starts, axis=0)

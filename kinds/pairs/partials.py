@@ -105,9 +105,14 @@ def _labels(labels: Any, candidates: Sequence[str]) -> list[float]:
 
 #: The most pairs of assessors the campaign report lists with their figures and intervals, those
 #: with the most shared items: a crowd of 200 workers has 19,900 pairs, a 14 MB report read by
-#: every page view and rebuilt after every submission (benchmarks/crowd_report.py). Every pair's
-#: kappa stays in ``kappa_matrix`` (the heatmap's full CSV); a topic's report lists all its pairs.
+#: every page view and rebuilt after every submission (benchmarks/crowd_report.py). A topic's
+#: report lists all its pairs.
 LIVE_PAIRS = 500
+#: The most assessors the campaign report's kappa matrix (the heatmap and its full CSV) covers,
+#: those who share items with the most others: a crowd of 2,000 workers has a 4,000,000-cell
+#: matrix, 36 MB written by every rebuild, of which the page draws 30 x 30; 200 x 200 is 40,000
+#: cells. Every pair's table stays in the running sums (kinds/pairs/sums.py).
+MATRIX_ASSESSORS = 200
 
 
 def merge(given: MergeInput, partials: Sequence[PairsPartial]) -> PairsCampaignReport:
@@ -129,7 +134,7 @@ def merge(given: MergeInput, partials: Sequence[PairsPartial]) -> PairsCampaignR
     # the figures of each item's votes whoever gave them (truth sets, majority) read them packed left
     packed = votes.packed()
     return PairsCampaignReport(
-        **agreement_of(votes, assessors, settings, keep=LIVE_PAIRS),
+        **agreement_of(votes, assessors, settings, keep=LIVE_PAIRS, matrix=MATRIX_ASSESSORS),
         topics=len(partials),
         systems=system_scores(systems, merged.returned, packed, assessors),
         ranking=system_ranking_stability(merged.returned, packed, assessors, merged.queries, settings),

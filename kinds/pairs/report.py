@@ -16,7 +16,7 @@ vote per candidate of its topic.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
@@ -28,10 +28,11 @@ from kinds.spec import Disagreement, Headline
 from scoring.selectors import JudgmentRow, ReportInput
 from stats import labelmodels as lm
 from stats.agreement import (
-    PairConfusions,
     category_counts,
     fleiss_kappa,
     krippendorff_alpha,
+    largest,
+    most_partnered,
     pairwise_of_table,
     sparse_pair_confusions,
 )
@@ -234,6 +235,9 @@ class PairsCampaignReport(PairsAgreement):
     #: every pair of assessors who share an item; ``pairs`` holds the :data:`~kinds.pairs.partials.LIVE_PAIRS` of
     #: them with the most shared items (None: a report stored before the cap, every pair)
     pair_count: int | None = None
+    #: the assessors of ``kappa_matrix``, its rows in order: every assessor, or of a crowd the
+    #: :data:`~kinds.pairs.partials.MATRIX_ASSESSORS` who share items with the most others
+    matrix_names: list[str] = field(kw_only=True)
 
 
 def agreement(v: Votes, settings: IntervalSettings | None = None) -> PairsAgreement:
@@ -250,13 +254,19 @@ def _agreement(v: Votes, settings: IntervalSettings) -> dict[str, Any]:
 
 
 def agreement_of(
-    votes: SparseRatings, assessors: list[str], settings: IntervalSettings, keep: int | None = None
+    votes: SparseRatings,
+    assessors: list[str],
+    settings: IntervalSettings,
+    keep: int | None = None,
+    matrix: int | None = None,
 ) -> dict[str, Any]:
     """:func:`agreement`'s fields of items x assessors votes (1 match, 0 no match), held sparse.
 
     ``keep``: list only that many pairs (those with the most shared items; ties: the
-    earlier pair) and add ``pair_count``, the number of pairs sharing an item. The
-    kappa matrix has every pair's kappa either way, from one product of the votes
+    earlier pair) and add ``pair_count``, the number of pairs sharing an item. ``matrix``:
+    the kappa matrix over at most that many assessors, those who share items with the most
+    others (:func:`~stats.agreement.most_partnered`), named in ``matrix_names``; else over
+    every assessor. Its kappas come from one product of the votes
     (:func:`~stats.agreement.sparse_pair_confusions`), equal to
     :func:`~stats.agreement.pairwise_agreement`'s pair by pair.
 
@@ -271,9 +281,10 @@ def agreement_of(
     draws = ItemDraws(votes, resamples=settings.resamples, seed=settings.seed, unit=UNIT, min_units=settings.min_units)
     every = sparse_pair_confusions(votes, 2)
     shared_items = every.confusion.sum(axis=(1, 2))
-    listed = np.arange(len(shared_items))
-    if keep is not None and len(listed) > keep:
-        listed = np.sort(np.argsort(-shared_items, kind="stable")[:keep])
+    listed = np.arange(len(shared_items)) if keep is None else largest(shared_items, keep)
+    # every pair's 2x2 table (both match, first only, second only, neither) for the matrix
+    all_tables = every.confusion[:, ::-1, ::-1].reshape(-1, 4)
+    chosen = None if matrix is None else most_partnered(every.first, every.second, len(assessors), matrix)
     confusion = every.confusion[listed]
     # each pair's 2x2 table (a both match, b first only, c second only, d neither): its figures
     tables = np.stack([confusion[:, 1, 1], confusion[:, 1, 0], confusion[:, 0, 1], confusion[:, 0, 0]], axis=1)
@@ -324,13 +335,15 @@ def agreement_of(
         "items_judged": int((raters > 0).sum()),
         "assessors": per_assessor,
         "pairs": pairs,
-        "kappa_matrix": _kappa_matrix(len(assessors), every),
+        "kappa_matrix": kappa_matrix(len(assessors), every.first, every.second, all_tables, chosen),
         "fleiss": _fleiss(packed, raters, draws),
         "alpha": _alpha(votes, packed, raters, draws),
         "ac1": _ac1(packed, raters, draws),
     }
     if keep is not None:
         fields["pair_count"] = len(shared_items)
+    if matrix is not None:
+        fields["matrix_names"] = [assessors[k] for k in chosen.tolist()]
     return fields
 
 
@@ -342,21 +355,31 @@ def _ac1(packed: np.ndarray, raters: np.ndarray, draws: ItemDraws) -> FigureCI:
     return draws.interval(rows, gwet_units(packed[rows], categories=[0.0, 1.0]))
 
 
-def _kappa_matrix(n: int, every: PairConfusions) -> list[list[float | None]]:
-    """Every pair's Cohen's kappa as :func:`pairwise_agreement` computes it from the 2x2
-    table (the same integers, one true division), 1 on the diagonal, None where two
-    assessors share no item."""
-    both, first_only = every.confusion[:, 1, 1], every.confusion[:, 1, 0]
-    second_only, neither = every.confusion[:, 0, 1], every.confusion[:, 0, 0]
+def kappa_matrix(
+    n: int, first: np.ndarray, second: np.ndarray, tables: np.ndarray, chosen: np.ndarray | None = None
+) -> list[list[float | None]]:
+    """Cohen's kappa of every pair (``first[p]``, ``second[p]``) of the ``n`` assessors as
+    :func:`pairwise_agreement` computes it from the 2x2 table ``tables[p]`` (both match,
+    first only, second only, neither: the same integers, one true division), as a matrix
+    over the assessors ``chosen`` (indexes in order; None: all ``n``), 1 on the diagonal,
+    None where two share no item."""
+    if chosen is None:
+        chosen = np.arange(n)
+    place = np.full(n, -1, dtype=np.int64)
+    place[chosen] = np.arange(len(chosen))
+    i, j = place[np.asarray(first, dtype=np.int64)], place[np.asarray(second, dtype=np.int64)]
+    inside = (i >= 0) & (j >= 0)
+    i, j, tables = i[inside].tolist(), j[inside].tolist(), np.asarray(tables).reshape(-1, 4)[inside]
+    both, first_only, second_only, neither = (tables[:, k] for k in range(4))
     numerator = 2 * (both * neither - first_only * second_only)
     denominator = (both + first_only) * (first_only + neither) + (both + second_only) * (second_only + neither)
     with np.errstate(divide="ignore", invalid="ignore"):
         kappas = np.where(denominator != 0, numerator / denominator, np.nan).tolist()
-    matrix: list[list[float | None]] = [[None] * n for _ in range(n)]
-    for i in range(n):
-        matrix[i][i] = 1.0
-    for i, j, kappa in zip(every.first.tolist(), every.second.tolist(), kappas):
-        matrix[i][j] = matrix[j][i] = kappa
+    matrix: list[list[float | None]] = [[None] * len(chosen) for _ in range(len(chosen))]
+    for k in range(len(chosen)):
+        matrix[k][k] = 1.0
+    for a, b, kappa in zip(i, j, kappas):
+        matrix[a][b] = matrix[b][a] = kappa
     return matrix
 
 

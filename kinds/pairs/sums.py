@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from annotate.models import Campaign, Topic
-from kinds.pairs.partials import LIVE_PAIRS, PairsPartial, system_runs
+from kinds.pairs.partials import LIVE_PAIRS, MATRIX_ASSESSORS, PairsPartial, system_runs
 from kinds.pairs.report import (
     PRF,
     UNIT,
@@ -30,15 +30,15 @@ from kinds.pairs.report import (
     PairsFleiss,
     PairsPair,
     PairsSystem,
+    kappa_matrix,
 )
 from kinds.pairs.stats import consensus, intersection, union
 from scoring.partials import MergeInput
-from stats.agreement import pairwise_of_table
+from scoring.sums import PairTables
+from stats.agreement import largest, most_partnered, pairwise_of_table
 from stats.intervals import FigureCI, no_ci
 from stats.systems import scores_from_counts
 
-#: Between the two names of a pair's key (a name never holds it: names are printable).
-SEPARATOR = "\x1f"
 #: The truth sets the systems are scored under, in the report's order.
 TRUTH_SETS = {"consensus": consensus, "union": union, "intersection": intersection}
 
@@ -53,8 +53,8 @@ class PairsSums:
     voted: dict[str, list[int]] = field(default_factory=dict)
     #: assessor -> [items judged, matches, votes on items with two or more votes]
     assessors: dict[str, list[int]] = field(default_factory=dict)
-    #: "first\x1fsecond" (sorted) -> [both match, first only, second only, neither]
-    pairs: dict[str, list[int]] = field(default_factory=dict)
+    #: per pair of assessors sharing an item: [both match, first only, second only, neither]
+    pairs: PairTables = field(default_factory=PairTables)
     #: system -> [tp, fp, fn] under each of TRUTH_SETS in turn
     systems: dict[str, list[int]] = field(default_factory=dict)
 
@@ -65,8 +65,8 @@ def contribution(campaign: Campaign | None, topic: Topic | None, partial: PairsP
     >>> nan = float("nan")
     >>> p = PairsPartial(2, ["c1", "c2"], ["a", "b"], [1, 1, 0, nan], ["s"], [True, False], [], [], [nan, nan])
     >>> sums = contribution(None, None, p)
-    >>> sums.voted, sums.pairs, sums.systems
-    ({'1': [1, 0, 0], '2': [1, 2, 4]}, {'a\\x1fb': [1, 0, 0, 0]}, {'s': [1, 0, 0, 1, 0, 0, 1, 0, 0]})
+    >>> sums.voted, sums.pairs.names, sums.pairs.arrays()[2].tolist(), sums.systems
+    ({'1': [1, 0, 0], '2': [1, 2, 4]}, ['a', 'b'], [[1, 0, 0, 0]], {'s': [1, 0, 0, 1, 0, 0, 1, 0, 0]})
     """
     width = len(partial.assessors)
     votes = np.array(partial.votes, dtype=np.float64).reshape(partial.items, width)
@@ -84,18 +84,10 @@ def contribution(campaign: Campaign | None, topic: Topic | None, partial: PairsP
         for k, name in enumerate(partial.assessors)
         if judged[:, k].any()
     }
-    pairs = {}
-    for i in range(width):
-        for j in range(i + 1, width):
-            both = judged[:, i] & judged[:, j]
-            if both.any():
-                x, y = match[both, i], match[both, j]
-                pairs[f"{partial.assessors[i]}{SEPARATOR}{partial.assessors[j]}"] = [
-                    int((x & y).sum()),
-                    int((x & ~y).sum()),
-                    int((~x & y).sum()),
-                    int((~x & ~y).sum()),
-                ]
+    # every pair's 2x2 table in four products: match and no match of the one against the other's
+    yes, no = match.astype(np.int64), (judged & ~match).astype(np.int64)
+    first, second = np.triu_indices(width, 1)
+    tables = np.stack([(yes.T @ yes), (yes.T @ no), (no.T @ yes), (no.T @ no)], axis=-1)[first, second]
     systems = {}
     if partial.systems and width:
         returned = np.array(partial.returned, dtype=bool).reshape(len(partial.systems), partial.items)
@@ -110,6 +102,7 @@ def contribution(campaign: Campaign | None, topic: Topic | None, partial: PairsP
                     int((~returned[s] & known & (truth == 1)).sum()),
                 ]
             systems[name] = counts
+    pairs = PairTables.of(partial.assessors, first, second, tables) if len(first) else PairTables()
     return PairsSums(1, partial.items, voted, assessors, pairs, systems)
 
 
@@ -117,7 +110,6 @@ def refresh(given: MergeInput, fits: PairsCampaignReport, sums: PairsSums) -> Pa
     """The campaign report of ``sums``: every point figure from the counts, what needs every
     item at once (intervals' bounds, the chance test, the fits, the ranking) from ``fits``."""
     names = sorted(sums.assessors)
-    column = {name: k for k, name in enumerate(names)}
     voted = {int(r): counts for r, counts in sums.voted.items()}
     per_assessor = [
         PairsAssessor(
@@ -128,13 +120,14 @@ def refresh(given: MergeInput, fits: PairsCampaignReport, sums: PairsSums) -> Pa
         )
         for name, (judged, accepted, _) in ((n, sums.assessors[n]) for n in names)
     ]
-    keys = sorted(sums.pairs, key=lambda key: tuple(column[n] for n in key.split(SEPARATOR)))
-    tables = np.array([sums.pairs[key] for key in keys], dtype=np.int64).reshape(len(keys), 4)
-    listed = np.arange(len(keys))
-    if len(listed) > LIVE_PAIRS:
-        listed = np.sort(np.argsort(-tables.sum(axis=1), kind="stable")[:LIVE_PAIRS])
+    # the pairs' names are sorted, as ``names``: their order is the merge's (by assessor column)
+    first, second, tables = sums.pairs.arrays()
+    column = np.searchsorted(np.array(names, dtype=object), np.array(sums.pairs.names, dtype=object))
+    first, second = column[first], column[second]
+    listed = largest(tables.sum(axis=1), LIVE_PAIRS)
     before = {tuple(p.assessors): p for p in fits.pairs}
-    pairs = [_pair(tuple(keys[p].split(SEPARATOR)), tables[p].tolist(), before) for p in listed.tolist()]
+    pairs = [_pair((names[first[p]], names[second[p]]), tables[p].tolist(), before) for p in listed.tolist()]
+    chosen = most_partnered(first, second, len(names), MATRIX_ASSESSORS)
     fleiss = _fleiss(voted, fits.fleiss)
     alpha_value, alpha_items = _alpha(voted)
     return dataclasses.replace(
@@ -143,7 +136,8 @@ def refresh(given: MergeInput, fits: PairsCampaignReport, sums: PairsSums) -> Pa
         items_judged=sum(counts[0] for counts in voted.values()),
         assessors=per_assessor,
         pairs=pairs,
-        kappa_matrix=_kappa_matrix(len(names), [[column[n] for n in key.split(SEPARATOR)] for key in keys], tables),
+        kappa_matrix=kappa_matrix(len(names), first, second, tables, chosen),
+        matrix_names=[names[k] for k in chosen.tolist()],
         fleiss=fleiss,
         alpha=PairsAlpha(
             alpha=alpha_value,
@@ -155,7 +149,7 @@ def refresh(given: MergeInput, fits: PairsCampaignReport, sums: PairsSums) -> Pa
         ac1=_fresh(fits.ac1, _ac1(voted), sum(counts[0] for counts in voted.values())),
         topics=sums.topics,
         systems=_systems(given, names, sums),
-        pair_count=len(keys),
+        pair_count=len(sums.pairs),
     )
 
 
@@ -188,21 +182,6 @@ def _pair(assessors: tuple[str, str], table: list[int], before: dict[tuple[str, 
         negative_ci=interval("negative_ci", figures.negative),
         ac1=interval("ac1", ac1),
     )
-
-
-def _kappa_matrix(n: int, places: list[list[int]], tables: np.ndarray) -> list[list[float | None]]:
-    """As :func:`kinds.pairs.report._kappa_matrix`, from the summed tables."""
-    both, first_only, second_only, neither = (tables[:, k] for k in range(4))
-    numerator = 2 * (both * neither - first_only * second_only)
-    denominator = (both + first_only) * (first_only + neither) + (both + second_only) * (second_only + neither)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        kappas = np.where(denominator != 0, numerator / denominator, np.nan).tolist()
-    matrix: list[list[float | None]] = [[None] * n for _ in range(n)]
-    for i in range(n):
-        matrix[i][i] = 1.0
-    for (i, j), kappa in zip(places, kappas):
-        matrix[i][j] = matrix[j][i] = kappa
-    return matrix
 
 
 def _fleiss(voted: dict[int, list[int]], fits: PairsFleiss) -> PairsFleiss:

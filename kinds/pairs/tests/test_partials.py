@@ -123,10 +123,12 @@ def _reference_campaign_report(input: ReportInput) -> r.PairsCampaignReport:
     v = r.votes(topics, judgments)
     fits = {model: lm.model_truth(v.matrix, model, 2) for model in lm.MODELS}
     settings = interval_settings(input.campaign.params)
-    agreement = r._agreement(v, settings)  # every pair (these campaigns have fewer than LIVE_PAIRS)
+    # every pair and every assessor (these campaigns have fewer than LIVE_PAIRS and MATRIX_ASSESSORS)
+    agreement = r._agreement(v, settings)
     return r.PairsCampaignReport(
         **agreement,
         pair_count=len(agreement["pairs"]),
+        matrix_names=list(v.assessors),
         topics=len(topics),
         systems=_system_scores(v, system_runs(runs)),
         ranking=_system_ranking_stability(v, system_runs(runs), settings),

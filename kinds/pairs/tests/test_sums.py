@@ -67,6 +67,24 @@ def test_more_pairs_than_listed_keep_the_merges_choice(monkeypatch):
     assert differences(typed.dump(refresh(given, merged, summed)), typed.dump(merged)) == []
 
 
+def test_more_assessors_than_the_matrix_covers_keep_the_merges_choice(monkeypatch):
+    """Over MATRIX_ASSESSORS, the matrix covers those who share items with the most others:
+    the same assessors, in the same order, from the sums as from the merge."""
+    monkeypatch.setattr(pp, "MATRIX_ASSESSORS", 4)
+    monkeypatch.setattr("kinds.pairs.sums.MATRIX_ASSESSORS", 4)
+    given, partials = random_campaign(12, topics=30, assessors=9)
+    merged = pp.merge(given, partials)
+    assert len(merged.matrix_names) == 4 and len(merged.assessors) == 9
+    assert len(merged.kappa_matrix) == 4 and all(len(row) == 4 for row in merged.kappa_matrix)
+    summed = sums.total(PairsSums(), (contribution(None, None, p) for p in partials))
+    # the four chosen share items with the most others (ties: the earlier name)
+    first, second, _ = summed.pairs.arrays()
+    partners = np.bincount(first, minlength=9) + np.bincount(second, minlength=9)
+    ranked = sorted(range(9), key=lambda k: (-partners[k], k))[:4]
+    assert merged.matrix_names == [summed.pairs.names[k] for k in sorted(ranked)]
+    assert differences(typed.dump(refresh(given, merged, summed)), typed.dump(merged)) == []
+
+
 def test_a_change_taken_out_and_put_in_equals_the_sums_from_scratch():
     given, partials = random_campaign(3)
     summed = sums.total(PairsSums(), (contribution(None, None, p) for p in partials))
