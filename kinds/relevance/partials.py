@@ -162,12 +162,13 @@ def evaluation_summary(
 # -- exact sums of scores ------------------------------------------------------------------------
 
 #: A score is split into LIMBS whole numbers of LIMB_BITS bits each (``score = sum_j limb_j
-#: 2^(-LIMB_BITS (j + 1))``, exactly for every score from 2^-107 up; below, the bits under 2^-160
-#: are dropped), so that sums of scores are sums of integers: exact, equal whatever the order
-#: they are added in (a mean whose order of additions decided a tie between two systems would
-#: rank them by rounding). A limb is below 2^32 for a score up to 1 (trec_eval's measures are
-#: in [0, 1]), so an int64 holds the sum of 2^31 topics' limbs.
-LIMB_BITS, LIMBS = 32, 5
+#: 2^(-LIMB_BITS (j + 1))``: exactly for every score from 2^-43 up, as trec_eval's nonzero
+#: scores of any real pool are; of a smaller one the bits under 2^-96 are dropped, alike in the
+#: merge and in the running sums), so that sums of scores are sums of integers: exact, equal
+#: whatever the order they are added in (a mean whose order of additions decided a tie between
+#: two systems would rank them by rounding). A limb is below 2^32 for a score up to 1
+#: (trec_eval's measures are in [0, 1]), so an int64 holds the sum of 2^31 topics' limbs.
+LIMB_BITS, LIMBS = 32, 3
 
 
 def exact_sums(values: np.ndarray, axis: int) -> np.ndarray:

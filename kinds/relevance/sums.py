@@ -136,32 +136,38 @@ def contribution(campaign: Campaign, topic: Topic | None, partial: RelevancePart
     # documents x grades: how many graders gave each grade; assessors x documents x grades, one-hot
     one_hot = (codes[:, :, np.newaxis] == np.arange(width)).astype(np.int64)
     counts = one_hot.sum(axis=0)
-    assessors = {
-        name: [
-            1,
-            int(judged[a].sum()),
-            int(relevant[a].sum()),
-            int(codes[a][judged[a]].sum()),
-            int((judged[a] & several).sum()),
+    # the topic's counts in a few array operations, then one list per assessor and pair: a full
+    # rebuild takes every topic's contribution
+    flat, r = judged.astype(np.int64), relevant.astype(np.int64)
+    per_assessor = np.column_stack(
+        [
+            np.ones(len(names), np.int64),
+            flat.sum(axis=1),
+            r.sum(axis=1),
+            np.where(judged, codes, 0).sum(axis=1),
+            (flat * several).sum(axis=1),
         ]
-        for a, name in enumerate(names)
+    ).tolist()
+    assessors = dict(zip(names, per_assessor))
+    given = one_hot.sum(axis=1)
+    grades = {
+        _keyed(name, width): row for name, row, any_ in zip(names, given.tolist(), judged.any(axis=1).tolist()) if any_
     }
-    grades = {_keyed(name, width): one_hot[a].sum(axis=0).tolist() for a, name in enumerate(names) if judged[a].any()}
     pairs, overlaps = {}, {}
     if len(names) >= 2:
-        confusions = np.einsum("adk,bdl->abkl", one_hot, one_hot)
-        flat = judged.astype(np.int64)
-        shared = flat @ flat.T
-        r = relevant.astype(np.int64)
-        both = r @ r.T
-        either = r @ flat.T
-        union = either + either.T - both
-        for a, b in zip(*np.triu_indices(len(names), 1)):
-            if shared[a, b]:
-                pair = f"{names[a]}{SEPARATOR}{names[b]}"
-                pairs[_keyed(pair, width)] = confusions[a, b].ravel().tolist()
-                if union[a, b]:
-                    overlaps[pair] = [1, int(both[a, b]) / int(union[a, b])]
+        first, second = np.triu_indices(len(names), 1)
+        shared = (flat @ flat.T)[first, second] > 0
+        first, second = first[shared], second[shared]
+        confusions = np.einsum("adk,adl->akl", one_hot[first], one_hot[second]).reshape(len(first), width * width)
+        both = np.einsum("ad,ad->a", r[first], r[second])
+        union = np.einsum("ad,ad->a", r[first] | r[second], flat[first] * flat[second])
+        for a, b, cells, inter, either in zip(
+            first.tolist(), second.tolist(), confusions.tolist(), both.tolist(), union.tolist()
+        ):
+            pair = f"{names[a]}{SEPARATOR}{names[b]}"
+            pairs[_keyed(pair, width)] = cells
+            if either:
+                overlaps[pair] = [1, inter / either]
     moments, group, group_pooled = {}, {}, {}
     relevant_to = relevant.sum(axis=0)
     for m in np.unique(graders[graders > 0]).tolist():
@@ -221,17 +227,20 @@ def refresh(given: MergeInput, fits: RelevanceCampaignReport, sums: RelevanceSum
     bounds, the reliabilities and the ranking's bootstrap from ``fits``."""
     campaign = given.campaign
     scale, threshold = scale_of(campaign.params), threshold_of(campaign.params)
-    widths = [_unkeyed(key)[1] for key in sums.moments]
-    q = max([len(scale), *widths])
+    # the levels the kappas' weights step over: the scale, widened to any grade stored above it
+    q = max([len(scale), *(_unkeyed(key)[1] for key in sums.moments)])
     grade_levels = np.arange(q, dtype=np.float64)
+    evaluation = _evaluation(given, sums, threshold)
     return dataclasses.replace(
         fits,
         **_agreement(sums, fits, grade_levels, threshold),
         topics=sums.topics,
         scale=scale,
         threshold=threshold,
-        evaluation=_evaluation(given, sums, threshold),
+        evaluation=evaluation,
         runs=len(system_runs(given.runs)),
+        # none without an evaluation, as the merge's (the fits' may hold one from grades since withdrawn)
+        ranking=fits.ranking if evaluation is not None else None,
     )
 
 

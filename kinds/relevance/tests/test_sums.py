@@ -105,6 +105,11 @@ def test_campaigns_without_grades_or_topics_refresh_to_their_merge():
         inputs = MergeInput(given.campaign, topics, given.runs)
         merged = rp.merge(inputs, made)
         assert differences(typed.dump(refresh(inputs, merged, summed(inputs, made))), typed.dump(merged)) == []
+    # every grade withdrawn since the fits: no evaluation, and so no ranking's bootstrap
+    fits = rp.merge(given, partials)
+    assert fits.ranking is not None
+    refreshed = refresh(given, fits, summed(given, bare))
+    assert (refreshed.evaluation, refreshed.ranking, refreshed.names, refreshed.pairs) == (None, None, [], [])
     # grades but no run: no evaluation
     inputs = MergeInput(given.campaign, given.topics, [])
     unscored = [dataclasses.replace(p, systems=[], scores=[]) for p in partials]
