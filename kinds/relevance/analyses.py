@@ -10,6 +10,7 @@ they swap.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -21,7 +22,7 @@ from concord.jsonready import json_ready
 from concord.params import Int, ParamsSchema
 from concord.typed import dump
 from kinds.relevance.data import threshold_of
-from kinds.relevance.partials import CUTOFF, evaluation_summary, qrels_sets, system_runs
+from kinds.relevance.partials import CUTOFF, evaluation_summary, exact_means, qrels_sets, system_runs
 from kinds.relevance.report import Grades, grades
 from scoring.selectors import ReportInput
 from stats import ireval
@@ -30,12 +31,15 @@ from stats import ireval
 def evaluation(
     g: Grades, runs: Sequence[Run], *, threshold: int, cutoff: int = CUTOFF, min_assessors: int = 1
 ) -> ireval.Evaluation | None:
-    """Every system under every qrels set (None: no runs or no grades yet)."""
+    """Every system under every qrels set (None: no runs or no grades yet); the means are the
+    campaign report's, of the exact sums of the topics' scores (partials.exact_means), so that
+    both rank tied systems alike."""
     systems = system_runs(runs)
     sets = qrels_sets(g, min_assessors=min_assessors)
     if not systems or not sets:
         return None
-    return ireval.evaluate(sets, systems, relevance_threshold=threshold, cutoff=cutoff)
+    e = ireval.evaluate(sets, systems, relevance_threshold=threshold, cutoff=cutoff)
+    return dataclasses.replace(e, means=exact_means(e.per_topic))
 
 
 def with_swapped_systems(summary: dict[str, Any], e: ireval.Evaluation) -> dict[str, Any]:

@@ -140,10 +140,15 @@ def system_ranking_stability(e: ireval.Evaluation | None, settings: IntervalSett
     )
 
 
-def evaluation_summary(e: ireval.Evaluation | None) -> RelevanceEvaluation | None:
+def evaluation_summary(
+    e: ireval.Evaluation | None, per_set_topics: Sequence[int] | None = None
+) -> RelevanceEvaluation | None:
+    """The report's evaluation of ``e``; ``per_set_topics``: the topics each qrels set has (default:
+    those with a score in ``e.per_topic``)."""
     if e is None:
         return None
-    per_set_topics = (~np.isnan(e.per_topic[:, 0, :, 0])).sum(axis=1)
+    if per_set_topics is None:
+        per_set_topics = (~np.isnan(e.per_topic[:, 0, :, 0])).sum(axis=1)
     return RelevanceEvaluation(
         qrels_sets=list(e.qrels_sets),
         measures=[label(measure) for measure in e.measures],
@@ -152,6 +157,71 @@ def evaluation_summary(e: ireval.Evaluation | None) -> RelevanceEvaluation | Non
         systems=systems_table(e),
         stability=stability(e),
     )
+
+
+# -- exact sums of scores ------------------------------------------------------------------------
+
+#: A score is split into LIMBS whole numbers of LIMB_BITS bits each (``score = sum_j limb_j
+#: 2^(-LIMB_BITS (j + 1))``: exactly for every score from 2^-43 up, as trec_eval's nonzero
+#: scores of any real pool are; of a smaller one the bits under 2^-96 are dropped, alike in the
+#: merge and in the running sums), so that sums of scores are sums of integers: exact, equal
+#: whatever the order they are added in (a mean whose order of additions decided a tie between
+#: two systems would rank them by rounding). A limb is below 2^32 for a score up to 1
+#: (trec_eval's measures are in [0, 1]), so an int64 holds the sum of 2^31 topics' limbs.
+LIMB_BITS, LIMBS = 32, 3
+
+
+def exact_sums(values: np.ndarray, axis: int) -> np.ndarray:
+    """The limbs of ``values`` (finite) summed along ``axis``: an int64 array of the other axes'
+    shape with LIMBS more values on a last axis (:func:`exact_totals` gives the sums).
+
+    >>> scores = np.array([[0.1, 0.2, 0.3], [0.3, 0.2, 0.1]])
+    >>> exact_sums(scores, axis=1).tolist() == exact_sums(scores[:, ::-1], axis=1).tolist()
+    True
+    >>> exact_totals(exact_sums(scores, axis=1)).tolist(), [0.1 + 0.2 + 0.3, 0.3 + 0.2 + 0.1]
+    ([0.6, 0.6], [0.6000000000000001, 0.6])
+    """
+    rest = np.asarray(values, dtype=np.float64)
+    found = []
+    for _ in range(LIMBS):
+        rest = rest * float(1 << LIMB_BITS)  # a power of two: exact, as the floor and the rest
+        whole = np.floor(rest)
+        rest = rest - whole
+        found.append(whole.astype(np.int64).sum(axis=axis))
+    return np.stack(found, axis=-1)
+
+
+def exact_totals(limbs: Any) -> np.ndarray:
+    """The float nearest each sum :func:`exact_sums` gives (``limbs``: ``(..., LIMBS)`` integers):
+    the integer they make over a power of two, which Python divides correctly rounded."""
+    table = np.asarray(limbs, dtype=object)
+    rows = table.reshape(-1, LIMBS).tolist()
+    totals = []
+    for row in rows:
+        whole = 0
+        for limb in row:
+            whole = (whole << LIMB_BITS) + int(limb)
+        totals.append(whole / (1 << (LIMB_BITS * LIMBS)))
+    return np.array(totals, dtype=np.float64).reshape(table.shape[:-1])
+
+
+def exact_means(per_topic: np.ndarray) -> np.ndarray:
+    """The mean over each qrels set's own topics (``per_topic``: sets x systems x topics x
+    measures, NaN marking a topic not in the set), as ``ireval.evaluate``'s but of the exact
+    sums, the running sums' own (kinds/relevance/sums.py): two systems whose scores add up to
+    the same tie, whatever the order of the topics or of the changes.
+
+    Two systems of one set scoring 0.1, 0.2, 0.3 and 0.3, 0.2, 0.1 on three topics (numpy's sums
+    split them), and a set of one topic of the three:
+
+    >>> nan = float("nan")
+    >>> per_topic = np.array([[[0.1, 0.2, 0.3], [0.3, 0.2, 0.1]], [[nan, 0.5, nan], [nan, 0.5, nan]]])[..., None]
+    >>> exact_means(per_topic)[..., 0].tolist(), np.sum(per_topic[0], axis=1)[:, 0].tolist()
+    ([[0.19999999999999998, 0.19999999999999998], [0.5, 0.5]], [0.6000000000000001, 0.6])
+    """
+    in_set = ~np.isnan(per_topic)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return exact_totals(exact_sums(np.where(in_set, per_topic, 0.0), axis=2)) / in_set.sum(axis=2)
 
 
 # -- per-topic partials and their merge -------------------------------------------------------
@@ -267,16 +337,12 @@ def merged_evaluation(
         s = system_codes[(np.cumsum(n_systems) - n_systems)[topic] + local % divisor]
         values = np.fromiter(chain.from_iterable(p.scores for p in partials), float, int(cells.sum()) * len(MEASURES))
         per_topic[q, s, column[topic]] = values.reshape(-1, len(MEASURES))
-    # as ireval.evaluate: the mean over each set's own topics (NaN marks the others)
-    in_set = ~np.isnan(per_topic)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        means = np.where(in_set, per_topic, 0.0).sum(axis=2) / in_set.sum(axis=2)
     return ireval.Evaluation(
         tuple(sets),
         tuple(systems),
         tuple(input.topics[k].external_id for k in graded),
         MEASURES,
-        means,
+        exact_means(per_topic),
         per_topic,
         threshold_of(input.campaign.params),
     )

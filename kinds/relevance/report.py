@@ -336,6 +336,19 @@ def _mean_of_present(sums: np.ndarray) -> np.ndarray:
         return np.where(sums[..., 1] > 0, sums[..., 0] / sums[..., 1], np.nan)
 
 
+def pair_statistics(grade_levels: np.ndarray, threshold: int) -> dict[str, Callable[[np.ndarray], np.ndarray]]:
+    """A pair's figures with an interval, each a function of its summed confusion cells
+    (q x q flattened, row: the first's grade; the levels are the grades 0 .. q - 1): the
+    kappas, the pooled overlap and AC2 (the running sums' too: kinds/relevance/sums.py)."""
+    statistics = {
+        name: cohen_kappa_units(grade_levels, grade_levels, weights=weights, labels=grade_levels).statistic
+        for name, weights in (("kappa", None), ("linear", "linear"), ("quadratic", "quadratic"))
+    }
+    statistics["overlap_pooled"] = _pooled_overlap(grade_levels >= threshold)
+    statistics["ac2"] = _confusion_ac2(agreement_weights(grade_levels, AC2_WEIGHTS))
+    return statistics
+
+
 def _pair_intervals(
     g: Grades, grade_levels: np.ndarray, threshold: int, overlap: Any, pairs: list[tuple[int, int]], settings
 ) -> list[dict[str, FigureCI]]:
@@ -350,14 +363,8 @@ def _pair_intervals(
     for a, b in pairs:
         shared = (codes[a] >= 0) & (codes[b] >= 0)
         cells.append(codes[a][shared] * q + codes[b][shared])
-    statistics = {
-        name: cohen_kappa_units(grade_levels, grade_levels, weights=weights, labels=grade_levels).statistic
-        for name, weights in (("kappa", None), ("linear", "linear"), ("quadratic", "quadratic"))
-    }
-    statistics["overlap_pooled"] = _pooled_overlap(grade_levels >= threshold)
-    statistics["ac2"] = _confusion_ac2(agreement_weights(grade_levels, AC2_WEIGHTS))
     # pairs sharing GROUPED_FROM documents or more: drawn as counts of their q x q table's cells
-    found = settings.pair_intervals_at_scale(cells, q * q, statistics, UNIT)
+    found = settings.pair_intervals_at_scale(cells, q * q, pair_statistics(grade_levels, threshold), UNIT)
     per_topic = np.stack([overlap.per_topic[:, a, b] for a, b in pairs], axis=1)  # topics x pairs
     present = np.isfinite(per_topic)
     means = shared_unit_intervals(

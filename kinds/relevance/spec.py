@@ -3,10 +3,21 @@
 from __future__ import annotations
 
 from annotate.imports import interchange as ix
-from kinds.relevance import adjudication, analyses, demo, exports, importers, interchange, partials, report, tables
+from kinds.relevance import (
+    adjudication,
+    analyses,
+    demo,
+    exports,
+    importers,
+    interchange,
+    partials,
+    report,
+    sums,
+    tables,
+)
 from kinds.relevance.data import RelevanceKind, judge_context
 from kinds.relevance.examples import EXAMPLES
-from kinds.spec import Adjudication, Analysis, Exports, JudgePage, KindSpec, Reports, Upload, UploadFile
+from kinds.spec import Adjudication, Analysis, Exports, JudgePage, KindSpec, Reports, RunningSums, Upload, UploadFile
 
 SPEC = KindSpec(
     data=RelevanceKind(),
@@ -24,6 +35,7 @@ SPEC = KindSpec(
         partial=partials.topic_partial,
         merge=partials.merge,
         partial_type=partials.RelevancePartial,
+        sums=RunningSums(type=sums.RelevanceSums, contribution=sums.contribution, refresh=sums.refresh),
     ),
     exports=Exports(
         formats={**exports.EXPORTS, **interchange.EXPORTS},
