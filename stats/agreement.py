@@ -37,6 +37,7 @@ __all__ = [
     "krippendorff_alpha",
     "largest",
     "most_partnered",
+    "pair_matrix",
     "pairwise_agreement",
     "pairwise_of_table",
     "sparse_pair_cells",
@@ -286,6 +287,37 @@ def most_partnered(first: npt.ArrayLike, second: npt.ArrayLike, n: int, k: int) 
         np.asarray(second, dtype=np.intp), minlength=n
     )
     return largest(partners, k)
+
+
+def pair_matrix(
+    n: int,
+    first: npt.ArrayLike,
+    second: npt.ArrayLike,
+    values: npt.ArrayLike,
+    chosen: npt.ArrayLike | None = None,
+) -> list[list[float | None]]:
+    """A symmetric matrix of a figure per pair of ``n`` raters (``values[p]`` of the pair
+    ``first[p]``, ``second[p]``) over the raters ``chosen`` (indexes in order; None: all),
+    1 on the diagonal, None where two share no item (NaN where they do and it is undefined).
+
+    >>> pair_matrix(3, [0, 1], [1, 2], [0.5, float("nan")])
+    [[1.0, 0.5, None], [0.5, 1.0, nan], [None, nan, 1.0]]
+    >>> pair_matrix(3, [0, 1], [1, 2], [0.5, 0.25], chosen=[1, 2])
+    [[1.0, 0.25], [0.25, 1.0]]
+    """
+    chosen = np.arange(n) if chosen is None else np.asarray(chosen, dtype=np.intp)
+    place = np.full(n, -1, dtype=np.intp)
+    place[chosen] = np.arange(len(chosen))
+    i, j = place[np.asarray(first, dtype=np.intp)], place[np.asarray(second, dtype=np.intp)]
+    inside = (i >= 0) & (j >= 0)
+    values = np.asarray(values, dtype=np.float64)[inside]
+    matrix = np.full((len(chosen), len(chosen)), None, dtype=object)
+    # filled as an array of Python objects, not pair by pair: a crowd has millions of pairs
+    kept = values.astype(object)
+    matrix[i[inside], j[inside]] = kept
+    matrix[j[inside], i[inside]] = kept
+    np.fill_diagonal(matrix, 1.0)
+    return matrix.tolist()
 
 
 class PairCells(NamedTuple):

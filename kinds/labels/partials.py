@@ -113,9 +113,13 @@ def _codes(scale: Scale, labels: Any, ids: Sequence[str]) -> list[float]:
 
 
 #: The most pairs of assessors the campaign report lists with their figures and intervals, those
-#: with the most shared items (a crowd of 200 workers has 19,900 pairs); every pair's kappa stays
-#: in ``kappa_matrix``; a topic's report lists all its pairs.
+#: with the most shared items (a crowd of 200 workers has 19,900 pairs); a topic's report lists
+#: all its pairs.
 LIVE_PAIRS = 500
+#: The most assessors the campaign report's kappa matrix covers, those who share items with the
+#: most others (a crowd of 2,000 has a 4,000,000-cell matrix, of which the page draws 30 x 30);
+#: every pair's confusion matrix stays in the running sums (kinds/labels/sums.py).
+MATRIX_ASSESSORS = 200
 #: The name of the adjudicated gold among a campaign's references.
 ADJUDICATED_REFERENCE = "adjudicated gold"
 
@@ -142,7 +146,7 @@ def merge(given: MergeInput, partials: Sequence[LabelsPartial]) -> LabelsCampaig
         models = {"majority vote": consensus(packed, q), **models}
     judged, comparison = _model_judges(given, partials, ratings, assessors, scale, settings)
     return LabelsCampaignReport(
-        **agreement_of(ratings, assessors, cant_tell, scale, settings, keep=LIVE_PAIRS),
+        **agreement_of(ratings, assessors, cant_tell, scale, settings, keep=LIVE_PAIRS, matrix=MATRIX_ASSESSORS),
         topics=len(partials),
         reliability=reliability(ratings, assessors, fit, q),
         references=[

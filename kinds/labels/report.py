@@ -37,7 +37,15 @@ from kinds.labels.judges import LabelsJudgeComparison, LabelsModelJudge
 from kinds.labels.stats import pair_cells, pair_statistics
 from kinds.spec import Disagreement, Headline
 from scoring.selectors import JudgmentRow, ReportInput
-from stats.agreement import category_counts, fleiss_kappa, kappas_from_confusions, sparse_pair_confusions
+from stats.agreement import (
+    category_counts,
+    fleiss_kappa,
+    kappas_from_confusions,
+    largest,
+    most_partnered,
+    pair_matrix,
+    sparse_pair_confusions,
+)
 from stats.draws import ItemDraws
 from stats.gwet import agreement_weights, gwet_units
 from stats.intervals import (
@@ -294,6 +302,9 @@ class LabelsCampaignReport(LabelsAgreement):
     #: every pair of assessors who share an item; ``pairs`` holds the
     #: :data:`~kinds.labels.partials.LIVE_PAIRS` of them with the most shared items
     pair_count: int | None = None
+    #: the assessors of ``kappa_matrix``, its rows in order: every assessor, or of a crowd the
+    #: :data:`~kinds.labels.partials.MATRIX_ASSESSORS` who share items with the most others
+    matrix_names: list[str] = field(kw_only=True)
     #: each model judge against the people (kinds/labels/judges.py), and with two or more
     #: their ranking by average advantage probability
     model_judges: list[LabelsModelJudge] = field(default_factory=list)
@@ -313,12 +324,16 @@ def agreement_of(
     scale: Scale,
     settings: IntervalSettings,
     keep: int | None = None,
+    matrix: int | None = None,
 ) -> dict[str, Any]:
     """:class:`LabelsAgreement`'s fields of items x assessors codes, held sparse.
 
     ``keep``: list only that many pairs (those with the most shared items; ties: the earlier
-    pair) and add ``pair_count``. The kappa matrix has every pair's kappa either way, from one
-    product of the labels (:func:`~stats.agreement.sparse_pair_confusions`). The figures over
+    pair) and add ``pair_count``. ``matrix``: the kappa matrix over at most that many
+    assessors, those who share items with the most others
+    (:func:`~stats.agreement.most_partnered`), named in ``matrix_names``; else over every
+    assessor. Its kappas come from one product of the labels
+    (:func:`~stats.agreement.sparse_pair_confusions`). The figures over
     every rater read each item's labels packed left (:meth:`SparseRatings.packed`), the
     per-pair ones each assessor's own items: a crowd costs its labels, not items x assessors."""
     q = len(scale.values)
@@ -331,9 +346,8 @@ def agreement_of(
     )
     every = sparse_pair_confusions(ratings, q)
     shared_items = every.confusion.sum(axis=(1, 2))
-    listed = np.arange(len(shared_items))
-    if keep is not None and len(listed) > keep:
-        listed = np.sort(np.argsort(-shared_items, kind="stable")[:keep])
+    listed = np.arange(len(shared_items)) if keep is None else largest(shared_items, keep)
+    chosen = None if matrix is None else most_partnered(every.first, every.second, len(assessors), matrix)
     statistics = pair_statistics(weights)
     cells = []
     for p in listed.tolist():
@@ -376,7 +390,9 @@ def agreement_of(
             for k, name in enumerate(assessors)
         ],
         "pairs": pairs,
-        "kappa_matrix": _kappa_matrix(len(assessors), every),
+        "kappa_matrix": pair_matrix(
+            len(assessors), every.first, every.second, kappas_from_confusions(every.confusion), chosen
+        ),
         "fleiss": _fleiss(packed, raters, codes, draws),
         "alpha": _alpha(packed, raters, scale, draws),
         **_over_rated(ratings, packed, rated, codes, weights, draws),
@@ -385,6 +401,8 @@ def agreement_of(
     }
     if keep is not None:
         fields["pair_count"] = len(shared_items)
+    if matrix is not None:
+        fields["matrix_names"] = [assessors[k] for k in chosen.tolist()]
     return fields
 
 
@@ -467,20 +485,6 @@ def _intraclass(ratings: SparseRatings, scale: Scale, settings: IntervalSettings
         raters=found.raters,
         dropped_items=found.dropped_items,
     )
-
-
-def _kappa_matrix(n: int, every) -> list[list[float | None]]:
-    """Every pair's Cohen's kappa from its confusion matrix, 1 on the diagonal, None where two
-    assessors share no item."""
-    # filled as an array of Python objects, not pair by pair: a crowd's 2,000 assessors have
-    # 1.8 million pairs
-    matrix = np.full((n, n), None, dtype=object)
-    if len(every.confusion):
-        kappas = kappas_from_confusions(every.confusion)
-        matrix[every.first, every.second] = kappas
-        matrix[every.second, every.first] = kappas
-    np.fill_diagonal(matrix, 1.0)
-    return matrix.tolist()
 
 
 def _fleiss(packed: np.ndarray, raters: np.ndarray, codes: np.ndarray, draws: ItemDraws) -> LabelsFleiss:

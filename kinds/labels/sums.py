@@ -25,7 +25,7 @@ import numpy as np
 
 from annotate.models import Campaign, Topic
 from kinds.labels.data import Scale
-from kinds.labels.partials import LIVE_PAIRS, LabelsPartial
+from kinds.labels.partials import LIVE_PAIRS, MATRIX_ASSESSORS, LabelsPartial
 from kinds.labels.report import (
     UNIT,
     LabelsAssessor,
@@ -37,15 +37,13 @@ from kinds.labels.report import (
 )
 from kinds.labels.stats import pair_statistics
 from scoring.partials import MergeInput
-from stats.agreement import kappas_from_confusions
+from scoring.sums import PairTables
+from stats.agreement import kappas_from_confusions, largest, most_partnered, pair_matrix
 from stats.gwet import agreement_weights, gwet_units
 from stats.intervals import FigureCI, no_ci
 from stats.ratings import SparseRatings
 from stats.ratingtables import rating_table_units
 from stats.uncertainty import fleiss_kappa_units, krippendorff_alpha_units
-
-#: Between the two names of a pair's key (a name never holds it: names are printable).
-SEPARATOR = "\x1f"
 
 
 @dataclass(frozen=True)
@@ -59,8 +57,8 @@ class LabelsSums:
     moments: dict[str, list[int]] = field(default_factory=dict)
     #: assessor -> [topics judged, can't tells, labels of each category (q)]
     assessors: dict[str, list[int]] = field(default_factory=dict)
-    #: "first\x1fsecond" (sorted) -> their confusion matrix (q x q, row: the first), row by row
-    pairs: dict[str, list[int]] = field(default_factory=dict)
+    #: per pair of assessors sharing an item: their confusion matrix (q x q, row: the first), row by row
+    pairs: PairTables = field(default_factory=PairTables)
 
 
 def contribution(campaign: Campaign, topic: Topic | None, partial: LabelsPartial) -> LabelsSums:
@@ -73,8 +71,8 @@ def contribution(campaign: Campaign, topic: Topic | None, partial: LabelsPartial
     >>> sums = contribution(C(), None, p)
     >>> sums.moments
     {'1': [1, 1, 0, 1, 0, 0, 0], '2': [1, 1, 1, 1, 1, 1, 1]}
-    >>> sums.assessors, sums.pairs
-    ({'a': [1, 0, 2, 0], 'b': [1, 1, 0, 1]}, {'a\\x1fb': [0, 1, 0, 0]})
+    >>> sums.assessors, sums.pairs.names, sums.pairs.arrays()[2].tolist()
+    ({'a': [1, 0, 2, 0], 'b': [1, 1, 0, 1]}, ['a', 'b'], [[0, 1, 0, 0]])
     """
     q = len(Scale.of(campaign.params).values)
     width = len(partial.assessors)
@@ -92,15 +90,12 @@ def contribution(campaign: Campaign, topic: Topic | None, partial: LabelsPartial
     for k, name in enumerate(partial.assessors):
         mine = codes[given[:, k], k].astype(np.int64)
         assessors[name] = [1, int(partial.cant_tell[k]), *np.bincount(mine, minlength=q).tolist()]
-    pairs = {}
-    for i in range(width):
-        for j in range(i + 1, width):
-            both = given[:, i] & given[:, j]
-            if both.any():
-                cells = codes[both, i].astype(np.int64) * q + codes[both, j].astype(np.int64)
-                pairs[f"{partial.assessors[i]}{SEPARATOR}{partial.assessors[j]}"] = np.bincount(
-                    cells, minlength=q * q
-                ).tolist()
+    # every pair's confusion matrix in one product of the one-hot labels
+    onehot = np.zeros((partial.items, width, q), np.int64)
+    onehot[rows, columns, codes[rows, columns].astype(np.int64)] = 1
+    first, second = np.triu_indices(width, 1)
+    confusions = np.einsum("nia,njb->ijab", onehot, onehot)[first, second].reshape(len(first), q * q)
+    pairs = PairTables.of(partial.assessors, first, second, confusions) if len(first) else PairTables()
     return LabelsSums(1, partial.items, moments, assessors, pairs)
 
 
@@ -137,21 +132,21 @@ def refresh(given: MergeInput, fits: LabelsCampaignReport, sums: LabelsSums) -> 
     codes = np.arange(q, dtype=np.float64)
     weights = agreement_weights(weight_values(scale), scale.weights) if q >= 2 else np.eye(q)
     names = sorted(name for name, counts in sums.assessors.items() if counts[0] > 0)
-    column = {name: k for k, name in enumerate(names)}
     moments = _Moments.of(sums.moments, q)
     rated, several = moments.over(moments.m >= 1), moments.over(moments.m >= 2)
     labelled = [np.array(sums.assessors[name][2:], dtype=np.int64) for name in names]
-    keys = sorted(sums.pairs, key=lambda key: tuple(column[n] for n in key.split(SEPARATOR)))
-    confusions = np.array([sums.pairs[key] for key in keys], dtype=np.float64).reshape(len(keys), q, q)
+    # the pairs' names are sorted, as ``names``: their order is the merge's (by assessor column)
+    first, second, tables = sums.pairs.arrays()
+    place = np.searchsorted(np.array(names, dtype=object), np.array(sums.pairs.names, dtype=object))
+    first, second = place[first], place[second]
+    confusions = tables.astype(np.float64).reshape(len(first), q, q)
     shared = confusions.sum(axis=(1, 2))
-    listed = np.arange(len(keys))
-    if len(listed) > LIVE_PAIRS:
-        listed = np.sort(np.argsort(-shared, kind="stable")[:LIVE_PAIRS])
+    listed = largest(shared, LIVE_PAIRS)
     statistics = pair_statistics(weights)
     before = {tuple(p.assessors): p for p in fits.pairs}
     pairs = []
     for p in listed.tolist():
-        pair = tuple(keys[p].split(SEPARATOR))
+        pair = (names[first[p]], names[second[p]])
         cells = confusions[p].ravel()
         old = before.get(pair)
         n = int(shared[p])
@@ -170,13 +165,8 @@ def refresh(given: MergeInput, fits: LabelsCampaignReport, sums: LabelsSums) -> 
                 weighted=figure("weighted"),
             )
         )
-    matrix = np.full((len(names), len(names)), None, dtype=object)
-    if len(keys):
-        places = np.array([[column[n] for n in key.split(SEPARATOR)] for key in keys])
-        kappas = kappas_from_confusions(confusions)
-        matrix[places[:, 0], places[:, 1]] = kappas
-        matrix[places[:, 1], places[:, 0]] = kappas
-    np.fill_diagonal(matrix, 1.0)
+    chosen = most_partnered(first, second, len(names), MATRIX_ASSESSORS)
+    kappas = kappas_from_confusions(confusions) if len(first) else np.zeros(0)
     total = int(sum(counts.sum() for counts in labelled))
     per_label = np.sum(labelled, axis=0) if labelled else np.zeros(q, np.int64)
     over_rated = _over_rated(rated, several, codes, weights, len(names), labelled, fits)
@@ -190,13 +180,14 @@ def refresh(given: MergeInput, fits: LabelsCampaignReport, sums: LabelsSums) -> 
             for name, counts in zip(names, labelled)
         ],
         pairs=pairs,
-        kappa_matrix=matrix.tolist(),
+        kappa_matrix=pair_matrix(len(names), first, second, kappas, chosen),
+        matrix_names=[names[k] for k in chosen.tolist()],
         fleiss=_fleiss(several, q, fits.fleiss),
         alpha=_alpha(several, scale, fits.alpha),
         **over_rated,
         categories=_categories(several, scale, per_label, total, fits.categories),
         topics=sums.topics,
-        pair_count=len(keys),
+        pair_count=len(sums.pairs),
     )
 
 

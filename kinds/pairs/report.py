@@ -33,6 +33,7 @@ from stats.agreement import (
     krippendorff_alpha,
     largest,
     most_partnered,
+    pair_matrix,
     pairwise_of_table,
     sparse_pair_confusions,
 )
@@ -361,26 +362,14 @@ def kappa_matrix(
     """Cohen's kappa of every pair (``first[p]``, ``second[p]``) of the ``n`` assessors as
     :func:`pairwise_agreement` computes it from the 2x2 table ``tables[p]`` (both match,
     first only, second only, neither: the same integers, one true division), as a matrix
-    over the assessors ``chosen`` (indexes in order; None: all ``n``), 1 on the diagonal,
-    None where two share no item."""
-    if chosen is None:
-        chosen = np.arange(n)
-    place = np.full(n, -1, dtype=np.int64)
-    place[chosen] = np.arange(len(chosen))
-    i, j = place[np.asarray(first, dtype=np.int64)], place[np.asarray(second, dtype=np.int64)]
-    inside = (i >= 0) & (j >= 0)
-    i, j, tables = i[inside].tolist(), j[inside].tolist(), np.asarray(tables).reshape(-1, 4)[inside]
+    over the assessors ``chosen`` (:func:`~stats.agreement.pair_matrix`)."""
+    tables = np.asarray(tables).reshape(-1, 4)
     both, first_only, second_only, neither = (tables[:, k] for k in range(4))
     numerator = 2 * (both * neither - first_only * second_only)
     denominator = (both + first_only) * (first_only + neither) + (both + second_only) * (second_only + neither)
     with np.errstate(divide="ignore", invalid="ignore"):
-        kappas = np.where(denominator != 0, numerator / denominator, np.nan).tolist()
-    matrix: list[list[float | None]] = [[None] * len(chosen) for _ in range(len(chosen))]
-    for k in range(len(chosen)):
-        matrix[k][k] = 1.0
-    for a, b, kappa in zip(i, j, kappas):
-        matrix[a][b] = matrix[b][a] = kappa
-    return matrix
+        kappas = np.where(denominator != 0, numerator / denominator, np.nan)
+    return pair_matrix(n, first, second, kappas, chosen)
 
 
 def _fleiss(packed: np.ndarray, raters: np.ndarray, draws: ItemDraws) -> PairsFleiss:

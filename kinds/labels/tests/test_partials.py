@@ -89,6 +89,7 @@ def _reference_campaign_report(input: ReportInput) -> LabelsCampaignReport:
             scale,
             interval_settings(input.campaign.params),
             keep=p.LIVE_PAIRS,
+            matrix=p.MATRIX_ASSESSORS,
         ),
         topics=len(input.topics),
         reliability=p.reliability(found.ratings, found.assessors, fits["dawid-skene"], q),

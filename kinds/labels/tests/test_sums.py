@@ -78,6 +78,21 @@ def test_more_pairs_than_listed_keep_the_merges_choice(monkeypatch):
     assert differences(typed.dump(refresh(given, merged, summed)), typed.dump(merged)) == []
 
 
+def test_more_assessors_than_the_matrix_covers_keep_the_merges_choice(monkeypatch):
+    monkeypatch.setattr(lp, "MATRIX_ASSESSORS", 4)
+    monkeypatch.setattr("kinds.labels.sums.MATRIX_ASSESSORS", 4)
+    given, partials = random_campaign(12, SCALES["nominal"], topics=30, assessors=9)
+    merged = lp.merge(given, partials)
+    assert len(merged.matrix_names) == 4 and len(merged.assessors) == 9 and len(merged.kappa_matrix) == 4
+    summed = sums.total(LabelsSums(), (contribution(given.campaign, None, p) for p in partials))
+    first, second, _ = summed.pairs.arrays()
+    partners = np.bincount(first, minlength=9) + np.bincount(second, minlength=9)
+    assert merged.matrix_names == [
+        summed.pairs.names[k] for k in sorted(sorted(range(9), key=lambda k: (-partners[k], k))[:4])
+    ]
+    assert differences(typed.dump(refresh(given, merged, summed)), typed.dump(merged)) == []
+
+
 def test_the_figures_move_with_the_counts_and_the_intervals_stay_the_fits():
     given, partials = random_campaign(5, SCALES["ordinal"])
     before = lp.merge(dataclasses.replace(given, topics=given.topics[:-3]), partials[:-3])
