@@ -250,7 +250,6 @@ def store_progress(campaign_id: int) -> None:
     campaign = Campaign.objects.get(pk=campaign_id)
     counted = campaign_progress.count_if_big(campaign)
     campaign_progress.store(campaign, counted, timezone.now())
-    progress_sums.recount_wanted(campaign_id)
 
 
 def build_chunk(campaign_id: int, topic_ids: list[int], *, count: Callable[[], int | None]) -> int | None:

@@ -12,7 +12,7 @@ from django.db import transaction
 from django_tasks import task
 
 from concord.busy import Patience
-from scoring import dispatch, jobs, schedule
+from scoring import dispatch, jobs, progress_sums, schedule
 from scoring.models import Job
 
 #: The analyses organisers run (and their chunks) queue apart from the live
@@ -59,6 +59,10 @@ def _split_build(campaign_id: int, chunks: list[list[int]]) -> bool:
         build = schedule.current_build(campaign_id)
         if not schedule.split(campaign_id, build, len(chunks)):
             return False
+        # the chunks clear the stale marks without counting progress: the rebuild after them counts
+        # it in full (asked here, before any chunk can run: a queue that runs a task as it is
+        # enqueued runs them all, and that rebuild, on this commit)
+        progress_sums.recount_wanted(campaign_id)
         chunk = schedule.behind(build_reports_chunk)
         for topic_ids in chunks:
             transaction.on_commit(lambda topic_ids=topic_ids: chunk.enqueue(campaign_id, build, topic_ids))

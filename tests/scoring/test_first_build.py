@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 
 import pytest
+from django.db import transaction
 from django.test import TestCase, override_settings
 from django_tasks import default_task_backend
 
@@ -18,6 +19,7 @@ from annotate.services.judgments import reopen_judgment, save_judgment
 from annotate.services.members import add_member
 from kinds.registry import KINDS
 from scoring import jobs, schedule, selectors, tasks
+from scoring import services as scoring_services
 from scoring.models import Report, ScoringState, StaleTopic, TopicPartial
 
 pytestmark = pytest.mark.django_db
@@ -187,7 +189,26 @@ def test_a_build_on_the_in_process_backend_runs_to_the_end(people, django_captur
     assert not StaleTopic.objects.filter(campaign=campaign).exists()
     assert jobs.check_reports(campaign) == []
     # The split's hold, then the merging rebuild's.
-    assert ScoringState.objects.get(campaign=campaign).build == 2
+    state = ScoringState.objects.get(campaign=campaign)
+    assert state.build == 2
+    # the merging rebuild counted the progress in full: the next rebuild need not
+    assert state.progress_recount_at is None
+
+
+@pytest.mark.django_db(transaction=True)
+@override_settings(CONCORD_BUILD_CHUNK=2)
+def test_a_build_whose_chunks_run_as_they_are_queued_leaves_no_recount(people, monkeypatch):
+    """A queue that runs each task on its enqueue (the immediate backend, real commits): the
+    chunks and the merging rebuild run inside the split's commit; that rebuild counts the
+    progress in full, and nothing asks the next rebuild to count it again."""
+    campaign = judged(people, "pairs")
+    chunks = []
+    build_chunk = jobs.build_chunk
+    monkeypatch.setattr(jobs, "build_chunk", lambda *args, **kw: chunks.append(args) or build_chunk(*args, **kw))
+    with transaction.atomic():  # as an import's last commit: every topic stale, the rebuild queued on commit
+        scoring_services.mark_all_stale(campaign)
+    assert len(chunks) == 3 and not StaleTopic.objects.filter(campaign=campaign).exists()
+    assert ScoringState.objects.get(campaign=campaign).progress_recount_at is None
 
 
 @override_settings(TASKS=DEFERRING, CONCORD_BUILD_CHUNK=2, CONCORD_REBUILD_INTERVAL=0)
