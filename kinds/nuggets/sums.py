@@ -53,7 +53,6 @@ from stats.intervals import (
     BINARY_FIGURES,
     FigureCI,
     IntervalSettings,
-    binary_cells,
     binary_pair_statistics,
     chance_test,
     interval_settings,
@@ -136,59 +135,56 @@ def contribution(campaign: Campaign | None, topic: Topic, partial: NuggetsPartia
     names = list(partial.assessors)
     labels = np.array(partial.labels, dtype=np.float64).reshape(len(names), k)
     judged = ~np.isnan(labels)
-    vital = judged & (labels == 1)
+    vital = (judged & (labels == 1)).astype(np.float64)
+    okay = judged - vital
     codes = [_code(label) for label in partial.originals]
     # every nugget of the question has an original label (a question of none: vacuously)
     labelled = NO_LABEL not in codes
-    original = np.array([code == VITAL for code in codes], dtype=bool)
+    original = np.array([code == VITAL for code in codes], dtype=np.float64)
     lengths = np.array(partial.lengths, dtype=np.float64)
     matches = np.array(partial.matches, dtype=bool).reshape(len(partial.runs), k)
     answered = bool((lengths > 0).any() or matches.any())
 
     votes = vital.sum(axis=0)
-    okay = (judged & ~vital).sum(axis=0)
     by_votes: dict[str, list[int]] = {}
-    for v, o, c in zip(votes.tolist(), okay.tolist(), codes):
+    for v, o, c in zip(votes.astype(np.int64).tolist(), okay.sum(axis=0).astype(np.int64).tolist(), codes):
         key = f"{v},{o},{c}"
         by_votes[key] = [by_votes.get(key, [0])[0] + 1]
 
-    assessors = {
-        name: [1, int(judged[a].sum()), int(judged[a].sum()) if answered else 0] for a, name in enumerate(names)
-    }
-    pairs = {}
+    counted = judged.sum(axis=1).tolist()
+    assessors = {name: [1, n, n if answered else 0] for name, n in zip(names, counted)}
+    # every pair's 2x2 table at once (both vital, first only, second only, neither)
+    tables = np.stack([vital @ vital.T, vital @ okay.T, okay @ vital.T, okay @ okay.T], axis=-1)
+    cells = tables.astype(np.int64).tolist()
     order = sorted(range(len(names)), key=names.__getitem__)
-    for i, j in combinations(order, 2):
-        shared = judged[i] & judged[j]
-        if shared.any():
-            cells = binary_cells(vital[i, shared], vital[j, shared])
-            pairs[f"{names[i]}{SEPARATOR}{names[j]}"] = np.bincount(cells, minlength=4).tolist()
+    pairs = {f"{names[i]}{SEPARATOR}{names[j]}": cells[i][j] for i, j in combinations(order, 2) if any(cells[i][j])}
     original_pairs = {}
     if labelled and k:
-        for a, name in enumerate(names):
-            if judged[a].any():
-                cells = binary_cells(original[judged[a]], vital[a, judged[a]])
-                original_pairs[name] = np.bincount(cells, minlength=4).tolist()
+        first = np.stack([vital @ original, okay @ original, vital @ (1 - original), okay @ (1 - original)], axis=-1)
+        original_pairs = {name: table for name, table in zip(names, first.astype(np.int64).tolist()) if any(table)}
 
+    # the pyramid of the assessors' votes, and of theirs and the original labels'
+    pyramids = m.question_weights(np.vstack([votes, votes + original]))
     defined: dict[str, list[int]] = {}
     scores: dict[str, list[float]] = {}
     if answered and k:
-        models = {PYRAMID: m.pyramid_weights(votes.astype(np.float64))}
+        models = {PYRAMID: pyramids[0]}
         if labelled:
-            models[PYRAMID_ORIGINAL] = m.pyramid_weights(votes + original.astype(np.float64))
-            models[ORIGINAL] = original.astype(np.float64)
-        for a, name in enumerate(names):
-            if judged[a].all():
+            models[PYRAMID_ORIGINAL] = pyramids[1]
+            models[ORIGINAL] = original
+        for a, (name, every) in enumerate(zip(names, judged.all(axis=1).tolist())):
+            if every:
                 models[ASSESSOR + name] = labels[a]
-        f = m.pyramid_f_batch(np.vstack(list(models.values())), matches, lengths, beta=BETA).f
-        for j, (model, weights) in enumerate(models.items()):
-            if not (weights > 0).any():  # no vital nugget: F undefined, left out of the mean
+        weights = np.vstack(list(models.values()))
+        f = m.question_f(weights, matches, lengths, beta=BETA).tolist()
+        for model, some, row in zip(models, (weights > 0).any(axis=1).tolist(), f):
+            if not some:  # no vital nugget: F undefined, left out of the mean
                 continue
             defined[model] = [1]
-            for r, run in enumerate(partial.runs):
-                scores[f"{run}{SEPARATOR}{model}"] = [1, float(f[j, r])]
+            for run, value in zip(partial.runs, row):
+                scores[f"{run}{SEPARATOR}{model}"] = [1, value]
 
-    shown = votes + original if labelled else votes
-    weights = m.pyramid_weights(shown.astype(np.float64)).tolist() if k else []
+    shown = 1 if labelled else 0
     entry = NuggetsEntry(
         position=topic.position,
         id=topic.pk,
@@ -198,7 +194,13 @@ def contribution(campaign: Campaign | None, topic: Topic, partial: NuggetsPartia
             target=partial.target,
             nuggets=[
                 NuggetsNugget(id=i, text=t, original=o, votes=v, weight=w)
-                for i, t, o, v, w in zip(partial.nugget_ids, partial.texts, partial.originals, shown.tolist(), weights)
+                for i, t, o, v, w in zip(
+                    partial.nugget_ids,
+                    partial.texts,
+                    partial.originals,
+                    (votes + original if labelled else votes).astype(np.int64).tolist(),
+                    pyramids[shown].tolist(),
+                )
             ],
         ),
     )
@@ -249,7 +251,7 @@ def _without_original(pyramid: NuggetsPyramid) -> NuggetsPyramid:
     if not rows or any(row.original is None for row in rows):
         return pyramid
     votes = [row.votes - (row.original == "vital") for row in rows]
-    weights = m.pyramid_weights(np.array(votes, dtype=np.float64)).tolist()
+    weights = m.question_weights(np.array(votes, dtype=np.float64)).tolist()
     return dataclasses.replace(
         pyramid,
         nuggets=[dataclasses.replace(row, votes=v, weight=w) for row, v, w in zip(rows, votes, weights)],
