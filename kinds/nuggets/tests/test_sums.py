@@ -162,3 +162,15 @@ def test_the_pyramids_are_listed_in_topic_order():
     given, partials = random_campaign(3)
     report = refresh(given, np_.merge(given, partials), summed(given, partials))
     assert list(report.pyramids) == [t.external_id for t in sorted(given.topics, key=lambda t: (t.position, t.pk))]
+
+
+def test_an_original_label_written_around_the_checks_is_listed_as_given():
+    """Topic data whose original label is neither vital nor okay (written past the checks): the
+    pyramid lists it as the merge does, rather than failing the rebuild."""
+    given, partials = random_campaign(4, unlabelled=0.0)
+    odd = next(p for p in partials if p.nugget_ids)
+    partials = [dataclasses.replace(odd, originals=["maybe", *odd.originals[1:]]) if p is odd else p for p in partials]
+    merged = np_.merge(given, partials)
+    refreshed = refresh(given, merged, summed(given, partials))
+    assert refreshed.pyramids[odd.external_id].nuggets[0].original == "maybe"
+    assert differences(typed.dump(refreshed), typed.dump(merged)) == []
