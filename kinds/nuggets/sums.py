@@ -5,9 +5,8 @@ label: the campaign has original labels when none lacks one), whether some run a
 and its nuggets if so; per assessor the nuggets labelled (in the answered questions too:
 an assessor who labelled every nugget of those is complete); for each nugget the number of
 assessors who said vital and okay, with its original label, counted by kind of nugget (per
-nugget the labels' category counts are all that Fleiss' kappa, its chance test and
-analytic interval, Krippendorff's nominal alpha and Gwet's AC1 read, so these counts make
-them exactly); per pair of assessors, and per assessor with the original labels, their
+nugget the labels' category counts are all that Fleiss' kappa, Krippendorff's nominal
+alpha and Gwet's AC1 read, so these counts make them exactly); per pair of assessors, and per assessor with the original labels, their
 2x2 table over the nuggets both labelled. The runs' F (Lin & Demner-Fushman, Figure 1)
 is a mean over the answered questions where the model has a vital nugget (``run_scores``;
 a run with no response to a question scores 0 there): per model (the pyramid with and
@@ -19,7 +18,8 @@ that count the original labels when the question has them all.
 
 :func:`refresh` makes the report from these sums; from ``fits`` (the last full merge,
 kinds/nuggets/partials.py ``merge``) it takes what needs every nugget or question at once:
-the bootstrap intervals' bounds (around the figures as they are now), the Dawid-Skene
+the bootstrap intervals' bounds and Gwet's analytic interval's for Fleiss' kappa (around
+the figures as they are now), the chance test of Fleiss' kappa, the Dawid-Skene
 reliabilities, the ranking's bootstrap stability and the stability of Tables 3 and 4,
 whose pyramid is built from the complete assessors alone (which assessors are complete
 moves with every submission, so that pyramid's F would need every question's labels again).
@@ -48,18 +48,15 @@ from kinds.nuggets.report import (
     NuggetsRun,
 )
 from scoring.partials import MergeInput
-from stats.agreement import fleiss_kappa
 from stats.gwet import gwet_units
 from stats.intervals import (
     BINARY_FIGURES,
     FigureCI,
-    IntervalSettings,
     binary_pair_statistics,
     chance_test,
-    interval_settings,
     no_ci,
 )
-from stats.uncertainty import fleiss_kappa_interval, fleiss_kappa_test, krippendorff_alpha_units
+from stats.uncertainty import fleiss_kappa_test, fleiss_kappa_units, krippendorff_alpha_units
 
 #: Between the two names of a pair's key, and between a run and its model (a name never holds it:
 #: names are printable).
@@ -78,9 +75,8 @@ class NuggetsEntry:
     """One question's pyramid as the report lists it (its place: position, then id), its votes
     and weights counting the original labels when the question has them all; ``pyramid`` is
     the :class:`NuggetsPyramid` as JSON text, one string a question, which the stored sums
-    read and write as such (a campaign's 10,000 pyramids as 10,000 strings rather than a tree
-    of 30,000 objects: most of what a rebuild would spend on the sums), decoded once
-    together when the report is made."""
+    read and write as such, decoded once together when the report is made (as a tree of
+    objects, 10,000 questions' pyramids took about twice as long to read and write)."""
 
     position: int
     id: int
@@ -231,8 +227,8 @@ def contribution(campaign: Campaign | None, topic: Topic, partial: NuggetsPartia
 
 
 def refresh(given: MergeInput, fits: NuggetsCampaignReport, sums: NuggetsSums) -> NuggetsCampaignReport:
-    """The campaign report of ``sums``; from ``fits`` the intervals' bounds, the reliabilities,
-    the ranking's stability and Tables 3 and 4."""
+    """The campaign report of ``sums``; from ``fits`` the intervals' bounds, the chance test,
+    the reliabilities, the ranking's stability and Tables 3 and 4."""
     has_original = sums.nuggets > 0 and sums.unlabelled == 0
     names = sorted(sums.assessors)
     complete = [name for name in names if sums.assessors[name][2] == sums.answered_nuggets]
@@ -250,9 +246,7 @@ def refresh(given: MergeInput, fits: NuggetsCampaignReport, sums: NuggetsSums) -
             for e, pyramid in zip(entries, _pyramids(entries))
         },
         runs=_runs(given, sums, has_original, complete),
-        label_agreement=_label_agreement(
-            sums, names, has_original, interval_settings(given.campaign.params), fits.label_agreement
-        ),
+        label_agreement=_label_agreement(sums, names, has_original, fits.label_agreement),
     )
 
 
@@ -309,7 +303,7 @@ def _runs(given: MergeInput, sums: NuggetsSums, has_original: bool, complete: li
 
 
 def _label_agreement(
-    sums: NuggetsSums, names: list[str], has_original: bool, settings: IntervalSettings, fits: NuggetsLabelAgreement
+    sums: NuggetsSums, names: list[str], has_original: bool, fits: NuggetsLabelAgreement
 ) -> NuggetsLabelAgreement:
     """Every labelling's agreement (kinds/nuggets/partials.py ``label_agreement``) from the
     counts: per kind of nugget (its labels, vital and okay) the coefficients' per-nugget
@@ -345,7 +339,7 @@ def _label_agreement(
             kinds[(v + o, v)] = kinds.get((v + o, v), 0) + count
     none = no_ci(float("nan"), 0, UNIT)
     fleiss = general = none
-    test = chance_test(fleiss_kappa_test(np.zeros((0, 2))), UNIT)
+    test = chance_test(fleiss_kappa_test(np.zeros((0, 2))), UNIT)  # no nugget labelled twice: undefined
     fleiss_items = fleiss_raters = 0
     per_raters: dict[int, int] = {}
     for (raters, _), count in kinds.items():
@@ -354,19 +348,15 @@ def _label_agreement(
     if per_raters:
         fleiss_raters = max(per_raters, key=lambda r: (per_raters[r], r))  # ties: the larger
         fleiss_items = per_raters[fleiss_raters]
-        rows = sorted((v, count) for (raters, v), count in kinds.items() if raters == fleiss_raters)
-        # the nuggets' table (okay, vital), a nugget's row as many times as there are such nuggets
-        table = np.repeat(
-            np.array([[fleiss_raters - v, v] for v, _ in rows], dtype=np.int64), [c for _, c in rows], axis=0
-        )
-        kappa = fleiss_kappa(table)
-        fleiss = (
-            _fresh(fits.fleiss, float(kappa), fleiss_items)
-            if np.isfinite(kappa)
-            else no_ci(float("nan"), fleiss_items, UNIT)
-        )
-        test = chance_test(fleiss_kappa_test(table), UNIT)
-        general = settings.analytic(fleiss_kappa_interval(table), UNIT)
+        votes = sorted(v for raters, v in kinds if raters == fleiss_raters)
+        # one nugget of each kind (okay, vital), its statistics times the nuggets of that kind
+        units = fleiss_kappa_units(np.array([[fleiss_raters - v, v] for v in votes], dtype=np.int64))
+        counts = np.array([kinds[(fleiss_raters, v)] for v in votes], dtype=np.float64)
+        kappa = float(units.statistic(counts @ units.per_unit))
+        fleiss = _fresh(fits.fleiss, kappa, fleiss_items) if np.isfinite(kappa) else no_ci(kappa, fleiss_items, UNIT)
+        # the test's standard error and the analytic interval's read every nugget's terms: the fits'
+        test = fits.fleiss_chance_test
+        general = _fresh(fits.fleiss_analytic_general, kappa, fleiss_items)
     pairable = {key: count for key, count in kinds.items() if key[0] >= 2}
     return NuggetsLabelAgreement(
         labellings=labellings,

@@ -113,12 +113,14 @@ def test_the_random_campaigns_reach_what_the_sums_follow():
 
 def _figures(dumped):
     """A dumped report without what comes from the fits: intervals' bounds and methods,
-    the reliabilities, the ranking's stability and Tables 3 and 4."""
+    the chance test, the reliabilities, the ranking's stability and Tables 3 and 4."""
     if isinstance(dumped, dict):
         if {"value", "low", "high", "method"} <= dumped.keys():
             return {"value": dumped["value"], "units": dumped["units"]}
         return {
-            key: _figures(value) for key, value in dumped.items() if key not in ("reliability", "ranking", "stability")
+            key: _figures(value)
+            for key, value in dumped.items()
+            if key not in ("reliability", "ranking", "stability", "fleiss_chance_test")
         }
     if isinstance(dumped, list):
         return [_figures(value) for value in dumped]
