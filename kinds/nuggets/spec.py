@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from kinds.nuggets import adjudication, analyses, charts, demo, exports, importers, partials, report
+from kinds.nuggets import adjudication, analyses, charts, demo, exports, importers, partials, report, sums
 from kinds.nuggets.data import NuggetsKind
 from kinds.nuggets.examples import EXAMPLES
-from kinds.spec import Adjudication, Analysis, Exports, JudgePage, KindSpec, Reports, Upload, UploadFile
+from kinds.spec import Adjudication, Analysis, Exports, JudgePage, KindSpec, Reports, RunningSums, Upload, UploadFile
 
 SPEC = KindSpec(
     data=NuggetsKind(),
@@ -23,6 +23,7 @@ SPEC = KindSpec(
         partial=partials.topic_partial,
         merge=partials.merge,
         partial_type=partials.NuggetsPartial,
+        sums=RunningSums(type=sums.NuggetsSums, contribution=sums.contribution, refresh=sums.refresh),
     ),
     exports=Exports(
         formats=exports.EXPORTS,

@@ -446,7 +446,21 @@ def pyramid_weights(
     if votes.ndim < 1:
         raise ValueError("vital_votes must have at least one dimension (nuggets)")
     layout = _layout(question_index, votes.shape[-1], n_questions)
-    peak = layout.pad(votes).max(axis=-1, initial=0.0)[..., layout.question_index]
+    return _over_peak(votes, layout.pad(votes).max(axis=-1, initial=0.0)[..., layout.question_index])
+
+
+def question_weights(votes: np.ndarray) -> np.ndarray:
+    """:func:`pyramid_weights` of one question's (..., K) float votes, without its checks (the
+    running sums compute a question's weights question by question: kinds/nuggets/sums.py).
+
+    >>> question_weights(np.array([[4.0, 2.0, 1.0, 0.0], [0.0, 0.0, 0.0, 0.0]])).tolist()
+    [[1.0, 0.5, 0.25, 0.0], [0.0, 0.0, 0.0, 0.0]]
+    """
+    return _over_peak(votes, votes.max(axis=-1, initial=0.0, keepdims=True))
+
+
+def _over_peak(votes: np.ndarray, peak: np.ndarray) -> np.ndarray:
+    """Each nugget's votes over its question's most (``peak``, broadcast to ``votes``); 0 where that is 0."""
     return np.where(peak > 0, votes / np.where(peak > 0, peak, 1.0), 0.0)
 
 
@@ -582,6 +596,22 @@ def pyramid_f_batch(
     lengths = _lengths(lengths, expected).reshape(m.shape[0], layout.n_questions)
     scores = _score(np.atleast_2d(w), layout.pad(m.astype(float)), lengths, layout, beta)
     return NuggetScore(*(np.array(s).reshape(w.shape[:-1] + expected) for s in scores))
+
+
+def question_f(weights: np.ndarray, matches: np.ndarray, lengths: np.ndarray, beta: float = 3.0) -> np.ndarray:
+    """F of J weightings x R responses to one question: :func:`pyramid_f_batch`'s F with
+    ``weights`` (J, K) floats, ``matches`` (R, K) bool and ``lengths`` (R,) as it takes them,
+    without its checks, which cost more than a question's F (the running sums compute it
+    question by question: kinds/nuggets/sums.py).
+
+    >>> question_f(np.array([[1, 0.5, 0.25, 0], [1, 0, 0, 0]]),
+    ...            np.array([[False, True, False, True], [True, False, False, False]]), np.array([150.0, 300.0])).round(4).tolist()
+    [[0.3077, 0.5333], [0.0, 0.8333]]
+    """
+    k = weights.shape[-1]
+    layout = _Layout(np.zeros(k, dtype=np.intp), np.arange(k), 1, k)
+    f = _score(weights, matches.astype(float)[:, np.newaxis, :], lengths.reshape(-1, 1), layout, beta)[2]
+    return f[:, :, 0]
 
 
 def _score(
