@@ -172,13 +172,18 @@ def _recompute_incremental(campaign: Campaign, reports, marks: dict, everything:
     campaign_data = typed.dump(merged)
     seen = sum(holds.get(t.pk, 0) for t in topics)
     counted = progress_sums.update(campaign, marks, everything=everything)
+    # summed before the transaction: its write lock is held for the writes alone
+    summed = (
+        None
+        if reports.sums is None
+        else sums.total(
+            reports.sums.empty(), (reports.sums.contribution(campaign, t, p) for t, p in zip(topics, ordered))
+        )
+    )
     with transaction.atomic():
         _store_topics(campaign, built, now)
         _store(campaign, campaign_data, seen, now, fits=(now, seen))
-        if reports.sums is not None:
-            summed = sums.total(
-                reports.sums.empty(), (reports.sums.contribution(campaign, t, p) for t, p in zip(topics, ordered))
-            )
+        if summed is not None:
             _store_sums(campaign, reports, summed, _fingerprint(campaign, given.runs), len(topics), seen, now)
             _store_fits(campaign, campaign_data, seen, now)
         _store_headline(campaign, reports, merged, seen, now)
