@@ -12,6 +12,7 @@ import hashlib
 import json
 import logging
 import math
+import time
 from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -168,7 +169,9 @@ def _recompute_incremental(campaign: Campaign, reports, marks: dict, everything:
         partials[one.topic.pk] = typed.unpack(one.partial, reports.partial_type)
         holds[one.topic.pk] = one.judgments
     ordered = [partials[t.pk] for t in topics]
+    cpu = time.process_time()
     merged = reports.merge(MergeInput(campaign, topics, given.runs), ordered)
+    merge_seconds = time.process_time() - cpu
     campaign_data = typed.dump(merged)
     seen = sum(holds.get(t.pk, 0) for t in topics)
     counted = progress_sums.update(campaign, marks, everything=everything)
@@ -185,7 +188,7 @@ def _recompute_incremental(campaign: Campaign, reports, marks: dict, everything:
         _store(campaign, campaign_data, seen, now, fits=(now, seen))
         if summed is not None:
             _store_sums(campaign, reports, summed, _fingerprint(campaign, given.runs), len(topics), seen, now)
-            _store_fits(campaign, campaign_data, seen, now)
+            _store_fits(campaign, campaign_data, seen, now, merge_seconds)
         _store_headline(campaign, reports, merged, seen, now)
         counted.store(now)
         _clear_marks(marks)
@@ -464,9 +467,11 @@ def _store_sums(campaign: Campaign, reports, summed, fingerprint: str, topics: i
     Report.objects.put(campaign, sums.SUMS, data=state, computed_at=now, judgments_seen=seen)
 
 
-def _store_fits(campaign: Campaign, data: dict, seen: int, at) -> None:
-    """Store the full merge (report ``fits``) whose costly figures the rebuilds from sums carry."""
+def _store_fits(campaign: Campaign, data: dict, seen: int, at, cpu_seconds: float) -> None:
+    """Store the full merge (report ``fits``) whose costly figures the rebuilds from sums carry,
+    and what it cost (the next refresh waits in proportion: :func:`fits_due`)."""
     Report.objects.put(campaign, sums.FITS, data=data, computed_at=at, judgments_seen=seen)
+    ScoringState.objects.filter(campaign=campaign).update(fits_seconds=cpu_seconds)
 
 
 #: A rebuild from sums covers at most this share of the campaign's topics; a change of more
@@ -564,7 +569,8 @@ def fits_due(campaign_id: int) -> bool:
     if fits_at is None or changed_at is None or changed_at <= fits_at:
         return False
     now = timezone.now()
-    if (now - fits_at).total_seconds() < settings.CONCORD_FITS_INTERVAL:
+    cost = ScoringState.objects.filter(campaign_id=campaign_id).values_list("fits_seconds", flat=True).first()
+    if (now - fits_at).total_seconds() < max(settings.CONCORD_FITS_INTERVAL, FITS_WAIT * (cost or 0.0)):
         return False
     lost = now - timedelta(seconds=FITS_QUEUED_LOST)
     return bool(
@@ -576,6 +582,11 @@ def fits_due(campaign_id: int) -> bool:
 
 #: A fits refresh queued this many seconds ago and not done is taken as lost (its worker died).
 FITS_QUEUED_LOST = 600
+#: A refresh of a campaign's costly figures waits at least this many times the CPU its last full
+#: merge took (and CONCORD_FITS_INTERVAL): while judgments arrive, the refreshes of a campaign
+#: whose merge takes 20 s (100,000 crowd items) take a fifth of a core, not the whole of one,
+#: and leave the rebuilds that keep its figures fresh the rest.
+FITS_WAIT = 4
 
 
 def refresh_fits(campaign_id: int) -> bool:
@@ -601,6 +612,7 @@ def refresh_fits(campaign_id: int) -> bool:
     }
     if any(t.pk not in stored or stored[t.pk][1] is None for t in topics):
         return False  # a topic not built yet: the rebuild that builds it refreshes everything
+    cpu = time.process_time()
     with _collector_paused():
         try:
             partials = [typed.unpack(_partial_bytes(stored[t.pk][0]), reports.partial_type) for t in topics]
@@ -614,7 +626,7 @@ def refresh_fits(campaign_id: int) -> bool:
         newer = Report.objects.filter(campaign=campaign, name=sums.FITS, computed_at__gte=as_of).exists()
         if newer:
             return False
-        _store_fits(campaign, data, seen, as_of)
+        _store_fits(campaign, data, seen, as_of, time.process_time() - cpu)
     return True
 
 

@@ -157,6 +157,9 @@ class ScoringState(models.Model):
     #: When a refresh of the campaign's costly figures (scoring.jobs.refresh_fits) was queued;
     #: null: none is (one queued long ago is taken as lost: jobs.FITS_QUEUED_LOST).
     fits_queued_at = models.DateTimeField(null=True)
+    #: CPU seconds the campaign's last full merge took (a rebuild in full or a refresh of its
+    #: costly figures): the next refresh waits at least ``scoring.jobs.FITS_WAIT`` times as long.
+    fits_seconds = models.FloatField(null=True)
     #: When a change the progress sums cannot follow topic by topic (a member added or removed,
     #: a model judge's flag, a top-up) asked for the campaign's progress to be counted again in
     #: full (scoring/progress_sums.py); null: none did since the last full count. A rebuild clears

@@ -113,6 +113,13 @@ def test_the_fits_refresh_makes_the_report_equal_a_recompute_from_scratch(people
         jobs.recompute_reports(campaign.pk)
     agreement = stored(campaign)
     assert agreement.fits_at < agreement.computed_at
+    # the full merge's cost is recorded: the next refresh waits FITS_WAIT times as long
+    state = ScoringState.objects.get(campaign=campaign)
+    assert state.fits_seconds is not None and state.fits_seconds >= 0
+    with override_settings(CONCORD_FITS_INTERVAL=0):
+        ScoringState.objects.filter(campaign=campaign).update(fits_seconds=3600.0)
+        assert not jobs.fits_due(campaign.pk)
+    ScoringState.objects.filter(campaign=campaign).update(fits_seconds=0.0)
     # no refresh before the interval has passed since the fits; then one, queued once
     with override_settings(CONCORD_FITS_INTERVAL=3600):
         assert not jobs.fits_due(campaign.pk)
