@@ -116,6 +116,10 @@ class RunningSums:
     #: keep in the sums for every topic. ``refresh`` then takes a fourth argument, those topics'
     #: partials by id (:meth:`report`). None: ``refresh`` reads the sums and ``fits`` only.
     listed: Callable[[Any], list[int]] | None = None
+    #: False: ``refresh`` takes nothing from ``fits`` (the report has no figure that needs every
+    #: item at once: factoids'), so a rebuild's report is current throughout (its ``fits_at`` its
+    #: own time) and no refresh of the fits is queued.
+    fits: bool = True
 
     def empty(self) -> Any:
         return self.type()

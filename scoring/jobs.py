@@ -549,7 +549,7 @@ def _recompute_from_sums(campaign: Campaign, reports, marks: dict, progress, now
     fits_at, fits_seen = stored[sums.FITS][1:]
     with transaction.atomic():
         _store_topics(campaign, built, now)
-        _store(campaign, campaign_data, seen, now, fits=(fits_at, fits_seen))
+        _store(campaign, campaign_data, seen, now, fits=(fits_at, fits_seen) if reports.sums.fits else None)
         if marks:  # its time is that of the newest change the sums hold (fits_due)
             _store_sums(campaign, reports, summed, state.fingerprint, topics, seen, now)
         _store_headline(campaign, reports, refreshed, seen, now)
@@ -581,9 +581,10 @@ def _listed_partials(campaign: Campaign, reports, ids: list[int], fresh: dict) -
 
 def fits_due(campaign_id: int) -> bool:
     """Whether the campaign's costly figures (report ``fits``) are older than the newest change
-    its running sums hold (report ``sums``) and than ``CONCORD_FITS_INTERVAL`` seconds, and no
-    refresh is queued (one queued :data:`FITS_QUEUED_LOST` seconds ago is taken as lost); if so,
-    the refresh is marked queued."""
+    its running sums hold (report ``sums``) and than ``CONCORD_FITS_INTERVAL`` seconds, its
+    kind's reports take something from them (``RunningSums.fits``), and no refresh is queued
+    (one queued :data:`FITS_QUEUED_LOST` seconds ago is taken as lost); if so, the refresh is
+    marked queued."""
     rows = dict(
         Report.objects.filter(campaign_id=campaign_id, name__in=[sums.SUMS, sums.FITS]).values_list(
             "name", "computed_at"
@@ -594,6 +595,10 @@ def fits_due(campaign_id: int) -> bool:
         return False
     now = timezone.now()
     if (now - fits_at).total_seconds() < settings.CONCORD_FITS_INTERVAL:
+        return False
+    kind = Campaign.objects.filter(pk=campaign_id).values_list("kind", flat=True).first()
+    running = get_kind(kind).reports.sums if kind is not None else None
+    if running is None or not running.fits:  # its reports take nothing from them
         return False
     lost = now - timedelta(seconds=FITS_QUEUED_LOST)
     return bool(

@@ -22,7 +22,11 @@ SPEC = KindSpec(
         merge=partials.merge,
         partial_type=partials.FactoidsPartial,
         sums=RunningSums(
-            type=sums.FactoidsSums, contribution=sums.contribution, refresh=sums.refresh, listed=sums.listed
+            type=sums.FactoidsSums,
+            contribution=sums.contribution,
+            refresh=sums.refresh,
+            listed=sums.listed,
+            fits=False,
         ),
     ),
     exports=Exports(

@@ -8,7 +8,8 @@ every topic, with its kappas), so the sums keep of each topic with a pair only w
 stands (its position and id) and how many pairs it has; :func:`listed` names the first
 topics whose rows the report lists, and :func:`refresh` reads those topics' partials (a
 bounded number: at most ``LIVE_PAIRS``; ``RunningSums.listed``). Nothing of the report
-needs every topic at once, so nothing is taken from ``fits``.
+needs every topic at once, so nothing is taken from ``fits`` (``RunningSums.fits`` False:
+the report is current throughout and no refresh of the fits is queued).
 """
 
 from __future__ import annotations

@@ -28,6 +28,8 @@ from tests.scoring.test_incremental import build, step
 pytestmark = pytest.mark.django_db
 
 SUMS_KINDS = sorted(kind for kind, spec in KINDS.items() if spec.reports.sums is not None)
+#: the kinds whose reports take their costly figures from the fits (RunningSums.fits)
+FITS_KINDS = [kind for kind in SUMS_KINDS if KINDS[kind].reports.sums.fits]
 
 
 def scratch(campaign) -> dict:
@@ -106,12 +108,15 @@ def test_a_rebuild_after_one_change_decodes_only_that_topics_partials(people, ma
         listed = set(reports.sums.listed(held)) - {topic.pk}
     assert decoded.call_count == 1 + len(listed)
     agreement = stored(campaign)
-    assert stored(campaign, sums.FITS).computed_at == fits_before == agreement.fits_at
-    assert agreement.computed_at > agreement.fits_at
+    assert stored(campaign, sums.FITS).computed_at == fits_before
+    if reports.sums.fits:
+        assert agreement.computed_at > agreement.fits_at == fits_before
+    else:  # nothing of the report is the fits': it is current throughout
+        assert agreement.computed_at == agreement.fits_at > fits_before
     assert jobs.check_reports(campaign) == []
 
 
-@pytest.mark.parametrize("kind", SUMS_KINDS)
+@pytest.mark.parametrize("kind", FITS_KINDS)
 def test_the_fits_refresh_makes_the_report_equal_a_recompute_from_scratch(people, make_user, kind):
     campaign = build(people, make_user, kind)
     jobs.recompute_reports(campaign.pk)
@@ -142,6 +147,23 @@ def test_the_fits_refresh_makes_the_report_equal_a_recompute_from_scratch(people
     # nothing changed since the fits: none due, however long ago they were
     with override_settings(CONCORD_FITS_INTERVAL=0):
         assert not jobs.fits_due(campaign.pk)
+
+
+@pytest.mark.parametrize("kind", sorted(set(SUMS_KINDS) - set(FITS_KINDS)))
+def test_a_report_that_takes_nothing_from_the_fits_is_current_and_queues_no_refresh(people, make_user, kind):
+    campaign = build(people, make_user, kind)
+    jobs.recompute_reports(campaign.pk)
+    rng, state = random.Random(f"nofits-{kind}"), {"second_run": True}  # no run: a full rebuild
+    for _ in range(10):
+        step(rng, campaign, people, state)
+        jobs.recompute_reports(campaign.pk)
+    agreement = stored(campaign)
+    assert stored(campaign, sums.SUMS).computed_at > stored(campaign, sums.FITS).computed_at  # from the sums
+    assert agreement.fits_at == agreement.computed_at
+    assert differences(agreement.data, scratch(campaign)) == []
+    with override_settings(CONCORD_FITS_INTERVAL=0):
+        assert not jobs.fits_due(campaign.pk)
+    assert ScoringState.objects.get(campaign=campaign).fits_queued_at is None
 
 
 @pytest.mark.parametrize("kind", SUMS_KINDS)
