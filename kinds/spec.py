@@ -109,10 +109,27 @@ class RunningSums:
 
     type: type
     contribution: Callable[[Any, Any, Any], Any]
-    refresh: Callable[[Any, Any, Any], Any]
+    refresh: Callable[..., Any]
+    #: ``listed(sums)``: the ids of the topics whose partials ``refresh`` reads beside the sums, a
+    #: bounded number: the first topics in order whose rows a report copies (clustering's and
+    #: factoids' first pairs of judges), as many bytes as the partials themselves, too many to
+    #: keep in the sums for every topic. ``refresh`` then takes a fourth argument, those topics'
+    #: partials by id (:meth:`report`). None: ``refresh`` reads the sums and ``fits`` only.
+    listed: Callable[[Any], list[int]] | None = None
+    #: False: ``refresh`` takes nothing from ``fits`` (the report has no figure that needs every
+    #: item at once: factoids'), so a rebuild's report is current throughout (its ``fits_at`` its
+    #: own time) and no refresh of the fits is queued.
+    fits: bool = True
 
     def empty(self) -> Any:
         return self.type()
+
+    def report(self, merge_input: Any, fits: Any, sums: Any, partials: Mapping[int, Any]) -> Any:
+        """``refresh``, given ``partials`` (topic id -> partial, the ``listed`` topics' at least)
+        when it reads any."""
+        if self.listed is None:
+            return self.refresh(merge_input, fits, sums)
+        return self.refresh(merge_input, fits, sums, partials)
 
 
 @dataclass(frozen=True)

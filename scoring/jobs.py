@@ -338,14 +338,16 @@ def check_reports(campaign: Campaign, *, tolerance: float = 1e-12) -> list[str]:
             fits = Report.objects.filter(campaign=campaign, name=sums.FITS).values_list("data", flat=True).first()
             if fits is not None:
                 # the costly figures are the stored fits' until they are refreshed: the rest from the sums
+                partials = list(zip(given.topics, _fresh_partials(given, reports)))
                 summed = sums.total(
-                    reports.sums.empty(),
-                    (
-                        reports.sums.contribution(campaign, t, p)
-                        for t, p in zip(given.topics, _fresh_partials(given, reports))
-                    ),
+                    reports.sums.empty(), (reports.sums.contribution(campaign, *one) for one in partials)
                 )
-                expected = reports.sums.refresh(merge_input(given), typed.load(reports.campaign_type, fits), summed)
+                expected = reports.sums.report(
+                    merge_input(given),
+                    typed.load(reports.campaign_type, fits),
+                    summed,
+                    {t.pk: p for t, p in partials},
+                )
                 fresh = typed.dump(expected)
         if row is None:
             found.append("campaign: no stored report")
@@ -537,14 +539,19 @@ def _recompute_from_sums(campaign: Campaign, reports, marks: dict, progress, now
         sums.total(reports.sums.empty(), (contribution(*one) for one in incoming)),
     )
     seen = stored[sums.SUMS][2] - sum(held for _, held in old.values()) + sum(one.judgments for one in built)
-    refreshed = reports.sums.refresh(MergeInput(campaign, [], given.runs), fits, summed)
+    listed = {}
+    if reports.sums.listed is not None:
+        listed = _listed_partials(campaign, reports, reports.sums.listed(summed), {t.pk: p for t, p in incoming})
+        if listed is None:
+            return None
+    refreshed = reports.sums.report(MergeInput(campaign, [], given.runs), fits, summed, listed)
     campaign_data = typed.dump(refreshed)
     counted = progress_sums.update(campaign, marks)
     topics = state.topics + len(built) - len(old)
     fits_at, fits_seen = stored[sums.FITS][1:]
     with transaction.atomic():
         _store_topics(campaign, built, now)
-        _store(campaign, campaign_data, seen, now, fits=(fits_at, fits_seen))
+        _store(campaign, campaign_data, seen, now, fits=(fits_at, fits_seen) if reports.sums.fits else None)
         if marks:  # its time is that of the newest change the sums hold (fits_due)
             _store_sums(campaign, reports, summed, state.fingerprint, topics, seen, now)
         _store_headline(campaign, reports, refreshed, seen, now)
@@ -555,11 +562,31 @@ def _recompute_from_sums(campaign: Campaign, reports, marks: dict, progress, now
     return len(built)
 
 
+def _listed_partials(campaign: Campaign, reports, ids: list[int], fresh: dict) -> dict | None:
+    """The partials a kind's refresh reads beside its sums (``RunningSums.listed``: a bounded
+    number of topics): the marked topics' new ones (``fresh``), the others' stored; None when
+    one is not stored or is of an older shape (the caller rebuilds in full)."""
+    found = {topic_id: fresh[topic_id] for topic_id in ids if topic_id in fresh}
+    rest = [topic_id for topic_id in ids if topic_id not in fresh]
+    if rest:
+        try:
+            found.update(
+                (topic_id, typed.unpack(_partial_bytes(data), reports.partial_type))
+                for topic_id, data in TopicPartial.objects.filter(campaign=campaign, topic_id__in=rest).values_list(
+                    "topic_id", "data"
+                )
+            )
+        except typed.Outdated:
+            return None
+    return found if len(found) == len(set(ids)) else None
+
+
 def fits_due(campaign_id: int) -> bool:
     """Whether the campaign's costly figures (report ``fits``) are older than the newest change
-    its running sums hold (report ``sums``) and than ``CONCORD_FITS_INTERVAL`` seconds, and no
-    refresh is queued (one queued :data:`FITS_QUEUED_LOST` seconds ago is taken as lost); if so,
-    the refresh is marked queued."""
+    its running sums hold (report ``sums``) and than ``CONCORD_FITS_INTERVAL`` seconds, its
+    kind's reports take something from them (``RunningSums.fits``), and no refresh is queued
+    (one queued :data:`FITS_QUEUED_LOST` seconds ago is taken as lost); if so, the refresh is
+    marked queued."""
     rows = dict(
         Report.objects.filter(campaign_id=campaign_id, name__in=[sums.SUMS, sums.FITS]).values_list(
             "name", "computed_at"
@@ -571,6 +598,10 @@ def fits_due(campaign_id: int) -> bool:
     now = timezone.now()
     cost = ScoringState.objects.filter(campaign_id=campaign_id).values_list("fits_seconds", flat=True).first()
     if (now - fits_at).total_seconds() < max(settings.CONCORD_FITS_INTERVAL, FITS_WAIT * (cost or 0.0)):
+        return False
+    kind = Campaign.objects.filter(pk=campaign_id).values_list("kind", flat=True).first()
+    running = get_kind(kind).reports.sums if kind is not None else None
+    if running is None or not running.fits:  # its reports take nothing from them
         return False
     lost = now - timedelta(seconds=FITS_QUEUED_LOST)
     return bool(

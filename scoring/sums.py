@@ -5,7 +5,7 @@ A kind whose ``Reports`` gives ``sums`` (kinds/spec.py) declares a *sums* type: 
 dataclass of counts (``int``, ``list[int]`` added place by place, and
 ``dict[str, list[int]]`` added key by key), sums of floats where a figure is a
 mean (a dict entry holding floats starts with its count, an int, and goes when
-that count does), and per-topic entries (``dict[str, <dataclass>]``, keyed by the
+that count does), and per-topic entries (``dict[str, <dataclass or named tuple>]``, keyed by the
 topic: added on the way in, removed on the way out) for what a report lists topic
 by topic; per pair of names, counts a crowd's millions of pairs need held as arrays
 (:class:`PairTables`); and a function from one topic's partial to its contribution. The campaign's sums are the sum of every topic's

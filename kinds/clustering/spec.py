@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from kinds.clustering import adjudication, analyses, charts, demo, exports, importers, partials, report
+from kinds.clustering import adjudication, analyses, charts, demo, exports, importers, partials, report, sums
 from kinds.clustering.data import ClusteringKind
 from kinds.clustering.examples import EXAMPLES
-from kinds.spec import Adjudication, Analysis, Exports, JudgePage, KindSpec, Reports, Upload, UploadFile
+from kinds.spec import Adjudication, Analysis, Exports, JudgePage, KindSpec, Reports, RunningSums, Upload, UploadFile
 
 SPEC = KindSpec(
     data=ClusteringKind(),
@@ -22,6 +22,9 @@ SPEC = KindSpec(
         partial=partials.topic_partial,
         merge=partials.merge,
         partial_type=partials.ClusteringPartial,
+        sums=RunningSums(
+            type=sums.ClusteringSums, contribution=sums.contribution, refresh=sums.refresh, listed=sums.listed
+        ),
     ),
     exports=Exports(
         formats=exports.EXPORTS,

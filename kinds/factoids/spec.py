@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from kinds.factoids import adjudication, analyses, charts, demo, exports, pages, partials, report, services
+from kinds.factoids import adjudication, analyses, charts, demo, exports, pages, partials, report, services, sums
 from kinds.factoids.data import FactoidsKind
 from kinds.factoids.examples import EXAMPLES
-from kinds.spec import Adjudication, Analysis, Exports, JudgePage, KindSpec, Reports
+from kinds.spec import Adjudication, Analysis, Exports, JudgePage, KindSpec, Reports, RunningSums
 
 SPEC = KindSpec(
     data=FactoidsKind(),
@@ -21,6 +21,13 @@ SPEC = KindSpec(
         partial=partials.topic_partial,
         merge=partials.merge,
         partial_type=partials.FactoidsPartial,
+        sums=RunningSums(
+            type=sums.FactoidsSums,
+            contribution=sums.contribution,
+            refresh=sums.refresh,
+            listed=sums.listed,
+            fits=False,
+        ),
     ),
     exports=Exports(
         formats=exports.EXPORTS,

@@ -28,6 +28,8 @@ from tests.scoring.test_incremental import build, step
 pytestmark = pytest.mark.django_db
 
 SUMS_KINDS = sorted(kind for kind, spec in KINDS.items() if spec.reports.sums is not None)
+#: the kinds whose reports take their costly figures from the fits (RunningSums.fits)
+FITS_KINDS = [kind for kind in SUMS_KINDS if KINDS[kind].reports.sums.fits]
 
 
 def scratch(campaign) -> dict:
@@ -60,12 +62,15 @@ def test_refresh_of_a_merge_with_its_own_sums_is_that_merge(people, make_user, k
             reports.sums.empty(),
             (reports.sums.contribution(campaign, t, p) for t, p in zip(given.topics, partials)),
         )
-        again = reports.sums.refresh(merge_input(given), merged, summed)
+        again = reports.sums.report(
+            merge_input(given), merged, summed, {t.pk: p for t, p in zip(given.topics, partials)}
+        )
         assert differences(typed.dump(again), typed.dump(merged)) == []
 
 
 @pytest.mark.parametrize("kind", SUMS_KINDS)
 def test_a_rebuild_after_one_change_decodes_only_that_topics_partials(people, make_user, kind):
+    reports = KINDS[kind].reports
     campaign = build(people, make_user, kind)
     jobs.recompute_reports(campaign.pk)
     rng, state = random.Random(f"reads-{kind}"), {}
@@ -95,15 +100,23 @@ def test_a_rebuild_after_one_change_decodes_only_that_topics_partials(people, ma
     )
     with mock.patch.object(jobs, "_partial_bytes", wraps=jobs._partial_bytes) as decoded:
         jobs.recompute_reports(campaign.pk)
-    # the one marked topic's stored partial (its old counts out); its new one is built here
-    assert decoded.call_count == 1
+    # the one marked topic's stored partial (its old counts out); its new one is built here; and
+    # the stored partials of the first topics whose rows the report copies, for a kind that lists them
+    listed = set()
+    if reports.sums.listed is not None:
+        held = typed.load(reports.sums.type, stored(campaign, sums.SUMS).data["sums"])
+        listed = set(reports.sums.listed(held)) - {topic.pk}
+    assert decoded.call_count == 1 + len(listed)
     agreement = stored(campaign)
-    assert stored(campaign, sums.FITS).computed_at == fits_before == agreement.fits_at
-    assert agreement.computed_at > agreement.fits_at
+    assert stored(campaign, sums.FITS).computed_at == fits_before
+    if reports.sums.fits:
+        assert agreement.computed_at > agreement.fits_at == fits_before
+    else:  # nothing of the report is the fits': it is current throughout
+        assert agreement.computed_at == agreement.fits_at > fits_before
     assert jobs.check_reports(campaign) == []
 
 
-@pytest.mark.parametrize("kind", SUMS_KINDS)
+@pytest.mark.parametrize("kind", FITS_KINDS)
 def test_the_fits_refresh_makes_the_report_equal_a_recompute_from_scratch(people, make_user, kind):
     campaign = build(people, make_user, kind)
     jobs.recompute_reports(campaign.pk)
@@ -111,6 +124,9 @@ def test_the_fits_refresh_makes_the_report_equal_a_recompute_from_scratch(people
     for _ in range(10):
         step(rng, campaign, people, state)
         jobs.recompute_reports(campaign.pk)
+    state["second_run"] = True  # a last change the sums follow (a run imported rebuilds in full)
+    step(rng, campaign, people, state)
+    jobs.recompute_reports(campaign.pk)
     agreement = stored(campaign)
     assert agreement.fits_at < agreement.computed_at
     # the full merge's cost is recorded: the next refresh waits FITS_WAIT times as long
@@ -138,6 +154,23 @@ def test_the_fits_refresh_makes_the_report_equal_a_recompute_from_scratch(people
     # nothing changed since the fits: none due, however long ago they were
     with override_settings(CONCORD_FITS_INTERVAL=0):
         assert not jobs.fits_due(campaign.pk)
+
+
+@pytest.mark.parametrize("kind", sorted(set(SUMS_KINDS) - set(FITS_KINDS)))
+def test_a_report_that_takes_nothing_from_the_fits_is_current_and_queues_no_refresh(people, make_user, kind):
+    campaign = build(people, make_user, kind)
+    jobs.recompute_reports(campaign.pk)
+    rng, state = random.Random(f"nofits-{kind}"), {"second_run": True}  # no run: a full rebuild
+    for _ in range(10):
+        step(rng, campaign, people, state)
+        jobs.recompute_reports(campaign.pk)
+    agreement = stored(campaign)
+    assert stored(campaign, sums.SUMS).computed_at > stored(campaign, sums.FITS).computed_at  # from the sums
+    assert agreement.fits_at == agreement.computed_at
+    assert differences(agreement.data, scratch(campaign)) == []
+    with override_settings(CONCORD_FITS_INTERVAL=0):
+        assert not jobs.fits_due(campaign.pk)
+    assert ScoringState.objects.get(campaign=campaign).fits_queued_at is None
 
 
 @pytest.mark.parametrize("kind", SUMS_KINDS)
