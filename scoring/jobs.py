@@ -534,10 +534,7 @@ def _recompute_from_sums(campaign: Campaign, reports, marks: dict, progress, now
     built = _topic_reports(given, reports, given.topics, progress)
     incoming = [(one.topic, typed.unpack(one.partial, reports.partial_type)) for one in built]
     contribution = functools.partial(reports.sums.contribution, campaign)
-    summed = sums.add(
-        sums.total(summed, (contribution(*one) for one in outgoing), sign=-1),
-        sums.total(reports.sums.empty(), (contribution(*one) for one in incoming)),
-    )
+    summed = sums.moved(summed, [contribution(*one) for one in outgoing], [contribution(*one) for one in incoming])
     seen = stored[sums.SUMS][2] - sum(held for _, held in old.values()) + sum(one.judgments for one in built)
     listed = {}
     if reports.sums.listed is not None:

@@ -36,7 +36,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-__all__ = ["FITS", "SUMS", "PairTables", "add", "total"]
+__all__ = ["FITS", "SUMS", "PairTables", "add", "moved", "total"]
 
 #: The stored report rows (scoring.models.Report) beside ``agreement``: the campaign's running
 #: sums, and the full merge whose costly figures the fast rebuilds carry.
@@ -81,6 +81,21 @@ def total(empty: S, contributions: Iterable[S], sign: int = 1) -> S:
     Counts(items=5, per=[1, 1])
     """
     return _summed(empty, [(one, sign) for one in contributions])
+
+
+def moved(into: S, old: Iterable[S], new: Iterable[S]) -> S:
+    """``into`` less each of ``old`` plus each of ``new`` (a change's topics: their contributions
+    before and after), in one pass: a crowd's pair tables are merged with the change once.
+
+    >>> from dataclasses import dataclass
+    >>> @dataclass(frozen=True)
+    ... class Counts:
+    ...     items: int
+    ...     per: dict[str, list[int]]
+    >>> moved(Counts(5, {"x": [2]}), [Counts(2, {"x": [2]})], [Counts(3, {"y": [1]})])
+    Counts(items=6, per={'y': [1]})
+    """
+    return _summed(into, [*((one, -1) for one in old), *((one, 1) for one in new)])
 
 
 def _summed(into: S, others: Iterable[tuple[S, int]]) -> S:
