@@ -254,6 +254,10 @@ class PairTables:
             keys.append(first * len(names) + second)
             values.append(_widened(counts, width) * sign)
         add_keys, add_values = _grouped(np.concatenate(keys), np.concatenate(values))
+        moving = add_values.any(axis=1)  # a pair whose change cancels out is no change
+        add_keys, add_values = add_keys[moving], add_values[moving]
+        if not len(add_keys):
+            return self
         first, second, counts = self.arrays()
         if self.names != names and len(first):
             place = np.searchsorted(known, np.array(self.names, dtype=object))
@@ -263,10 +267,20 @@ class PairTables:
         at = np.searchsorted(mine, add_keys)
         found = at < len(mine)
         found[found] = mine[at[found]] == add_keys[found]
-        counts[at[found]] += add_values[found]
-        mine = np.insert(mine, at[~found], add_keys[~found])
-        counts = np.insert(counts, at[~found], add_values[~found], axis=0)
-        return PairTables._from_keys(names, mine // len(names), mine % len(names), counts, width, grouped=True)
+        changed, new = at[found], at[~found]
+        counts[changed] += add_values[found]
+        first = np.insert(first, new, add_keys[~found] // len(names))
+        second = np.insert(second, new, add_keys[~found] % len(names))
+        counts = np.insert(counts, new, add_values[~found], axis=0)
+        # the changed pairs' places once the new ones are in (each new one before its place)
+        changed = changed + np.searchsorted(new, changed, side="right")
+        if (counts[changed] < 0).any() or (add_values[~found] < 0).any():
+            raise ValueError("PairTables: a count below zero (more taken out than was put in)")
+        gone = changed[~counts[changed].any(axis=1)]
+        if len(gone):
+            first, second, counts = np.delete(first, gone), np.delete(second, gone), np.delete(counts, gone, axis=0)
+        # a name may be left in no pair only when a pair went
+        return PairTables._encoded(names, first, second, counts, width, names_checked=not len(gone))
 
     @classmethod
     def _from_keys(
@@ -278,16 +292,32 @@ class PairTables:
             first, second = keys // len(names), keys % len(names)
         kept = counts.any(axis=1) if len(counts) else np.zeros(0, bool)
         first, second, counts = first[kept], second[kept], counts[kept]
-        used = np.zeros(len(names), bool)
-        used[first] = used[second] = True
-        if not used.all():
-            renumber = np.cumsum(used) - 1
-            names = [name for name, on in zip(names, used.tolist()) if on]
-            first, second = renumber[first], renumber[second]
+        if len(counts) and counts.min() < 0:
+            raise ValueError("PairTables: a count below zero (more taken out than was put in)")
+        return cls._encoded(names, first, second, counts, width, names_checked=False)
+
+    @classmethod
+    def _encoded(
+        cls,
+        names: list[str],
+        first: np.ndarray,
+        second: np.ndarray,
+        counts: np.ndarray,
+        width: int,
+        *,
+        names_checked: bool,
+    ) -> PairTables:
+        """The tables of these pairs (in order, none all zero, none below zero), with the names
+        in no pair left out unless ``names_checked`` (each name is in some pair)."""
+        if not names_checked:
+            used = np.zeros(len(names), bool)
+            used[first] = used[second] = True
+            if not used.all():
+                renumber = np.cumsum(used) - 1
+                names = [name for name, on in zip(names, used.tolist()) if on]
+                first, second = renumber[first], renumber[second]
         if not len(first):
             return cls()
-        if counts.min() < 0:
-            raise ValueError("PairTables: a count below zero (more taken out than was put in)")
         count_type = np.min_scalar_type(int(counts.max()))
         starts = np.zeros(len(names) + 1, dtype="<i8")
         np.cumsum(np.bincount(first, minlength=len(names)), out=starts[1:])
