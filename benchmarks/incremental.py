@@ -25,6 +25,11 @@ chunks of ``CONCORD_BUILD_CHUNK`` topics, the merge); printed per kind as
 Run from the project root::
 
     python -m benchmarks.incremental [--kind pairs] [--topics 100,1000,10000] [--assessors 10] [--first-build-only]
+
+``--crowd`` measures a crowd instead (the shape of ``benchmarks.distributed``, in one process on
+SQLite): a pairs campaign of N items, each a topic of one candidate labelled by 10 of N / 50
+workers (at 100,000 items: 1,000,000 labels from 2,000 workers, 1.5 million pairs of workers
+sharing an item); a resubmission flips one label.
 """
 
 from __future__ import annotations
@@ -132,6 +137,62 @@ def synthetic_campaign(kind: str, topics: int, assessors: int, seed: int = 0) ->
     return campaign
 
 
+def synthetic_crowd(items: int, seed: int = 0) -> Campaign:
+    """A crowd pairs campaign as ``benchmarks.distributed`` imports it: ``items`` topics of one
+    candidate each, each labelled match or no match by 10 of ``items / 50`` workers (bulk-written
+    as :func:`synthetic_campaign` writes them), every topic marked stale."""
+    rng = random.Random(seed)
+    User = get_user_model()
+    organiser, _ = User.objects.get_or_create(username="organiser")
+    campaign = create_campaign(creator=organiser, kind="pairs", name=f"crowd x {items}", overlap=2)
+    User.objects.bulk_create([User(username=f"worker{k:05d}") for k in range(max(items // 50, 10))], batch_size=2000)
+    workers = list(User.objects.filter(username__startswith="worker").order_by("username"))
+    with transaction.atomic():
+        Topic.objects.bulk_create(
+            [
+                Topic(
+                    campaign=campaign,
+                    external_id=f"t{i}",
+                    title=f"t{i}",
+                    position=i,
+                    data={"query": f"item {i}", "candidates": [{"id": "c1", "text": "its label"}]},
+                )
+                for i in range(items)
+            ],
+            batch_size=2000,
+        )
+        rows = list(campaign.topics.order_by("position"))
+        labelled = [(topic, worker) for topic in rows for worker in rng.sample(workers, 10)]
+        Assignment.objects.bulk_create([Assignment(topic=t, assessor=w) for t, w in labelled], batch_size=5000)
+        now = timezone.now()
+        Judgment.objects.bulk_create(
+            [
+                Judgment(
+                    topic=t,
+                    assessor=w,
+                    payload={"matches": {"c1": rng.random() < 0.5}},
+                    status=Judgment.Status.SUBMITTED,
+                    version=1,
+                    submitted_version=1,
+                    submitted_at=now,
+                )
+                for t, w in labelled
+            ],
+            batch_size=5000,
+        )
+        JudgmentRevision.objects.bulk_create(
+            [
+                JudgmentRevision(
+                    judgment_id=j.pk, version=1, author_id=j.assessor_id, payload=j.payload, status="submitted"
+                )
+                for j in Judgment.objects.filter(topic__campaign=campaign).only("id", "assessor_id", "payload")
+            ],
+            batch_size=5000,
+        )
+    ScoringState.objects.filter(campaign=campaign).update(pending=False)
+    return campaign
+
+
 def first_build(campaign: Campaign) -> tuple[float, float]:
     """Seconds from the commit of the transaction that marks every topic stale (an
     import's last) to the campaign report present and fresh, on one worker; and the
@@ -156,7 +217,10 @@ def resubmit(campaign: Campaign, rng: random.Random) -> None:
     )
     examples = KINDS[campaign.kind].examples
     reopen_judgment(topic=judgment.topic, assessor=judgment.assessor, version=judgment.version)
-    payload = examples.payloads[1] if judgment.submitted_payload == examples.payloads[0] else examples.payloads[0]
+    if judgment.topic.data["candidates"] == [{"id": "c1", "text": "its label"}]:  # a crowd's item: the other label
+        payload = {"matches": {"c1": not judgment.submitted_payload["matches"]["c1"]}}
+    else:
+        payload = examples.payloads[1] if judgment.submitted_payload == examples.payloads[0] else examples.payloads[0]
     save_judgment(
         topic=judgment.topic,
         assessor=judgment.assessor,
@@ -172,8 +236,8 @@ def timed(fn) -> float:
     return time.perf_counter() - start
 
 
-def measure_kind(kind: str, topics: int, assessors: int, first_build_only: bool = False) -> dict:
-    campaign = synthetic_campaign(kind, topics, assessors)
+def measure_kind(kind: str, topics: int, assessors: int, first_build_only: bool = False, crowd: bool = False) -> dict:
+    campaign = synthetic_crowd(topics) if crowd else synthetic_campaign(kind, topics, assessors)
     first, first_cpu = first_build(campaign)
     row = {
         "kind": kind,
@@ -213,14 +277,21 @@ def main() -> None:
     parser.add_argument(
         "--first-build-only", action="store_true", help="time only the first build (not the recompute after a save)"
     )
+    parser.add_argument(
+        "--crowd",
+        action="store_true",
+        help="a crowd pairs campaign instead: N items, one a topic, each labelled by 10 of N / 50 workers",
+    )
     args = parser.parse_args()
+    if args.crowd:
+        args.kind = ["pairs"]
     sizes = [int(s) for s in args.topics.split(",")]
     logging.getLogger("django_tasks").setLevel(logging.WARNING)  # not a line per task run
     call_command("migrate", verbosity=0)
     rows = []
     for kind in args.kind or sorted(KINDS):
         for n in sizes:
-            row = measure_kind(kind, n, args.assessors, args.first_build_only)
+            row = measure_kind(kind, n, args.assessors, args.first_build_only, args.crowd)
             rows.append(row)
             print(
                 f"{kind} {n} topics: first build {row['first']:.2f} s ({1000 * row['first'] / n:.1f} ms per topic, "
