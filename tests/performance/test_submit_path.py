@@ -31,19 +31,20 @@ pytestmark = pytest.mark.django_db
 IN_MEMORY_TASKS = {"default": {"BACKEND": "django_tasks.backends.dummy.DummyBackend", "QUEUES": []}}
 
 # Inside the test's transaction, so each atomic block is a SAVEPOINT and a RELEASE:
-# token + user (1), campaign + role + topic + assignment (1), SAVEPOINT, assignment items,
-# the judgment, its INSERT (in a SAVEPOINT and RELEASE: a racing first save is a conflict),
-# the revision, the topic's progress mark (a draft begun moves the progress counts:
-# scoring/progress_sums.py; one upsert, no rebuild asked for), RELEASE.
-DRAFT_QUERIES = 11
-# The same up to the judgment; then its UPDATE, the revision (an UPDATE: the submission
-# takes over the draft's revision from the same token, then reads its id for the stale
-# mark), the stale mark, the campaign's recompute flag (one upsert, in the same
-# transaction), RELEASE.
-SUBMIT_QUERIES = 11
-# A first save that is a submit: an INSERT in its SAVEPOINT and RELEASE instead of the
-# UPDATE, and the revision's INSERT instead of the UPDATE and the read of its id.
-FIRST_SUBMIT_QUERIES = 12
+# token + user (1), campaign + role + topic + assignment (1), SAVEPOINT, the judgment
+# (none yet), the assignment's items, its INSERT (ON CONFLICT DO NOTHING: a racing first
+# save inserts nothing and is a conflict), the topic's progress mark (a draft begun moves
+# the progress counts: scoring/progress_sums.py; one upsert, no rebuild asked for), the
+# revision, RELEASE.
+DRAFT_QUERIES = 9
+# The same up to the judgment, read with its assignment's items in one query; then its
+# UPDATE, the revision (an UPDATE: the submission takes over the draft's revision from the
+# same token, and returns its id for the stale mark), the stale mark, the campaign's
+# recompute flag (one upsert, in the same transaction), RELEASE.
+SUBMIT_QUERIES = 9
+# A first save that is a submit: the judgment (none), the assignment's items, its INSERT,
+# the revision's INSERT, the stale mark, the recompute flag.
+FIRST_SUBMIT_QUERIES = 10
 
 
 def token_client(user) -> APIClient:
