@@ -13,6 +13,7 @@ what is read are exactly what the ORM would store and read.
 from __future__ import annotations
 
 import functools
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -39,11 +40,33 @@ def select_list(model: type[models.Model], connection: BaseDatabaseWrapper) -> s
 def instance(model: type[models.Model], row: Sequence[Any], connection: BaseDatabaseWrapper) -> models.Model:
     """The model instance of a row of :func:`select_list`'s columns, each value converted
     as the ORM converts it (the backend's converters, then the field's)."""
-    values = [
-        value if value is None else convert(model, field.name, value, connection)
-        for field, value in zip(model._meta.concrete_fields, row, strict=True)
-    ]
+    values = list(row)
+    for i, column, converters in _converters(model, connection):
+        if values[i] is not None:
+            for converter in converters:
+                values[i] = converter(values[i], column, connection)
     return model.from_db(connection.alias, None, values)
+
+
+#: Per connection (each thread has its own), per model: the columns that have converters.
+_CONVERTERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _converters(model: type[models.Model], connection: BaseDatabaseWrapper) -> list[tuple[int, Any, tuple]]:
+    """(place, column, converters) of each concrete field of ``model`` whose values the ORM
+    converts as it reads them (JSON, datetimes on SQLite...): what the compiler asks the backend
+    and the field for on every query, asked once per connection."""
+    # The thread's own connection, not django.db.connection's proxy of it.
+    known = _CONVERTERS.setdefault(connections[connection.alias], {})
+    found = known.get(model)
+    if found is None:
+        found = known[model] = []
+        for i, field in enumerate(model._meta.concrete_fields):
+            column = field.get_col(model._meta.db_table)
+            converters = tuple(connection.ops.get_db_converters(column) + field.get_db_converters(connection))
+            if converters:
+                found.append((i, column, converters))
+    return found
 
 
 def prep(model: type[models.Model], name: str, value: Any, connection: BaseDatabaseWrapper) -> Any:
