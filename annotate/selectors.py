@@ -10,14 +10,14 @@ from typing import Any, Literal
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import PermissionDenied
 from django.db import connection
-from django.db.models import BooleanField, CharField, Exists, OuterRef, QuerySet
-from django.db.models.expressions import RawSQL
+from django.db.models import Exists, OuterRef, QuerySet
 from django.http import Http404
 
 from annotate.adaptive import is_adaptive
 from annotate.imports import fence
 from annotate.models import Assignment, Campaign, Curation, ImportFence, Judgment, Membership, Topic
 from annotate.services import accounts
+from concord import rawrows
 from concord.busy import Busy
 from kinds.registry import get_kind
 
@@ -118,27 +118,42 @@ def judging_target(
     # An id no database column holds takes campaign_for's path (its 404): the joined
     # lookup below would hand it to the database driver, which overflows.
     if user.is_authenticated and -(2**63) <= campaign_id < 2**63:
-        # The access columns are subqueries in plain SQL (_access_sql): the ORM's
-        # Exists/Subquery cost more to build and compile than the query takes to
-        # run, on every save (benchmarks.submit_cost).
-        topics = (
-            Topic.objects.select_related("campaign")
-            .filter(campaign_id=campaign_id, external_id=external_id)
-            .annotate(importing=RawSQL(_access_sql("importing"), (), output_field=BooleanField()))
-        )
-        if not user.is_staff:
-            topics = topics.annotate(
-                member_role=RawSQL(_access_sql("role"), (user.pk,), output_field=CharField()),
-                assigned=RawSQL(_access_sql("assigned"), (user.pk,), output_field=BooleanField()),
-            )
-        topic = next(iter(topics.order_by()[:1]), None)
-        if topic is not None:
-            role = "admin" if user.is_staff else topic.member_role
-            if role in _ALLOWED[need] and (role != "assessor" or topic.assigned):
-                _not_importing(topic.campaign, topic.importing)
+        # Plain SQL written once per process (_target_sql, concord/rawrows.py): the ORM built
+        # and compiled this query anew on every save, which cost more CPU than running it
+        # (benchmarks.submit_cost).
+        params = [campaign_id, external_id] if user.is_staff else [user.pk, user.pk, campaign_id, external_id]
+        with connection.cursor() as cursor:
+            cursor.execute(_target_sql(connection.vendor, user.is_staff), params)
+            row = cursor.fetchone()
+        if row is not None:
+            topics, campaigns = len(Topic._meta.concrete_fields), len(Campaign._meta.concrete_fields)
+            topic = rawrows.instance(Topic, row[:topics], connection)
+            topic.campaign = rawrows.instance(Campaign, row[topics : topics + campaigns], connection)
+            importing, *access = row[topics + campaigns :]
+            role = "admin" if user.is_staff else access[0]
+            if role in _ALLOWED[need] and (role != "assessor" or access[1]):
+                _not_importing(topic.campaign, importing)
                 return topic.campaign, role, topic
     campaign, role = campaign_for(user, campaign_id, need=need)
     return campaign, role, topic_for(user, campaign, role, external_id)
+
+
+@functools.cache
+def _target_sql(vendor: str, staff: bool) -> str:
+    """:func:`judging_target`'s query: the topic's columns, its campaign's, whether an import
+    fences the campaign and, unless ``staff``, the user's role and whether they are assigned
+    the topic (each subquery taking the user's id); then the campaign's id and the topic's
+    external id. ``vendor``: the key of the cache (the SQL of one database's vendor)."""
+    name = connection.ops.quote_name
+    topics, campaigns = name(Topic._meta.db_table), name(Campaign._meta.db_table)
+    columns = [rawrows.select_list(Topic, connection), rawrows.select_list(Campaign, connection)]
+    columns += [_access_sql("importing")] + ([] if staff else [f"({_access_sql('role')})", _access_sql("assigned")])
+    return (
+        f"SELECT {', '.join(columns)} FROM {topics} INNER JOIN {campaigns} "
+        f"ON {rawrows.quoted(Campaign, 'id', connection)} = {rawrows.quoted(Topic, 'campaign', connection)} "
+        f"WHERE {rawrows.quoted(Topic, 'campaign', connection)} = %s "
+        f"AND {rawrows.quoted(Topic, 'external_id', connection)} = %s LIMIT 1"
+    )
 
 
 @functools.cache

@@ -13,7 +13,9 @@ Before every submit the campaign's recompute flag is cleared (untimed), as if
 the worker had just finished a rebuild: every measured submit is one that
 queues a recompute (the worst case; in a burst most submissions ride along).
 The reference is ``PUT /bare/<id>/`` (benchmarks/bare_api.py): read one
-judgment, update one column in a transaction, answer a small JSON object.
+judgment, update one column in a transaction, answer a small JSON object; it is
+timed once on its own (the first line) and once before each kind's draft and submit
+pair (each kind's ``bare ms beside it``, which its ratios divide by).
 Query counts come from a separate pass under ``CaptureQueriesContext``
 (which slows queries down, so it is not timed).
 
@@ -23,7 +25,11 @@ against ``NORMAL``, in alternating blocks on one connection (CPU time does not
 show a wait for the disk).
 
 Run from the project root: ``python -m benchmarks.submit_cost [--requests 300] [--sync-requests 200]``.
-The target: a submit costs at most 2x the bare endpoint (``cpu_ratio``).
+The target: a submit of every kind costs at most 1.5x the bare endpoint (``cpu_ratio``: the
+largest of the kinds' ratios, each to the bare PUTs measured between its own, one before each
+draft and submit pair: the CPU time of a request on a shared machine moves 1.5-2x within a
+minute, and a ratio to a reference measured minutes earlier says as much about the machine as
+about the code).
 """
 
 from __future__ import annotations
@@ -93,7 +99,12 @@ def counted(client: Client, url: str, body: dict) -> int:
     return len(queries)
 
 
-def measure_kind(kind: str, requests: int, organiser) -> dict:
+def measure_kind(kind: str, requests: int, organiser, bare: tuple[Client, str]) -> dict:
+    """The kind's draft and submit PUTs, each pair after a bare PUT (``bare``: its client and
+    URL), so that the kind's ratio is to the bare endpoint measured in the same seconds: on a
+    shared machine the CPU time of one request moves 1.5-2x within a minute (the clock, the
+    other core's load)."""
+    bare_client, bare_url = bare
     campaign, client, ids, payload = setup_kind(kind, requests + 1, organiser)
     base = f"/api/campaigns/{campaign}/topics/"
     state = ScoringState.objects.filter(campaign_id=campaign)
@@ -104,18 +115,20 @@ def measure_kind(kind: str, requests: int, organiser) -> dict:
     submit_queries = counted(
         client, f"{base}{ids[0]}/judgment/", {"payload": payload, "status": "submitted", "version": 1}
     )
-    drafts, submits = [], []
+    drafts, submits, bares = [], [], []
     gc.collect()
     gc.disable()
     try:
         for topic in ids[1:]:
             url = f"{base}{topic}/judgment/"
+            bares.append(put(bare_client, bare_url, {}))
             drafts.append(put(client, url, {"payload": payload, "status": "draft", "version": 0}))
             state.update(pending=False)
             submits.append(put(client, url, {"payload": payload, "status": "submitted", "version": 1}))
     finally:
         gc.enable()
     return {
+        "bare_ms": 1000 * statistics.median(bares),
         "draft_ms": 1000 * statistics.median(drafts),
         "submit_ms": 1000 * statistics.median(submits),
         "draft_queries": draft_queries,
@@ -124,7 +137,8 @@ def measure_kind(kind: str, requests: int, organiser) -> dict:
 
 
 def measure_bare(requests: int, organiser) -> dict:
-    """The bare endpoint, on a judgment of an assessor of its own campaign."""
+    """The bare endpoint, on a judgment of an assessor of its own campaign (``target``: its
+    client and URL, for :func:`measure_kind`)."""
     campaign, client, ids, payload = setup_kind("pairs", 1, organiser, name="bare")
     client.put(
         f"/api/campaigns/{campaign}/topics/{ids[0]}/judgment/",
@@ -142,7 +156,7 @@ def measure_bare(requests: int, organiser) -> dict:
             times.append(put(client, url, {}))
     finally:
         gc.enable()
-    return {"ms": 1000 * statistics.median(times), "queries": queries}
+    return {"ms": 1000 * statistics.median(times), "queries": queries, "target": (client, url)}
 
 
 def measure_sync(requests: int, organiser) -> dict:
@@ -196,7 +210,9 @@ def main() -> None:
     organiser = get_user_model().objects.create(username="cost-organiser", is_staff=True)
     with override_settings(ROOT_URLCONF="benchmarks.bare_api"):
         bare = measure_bare(args.requests, organiser)
-        results = {kind: measure_kind(kind, args.requests, organiser) for kind in args.kind or sorted(KINDS)}
+        results = {
+            kind: measure_kind(kind, args.requests, organiser, bare["target"]) for kind in args.kind or sorted(KINDS)
+        }
         sync = measure_sync(args.sync_requests, organiser)
     print(
         f"bare DRF read + write: {bare['ms']:.2f} ms CPU, {bare['queries']} queries "
@@ -204,31 +220,29 @@ def main() -> None:
     )
     rows = []
     for kind, r in results.items():
-        rows.append(
-            [kind, "submit", round(r["submit_ms"], 2), r["submit_queries"], round(r["submit_ms"] / bare["ms"], 2)]
-        )
-        rows.append(
-            [kind, "draft PUT", round(r["draft_ms"], 2), r["draft_queries"], round(r["draft_ms"] / bare["ms"], 2)]
-        )
-    print_table(["kind", "request", "CPU ms/request", "queries", "x bare"], rows)
+        rows.append([kind, "submit", round(r["submit_ms"], 2), r["submit_queries"], round(r["bare_ms"], 2)])
+        rows[-1].append(round(r["submit_ms"] / r["bare_ms"], 2))
+        rows.append([kind, "draft PUT", round(r["draft_ms"], 2), r["draft_queries"], round(r["bare_ms"], 2)])
+        rows[-1].append(round(r["draft_ms"] / r["bare_ms"], 2))
+    print_table(["kind", "request", "CPU ms/request", "queries", "bare ms beside it", "x bare"], rows)
     print(f"\nSQLite synchronous, pairs submits ({args.sync_requests} each, alternating blocks of 20):")
     print_table(
         ["synchronous", "wall ms median", "wall ms p95", "CPU ms median"],
         [[mode, round(r["wall_ms"], 2), round(r["wall_p95_ms"], 2), round(r["cpu_ms"], 2)] for mode, r in sync.items()],
     )
     worst_submit = max(r["submit_ms"] for r in results.values())
-    worst_draft = max(r["draft_ms"] for r in results.values())
-    cpu_ratio = worst_submit / bare["ms"]
+    cpu_ratio = max(r["submit_ms"] / r["bare_ms"] for r in results.values())
+    draft_ratio = max(r["draft_ms"] / r["bare_ms"] for r in results.values())
     print_result(
         "submit_cost",
         seconds=worst_submit / 1000,
         reference_seconds=bare["ms"] / 1000,
         peak_mb=0.0,
         cpu_ratio=round(cpu_ratio, 2),
-        draft_ratio=round(worst_draft / bare["ms"], 2),
+        draft_ratio=round(draft_ratio, 2),
         submit_queries=max(r["submit_queries"] for r in results.values()),
         bare_queries=bare["queries"],
-        target_met=cpu_ratio <= 2.0,
+        target_met=cpu_ratio <= 1.5,
         sync_full_wall_ms=round(sync["FULL"]["wall_ms"], 2),
         sync_normal_wall_ms=round(sync["NORMAL"]["wall_ms"], 2),
         sync_cost_ms=round(sync["FULL"]["wall_ms"] - sync["NORMAL"]["wall_ms"], 2),

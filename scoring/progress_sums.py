@@ -55,7 +55,7 @@ from django.utils import timezone
 
 from annotate import judges
 from annotate.models import Assignment, Campaign, Curation, Judgment, Membership, Topic
-from concord import typed
+from concord import rawrows, typed
 from scoring import progress, sums
 from scoring.models import ProgressMark, Report, ScoringState, StaleTopic, TopicProgress
 from scoring.partials import differences
@@ -122,11 +122,11 @@ def mark(topic: Topic) -> None:
     """Mark ``topic``'s progress counts for the next rebuild (inside the transaction that changed
     them): one upsert, whatever the campaign's size (the rebuild that first stores a campaign's
     counts may be reading while the change commits; it leaves the mark for the next)."""
-    ProgressMark.objects.bulk_create(
-        [ProgressMark(campaign_id=topic.campaign_id, topic_id=topic.pk, marked_at=timezone.now())],
-        update_conflicts=True,
-        unique_fields=["topic"],
-        update_fields=["marked_at"],
+    rawrows.upsert(
+        ProgressMark,
+        {"campaign": topic.campaign_id, "topic": topic.pk, "marked_at": timezone.now()},
+        unique="topic",
+        update=("marked_at",),
     )
 
 

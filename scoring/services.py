@@ -25,6 +25,7 @@ from django.db.models import F, Max
 from django.utils import timezone
 
 from annotate.models import Campaign, JudgmentRevision, Topic
+from concord import rawrows
 from concord.digits import whole_number
 from concord.errors import InvalidInput, LimitReached
 from kinds.registry import get_kind
@@ -99,11 +100,11 @@ def run_job(job_id: int) -> None:
 
 def mark_stale(topic: Topic, revision_id: int) -> None:
     """Call inside the transaction that changed a judgment of ``topic``."""
-    StaleTopic.objects.bulk_create(
-        [StaleTopic(campaign_id=topic.campaign_id, topic=topic, revision=revision_id, marked_at=timezone.now())],
-        update_conflicts=True,
-        unique_fields=["topic"],
-        update_fields=["revision", "marked_at"],
+    rawrows.upsert(
+        StaleTopic,
+        {"campaign": topic.campaign_id, "topic": topic.pk, "revision": revision_id, "marked_at": timezone.now()},
+        unique="topic",
+        update=("revision", "marked_at"),
     )
     schedule.claim(topic.campaign_id, tasks.enqueue_recompute)
 

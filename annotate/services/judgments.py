@@ -29,13 +29,14 @@ input changes nothing and no judgment is lost or silently overwritten.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import IntegrityError, transaction
+from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -46,6 +47,7 @@ from annotate.models import (
     JudgmentRevision,
     Topic,
 )
+from concord import rawrows
 from concord.errors import InvalidInput
 from kinds.base import require_text
 from kinds.registry import get_kind
@@ -147,20 +149,109 @@ def clean_judgment_request(
 
 
 def _locked_judgment(topic: Topic, assessor: AbstractBaseUser) -> Judgment | None:
-    found = list(Judgment.objects.select_for_update().filter(topic_id=topic.pk, assessor_id=assessor.pk)[:1])
-    if not found:
-        return None
-    judgment = found[0]
+    row = _one(_sql(connection.vendor)["judgment"], [topic.pk, assessor.pk])
+    return None if row is None else _judgment_of(row, topic, assessor)
+
+
+def _judgment_of(row: Any, topic: Topic, assessor: AbstractBaseUser) -> Judgment:
+    judgment = rawrows.instance(Judgment, row[: len(Judgment._meta.concrete_fields)], connection)
     judgment.topic, judgment.assessor = topic, assessor  # known: no query to read them again
     return judgment
 
 
-def _assignment_items(topic: Topic, assessor: AbstractBaseUser) -> tuple[bool, list[str] | None]:
-    """(whether ``assessor`` is assigned to ``topic``, the assignment's items)."""
-    found = list(
-        Assignment.objects.filter(topic_id=topic.pk, assessor_id=assessor.pk).order_by().values_list("items")[:1]
+def _judgment_and_assignment(topic: Topic, assessor: AbstractBaseUser) -> tuple[Judgment | None, bool, Any]:
+    """The assessor's judgment of ``topic``, locked (None: never saved), whether they are
+    assigned the topic, and the assignment's items: one query when the judgment exists
+    (the assignment read by its unique (topic, assessor) inside it), two when it does not."""
+    sql = _sql(connection.vendor)
+    row = _one(sql["judgment"], [topic.pk, assessor.pk])
+    if row is not None:
+        assigned, items = row[-2:]
+        judgment = _judgment_of(row, topic, assessor)
+    else:
+        found = _one(sql["assignment"], [topic.pk, assessor.pk])
+        judgment, assigned, items = None, found is not None, found and found[0]
+    if not assigned:
+        return judgment, False, None
+    return judgment, True, None if items is None else rawrows.convert(Assignment, "items", items, connection)
+
+
+def _one(sql: str, params: list[Any]) -> Any:
+    """The first row a statement that returns rows (a SELECT, or a write's RETURNING) gives."""
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchone()
+
+
+def _run(sql: str, params: list[Any]) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+
+
+@functools.cache
+def _sql(vendor: str) -> dict[str, str]:
+    """The save path's statements for the database's ``vendor`` (concord/rawrows.py: written once per
+    process; the ORM compiled each anew on every save, which cost more CPU than running them)."""
+    q = functools.partial(rawrows.quoted, connection=connection)
+    c = functools.partial(rawrows.column, connection=connection)
+    table = connection.ops.quote_name
+    judgments, revisions = table(Judgment._meta.db_table), table(JudgmentRevision._meta.db_table)
+    assignments = table(Assignment._meta.db_table)
+    mine = f"{q(Assignment, 'topic')} = %s AND {q(Assignment, 'assessor')} = %s"
+    its = (
+        f"{q(Assignment, 'topic')} = {q(Judgment, 'topic')} AND {q(Assignment, 'assessor')} = {q(Judgment, 'assessor')}"
     )
-    return (True, found[0][0]) if found else (False, None)
+    # A row lock where the database has them; SQLite's transaction holds the write lock from its
+    # start (transaction_mode IMMEDIATE), so no other write can come between the read and the save.
+    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
+    written = ["payload", "status", "version", "held_payload", "submitted_version", "updated_at", "submitted_at"]
+    revision = ["version", "kept_payload", "saves", "updated_at"]
+    taken = ", ".join(f"{c(JudgmentRevision, f)} = %s" for f in revision if f != "saves")
+    saves = c(JudgmentRevision, "saves")
+    taken += f", {saves} = {saves} + 1"
+    latest = " AND ".join(
+        f"{c(JudgmentRevision, f)} = %s" for f in ("judgment", "version", "status", "author", "client")
+    )
+    inserted = [f.name for f in JudgmentRevision._meta.concrete_fields if f.name != "id"]
+    return {
+        "judgment": (
+            f"SELECT {rawrows.select_list(Judgment, connection)}, "
+            f"EXISTS(SELECT 1 FROM {assignments} WHERE {its}), "
+            f"(SELECT {q(Assignment, 'items')} FROM {assignments} WHERE {its}) "
+            f"FROM {judgments} WHERE {q(Judgment, 'topic')} = %s AND {q(Judgment, 'assessor')} = %s{lock}"
+        ),
+        "assignment": f"SELECT {q(Assignment, 'items')} FROM {assignments} WHERE {mine}",
+        "update": (
+            f"UPDATE {judgments} SET {', '.join(f'{c(Judgment, f)} = %s' for f in written)}, "
+            f"{c(Judgment, 'active_ms')} = %s WHERE {c(Judgment, 'id')} = %s"
+        ),
+        # A racing first save of the same (topic, assessor) inserted nothing: no row returned.
+        "insert": (
+            f"INSERT INTO {judgments} ({', '.join(c(Judgment, f) for f in ['topic', 'assessor', *written])}, "
+            f"{c(Judgment, 'created_at')}, {c(Judgment, 'active_ms')}) VALUES ({', '.join(['%s'] * 11)}) "
+            f"ON CONFLICT ({c(Judgment, 'topic')}, {c(Judgment, 'assessor')}) DO NOTHING "
+            f"RETURNING {c(Judgment, 'id')}"
+        ),
+        "replace_draft": (
+            f"UPDATE {revisions} SET {taken} WHERE {latest} AND {c(JudgmentRevision, 'created_at')} > %s "
+            f"RETURNING {c(JudgmentRevision, 'id')}"
+        ),
+        "replace_by_submission": (
+            f"UPDATE {revisions} SET {taken}, {c(JudgmentRevision, 'status')} = %s, "
+            f"{c(JudgmentRevision, 'client')} = %s, {c(JudgmentRevision, 'created_at')} = %s "
+            f"WHERE {latest} AND {c(JudgmentRevision, 'created_at')} > %s RETURNING {c(JudgmentRevision, 'id')}"
+        ),
+        "keep_payload": (
+            f"UPDATE {revisions} SET {c(JudgmentRevision, 'kept_payload')} = %s WHERE "
+            f"{c(JudgmentRevision, 'judgment')} = %s AND {c(JudgmentRevision, 'version')} = %s "
+            f"AND {c(JudgmentRevision, 'kept_payload')} IS NULL"
+        ),
+        "revision": (
+            f"INSERT INTO {revisions} ({', '.join(c(JudgmentRevision, f) for f in inserted)}) "
+            f"VALUES ({', '.join(['%s'] * len(inserted))}) RETURNING {c(JudgmentRevision, 'id')}"
+        ),
+        "revision_fields": ",".join(inserted),
+    }
 
 
 def _write(
@@ -199,48 +290,73 @@ def _write(
         judgment.held_payload = judgment.payload  # kept while drafts change the payload on top
     elif status not in Judgment.COUNTING:
         judgment.held_payload = judgment.submitted_version = judgment.submitted_at = None
-    if judgment.pk is not None:
-        judgment.save()  # an update: (topic, assessor) is unchanged, so no clash to catch
+    now = timezone.now()
+    judgment.updated_at = now
+    sql = _sql(connection.vendor)
+    prep = functools.partial(rawrows.prep, Judgment, connection=connection)
+    values = [
+        prep("payload", judgment.payload),
+        judgment.status,
+        judgment.version,
+        prep("held_payload", judgment.held_payload),
+        judgment.submitted_version,
+        prep("updated_at", now),
+        prep("submitted_at", judgment.submitted_at),
+    ]
+    if not created:
+        # (topic, assessor) and created_at are unchanged: the columns a save can change.
+        _run(sql["update"], [*values, judgment.active_ms, judgment.pk])
     else:
-        try:
-            with transaction.atomic():
-                judgment.save()
-        except IntegrityError:
+        judgment.created_at = now
+        inserted = _one(
+            sql["insert"], [topic.pk, judgment.assessor.pk, *values, prep("created_at", now), judgment.active_ms]
+        )
+        if inserted is None:
             # Another request created it between our read and our insert.
-            raise Conflict(Judgment.objects.get(topic=topic, assessor=judgment.assessor).version) from None
+            raise Conflict(Judgment.objects.get(topic=topic, assessor=judgment.assessor).version)
+        judgment.pk = inserted[0]
+        judgment._state.adding = False
     changed = counted != (judgment.submitted_version, judgment.status in Judgment.COUNTING)
     if not changed and (created or previous != status or (active_ms and status in Judgment.COUNTING)):
         changes.draft_changed(topic)
-    if client and judgment.version > 1 and _replace_draft(judgment, previous=previous, author=author, client=client):
-        if changed:  # a submission took the draft revision's place: its id marks the topic
-            replaced = JudgmentRevision.objects.filter(judgment=judgment, version=judgment.version)
-            changes.topic_changed(topic, replaced.values_list("pk", flat=True).get())
-        return
+    if client and judgment.version > 1:
+        replaced = _replace_draft(judgment, previous=previous, author=author, client=client, now=now)
+        if replaced is not None:
+            if changed:  # a submission took the draft revision's place: its id marks the topic
+                changes.topic_changed(topic, replaced)
+            return
     if judgment.version > 1:
-        older = JudgmentRevision.objects.filter(judgment=judgment, version=judgment.version - 1)
-        older.filter(kept_payload__isnull=True).update(kept_payload=before)
-    revision = JudgmentRevision.objects.create(
-        judgment=judgment,
-        version=judgment.version,
-        author=author,
-        kept_payload=None,
-        status=status,
-        source=source,
-        reason=reason,
+        keep = rawrows.prep(JudgmentRevision, "kept_payload", before, connection)
+        _run(sql["keep_payload"], [keep, judgment.pk, judgment.version - 1])
+    fields = {
+        "judgment": judgment.pk,
+        "version": judgment.version,
+        "author": author.pk,
+        "kept_payload": None,
+        "status": status,
+        "source": source,
+        "reason": reason,
+        "created_at": rawrows.prep(JudgmentRevision, "created_at", now, connection),
+        "updated_at": rawrows.prep(JudgmentRevision, "updated_at", now, connection),
+        "saves": 1,
         # A submitted revision is never replaced: no origin to match.
-        client="" if status == _S.SUBMITTED else client,
-    )
+        "client": "" if status == _S.SUBMITTED else client,
+    }
+    revision = _one(sql["revision"], [fields[name] for name in sql["revision_fields"].split(",")])[0]
     if changed:
-        changes.topic_changed(topic, revision.pk)
+        changes.topic_changed(topic, revision)
 
 
-def _replace_draft(judgment: Judgment, *, previous: str, author: AbstractBaseUser, client: str) -> bool:
+def _replace_draft(
+    judgment: Judgment, *, previous: str, author: AbstractBaseUser, client: str, now: datetime
+) -> int | None:
     """Put this save in the judgment's latest revision, if that is a draft (status
     ``previous``: draft, or reopened with a draft on top) saved from the same ``client``
     by the same assessor, first saved less than ``CONCORD_DRAFT_REVISION_SECONDS`` ago
-    (one conditional UPDATE). A draft save keeps the revision a draft; a submission
-    makes it the submitted revision, dated now (Phase 1's payloads are read by that
-    date) and never replaced again. Whether it did.
+    (one conditional UPDATE, which returns the revision's id). A draft save keeps the
+    revision a draft; a submission makes it the submitted revision, dated now (Phase 1's
+    payloads are read by that date) and never replaced again. The revision's id, or None
+    when it made none.
 
     A draft from another client (another tab's ``X-Concord-Page``, another session or
     token) begins a revision of its own, so that the version a 409 merge prompt
@@ -251,26 +367,32 @@ def _replace_draft(judgment: Judgment, *, previous: str, author: AbstractBaseUse
     read of at most that many revisions, by the unique (judgment, version))."""
     window = settings.CONCORD_DRAFT_REVISION_SECONDS
     if window <= 0:
-        return False
-    now = timezone.now()
+        return None
     since = now - timedelta(seconds=window)
-    update = {"version": judgment.version, "kept_payload": None, "saves": F("saves") + 1, "updated_at": now}
+    prep = functools.partial(rawrows.prep, JudgmentRevision, connection=connection)
+    sql = _sql(connection.vendor)
+    taken = [judgment.version, None, prep("updated_at", now)]
+    latest = [judgment.pk, judgment.version - 1, previous, author.pk, client, prep("created_at", since)]
     if judgment.status == _S.SUBMITTED:
-        update |= {"status": _S.SUBMITTED, "client": "", "created_at": now}
-    latest = JudgmentRevision.objects.filter(
-        judgment=judgment, version=judgment.version - 1, status=previous, author=author, created_at__gt=since
-    )
-    if latest.filter(client=client).update(**update) == 1:
-        return True
-    if judgment.status == _S.SUBMITTED:
-        return False  # a submission from elsewhere keeps the draft before it
+        row = _one(sql["replace_by_submission"], [*taken, _S.SUBMITTED, "", prep("created_at", now), *latest])
+        # A submission from elsewhere keeps the draft before it.
+        return None if row is None else row[0]
+    row = _one(sql["replace_draft"], [*taken, *latest])
+    if row is not None:
+        return row[0]
     recent = JudgmentRevision.objects.filter(judgment=judgment).order_by("-version")
     begun = [
         c for c, when in recent.values_list("client", "created_at")[:DRAFT_REVISIONS_PER_WINDOW] if c and when > since
     ]
     if len(begun) < DRAFT_REVISIONS_PER_WINDOW:
-        return False
-    return latest.exclude(client="").update(**update, client=client) == 1
+        return None
+    older = JudgmentRevision.objects.filter(
+        judgment=judgment, version=judgment.version - 1, status=previous, author=author, created_at__gt=since
+    ).exclude(client="")
+    update = {"version": judgment.version, "kept_payload": None, "saves": F("saves") + 1, "updated_at": now}
+    if older.update(**update, client=client) != 1:
+        return None
+    return older.model.objects.filter(judgment=judgment, version=judgment.version).values_list("pk", flat=True).get()
 
 
 #: The most active time one save may add (10 minutes, in milliseconds): one
@@ -325,12 +447,11 @@ def save_judgment(
     judgment's active time.
     """
     active_ms = clean_active_ms(active_ms)
-    assigned, items = _assignment_items(topic, assessor)
+    judgment, assigned, items = _judgment_and_assignment(topic, assessor)
     if not assigned:
         clean_judgment_request(topic, payload, status, version)
         raise NotAssigned()
     cleaned = clean_judgment_request(topic, payload, status, version, scope=items)
-    judgment = _locked_judgment(topic, assessor)
     current = judgment.version if judgment else 0
     if version != current:
         if judgment and version == current - 1 and judgment.payload == cleaned and _repeats(judgment, status):
