@@ -188,10 +188,12 @@ def _recompute_incremental(campaign: Campaign, reports, marks: dict, everything:
         _store(campaign, campaign_data, seen, now, fits=(now, seen))
         if summed is not None:
             _store_sums(campaign, reports, summed, _fingerprint(campaign, given.runs), len(topics), seen, now)
-            _store_fits(campaign, campaign_data, seen, now, merge_seconds)
+            _store_fits(campaign, campaign_data, seen, now)
         _store_headline(campaign, reports, merged, seen, now)
         counted.store(now)
         _clear_marks(marks)
+    if summed is not None:
+        _note_fits_cost(campaign, merge_seconds)
     if progress:
         progress(1.0, "reports stored")
     return len(built)
@@ -469,10 +471,16 @@ def _store_sums(campaign: Campaign, reports, summed, fingerprint: str, topics: i
     Report.objects.put(campaign, sums.SUMS, data=state, computed_at=now, judgments_seen=seen)
 
 
-def _store_fits(campaign: Campaign, data: dict, seen: int, at, cpu_seconds: float) -> None:
-    """Store the full merge (report ``fits``) whose costly figures the rebuilds from sums carry,
-    and what it cost (the next refresh waits in proportion: :func:`fits_due`)."""
+def _store_fits(campaign: Campaign, data: dict, seen: int, at) -> None:
+    """Store the full merge (report ``fits``) whose costly figures the rebuilds from sums carry."""
     Report.objects.put(campaign, sums.FITS, data=data, computed_at=at, judgments_seen=seen)
+
+
+def _note_fits_cost(campaign: Campaign, cpu_seconds: float) -> None:
+    """What the campaign's full merge cost (the next refresh waits in proportion: :func:`fits_due`).
+    Outside the transaction that stored it: every submission writes the campaign's state row
+    (its recompute flag) after its stale mark, and a rebuild that held that row while it cleared
+    the stale marks would wait for the submission that waits for it."""
     ScoringState.objects.filter(campaign=campaign).update(fits_seconds=cpu_seconds)
 
 
@@ -654,7 +662,8 @@ def refresh_fits(campaign_id: int) -> bool:
         newer = Report.objects.filter(campaign=campaign, name=sums.FITS, computed_at__gte=as_of).exists()
         if newer:
             return False
-        _store_fits(campaign, data, seen, as_of, time.process_time() - cpu)
+        _store_fits(campaign, data, seen, as_of)
+    _note_fits_cost(campaign, time.process_time() - cpu)
     return True
 
 
