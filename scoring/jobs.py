@@ -85,8 +85,8 @@ def recompute_reports(campaign_id: int, *, everything: bool = False, progress: P
         seen = given.held(model_judges=reports.model_judges)
         _store(campaign, campaign_data, seen, now)
         _store_headline(campaign, reports, built, seen, now)
+        _clear_marks(marks)  # before the state row (counted.store): LOCK_ORDER
         counted.store(now)
-        _clear_marks(marks)
     if progress:
         progress(1.0, "reports stored")
     return len(topic_reports)
@@ -190,8 +190,8 @@ def _recompute_incremental(campaign: Campaign, reports, marks: dict, everything:
             _store_sums(campaign, reports, summed, _fingerprint(campaign, given.runs), len(topics), seen, now)
             _store_fits(campaign, campaign_data, seen, now)
         _store_headline(campaign, reports, merged, seen, now)
+        _clear_marks(marks)  # before the state row (counted.store): LOCK_ORDER
         counted.store(now)
-        _clear_marks(marks)
     if summed is not None:
         _note_fits_cost(campaign, merge_seconds)
     if progress:
@@ -283,10 +283,12 @@ def build_chunk(campaign_id: int, topic_ids: list[int], *, count: Callable[[], i
             given = report_input(campaign, topic_ids=sorted(marks))
             built = _topic_reports(given, reports, given.topics, None)
     with transaction.atomic():
+        _clear_marks(marks)  # before the state row (count()): LOCK_ORDER
         left = count()
-        if left is not None:
+        if left is None:
+            transaction.set_rollback(True)  # the hold was lost: the marks stay
+        else:
             _store_topics(campaign, built, started)
-            _clear_marks(marks)
     return left
 
 
@@ -404,6 +406,15 @@ def _collector_paused():
 
 #: Rows written or deleted per statement when a rebuild stores many topics at once.
 _BATCH = 500
+
+
+#: The order in which a rebuild's transaction takes its row locks: the topics' stale marks, then
+#: the campaign's state row (ScoringState), as every submission does (annotate.services.judgments:
+#: its stale mark, then the recompute flag). A rebuild that updated the state row first (the
+#: progress recount's flag, a chunk's count) and then cleared a mark a submission held would wait
+#: for that submission while it waited for the state row: a deadlock, which PostgreSQL ends by
+#: refusing the submission.
+LOCK_ORDER = ("scoring_staletopic", "scoring_scoringstate")
 
 
 def _clear_marks(marks: dict) -> None:
@@ -560,8 +571,8 @@ def _recompute_from_sums(campaign: Campaign, reports, marks: dict, progress, now
         if marks:  # its time is that of the newest change the sums hold (fits_due)
             _store_sums(campaign, reports, summed, state.fingerprint, topics, seen, now)
         _store_headline(campaign, reports, refreshed, seen, now)
+        _clear_marks(marks)  # before the state row (counted.store): LOCK_ORDER
         counted.store(now)
-        _clear_marks(marks)
     if progress:
         progress(1.0, "reports stored")
     return len(built)

@@ -173,9 +173,9 @@ def split(campaign_id: int, build: int, chunks: int) -> bool:
 
 
 def chunk_done(campaign_id: int, build: int) -> int | None:
-    """Count one chunk of ``build`` finished, as the first statement of the transaction
-    that stores it (it locks the campaign's row: PostgreSQL's row lock, SQLite's
-    write lock), and renew the lease. The chunks left, or None: the campaign is
+    """Count one chunk of ``build`` finished, in the transaction that stores it, once the
+    chunk's stale marks are cleared (scoring.jobs.LOCK_ORDER; it locks the campaign's row),
+    and renew the lease. The chunks left, or None: the campaign is
     no longer held under ``build``, and the chunk must store nothing."""
     counted = ScoringState.objects.filter(campaign_id=campaign_id, build=build, build_chunks__gt=0).update(
         build_chunks=F("build_chunks") - 1, running_until=timezone.now() + LEASE
