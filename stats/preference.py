@@ -633,17 +633,18 @@ class _Cells:
         """(rounds, m, m): the sum over cells of ``x x^T`` weighted by the per-cell second moments
         in (d, log nu), ``x`` the cell's row of the design."""
         rounds, k = hdd.shape[0], self.k
-        offset = (np.arange(rounds) * k * k)[:, None]
-        flat = np.bincount((offset + self.first * k + self.second).ravel(), hdd.ravel(), rounds * k * k)
-        pair = flat.reshape(rounds, k, k)
-        pair = pair + pair.transpose(0, 2, 1)
-        lap = -pair
-        idx = np.arange(k)
-        lap[:, idx, idx] = pair.sum(axis=2)
-        keep = np.delete(idx, ref)
         m = k - 1 + int(self.side) + int(hdl is not None)
-        out = np.zeros((rounds, m, m))
-        out[:, : k - 1, : k - 1] = lap[:, keep][:, :, keep]
+        # straight into the reduced matrix: a cell adds h at (a, a) and (b, b), -h at (a, b) and (b, a);
+        # the reference system's row and column are dropped (sent to a spill slot, then cut)
+        slot = np.arange(k) - (np.arange(k) > ref)
+        slot[ref] = m
+        a, b = slot[self.first], slot[self.second]
+        width = (m + 1) * (m + 1)
+        offset = (np.arange(rounds) * width)[:, None]
+        index = np.concatenate([a * (m + 1) + a, b * (m + 1) + b, a * (m + 1) + b, b * (m + 1) + a])
+        weights = np.concatenate([hdd, hdd, -hdd, -hdd], axis=1)
+        flat = np.bincount((offset + index).ravel(), weights.ravel(), rounds * width)
+        out = flat.reshape(rounds, m + 1, m + 1)[:, :m, :m].copy()
         extra = []
         if self.side:
             extra.append((self.scatter(hdd, ref), hdd.sum(axis=1), None if hdl is None else hdl.sum(axis=1)))
