@@ -700,20 +700,24 @@ class _Cells:
     def mle_exists(self, model: str) -> np.ndarray:
         """Per round: is the graph "won or tied against" strongly connected over all systems
         (and, for Davidson, are some but not all votes ties)?"""
-        rounds = self.counts.shape[0]
+        rounds, k = self.counts.shape[0], self.k
         ok = np.ones(rounds, dtype=bool)
-        k = self.k
-        for r in range(rounds):
-            c = self.counts[r]
-            forward = (c[:, 0] + c[:, 2]) > 0
-            backward = (c[:, 1] + c[:, 2]) > 0
+        c = self.counts
+        both_ways = (((c[..., 0] + c[..., 2]) > 0) & ((c[..., 1] + c[..., 2]) > 0)).all(axis=1)
+        # a round whose every cell holds a win or tie each way is strongly connected when the cells
+        # connect the systems at all (the same cells every round): only the other rounds are searched
+        cells_graph = sparse.csr_array((np.ones(len(self.first)), (self.first, self.second)), shape=(k, k))
+        connected = csgraph.connected_components(cells_graph, directed=False, return_labels=False) == 1
+        for r in range(rounds) if not connected else np.flatnonzero(~both_ways):
+            forward = (c[r, :, 0] + c[r, :, 2]) > 0
+            backward = (c[r, :, 1] + c[r, :, 2]) > 0
             rows = np.concatenate([self.first[forward], self.second[backward]])
             cols = np.concatenate([self.second[forward], self.first[backward]])
             graph = sparse.csr_array((np.ones(len(rows)), (rows, cols)), shape=(k, k))
             ok[r] = csgraph.connected_components(graph, directed=True, connection="strong", return_labels=False) == 1
-            if model == "davidson":
-                ties, total = c[:, 2].sum(), c.sum()
-                ok[r] &= 0 < ties < total
+        if model == "davidson":
+            ties, total = c[..., 2].sum(axis=1), c.sum(axis=(1, 2))
+            ok &= (ties > 0) & (ties < total)
         return ok
 
 
