@@ -40,7 +40,8 @@ standard errors of the ratings, over votes or clusters of votes),
 :func:`bootstrap` (the percentile bootstrap over votes, resampling the counts'
 cells from their multinomial, or over clusters of votes: raters or prompts,
 :func:`cluster_counts`), each with a simultaneous band for all systems and the
-rank intervals it implies (:func:`rank_intervals`).
+rank intervals it implies (:func:`rank_intervals`); :func:`settled`: is each
+adjacent pair's order settled, and how many more votes would settle it.
 """
 
 from __future__ import annotations
@@ -65,11 +66,13 @@ __all__ = [
     "ClusterCounts",
     "PreferenceFit",
     "RobustErrors",
+    "Settled",
     "bootstrap",
     "bradley_terry",
     "cluster_counts",
     "davidson",
     "rank_intervals",
+    "settled",
     "sandwich",
     "vote_counts",
     "win_probabilities",
@@ -546,6 +549,60 @@ def rank_intervals(lower: npt.ArrayLike, upper: npt.ArrayLike) -> tuple[npt.NDAr
     above = (lo[None, :] > hi[:, None]).sum(axis=1)
     below = (hi[None, :] < lo[:, None]).sum(axis=1)
     return (1 + above).astype(np.int64), (k - below).astype(np.int64)
+
+
+class Settled(NamedTuple):
+    """The adjacent pairs of a leaderboard, best first: ``upper[p]`` is ranked just above
+    ``lower[p]``; ``difference`` (Elo points) and its standard error; ``settled``: the
+    difference's ``level`` interval excludes 0; ``more_votes``: the further votes expected to
+    settle it (0 when settled, inf when the difference is 0)."""
+
+    upper: npt.NDArray[np.int64]
+    lower: npt.NDArray[np.int64]
+    difference: FloatArray
+    se: FloatArray
+    settled: npt.NDArray[np.bool_]
+    more_votes: FloatArray
+
+
+def settled(fit: PreferenceFit, *, covariance: npt.ArrayLike | None = None, level: float = 0.95) -> Settled:
+    """Is each adjacent pair's order settled, and how many more votes would settle it?
+
+    A pair is settled when ``|difference| > z se`` (``z`` the normal quantile of
+    ``level``, two-sided; one pair at a time, not jointly: for all pairs at once
+    use :func:`rank_intervals` on a simultaneous band). The covariance is the fit's
+    model-based one unless given (e.g. :func:`sandwich`'s). More votes: the
+    standard error of a fit falls as one over the square root of the votes when
+    they keep their shares over the cells (counts multiplied by ``c`` leave the
+    estimate as it is and divide the covariance by ``c``), so the difference as
+    estimated is settled at ``votes (z se / |difference|)^2`` votes; the further
+    votes are that less ``votes``, rounded up. An expectation under those two
+    assumptions (the same mix of pairs, the estimate the truth), not a promise.
+
+    Examples
+    --------
+    >>> c = vote_counts([0] * 40 + [1] * 40, [1] * 40 + [2] * 40, [LEFT] * 24 + [RIGHT] * 16 + [LEFT] * 30 + [RIGHT] * 10, n_systems=3)
+    >>> s = settled(bradley_terry(c))
+    >>> s.upper.tolist(), s.lower.tolist(), s.settled.tolist(), s.more_votes.tolist()
+    ([0, 1], [1, 2], [False, True], [115.0, 0.0])
+    """
+    if not 0 < level < 1:
+        raise ValueError("level: must be between 0 and 1")
+    k = len(fit.ratings)
+    cov = fit.covariance if covariance is None else np.asarray(covariance, dtype=np.float64)
+    if cov.shape != (k, k):
+        raise ValueError(f"covariance: a ({k}, {k}) matrix of the ratings")
+    order = np.argsort(-fit.ratings, kind="stable")
+    upper, lower = order[:-1], order[1:]
+    difference = fit.ratings[upper] - fit.ratings[lower]
+    variance = cov[upper, upper] + cov[lower, lower] - 2 * cov[upper, lower]
+    se = np.sqrt(np.maximum(variance, 0.0))
+    z = float(special.ndtri(0.5 + level / 2))
+    is_settled = difference > z * se
+    with np.errstate(divide="ignore", invalid="ignore"):
+        needed = np.where(difference > 0, fit.votes * (z * se / difference) ** 2, np.inf)
+    more = np.where(is_settled, 0.0, np.ceil(needed - fit.votes))
+    return Settled(upper.astype(np.int64), lower.astype(np.int64), difference, se, is_settled, more)
 
 
 # --------------------------------------------------------------------------- internals

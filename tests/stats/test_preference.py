@@ -21,6 +21,7 @@ from stats.preference import (
     davidson,
     rank_intervals,
     sandwich,
+    settled,
     vote_counts,
     win_probabilities,
     win_rates,
@@ -277,3 +278,23 @@ def test_bootstrap_counts_rounds_without_an_estimate():
     failed = np.isnan(result.samples[:, 0])
     assert result.failed == failed.sum() > 0
     assert np.isfinite(result.lower).all() and np.isnan(result.samples[failed]).all()
+
+
+def test_settled_pairs_and_the_votes_that_settle_them():
+    left, right, outcome, _ = simulate(10, k=6, n=300, side=0.0)
+    counts = vote_counts(left, right, outcome, n_systems=6)
+    fit = bradley_terry(counts)
+    result = settled(fit)
+    order = np.argsort(-fit.ratings)
+    assert result.upper.tolist() == order[:-1].tolist() and result.lower.tolist() == order[1:].tolist()
+    a, b = result.upper[0], result.lower[0]
+    expected_se = np.sqrt(fit.covariance[a, a] + fit.covariance[b, b] - 2 * fit.covariance[a, b])
+    assert abs(result.se[0] - expected_se) < 1e-9
+    assert not result.settled.all()
+    # counts multiplied keep the estimate and divide the covariance: the promised votes settle it, fewer do not
+    p = int(np.flatnonzero(~result.settled)[0])
+    factor = (fit.votes + result.more_votes[p]) / fit.votes
+    assert settled(bradley_terry(counts * factor)).settled[p]
+    assert not settled(bradley_terry(counts * (factor - 2 / fit.votes))).settled[p]
+    robust = settled(fit, covariance=sandwich(counts, fit).covariance)
+    assert not np.allclose(robust.se, result.se)
