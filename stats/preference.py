@@ -1,0 +1,997 @@
+"""A pairwise-preference leaderboard: Bradley-Terry and Davidson fits on vote counts, with intervals.
+
+A vote shows one prompt's answers of two systems side by side (``left``,
+``right``) and records which the rater preferred: ``LEFT``, ``RIGHT``, ``TIE``
+or ``BOTH_BAD`` (the outcome codes 0-3). Every fit here depends on the votes
+only through their counts per ordered pair of systems and outcome
+(:func:`vote_counts`: a ``(k, k, 4)`` table built by one ``numpy.bincount``),
+so a fit and each bootstrap round cost the number of pairs of systems, not of
+votes.
+
+Models, both maximum likelihood by Newton's method on the counts (vectorised
+over the pairs, and over the bootstrap rounds):
+
+- Bradley-Terry (Bradley & Terry 1952, "Rank analysis of incomplete block
+  designs: I. The method of paired comparisons", Biometrika 39(3/4):324-345,
+  eq. 1): ``P(i beats j) = 1 / (1 + exp(-(theta_i - theta_j)))``, a tie
+  counted as half a win for each side and "both bad" as a tie: the convention
+  of FastChat's Chatbot Arena leaderboard (Chiang et al. 2024, "Chatbot Arena:
+  An Open Platform for Evaluating LLMs by Human Preference", ICML 2024,
+  section 4, whose code duplicates each tie as one win each way at half the
+  weight). :func:`bradley_terry`.
+- Davidson's tie model (Davidson 1970, "On extending the Bradley-Terry model
+  to accommodate ties in paired comparison experiments", JASA
+  65(329):317-328, eq. 2.1): ``P(i beats j) = pi_i / D``, ``P(tie) = nu
+  sqrt(pi_i pi_j) / D``, ``D = pi_i + pi_j + nu sqrt(pi_i pi_j)``,
+  ``pi = exp(theta)``; "both bad" is a tie. :func:`davidson`.
+
+Either may carry a side term ``gamma``, a logit added to the left system's
+``theta``: the position bias of Zheng et al. (2023), "Judging LLM-as-a-Judge
+with MT-Bench and Chatbot Arena", NeurIPS 2023 Datasets and Benchmarks,
+section 3.3, estimated with its standard error and a Wald test of
+``gamma = 0``.
+
+Scores are on the Elo scale: ``rating = base + 400 / ln 10 * (theta -
+theta_anchor)`` (400 points per factor of 10 in the odds), or ``theta``'s mean
+in place of ``theta_anchor`` when no anchor system is given.
+
+Intervals (Chiang et al. 2024, section 5): :func:`sandwich` (the robust
+standard errors of the ratings, over votes or clusters of votes),
+:func:`bootstrap` (the percentile bootstrap over votes, resampling the counts'
+cells from their multinomial, or over clusters of votes: raters or prompts,
+:func:`cluster_counts`), each with a simultaneous band for all systems and the
+rank intervals it implies (:func:`rank_intervals`); :func:`settled`: is each
+adjacent pair's order settled, and how many more votes would settle it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal, NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+from scipy import sparse, special
+from scipy.sparse import csgraph
+
+__all__ = [
+    "BOTH_BAD",
+    "ELO_PER_LOGIT",
+    "LEFT",
+    "OUTCOMES",
+    "RIGHT",
+    "TIE",
+    "BootstrapIntervals",
+    "ClusterCounts",
+    "PreferenceFit",
+    "RobustErrors",
+    "Settled",
+    "bootstrap",
+    "bradley_terry",
+    "cluster_counts",
+    "davidson",
+    "rank_intervals",
+    "settled",
+    "sandwich",
+    "vote_counts",
+    "win_probabilities",
+    "win_rates",
+]
+
+FloatArray = npt.NDArray[np.float64]
+Model = Literal["bradley-terry", "davidson"]
+
+LEFT, RIGHT, TIE, BOTH_BAD = 0, 1, 2, 3
+OUTCOMES = ("left", "right", "tie", "both_bad")
+#: Elo points per logit: 400 points multiply the odds by 10.
+ELO_PER_LOGIT = 400.0 / math.log(10.0)
+
+_TOL = 1e-10
+_MAX_ITER = 100
+#: Cells (rounds x pairs) of a block of bootstrap rounds fitted together: a few arrays of 8 MB.
+_BLOCK_CELLS = 1 << 20
+#: A logit beyond this is a fit running off to infinity (odds of 1e43), not an estimate.
+_DIVERGED = 100.0
+
+
+# --------------------------------------------------------------------------- counts
+
+
+def vote_counts(left: npt.ArrayLike, right: npt.ArrayLike, outcome: npt.ArrayLike, *, n_systems: int) -> np.ndarray:
+    """Count votes per ordered pair of systems and outcome.
+
+    Parameters
+    ----------
+    left, right : array_like of int, shape (n,)
+        The systems shown on the left and on the right (``0 .. n_systems - 1``, different).
+    outcome : array_like of int, shape (n,)
+        ``LEFT`` (0), ``RIGHT`` (1), ``TIE`` (2) or ``BOTH_BAD`` (3).
+    n_systems : int
+
+    Returns
+    -------
+    ndarray of int64, shape (n_systems, n_systems, 4)
+        ``counts[i, j, o]``: votes with ``i`` on the left, ``j`` on the right and outcome ``o``.
+
+    Examples
+    --------
+    >>> c = vote_counts([0, 0, 1, 2], [1, 1, 0, 0], [LEFT, TIE, LEFT, BOTH_BAD], n_systems=3)
+    >>> c[0, 1].tolist(), c[1, 0].tolist(), int(c.sum())
+    ([1, 0, 1, 0], [1, 0, 0, 0], 4)
+    """
+    cells = _cells_of_votes(left, right, outcome, n_systems)
+    return np.bincount(cells, minlength=n_systems * n_systems * 4).reshape(n_systems, n_systems, 4)
+
+
+class ClusterCounts(NamedTuple):
+    """Vote counts per cluster (a rater, a prompt): ``table[g]`` is cluster ``g``'s
+    :func:`vote_counts` flattened (``n_systems * n_systems * 4`` columns), held sparse."""
+
+    table: sparse.csr_array
+    n_systems: int
+
+    def total(self) -> np.ndarray:
+        """Every cluster's votes together, as :func:`vote_counts` counts them."""
+        k = self.n_systems
+        return np.asarray(self.table.sum(axis=0)).reshape(k, k, 4).astype(np.int64)
+
+
+def cluster_counts(
+    left: npt.ArrayLike, right: npt.ArrayLike, outcome: npt.ArrayLike, clusters: npt.ArrayLike, *, n_systems: int
+) -> ClusterCounts:
+    """:func:`vote_counts` per cluster of votes (``clusters``: each vote's rater or prompt, ints >= 0).
+
+    Examples
+    --------
+    >>> cc = cluster_counts([0, 0, 1], [1, 1, 0], [LEFT, RIGHT, LEFT], [5, 0, 5], n_systems=2)
+    >>> cc.table.shape, int(cc.table[[5]].sum()), cc.total()[0, 1].tolist()
+    ((6, 16), 2, [1, 1, 0, 0])
+    """
+    cells = _cells_of_votes(left, right, outcome, n_systems)
+    groups = np.asarray(clusters)
+    if groups.shape != cells.shape or (groups.size and groups.dtype.kind not in "iu"):
+        raise ValueError("clusters: one integer per vote")
+    if groups.size and groups.min() < 0:
+        raise ValueError("clusters: must be >= 0")
+    n_groups = int(groups.max()) + 1 if groups.size else 0
+    table = sparse.csr_array(
+        (np.ones(cells.size, dtype=np.int64), (groups.astype(np.int64), cells)),
+        shape=(n_groups, n_systems * n_systems * 4),
+    )
+    table.sum_duplicates()
+    return ClusterCounts(table, int(n_systems))
+
+
+def win_rates(counts: npt.ArrayLike) -> FloatArray:
+    """Observed share of ``i``'s score against ``j`` (wins plus half the ties and "both bad",
+    either side), NaN where the two never met.
+
+    Examples
+    --------
+    >>> c = vote_counts([0, 0, 1], [1, 1, 0], [LEFT, TIE, LEFT], n_systems=2)
+    >>> win_rates(c).tolist()
+    [[nan, 0.5], [0.5, nan]]
+    """
+    table = _table(counts)
+    wins = table[:, :, LEFT] + table[:, :, RIGHT].T
+    ties = table[:, :, TIE] + table[:, :, BOTH_BAD]
+    ties = ties + ties.T
+    met = wins + wins.T + ties
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(met > 0, (wins + ties / 2) / np.maximum(met, 1), np.nan)
+
+
+# --------------------------------------------------------------------------- fits
+
+
+@dataclass(frozen=True)
+class PreferenceFit:
+    """A fitted leaderboard.
+
+    ``ratings`` (Elo scale) and ``theta`` (logits: ``theta`` of the anchor, or
+    their mean, 0) per system; ``covariance``: the ratings' model-based
+    covariance (the inverse observed information, mapped through the
+    constraint); ``se``: its diagonal's square roots (0 for an anchor system).
+    ``side``: the left side's logit (None without a side term) with ``side_se``
+    and the two-sided Wald test ``side_z``, ``side_p``; ``nu``: Davidson's tie
+    parameter (None for Bradley-Terry).
+    """
+
+    model: Model
+    ratings: FloatArray
+    theta: FloatArray
+    se: FloatArray
+    covariance: FloatArray
+    side: float | None
+    side_se: float | None
+    side_z: float | None
+    side_p: float | None
+    nu: float | None
+    log_likelihood: float
+    votes: int
+    anchor: int | None
+    base: float
+
+
+def bradley_terry(
+    counts: npt.ArrayLike, *, side: bool = False, anchor: int | None = None, base: float = 1000.0
+) -> PreferenceFit:
+    """The Bradley-Terry maximum-likelihood leaderboard, ties as half a win (FastChat's convention).
+
+    Bradley & Terry (1952), "Rank analysis of incomplete block designs: I. The
+    method of paired comparisons", Biometrika 39(3/4):324-345, eq. 1, in the
+    logistic form; a tie and a "both bad" vote count half a win for each side, as
+    in Chiang et al. (2024), "Chatbot Arena", ICML 2024, section 4. With
+    ``side``, a logit ``gamma`` is added to the left system's (Zheng et al.
+    2023, "Judging LLM-as-a-Judge with MT-Bench and Chatbot Arena", NeurIPS
+    2023, section 3.3: position bias), tested by Wald's ``z = gamma / se``.
+
+    Parameters
+    ----------
+    counts : array_like, shape (k, k, 4)
+        :func:`vote_counts`.
+    side : bool
+        Fit the side term.
+    anchor : int or None
+        The system whose rating is ``base``; None: the ratings' mean is ``base``.
+    base : float
+
+    Returns
+    -------
+    PreferenceFit
+
+    Raises
+    ------
+    ValueError
+        When the maximum-likelihood estimate does not exist (it lies at
+        infinity): some set of systems never lost, nor tied, to the others
+        (Zermelo's condition: the graph "i won or tied against j" must be
+        strongly connected), or the side term is unbounded. The message names
+        the systems; nothing finite would be an honest estimate.
+
+    Examples
+    --------
+    Two systems, 0 won 3 of 4 votes: ``theta_0 - theta_1 = ln 3``.
+
+    >>> c = vote_counts([0, 0, 0, 1], [1, 1, 1, 0], [LEFT, LEFT, LEFT, LEFT], n_systems=2)
+    >>> fit = bradley_terry(c, anchor=1)
+    >>> round(float(fit.theta[0]), 6), round(float(fit.ratings[0]), 2)
+    (1.098612, 1190.85)
+    """
+    return _fit(_table(counts), "bradley-terry", side=side, anchor=anchor, base=base)
+
+
+def davidson(
+    counts: npt.ArrayLike, *, side: bool = False, anchor: int | None = None, base: float = 1000.0
+) -> PreferenceFit:
+    """Davidson's (1970) tie model, maximum likelihood; "both bad" is a tie.
+
+    Davidson (1970), "On extending the Bradley-Terry model to accommodate ties
+    in paired comparison experiments", JASA 65(329):317-328, eq. 2.1:
+    ``P(i > j) = pi_i / D``, ``P(tie) = nu sqrt(pi_i pi_j) / D``,
+    ``D = pi_i + pi_j + nu sqrt(pi_i pi_j)``, ``pi = exp(theta)``; fitted in
+    ``theta`` and ``log nu``. ``side``, ``anchor``, ``base`` as in
+    :func:`bradley_terry`; ratings on the same Elo scale (in ``theta``).
+
+    Raises
+    ------
+    ValueError
+        As :func:`bradley_terry`; and when no vote, or every vote, is a tie
+        (``nu``'s estimate is then 0 or infinite).
+
+    Examples
+    --------
+    Two equal systems, half the votes ties: ``nu = 2``.
+
+    >>> c = vote_counts([0, 0, 0, 0], [1, 1, 1, 1], [LEFT, RIGHT, TIE, BOTH_BAD], n_systems=2)
+    >>> fit = davidson(c)
+    >>> round(fit.nu, 6), [round(float(r), 6) for r in fit.ratings]
+    (2.0, [1000.0, 1000.0])
+    """
+    return _fit(_table(counts), "davidson", side=side, anchor=anchor, base=base)
+
+
+def win_probabilities(fit: PreferenceFit) -> FloatArray:
+    """Predicted ``P(i beats j)`` with neither on a given side (no side term).
+
+    Bradley-Terry: ``1 / (1 + exp(theta_j - theta_i))`` (a tie's half included,
+    as the fit counts it); Davidson: the probability of a win, ties excluded.
+
+    Examples
+    --------
+    >>> c = vote_counts([0, 0, 0, 1], [1, 1, 1, 0], [LEFT, LEFT, LEFT, LEFT], n_systems=2)
+    >>> win_probabilities(bradley_terry(c)).round(6).tolist()
+    [[0.5, 0.75], [0.25, 0.5]]
+    """
+    d = fit.theta[:, None] - fit.theta[None, :]
+    if fit.model == "bradley-terry":
+        return special.expit(d)
+    log_d = np.logaddexp(np.logaddexp(d / 2, -d / 2), math.log(fit.nu))
+    return np.exp(d / 2 - log_d)
+
+
+# --------------------------------------------------------------------------- intervals
+
+
+class RobustErrors(NamedTuple):
+    """Sandwich standard errors: of each system's rating (Elo points; 0 for an anchor) and of
+    the side term (logits; None without one), with their covariance (ratings)."""
+
+    se: FloatArray
+    covariance: FloatArray
+    side_se: float | None
+
+
+def sandwich(counts: npt.ArrayLike | ClusterCounts, fit: PreferenceFit) -> RobustErrors:
+    """The robust (sandwich) standard errors of a fit's ratings: ``A^-1 B A^-1``.
+
+    ``A`` is the observed information, ``B`` the sum over votes (or over
+    clusters, given :class:`ClusterCounts`) of the outer products of their
+    score vectors (Huber 1967; White 1980; the intervals of Chiang et al. 2024,
+    section 5, which hold when the model is misspecified). A vote's score is
+    that of its outcome in its cell, so ``B`` is a sum over cells; a cluster's
+    score the sum of its votes'. No small-sample correction.
+
+    Examples
+    --------
+    Two wins and two ties: the fit's share is 0.75 as with three wins in four,
+    but a tie's half a win varies less than a win or a loss, which the
+    model-based error ignores:
+
+    >>> c = vote_counts([0, 0, 0, 0], [1, 1, 1, 1], [LEFT, LEFT, TIE, TIE], n_systems=2)
+    >>> fit = bradley_terry(c, anchor=1)
+    >>> round(float(sandwich(c, fit).se[0]), 3), round(float(fit.se[0]), 3)
+    (115.812, 200.592)
+    """
+    clustered = isinstance(counts, ClusterCounts)
+    table = counts.total() if clustered else _table(counts)
+    k = table.shape[0]
+    if k != len(fit.theta):
+        raise ValueError(f"counts: {k} systems, the fit has {len(fit.theta)}")
+    cells = _Cells.of(table, side=fit.side is not None)
+    ref = fit.anchor if fit.anchor is not None else 0
+    beta = _beta_of(fit, ref)
+    d, lam = cells.linear(beta[None, :], ref, fit.model)
+    _, info = cells.information(fit.model, d, lam, ref)
+    scores = _vote_scores(fit.model, d[0], None if lam is None else lam[0])  # (cells, 3 outcomes, 2)
+    if clustered:
+        per_cluster = _cluster_scores(counts, cells, scores, ref)
+        meat = per_cluster.T @ per_cluster
+    else:
+        n = cells.counts[0]  # (cells, 3)
+        m_dd = (n * scores[:, :, 0] ** 2).sum(axis=1)[None]
+        m_dl = (n * scores[:, :, 0] * scores[:, :, 1]).sum(axis=1)[None]
+        m_ll = (n * scores[:, :, 1] ** 2).sum(axis=1)[None]
+        meat = cells.assemble(m_dd, m_dl if fit.model == "davidson" else None, m_ll, ref)[0]
+    bread = np.linalg.inv(info[0])
+    cov = bread @ meat @ bread
+    ratings_cov = _ratings_covariance(cov, k, ref, fit.anchor)
+    side_se = math.sqrt(cov[k - 1, k - 1]) if fit.side is not None else None
+    return RobustErrors(np.sqrt(np.maximum(np.diag(ratings_cov), 0.0)), ratings_cov, side_se)
+
+
+@dataclass(frozen=True)
+class BootstrapIntervals:
+    """Bootstrap intervals of a leaderboard's ratings.
+
+    ``lower``, ``upper``: each system's percentile interval; ``band_lower``,
+    ``band_upper``: the simultaneous band (all systems at once, at ``level``);
+    ``rank_lower``, ``rank_upper``: the rank intervals the band implies
+    (:func:`rank_intervals`, 1 the best); ``side_lower``, ``side_upper``: the
+    side term's percentile interval (NaN without one); ``rounds``: the rounds
+    fitted; ``failed``: rounds whose resample has no finite estimate (a
+    system that never lost or never won in it), left out of every interval;
+    ``samples``: each round's ratings (rounds x systems, NaN for a failed round).
+    """
+
+    fit: PreferenceFit
+    samples: FloatArray
+    lower: FloatArray
+    upper: FloatArray
+    band_lower: FloatArray
+    band_upper: FloatArray
+    rank_lower: npt.NDArray[np.int64]
+    rank_upper: npt.NDArray[np.int64]
+    side_lower: float
+    side_upper: float
+    level: float
+    rounds: int
+    failed: int
+    unit: str
+
+
+def bootstrap(
+    counts: npt.ArrayLike | ClusterCounts,
+    *,
+    model: Model = "bradley-terry",
+    side: bool = False,
+    anchor: int | None = None,
+    base: float = 1000.0,
+    resamples: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> BootstrapIntervals:
+    """Percentile bootstrap of a leaderboard, over votes or over clusters of votes.
+
+    Over votes (``counts`` a :func:`vote_counts` table): drawing the ``n``
+    votes with replacement, as FastChat's leaderboard does (Chiang et al. 2024,
+    section 5), gives cell counts from the multinomial of ``n`` draws with the
+    cells' observed shares; they are drawn so (``numpy.random.default_rng(seed)
+    .multinomial``), per round, and each round's fit starts from the full fit.
+    Over clusters (``counts`` a :class:`ClusterCounts`: votes grouped by rater
+    or prompt): round ``b`` draws the clusters ``default_rng(seed).integers(0,
+    clusters, (resamples, clusters))[b]`` (taken a block of rounds at a time) and sums their
+    tables (the cluster bootstrap; votes of one rater or prompt are not
+    independent). Rounds are fitted together, a block at a time.
+
+    The simultaneous band is the bootstrap's sup-t band (Montiel Olea &
+    Plagborg-Moller 2019, "Simultaneous confidence bands: theory,
+    implementation, and an application to SVARs", J. Applied Econometrics
+    34:1-17): ``rating +- q sd``, ``sd`` each system's bootstrap standard
+    deviation, ``q`` the ``level`` quantile over rounds of ``max_i |rating_b,i -
+    rating_i| / sd_i``; it holds all systems' ratings at once. Its rank
+    intervals: :func:`rank_intervals`.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(1)
+    >>> left, right = rng.integers(0, 3, 600), rng.integers(1, 3, 600)
+    >>> right = (left + right) % 3
+    >>> outcome = np.where((left < right) == (rng.random(600) < 0.8), LEFT, RIGHT)
+    >>> b = bootstrap(vote_counts(left, right, outcome, n_systems=3), resamples=200)
+    >>> b.rank_lower.tolist(), b.rank_upper.tolist(), b.failed
+    ([1, 2, 3], [1, 2, 3], 0)
+    """
+    if not 0 < level < 1:
+        raise ValueError("level: must be between 0 and 1")
+    if resamples < 2:
+        raise ValueError("resamples: at least 2")
+    clustered = isinstance(counts, ClusterCounts)
+    table = counts.total() if clustered else _table(counts)
+    k = table.shape[0]
+    fit = _fit(table, model, side=side, anchor=anchor, base=base)
+    ref = anchor if anchor is not None else 0
+    rng = np.random.default_rng(seed)
+    cells = _Cells.of(table, side=side, collapse=not side)
+    if clustered:
+        groups = counts.table.shape[0]
+        per_cluster = (counts.table.astype(np.float64) @ _outcome_map(cells, k, collapsed=not side)).tocsc()
+    else:
+        total = int(cells.counts.sum())
+        shares = cells.counts[0].ravel() / total
+    width = cells.counts.shape[1]
+    block = max(1, _BLOCK_CELLS // max(width, 1))
+    start = _beta_of(fit, ref)
+    ratings = np.full((resamples, k), np.nan)
+    sides = np.full(resamples, np.nan)
+    for lo in range(0, resamples, block):
+        size = min(block, resamples - lo)
+        if clustered:
+            weights = np.bincount(
+                (rng.integers(0, groups, (size, groups)) + (np.arange(size) * groups)[:, None]).ravel(),
+                minlength=size * groups,
+            ).reshape(size, groups)
+            resampled = np.asarray((per_cluster.T @ weights.T).T).reshape(size, width, 3)
+        else:
+            resampled = rng.multinomial(total, shares, size=size).reshape(size, width, 3)
+        round_cells = cells.with_counts(resampled.astype(np.float64))
+        beta, ok = _newton(round_cells, model, np.repeat(start[None], size, axis=0), ref)
+        ok &= round_cells.mle_exists(model)
+        theta = _full_theta(beta[:, : k - 1], ref)
+        ratings[lo : lo + size] = np.where(ok[:, None], _ratings(theta, anchor, base), np.nan)
+        if side:
+            sides[lo : lo + size] = np.where(ok, beta[:, k - 1], np.nan)
+    good = ~np.isnan(ratings[:, 0])
+    used = ratings[good]
+    alpha = (1 - level) / 2
+    if len(used) < 2:
+        nan = np.full(k, np.nan)
+        lower = upper = band_lower = band_upper = nan
+    else:
+        lower, upper = np.quantile(used, [alpha, 1 - alpha], axis=0)
+        sd = used.std(axis=0, ddof=1)
+        varies = sd > 0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t = np.abs(used[:, varies] - fit.ratings[varies]) / sd[varies]
+        q = float(np.quantile(t.max(axis=1), level)) if varies.any() else 0.0
+        band_lower, band_upper = fit.ratings - q * sd, fit.ratings + q * sd
+    rank_lower, rank_upper = rank_intervals(band_lower, band_upper)
+    side_lower, side_upper = (
+        (float(np.quantile(sides[good], alpha)), float(np.quantile(sides[good], 1 - alpha)))
+        if side and good.sum() >= 2
+        else (math.nan, math.nan)
+    )
+    return BootstrapIntervals(
+        fit=fit,
+        samples=ratings,
+        lower=lower,
+        upper=upper,
+        band_lower=band_lower,
+        band_upper=band_upper,
+        rank_lower=rank_lower,
+        rank_upper=rank_upper,
+        side_lower=side_lower,
+        side_upper=side_upper,
+        level=level,
+        rounds=resamples,
+        failed=int((~good).sum()),
+        unit="clusters" if clustered else "votes",
+    )
+
+
+def rank_intervals(lower: npt.ArrayLike, upper: npt.ArrayLike) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Rank intervals (1 the best) from intervals of the ratings that hold jointly.
+
+    System ``i``'s best rank is 1 + the number of systems whose lower bound is
+    above ``i``'s upper bound; its worst rank is ``k`` - the number whose upper
+    bound is below ``i``'s lower bound: the rule of Chiang et al. (2024),
+    section 5 (approximate ranking), on both sides. When every true rating lies
+    in its interval at once (a simultaneous band, as :func:`bootstrap`'s), a
+    system above ``i``'s interval is truly above ``i``, so every true rank lies
+    in its interval at once, with the band's level. From separate intervals
+    (each system's own 95%) the rank intervals would not hold jointly. NaN
+    bounds give the widest interval, 1 .. k.
+
+    Examples
+    --------
+    >>> lo, hi = rank_intervals([10, 8, 0, 1], [12, 11, 3, 2])
+    >>> lo.tolist(), hi.tolist()
+    ([1, 1, 3, 3], [2, 2, 4, 4])
+    """
+    lo = np.asarray(lower, dtype=np.float64)
+    hi = np.asarray(upper, dtype=np.float64)
+    if lo.shape != hi.shape or lo.ndim != 1:
+        raise ValueError("lower, upper: one bound per system, the same length")
+    k = len(lo)
+    if np.isnan(lo).any() or np.isnan(hi).any():
+        return np.ones(k, dtype=np.int64), np.full(k, k, dtype=np.int64)
+    above = (lo[None, :] > hi[:, None]).sum(axis=1)
+    below = (hi[None, :] < lo[:, None]).sum(axis=1)
+    return (1 + above).astype(np.int64), (k - below).astype(np.int64)
+
+
+class Settled(NamedTuple):
+    """The adjacent pairs of a leaderboard, best first: ``upper[p]`` is ranked just above
+    ``lower[p]``; ``difference`` (Elo points) and its standard error; ``settled``: the
+    difference's ``level`` interval excludes 0; ``more_votes``: the further votes expected to
+    settle it (0 when settled, inf when the difference is 0)."""
+
+    upper: npt.NDArray[np.int64]
+    lower: npt.NDArray[np.int64]
+    difference: FloatArray
+    se: FloatArray
+    settled: npt.NDArray[np.bool_]
+    more_votes: FloatArray
+
+
+def settled(fit: PreferenceFit, *, covariance: npt.ArrayLike | None = None, level: float = 0.95) -> Settled:
+    """Is each adjacent pair's order settled, and how many more votes would settle it?
+
+    A pair is settled when ``|difference| > z se`` (``z`` the normal quantile of
+    ``level``, two-sided; one pair at a time, not jointly: for all pairs at once
+    use :func:`rank_intervals` on a simultaneous band). The covariance is the fit's
+    model-based one unless given (e.g. :func:`sandwich`'s). More votes: the
+    standard error of a fit falls as one over the square root of the votes when
+    they keep their shares over the cells (counts multiplied by ``c`` leave the
+    estimate as it is and divide the covariance by ``c``), so the difference as
+    estimated is settled at ``votes (z se / |difference|)^2`` votes; the further
+    votes are that less ``votes``, rounded up. An expectation under those two
+    assumptions (the same mix of pairs, the estimate the truth), not a promise.
+
+    Examples
+    --------
+    >>> c = vote_counts([0] * 40 + [1] * 40, [1] * 40 + [2] * 40, [LEFT] * 24 + [RIGHT] * 16 + [LEFT] * 30 + [RIGHT] * 10, n_systems=3)
+    >>> s = settled(bradley_terry(c))
+    >>> s.upper.tolist(), s.lower.tolist(), s.settled.tolist(), s.more_votes.tolist()
+    ([0, 1], [1, 2], [False, True], [115.0, 0.0])
+    """
+    if not 0 < level < 1:
+        raise ValueError("level: must be between 0 and 1")
+    k = len(fit.ratings)
+    cov = fit.covariance if covariance is None else np.asarray(covariance, dtype=np.float64)
+    if cov.shape != (k, k):
+        raise ValueError(f"covariance: a ({k}, {k}) matrix of the ratings")
+    order = np.argsort(-fit.ratings, kind="stable")
+    upper, lower = order[:-1], order[1:]
+    difference = fit.ratings[upper] - fit.ratings[lower]
+    variance = cov[upper, upper] + cov[lower, lower] - 2 * cov[upper, lower]
+    se = np.sqrt(np.maximum(variance, 0.0))
+    z = float(special.ndtri(0.5 + level / 2))
+    is_settled = difference > z * se
+    with np.errstate(divide="ignore", invalid="ignore"):
+        needed = np.where(difference > 0, fit.votes * (z * se / difference) ** 2, np.inf)
+    more = np.where(is_settled, 0.0, np.ceil(needed - fit.votes))
+    return Settled(upper.astype(np.int64), lower.astype(np.int64), difference, se, is_settled, more)
+
+
+# --------------------------------------------------------------------------- internals
+
+
+def _cells_of_votes(left: npt.ArrayLike, right: npt.ArrayLike, outcome: npt.ArrayLike, n_systems: int) -> np.ndarray:
+    if not isinstance(n_systems, int | np.integer) or n_systems < 2:
+        raise ValueError("n_systems: an integer, at least 2")
+    arrays = {}
+    for name, values in (("left", left), ("right", right), ("outcome", outcome)):
+        a = np.asarray(values)
+        if a.ndim != 1 or (a.size and a.dtype.kind not in "iu"):
+            raise ValueError(f"{name}: a one-dimensional array of integers")
+        arrays[name] = a.astype(np.int64)
+    lft, rgt, out = arrays["left"], arrays["right"], arrays["outcome"]
+    if not len(lft) == len(rgt) == len(out):
+        raise ValueError("left, right, outcome: one of each per vote, the same length")
+    for name, a in (("left", lft), ("right", rgt)):
+        if a.size and (a.min() < 0 or a.max() >= n_systems):
+            raise ValueError(f"{name}: systems are 0 .. {n_systems - 1}")
+    if out.size and (out.min() < 0 or out.max() > BOTH_BAD):
+        raise ValueError("outcome: 0 (left), 1 (right), 2 (tie) or 3 (both bad)")
+    if (lft == rgt).any():
+        raise ValueError("left, right: a vote compares two different systems")
+    return (lft * n_systems + rgt) * 4 + out
+
+
+def _table(counts: npt.ArrayLike) -> np.ndarray:
+    table = np.asarray(counts)
+    if table.ndim != 3 or table.shape[0] != table.shape[1] or table.shape[2] != 4 or table.shape[0] < 2:
+        raise ValueError("counts: a (k, k, 4) table of vote counts (vote_counts), k >= 2")
+    if table.dtype.kind not in "iuf" or not np.isfinite(table).all() or (table < 0).any():
+        raise ValueError("counts: finite, non-negative numbers")
+    if np.diagonal(table, axis1=0, axis2=1).any():
+        raise ValueError("counts: a system never meets itself (the diagonal must be 0)")
+    return table
+
+
+class _Cells:
+    """The pairs of systems with votes, and their counts as (rounds, cells, 3): the first
+    system's wins, the second's, ties (with "both bad"). ``collapse``: one cell per unordered
+    pair (the model without a side term depends only on the difference)."""
+
+    def __init__(self, k: int, first: np.ndarray, second: np.ndarray, counts: np.ndarray, side: bool):
+        self.k, self.first, self.second, self.counts, self.side = k, first, second, counts, side
+
+    @classmethod
+    def of(cls, table: np.ndarray, *, side: bool, collapse: bool = False) -> _Cells:
+        k = table.shape[0]
+        three = np.stack([table[:, :, LEFT], table[:, :, RIGHT], table[:, :, TIE] + table[:, :, BOTH_BAD]], axis=2)
+        three = three.astype(np.float64)
+        if collapse:
+            i, j = np.triu_indices(k, 1)
+            cells = three[i, j] + three[j, i][:, [1, 0, 2]]
+        else:
+            i, j = np.nonzero(three.sum(axis=2))
+            cells = three[i, j]
+        keep = cells.sum(axis=1) > 0
+        return cls(k, i[keep], j[keep], cells[keep][None], side)
+
+    def with_counts(self, counts: np.ndarray) -> _Cells:
+        return _Cells(self.k, self.first, self.second, counts, self.side)
+
+    def n_params(self, model: str) -> int:
+        return self.k - 1 + int(self.side) + int(model == "davidson")
+
+    def linear(self, beta: np.ndarray, ref: int, model: str) -> tuple[np.ndarray, np.ndarray | None]:
+        """Each round's logit difference per cell, and log nu (Davidson)."""
+        theta = _full_theta(beta[:, : self.k - 1], ref)
+        d = theta[:, self.first] - theta[:, self.second]
+        if self.side:
+            d = d + beta[:, self.k - 1 : self.k]
+        lam = beta[:, -1:] if model == "davidson" else None
+        return d, lam
+
+    def scatter(self, per_cell: np.ndarray, ref: int) -> np.ndarray:
+        """(rounds, k - 1): sum over cells of ``per_cell`` times the cell's +1 / -1 row, reduced."""
+        rounds = per_cell.shape[0]
+        offset = (np.arange(rounds) * self.k)[:, None]
+        sums = np.bincount((offset + self.first).ravel(), per_cell.ravel(), rounds * self.k)
+        sums -= np.bincount((offset + self.second).ravel(), per_cell.ravel(), rounds * self.k)
+        return np.delete(sums.reshape(rounds, self.k), ref, axis=1)
+
+    def assemble(self, hdd: np.ndarray, hdl: np.ndarray | None, hll: np.ndarray, ref: int) -> np.ndarray:
+        """(rounds, m, m): the sum over cells of ``x x^T`` weighted by the per-cell second moments
+        in (d, log nu), ``x`` the cell's row of the design."""
+        rounds, k = hdd.shape[0], self.k
+        m = k - 1 + int(self.side) + int(hdl is not None)
+        # straight into the reduced matrix: a cell adds h at (a, a) and (b, b), -h at (a, b) and (b, a);
+        # the reference system's row and column are dropped (sent to a spill slot, then cut)
+        slot = np.arange(k) - (np.arange(k) > ref)
+        slot[ref] = m
+        a, b = slot[self.first], slot[self.second]
+        width = (m + 1) * (m + 1)
+        offset = (np.arange(rounds) * width)[:, None]
+        index = np.concatenate([a * (m + 1) + a, b * (m + 1) + b, a * (m + 1) + b, b * (m + 1) + a])
+        weights = np.concatenate([hdd, hdd, -hdd, -hdd], axis=1)
+        flat = np.bincount((offset + index).ravel(), weights.ravel(), rounds * width)
+        out = flat.reshape(rounds, m + 1, m + 1)[:, :m, :m].copy()
+        extra = []
+        if self.side:
+            extra.append((self.scatter(hdd, ref), hdd.sum(axis=1), None if hdl is None else hdl.sum(axis=1)))
+        col = k - 1
+        if self.side:
+            out[:, : k - 1, col] = out[:, col, : k - 1] = extra[0][0]
+            out[:, col, col] = extra[0][1]
+            col += 1
+        if hdl is not None:
+            out[:, : k - 1, col] = out[:, col, : k - 1] = self.scatter(hdl, ref)
+            if self.side:
+                out[:, col - 1, col] = out[:, col, col - 1] = extra[0][2]
+            out[:, col, col] = hll.sum(axis=1)
+        return out
+
+    def gradient(self, model: str, d: np.ndarray, lam: np.ndarray | None, ref: int) -> np.ndarray:
+        w, lo, t = self.counts[..., 0], self.counts[..., 1], self.counts[..., 2]
+        n = w + lo + t
+        if model == "bradley-terry":
+            gd = w + t / 2 - n * special.expit(d)
+            parts = [self.scatter(gd, ref)]
+            if self.side:
+                parts.append(gd.sum(axis=1, keepdims=True))
+            return np.concatenate(parts, axis=1)
+        a, b, v = _davidson_shares(d, lam)
+        gd = (w - lo) / 2 - n * (a - b) / 2
+        parts = [self.scatter(gd, ref)]
+        if self.side:
+            parts.append(gd.sum(axis=1, keepdims=True))
+        parts.append((t - n * v).sum(axis=1, keepdims=True))
+        return np.concatenate(parts, axis=1)
+
+    def information(self, model: str, d: np.ndarray, lam: np.ndarray | None, ref: int) -> tuple[np.ndarray, np.ndarray]:
+        """(the gradient, the observed information: minus the Hessian of the log-likelihood)."""
+        grad = self.gradient(model, d, lam, ref)
+        n = self.counts.sum(axis=2)
+        if model == "bradley-terry":
+            p = special.expit(d)
+            return grad, self.assemble(n * p * (1 - p), None, None, ref)
+        a, b, v = _davidson_shares(d, lam)
+        hdd = n * ((a + b) / 4 - (a - b) ** 2 / 4)
+        hdl = -n * (a - b) * v / 2
+        hll = n * (v - v * v)
+        return grad, self.assemble(hdd, hdl, hll, ref)
+
+    def log_likelihood(self, model: str, d: np.ndarray, lam: np.ndarray | None) -> np.ndarray:
+        w, lo, t = self.counts[..., 0], self.counts[..., 1], self.counts[..., 2]
+        if model == "bradley-terry":
+            return -((w + t / 2) * np.logaddexp(0, -d) + (lo + t / 2) * np.logaddexp(0, d)).sum(axis=1)
+        log_d = np.logaddexp(np.logaddexp(d / 2, -d / 2), lam)
+        return ((w - lo) * d / 2 + t * lam - (w + lo + t) * log_d).sum(axis=1)
+
+    def mle_exists(self, model: str) -> np.ndarray:
+        """Per round: is the graph "won or tied against" strongly connected over all systems
+        (and, for Davidson, are some but not all votes ties)?"""
+        rounds, k = self.counts.shape[0], self.k
+        ok = np.ones(rounds, dtype=bool)
+        c = self.counts
+        both_ways = (((c[..., 0] + c[..., 2]) > 0) & ((c[..., 1] + c[..., 2]) > 0)).all(axis=1)
+        # a round whose every cell holds a win or tie each way is strongly connected when the cells
+        # connect the systems at all (the same cells every round): only the other rounds are searched
+        cells_graph = sparse.csr_array((np.ones(len(self.first)), (self.first, self.second)), shape=(k, k))
+        connected = csgraph.connected_components(cells_graph, directed=False, return_labels=False) == 1
+        for r in range(rounds) if not connected else np.flatnonzero(~both_ways):
+            forward = (c[r, :, 0] + c[r, :, 2]) > 0
+            backward = (c[r, :, 1] + c[r, :, 2]) > 0
+            rows = np.concatenate([self.first[forward], self.second[backward]])
+            cols = np.concatenate([self.second[forward], self.first[backward]])
+            graph = sparse.csr_array((np.ones(len(rows)), (rows, cols)), shape=(k, k))
+            ok[r] = csgraph.connected_components(graph, directed=True, connection="strong", return_labels=False) == 1
+        if model == "davidson":
+            ties, total = c[..., 2].sum(axis=1), c.sum(axis=(1, 2))
+            ok &= (ties > 0) & (ties < total)
+        return ok
+
+
+def _davidson_shares(d: np.ndarray, lam: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(e^{d/2}, e^{-d/2}, nu) / D`` per cell, without overflow."""
+    log_d = np.logaddexp(np.logaddexp(d / 2, -d / 2), lam)
+    return np.exp(d / 2 - log_d), np.exp(-d / 2 - log_d), np.exp(lam - log_d)
+
+
+def _vote_scores(model: str, d: np.ndarray, lam: np.ndarray | None) -> np.ndarray:
+    """(cells, 3 outcomes, 2): one vote's derivative of the log-likelihood in d and in log nu,
+    for a win of the first system, of the second, a tie."""
+    out = np.zeros((len(d), 3, 2))
+    if model == "bradley-terry":
+        p = special.expit(d)
+        out[:, 0, 0], out[:, 1, 0], out[:, 2, 0] = 1 - p, -p, 0.5 - p
+        return out
+    a, b, v = _davidson_shares(d, lam)
+    half = (a - b) / 2
+    out[:, 0, 0], out[:, 1, 0], out[:, 2, 0] = 0.5 - half, -0.5 - half, -half
+    out[:, 0, 1], out[:, 1, 1], out[:, 2, 1] = -v, -v, 1 - v
+    return out
+
+
+def _outcome_map(cells: _Cells, k: int, *, collapsed: bool) -> sparse.csr_array:
+    """(k * k * 4, cells * 3): a flattened (k, k, 4) table's columns to the cells' counts
+    (first's win, second's, tie), "both bad" a tie; ``collapsed`` cells take both orders."""
+    c = np.arange(len(cells.first))
+    rows, cols = [], []
+    orders = [(cells.first, cells.second, (0, 1))]
+    if collapsed:
+        orders.append((cells.second, cells.first, (1, 0)))
+    for a, b, (won, lost) in orders:
+        base = (a * k + b) * 4
+        for outcome, slot in ((LEFT, won), (RIGHT, lost), (TIE, 2), (BOTH_BAD, 2)):
+            rows.append(base + outcome)
+            cols.append(c * 3 + slot)
+    rows_a, cols_a = np.concatenate(rows), np.concatenate(cols)
+    return sparse.csr_array((np.ones(len(rows_a)), (rows_a, cols_a)), shape=(k * k * 4, len(c) * 3))
+
+
+def _cluster_scores(cc: ClusterCounts, cells: _Cells, scores: np.ndarray, ref: int) -> np.ndarray:
+    """(clusters, m): each cluster's score vector, the sum of its votes'."""
+    k, n_cells = cc.n_systems, len(cells.first)
+    per_cell = cc.table.astype(np.float64) @ _outcome_map(cells, k, collapsed=False)  # (clusters, cells * 3)
+    slots = np.arange(n_cells * 3)
+    to_cell = slots // 3
+
+    def summed(weights: np.ndarray) -> sparse.csr_array:
+        return per_cell @ sparse.csr_array((weights.ravel(), (slots, to_cell)), shape=(n_cells * 3, n_cells))
+
+    per_d = summed(scores[:, :, 0])
+    incidence = sparse.csr_array(
+        (
+            np.concatenate([np.ones(n_cells), -np.ones(n_cells)]),
+            (np.concatenate([np.arange(n_cells)] * 2), np.concatenate([cells.first, cells.second])),
+        ),
+        shape=(n_cells, k),
+    )
+    parts = [np.delete((per_d @ incidence).toarray(), ref, axis=1)]
+    if cells.side:
+        parts.append(np.asarray(per_d.sum(axis=1)).reshape(-1, 1))
+    if np.any(scores[:, :, 1] != 0):
+        parts.append(np.asarray(summed(scores[:, :, 1]).sum(axis=1)).reshape(-1, 1))
+    return np.concatenate(parts, axis=1)
+
+
+def _newton(cells: _Cells, model: str, beta: np.ndarray, ref: int) -> tuple[np.ndarray, np.ndarray]:
+    """Newton's method on every round at once, each step halved until the log-likelihood does
+    not fall. Returns (beta, converged per round)."""
+    beta = beta.copy()
+    d, lam = cells.linear(beta, ref, model)
+    ll = cells.log_likelihood(model, d, lam)
+    done = np.zeros(len(beta), dtype=bool)
+    for _ in range(_MAX_ITER):
+        active = ~done
+        if not active.any():
+            break
+        sub = cells.with_counts(cells.counts[active])
+        d, lam = sub.linear(beta[active], ref, model)
+        grad, info = sub.information(model, d, lam, ref)
+        try:
+            step = np.linalg.solve(info, grad[..., None])[..., 0]
+        except np.linalg.LinAlgError:
+            step = np.stack([np.linalg.lstsq(h, g, rcond=None)[0] for h, g in zip(info, grad)])
+        current, old = beta[active], ll[active]
+        scale = np.ones(len(current))
+        for _halving in range(40):
+            trial = current + scale[:, None] * step
+            with np.errstate(over="ignore", invalid="ignore"):
+                new = sub.log_likelihood(model, *sub.linear(trial, ref, model))
+            worse = ~(new >= old - 1e-12 * np.abs(old))
+            if not worse.any():
+                break
+            scale[worse] /= 2
+        beta[active] = trial
+        ll[active] = np.where(np.isfinite(new), new, old)
+        moved = np.abs(scale[:, None] * step).max(axis=1)
+        idx = np.flatnonzero(active)
+        done[idx[moved < _TOL]] = True
+        diverged = np.abs(beta[active]).max(axis=1) > _DIVERGED
+        done[idx[diverged]] = True
+    converged = done & (np.abs(beta).max(axis=1) <= _DIVERGED)
+    return beta, converged
+
+
+def _full_theta(free: np.ndarray, ref: int) -> np.ndarray:
+    return np.insert(free, ref, 0.0, axis=1)
+
+
+def _ratings(theta: np.ndarray, anchor: int | None, base: float) -> np.ndarray:
+    centre = theta[:, [anchor]] if anchor is not None else theta.mean(axis=1, keepdims=True)
+    return base + ELO_PER_LOGIT * (theta - centre)
+
+
+def _constraint(k: int, ref: int, anchor: int | None) -> np.ndarray:
+    """(k, k - 1): the reduced logits (``theta_ref`` = 0) to the constrained ``theta``."""
+    embed = np.delete(np.eye(k), ref, axis=1)
+    centre = np.eye(k) - (np.outer(np.ones(k), np.eye(k)[anchor]) if anchor is not None else np.full((k, k), 1 / k))
+    return centre @ embed
+
+
+def _ratings_covariance(cov: np.ndarray, k: int, ref: int, anchor: int | None) -> np.ndarray:
+    t = _constraint(k, ref, anchor) * ELO_PER_LOGIT
+    return t @ cov[: k - 1, : k - 1] @ t.T
+
+
+def _beta_of(fit: PreferenceFit, ref: int) -> np.ndarray:
+    parts = [np.delete(fit.theta - fit.theta[ref], ref)]
+    if fit.side is not None:
+        parts.append([fit.side])
+    if fit.nu is not None:
+        parts.append([math.log(fit.nu)])
+    return np.concatenate(parts).astype(np.float64)
+
+
+def _fit(table: np.ndarray, model: Model, *, side: bool, anchor: int | None, base: float) -> PreferenceFit:
+    k = table.shape[0]
+    if model not in ("bradley-terry", "davidson"):
+        raise ValueError("model: 'bradley-terry' or 'davidson'")
+    if anchor is not None and not (isinstance(anchor, int | np.integer) and 0 <= anchor < k):
+        raise ValueError(f"anchor: a system, 0 .. {k - 1}, or None")
+    if not math.isfinite(base):
+        raise ValueError("base: a finite rating")
+    cells = _Cells.of(table, side=side)
+    _explain_no_mle(cells, model)
+    ref = anchor if anchor is not None else 0
+    m = cells.n_params(model)
+    start = np.zeros((1, m))
+    if model == "davidson":
+        c = cells.counts[0]
+        start[0, -1] = math.log(2 * c[:, 2].sum() / (c[:, 0].sum() + c[:, 1].sum()))
+    beta, converged = _newton(cells, model, start, ref)
+    d, lam = cells.linear(beta, ref, model)
+    _, info = cells.information(model, d, lam, ref)
+    # a likelihood rising towards infinity ends in a flat, singular information matrix
+    if not converged[0] or np.linalg.cond(info[0]) > 1e12:
+        what = "the side term" if side else "the ratings"
+        raise ValueError(f"counts: {what} run off to infinity (no finite maximum-likelihood estimate)")
+    cov = np.linalg.inv(info[0])
+    theta_ref = _full_theta(beta[:, : k - 1], ref)
+    theta = (_constraint(k, ref, anchor) @ beta[0, : k - 1]).astype(np.float64)
+    ratings = _ratings(theta_ref, anchor, base)[0]
+    ratings_cov = _ratings_covariance(cov, k, ref, anchor)
+    side_value = side_se = side_z = side_p = None
+    if side:
+        side_value = float(beta[0, k - 1])
+        side_se = math.sqrt(cov[k - 1, k - 1])
+        side_z = side_value / side_se
+        side_p = float(2 * special.ndtr(-abs(side_z)))
+    return PreferenceFit(
+        model=model,
+        ratings=ratings,
+        theta=theta,
+        se=np.sqrt(np.maximum(np.diag(ratings_cov), 0.0)),
+        covariance=ratings_cov,
+        side=side_value,
+        side_se=side_se,
+        side_z=side_z,
+        side_p=side_p,
+        nu=math.exp(beta[0, -1]) if model == "davidson" else None,
+        log_likelihood=float(cells.log_likelihood(model, d, lam)[0]),
+        votes=int(table.sum()),
+        anchor=anchor,
+        base=float(base),
+    )
+
+
+def _explain_no_mle(cells: _Cells, model: str) -> None:
+    """Raise a ValueError naming the systems when the maximum-likelihood estimate is at infinity."""
+    k = cells.k
+    c = cells.counts[0]
+    met = np.zeros(k, dtype=bool)
+    met[cells.first] = met[cells.second] = True
+    if not met.all():
+        raise ValueError(f"counts: systems {np.flatnonzero(~met).tolist()} have no votes; leave them out")
+    forward = (c[:, 0] + c[:, 2]) > 0
+    backward = (c[:, 1] + c[:, 2]) > 0
+    rows = np.concatenate([cells.first[forward], cells.second[backward]])
+    cols = np.concatenate([cells.second[forward], cells.first[backward]])
+    graph = sparse.csr_array((np.ones(len(rows)), (rows, cols)), shape=(k, k))
+    n, labels = csgraph.connected_components(graph, directed=True, connection="strong")
+    if n > 1:
+        # a component no edge leaves never lost (nor tied) to anyone outside it
+        leaves = np.zeros(n, dtype=bool)
+        leaves[labels[rows][labels[rows] != labels[cols]]] = True
+        enters = np.zeros(n, dtype=bool)
+        enters[labels[cols][labels[rows] != labels[cols]]] = True
+        top = np.flatnonzero(~enters)  # nobody outside won against them
+        bottom = np.flatnonzero(~leaves)  # they won against nobody outside
+        raise ValueError(
+            "counts: no finite maximum-likelihood ratings: systems "
+            f"{np.flatnonzero(np.isin(labels, top)).tolist()} never lost nor tied to the others, or systems "
+            f"{np.flatnonzero(np.isin(labels, bottom)).tolist()} never won nor tied against them "
+            "(Zermelo's condition fails: the ratings' estimates are infinite)"
+        )
+    if model == "davidson":
+        ties, total = c[:, 2].sum(), c.sum()
+        if ties == 0 or ties == total:
+            raise ValueError("counts: Davidson's nu needs some votes tied and some not (its estimate is 0 or infinite)")

@@ -1,0 +1,300 @@
+"""stats.preference against reference fits: choix and statsmodels for Bradley-Terry, a direct
+minimisation of Davidson's likelihood, statsmodels' robust covariances for the sandwich."""
+
+from __future__ import annotations
+
+import choix
+import numpy as np
+import pytest
+import statsmodels.api as sm
+from scipy import optimize
+
+from stats.preference import (
+    BOTH_BAD,
+    ELO_PER_LOGIT,
+    LEFT,
+    RIGHT,
+    TIE,
+    bootstrap,
+    bradley_terry,
+    cluster_counts,
+    davidson,
+    rank_intervals,
+    sandwich,
+    settled,
+    vote_counts,
+    win_probabilities,
+    win_rates,
+)
+
+
+def simulate(seed, *, k=6, n=3000, side=0.3, tie_share=0.2, clusters=40):
+    """Votes among ``k`` systems of spread strengths, a left-side bias, some ties and both-bad."""
+    rng = np.random.default_rng(seed)
+    theta = np.linspace(-1.2, 1.2, k)
+    left = rng.integers(0, k, n)
+    right = (left + rng.integers(1, k, n)) % k
+    p = 1 / (1 + np.exp(-(theta[left] - theta[right] + side)))
+    u = rng.random(n)
+    tied = rng.random(n) < tie_share
+    outcome = np.where(u < p, LEFT, RIGHT)
+    outcome = np.where(tied, np.where(rng.random(n) < 0.5, TIE, BOTH_BAD), outcome)
+    return left, right, outcome, rng.integers(0, clusters, n)
+
+
+def test_vote_counts_count_every_vote_in_its_cell():
+    left, right, outcome, _ = simulate(0, n=500)
+    counts = vote_counts(left, right, outcome, n_systems=6)
+    expected = np.zeros((6, 6, 4), dtype=np.int64)
+    for a, b, o in zip(left, right, outcome):
+        expected[a, b, o] += 1
+    assert np.array_equal(counts, expected)
+
+
+@pytest.mark.parametrize(
+    "args, field",
+    [
+        (([0], [0], [LEFT]), "left, right"),
+        (([0], [3], [LEFT]), "right"),
+        (([0], [1], [4]), "outcome"),
+        (([0, 1], [1], [LEFT]), "left, right, outcome"),
+        (([0.5], [1], [LEFT]), "left"),
+    ],
+)
+def test_vote_counts_name_the_bad_argument(args, field):
+    with pytest.raises(ValueError, match=f"^{field}:"):
+        vote_counts(*args, n_systems=3)
+
+
+def _glm_votes(left, right, outcome, k, *, side):
+    """Vote-level design for a logistic GLM: +1 left system, -1 right, system 0 dropped; y = 1, 0, 1/2."""
+    x = np.zeros((len(left), k))
+    x[np.arange(len(left)), left] += 1
+    x[np.arange(len(left)), right] -= 1
+    x = x[:, 1:]
+    if side:
+        x = np.column_stack([x, np.ones(len(left))])
+    y = np.select([outcome == LEFT, outcome == RIGHT], [1.0, 0.0], 0.5)
+    return x, y
+
+
+def test_bradley_terry_equals_choix():
+    left, right, outcome, _ = simulate(1, side=0.0)
+    counts = vote_counts(left, right, outcome, n_systems=6)
+    # choix takes (winner, loser) pairs: a win counted twice, a tie once each way (half a win each)
+    data = []
+    for a, b, o in zip(left, right, outcome):
+        if o == LEFT:
+            data += [(a, b), (a, b)]
+        elif o == RIGHT:
+            data += [(b, a), (b, a)]
+        else:
+            data += [(a, b), (b, a)]
+    reference = choix.ilsr_pairwise(6, data, alpha=0.0, tol=1e-14, max_iter=10_000)
+    fit = bradley_terry(counts)
+    assert np.abs(fit.theta - (reference - reference.mean())).max() < 1e-6 / ELO_PER_LOGIT
+    assert np.abs(fit.ratings - (1000 + ELO_PER_LOGIT * (reference - reference.mean()))).max() < 1e-6
+
+
+@pytest.mark.parametrize("side", [False, True])
+def test_bradley_terry_equals_a_logistic_regression(side):
+    left, right, outcome, clusters = simulate(2)
+    counts = vote_counts(left, right, outcome, n_systems=6)
+    x, y = _glm_votes(left, right, outcome, 6, side=side)
+    glm = sm.GLM(y, x, family=sm.families.Binomial())
+    model_based = glm.fit(tol=1e-14)
+    fit = bradley_terry(counts, side=side, anchor=0, base=1500.0)
+    assert np.abs(fit.ratings[1:] - (1500 + ELO_PER_LOGIT * model_based.params[:5])).max() < 1e-6
+    assert np.abs(fit.se[1:] - ELO_PER_LOGIT * model_based.bse[:5]).max() < 1e-6
+    assert fit.se[0] == 0 and fit.ratings[0] == 1500.0
+    robust = glm.fit(tol=1e-14, cov_type="HC0")
+    errors = sandwich(counts, fit)
+    assert np.abs(errors.se[1:] - ELO_PER_LOGIT * robust.bse[:5]).max() < 1e-6
+    by_cluster = glm.fit(tol=1e-14, cov_type="cluster", cov_kwds={"groups": clusters, "use_correction": False})
+    clustered = sandwich(cluster_counts(left, right, outcome, clusters, n_systems=6), fit)
+    assert np.abs(clustered.se[1:] - ELO_PER_LOGIT * by_cluster.bse[:5]).max() < 1e-6
+    if side:
+        assert abs(fit.side - model_based.params[5]) < 1e-8
+        assert abs(fit.side_se - model_based.bse[5]) < 1e-8
+        assert abs(fit.side_p - model_based.pvalues[5]) < 1e-8
+        assert abs(errors.side_se - robust.bse[5]) < 1e-8
+        assert fit.side_z > 3  # the simulated bias, 0.3 logits over 3,000 votes
+    else:
+        assert fit.side is None and errors.side_se is None
+
+
+def test_ratings_scale_and_constraint():
+    left, right, outcome, _ = simulate(3)
+    counts = vote_counts(left, right, outcome, n_systems=6)
+    mean_fit, anchored = bradley_terry(counts), bradley_terry(counts, anchor=2, base=1200.0)
+    assert abs(mean_fit.ratings.mean() - 1000) < 1e-9 and abs(mean_fit.theta.sum()) < 1e-12
+    assert np.allclose(anchored.ratings - 1200, mean_fit.ratings - mean_fit.ratings[2], atol=1e-9)
+    # the differences' errors do not depend on the constraint
+    diff = np.array([1, -1, 0, 0, 0, 0.0])
+    assert abs(diff @ mean_fit.covariance @ diff - diff @ anchored.covariance @ diff) < 1e-6
+    p = win_probabilities(mean_fit)
+    assert np.allclose(p + p.T, 1) and np.allclose(p[0, 1], 1 / (1 + np.exp(mean_fit.theta[1] - mean_fit.theta[0])))
+
+
+def test_win_rates_pool_both_sides_and_halve_ties():
+    counts = vote_counts([0, 1, 0, 1, 2], [1, 0, 1, 0, 0], [LEFT, LEFT, TIE, BOTH_BAD, RIGHT], n_systems=3)
+    rates = win_rates(counts)
+    # 0 against 1: one win, one loss, two ties -> (1 + 1) / 4; 0 against 2: one win of one
+    assert rates[0, 1] == 0.5 and rates[1, 0] == 0.5 and rates[0, 2] == 1.0 and np.isnan(rates[1, 2])
+
+
+def davidson_reference(counts, side):
+    """Davidson's negative log-likelihood written out (theta_0 = 0), minimised by scipy."""
+    k = counts.shape[0]
+    i, j = np.nonzero(counts.sum(axis=2))
+    w, lo, t = counts[i, j, LEFT], counts[i, j, RIGHT], counts[i, j, TIE] + counts[i, j, BOTH_BAD]
+
+    def nll(params):
+        theta = np.concatenate([[0.0], params[: k - 1]])
+        gamma = params[k - 1] if side else 0.0
+        nu = np.exp(params[-1])
+        pi_i, pi_j = np.exp(theta[i] + gamma), np.exp(theta[j])
+        denominator = pi_i + pi_j + nu * np.sqrt(pi_i * pi_j)
+        return -np.sum(
+            w * np.log(pi_i / denominator)
+            + lo * np.log(pi_j / denominator)
+            + t * np.log(nu * np.sqrt(pi_i * pi_j) / denominator)
+        )
+
+    davidson_reference.nll = nll
+    start = np.zeros(k - 1 + int(side) + 1)
+    found = optimize.minimize(nll, start, method="BFGS", options={"gtol": 1e-10, "maxiter": 10_000})
+    found = optimize.minimize(
+        nll, found.x, method="Nelder-Mead", options={"xatol": 1e-12, "fatol": 1e-14, "maxiter": 20_000}
+    )
+    return found.x, -found.fun
+
+
+@pytest.mark.parametrize("side", [False, True])
+def test_davidson_equals_a_direct_minimisation(side):
+    left, right, outcome, _ = simulate(4, k=4, tie_share=0.3)
+    counts = vote_counts(left, right, outcome, n_systems=4)
+    params, log_likelihood = davidson_reference(counts, side)
+    fit = davidson(counts, side=side, anchor=0)
+    assert np.abs(fit.theta[1:] - params[:3]).max() < 1e-6
+    assert abs(np.log(fit.nu) - params[-1]) < 1e-6
+    assert fit.log_likelihood >= log_likelihood - 1e-9
+    if side:
+        assert abs(fit.side - params[3]) < 1e-6
+    # the model-based errors: the inverse of the reference likelihood's Hessian by central differences
+    nll, h, m = davidson_reference.nll, 1e-4, len(params)
+    hessian = np.empty((m, m))
+    for a in range(m):
+        for b in range(m):
+            ea, eb = np.eye(m)[a] * h, np.eye(m)[b] * h
+            hessian[a, b] = (
+                nll(params + ea + eb) - nll(params + ea - eb) - nll(params - ea + eb) + nll(params - ea - eb)
+            ) / (4 * h * h)
+    covariance = np.linalg.inv(hessian)
+    assert np.allclose(fit.se[1:], ELO_PER_LOGIT * np.sqrt(np.diag(covariance))[:3], rtol=1e-5)
+    if side:
+        assert abs(fit.side_se - np.sqrt(covariance[3, 3])) < 1e-5 * fit.side_se
+    # its sandwich with a correct model is close to the model-based error (3,000 votes)
+    assert np.allclose(sandwich(counts, fit).se[1:], fit.se[1:], rtol=0.1)
+
+
+def test_davidson_of_a_worked_table():
+    # 10 ties and 10 decisive votes between equal systems: nu = 2 * ties / decisive = 2
+    counts = vote_counts([0] * 20, [1] * 20, [LEFT] * 5 + [RIGHT] * 5 + [TIE] * 10, n_systems=2)
+    fit = davidson(counts)
+    assert abs(fit.nu - 2.0) < 1e-9 and np.allclose(fit.ratings, 1000.0)
+    probabilities = win_probabilities(fit)
+    assert abs(probabilities[0, 1] - 0.25) < 1e-9  # 1 / (1 + 1 + 2)
+
+
+def test_a_system_that_never_loses_has_no_estimate():
+    left, right, outcome, _ = simulate(5, k=4, n=400, tie_share=0.0)
+    # system 3 wins every vote it is in
+    outcome = np.where(right == 3, RIGHT, np.where(left == 3, LEFT, outcome))
+    counts = vote_counts(left, right, outcome, n_systems=4)
+    with pytest.raises(ValueError, match=r"systems \[3\] never lost"):
+        bradley_terry(counts)
+    with pytest.raises(ValueError, match="no votes"):
+        bradley_terry(np.pad(counts, ((0, 1), (0, 1), (0, 0))))
+    with pytest.raises(ValueError, match="nu needs some votes tied"):
+        davidson(vote_counts([0, 1], [1, 0], [LEFT, LEFT], n_systems=2))
+
+
+def test_side_term_without_a_finite_estimate():
+    # every vote won by the left side, each pair shown both ways: the ratings are equal but gamma is infinite
+    counts = vote_counts([0, 1, 0, 1], [1, 0, 1, 0], [LEFT] * 4, n_systems=2)
+    assert abs(bradley_terry(counts).theta[0]) < 1e-12
+    with pytest.raises(ValueError, match="side term run off to infinity"):
+        bradley_terry(counts, side=True)
+
+
+def test_rank_intervals_rule():
+    lower, upper = rank_intervals([5, 0, 0, -10], [9, 6, 1, -8])
+    assert lower.tolist() == [1, 1, 2, 4] and upper.tolist() == [2, 3, 3, 4]
+
+
+def test_cluster_bootstrap_rounds_are_fits_of_the_drawn_clusters():
+    left, right, outcome, clusters = simulate(6, n=800, clusters=15)
+    cc = cluster_counts(left, right, outcome, clusters, n_systems=6)
+    result = bootstrap(cc, side=True, resamples=5, seed=3)
+    draws = np.random.default_rng(3).integers(0, 15, (5, 15))
+    table = cc.table.toarray()
+    for b in range(5):
+        counts = table[draws[b]].sum(axis=0).reshape(6, 6, 4)
+        assert np.abs(result.samples[b] - bradley_terry(counts, side=True).ratings).max() < 1e-7
+    assert result.unit == "clusters" and result.failed == 0
+
+
+def test_identical_clusters_give_no_spread():
+    left, right, outcome, _ = simulate(7, n=300)
+    many = np.tile(np.arange(300), 10)
+    cc = cluster_counts(left[many], right[many], outcome[many], np.repeat(np.arange(10), 300), n_systems=6)
+    result = bootstrap(cc, resamples=50)
+    assert np.abs(result.upper - result.lower).max() < 1e-6
+    assert np.abs(result.samples - result.fit.ratings).max() < 1e-6
+
+
+def test_vote_bootstrap_spread_matches_the_sandwich():
+    left, right, outcome, _ = simulate(8, n=20_000)
+    counts = vote_counts(left, right, outcome, n_systems=6)
+    result = bootstrap(counts, resamples=400, seed=0)
+    robust = sandwich(counts, result.fit)
+    # 400 rounds: the bootstrap's standard deviation within 15% of the robust error (seeded: no chance)
+    assert np.allclose(np.nanstd(result.samples, axis=0, ddof=1), robust.se, rtol=0.15)
+    assert result.failed == 0 and result.unit == "votes"
+    assert (result.band_lower <= result.lower + 1e-9).all() and (result.band_upper >= result.upper - 1e-9).all()
+    assert result.rank_lower.tolist() == [6, 5, 4, 3, 2, 1] and result.rank_upper.tolist() == [6, 5, 4, 3, 2, 1]
+    again = bootstrap(counts, resamples=400, seed=0)
+    assert np.array_equal(again.samples, result.samples)
+
+
+def test_bootstrap_counts_rounds_without_an_estimate():
+    left, right, outcome, _ = simulate(9, k=4, n=400)
+    # one extra system with two votes: one won, one lost; a round often draws it winning both or neither
+    counts = np.zeros((5, 5, 4), dtype=np.int64)
+    counts[:4, :4] = vote_counts(left, right, outcome, n_systems=4)
+    counts[4, 0, LEFT] = counts[4, 1, RIGHT] = 1
+    result = bootstrap(counts, resamples=200)
+    failed = np.isnan(result.samples[:, 0])
+    assert result.failed == failed.sum() > 0
+    assert np.isfinite(result.lower).all() and np.isnan(result.samples[failed]).all()
+
+
+def test_settled_pairs_and_the_votes_that_settle_them():
+    left, right, outcome, _ = simulate(10, k=6, n=300, side=0.0)
+    counts = vote_counts(left, right, outcome, n_systems=6)
+    fit = bradley_terry(counts)
+    result = settled(fit)
+    order = np.argsort(-fit.ratings)
+    assert result.upper.tolist() == order[:-1].tolist() and result.lower.tolist() == order[1:].tolist()
+    a, b = result.upper[0], result.lower[0]
+    expected_se = np.sqrt(fit.covariance[a, a] + fit.covariance[b, b] - 2 * fit.covariance[a, b])
+    assert abs(result.se[0] - expected_se) < 1e-9
+    assert not result.settled.all()
+    # counts multiplied keep the estimate and divide the covariance: the promised votes settle it, fewer do not
+    p = int(np.flatnonzero(~result.settled)[0])
+    factor = (fit.votes + result.more_votes[p]) / fit.votes
+    assert settled(bradley_terry(counts * factor)).settled[p]
+    assert not settled(bradley_terry(counts * (factor - 2 / fit.votes))).settled[p]
+    robust = settled(fit, covariance=sandwich(counts, fit).covariance)
+    assert not np.allclose(robust.se, result.se)
