@@ -29,6 +29,7 @@ tests check that ``refresh(merge(p), sums(p))`` is ``merge(p)``).
 from __future__ import annotations
 
 import dataclasses
+import math
 import operator
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -36,7 +37,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-__all__ = ["FITS", "SUMS", "PairTables", "add", "moved", "total"]
+__all__ = ["FITS", "SUMS", "PairTables", "add", "around", "finite_split", "mean_of", "moved", "total"]
 
 #: The stored report rows (scoring.models.Report) beside ``agreement``: the campaign's running
 #: sums, and the full merge whose costly figures the fast rebuilds carry.
@@ -169,6 +170,45 @@ def _add_list(mine: list[int], theirs: list[int], sign: int) -> None:
         return
     for k, value in enumerate(theirs):
         mine[k] += sign * value
+
+
+def finite_split(values: Sequence[float]) -> tuple[list[float], list[int]]:
+    """A mean's running sums of ``values`` place by place: the values with the non-finite ones as
+    0, and per place the counts of NaN, +inf and -inf (a mean over one of them is not finite).
+
+    >>> finite_split([1.5, float("nan"), float("-inf")])
+    ([1.5, 0.0, 0.0], [0, 0, 0, 1, 0, 0, 0, 0, 1])
+    """
+    finite = [v if math.isfinite(v) else 0.0 for v in values]
+    odd = []
+    for v in values:
+        odd += [int(math.isnan(v)), int(v == math.inf), int(v == -math.inf)]
+    return finite, odd
+
+
+def mean_of(total: float, n: int, nan: int, plus: int, minus: int) -> float:
+    """numpy's mean of ``n`` values whose finite ones sum to ``total``, with ``nan``, ``plus`` and
+    ``minus`` of them NaN, +inf and -inf (:func:`finite_split`'s sums).
+
+    >>> mean_of(3.0, 2, 0, 0, 0), mean_of(3.0, 3, 0, 1, 0), mean_of(0.0, 2, 0, 1, 1)
+    (1.5, inf, nan)
+    """
+    if n == 0 or nan or (plus and minus):
+        return float("nan")
+    if plus:
+        return math.inf
+    if minus:
+        return -math.inf
+    return total / n
+
+
+Interval = TypeVar("Interval")
+
+
+def around(interval: Interval, value: float, units: int) -> Interval:
+    """``interval``'s bounds (as of the fits) around the figure ``value`` as it is now, over its
+    ``units`` now (a ``stats.intervals.FigureCI``)."""
+    return dataclasses.replace(interval, value=value, units=units)  # type: ignore[type-var]
 
 
 @dataclass(frozen=True)

@@ -43,6 +43,7 @@ from kinds.clustering.report import (
     ClusteringTable3,
 )
 from scoring.partials import MergeInput
+from scoring.sums import finite_split, mean_of
 from stats.intervals import FigureCI, figure_ci, interval_settings, too_few_ci
 from stats.uncertainty import no_interval
 
@@ -104,7 +105,7 @@ def contribution(campaign: Campaign | None, topic: Topic, partial: cp.Clustering
     judges = len(partial.judges)
     pairs = judges * (judges - 1) // 2
     finite = [math.isfinite(v) for v in partial.means]
-    baseline, odd = _split(partial.baseline) if partial.baseline else ([], [])
+    baseline, odd = finite_split(partial.baseline) if partial.baseline else ([], [])
     return ClusteringSums(
         topics=1,
         judged=int(judges > 0),
@@ -121,15 +122,6 @@ def contribution(campaign: Campaign | None, topic: Topic, partial: cp.Clustering
     )
 
 
-def _split(values: list[float]) -> tuple[list[float], list[int]]:
-    """The finite values (non-finite ones as 0), and per value the counts of NaN, +inf, -inf."""
-    finite = [v if math.isfinite(v) else 0.0 for v in values]
-    odd = []
-    for v in values:
-        odd += [int(math.isnan(v)), int(v == math.inf), int(v == -math.inf)]
-    return finite, odd
-
-
 def listed(sums: ClusteringSums) -> list[int]:
     """The topics whose pairs are the report's rows: those with two or more judges in topic
     order, up to the one that brings the pairs to ``LIVE_PAIRS`` (at most ``LIVE_PAIRS``
@@ -141,18 +133,6 @@ def listed(sums: ClusteringSums) -> list[int]:
         found.append(entry.id)
         pairs += entry.pairs
     return found
-
-
-def _mean(total: float, n: int, nan: int, plus: int, minus: int) -> float:
-    """numpy's mean of ``n`` values whose finite ones sum to ``total``, with ``nan``, ``plus`` and
-    ``minus`` of them NaN, +inf and -inf."""
-    if n == 0 or nan or (plus and minus):
-        return float("nan")
-    if plus:
-        return math.inf
-    if minus:
-        return -math.inf
-    return total / n
 
 
 def _padded(values: list, n: int) -> list:
@@ -202,7 +182,7 @@ def _baseline(sums: ClusteringSums) -> ClusteringTable3 | None:
     if not sums.baselines:
         return None
     total, odd = _padded(sums.baseline, BASELINE), _padded(sums.baseline_odd, 3 * BASELINE)
-    means = [_mean(total[k], sums.baselines, *odd[3 * k : 3 * k + 3]) for k in range(BASELINE)]
+    means = [mean_of(total[k], sums.baselines, *odd[3 * k : 3 * k + 3]) for k in range(BASELINE)]
     return ClusteringTable3(
         **{
             method: ClusteringFigures(*means[i * len(TABLE3) : (i + 1) * len(TABLE3)])

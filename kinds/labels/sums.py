@@ -37,7 +37,7 @@ from kinds.labels.report import (
 )
 from kinds.labels.stats import pair_statistics
 from scoring.partials import MergeInput
-from scoring.sums import PairTables
+from scoring.sums import PairTables, around
 from stats.agreement import kappas_from_confusions, largest, most_partnered, pair_matrix
 from stats.gwet import agreement_weights, gwet_units
 from stats.intervals import FigureCI, no_ci
@@ -153,7 +153,7 @@ def refresh(given: MergeInput, fits: LabelsCampaignReport, sums: LabelsSums) -> 
 
         def figure(name: str, old=old, cells=cells, n=n) -> FigureCI:
             value = float(statistics[name](cells))
-            return no_ci(value, n, UNIT) if old is None else _fresh(getattr(old, name), value, n)
+            return no_ci(value, n, UNIT) if old is None else around(getattr(old, name), value, n)
 
         pairs.append(
             LabelsPair(
@@ -191,11 +191,6 @@ def refresh(given: MergeInput, fits: LabelsCampaignReport, sums: LabelsSums) -> 
     )
 
 
-def _fresh(interval: FigureCI, value: float, units: int) -> FigureCI:
-    """``interval``'s bounds (as of its fit) around the figure as it is now, over its units now."""
-    return dataclasses.replace(interval, value=value, units=units)
-
-
 def _statistic(units: Callable[..., object], sums: np.ndarray) -> float:
     return float(units.statistic(np.asarray(sums, dtype=np.float64)))  # type: ignore[attr-defined]
 
@@ -209,7 +204,7 @@ def _fleiss(several: _Moments, q: int, fits: LabelsFleiss) -> LabelsFleiss:
     # the statistic reads the number of raters from the table's first row: one item of m labels
     units = fleiss_kappa_units(np.array([[m] + [0] * (q - 1)]))
     kappa = _statistic(units, [*several.t[at], np.trace(several.products[at]), n])
-    return LabelsFleiss(kappa=kappa, items=n, raters=m, ci=_fresh(fits.ci, kappa, n))
+    return LabelsFleiss(kappa=kappa, items=n, raters=m, ci=around(fits.ci, kappa, n))
 
 
 def _alpha(several: _Moments, scale: Scale, fits: FigureCI) -> FigureCI:
@@ -245,7 +240,7 @@ def _alpha(several: _Moments, scale: Scale, fits: FigureCI) -> FigureCI:
             differences = _agreement._ratio_difference(values[:, np.newaxis], values[np.newaxis, :])
             disagreement = np.einsum("kl,mkl->m", differences, products)
         sums = np.concatenate([t.sum(axis=0), [np.dot(weight, disagreement)]])
-    return _fresh(fits, _statistic(units, sums), items)
+    return around(fits, _statistic(units, sums), items)
 
 
 def _over_rated(
@@ -276,7 +271,7 @@ def _over_rated(
     for name, w in (("ac1", np.eye(q)), ("ac2", weights)):
         units = gwet_units(packed, weights=w, categories=codes)
         found[name] = [_agreement_sum(several, w), several.n.sum(), *shares, items]
-        found[name] = _fresh(getattr(fits, name), _statistic(units, found[name]), items)
+        found[name] = around(getattr(fits, name), _statistic(units, found[name]), items)
     observed = {
         "percent": [_agreement_sum(several, np.eye(q)), several.n.sum()],
         "brennan_prediger": [_agreement_sum(several, weights), several.n.sum()],
@@ -286,11 +281,11 @@ def _over_rated(
         ("brennan_prediger", "brennan_prediger", weights),
     ):
         units = rating_table_units(dummy, figure, categories=codes, weights=w)
-        found[name] = _fresh(getattr(fits, name), _statistic(units, observed[name]), items)
+        found[name] = around(getattr(fits, name), _statistic(units, observed[name]), items)
     units = rating_table_units(dummy, "conger", categories=codes, weights=weights)
     by_rater = np.array(labelled, dtype=np.float64).reshape(len(labelled), q) if labelled else np.zeros((1, q))
     conger = _statistic(units, [*observed["brennan_prediger"], *by_rater.ravel()])
-    found["conger"] = _fresh(fits.conger, conger, items)
+    found["conger"] = around(fits.conger, conger, items)
     return found
 
 
@@ -330,6 +325,6 @@ def _categories(
             if old is None or not items:
                 figures.append(no_ci(value if items else float("nan"), items, UNIT))
             else:
-                figures.append(_fresh(old.specific if figure == "specific_agreement" else old.kappa, value, items))
+                figures.append(around(old.specific if figure == "specific_agreement" else old.kappa, value, items))
         found.append(LabelsCategory(label, n, share, *figures))
     return found

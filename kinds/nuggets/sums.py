@@ -48,6 +48,7 @@ from kinds.nuggets.report import (
     NuggetsRun,
 )
 from scoring.partials import MergeInput
+from scoring.sums import around
 from stats.gwet import gwet_units
 from stats.intervals import (
     BINARY_FIGURES,
@@ -326,7 +327,7 @@ def _label_agreement(
         figures = {}
         for name in (*BINARY_FIGURES, "ac1"):
             value = float(statistics[name](summed))
-            figures[name] = no_ci(value, n, UNIT) if old is None else _fresh(getattr(old, name), value, n)
+            figures[name] = no_ci(value, n, UNIT) if old is None else around(getattr(old, name), value, n)
         pairs.append(NuggetsLabelPair(labellings=labelled, n=n, **figures))
 
     # labels per nugget: (labellings, vital) -> nuggets
@@ -353,10 +354,10 @@ def _label_agreement(
         units = fleiss_kappa_units(np.array([[fleiss_raters - v, v] for v in votes], dtype=np.int64))
         counts = np.array([kinds[(fleiss_raters, v)] for v in votes], dtype=np.float64)
         kappa = float(units.statistic(counts @ units.per_unit))
-        fleiss = _fresh(fits.fleiss, kappa, fleiss_items) if np.isfinite(kappa) else no_ci(kappa, fleiss_items, UNIT)
+        fleiss = around(fits.fleiss, kappa, fleiss_items) if np.isfinite(kappa) else no_ci(kappa, fleiss_items, UNIT)
         # the test's standard error and the analytic interval's read every nugget's terms: the fits'
         test = fits.fleiss_chance_test
-        general = _fresh(fits.fleiss_analytic_general, kappa, fleiss_items)
+        general = around(fits.fleiss_analytic_general, kappa, fleiss_items)
     pairable = {key: count for key, count in kinds.items() if key[0] >= 2}
     return NuggetsLabelAgreement(
         labellings=labellings,
@@ -388,16 +389,11 @@ def _alpha(pairable: Mapping[tuple[int, int], int], fits: FigureCI) -> FigureCI:
     """Krippendorff's nominal alpha over the nuggets labelled twice or more."""
     labels, counts = _nuggets(pairable)
     units = krippendorff_alpha_units(labels, level="nominal")
-    return _fresh(fits, float(units.statistic(counts @ units.per_unit)), int(counts.sum()))
+    return around(fits, float(units.statistic(counts @ units.per_unit)), int(counts.sum()))
 
 
 def _ac1(kinds: Mapping[tuple[int, int], int], fits: FigureCI) -> FigureCI:
     """Gwet's AC1 over every labelled nugget."""
     labels, counts = _nuggets(kinds)
     units = gwet_units(labels.T, categories=[0.0, 1.0])
-    return _fresh(fits, float(units.statistic(counts @ units.per_unit)), int(counts.sum()))
-
-
-def _fresh(interval: FigureCI, value: float, units: int) -> FigureCI:
-    """``interval``'s bounds (as of its fit) around the figure as it is now, over its units now."""
-    return dataclasses.replace(interval, value=value, units=units)
+    return around(fits, float(units.statistic(counts @ units.per_unit)), int(counts.sum()))

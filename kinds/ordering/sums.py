@@ -21,6 +21,7 @@ from concord.typed import Figure
 from kinds.ordering.partials import OrderingPartial, _ranked
 from kinds.ordering.report import METHODS, OrderingCampaignReport, OrderingTopicSummary
 from scoring.partials import MergeInput
+from scoring.sums import finite_split, mean_of
 
 
 @dataclass(frozen=True)
@@ -54,15 +55,6 @@ class OrderingSums:
     entries: dict[str, OrderingEntry] = field(default_factory=dict)
 
 
-def _split(values: list[float]) -> tuple[list[float], list[int]]:
-    """The finite values' sums per place (non-finite ones as 0), and per place the counts of NaN, +inf, -inf."""
-    finite = [v if math.isfinite(v) else 0.0 for v in values]
-    odd = []
-    for v in values:
-        odd += [int(math.isnan(v)), int(v == math.inf), int(v == -math.inf)]
-    return finite, odd
-
-
 def contribution(campaign: Campaign | None, topic: Topic, partial: OrderingPartial) -> OrderingSums:
     """One topic's share of the sums.
 
@@ -73,10 +65,10 @@ def contribution(campaign: Campaign | None, topic: Topic, partial: OrderingParti
     (1, [1.0, 0.5], [1, 1.0], ['b', 'a'])
     """
     usable = partial.orderings >= 2
-    ed, ed_odd = _split(partial.ed) if usable else ([0.0] * len(METHODS), [0] * (3 * len(METHODS)))
+    ed, ed_odd = finite_split(partial.ed) if usable else ([0.0] * len(METHODS), [0] * (3 * len(METHODS)))
     runs = {}
     for name, scores in zip(partial.run_names, partial.run_scores):
-        finite, odd = _split(scores)
+        finite, odd = finite_split(scores)
         runs[name] = [1, *finite, *odd]
     finite_tau = usable and math.isfinite(partial.mean_tau)
     return OrderingSums(
@@ -96,24 +88,12 @@ def contribution(campaign: Campaign | None, topic: Topic, partial: OrderingParti
     )
 
 
-def _mean(total: float, n: int, nan: int, plus: int, minus: int) -> float:
-    """numpy's mean of ``n`` values whose finite ones sum to ``total``, with ``nan``, ``plus`` and
-    ``minus`` of them NaN, +inf and -inf."""
-    if n == 0 or nan or (plus and minus):
-        return float("nan")
-    if plus:
-        return math.inf
-    if minus:
-        return -math.inf
-    return total / n
-
-
 def refresh(given: MergeInput, fits: OrderingCampaignReport, sums: OrderingSums) -> OrderingCampaignReport:
     """The campaign report of ``sums``; the mean tau's interval bounds from ``fits``."""
     k = len(METHODS)
     ed_odd = sums.ed_odd or [0] * (3 * k)
     ed = {
-        label: _mean(sums.ed[c] if sums.ed else 0.0, sums.usable, *ed_odd[3 * c : 3 * c + 3])
+        label: mean_of(sums.ed[c] if sums.ed else 0.0, sums.usable, *ed_odd[3 * c : 3 * c + 3])
         for c, label in enumerate(METHODS)
     }
     names, topics, means = [], [], []
@@ -124,7 +104,7 @@ def refresh(given: MergeInput, fits: OrderingCampaignReport, sums: OrderingSums)
         topics.append(n)
         means.append(
             {
-                label: _mean(row[1 + c], n, *(int(x) for x in row[1 + k + 3 * c : 1 + k + 3 * c + 3]))
+                label: mean_of(row[1 + c], n, *(int(x) for x in row[1 + k + 3 * c : 1 + k + 3 * c + 3]))
                 if row
                 else float("nan")
                 for c, label in enumerate(METHODS)

@@ -34,7 +34,7 @@ from kinds.pairs.report import (
 )
 from kinds.pairs.stats import consensus, intersection, union
 from scoring.partials import MergeInput
-from scoring.sums import PairTables
+from scoring.sums import PairTables, around
 from stats.agreement import largest, most_partnered, pairwise_of_table
 from stats.intervals import FigureCI, no_ci
 from stats.systems import scores_from_counts
@@ -144,18 +144,13 @@ def refresh(given: MergeInput, fits: PairsCampaignReport, sums: PairsSums) -> Pa
             items=alpha_items,
             # over the pairable items; with none, whoever voted (as kinds.pairs.report._alpha)
             coders=sum(1 for counts in sums.assessors.values() if counts[2 if alpha_items else 0] > 0),
-            ci=_fresh(fits.alpha.ci, alpha_value, alpha_items),
+            ci=around(fits.alpha.ci, alpha_value, alpha_items),
         ),
-        ac1=_fresh(fits.ac1, _ac1(voted), sum(counts[0] for counts in voted.values())),
+        ac1=around(fits.ac1, _ac1(voted), sum(counts[0] for counts in voted.values())),
         topics=sums.topics,
         systems=_systems(given, names, sums),
         pair_count=len(sums.pairs),
     )
-
-
-def _fresh(interval: FigureCI, value: float, units: int) -> FigureCI:
-    """``interval``'s bounds (as of its fit) around the figure as it is now, over its units now."""
-    return dataclasses.replace(interval, value=value, units=units)
 
 
 def _pair(assessors: tuple[str, str], table: list[int], before: dict[tuple[str, str], PairsPair]) -> PairsPair:
@@ -171,7 +166,7 @@ def _pair(assessors: tuple[str, str], table: list[int], before: dict[tuple[str, 
     def interval(name: str, value: float) -> FigureCI:
         if old is None:  # a pair the last fit did not list: no interval until the next
             return no_ci(value, n, UNIT)
-        return _fresh(getattr(old, name), value, n)
+        return around(getattr(old, name), value, n)
 
     return PairsPair(
         assessors=assessors,
@@ -192,9 +187,9 @@ def _fleiss(voted: dict[int, list[int]], fits: PairsFleiss) -> PairsFleiss:
             kappa=float("nan"),
             items=0,
             raters=0,
-            bootstrap=_fresh(fits.bootstrap, float("nan"), 0),
+            bootstrap=around(fits.bootstrap, float("nan"), 0),
             chance_test=fits.chance_test,
-            analytic_general=_fresh(fits.analytic_general, float("nan"), 0),
+            analytic_general=around(fits.analytic_general, float("nan"), 0),
         )
     m = max(several, key=lambda r: (several[r][0], r))
     items, matches, squares = several[m]
@@ -210,9 +205,9 @@ def _fleiss(voted: dict[int, list[int]], fits: PairsFleiss) -> PairsFleiss:
         kappa=kappa,
         items=items,
         raters=m,
-        bootstrap=_fresh(fits.bootstrap, kappa, items),
+        bootstrap=around(fits.bootstrap, kappa, items),
         chance_test=fits.chance_test,
-        analytic_general=_fresh(fits.analytic_general, kappa, items),
+        analytic_general=around(fits.analytic_general, kappa, items),
     )
 
 
