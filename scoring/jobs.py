@@ -553,7 +553,11 @@ def _recompute_from_sums(campaign: Campaign, reports, marks: dict, progress, now
     built = _topic_reports(given, reports, given.topics, progress)
     incoming = [(one.topic, typed.unpack(one.partial, reports.partial_type)) for one in built]
     contribution = functools.partial(reports.sums.contribution, campaign)
-    summed = sums.moved(summed, [contribution(*one) for one in outgoing], [contribution(*one) for one in incoming])
+    try:
+        summed = sums.moved(summed, [contribution(*one) for one in outgoing], [contribution(*one) for one in incoming])
+    except ValueError:  # stored sums that do not hold a stored partial (a count below zero): count afresh
+        log.warning("campaign %s: its running sums do not hold its partials; rebuilt in full", campaign.pk)
+        return None
     seen = stored[sums.SUMS][2] - sum(held for _, held in old.values()) + sum(one.judgments for one in built)
     listed = {}
     if reports.sums.listed is not None:

@@ -16,7 +16,8 @@ from unittest import mock
 import pytest
 from django.test import override_settings
 
-from annotate.models import Topic
+from annotate.models import Assignment, Judgment, Topic
+from annotate.services.judgments import save_judgment, withdraw_judgment
 from concord import typed
 from kinds.registry import KINDS
 from scoring import jobs, sums
@@ -217,3 +218,25 @@ def test_the_report_page_says_how_current_its_costly_figures_are(client, people,
     jobs.recompute_reports(campaign.pk)
     page = client.get(f"/campaigns/{campaign.pk}/?section=report").content.decode()
     assert "more since" not in page
+
+
+def test_stored_sums_that_do_not_hold_a_partial_rebuild_in_full(people, make_user):
+    """A crowd's pair tables refuse a count below zero: stored sums that do not hold a stored
+    partial (written by hand, or damaged) make the rebuild count everything afresh, not fail."""
+    campaign = build(people, make_user, "pairs")
+    topic = campaign.topics.order_by("position").first()
+    payload = dict(KINDS["pairs"].examples.payloads[0])
+    for assignment in Assignment.objects.filter(topic=topic)[:2]:  # a pair of assessors on one topic
+        save_judgment(topic=topic, assessor=assignment.assessor, payload=payload, status="submitted", version=0)
+    jobs.recompute_reports(campaign.pk)
+    row = stored(campaign, sums.SUMS)
+    emptied = {**row.data, "sums": typed.dump(KINDS["pairs"].reports.sums.empty())}
+    Report.objects.filter(pk=row.pk).update(data=emptied)
+    # the pair is in the topic's stored partial, not in the emptied sums: one of them withdraws
+    judgment = Judgment.objects.filter(topic=topic).first()
+    withdraw_judgment(topic=judgment.topic, assessor=judgment.assessor, version=judgment.version, reason="test")
+    with mock.patch.object(jobs.log, "warning") as warned:
+        jobs.recompute_reports(campaign.pk)
+    assert warned.called  # the sums could not follow: counted afresh
+    assert jobs.check_reports(campaign) == []
+    assert differences(stored(campaign).data, scratch(campaign)) == []
