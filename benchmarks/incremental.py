@@ -217,7 +217,7 @@ def resubmit(campaign: Campaign, rng: random.Random) -> None:
     )
     examples = KINDS[campaign.kind].examples
     reopen_judgment(topic=judgment.topic, assessor=judgment.assessor, version=judgment.version)
-    if judgment.topic.data["candidates"] == [{"id": "c1", "text": "its label"}]:  # a crowd's item: the other label
+    if judgment.topic.data.get("candidates") == [{"id": "c1", "text": "its label"}]:  # a crowd's item: the other label
         payload = {"matches": {"c1": not judgment.submitted_payload["matches"]["c1"]}}
     else:
         payload = examples.payloads[1] if judgment.submitted_payload == examples.payloads[0] else examples.payloads[0]
