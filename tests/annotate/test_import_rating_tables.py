@@ -25,6 +25,7 @@ from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 from irrCAC.datasets import raw_5observers
 from irrCAC.raw import CAC
+from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import fleiss_kappa as statsmodels_fleiss_kappa
 
 from annotate.imports import check, samples
@@ -353,6 +354,31 @@ def test_a_count_table_goes_only_into_a_campaign_without_named_judgments(organis
 # -- Label Studio and doccano ---------------------------------------------------------------
 
 
+def nominal_figures_are_the_references(data, ratings: dict[str, dict[str, str]]) -> None:
+    """The report of a nominal campaign whose ``ratings`` are {rater: {item: label}}: its
+    figures equal irrCAC's, krippendorff's and scikit-learn's on the same items x raters table
+    (labels coded by their place on the campaign's scale, an unrated cell empty)."""
+    codes = {label: code for code, label in enumerate(data.scale.labels)}
+    frame = pd.DataFrame(
+        {rater: {item: codes[label] for item, label in given.items()} for rater, given in ratings.items()}
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # irrCAC's pandas calls warn of deprecations
+        reference = CAC(frame, categories=list(codes.values()))
+        gwet, bp, conger = reference.gwet()["est"], reference.bp()["est"], reference.conger()["est"]
+    assert data.percent.value == pytest.approx(gwet["pa"], abs=5e-6)
+    assert data.ac1.value == pytest.approx(gwet["coefficient_value"], abs=5e-6)
+    assert data.brennan_prediger.value == pytest.approx(bp["coefficient_value"], abs=5e-6)
+    assert data.conger.value == pytest.approx(conger["coefficient_value"], abs=5e-6)
+    alpha = krippendorff.alpha(reliability_data=frame.T.to_numpy(float), level_of_measurement="nominal")
+    assert data.alpha.value == pytest.approx(alpha, abs=1e-9)
+    [pair] = data.pairs
+    shared = frame[list(pair.assessors)].dropna()
+    assert pair.n == len(shared)
+    expected = cohen_kappa_score(*shared.to_numpy().T, labels=list(codes.values()))
+    assert pair.kappa.value == pytest.approx(expected, abs=1e-9)
+
+
 def label_studio_export() -> bytes:
     """Label Studio's JSON export of a text classification (its own task ids, ``data.text``,
     ``choices`` results from ``sentiment``; a numeric ``completed_by``; one cancelled annotation)."""
@@ -403,6 +429,14 @@ def test_a_label_studio_text_classification_export(organiser, people):
     assert Judgment.objects.get(assessor__username="labelstudio-2").payload == {
         "labels": {"101": "Positive", "102": "Negative", "103": "Positive"}
     }
+    ratings = {
+        "labelstudio-1": {"101": "Positive", "102": "Negative", "103": "Neutral", "104": "Positive"},
+        "labelstudio-2": {"101": "Positive", "102": "Negative", "103": "Positive"},
+    }
+    data = report(campaign)
+    assert (data.items_judged, data.items_paired) == (4, 3)
+    assert data.percent.value == pytest.approx(2 / 3)  # two of the three items both rated
+    nominal_figures_are_the_references(data, ratings)
 
 
 def test_a_doccano_text_classification_zip(organiser, people):
@@ -426,6 +460,13 @@ def test_a_doccano_text_classification_zip(organiser, people):
     assert organiser.post(url(campaign), {"step": "confirm"}).status_code == 302
     assert Judgment.objects.get(assessor__username="ann").payload == {"labels": {"1": "positive", "2": "negative"}}
     assert Assignment.objects.get(assessor__username="ann").items == ["1", "2"]
+    data = report(campaign)
+    assert data.scale.labels == ["positive", "negative", "neutral"]
+    assert (data.items_judged, data.items_paired) == (3, 2)
+    assert data.percent.value == pytest.approx(1 / 2)  # item 1 agreed, item 2 not
+    nominal_figures_are_the_references(
+        data, {"ann": {"1": "positive", "2": "negative"}, "cy": {"1": "positive", "2": "positive", "3": "neutral"}}
+    )
 
 
 # -- pairs and graded relevance: wide ---------------------------------------------------------
