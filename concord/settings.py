@@ -216,6 +216,10 @@ CONCORD_STAGED_SECONDS = env_int("CONCORD_STAGED_SECONDS", 600, minimum=10)
 CONCORD_STAGED_BYTES_PER_USER = env_int("CONCORD_STAGED_BYTES_PER_USER", 100 * 2**20, minimum=1)
 CONCORD_STAGED_BYTES = env_int("CONCORD_STAGED_BYTES", 1024 * 2**20, minimum=1)
 CONCORD_STAGED_FILES = env_int("CONCORD_STAGED_FILES", 200, minimum=1)
+# Where those files wait: a folder of this machine's temporary directory by default;
+# on several web machines, a folder they all share (docs/operations.md), so that a
+# confirmation reaching another machine finds its file and every machine's sweep sees all.
+CONCORD_STAGING_DIR = env_str("CONCORD_STAGING_DIR", "")
 # The web server's front (concord/front.py, as ./run serves): a request's head must
 # arrive within this many seconds, and its body may pause no longer than this; slower
 # clients get 408 and are closed (they never reach a gunicorn worker).

@@ -1030,7 +1030,8 @@ class StagingFull(InvalidInput):
 
 
 def staging_directory() -> Path:
-    return Path(tempfile.gettempdir()) / "concord-imports"
+    """``CONCORD_STAGING_DIR``, or ``concord-imports`` in this machine's temporary directory."""
+    return Path(settings.CONCORD_STAGING_DIR or Path(tempfile.gettempdir()) / "concord-imports")
 
 
 def staged_for() -> int:

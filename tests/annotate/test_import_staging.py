@@ -151,3 +151,16 @@ def test_left_files_are_swept_minutes_after(people, empty, staged_dir, settings)
     old = time.time() - 601
     os.utime(left, (old, old))
     assert wizard.sweep_staged() == 1 and files(staged_dir) == []
+
+
+def test_the_staging_folder_is_the_one_configured(people, empty, staged_dir, settings, tmp_path):
+    # several web machines share one folder (docs/operations.md): the file waits there, not in
+    # this machine's temporary directory, and is found and removed there by the confirmation
+    shared = tmp_path / "shared-staging"
+    settings.CONCORD_STAGING_DIR = str(shared)
+    client = signed_in(people["organiser"])
+    assert preview(client, empty, CROWD).status_code == 200
+    assert len(files(shared)) == 1 and files(staged_dir) == []
+    assert client.post(f"/campaigns/{empty.pk}/uploads/import/", {"step": "confirm"}).status_code == 302
+    assert files(shared) == []
+    assert empty.topics.count() == 1
