@@ -7,6 +7,7 @@ checked the day it is added:
 - the shared statistics (``stats/``) and each kind's own (``kinds/<kind>/stats.py``
   and what it imports of its folder) import neither Django nor the project's
   apps, and a kind's statistics no other kind's;
+- ``stats/`` holds no module named after a kind;
 - nothing outside ``stats/`` imports a private name of it;
 - ``annotate`` imports nothing of ``scoring`` or ``dashboard`` (scoring builds on annotate,
   the dashboard on both; a change reaches scoring through ``annotate.changes``), and
@@ -108,6 +109,11 @@ def test_statistics_import_neither_django_nor_the_apps_nor_another_kind(module):
     ]
     assert [m for m in loaded if m == "django" or m.startswith("django.")] == []
     assert strangers == []
+
+
+def test_the_shared_statistics_hold_no_module_named_after_a_kind():
+    """A kind's own statistics are its ``kinds/<kind>/stats.py``; ``stats/`` holds what kinds share."""
+    assert sorted(name for name in MODULES if name.split(".")[0] == "stats" and name.split(".")[-1] in KIND_NAMES) == []
 
 
 def test_nothing_outside_stats_imports_a_private_name_of_it():

@@ -9,7 +9,7 @@ updates in place; a "?" opens the right help section; axe-core finds no serious 
 critical violation on the wizard's preview, the members page with links, the help page
 and the dashboard summary, at 1280 and 390 px.
 
-The old tests check each step's detail (test_import_wizard_browser.py,
+Other tests check each step's detail (test_import_wizard_browser.py,
 test_dashboard_browser.py, test_set_password_browser.py, test_help_browser.py); this
 one checks that the steps hold together, in the order a person takes them."""
 

@@ -90,7 +90,7 @@ def _reference_campaign_report(input: ReportInput) -> r.ClusteringCampaignReport
         topics=len(topics),
         judged_topics=len(by_topic),
         pairs=rows,
-        pair_count=len(rows),  # the old report carried every pair
+        pair_count=len(rows),  # this reference lists every pair, so it counts them all
         baseline=partials._pooled(baselines) if baselines else None,
         agreement=partials.agreement_over_topics(per_topic, interval_settings(input.campaign.params)),
     )

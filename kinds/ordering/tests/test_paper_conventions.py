@@ -107,7 +107,7 @@ def test_table_1_style_noise_experiment_under_both_weights():
 
 
 def test_rba_default_does_not_depend_on_the_order_of_the_golds():
-    # B and C tie on summed ranks; the old default followed the first gold: 0.667 vs 1.0.
+    # B and C tie on summed ranks; tie_break="first" follows the first gold: 0.667 vs 1.0.
     assert rank_based("ABCD", ["ACBD", "ABCD"], tie_break="first") == pytest.approx(2 / 3)
     assert rank_based("ABCD", ["ABCD", "ACBD"], tie_break="first") == 1.0
     assert rank_based("ABCD", ["ACBD", "ABCD"]) == rank_based("ABCD", ["ABCD", "ACBD"]) == pytest.approx(5 / 6)
