@@ -15,6 +15,8 @@ from stats.preference import (
     LEFT,
     RIGHT,
     TIE,
+    WeightedCounts,
+    active_weights,
     bootstrap,
     bradley_terry,
     cluster_counts,
@@ -23,6 +25,7 @@ from stats.preference import (
     sandwich,
     settled,
     vote_counts,
+    weighted_counts,
     win_probabilities,
     win_rates,
 )
@@ -298,3 +301,111 @@ def test_settled_pairs_and_the_votes_that_settle_them():
     assert not settled(bradley_terry(counts * (factor - 2 / fit.votes))).settled[p]
     robust = settled(fit, covariance=sandwich(counts, fit).covariance)
     assert not np.allclose(robust.se, result.se)
+
+
+# --------------------------------------------------------------------------- active allocation
+
+
+@pytest.mark.parametrize("side", [False, True])
+def test_weighted_fit_equals_a_weighted_logistic_regression(side):
+    left, right, outcome, _ = simulate(11)
+    weights = np.random.default_rng(0).uniform(0.5, 5.0, len(left))
+    x, y = _glm_votes(left, right, outcome, 6, side=side)
+    # statsmodels' var_weights: the weighted likelihood, and HC0 scores w (y - mu) x: the IPW sandwich
+    reference = sm.GLM(y, x, family=sm.families.Binomial(), var_weights=weights).fit(tol=1e-14, cov_type="HC0")
+    counts = weighted_counts(left, right, outcome, weights, n_systems=6)
+    fit = bradley_terry(counts, side=side, anchor=0)
+    assert np.abs(fit.theta[1:] - reference.params[:5]).max() < 1e-6 / ELO_PER_LOGIT
+    assert np.abs(fit.se[1:] - ELO_PER_LOGIT * reference.bse[:5]).max() < 1e-6
+    assert np.abs(sandwich(counts, fit).se - fit.se).max() < 1e-9
+    assert fit.votes == len(left)
+    if side:
+        assert abs(fit.side - reference.params[5]) < 1e-8 and abs(fit.side_se - reference.bse[5]) < 1e-8
+    # weights scaled by a constant change nothing; unit weights are the plain fit with its sandwich
+    scaled = bradley_terry(weighted_counts(left, right, outcome, weights * 7.5, n_systems=6), side=side, anchor=0)
+    assert np.abs(scaled.ratings - fit.ratings).max() < 1e-8 and np.abs(scaled.se - fit.se).max() < 1e-8
+    ones = weighted_counts(left, right, outcome, np.ones(len(left)), n_systems=6)
+    plain = bradley_terry(vote_counts(left, right, outcome, n_systems=6), side=side, anchor=0)
+    unit = bradley_terry(ones, side=side, anchor=0)
+    assert np.abs(unit.ratings - plain.ratings).max() < 1e-9
+    assert np.abs(unit.se - sandwich(vote_counts(left, right, outcome, n_systems=6), plain).se).max() < 1e-9
+
+
+def test_weighted_counts_reject_bad_weights_and_the_bootstrap():
+    for bad in ([1.0, 0.0], [1.0, np.inf], [1.0], ["a", "b"]):
+        with pytest.raises(ValueError, match="^weights:"):
+            weighted_counts([0, 1], [1, 0], [LEFT, LEFT], bad, n_systems=2)
+    counts = weighted_counts([0, 1, 0], [1, 0, 1], [LEFT, LEFT, RIGHT], [1.0, 2.0, 3.0], n_systems=2)
+    assert isinstance(counts, WeightedCounts)
+    with pytest.raises(ValueError, match="use sandwich"):
+        bootstrap(counts)
+
+
+def test_active_weights_follow_the_papers_rule():
+    left, right, outcome, _ = simulate(12, k=5, n=400, side=0.0)
+    # the pair (3, 4) never compared
+    keep = ~(((left == 3) & (right == 4)) | ((left == 4) & (right == 3)))
+    counts = vote_counts(left[keep], right[keep], outcome[keep], n_systems=5)
+    fit = bradley_terry(counts)
+    a = active_weights(counts, fit, floor=0.2)
+    assert a.first.tolist() == [0, 0, 0, 0, 1, 1, 1, 2, 2, 3] and a.second.tolist() == [1, 2, 3, 4, 2, 3, 4, 3, 4, 4]
+    # by hand: each pair's votes both ways, the fitted expected score p, the pooled dispersion phi
+    n = np.array([counts[i, j].sum() + counts[j, i].sum() for i, j in zip(a.first, a.second)], dtype=float)
+    assert n[-1] == 0 and np.array_equal(a.votes, n)
+    score = {LEFT: 1.0, RIGHT: 0.0, TIE: 0.5, BOTH_BAD: 0.5}
+    p_vote = 1 / (1 + np.exp(-(fit.theta[left[keep]] - fit.theta[right[keep]])))
+    h = np.array([score[o] for o in outcome[keep]])
+    phi = ((h - p_vote) ** 2).sum() / (p_vote * (1 - p_vote)).sum()
+    p = 1 / (1 + np.exp(-(fit.theta[a.first] - fit.theta[a.second])))
+    sigma = phi * p * (1 - p)
+    assert np.abs(a.sigma - sigma).max() < 1e-12
+    m = np.maximum(n, 1)
+    rule = np.sqrt(sigma / m) - np.sqrt(sigma / (m + 1))
+    assert np.abs(a.reduction - rule).max() < 1e-12
+    assert np.abs(a.probability - (0.8 * rule / rule.sum() + 0.2 / 10)).max() < 1e-12
+    assert abs(a.probability.sum() - 1) < 1e-12 and a.probability.min() >= 0.02 - 1e-15
+    # the never-compared pair: the largest narrowing, counted as one vote
+    assert a.probability.argmax() == 9
+    difference = active_weights(counts, fit, target="difference")
+    assert np.abs(difference.sigma - phi / (p * (1 - p))).max() < 1e-9
+
+
+def test_active_weights_adjacent_equals_a_refit_of_the_information():
+    left, right, outcome, _ = simulate(13, k=5, n=600, side=0.0)
+    counts = vote_counts(left, right, outcome, n_systems=5)
+    fit = bradley_terry(counts)
+    a = active_weights(counts, fit, target="adjacent", floor=1e-9)
+    sigma = active_weights(counts, fit, target="difference").sigma
+    # brute force: the logits' information (anchored at system 0) plus one vote of precision 1 / sigma
+    cov = np.linalg.inv(np.delete(np.delete(np.linalg.pinv(fit.covariance / ELO_PER_LOGIT**2), 0, 0), 0, 1))
+    info = np.linalg.inv(cov)
+    order = np.argsort(-fit.ratings)
+    contrasts = np.zeros((4, 5))
+    contrasts[np.arange(4), order[:-1]] += 1
+    contrasts[np.arange(4), order[1:]] -= 1
+    contrasts = contrasts[:, 1:]
+
+    def adjacent_se(c):
+        return np.sqrt(np.einsum("ij,jk,ik->i", contrasts, c, contrasts))
+
+    for m, (i, j) in enumerate(zip(a.first, a.second)):
+        x = np.zeros(5)
+        x[i], x[j] = 1, -1
+        x = x[1:]
+        after = np.linalg.inv(info + np.outer(x, x) / sigma[m])
+        assert abs(a.reduction[m] - (adjacent_se(cov) - adjacent_se(after)).sum()) < 1e-9
+    assert np.isnan(a.sigma).all()
+
+
+def test_active_weights_name_the_bad_argument():
+    counts = vote_counts([0, 1, 1, 2, 2, 0], [1, 0, 2, 1, 0, 2], [LEFT] * 6, n_systems=3)
+    fit = bradley_terry(counts)
+    with pytest.raises(ValueError, match="^target:"):
+        active_weights(counts, fit, target="ranks")
+    for floor in (0, 1.5, -0.1):
+        with pytest.raises(ValueError, match="^floor:"):
+            active_weights(counts, fit, floor=floor)
+    with pytest.raises(ValueError, match="^counts:"):
+        active_weights(np.zeros((4, 4, 4)), fit)
+    with pytest.raises(ValueError, match="^covariance:"):
+        active_weights(counts, fit, target="adjacent", covariance=np.eye(2))
