@@ -61,26 +61,36 @@ import numpy.typing as npt
 from scipy import sparse, special
 from scipy.sparse import csgraph
 
+from stats.ratings import SparseRatings
+from stats.ratingtables import Coefficient, rating_table
+
 __all__ = [
     "BOTH_BAD",
     "ELO_PER_LOGIT",
+    "EVEN",
+    "FIRST",
     "LEFT",
     "OUTCOMES",
     "RIGHT",
+    "SECOND",
     "TIE",
     "ActiveWeights",
     "BootstrapIntervals",
     "ClusterCounts",
     "PreferenceFit",
+    "RaterAgreement",
     "RobustErrors",
+    "SelfConsistency",
     "Settled",
     "WeightedCounts",
     "active_weights",
     "bootstrap",
     "bradley_terry",
+    "canonical_outcomes",
     "cluster_counts",
     "davidson",
     "rank_intervals",
+    "rater_agreement",
     "sandwich",
     "settled",
     "vote_counts",
@@ -818,6 +828,159 @@ def _adjacent_reduction(
         after = var[:, None] - h * g**2 / (1 + h * q)
         out[lo : lo + block] = (se[:, None] - np.sqrt(np.maximum(after, 0.0))).sum(axis=0)
     return out
+
+
+# --------------------------------------------------------------------------- raters
+
+
+#: Outcomes in a pair's canonical orientation (the lower-numbered system first), "both bad" a tie.
+FIRST, SECOND, EVEN = 0, 1, 2
+
+
+class SelfConsistency(NamedTuple):
+    """Per rater (``rater[r]``, every rater with a vote): ``repeats``, judgments of a unit
+    (prompt, pair) the rater had judged before; ``units``: units judged more than once;
+    ``agree``: repeats with the same outcome as the rater's first judgment of the unit;
+    ``share`` = agree / repeats (NaN without repeats) and its Wilson interval
+    ``lower``, ``upper`` (NaN without repeats)."""
+
+    rater: npt.NDArray[np.int64]
+    repeats: npt.NDArray[np.int64]
+    units: npt.NDArray[np.int64]
+    agree: npt.NDArray[np.int64]
+    share: FloatArray
+    lower: FloatArray
+    upper: FloatArray
+
+
+class RaterAgreement(NamedTuple):
+    """Agreement of the raters over the three outcomes (first, second, even) of each unit
+    (a prompt and an unordered pair of systems): ``fleiss`` and ``krippendorff``
+    (:class:`stats.ratingtables.Coefficient`: value, standard error, items), over every
+    rater's first judgment of each unit; ``units``: units with a judgment; ``pairable``:
+    units judged by two raters or more; ``consistency``: each rater's self-consistency."""
+
+    fleiss: Coefficient
+    krippendorff: Coefficient
+    units: int
+    pairable: int
+    consistency: SelfConsistency
+
+
+def canonical_outcomes(
+    left: npt.ArrayLike, right: npt.ArrayLike, outcome: npt.ArrayLike, *, n_systems: int
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Each vote's unordered pair, lower-numbered system first, and its outcome in that
+    orientation: ``FIRST`` (0), ``SECOND`` (1) or ``EVEN`` (2: a tie or "both bad"), whichever
+    side each system was shown on.
+
+    >>> canonical_outcomes([0, 2, 2], [2, 0, 0], [LEFT, LEFT, BOTH_BAD], n_systems=3)
+    (array([0, 0, 0]), array([2, 2, 2]), array([0, 1, 2]))
+    """
+    cells = _cells_of_votes(left, right, outcome, n_systems)
+    out = cells % 4
+    rgt = (cells // 4) % n_systems
+    lft = cells // (4 * n_systems)
+    swapped = lft > rgt
+    decided = np.where(out == LEFT, FIRST, SECOND)
+    code = np.where(out >= TIE, EVEN, np.where(swapped, 1 - decided, decided))
+    return np.minimum(lft, rgt), np.maximum(lft, rgt), code.astype(np.int64)
+
+
+def rater_agreement(
+    left: npt.ArrayLike,
+    right: npt.ArrayLike,
+    outcome: npt.ArrayLike,
+    raters: npt.ArrayLike,
+    prompts: npt.ArrayLike,
+    *,
+    n_systems: int,
+    level: float = 0.95,
+) -> RaterAgreement:
+    """Fleiss' kappa and Krippendorff's alpha (nominal) of the raters over units (a prompt and
+    a pair of systems), and each rater's self-consistency on the units judged again.
+
+    A unit's outcome is read in the pair's canonical orientation
+    (:func:`canonical_outcomes`): two raters shown the pair in opposite orders who
+    preferred the same system agree. "Both bad" counts as a tie, so the scale has three
+    nominal categories. Votes are taken in the order given: each rater's first judgment
+    of a unit enters the rating table, later ones are repeats. The coefficients are
+    :func:`stats.ratingtables.rating_table`'s (Fleiss 1971, generalised to units with
+    any number of raters, Gwet 2014 section 2.3; Krippendorff 2011), with Gwet's
+    linearised standard errors.
+
+    Self-consistency: the share of a rater's repeats that agree with the rater's first
+    judgment of the unit, with Wilson's (1927, "Probable inference, the law of
+    succession, and statistical inference", JASA 22(158):209-212) score interval at
+    ``level``; the repeats are counted as independent trials (several repeats of one
+    unit are not quite, which the count of ``units`` beside them shows).
+
+    Examples
+    --------
+    >>> a = rater_agreement([0, 1, 0, 0, 1, 0], [1, 0, 1, 1, 0, 1], [LEFT, RIGHT, LEFT, RIGHT, LEFT, LEFT],
+    ...                     raters=[0, 1, 0, 0, 1, 2], prompts=[0, 0, 0, 1, 1, 1], n_systems=2)
+    >>> a.units, a.pairable, round(a.fleiss.value, 4)
+    (2, 2, 0.25)
+    >>> a.consistency.repeats.tolist(), a.consistency.agree.tolist(), a.consistency.share.tolist()[:1]
+    ([1, 0, 0], [1, 0, 0], [1.0])
+    """
+    if not 0 < level < 1:
+        raise ValueError("level: must be between 0 and 1")
+    first, second, code = canonical_outcomes(left, right, outcome, n_systems=n_systems)
+    who, prompt = np.asarray(raters), np.asarray(prompts)
+    for name, a in (("raters", who), ("prompts", prompt)):
+        if a.shape != code.shape or (a.size and a.dtype.kind not in "iu"):
+            raise ValueError(f"{name}: one integer per vote")
+        if a.size and a.min() < 0:
+            raise ValueError(f"{name}: must be >= 0")
+    who, prompt = who.astype(np.int64), prompt.astype(np.int64)
+    _, unit = np.unique(np.stack([prompt, first, second]), axis=1, return_inverse=True)
+    unit = unit.reshape(-1)
+    rater_ids, rater = np.unique(who, return_inverse=True)
+    rater = rater.reshape(-1)
+    n_units, n_raters = int(unit.max()) + 1 if unit.size else 0, len(rater_ids)
+    key = unit * max(n_raters, 1) + rater
+    _, first_vote = np.unique(key, return_index=True)  # each (unit, rater)'s first vote in the order given
+    repeat = np.ones(len(key), dtype=bool)
+    repeat[first_vote] = False
+    ratings = SparseRatings.from_entries(
+        unit[first_vote], rater[first_vote], code[first_vote], n_items=n_units, n_raters=n_raters
+    )
+    table = rating_table(ratings, categories=[FIRST, SECOND, EVEN], pairs=False)
+    # a repeat agrees when it equals the first judgment of its (unit, rater)
+    first_code = np.empty(n_units * max(n_raters, 1), dtype=np.int64)
+    first_code[key[first_vote]] = code[first_vote]
+    agrees = repeat & (code == first_code[key])
+    repeats = np.bincount(rater[repeat], minlength=n_raters)
+    agree = np.bincount(rater[agrees], minlength=n_raters)
+    units = np.bincount(rater[first_vote][np.isin(key[first_vote], key[repeat])], minlength=n_raters)
+    share, lower, upper = _wilson(agree, repeats, level)
+    consistency = SelfConsistency(
+        rater_ids.astype(np.int64),
+        repeats.astype(np.int64),
+        units.astype(np.int64),
+        agree.astype(np.int64),
+        share,
+        lower,
+        upper,
+    )
+    return RaterAgreement(table.fleiss, table.krippendorff, table.items, table.pairable, consistency)
+
+
+def _wilson(successes: np.ndarray, trials: np.ndarray, level: float) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """The share and Wilson's score interval per entry (NaN for no trials)."""
+    z = float(special.ndtri(0.5 + level / 2))
+    n = trials.astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = successes / n
+        centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+        half = z / (1 + z * z / n) * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    none = n == 0
+    return (
+        np.where(none, np.nan, p),
+        np.where(none, np.nan, np.maximum(centre - half, 0.0)),
+        np.where(none, np.nan, np.minimum(centre + half, 1.0)),
+    )
 
 
 # --------------------------------------------------------------------------- internals

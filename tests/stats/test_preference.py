@@ -12,16 +12,21 @@ from scipy import optimize
 from stats.preference import (
     BOTH_BAD,
     ELO_PER_LOGIT,
+    EVEN,
+    FIRST,
     LEFT,
     RIGHT,
+    SECOND,
     TIE,
     WeightedCounts,
     active_weights,
     bootstrap,
     bradley_terry,
+    canonical_outcomes,
     cluster_counts,
     davidson,
     rank_intervals,
+    rater_agreement,
     sandwich,
     settled,
     vote_counts,
@@ -409,3 +414,85 @@ def test_active_weights_name_the_bad_argument():
         active_weights(np.zeros((4, 4, 4)), fit)
     with pytest.raises(ValueError, match="^covariance:"):
         active_weights(counts, fit, target="adjacent", covariance=np.eye(2))
+
+
+# --------------------------------------------------------------------------- raters
+
+
+def rated_votes(seed, *, prompts=30, raters=6, per_unit=3, repeats=40, k=4):
+    """Units (prompt, pair); ``per_unit`` raters each, shown sides at random; some units judged again."""
+    rng = np.random.default_rng(seed)
+    theta = np.linspace(-1, 1, k)
+    rows = []
+    for prompt in range(prompts):
+        a, b = rng.choice(k, 2, replace=False)
+        for rater in rng.choice(raters, per_unit, replace=False):
+            rows.append((prompt, a, b, rater))
+    rows += [rows[i] for i in rng.choice(len(rows), repeats)]
+    prompt, a, b, rater = (np.array(c) for c in zip(*rows))
+    swap = rng.random(len(rows)) < 0.5
+    left, right = np.where(swap, b, a), np.where(swap, a, b)
+    p = 1 / (1 + np.exp(-(theta[left] - theta[right])))
+    u = rng.random(len(rows))
+    outcome = np.where(u < 0.15, TIE, np.where(u < 0.2, BOTH_BAD, np.where(rng.random(len(rows)) < p, LEFT, RIGHT)))
+    return left, right, outcome, rater, prompt
+
+
+def test_rater_agreement_equals_krippendorff_and_statsmodels():
+    import krippendorff
+    from statsmodels.stats.inter_rater import fleiss_kappa
+
+    left, right, outcome, raters, prompts = rated_votes(20)
+    result = rater_agreement(left, right, outcome, raters, prompts, n_systems=4)
+    # by hand: each rater's first vote per unit, outcome in the pair's orientation (lower system first)
+    first_seen = {}
+    for lft, rgt, o, r, p in zip(left, right, outcome, raters, prompts):
+        unit = (p, min(lft, rgt), max(lft, rgt))
+        code = 2 if o in (TIE, BOTH_BAD) else int((o == LEFT) == (lft < rgt)) ^ 1
+        first_seen.setdefault((unit, r), code)
+    units = sorted({u for u, _ in first_seen})
+    data = np.full((6, len(units)), np.nan)
+    for (unit, r), code in first_seen.items():
+        data[r, units.index(unit)] = code
+    assert result.units == len(units) == 30 and result.pairable == 30
+    assert abs(result.krippendorff.value - krippendorff.alpha(data, level_of_measurement="nominal")) < 1e-9
+    # every unit has three raters: statsmodels' Fleiss on the units x categories counts
+    table = np.stack([(data == c).sum(axis=0) for c in range(3)], axis=1)
+    assert (table.sum(axis=1) == 3).all()
+    assert abs(result.fleiss.value - fleiss_kappa(table, method="fleiss")) < 1e-9
+
+
+def test_canonical_outcomes_do_not_depend_on_the_sides_shown():
+    first, second, code = canonical_outcomes(
+        [3, 1, 1, 3, 3], [1, 3, 3, 1, 1], [LEFT, RIGHT, LEFT, TIE, BOTH_BAD], n_systems=4
+    )
+    assert first.tolist() == [1] * 5 and second.tolist() == [3] * 5
+    # 3 shown left and preferred, 3 shown right and preferred: both SECOND; 1 preferred: FIRST
+    assert code.tolist() == [SECOND, SECOND, FIRST, EVEN, EVEN]
+
+
+def test_self_consistency_counts_repeats_against_the_first_judgment():
+    # rater 7: unit (prompt 0, pair 0-1) judged 4 times (first FIRST; then FIRST from the other side, SECOND, tie);
+    # unit (prompt 1, pair 0-1) twice, the same; rater 2: one vote, no repeats
+    left = [0, 1, 0, 0, 0, 0, 0]
+    right = [1, 0, 1, 1, 1, 1, 1]
+    outcome = [LEFT, RIGHT, RIGHT, TIE, LEFT, LEFT, RIGHT]
+    raters = [7, 7, 7, 7, 7, 7, 2]
+    prompts = [0, 0, 0, 0, 1, 1, 0]
+    c = rater_agreement(left, right, outcome, raters, prompts, n_systems=2).consistency
+    assert c.rater.tolist() == [2, 7]
+    assert c.repeats.tolist() == [0, 4] and c.agree.tolist() == [0, 2] and c.units.tolist() == [0, 2]
+    assert np.isnan(c.share[0]) and np.isnan(c.lower[0]) and c.share[1] == 0.5
+    from statsmodels.stats.proportion import proportion_confint
+
+    lower, upper = proportion_confint(2, 4, alpha=0.05, method="wilson")
+    assert abs(c.lower[1] - lower) < 1e-12 and abs(c.upper[1] - upper) < 1e-12
+
+
+def test_rater_agreement_names_the_bad_argument():
+    with pytest.raises(ValueError, match="^raters:"):
+        rater_agreement([0], [1], [LEFT], [0.5], [0], n_systems=2)
+    with pytest.raises(ValueError, match="^prompts:"):
+        rater_agreement([0], [1], [LEFT], [0], [-1], n_systems=2)
+    with pytest.raises(ValueError, match="^outcome:"):
+        rater_agreement([0], [1], [5], [0], [0], n_systems=2)
