@@ -77,6 +77,7 @@ __all__ = [
     "ActiveWeights",
     "BootstrapIntervals",
     "ClusterCounts",
+    "LeaderboardComparison",
     "PreferenceFit",
     "RaterAgreement",
     "RobustErrors",
@@ -88,6 +89,7 @@ __all__ = [
     "bradley_terry",
     "canonical_outcomes",
     "cluster_counts",
+    "compare_leaderboards",
     "davidson",
     "rank_intervals",
     "rater_agreement",
@@ -981,6 +983,116 @@ def _wilson(successes: np.ndarray, trials: np.ndarray, level: float) -> tuple[Fl
         np.where(none, np.nan, np.maximum(centre - half, 0.0)),
         np.where(none, np.nan, np.minimum(centre + half, 1.0)),
     )
+
+
+# --------------------------------------------------------------------------- two leaderboards
+
+
+class LeaderboardComparison(NamedTuple):
+    """Two leaderboards of the same systems (people's and a model judge's, say).
+
+    ``tau``: Kendall's tau-b between their ratings; ``lower``, ``upper``: its percentile
+    interval over paired bootstrap rounds (``rounds`` used: both fits finite);
+    ``first``, ``second``: the pairs ordered differently, ``first`` above ``second`` in
+    the first leaderboard (best first by that leaderboard's difference); ``difference``,
+    ``other_difference``: ``rating[first] - rating[second]`` in each (Elo points; the
+    other's is negative or 0); ``settled``, ``other_settled``: the difference's
+    bootstrap percentile interval at ``level`` excludes 0 in that leaderboard."""
+
+    tau: float
+    lower: float
+    upper: float
+    rounds: int
+    first: npt.NDArray[np.int64]
+    second: npt.NDArray[np.int64]
+    difference: FloatArray
+    other_difference: FloatArray
+    settled: npt.NDArray[np.bool_]
+    other_settled: npt.NDArray[np.bool_]
+
+
+def compare_leaderboards(
+    one: BootstrapIntervals, other: BootstrapIntervals, *, level: float = 0.95
+) -> LeaderboardComparison:
+    """Kendall's tau between two leaderboards of the same systems, with a bootstrap interval,
+    and the pairs of systems they order differently.
+
+    Kendall (1938), "A new measure of rank correlation", Biometrika 30(1/2):81-93,
+    in its tau-b form (ties in either leaderboard in the denominator, as
+    ``scipy.stats.kendalltau``), over the fitted ratings. The interval pairs the two
+    :func:`bootstrap` results' rounds (round ``b`` of one with round ``b`` of the
+    other): they resample the votes of each leaderboard independently (e.g. people's
+    votes and a judge's), so the pair is a draw of both; rounds failed in either are
+    left out. Give the two bootstraps different seeds when both count the same votes'
+    shape, or their draws are the same multinomial stream. The use of such a
+    comparison for a model judge: Zheng et al. (2023), "Judging LLM-as-a-Judge",
+    NeurIPS 2023, section 4 (agreement of a judge with people's preferences).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(2)
+    >>> left, right = rng.integers(0, 4, 800), rng.integers(1, 4, 800)
+    >>> right = (left + right) % 4
+    >>> people = np.where((left < right) == (rng.random(800) < 0.75), LEFT, RIGHT)
+    >>> judge = np.where((np.array([0, 2, 1, 3])[left] < np.array([0, 2, 1, 3])[right]) == (rng.random(800) < 0.75), LEFT, RIGHT)
+    >>> c = compare_leaderboards(bootstrap(vote_counts(left, right, people, n_systems=4), resamples=200),
+    ...                          bootstrap(vote_counts(left, right, judge, n_systems=4), resamples=200, seed=1))
+    >>> round(c.tau, 4), c.first.tolist(), c.second.tolist(), c.settled.tolist(), c.other_settled.tolist()
+    (0.6667, [1], [2], [True], [True])
+    """
+    if not 0 < level < 1:
+        raise ValueError("level: must be between 0 and 1")
+    k = len(one.fit.ratings)
+    if len(other.fit.ratings) != k:
+        raise ValueError(f"other: {len(other.fit.ratings)} systems, the first leaderboard has {k}")
+    tau = float(_kendall_tau_b(one.fit.ratings[None], other.fit.ratings[None])[0])
+    rounds = min(len(one.samples), len(other.samples))
+    a, b = one.samples[:rounds], other.samples[:rounds]
+    good = ~(np.isnan(a).any(axis=1) | np.isnan(b).any(axis=1))
+    a, b = a[good], b[good]
+    taus = np.concatenate(
+        [_kendall_tau_b(a[lo : lo + 256], b[lo : lo + 256]) for lo in range(0, len(a), 256)] or [np.empty(0)]
+    )
+    alpha = (1 - level) / 2
+    taus = taus[np.isfinite(taus)]
+    lower, upper = (float(q) for q in np.quantile(taus, [alpha, 1 - alpha])) if len(taus) >= 2 else (math.nan,) * 2
+    i, j = np.triu_indices(k, 1)
+    d_one = one.fit.ratings[i] - one.fit.ratings[j]
+    d_other = other.fit.ratings[i] - other.fit.ratings[j]
+    apart = np.sign(d_one) * np.sign(d_other) < 0
+    up = np.where(d_one > 0, i, j)[apart]
+    down = np.where(d_one > 0, j, i)[apart]
+    order = np.argsort(-(one.fit.ratings[up] - one.fit.ratings[down]), kind="stable")
+    up, down = up[order], down[order]
+
+    def is_settled(samples: np.ndarray) -> np.ndarray:
+        diffs = samples[:, up] - samples[:, down]
+        diffs = diffs[~np.isnan(diffs).any(axis=1)]
+        if len(diffs) < 2:
+            return np.zeros(len(up), dtype=bool)
+        lo, hi = np.quantile(diffs, [alpha, 1 - alpha], axis=0)
+        return (lo > 0) | (hi < 0)
+
+    return LeaderboardComparison(
+        tau=tau,
+        lower=lower,
+        upper=upper,
+        rounds=int(len(taus)),
+        first=up.astype(np.int64),
+        second=down.astype(np.int64),
+        difference=one.fit.ratings[up] - one.fit.ratings[down],
+        other_difference=other.fit.ratings[up] - other.fit.ratings[down],
+        settled=is_settled(one.samples),
+        other_settled=is_settled(other.samples),
+    )
+
+
+def _kendall_tau_b(x: np.ndarray, y: np.ndarray) -> FloatArray:
+    """Kendall's tau-b per row of ``x`` and ``y`` (rows x systems); NaN when either row is constant."""
+    i, j = np.triu_indices(x.shape[1], 1)
+    sx, sy = np.sign(x[:, i] - x[:, j]), np.sign(y[:, i] - y[:, j])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (sx * sy).sum(axis=1) / np.sqrt((sx * sx).sum(axis=1) * (sy * sy).sum(axis=1))
 
 
 # --------------------------------------------------------------------------- internals

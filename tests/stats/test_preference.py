@@ -24,6 +24,7 @@ from stats.preference import (
     bradley_terry,
     canonical_outcomes,
     cluster_counts,
+    compare_leaderboards,
     davidson,
     rank_intervals,
     rater_agreement,
@@ -496,3 +497,53 @@ def test_rater_agreement_names_the_bad_argument():
         rater_agreement([0], [1], [LEFT], [0], [-1], n_systems=2)
     with pytest.raises(ValueError, match="^outcome:"):
         rater_agreement([0], [1], [5], [0], [0], n_systems=2)
+
+
+# --------------------------------------------------------------------------- two leaderboards
+
+
+def test_compare_leaderboards_against_scipy_and_by_hand():
+    from scipy.stats import kendalltau
+
+    rng = np.random.default_rng(30)
+    k, n = 7, 4000
+    left = rng.integers(0, k, n)
+    right = (left + rng.integers(1, k, n)) % k
+    people_theta = np.linspace(-1, 1, k)
+    judge_theta = people_theta[[0, 2, 1, 3, 4, 6, 5]] + np.array([0, 0, 0, 0, 0, 0.02, 0])
+
+    def votes(theta):
+        return np.where(rng.random(n) < 1 / (1 + np.exp(-(theta[left] - theta[right]))), LEFT, RIGHT)
+
+    people = bootstrap(vote_counts(left, right, votes(people_theta), n_systems=k), resamples=120, seed=1)
+    judge = bootstrap(vote_counts(left, right, votes(judge_theta), n_systems=k), resamples=120, seed=2)
+    c = compare_leaderboards(people, judge)
+    assert abs(c.tau - kendalltau(people.fit.ratings, judge.fit.ratings).statistic) < 1e-12
+    per_round = [kendalltau(a, b).statistic for a, b in zip(people.samples, judge.samples)]
+    lower, upper = np.quantile(per_round, [0.025, 0.975])
+    assert c.rounds == 120 and abs(c.lower - lower) < 1e-12 and abs(c.upper - upper) < 1e-12
+    expected = set()
+    for i in range(k):
+        for j in range(k):
+            if people.fit.ratings[i] > people.fit.ratings[j] and judge.fit.ratings[i] < judge.fit.ratings[j]:
+                expected.add((i, j))
+    assert set(zip(c.first.tolist(), c.second.tolist())) == expected and len(expected) >= 1
+    assert (c.difference > 0).all() and (c.other_difference < 0).all()
+    assert (np.diff(c.difference) <= 0).all()
+    for m, (i, j) in enumerate(zip(c.first, c.second)):
+        lo, hi = np.quantile(people.samples[:, i] - people.samples[:, j], [0.025, 0.975])
+        assert c.settled[m] == (lo > 0 or hi < 0)
+        lo, hi = np.quantile(judge.samples[:, i] - judge.samples[:, j], [0.025, 0.975])
+        assert c.other_settled[m] == (lo > 0 or hi < 0)
+
+
+def test_compare_leaderboards_needs_the_same_systems():
+    counts = vote_counts([0, 1, 1, 2, 2, 0], [1, 0, 2, 1, 0, 2], [LEFT] * 6, n_systems=3)
+    three = bootstrap(counts, resamples=10)
+    four = bootstrap(
+        vote_counts([0, 1, 2, 3] * 2, [1, 2, 3, 0] * 2, [LEFT] * 4 + [RIGHT] * 4, n_systems=4), resamples=10
+    )
+    with pytest.raises(ValueError, match="^other:"):
+        compare_leaderboards(three, four)
+    with pytest.raises(ValueError, match="^level:"):
+        compare_leaderboards(three, three, level=1.0)
