@@ -31,8 +31,37 @@ and is extrapolated to 1,000 (so said in its line); its full-data fit is
 compared with Concord's (``max_difference``, Elo points; scikit-learn stops at
 ``tol=1e-6``).
 
+Active allocation (``stats.preference.active_weights``, Chiang et al. 2024,
+section 5, eq. 9) against uniform allocation, on a sequential run of votes:
+``--active-systems`` (20) systems with logits evenly spread over [-1.5, 1.5]
+(about the span of the paper's Figure 5 fitted coefficients, 2.5 over 28
+models), no ties, each vote's sides at random; ``--active-replications`` (50)
+seeded runs of ``--active-budget`` (20,000) votes. Uniform: every pair of
+systems equally likely. Active: the first ``2 x pairs`` votes uniform (so a fit
+exists), then the pair drawn by ``active_weights`` (floor 0.1) recomputed from
+a fit of the votes so far every ``--active-batch`` (100) votes; each vote keeps
+its probability, and the leaderboard is the inverse-probability weighted fit
+(``weighted_counts``, eq. 7) with its sandwich errors. Rules: ``win-rate`` (the
+paper's Sigma), ``difference`` (Sigma of the pair's logit difference) and
+``adjacent`` (the same principle aimed at the leaderboard's adjacent pairs; not
+the paper's).
+
+Precision, read every 500 votes: the mean over the 19 truly adjacent pairs of
+the width of the 95% interval of their rating difference (sandwich); and, for
+the target eq. 9 is built for, the mean over all pairs of the width of the 95%
+interval of the pair's own win rate, ``2 z sqrt(p (1 - p) / n)`` with the true
+``p`` (as the paper's section 7.1 reads the win matrix). Target: uniform's
+mean precision at half the budget (10,000 votes). Votes needed: the sustained
+crossing of ``benchmarks.adaptive.sustained`` (the first vote count after which
+the width stays at or below the target, linear between reads), per run, then
+averaged; ``ratio`` = active / uniform (the goal: at most 0.65). At the budget,
+the weighted fit's bias (the mean over runs of each system's error against the
+true rating, mean constraint) and the coverage of its 95% sandwich intervals
+(every system's rating, and the adjacent differences).
+
 Run from the project root: ``python -m benchmarks.preference`` (a few
-minutes of CPU), ``--skip-cost`` or ``--skip-coverage`` for one part.
+minutes of CPU), ``--skip-cost``, ``--skip-coverage`` or ``--skip-active``
+for fewer parts.
 """
 
 from __future__ import annotations
@@ -45,18 +74,21 @@ import numpy as np
 from scipy import special
 
 from benchmarks._harness import measure, print_result, print_table
+from benchmarks.adaptive import sustained
 from stats.preference import (
     BOTH_BAD,
     ELO_PER_LOGIT,
     LEFT,
     RIGHT,
     TIE,
+    active_weights,
     bootstrap,
     bradley_terry,
     cluster_counts,
     davidson,
     sandwich,
     vote_counts,
+    weighted_counts,
 )
 
 SEED = 2026
@@ -205,6 +237,134 @@ def cost(args) -> dict[str, float]:
     return dict(seconds=timed.seconds, reference=reference, peak=traced.peak_mb, difference=difference)
 
 
+ACTIVE_RULES = ("uniform", "win-rate", "difference", "adjacent")
+
+
+def active_run(args, rule: str, seed: int) -> dict[str, np.ndarray]:
+    """One sequential run: precision read every ``READ`` votes, and the final fit's errors."""
+    rng = np.random.default_rng(seed)
+    k = args.active_systems
+    theta = np.linspace(-1.5, 1.5, k)
+    truth = ELO_PER_LOGIT * (theta - theta.mean())
+    first, second = np.triu_indices(k, 1)
+    pairs = len(first)
+    adjacent = np.argsort(-theta)
+    up, down = adjacent[:-1], adjacent[1:]
+    p_true = special.expit(theta[first] - theta[second])
+    left = np.empty(args.active_budget, dtype=np.int64)
+    right = np.empty_like(left)
+    outcome = np.empty_like(left)
+    weight = np.empty(args.active_budget)
+    probability = np.full(pairs, 1 / pairs)
+    reads: dict[str, list[float]] = {"votes": [], "adjacent": [], "adjacent_unweighted": [], "win_rate": []}
+    n = 0
+    while n < args.active_budget:
+        if rule != "uniform" and n >= 2 * pairs:
+            counts = vote_counts(left[:n], right[:n], outcome[:n], n_systems=k)
+            try:
+                probability = active_weights(counts, bradley_terry(counts), target=rule).probability
+            except ValueError:  # no finite fit yet: keep the last draw
+                pass
+        size = min(args.active_batch, args.active_budget - n)
+        drawn = rng.choice(pairs, size=size, p=probability)
+        swap = rng.random(size) < 0.5
+        a, b = np.where(swap, second[drawn], first[drawn]), np.where(swap, first[drawn], second[drawn])
+        left[n : n + size], right[n : n + size] = a, b
+        outcome[n : n + size] = np.where(rng.random(size) < special.expit(theta[a] - theta[b]), LEFT, RIGHT)
+        weight[n : n + size] = 1 / probability[drawn]
+        n += size
+        if n % READ == 0:
+            plain = vote_counts(left[:n], right[:n], outcome[:n], n_systems=k)
+            weighted = weighted_counts(left[:n], right[:n], outcome[:n], weight[:n], n_systems=k)
+            votes = (plain.sum(axis=2) + plain.sum(axis=2).T)[first, second]
+            reads["votes"].append(n)
+            reads["win_rate"].append(float(np.mean(2 * Z * np.sqrt(p_true * (1 - p_true) / np.maximum(votes, 1)))))
+            for name, data in (("adjacent", weighted), ("adjacent_unweighted", plain)):
+                try:
+                    fit = bradley_terry(data)
+                    cov = fit.covariance if name == "adjacent" else sandwich(data, fit).covariance
+                    var = cov[up, up] + cov[down, down] - 2 * cov[up, down]
+                    reads[name].append(float(np.mean(2 * Z * np.sqrt(var))))
+                except ValueError:
+                    reads[name].append(float("inf"))
+    out = {key: np.asarray(v, dtype=float) for key, v in reads.items()}
+    final = bradley_terry(weighted_counts(left, right, outcome, weight, n_systems=k))
+    out["error"] = final.ratings - 1000 - truth
+    out["covered"] = np.abs(out["error"]) <= Z * final.se
+    cov = final.covariance
+    diff_se = np.sqrt(cov[up, up] + cov[down, down] - 2 * cov[up, down])
+    diff_error = (final.ratings[up] - final.ratings[down]) - (truth[up] - truth[down])
+    out["diff_covered"] = np.abs(diff_error) <= Z * diff_se
+    return out
+
+
+def active(args) -> dict[str, float]:
+    runs = {
+        rule: [active_run(args, rule, SEED + 7 * r) for r in range(args.active_replications)] for rule in ACTIVE_RULES
+    }
+    half = args.active_budget // 2
+    found: dict[str, float] = {}
+    rows = []
+    for measure_name in ("adjacent", "win_rate"):
+        uniform_curves = np.array([r[measure_name] for r in runs["uniform"]])
+        votes = runs["uniform"][0]["votes"]
+        target = float(uniform_curves[:, np.searchsorted(votes, half)].mean())
+        reach = {}
+        for rule in ACTIVE_RULES:
+            names = [measure_name] + (
+                ["adjacent_unweighted"] if measure_name == "adjacent" and rule != "uniform" else []
+            )
+            for name in names:
+                crossings = [sustained(r["votes"], -r[name], -target) for r in runs[rule]]
+                label = rule if name == measure_name else f"{rule}, unweighted fit"
+                reach[label] = float(np.mean(crossings))
+                missed = int(np.isnan(crossings).sum())
+                rows.append(
+                    [measure_name, label, f"{target:.4g}", reach[label], reach[label] / reach["uniform"], missed]
+                )
+        for label, value in reach.items():
+            if label != "uniform":
+                found[f"{measure_name}|{label}"] = value / reach["uniform"]
+    print(
+        f"\nActive vs uniform allocation: {args.active_systems} systems, {args.active_replications} runs of "
+        f"{args.active_budget:,} votes; target = uniform's mean width at {half:,} votes"
+    )
+    print_table(["precision", "allocation", "target width", "votes (sustained)", "ratio", "runs never"], rows)
+    bias_rows = []
+    for rule in ACTIVE_RULES:
+        errors = np.array([r["error"] for r in runs[rule]])
+        mean_error = errors.mean(axis=0)
+        coverage = float(np.mean([r["covered"] for r in runs[rule]]))
+        diff_coverage = float(np.mean([r["diff_covered"] for r in runs[rule]]))
+        mc_se = errors.std(axis=0, ddof=1) / math.sqrt(len(errors))
+        worst = int(np.argmax(np.abs(mean_error) / mc_se))
+        t = float(np.abs(mean_error[worst]) / mc_se[worst])
+        bias_rows.append(
+            [
+                rule,
+                float(np.abs(mean_error).max()),
+                float(mean_error[worst]),
+                float(mc_se[worst]),
+                t,
+                coverage,
+                diff_coverage,
+            ]
+        )
+        found[f"bias|{rule}"] = float(np.abs(mean_error).max())
+        found[f"bias_t|{rule}"] = t
+        found[f"coverage|{rule}"] = min(coverage, diff_coverage)
+    print(f"\nAt {args.active_budget:,} votes, the (weighted) fit against the true ratings, Elo points:")
+    print_table(
+        ["allocation", "max |mean error|", "most in MC se", "its MC se", "|t|", "coverage", "adjacent coverage"],
+        bias_rows,
+    )
+    return found
+
+
+#: Votes between two reads of the precision.
+READ = 500
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--replications", type=int, default=200)
@@ -215,12 +375,26 @@ def main() -> None:
     parser.add_argument("--big-systems", type=int, default=100)
     parser.add_argument("--big-resamples", type=int, default=1000)
     parser.add_argument("--reference-rounds", type=int, default=3)
+    parser.add_argument("--active-systems", type=int, default=20)
+    parser.add_argument("--active-replications", type=int, default=50)
+    parser.add_argument("--active-budget", type=int, default=20_000)
+    parser.add_argument("--active-batch", type=int, default=100)
+    parser.add_argument("--skip-active", action="store_true")
     parser.add_argument("--skip-coverage", action="store_true")
     parser.add_argument("--skip-cost", action="store_true")
     args = parser.parse_args()
     found = {} if args.skip_coverage else coverage(args)
+    allocated = {} if args.skip_active else active(args)
     spent = None if args.skip_cost else cost(args)
     more = {}
+    if allocated:
+        more["active_ratio"] = allocated["adjacent|win-rate"]
+        more["active_ratio_difference"] = allocated["adjacent|difference"]
+        more["active_ratio_adjacent_rule"] = allocated["adjacent|adjacent"]
+        more["win_matrix_ratio"] = allocated["win_rate|win-rate"]
+        more["ipw_max_bias"] = max(v for key, v in allocated.items() if key.startswith("bias|"))
+        more["ipw_max_bias_t"] = max(v for key, v in allocated.items() if key.startswith("bias_t|"))
+        more["ipw_min_coverage"] = min(v for key, v in allocated.items() if key.startswith("coverage|"))
     if found:
         more["min_coverage"] = min(v for key, v in found.items() if "joint" not in key)
         more["min_joint_coverage"] = min(v for key, v in found.items() if "joint" in key)

@@ -42,12 +42,18 @@ cells from their multinomial, or over clusters of votes: raters or prompts,
 :func:`cluster_counts`), each with a simultaneous band for all systems and the
 rank intervals it implies (:func:`rank_intervals`); :func:`settled`: is each
 adjacent pair's order settled, and how many more votes would settle it.
+
+Active allocation (Chiang et al. 2024, section 5, eq. 9): :func:`active_weights`
+draws the next vote's pair in proportion to the expected narrowing of its
+interval; each vote keeps the probability its pair was drawn with, and the fits
+on :func:`weighted_counts` (weights ``1 / probability``, eq. 7) estimate the
+scores of a uniform draw of pairs, with the sandwich's errors.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal, NamedTuple
 
 import numpy as np
@@ -55,26 +61,42 @@ import numpy.typing as npt
 from scipy import sparse, special
 from scipy.sparse import csgraph
 
+from stats.ratings import SparseRatings
+from stats.ratingtables import Coefficient, rating_table
+
 __all__ = [
     "BOTH_BAD",
     "ELO_PER_LOGIT",
+    "EVEN",
+    "FIRST",
     "LEFT",
     "OUTCOMES",
     "RIGHT",
+    "SECOND",
     "TIE",
+    "ActiveWeights",
     "BootstrapIntervals",
     "ClusterCounts",
+    "LeaderboardComparison",
     "PreferenceFit",
+    "RaterAgreement",
     "RobustErrors",
+    "SelfConsistency",
     "Settled",
+    "WeightedCounts",
+    "active_weights",
     "bootstrap",
     "bradley_terry",
+    "canonical_outcomes",
     "cluster_counts",
+    "compare_leaderboards",
     "davidson",
     "rank_intervals",
-    "settled",
+    "rater_agreement",
     "sandwich",
+    "settled",
     "vote_counts",
+    "weighted_counts",
     "win_probabilities",
     "win_rates",
 ]
@@ -163,6 +185,57 @@ def cluster_counts(
     return ClusterCounts(table, int(n_systems))
 
 
+class WeightedCounts(NamedTuple):
+    """Votes weighted one by one (:func:`weighted_counts`): ``table`` the sum of the weights
+    per ordered pair and outcome, ``squares`` the sum of their squares (the sandwich's meat
+    needs them), ``votes`` the number of votes."""
+
+    table: FloatArray
+    squares: FloatArray
+    votes: int
+
+
+def weighted_counts(
+    left: npt.ArrayLike,
+    right: npt.ArrayLike,
+    outcome: npt.ArrayLike,
+    weights: npt.ArrayLike,
+    *,
+    n_systems: int,
+) -> WeightedCounts:
+    """:func:`vote_counts` with a weight per vote: the inverse-probability weights of votes
+    whose pair was drawn by :func:`active_weights` (``1 / probability``).
+
+    Chiang et al. (2024), "Chatbot Arena", ICML 2024, section 5, eq. 7: the
+    Bradley-Terry fit on votes weighted by ``1 / P(A_t)`` targets the scores of
+    a uniform distribution over the pairs, whatever the sampling rule. The fits
+    (:func:`bradley_terry`, :func:`davidson`) take the result in place of a count
+    table; their standard errors are then the sandwich's with the squared
+    weights (:func:`sandwich`), the only ones that hold for such weights.
+    Scaling every weight by one constant changes neither the fit nor its errors.
+
+    Examples
+    --------
+    >>> w = weighted_counts([0, 0, 1], [1, 1, 0], [LEFT, LEFT, TIE], [2.0, 4.0, 1.0], n_systems=2)
+    >>> w.table[0, 1].tolist(), w.squares[0, 1].tolist(), w.votes
+    ([6.0, 0.0, 0.0, 0.0], [20.0, 0.0, 0.0, 0.0], 3)
+    """
+    cells = _cells_of_votes(left, right, outcome, n_systems)
+    w = np.asarray(weights)
+    if w.shape != cells.shape or (w.size and w.dtype.kind not in "iuf"):
+        raise ValueError("weights: one number per vote")
+    w = w.astype(np.float64)
+    if not (np.isfinite(w).all() and (w > 0).all()):
+        raise ValueError("weights: finite and positive (1 / the probability of the vote's pair)")
+    shape = (n_systems, n_systems, 4)
+    size = n_systems * n_systems * 4
+    return WeightedCounts(
+        np.bincount(cells, w, minlength=size).reshape(shape),
+        np.bincount(cells, w * w, minlength=size).reshape(shape),
+        int(cells.size),
+    )
+
+
 def win_rates(counts: npt.ArrayLike) -> FloatArray:
     """Observed share of ``i``'s score against ``j`` (wins plus half the ties and "both bad",
     either side), NaN where the two never met.
@@ -215,7 +288,7 @@ class PreferenceFit:
 
 
 def bradley_terry(
-    counts: npt.ArrayLike, *, side: bool = False, anchor: int | None = None, base: float = 1000.0
+    counts: npt.ArrayLike | WeightedCounts, *, side: bool = False, anchor: int | None = None, base: float = 1000.0
 ) -> PreferenceFit:
     """The Bradley-Terry maximum-likelihood leaderboard, ties as half a win (FastChat's convention).
 
@@ -229,8 +302,10 @@ def bradley_terry(
 
     Parameters
     ----------
-    counts : array_like, shape (k, k, 4)
-        :func:`vote_counts`.
+    counts : array_like, shape (k, k, 4), or WeightedCounts
+        :func:`vote_counts`; or :func:`weighted_counts` (inverse-probability weighted votes,
+        Chiang et al. 2024, section 5, eq. 7): the weighted maximum likelihood, whose
+        ``se`` and ``covariance`` are then the sandwich's (:func:`sandwich`).
     side : bool
         Fit the side term.
     anchor : int or None
@@ -259,11 +334,11 @@ def bradley_terry(
     >>> round(float(fit.theta[0]), 6), round(float(fit.ratings[0]), 2)
     (1.098612, 1190.85)
     """
-    return _fit(_table(counts), "bradley-terry", side=side, anchor=anchor, base=base)
+    return _fit_counts(counts, "bradley-terry", side=side, anchor=anchor, base=base)
 
 
 def davidson(
-    counts: npt.ArrayLike, *, side: bool = False, anchor: int | None = None, base: float = 1000.0
+    counts: npt.ArrayLike | WeightedCounts, *, side: bool = False, anchor: int | None = None, base: float = 1000.0
 ) -> PreferenceFit:
     """Davidson's (1970) tie model, maximum likelihood; "both bad" is a tie.
 
@@ -271,7 +346,7 @@ def davidson(
     in paired comparison experiments", JASA 65(329):317-328, eq. 2.1:
     ``P(i > j) = pi_i / D``, ``P(tie) = nu sqrt(pi_i pi_j) / D``,
     ``D = pi_i + pi_j + nu sqrt(pi_i pi_j)``, ``pi = exp(theta)``; fitted in
-    ``theta`` and ``log nu``. ``side``, ``anchor``, ``base`` as in
+    ``theta`` and ``log nu``. ``counts``, ``side``, ``anchor``, ``base`` as in
     :func:`bradley_terry`; ratings on the same Elo scale (in ``theta``).
 
     Raises
@@ -289,7 +364,7 @@ def davidson(
     >>> round(fit.nu, 6), [round(float(r), 6) for r in fit.ratings]
     (2.0, [1000.0, 1000.0])
     """
-    return _fit(_table(counts), "davidson", side=side, anchor=anchor, base=base)
+    return _fit_counts(counts, "davidson", side=side, anchor=anchor, base=base)
 
 
 def win_probabilities(fit: PreferenceFit) -> FloatArray:
@@ -323,7 +398,7 @@ class RobustErrors(NamedTuple):
     side_se: float | None
 
 
-def sandwich(counts: npt.ArrayLike | ClusterCounts, fit: PreferenceFit) -> RobustErrors:
+def sandwich(counts: npt.ArrayLike | ClusterCounts | WeightedCounts, fit: PreferenceFit) -> RobustErrors:
     """The robust (sandwich) standard errors of a fit's ratings: ``A^-1 B A^-1``.
 
     ``A`` is the observed information, ``B`` the sum over votes (or over
@@ -331,7 +406,9 @@ def sandwich(counts: npt.ArrayLike | ClusterCounts, fit: PreferenceFit) -> Robus
     score vectors (Huber 1967; White 1980; the intervals of Chiang et al. 2024,
     section 5, which hold when the model is misspecified). A vote's score is
     that of its outcome in its cell, so ``B`` is a sum over cells; a cluster's
-    score the sum of its votes'. No small-sample correction.
+    score the sum of its votes'. No small-sample correction. Given
+    :class:`WeightedCounts`, ``A`` sums the weights and ``B`` their squares
+    (a vote of weight ``w`` scores ``w s``): the errors of the weighted fit.
 
     Examples
     --------
@@ -345,7 +422,8 @@ def sandwich(counts: npt.ArrayLike | ClusterCounts, fit: PreferenceFit) -> Robus
     (115.812, 200.592)
     """
     clustered = isinstance(counts, ClusterCounts)
-    table = counts.total() if clustered else _table(counts)
+    weighted = isinstance(counts, WeightedCounts)
+    table = counts.total() if clustered else _weighted_table(counts) if weighted else _table(counts)
     k = table.shape[0]
     if k != len(fit.theta):
         raise ValueError(f"counts: {k} systems, the fit has {len(fit.theta)}")
@@ -359,7 +437,8 @@ def sandwich(counts: npt.ArrayLike | ClusterCounts, fit: PreferenceFit) -> Robus
         per_cluster = _cluster_scores(counts, cells, scores, ref)
         meat = per_cluster.T @ per_cluster
     else:
-        n = cells.counts[0]  # (cells, 3)
+        # a vote of weight w adds w^2 s s^T to the meat: the squares' table, on the same cells
+        n = _Cells.of(counts.squares, side=fit.side is not None).counts[0] if weighted else cells.counts[0]
         m_dd = (n * scores[:, :, 0] ** 2).sum(axis=1)[None]
         m_dl = (n * scores[:, :, 0] * scores[:, :, 1]).sum(axis=1)[None]
         m_ll = (n * scores[:, :, 1] ** 2).sum(axis=1)[None]
@@ -447,6 +526,10 @@ def bootstrap(
         raise ValueError("level: must be between 0 and 1")
     if resamples < 2:
         raise ValueError("resamples: at least 2")
+    if isinstance(counts, WeightedCounts):
+        raise ValueError(
+            "counts: weighted votes have no bootstrap here (their draws were not independent): use sandwich"
+        )
     clustered = isinstance(counts, ClusterCounts)
     table = counts.total() if clustered else _table(counts)
     k = table.shape[0]
@@ -603,6 +686,413 @@ def settled(fit: PreferenceFit, *, covariance: npt.ArrayLike | None = None, leve
         needed = np.where(difference > 0, fit.votes * (z * se / difference) ** 2, np.inf)
     more = np.where(is_settled, 0.0, np.ceil(needed - fit.votes))
     return Settled(upper.astype(np.int64), lower.astype(np.int64), difference, se, is_settled, more)
+
+
+# --------------------------------------------------------------------------- active allocation
+
+
+Target = Literal["win-rate", "difference", "adjacent"]
+
+
+class ActiveWeights(NamedTuple):
+    """The probability of drawing each unordered pair of systems for the next vote.
+
+    ``first[m] < second[m]``: the pairs, all ``k (k - 1) / 2``; ``probability``:
+    sums to 1, each at least ``floor / pairs``; ``reduction``: the expected
+    narrowing of the target's interval(s) from one more vote on the pair (before the
+    floor; in the target's units: win-rate, logits); ``sigma``: the per-vote
+    variance used (NaN for the ``"adjacent"`` target); ``votes``: the pair's votes
+    so far (both sides). Store ``probability[m]`` with the vote: its weight in
+    :func:`weighted_counts` is ``1 / probability[m]``.
+    """
+
+    first: npt.NDArray[np.int64]
+    second: npt.NDArray[np.int64]
+    probability: FloatArray
+    reduction: FloatArray
+    sigma: FloatArray
+    votes: FloatArray
+
+
+def active_weights(
+    counts: npt.ArrayLike,
+    fit: PreferenceFit,
+    *,
+    target: Target = "win-rate",
+    floor: float = 0.1,
+    covariance: npt.ArrayLike | None = None,
+) -> ActiveWeights:
+    """Chatbot Arena's active sampling rule: draw a pair in proportion to the expected
+    narrowing of its interval from one more vote.
+
+    Chiang et al. (2024), "Chatbot Arena: An Open Platform for Evaluating LLMs by
+    Human Preference", ICML 2024, section 5, eq. 9:
+    ``P(a) ~ sqrt(Sigma_aa / n_a) - sqrt(Sigma_aa / (n_a + 1))``, ``n_a`` the
+    votes of pair ``a`` so far, ``Sigma_aa`` the variance of one vote's
+    contribution to the pair's estimate (eq. 5, for the win matrix). The
+    quantities used here, per ``target``:
+
+    - ``"win-rate"`` (the paper's use, evaluated in its section 7.1 for the win
+      matrix): ``Sigma_ab = phi p (1 - p)``, the variance of one vote's score
+      (1, 1/2 for a tie or "both bad", 0), ``p`` the fit's expected score of
+      ``a`` against ``b``, ``phi`` the votes' pooled dispersion
+      ``sum (H - p)^2 / sum p (1 - p)`` (1 without ties, less with them: the
+      ratio of the sandwich's meat to its bread);
+    - ``"difference"``: ``Sigma_ab = phi / (p (1 - p))``, the sandwich variance
+      of the pair's logit difference per vote (a Bradley-Terry fit of the
+      pair's own votes: meat ``phi p (1 - p)`` over bread ``(p (1 - p))^2``);
+    - ``"adjacent"``: the same principle for the leaderboard's adjacent pairs
+      (in the fit's order): the sum over them of the narrowing of their
+      difference's standard error when one vote on ``(a, b)`` adds ``1 /
+      Sigma_ab`` (the ``"difference"`` one) to the information, by
+      Sherman-Morrison on ``covariance`` (the fit's, or e.g. :func:`sandwich`'s).
+      Not in the paper: the rule aimed at the precision of the ranking's
+      neighbours, which pairs' own intervals do not measure.
+
+    A pair never compared counts as one vote (its narrowing from the first vote
+    to the second), so its weight is defined and positive. The result is mixed
+    with the uniform draw, ``(1 - floor) P + floor / pairs``: no pair's
+    probability is 0, so inverse-probability weights (eq. 7) stay bounded by
+    ``pairs / floor`` (the paper's condition ``P_t(a) > epsilon``).
+
+    Examples
+    --------
+    Three systems, the pair (0, 2) seldom compared: most of the next draws go to it.
+
+    >>> c = vote_counts([0] * 20 + [1] * 20 + [0] * 4, [1] * 20 + [2] * 20 + [2] * 4,
+    ...                 [LEFT, RIGHT] * 10 + [LEFT, RIGHT] * 10 + [LEFT, LEFT, LEFT, RIGHT], n_systems=3)
+    >>> a = active_weights(c, bradley_terry(c))
+    >>> a.first.tolist(), a.second.tolist(), a.votes.tolist(), a.probability.round(3).tolist()
+    ([0, 0, 1], [1, 2, 2], [20.0, 4.0, 20.0], [0.11, 0.78, 0.11])
+    """
+    table = _table(counts)
+    k = table.shape[0]
+    if k != len(fit.theta):
+        raise ValueError(f"counts: {k} systems, the fit has {len(fit.theta)}")
+    if target not in ("win-rate", "difference", "adjacent"):
+        raise ValueError("target: 'win-rate', 'difference' or 'adjacent'")
+    if not (isinstance(floor, int | float) and 0 < floor <= 1):
+        raise ValueError("floor: the uniform draw's share, more than 0 and at most 1")
+    first, second = np.triu_indices(k, 1)
+    pairs = len(first)
+    three = np.stack([table[:, :, LEFT], table[:, :, RIGHT], table[:, :, TIE] + table[:, :, BOTH_BAD]], axis=2)
+    three = three.astype(np.float64)
+    # each unordered pair's votes as (first's wins, second's wins, ties), both sides pooled
+    cell = three[first, second] + three[second, first][:, [1, 0, 2]]
+    votes = cell.sum(axis=1)
+    d = fit.theta[first] - fit.theta[second]
+    if fit.model == "davidson":
+        win, _, tie = _davidson_shares(d, np.full_like(d, math.log(fit.nu)))
+        p = win + tie / 2
+    else:
+        p = special.expit(d)
+    bread = p * (1 - p)
+    meat = cell[:, 0] * (1 - p) ** 2 + cell[:, 1] * p**2 + cell[:, 2] * (0.5 - p) ** 2
+    phi = float(meat.sum() / (votes * bread).sum()) if votes.sum() else 1.0
+    difference = phi / np.maximum(bread, np.finfo(float).tiny)
+    if target == "adjacent":
+        sigma = np.full(pairs, np.nan)
+        cov = fit.covariance if covariance is None else np.asarray(covariance, dtype=np.float64)
+        if cov.shape != (k, k):
+            raise ValueError(f"covariance: a ({k}, {k}) matrix of the ratings")
+        reduction = _adjacent_reduction(fit.ratings, cov / ELO_PER_LOGIT**2, first, second, difference)
+    else:
+        sigma = phi * bread if target == "win-rate" else difference
+        n = np.maximum(votes, 1.0)
+        reduction = np.sqrt(sigma / n) - np.sqrt(sigma / (n + 1))
+    total = reduction.sum()
+    drawn = reduction / total if total > 0 and np.isfinite(total) else np.full(pairs, 1 / pairs)
+    probability = (1 - floor) * drawn + floor / pairs
+    return ActiveWeights(
+        first.astype(np.int64), second.astype(np.int64), probability / probability.sum(), reduction, sigma, votes
+    )
+
+
+def _adjacent_reduction(
+    ratings: np.ndarray, cov: np.ndarray, first: np.ndarray, second: np.ndarray, sigma: np.ndarray
+) -> np.ndarray:
+    """Per pair: the sum over the adjacent pairs (by ``ratings``) of the fall of their
+    difference's standard error (logits) when a vote of precision ``1 / sigma`` is added
+    on the pair (Sherman-Morrison on the logits' covariance ``cov``)."""
+    k = len(ratings)
+    order = np.argsort(-ratings, kind="stable")
+    contrast_cov = cov[order[:-1]] - cov[order[1:]]  # (k - 1, k): c^T cov for each adjacent c
+    var = np.maximum(contrast_cov[:, order[:-1]].diagonal() - contrast_cov[:, order[1:]].diagonal(), 0.0)
+    se = np.sqrt(var)
+    out = np.empty(len(first))
+    # a block of pairs at a time: (k - 1) x block cells held, not (k - 1) x all pairs
+    block = max(1, _BLOCK_CELLS // max(k, 1))
+    for lo in range(0, len(first), block):
+        a, b = first[lo : lo + block], second[lo : lo + block]
+        g = contrast_cov[:, a] - contrast_cov[:, b]  # c^T cov x per adjacent c, pair
+        q = cov[a, a] + cov[b, b] - 2 * cov[a, b]  # x^T cov x
+        h = 1 / sigma[lo : lo + block]
+        after = var[:, None] - h * g**2 / (1 + h * q)
+        out[lo : lo + block] = (se[:, None] - np.sqrt(np.maximum(after, 0.0))).sum(axis=0)
+    return out
+
+
+# --------------------------------------------------------------------------- raters
+
+
+#: Outcomes in a pair's canonical orientation (the lower-numbered system first), "both bad" a tie.
+FIRST, SECOND, EVEN = 0, 1, 2
+
+
+class SelfConsistency(NamedTuple):
+    """Per rater (``rater[r]``, every rater with a vote): ``repeats``, judgments of a unit
+    (prompt, pair) the rater had judged before; ``units``: units judged more than once;
+    ``agree``: repeats with the same outcome as the rater's first judgment of the unit;
+    ``share`` = agree / repeats (NaN without repeats) and its Wilson interval
+    ``lower``, ``upper`` (NaN without repeats)."""
+
+    rater: npt.NDArray[np.int64]
+    repeats: npt.NDArray[np.int64]
+    units: npt.NDArray[np.int64]
+    agree: npt.NDArray[np.int64]
+    share: FloatArray
+    lower: FloatArray
+    upper: FloatArray
+
+
+class RaterAgreement(NamedTuple):
+    """Agreement of the raters over the three outcomes (first, second, even) of each unit
+    (a prompt and an unordered pair of systems): ``fleiss`` and ``krippendorff``
+    (:class:`stats.ratingtables.Coefficient`: value, standard error, items), over every
+    rater's first judgment of each unit; ``units``: units with a judgment; ``pairable``:
+    units judged by two raters or more; ``consistency``: each rater's self-consistency."""
+
+    fleiss: Coefficient
+    krippendorff: Coefficient
+    units: int
+    pairable: int
+    consistency: SelfConsistency
+
+
+def canonical_outcomes(
+    left: npt.ArrayLike, right: npt.ArrayLike, outcome: npt.ArrayLike, *, n_systems: int
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Each vote's unordered pair, lower-numbered system first, and its outcome in that
+    orientation: ``FIRST`` (0), ``SECOND`` (1) or ``EVEN`` (2: a tie or "both bad"), whichever
+    side each system was shown on.
+
+    >>> canonical_outcomes([0, 2, 2], [2, 0, 0], [LEFT, LEFT, BOTH_BAD], n_systems=3)
+    (array([0, 0, 0]), array([2, 2, 2]), array([0, 1, 2]))
+    """
+    cells = _cells_of_votes(left, right, outcome, n_systems)
+    out = cells % 4
+    rgt = (cells // 4) % n_systems
+    lft = cells // (4 * n_systems)
+    swapped = lft > rgt
+    decided = np.where(out == LEFT, FIRST, SECOND)
+    code = np.where(out >= TIE, EVEN, np.where(swapped, 1 - decided, decided))
+    return np.minimum(lft, rgt), np.maximum(lft, rgt), code.astype(np.int64)
+
+
+def rater_agreement(
+    left: npt.ArrayLike,
+    right: npt.ArrayLike,
+    outcome: npt.ArrayLike,
+    raters: npt.ArrayLike,
+    prompts: npt.ArrayLike,
+    *,
+    n_systems: int,
+    level: float = 0.95,
+) -> RaterAgreement:
+    """Fleiss' kappa and Krippendorff's alpha (nominal) of the raters over units (a prompt and
+    a pair of systems), and each rater's self-consistency on the units judged again.
+
+    A unit's outcome is read in the pair's canonical orientation
+    (:func:`canonical_outcomes`): two raters shown the pair in opposite orders who
+    preferred the same system agree. "Both bad" counts as a tie, so the scale has three
+    nominal categories. Votes are taken in the order given: each rater's first judgment
+    of a unit enters the rating table, later ones are repeats. The coefficients are
+    :func:`stats.ratingtables.rating_table`'s (Fleiss 1971, generalised to units with
+    any number of raters, Gwet 2014 section 2.3; Krippendorff 2011), with Gwet's
+    linearised standard errors.
+
+    Self-consistency: the share of a rater's repeats that agree with the rater's first
+    judgment of the unit, with Wilson's (1927, "Probable inference, the law of
+    succession, and statistical inference", JASA 22(158):209-212) score interval at
+    ``level``; the repeats are counted as independent trials (several repeats of one
+    unit are not quite, which the count of ``units`` beside them shows).
+
+    Examples
+    --------
+    >>> a = rater_agreement([0, 1, 0, 0, 1, 0], [1, 0, 1, 1, 0, 1], [LEFT, RIGHT, LEFT, RIGHT, LEFT, LEFT],
+    ...                     raters=[0, 1, 0, 0, 1, 2], prompts=[0, 0, 0, 1, 1, 1], n_systems=2)
+    >>> a.units, a.pairable, round(a.fleiss.value, 4)
+    (2, 2, 0.25)
+    >>> a.consistency.repeats.tolist(), a.consistency.agree.tolist(), a.consistency.share.tolist()[:1]
+    ([1, 0, 0], [1, 0, 0], [1.0])
+    """
+    if not 0 < level < 1:
+        raise ValueError("level: must be between 0 and 1")
+    first, second, code = canonical_outcomes(left, right, outcome, n_systems=n_systems)
+    who, prompt = np.asarray(raters), np.asarray(prompts)
+    for name, a in (("raters", who), ("prompts", prompt)):
+        if a.shape != code.shape or (a.size and a.dtype.kind not in "iu"):
+            raise ValueError(f"{name}: one integer per vote")
+        if a.size and a.min() < 0:
+            raise ValueError(f"{name}: must be >= 0")
+    who, prompt = who.astype(np.int64), prompt.astype(np.int64)
+    _, unit = np.unique(np.stack([prompt, first, second]), axis=1, return_inverse=True)
+    unit = unit.reshape(-1)
+    rater_ids, rater = np.unique(who, return_inverse=True)
+    rater = rater.reshape(-1)
+    n_units, n_raters = int(unit.max()) + 1 if unit.size else 0, len(rater_ids)
+    key = unit * max(n_raters, 1) + rater
+    _, first_vote = np.unique(key, return_index=True)  # each (unit, rater)'s first vote in the order given
+    repeat = np.ones(len(key), dtype=bool)
+    repeat[first_vote] = False
+    ratings = SparseRatings.from_entries(
+        unit[first_vote], rater[first_vote], code[first_vote], n_items=n_units, n_raters=n_raters
+    )
+    table = rating_table(ratings, categories=[FIRST, SECOND, EVEN], pairs=False)
+    # a repeat agrees when it equals the first judgment of its (unit, rater)
+    first_code = np.empty(n_units * max(n_raters, 1), dtype=np.int64)
+    first_code[key[first_vote]] = code[first_vote]
+    agrees = repeat & (code == first_code[key])
+    repeats = np.bincount(rater[repeat], minlength=n_raters)
+    agree = np.bincount(rater[agrees], minlength=n_raters)
+    units = np.bincount(rater[first_vote][np.isin(key[first_vote], key[repeat])], minlength=n_raters)
+    share, lower, upper = _wilson(agree, repeats, level)
+    consistency = SelfConsistency(
+        rater_ids.astype(np.int64),
+        repeats.astype(np.int64),
+        units.astype(np.int64),
+        agree.astype(np.int64),
+        share,
+        lower,
+        upper,
+    )
+    return RaterAgreement(table.fleiss, table.krippendorff, table.items, table.pairable, consistency)
+
+
+def _wilson(successes: np.ndarray, trials: np.ndarray, level: float) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """The share and Wilson's score interval per entry (NaN for no trials)."""
+    z = float(special.ndtri(0.5 + level / 2))
+    n = trials.astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = successes / n
+        centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+        half = z / (1 + z * z / n) * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    none = n == 0
+    return (
+        np.where(none, np.nan, p),
+        np.where(none, np.nan, np.maximum(centre - half, 0.0)),
+        np.where(none, np.nan, np.minimum(centre + half, 1.0)),
+    )
+
+
+# --------------------------------------------------------------------------- two leaderboards
+
+
+class LeaderboardComparison(NamedTuple):
+    """Two leaderboards of the same systems (people's and a model judge's, say).
+
+    ``tau``: Kendall's tau-b between their ratings; ``lower``, ``upper``: its percentile
+    interval over paired bootstrap rounds (``rounds`` used: both fits finite);
+    ``first``, ``second``: the pairs ordered differently, ``first`` above ``second`` in
+    the first leaderboard (best first by that leaderboard's difference); ``difference``,
+    ``other_difference``: ``rating[first] - rating[second]`` in each (Elo points; the
+    other's is negative or 0); ``settled``, ``other_settled``: the difference's
+    bootstrap percentile interval at ``level`` excludes 0 in that leaderboard."""
+
+    tau: float
+    lower: float
+    upper: float
+    rounds: int
+    first: npt.NDArray[np.int64]
+    second: npt.NDArray[np.int64]
+    difference: FloatArray
+    other_difference: FloatArray
+    settled: npt.NDArray[np.bool_]
+    other_settled: npt.NDArray[np.bool_]
+
+
+def compare_leaderboards(
+    one: BootstrapIntervals, other: BootstrapIntervals, *, level: float = 0.95
+) -> LeaderboardComparison:
+    """Kendall's tau between two leaderboards of the same systems, with a bootstrap interval,
+    and the pairs of systems they order differently.
+
+    Kendall (1938), "A new measure of rank correlation", Biometrika 30(1/2):81-93,
+    in its tau-b form (ties in either leaderboard in the denominator, as
+    ``scipy.stats.kendalltau``), over the fitted ratings. The interval pairs the two
+    :func:`bootstrap` results' rounds (round ``b`` of one with round ``b`` of the
+    other): they resample the votes of each leaderboard independently (e.g. people's
+    votes and a judge's), so the pair is a draw of both; rounds failed in either are
+    left out. Give the two bootstraps different seeds when both count the same votes'
+    shape, or their draws are the same multinomial stream. The use of such a
+    comparison for a model judge: Zheng et al. (2023), "Judging LLM-as-a-Judge",
+    NeurIPS 2023, section 4 (agreement of a judge with people's preferences).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(2)
+    >>> left, right = rng.integers(0, 4, 800), rng.integers(1, 4, 800)
+    >>> right = (left + right) % 4
+    >>> people = np.where((left < right) == (rng.random(800) < 0.75), LEFT, RIGHT)
+    >>> judge = np.where((np.array([0, 2, 1, 3])[left] < np.array([0, 2, 1, 3])[right]) == (rng.random(800) < 0.75), LEFT, RIGHT)
+    >>> c = compare_leaderboards(bootstrap(vote_counts(left, right, people, n_systems=4), resamples=200),
+    ...                          bootstrap(vote_counts(left, right, judge, n_systems=4), resamples=200, seed=1))
+    >>> round(c.tau, 4), c.first.tolist(), c.second.tolist(), c.settled.tolist(), c.other_settled.tolist()
+    (0.6667, [1], [2], [True], [True])
+    """
+    if not 0 < level < 1:
+        raise ValueError("level: must be between 0 and 1")
+    k = len(one.fit.ratings)
+    if len(other.fit.ratings) != k:
+        raise ValueError(f"other: {len(other.fit.ratings)} systems, the first leaderboard has {k}")
+    tau = float(_kendall_tau_b(one.fit.ratings[None], other.fit.ratings[None])[0])
+    rounds = min(len(one.samples), len(other.samples))
+    a, b = one.samples[:rounds], other.samples[:rounds]
+    good = ~(np.isnan(a).any(axis=1) | np.isnan(b).any(axis=1))
+    a, b = a[good], b[good]
+    taus = np.concatenate(
+        [_kendall_tau_b(a[lo : lo + 256], b[lo : lo + 256]) for lo in range(0, len(a), 256)] or [np.empty(0)]
+    )
+    alpha = (1 - level) / 2
+    taus = taus[np.isfinite(taus)]
+    lower, upper = (float(q) for q in np.quantile(taus, [alpha, 1 - alpha])) if len(taus) >= 2 else (math.nan,) * 2
+    i, j = np.triu_indices(k, 1)
+    d_one = one.fit.ratings[i] - one.fit.ratings[j]
+    d_other = other.fit.ratings[i] - other.fit.ratings[j]
+    apart = np.sign(d_one) * np.sign(d_other) < 0
+    up = np.where(d_one > 0, i, j)[apart]
+    down = np.where(d_one > 0, j, i)[apart]
+    order = np.argsort(-(one.fit.ratings[up] - one.fit.ratings[down]), kind="stable")
+    up, down = up[order], down[order]
+
+    def is_settled(samples: np.ndarray) -> np.ndarray:
+        diffs = samples[:, up] - samples[:, down]
+        diffs = diffs[~np.isnan(diffs).any(axis=1)]
+        if len(diffs) < 2:
+            return np.zeros(len(up), dtype=bool)
+        lo, hi = np.quantile(diffs, [alpha, 1 - alpha], axis=0)
+        return (lo > 0) | (hi < 0)
+
+    return LeaderboardComparison(
+        tau=tau,
+        lower=lower,
+        upper=upper,
+        rounds=int(len(taus)),
+        first=up.astype(np.int64),
+        second=down.astype(np.int64),
+        difference=one.fit.ratings[up] - one.fit.ratings[down],
+        other_difference=other.fit.ratings[up] - other.fit.ratings[down],
+        settled=is_settled(one.samples),
+        other_settled=is_settled(other.samples),
+    )
+
+
+def _kendall_tau_b(x: np.ndarray, y: np.ndarray) -> FloatArray:
+    """Kendall's tau-b per row of ``x`` and ``y`` (rows x systems); NaN when either row is constant."""
+    i, j = np.triu_indices(x.shape[1], 1)
+    sx, sy = np.sign(x[:, i] - x[:, j]), np.sign(y[:, i] - y[:, j])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (sx * sy).sum(axis=1) / np.sqrt((sx * sx).sum(axis=1) * (sy * sy).sum(axis=1))
 
 
 # --------------------------------------------------------------------------- internals
@@ -909,6 +1399,36 @@ def _beta_of(fit: PreferenceFit, ref: int) -> np.ndarray:
     if fit.nu is not None:
         parts.append([math.log(fit.nu)])
     return np.concatenate(parts).astype(np.float64)
+
+
+def _weighted_table(counts: WeightedCounts) -> np.ndarray:
+    table, squares = _table(counts.table), _table(counts.squares)
+    if table.shape != squares.shape or not np.array_equal(table > 0, squares > 0):
+        raise ValueError("counts: the weights' table and their squares' must have the same cells")
+    return table
+
+
+def _fit_counts(
+    counts: npt.ArrayLike | WeightedCounts, model: Model, *, side: bool, anchor: int | None, base: float
+) -> PreferenceFit:
+    if not isinstance(counts, WeightedCounts):
+        return _fit(_table(counts), model, side=side, anchor=anchor, base=base)
+    fit = _fit(_weighted_table(counts), model, side=side, anchor=anchor, base=base)
+    # the inverse of the weighted information treats a weight as that many votes: only the sandwich holds
+    robust = sandwich(counts, fit)
+    side_z = side_p = None
+    if side:
+        side_z = fit.side / robust.side_se
+        side_p = float(2 * special.ndtr(-abs(side_z)))
+    return replace(
+        fit,
+        se=robust.se,
+        covariance=robust.covariance,
+        side_se=robust.side_se,
+        side_z=side_z,
+        side_p=side_p,
+        votes=counts.votes,
+    )
 
 
 def _fit(table: np.ndarray, model: Model, *, side: bool, anchor: int | None, base: float) -> PreferenceFit:

@@ -12,17 +12,26 @@ from scipy import optimize
 from stats.preference import (
     BOTH_BAD,
     ELO_PER_LOGIT,
+    EVEN,
+    FIRST,
     LEFT,
     RIGHT,
+    SECOND,
     TIE,
+    WeightedCounts,
+    active_weights,
     bootstrap,
     bradley_terry,
+    canonical_outcomes,
     cluster_counts,
+    compare_leaderboards,
     davidson,
     rank_intervals,
+    rater_agreement,
     sandwich,
     settled,
     vote_counts,
+    weighted_counts,
     win_probabilities,
     win_rates,
 )
@@ -298,3 +307,243 @@ def test_settled_pairs_and_the_votes_that_settle_them():
     assert not settled(bradley_terry(counts * (factor - 2 / fit.votes))).settled[p]
     robust = settled(fit, covariance=sandwich(counts, fit).covariance)
     assert not np.allclose(robust.se, result.se)
+
+
+# --------------------------------------------------------------------------- active allocation
+
+
+@pytest.mark.parametrize("side", [False, True])
+def test_weighted_fit_equals_a_weighted_logistic_regression(side):
+    left, right, outcome, _ = simulate(11)
+    weights = np.random.default_rng(0).uniform(0.5, 5.0, len(left))
+    x, y = _glm_votes(left, right, outcome, 6, side=side)
+    # statsmodels' var_weights: the weighted likelihood, and HC0 scores w (y - mu) x: the IPW sandwich
+    reference = sm.GLM(y, x, family=sm.families.Binomial(), var_weights=weights).fit(tol=1e-14, cov_type="HC0")
+    counts = weighted_counts(left, right, outcome, weights, n_systems=6)
+    fit = bradley_terry(counts, side=side, anchor=0)
+    assert np.abs(fit.theta[1:] - reference.params[:5]).max() < 1e-6 / ELO_PER_LOGIT
+    assert np.abs(fit.se[1:] - ELO_PER_LOGIT * reference.bse[:5]).max() < 1e-6
+    assert np.abs(sandwich(counts, fit).se - fit.se).max() < 1e-9
+    assert fit.votes == len(left)
+    if side:
+        assert abs(fit.side - reference.params[5]) < 1e-8 and abs(fit.side_se - reference.bse[5]) < 1e-8
+    # weights scaled by a constant change nothing; unit weights are the plain fit with its sandwich
+    scaled = bradley_terry(weighted_counts(left, right, outcome, weights * 7.5, n_systems=6), side=side, anchor=0)
+    assert np.abs(scaled.ratings - fit.ratings).max() < 1e-8 and np.abs(scaled.se - fit.se).max() < 1e-8
+    ones = weighted_counts(left, right, outcome, np.ones(len(left)), n_systems=6)
+    plain = bradley_terry(vote_counts(left, right, outcome, n_systems=6), side=side, anchor=0)
+    unit = bradley_terry(ones, side=side, anchor=0)
+    assert np.abs(unit.ratings - plain.ratings).max() < 1e-9
+    assert np.abs(unit.se - sandwich(vote_counts(left, right, outcome, n_systems=6), plain).se).max() < 1e-9
+
+
+def test_weighted_counts_reject_bad_weights_and_the_bootstrap():
+    for bad in ([1.0, 0.0], [1.0, np.inf], [1.0], ["a", "b"]):
+        with pytest.raises(ValueError, match="^weights:"):
+            weighted_counts([0, 1], [1, 0], [LEFT, LEFT], bad, n_systems=2)
+    counts = weighted_counts([0, 1, 0], [1, 0, 1], [LEFT, LEFT, RIGHT], [1.0, 2.0, 3.0], n_systems=2)
+    assert isinstance(counts, WeightedCounts)
+    with pytest.raises(ValueError, match="use sandwich"):
+        bootstrap(counts)
+
+
+def test_active_weights_follow_the_papers_rule():
+    left, right, outcome, _ = simulate(12, k=5, n=400, side=0.0)
+    # the pair (3, 4) never compared
+    keep = ~(((left == 3) & (right == 4)) | ((left == 4) & (right == 3)))
+    counts = vote_counts(left[keep], right[keep], outcome[keep], n_systems=5)
+    fit = bradley_terry(counts)
+    a = active_weights(counts, fit, floor=0.2)
+    assert a.first.tolist() == [0, 0, 0, 0, 1, 1, 1, 2, 2, 3] and a.second.tolist() == [1, 2, 3, 4, 2, 3, 4, 3, 4, 4]
+    # by hand: each pair's votes both ways, the fitted expected score p, the pooled dispersion phi
+    n = np.array([counts[i, j].sum() + counts[j, i].sum() for i, j in zip(a.first, a.second)], dtype=float)
+    assert n[-1] == 0 and np.array_equal(a.votes, n)
+    score = {LEFT: 1.0, RIGHT: 0.0, TIE: 0.5, BOTH_BAD: 0.5}
+    p_vote = 1 / (1 + np.exp(-(fit.theta[left[keep]] - fit.theta[right[keep]])))
+    h = np.array([score[o] for o in outcome[keep]])
+    phi = ((h - p_vote) ** 2).sum() / (p_vote * (1 - p_vote)).sum()
+    p = 1 / (1 + np.exp(-(fit.theta[a.first] - fit.theta[a.second])))
+    sigma = phi * p * (1 - p)
+    assert np.abs(a.sigma - sigma).max() < 1e-12
+    m = np.maximum(n, 1)
+    rule = np.sqrt(sigma / m) - np.sqrt(sigma / (m + 1))
+    assert np.abs(a.reduction - rule).max() < 1e-12
+    assert np.abs(a.probability - (0.8 * rule / rule.sum() + 0.2 / 10)).max() < 1e-12
+    assert abs(a.probability.sum() - 1) < 1e-12 and a.probability.min() >= 0.02 - 1e-15
+    # the never-compared pair: the largest narrowing, counted as one vote
+    assert a.probability.argmax() == 9
+    difference = active_weights(counts, fit, target="difference")
+    assert np.abs(difference.sigma - phi / (p * (1 - p))).max() < 1e-9
+
+
+def test_active_weights_adjacent_equals_a_refit_of_the_information():
+    left, right, outcome, _ = simulate(13, k=5, n=600, side=0.0)
+    counts = vote_counts(left, right, outcome, n_systems=5)
+    fit = bradley_terry(counts)
+    a = active_weights(counts, fit, target="adjacent", floor=1e-9)
+    sigma = active_weights(counts, fit, target="difference").sigma
+    # brute force: the logits' information (anchored at system 0) plus one vote of precision 1 / sigma
+    cov = np.linalg.inv(np.delete(np.delete(np.linalg.pinv(fit.covariance / ELO_PER_LOGIT**2), 0, 0), 0, 1))
+    info = np.linalg.inv(cov)
+    order = np.argsort(-fit.ratings)
+    contrasts = np.zeros((4, 5))
+    contrasts[np.arange(4), order[:-1]] += 1
+    contrasts[np.arange(4), order[1:]] -= 1
+    contrasts = contrasts[:, 1:]
+
+    def adjacent_se(c):
+        return np.sqrt(np.einsum("ij,jk,ik->i", contrasts, c, contrasts))
+
+    for m, (i, j) in enumerate(zip(a.first, a.second)):
+        x = np.zeros(5)
+        x[i], x[j] = 1, -1
+        x = x[1:]
+        after = np.linalg.inv(info + np.outer(x, x) / sigma[m])
+        assert abs(a.reduction[m] - (adjacent_se(cov) - adjacent_se(after)).sum()) < 1e-9
+    assert np.isnan(a.sigma).all()
+
+
+def test_active_weights_name_the_bad_argument():
+    counts = vote_counts([0, 1, 1, 2, 2, 0], [1, 0, 2, 1, 0, 2], [LEFT] * 6, n_systems=3)
+    fit = bradley_terry(counts)
+    with pytest.raises(ValueError, match="^target:"):
+        active_weights(counts, fit, target="ranks")
+    for floor in (0, 1.5, -0.1):
+        with pytest.raises(ValueError, match="^floor:"):
+            active_weights(counts, fit, floor=floor)
+    with pytest.raises(ValueError, match="^counts:"):
+        active_weights(np.zeros((4, 4, 4)), fit)
+    with pytest.raises(ValueError, match="^covariance:"):
+        active_weights(counts, fit, target="adjacent", covariance=np.eye(2))
+
+
+# --------------------------------------------------------------------------- raters
+
+
+def rated_votes(seed, *, prompts=30, raters=6, per_unit=3, repeats=40, k=4):
+    """Units (prompt, pair); ``per_unit`` raters each, shown sides at random; some units judged again."""
+    rng = np.random.default_rng(seed)
+    theta = np.linspace(-1, 1, k)
+    rows = []
+    for prompt in range(prompts):
+        a, b = rng.choice(k, 2, replace=False)
+        for rater in rng.choice(raters, per_unit, replace=False):
+            rows.append((prompt, a, b, rater))
+    rows += [rows[i] for i in rng.choice(len(rows), repeats)]
+    prompt, a, b, rater = (np.array(c) for c in zip(*rows))
+    swap = rng.random(len(rows)) < 0.5
+    left, right = np.where(swap, b, a), np.where(swap, a, b)
+    p = 1 / (1 + np.exp(-(theta[left] - theta[right])))
+    u = rng.random(len(rows))
+    outcome = np.where(u < 0.15, TIE, np.where(u < 0.2, BOTH_BAD, np.where(rng.random(len(rows)) < p, LEFT, RIGHT)))
+    return left, right, outcome, rater, prompt
+
+
+def test_rater_agreement_equals_krippendorff_and_statsmodels():
+    import krippendorff
+    from statsmodels.stats.inter_rater import fleiss_kappa
+
+    left, right, outcome, raters, prompts = rated_votes(20)
+    result = rater_agreement(left, right, outcome, raters, prompts, n_systems=4)
+    # by hand: each rater's first vote per unit, outcome in the pair's orientation (lower system first)
+    first_seen = {}
+    for lft, rgt, o, r, p in zip(left, right, outcome, raters, prompts):
+        unit = (p, min(lft, rgt), max(lft, rgt))
+        code = 2 if o in (TIE, BOTH_BAD) else int((o == LEFT) == (lft < rgt)) ^ 1
+        first_seen.setdefault((unit, r), code)
+    units = sorted({u for u, _ in first_seen})
+    data = np.full((6, len(units)), np.nan)
+    for (unit, r), code in first_seen.items():
+        data[r, units.index(unit)] = code
+    assert result.units == len(units) == 30 and result.pairable == 30
+    assert abs(result.krippendorff.value - krippendorff.alpha(data, level_of_measurement="nominal")) < 1e-9
+    # every unit has three raters: statsmodels' Fleiss on the units x categories counts
+    table = np.stack([(data == c).sum(axis=0) for c in range(3)], axis=1)
+    assert (table.sum(axis=1) == 3).all()
+    assert abs(result.fleiss.value - fleiss_kappa(table, method="fleiss")) < 1e-9
+
+
+def test_canonical_outcomes_do_not_depend_on_the_sides_shown():
+    first, second, code = canonical_outcomes(
+        [3, 1, 1, 3, 3], [1, 3, 3, 1, 1], [LEFT, RIGHT, LEFT, TIE, BOTH_BAD], n_systems=4
+    )
+    assert first.tolist() == [1] * 5 and second.tolist() == [3] * 5
+    # 3 shown left and preferred, 3 shown right and preferred: both SECOND; 1 preferred: FIRST
+    assert code.tolist() == [SECOND, SECOND, FIRST, EVEN, EVEN]
+
+
+def test_self_consistency_counts_repeats_against_the_first_judgment():
+    # rater 7: unit (prompt 0, pair 0-1) judged 4 times (first FIRST; then FIRST from the other side, SECOND, tie);
+    # unit (prompt 1, pair 0-1) twice, the same; rater 2: one vote, no repeats
+    left = [0, 1, 0, 0, 0, 0, 0]
+    right = [1, 0, 1, 1, 1, 1, 1]
+    outcome = [LEFT, RIGHT, RIGHT, TIE, LEFT, LEFT, RIGHT]
+    raters = [7, 7, 7, 7, 7, 7, 2]
+    prompts = [0, 0, 0, 0, 1, 1, 0]
+    c = rater_agreement(left, right, outcome, raters, prompts, n_systems=2).consistency
+    assert c.rater.tolist() == [2, 7]
+    assert c.repeats.tolist() == [0, 4] and c.agree.tolist() == [0, 2] and c.units.tolist() == [0, 2]
+    assert np.isnan(c.share[0]) and np.isnan(c.lower[0]) and c.share[1] == 0.5
+    from statsmodels.stats.proportion import proportion_confint
+
+    lower, upper = proportion_confint(2, 4, alpha=0.05, method="wilson")
+    assert abs(c.lower[1] - lower) < 1e-12 and abs(c.upper[1] - upper) < 1e-12
+
+
+def test_rater_agreement_names_the_bad_argument():
+    with pytest.raises(ValueError, match="^raters:"):
+        rater_agreement([0], [1], [LEFT], [0.5], [0], n_systems=2)
+    with pytest.raises(ValueError, match="^prompts:"):
+        rater_agreement([0], [1], [LEFT], [0], [-1], n_systems=2)
+    with pytest.raises(ValueError, match="^outcome:"):
+        rater_agreement([0], [1], [5], [0], [0], n_systems=2)
+
+
+# --------------------------------------------------------------------------- two leaderboards
+
+
+def test_compare_leaderboards_against_scipy_and_by_hand():
+    from scipy.stats import kendalltau
+
+    rng = np.random.default_rng(30)
+    k, n = 7, 4000
+    left = rng.integers(0, k, n)
+    right = (left + rng.integers(1, k, n)) % k
+    people_theta = np.linspace(-1, 1, k)
+    judge_theta = people_theta[[0, 2, 1, 3, 4, 6, 5]] + np.array([0, 0, 0, 0, 0, 0.02, 0])
+
+    def votes(theta):
+        return np.where(rng.random(n) < 1 / (1 + np.exp(-(theta[left] - theta[right]))), LEFT, RIGHT)
+
+    people = bootstrap(vote_counts(left, right, votes(people_theta), n_systems=k), resamples=120, seed=1)
+    judge = bootstrap(vote_counts(left, right, votes(judge_theta), n_systems=k), resamples=120, seed=2)
+    c = compare_leaderboards(people, judge)
+    assert abs(c.tau - kendalltau(people.fit.ratings, judge.fit.ratings).statistic) < 1e-12
+    per_round = [kendalltau(a, b).statistic for a, b in zip(people.samples, judge.samples)]
+    lower, upper = np.quantile(per_round, [0.025, 0.975])
+    assert c.rounds == 120 and abs(c.lower - lower) < 1e-12 and abs(c.upper - upper) < 1e-12
+    expected = set()
+    for i in range(k):
+        for j in range(k):
+            if people.fit.ratings[i] > people.fit.ratings[j] and judge.fit.ratings[i] < judge.fit.ratings[j]:
+                expected.add((i, j))
+    assert set(zip(c.first.tolist(), c.second.tolist())) == expected and len(expected) >= 1
+    assert (c.difference > 0).all() and (c.other_difference < 0).all()
+    assert (np.diff(c.difference) <= 0).all()
+    for m, (i, j) in enumerate(zip(c.first, c.second)):
+        lo, hi = np.quantile(people.samples[:, i] - people.samples[:, j], [0.025, 0.975])
+        assert c.settled[m] == (lo > 0 or hi < 0)
+        lo, hi = np.quantile(judge.samples[:, i] - judge.samples[:, j], [0.025, 0.975])
+        assert c.other_settled[m] == (lo > 0 or hi < 0)
+
+
+def test_compare_leaderboards_needs_the_same_systems():
+    counts = vote_counts([0, 1, 1, 2, 2, 0], [1, 0, 2, 1, 0, 2], [LEFT] * 6, n_systems=3)
+    three = bootstrap(counts, resamples=10)
+    four = bootstrap(
+        vote_counts([0, 1, 2, 3] * 2, [1, 2, 3, 0] * 2, [LEFT] * 4 + [RIGHT] * 4, n_systems=4), resamples=10
+    )
+    with pytest.raises(ValueError, match="^other:"):
+        compare_leaderboards(three, four)
+    with pytest.raises(ValueError, match="^level:"):
+        compare_leaderboards(three, three, level=1.0)
