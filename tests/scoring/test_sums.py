@@ -117,6 +117,39 @@ def test_a_rebuild_after_one_change_decodes_only_that_topics_partials(people, ma
     assert jobs.check_reports(campaign) == []
 
 
+@pytest.mark.parametrize("kind", ["pairs", "ordering"])
+def test_a_worker_decodes_the_stored_sums_and_fits_once_until_another_stores_them(people, make_user, kind):
+    campaign = build(people, make_user, kind)
+    jobs.recompute_reports(campaign.pk)
+    rng, state = random.Random(f"decoded-{kind}"), {"second_run": True}  # no run imported: no full rebuild
+    step(rng, campaign, people, state)
+    jobs.recompute_reports(campaign.pk)
+
+    def rebuild_counting_decodes() -> list[str]:
+        with mock.patch.object(jobs.typed, "load", wraps=typed.load) as load:
+            jobs.recompute_reports(campaign.pk)
+        return sorted(call.args[0].__name__ for call in load.call_args_list)
+
+    campaign_type = KINDS[kind].reports.campaign_type.__name__
+    sums_type = KINDS[kind].reports.sums.type.__name__
+    for _ in range(3):  # the sums this worker stored, and the fits it read: none decoded again
+        step(rng, campaign, people, state)
+        assert sums_type not in rebuild_counting_decodes()
+    # rows stored by another worker (here: forgotten, as another process never had them)
+    jobs._decoded.clear()
+    step(rng, campaign, people, state)
+    assert rebuild_counting_decodes().count(sums_type) == 1
+    # new fits are decoded once (a rebuild with nothing marked: the report from them), then kept
+    assert jobs.refresh_fits(campaign.pk)
+    loads = rebuild_counting_decodes()
+    assert loads.count(campaign_type) == 1 and sums_type not in loads
+    assert differences(stored(campaign).data, scratch(campaign)) == []
+    step(rng, campaign, people, state)
+    loads = rebuild_counting_decodes()
+    assert campaign_type not in loads and sums_type not in loads
+    assert jobs.check_reports(campaign) == []
+
+
 @pytest.mark.parametrize("kind", FITS_KINDS)
 def test_the_fits_refresh_makes_the_report_equal_a_recompute_from_scratch(people, make_user, kind):
     campaign = build(people, make_user, kind)
