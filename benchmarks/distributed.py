@@ -7,7 +7,7 @@ process dies): a throw-away PostgreSQL on port ``--pg-port`` (55445; fsync off,
 as .ci/run), ``redis-server`` on ``--redis-port`` (56445, no persistence), the
 environment of the recipe (``DATABASE_URL``, ``CONCORD_TASKS_BACKEND=rq``,
 ``REDIS_URL``), ``manage.py migrate``, then ``--report-workers`` (2)
-``rqworker default --with-scheduler`` and one ``rqworker analyses``, and
+``rqworker default --with-scheduler`` and one ``rqworker analyses --with-scheduler``, and
 ``gunicorn concord.wsgi -w --web-workers`` (4). Then, one after the other:
 
 1. **Import.** A CrowdTruth CSV generated like ``data/snow2008/rte.csv``
@@ -284,7 +284,7 @@ def cluster(args: argparse.Namespace, directory: Path) -> Iterator[Cluster]:
             log = directory / f"report-worker-{i + 1}.log"
             workers.append(harness._start([*rq, "default", "--with-scheduler"], env, log))
             stack.enter_context(harness._cleanup(lambda p=workers[-1]: harness._stop(p)))
-        analyses = harness._start([*rq, "analyses"], env, directory / "analyses-worker.log")
+        analyses = harness._start([*rq, "analyses", "--with-scheduler"], env, directory / "analyses-worker.log")
         stack.enter_context(harness._cleanup(lambda: harness._stop(analyses)))
         port = harness.free_port()
         command = [harness.PYTHON, "-m", "gunicorn", "concord.wsgi", "-w", str(args.web_workers)]

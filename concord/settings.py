@@ -305,9 +305,10 @@ if TASKS["default"]["BACKEND"] == _TASK_BACKENDS["rq"]:
 # start of the next (seconds): under steady submissions the worker rebuilds a
 # campaign at most about once per interval, leaving time for the others.
 CONCORD_REBUILD_INTERVAL = env_seconds("CONCORD_REBUILD_INTERVAL", 1.0)
-#: How often at most the costly figures of a campaign report kept by running sums (bootstrap
-#: intervals, Dawid-Skene and MACE fits, ranking stability: scoring/sums.py) are refreshed,
-#: on the analyses queue; the report page says how current they are.
+#: Seconds from the first change the costly figures of a campaign report kept by running sums
+#: (bootstrap intervals, Dawid-Skene and MACE fits, ranking stability: scoring/sums.py) do not
+#: hold to their refresh on the analyses queue, and the least time between two refreshes; the
+#: report page says how current they are.
 CONCORD_FITS_INTERVAL = env_seconds("CONCORD_FITS_INTERVAL", 30.0)
 # A rebuild with more stale topics than this (a first build) splits them into
 # chunks of this many, which every worker on the default queue shares

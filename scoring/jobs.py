@@ -491,7 +491,7 @@ def _store_fits(campaign: Campaign, data: dict, seen: int, at) -> None:
 
 
 def _note_fits_cost(campaign: Campaign, cpu_seconds: float) -> None:
-    """What the campaign's full merge cost (the next refresh waits in proportion: :func:`fits_due`).
+    """What the campaign's full merge cost (the next refresh waits in proportion: :func:`fits_refresh_at`).
     Outside the transaction that stored it: every submission writes the campaign's state row
     (its recompute flag) after its stale mark, and a rebuild that held that row while it cleared
     the stale marks would wait for the submission that waits for it."""
@@ -564,7 +564,7 @@ def _recompute_from_sums(campaign: Campaign, reports, marks: dict, progress, now
     with transaction.atomic():
         _store_topics(campaign, built, now)
         _store(campaign, campaign_data, seen, now, fits=(fits_at, fits_seen) if reports.sums.fits else None)
-        if marks:  # its time is that of the newest change the sums hold (fits_due)
+        if marks:  # its time is that of the newest change the sums hold (fits_refresh_at)
             _store_sums(campaign, reports, summed, state.fingerprint, topics, seen, now)
         _store_headline(campaign, reports, refreshed, seen, now)
         _clear_marks(marks)  # before the state row (counted.store): LOCK_ORDER
@@ -653,12 +653,17 @@ def _listed_partials(campaign: Campaign, reports, ids: list[int], fresh: dict) -
     return found if len(found) == len(set(ids)) else None
 
 
-def fits_due(campaign_id: int) -> bool:
-    """Whether the campaign's costly figures (report ``fits``) are older than the newest change
-    its running sums hold (report ``sums``) and than ``CONCORD_FITS_INTERVAL`` seconds, its
-    kind's reports take something from them (``RunningSums.fits``), and no refresh is queued
-    (one queued :data:`FITS_QUEUED_LOST` seconds ago is taken as lost); if so, the refresh is
-    marked queued."""
+def fits_refresh_at(campaign_id: int, *, can_wait: bool = True):
+    """When the campaign's costly figures (report ``fits``) are to be merged again, marked as
+    queued; None when no refresh is wanted: the fits hold the newest change the running sums
+    hold (report ``sums``), the kind's reports take nothing from them (``RunningSums.fits``), or
+    one is queued (one due :data:`FITS_QUEUED_LOST` seconds ago and not done is taken as lost).
+
+    The time is ``CONCORD_FITS_INTERVAL`` seconds from now, so that changes arriving after a
+    quiet spell are merged together rather than the first one alone, and no sooner than that
+    interval and :data:`FITS_WAIT` times the last full merge's CPU after the fits' own time.
+    ``can_wait`` False (a task backend that cannot run a task later): a refresh is queued only
+    when due now."""
     rows = dict(
         Report.objects.filter(campaign_id=campaign_id, name__in=[sums.SUMS, sums.FITS]).values_list(
             "name", "computed_at"
@@ -666,24 +671,27 @@ def fits_due(campaign_id: int) -> bool:
     )
     fits_at, changed_at = rows.get(sums.FITS), rows.get(sums.SUMS)
     if fits_at is None or changed_at is None or changed_at <= fits_at:
-        return False
+        return None
     now = timezone.now()
     cost = ScoringState.objects.filter(campaign_id=campaign_id).values_list("fits_seconds", flat=True).first()
-    if (now - fits_at).total_seconds() < max(settings.CONCORD_FITS_INTERVAL, FITS_WAIT * (cost or 0.0)):
-        return False
+    interval = settings.CONCORD_FITS_INTERVAL
+    due = max(fits_at + timedelta(seconds=max(interval, FITS_WAIT * (cost or 0.0))), now + timedelta(seconds=interval))
+    if due > now and not can_wait:
+        return None
     kind = Campaign.objects.filter(pk=campaign_id).values_list("kind", flat=True).first()
     running = get_kind(kind).reports.sums if kind is not None else None
     if running is None or not running.fits:  # its reports take nothing from them
-        return False
+        return None
     lost = now - timedelta(seconds=FITS_QUEUED_LOST)
-    return bool(
+    queued = (
         ScoringState.objects.filter(campaign_id=campaign_id)
         .filter(Q(fits_queued_at__isnull=True) | Q(fits_queued_at__lt=lost))
-        .update(fits_queued_at=now)
+        .update(fits_queued_at=due)
     )
+    return due if queued else None
 
 
-#: A fits refresh queued this many seconds ago and not done is taken as lost (its worker died).
+#: A fits refresh due this many seconds ago and not done is taken as lost (its worker died).
 FITS_QUEUED_LOST = 600
 #: A refresh of a campaign's costly figures waits at least this many times the CPU its last full
 #: merge took (and CONCORD_FITS_INTERVAL): while judgments arrive, the refreshes of a campaign

@@ -154,8 +154,8 @@ class ScoringState(models.Model):
     #: Chunks of the running chunked build not finished yet; the one that ends at 0
     #: hands the campaign to the rebuild that merges the campaign report.
     build_chunks = models.PositiveIntegerField(db_default=0)
-    #: When a refresh of the campaign's costly figures (scoring.jobs.refresh_fits) was queued;
-    #: null: none is (one queued long ago is taken as lost: jobs.FITS_QUEUED_LOST).
+    #: When the queued refresh of the campaign's costly figures (scoring.jobs.refresh_fits) is
+    #: to run; null: none is queued (one due long ago is taken as lost: jobs.FITS_QUEUED_LOST).
     fits_queued_at = models.DateTimeField(null=True)
     #: CPU seconds the campaign's last full merge took (a rebuild in full or a refresh of its
     #: costly figures): the next refresh waits at least ``scoring.jobs.FITS_WAIT`` times as long.

@@ -43,8 +43,9 @@ def recompute_campaign_reports(campaign_id: int) -> None:
             jobs.store_progress(campaign_id)  # the summary reads them while the chunks build
         else:
             jobs.recompute_reports(campaign_id)
-            if jobs.fits_due(campaign_id):
-                refresh_report_fits.enqueue(campaign_id)
+            when = jobs.fits_refresh_at(campaign_id, can_wait=refresh_report_fits.get_backend().supports_defer)
+            if when is not None:
+                schedule.deferred(refresh_report_fits, when).enqueue(campaign_id)
     finally:
         # However busy the database: a hold left in place would keep the
         # campaign's next rebuild (the retry of this one, too) waiting for the lease.

@@ -116,3 +116,28 @@ def test_analyses_go_to_their_own_queue(people, campaign, django_capture_on_comm
         except Exception as error:  # noqa: BLE001 - not ready on an empty campaign: then queue it by hand
             pytest.skip(f"{analysis}: {error}")
     assert [(name, queue) for name, queue, _, _ in queued()] == [("run_analysis", "analyses")]
+
+
+@override_settings(TASKS=DEFERRING, CONCORD_REBUILD_INTERVAL=0, CONCORD_FITS_INTERVAL=30)
+def test_the_costly_figures_are_merged_again_the_interval_after_a_change(
+    people, campaign, django_capture_on_commit_callbacks
+):
+    # built once (the fits are the build's own), then one submission after a quiet spell: the
+    # refresh of the fits is queued on the analyses queue for 30 s later, not at once, so the
+    # submissions of those 30 s are merged with it; the next rebuilds queue no other
+    submit(people, campaign, "alice", "q1", django_capture_on_commit_callbacks)
+    tasks.recompute_campaign_reports.call(campaign.pk)
+    Report.objects.filter(campaign=campaign, name="fits").update(computed_at=timezone.now() - timedelta(hours=1))
+    default_task_backend.results.clear()
+    submit(people, campaign, "bob", "q1", django_capture_on_commit_callbacks)
+    before = timezone.now()
+    tasks.recompute_campaign_reports.call(campaign.pk)
+    after = timezone.now()
+    refresh = [one for one in queued() if one[0] == "refresh_report_fits"]
+    assert [one[1:3] for one in refresh] == [("analyses", [campaign.pk])]
+    assert before + timedelta(seconds=30) <= refresh[0][3] <= after + timedelta(seconds=30)
+    assert ScoringState.objects.get(campaign=campaign).fits_queued_at == refresh[0][3]
+    default_task_backend.results.clear()
+    submit(people, campaign, "bob", "q2", django_capture_on_commit_callbacks)
+    tasks.recompute_campaign_reports.call(campaign.pk)
+    assert [one for one in queued() if one[0] == "refresh_report_fits"] == []

@@ -11,10 +11,12 @@ tests/scoring/test_incremental.py.
 from __future__ import annotations
 
 import random
+from datetime import timedelta
 from unittest import mock
 
 import pytest
 from django.test import override_settings
+from django.utils import timezone
 
 from annotate.models import Assignment, Judgment, Topic
 from annotate.services.judgments import save_judgment, withdraw_judgment
@@ -166,17 +168,32 @@ def test_the_fits_refresh_makes_the_report_equal_a_recompute_from_scratch(people
     # the full merge's cost is recorded: the next refresh waits FITS_WAIT times as long
     state = ScoringState.objects.get(campaign=campaign)
     assert state.fits_seconds is not None and state.fits_seconds >= 0
-    with override_settings(CONCORD_FITS_INTERVAL=0):
-        ScoringState.objects.filter(campaign=campaign).update(fits_seconds=3600.0)
-        assert not jobs.fits_due(campaign.pk)
+    fits_at = stored(campaign, sums.FITS).computed_at
+
+    def queue(interval: float, *, can_wait: bool = True):
+        with override_settings(CONCORD_FITS_INTERVAL=interval):
+            before = timezone.now()
+            when = jobs.fits_refresh_at(campaign.pk, can_wait=can_wait)
+            after = timezone.now()
+        ScoringState.objects.filter(campaign=campaign).update(fits_queued_at=None)  # not queued for the next
+        return when, before, after
+
+    # a merge of 3,600 s of CPU: the next refresh FITS_WAIT times that after the fits' own time
+    ScoringState.objects.filter(campaign=campaign).update(fits_seconds=3600.0)
+    when, _, _ = queue(0)
+    assert when == fits_at + timedelta(seconds=jobs.FITS_WAIT * 3600.0)
+    assert queue(0, can_wait=False)[0] is None  # a backend that cannot wait: not queued before it is due
     ScoringState.objects.filter(campaign=campaign).update(fits_seconds=0.0)
-    # no refresh before the interval has passed since the fits; then one, queued once
-    with override_settings(CONCORD_FITS_INTERVAL=3600):
-        assert not jobs.fits_due(campaign.pk)
+    # the interval from now: the changes after a quiet spell are merged together, not the first alone
+    when, before, after = queue(3600)
+    assert before + timedelta(seconds=3600) <= when <= after + timedelta(seconds=3600)
+    assert queue(3600, can_wait=False)[0] is None
+    # due now; queued once
     with override_settings(CONCORD_FITS_INTERVAL=0):
-        assert jobs.fits_due(campaign.pk)
-        assert ScoringState.objects.get(campaign=campaign).fits_queued_at is not None
-        assert not jobs.fits_due(campaign.pk)  # queued already
+        when = jobs.fits_refresh_at(campaign.pk, can_wait=False)
+        assert when is not None and when <= timezone.now()
+        assert ScoringState.objects.get(campaign=campaign).fits_queued_at == when
+        assert jobs.fits_refresh_at(campaign.pk) is None  # queued already
     assert jobs.refresh_fits(campaign.pk)
     assert ScoringState.objects.get(campaign=campaign).fits_queued_at is None
     fits = stored(campaign, sums.FITS)
@@ -187,7 +204,7 @@ def test_the_fits_refresh_makes_the_report_equal_a_recompute_from_scratch(people
     assert differences(refreshed.data, scratch(campaign)) == []
     # nothing changed since the fits: none due, however long ago they were
     with override_settings(CONCORD_FITS_INTERVAL=0):
-        assert not jobs.fits_due(campaign.pk)
+        assert jobs.fits_refresh_at(campaign.pk) is None
 
 
 @pytest.mark.parametrize("kind", sorted(set(SUMS_KINDS) - set(FITS_KINDS)))
@@ -203,7 +220,7 @@ def test_a_report_that_takes_nothing_from_the_fits_is_current_and_queues_no_refr
     assert agreement.fits_at == agreement.computed_at
     assert differences(agreement.data, scratch(campaign)) == []
     with override_settings(CONCORD_FITS_INTERVAL=0):
-        assert not jobs.fits_due(campaign.pk)
+        assert jobs.fits_refresh_at(campaign.pk) is None
     assert ScoringState.objects.get(campaign=campaign).fits_queued_at is None
 
 
