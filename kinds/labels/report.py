@@ -118,12 +118,14 @@ def coded(topics: Sequence[Topic], judgments: Sequence[JudgmentRow], scale: Scal
 @dataclass(frozen=True)
 class LabelsScale:
     """The scale the figures were computed on: its level, its labels in order, the weights of
-    the weighted figures, and whether assessors may say "can't tell"."""
+    the weighted figures (their name, ``custom`` for the organiser's own matrix, then in
+    ``matrix``), and whether assessors may say "can't tell"."""
 
     level: str
     labels: list[str]
     weights: str
     cant_tell: bool
+    matrix: list[list[float]] | None = None
 
 
 @dataclass(frozen=True)
@@ -317,6 +319,15 @@ def weight_values(scale: Scale) -> list[float]:
     return scale.numbers if scale.numeric else [float(k) for k in range(1, len(scale.values) + 1)]
 
 
+def scale_weights(scale: Scale) -> np.ndarray:
+    """The q x q agreement weights of every weighted figure: the campaign's own matrix, or the
+    named weighting's over :func:`weight_values` (identity on a scale of one label)."""
+    if scale.matrix is not None:
+        return np.asarray(scale.matrix, dtype=np.float64)
+    q = len(scale.values)
+    return agreement_weights(weight_values(scale), scale.weights) if q >= 2 else np.eye(q)
+
+
 def agreement_of(
     ratings: SparseRatings,
     assessors: list[str],
@@ -338,7 +349,7 @@ def agreement_of(
     per-pair ones each assessor's own items: a crowd costs its labels, not items x assessors."""
     q = len(scale.values)
     codes = np.arange(q, dtype=np.float64)
-    weights = agreement_weights(weight_values(scale), scale.weights) if q >= 2 else np.eye(q)
+    weights = scale_weights(scale)
     raters = ratings.per_item
     packed = ratings.packed()
     draws = ItemDraws(
@@ -381,7 +392,7 @@ def agreement_of(
     total = int(given.sum())
     rated = raters > 0
     fields = {
-        "scale": LabelsScale(scale.level, scale.labels, scale.weights, scale.cant_tell),
+        "scale": LabelsScale(scale.level, scale.labels, scale.weights, scale.cant_tell, scale.matrix),
         "items": ratings.n_items,
         "items_judged": int((raters > 0).sum()),
         "items_paired": int((raters > 1).sum()),
