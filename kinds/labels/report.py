@@ -515,16 +515,25 @@ def _fleiss(packed: np.ndarray, raters: np.ndarray, codes: np.ndarray, draws: It
 
 
 def _alpha(packed: np.ndarray, raters: np.ndarray, scale: Scale, draws: ItemDraws) -> FigureCI:
-    """Krippendorff's alpha at the scale's level over the items labelled twice or more (the
-    interval and ratio metrics on the scale's numbers)."""
+    """Krippendorff's alpha at the scale's level over the items labelled twice or more."""
+    return alphas(packed, raters, scale, draws, [scale.level])[0]
+
+
+def alphas(
+    packed: np.ndarray, raters: np.ndarray, scale: Scale, draws: ItemDraws, levels: Sequence[str]
+) -> list[FigureCI]:
+    """Krippendorff's alpha at each of ``levels`` over the items labelled twice or more, each
+    with its bootstrap interval over them, drawn as the report draws its own (the draws' counts
+    are shared: stats.draws): a level's figure is the same whichever others come with it. The labels are the scale's numbers on a numeric scale, else their positions (which the
+    ordinal metric ranks as the scale orders them)."""
     pairable = raters >= 2
     if not pairable.any():
-        return no_ci(float("nan"), 0, UNIT)
+        return [no_ci(float("nan"), 0, UNIT) for _ in levels]
     values = packed[pairable]
     if scale.numeric:
         numbers = np.asarray(scale.numbers)
         values = np.where(np.isnan(values), np.nan, numbers[np.nan_to_num(values).astype(np.int64)])
-    return draws.interval(pairable, krippendorff_alpha_units(values.T, level=scale.level))
+    return [draws.interval(pairable, krippendorff_alpha_units(values.T, level=level)) for level in levels]
 
 
 def topic_report(input: ReportInput, topic: Topic) -> LabelsTopicReport:
