@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from annotate.models import Campaign
+from kinds.labels.tests.test_report import CUSTOM_WEIGHTS, LEVELS, five_observers, labels_campaign
 from tests.annotate.test_campaign_form_every_kind import FormValues
 
 pytestmark = pytest.mark.django_db
@@ -77,3 +78,15 @@ def test_a_bad_matrix_is_refused_naming_its_cell_and_nothing_is_created(client, 
     if error.field.startswith("params.weights") and "expected a number" not in message and rows:
         # the rows typed are shown back, to be corrected
         assert rows.splitlines()[0] in response.content.decode()
+
+
+def test_the_report_names_the_custom_weights_and_shows_the_matrix(client, make_user):
+    params = {**LEVELS["ordinal"], "weights": CUSTOM_WEIGHTS}
+    campaign = labels_campaign(make_user, "shown", five_observers("ordinal"), params)
+    client.force_login(campaign.created_by)
+    page = client.get(f"/campaigns/{campaign.pk}/?section=report").content.decode()
+    assert "Gwet's AC2 (custom weights)" in page and 'id="custom-weights-table"' in page
+    table = page[
+        page.index('id="custom-weights-table"') : page.index("</table>", page.index('id="custom-weights-table"'))
+    ]
+    assert table.count("<tr>") == 5 and "<td>0.900</td>" in table and "<td>0.600</td>" in table
