@@ -29,7 +29,7 @@ from typing import Any
 
 from concord.digits import decimal_number, whole_number
 from concord.errors import InvalidInput
-from concord.params import Bool, Choice, Float, Int, ListOf, Object, Param, ParamsSchema, Str
+from concord.params import Bool, Choice, ChoiceOrMatrix, Float, Int, ListOf, Object, Param, ParamsSchema, Str
 
 __all__ = ["Field", "Group", "fields", "groups", "read"]
 
@@ -41,7 +41,7 @@ class Field:
     name: str
     label: str
     help: str
-    widget: str  # number | text | checkbox | select | checkboxes | lines
+    widget: str  # number | text | checkbox | select | checkboxes | lines | matrix
     value: Any
     choices: tuple[str, ...] = ()
     step: str = ""
@@ -51,6 +51,7 @@ class Field:
     form: str = ""  # tells apart the controls of several forms on one page
     when: tuple[str, str] | None = None  # (control name, value): the only setting it applies to
     doc: str = ""  # "page#anchor" of the user help that explains it
+    rows: str = ""  # a matrix's rows as typed (widget "matrix": its text area, shown for the choice "custom")
 
     @property
     def id(self) -> str:
@@ -97,6 +98,15 @@ def _field(param: Param, name: str, value: Any, error: str) -> Field:
         return Field(widget="number", value=value, step="1", min=param.min, max=param.max, **common)
     if isinstance(param, Float):
         return Field(widget="number", value=value, step="any", min=param.min, max=param.max, **common)
+    if isinstance(param, ChoiceOrMatrix):
+        custom = isinstance(value, list)
+        return Field(
+            widget="matrix",
+            value=param.CUSTOM if custom else value,
+            choices=(*param.choices, param.CUSTOM),
+            rows=matrix_text(value) if custom else "",
+            **common,
+        )
     if isinstance(param, Choice):
         return Field(widget="select", value=value, choices=param.choices, **common)
     if isinstance(param, ListOf) and isinstance(param.item, Choice):
@@ -145,8 +155,47 @@ def groups(controls: list[Field]) -> list[Group]:
 
 
 def _base(field: str) -> str:
-    """``params.ratios[2]`` -> ``params.ratios``: the control an error belongs to."""
-    return re.sub(r"\[\d+\]$", "", field)
+    """``params.ratios[2]`` -> ``params.ratios`` (``params.weights[1][2]`` -> ``params.weights``):
+    the control an error belongs to."""
+    return re.sub(r"(\[\d+\])+$", "", field)
+
+
+def matrix_text(matrix: Any) -> str:
+    """A matrix as its text area shows it: a row a line, numbers between spaces.
+
+    >>> matrix_text([[1.0, 0.5], [0.5, 1.0]])
+    '1 0.5\\n0.5 1'
+    """
+    if not isinstance(matrix, list):
+        return ""
+    return "\n".join(" ".join(f"{v:g}" if isinstance(v, (int, float)) else str(v) for v in row) for row in matrix)
+
+
+def read_matrix(raw: str, field: str, max_size: int) -> list[list[float]]:
+    """The rows typed in a matrix's text area (numbers between spaces, commas or semicolons, a
+    row a line; blank lines skipped), unchecked beyond reading numbers and at most ``max_size``
+    rows of ``max_size`` numbers (read no further); InvalidInput names the cell
+    (``params.weights[1][2]``).
+
+    >>> read_matrix("1, 0.5\\n0.5 1\\n", "params.weights", 4)
+    [[1.0, 0.5], [0.5, 1.0]]
+    """
+    rows = []
+    for r, line in enumerate(line for line in raw.splitlines() if line.strip()):
+        if r == max_size:
+            raise InvalidInput(field, f"expected a matrix of 1 to {max_size} rows, got more")
+        row = []
+        for c, text in enumerate(found.group() for found in re.finditer(r"[^\s,;]+", line)):
+            if c == max_size:
+                raise InvalidInput(f"{field}[{r}]", f"expected at most {max_size} numbers in a row, got more")
+            number = decimal_number(text)
+            if number is None:
+                raise InvalidInput(f"{field}[{r}][{c}]", f"expected a number in the digits 0-9, got {text[:40]!r}")
+            row.append(number)
+        rows.append(row)
+    if not rows:
+        raise InvalidInput(field, "custom: expected the matrix's rows, one a line (numbers between spaces)")
+    return rows
 
 
 def read(schema: ParamsSchema, data: Mapping[str, Any], prefix: str = "params") -> dict[str, Any]:
@@ -173,7 +222,9 @@ def read(schema: ParamsSchema, data: Mapping[str, Any], prefix: str = "params") 
         raw = data.get(name)
         if raw is None or (isinstance(raw, str) and not raw.strip()):
             continue
-        if isinstance(param, ListOf):
+        if isinstance(param, ChoiceOrMatrix) and str(raw).strip() == param.CUSTOM:
+            params[param.name] = read_matrix(str(data.get(f"{name}.rows") or ""), name, param.max_size)
+        elif isinstance(param, ListOf):
             params[param.name] = [
                 _value(param.item, line.strip(), f"{name}[{i}]")
                 for i, line in enumerate(line for line in str(raw).splitlines() if line.strip())

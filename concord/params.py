@@ -33,7 +33,7 @@ from typing import Any
 
 from concord.errors import InvalidInput
 
-__all__ = ["Bool", "Choice", "Float", "Int", "ListOf", "Object", "Param", "ParamsSchema", "Str"]
+__all__ = ["Bool", "Choice", "ChoiceOrMatrix", "Float", "Int", "ListOf", "Object", "Param", "ParamsSchema", "Str"]
 
 
 def _shown(value: Any) -> str:
@@ -217,6 +217,78 @@ class Choice(Param):
 
     def schema(self) -> dict[str, Any]:
         return {"type": "string", "enum": list(self.choices)}
+
+
+class ChoiceOrMatrix(Choice):
+    """One of ``choices`` (strings), or a square matrix of numbers from ``min`` to ``max``
+    (a list of rows, each a list of numbers) of at most ``max_size`` rows: a named scheme or
+    the organiser's own table (the labels kind's agreement weights). What the matrix's size
+    must be, and what else it must satisfy, is the caller's to check (it depends on other
+    params). A form offers the choices and :data:`CUSTOM`, which takes the rows typed in a
+    text area.
+
+    >>> weights = ChoiceOrMatrix("weights", "linear", ("linear", "quadratic"), min=0.0, max=1.0, max_size=3)
+    >>> weights.clean([[1, 0.5], [0.5, 1]], "params.weights")
+    [[1.0, 0.5], [0.5, 1.0]]
+    >>> weights.clean([[1, 0.5], [2, 1]], "params.weights")
+    Traceback (most recent call last):
+    ...
+    concord.errors.InvalidInput: params.weights[1][0]: expected a number from 0 to 1, got a number 2
+    """
+
+    #: What a form's select offers beside the choices: the matrix typed in its text area.
+    CUSTOM = "custom"
+
+    def __init__(
+        self,
+        name: str,
+        default: str | None = None,
+        choices: Sequence[str] = (),
+        *,
+        min: float,
+        max: float,
+        max_size: int,
+        **common: Any,
+    ) -> None:
+        self.min, self.max, self.max_size = min, max, max_size
+        super().__init__(name, default, choices, **common)
+        self.type_text = f"one of: {', '.join(self.choices)}; or a square matrix of numbers (a list of rows)"
+
+    def clean(self, value: Any, field: str) -> Any:
+        if not isinstance(value, list):
+            return super().clean(value, field)
+        if not 1 <= len(value) <= self.max_size:
+            raise InvalidInput(field, f"expected a matrix of 1 to {self.max_size} rows, got {len(value)}")
+        rows = []
+        for r, row in enumerate(value):
+            if not isinstance(row, list) or len(row) != len(value):
+                got = f"{len(row)} number{'' if len(row) == 1 else 's'}" if isinstance(row, list) else _type_name(row)
+                raise InvalidInput(f"{field}[{r}]", f"expected a row of {len(value)} numbers (square), got {got}")
+            cleaned = []
+            for c, number in enumerate(row):
+                if (
+                    isinstance(number, bool)
+                    or not isinstance(number, (int, float))
+                    or not math.isfinite(number)
+                    or not self.min <= number <= self.max
+                ):
+                    raise InvalidInput(
+                        f"{field}[{r}][{c}]",
+                        f"expected a number from {self.min:g} to {self.max:g}, got {_type_name(number)} {_shown(number)}",
+                    )
+                cleaned.append(float(number))
+            rows.append(cleaned)
+        return rows
+
+    def schema(self) -> dict[str, Any]:
+        number = {"type": "number", "minimum": self.min, "maximum": self.max}
+        matrix = {
+            "type": "array",
+            "items": {"type": "array", "items": number},
+            "minItems": 1,
+            "maxItems": self.max_size,
+        }
+        return {"oneOf": [super().schema(), matrix]}
 
 
 class ListOf(Param):

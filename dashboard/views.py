@@ -186,7 +186,7 @@ def analysis_forms(campaign) -> list[dict]:
             "fields": paramforms.fields(schema, form=name),
             "reason": scoring_services.not_ready(campaign, name, facts),
         }
-        for name, schema in scoring_services.analysis_schemas(campaign.kind).items()
+        for name, schema in scoring_services.campaign_analysis_schemas(campaign).items()
         if name in scoring_services.analyses_for(campaign)
     ]
 

@@ -279,6 +279,11 @@ class Analysis:
     #: ``scoring.selectors.CampaignFacts``. The page then shows the reason instead of
     #: the form, and starting it is refused before any job is stored.
     ready: Callable[[Any], str | None] | None = None
+    #: ``params_for(campaign params)``: the params schema for one campaign, where what may be
+    #: asked depends on it (e.g. the levels of measurement a labels scale permits); the form
+    #: shows it and the request is checked against it. ``params`` documents the API (every
+    #: setting any campaign may take). None: ``params`` for every campaign.
+    params_for: Callable[[Mapping[str, Any]], ParamsSchema] | None = None
 
 
 @dataclass(frozen=True)

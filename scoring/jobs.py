@@ -784,6 +784,16 @@ def analysis_schemas(kind: str) -> dict[str, ParamsSchema]:
     return {**COMMON_ANALYSIS_PARAMS, **{analysis.name: analysis.params for analysis in get_kind(kind).analyses}}
 
 
+def campaign_analysis_schemas(campaign: Campaign) -> dict[str, ParamsSchema]:
+    """analysis -> its params schema for ``campaign`` (``Analysis.params_for`` where the
+    analysis has one: what may be asked depends on the campaign), for every analysis of its kind."""
+    schemas = analysis_schemas(campaign.kind)
+    for analysis in get_kind(campaign.kind).analyses:
+        if analysis.params_for is not None:
+            schemas[analysis.name] = analysis.params_for(campaign.params)
+    return schemas
+
+
 def _analysis(job: Job) -> Analysis:
     analysis = get_kind(job.campaign.kind).analysis(job.analysis)
     if analysis is None:

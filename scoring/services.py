@@ -42,6 +42,7 @@ from scoring.jobs import (  # re-exported: the public face of scoring's writes
     JobCancelled,
     analyses_for,
     analysis_schemas,
+    campaign_analysis_schemas,
     combine_chunks,
     fail_job,
     failure_message,
@@ -74,6 +75,7 @@ __all__ = [
     "WorkerLost",
     "analyses_for",
     "analysis_schemas",
+    "campaign_analysis_schemas",
     "cancel_job",
     "combine_chunks",
     "draft_changed",
@@ -192,7 +194,7 @@ def start_analysis(*, campaign: Campaign, analysis: str, params: dict | None, us
     ``CONCORD_JOBS_PER_USER`` in all campaigns."""
     if analysis not in analyses_for(campaign):
         raise InvalidInput("analysis", f"unknown analysis {analysis!r} (known: {', '.join(analyses_for(campaign))})")
-    params = analysis_schemas(campaign.kind)[analysis].clean(params, "params")
+    params = campaign_analysis_schemas(campaign)[analysis].clean(params, "params")
     reason = not_ready(campaign, analysis)
     if reason:
         raise InvalidInput("analysis", f"{analysis} cannot run on this campaign yet: {reason}")

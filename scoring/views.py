@@ -96,7 +96,7 @@ def topic_report(request: HttpRequest, campaign_id: int, topic_id: str) -> HttpR
 def start_analysis(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
     name = request.POST.get("analysis", "")
-    schema = services.analysis_schemas(campaign.kind).get(name)
+    schema = services.campaign_analysis_schemas(campaign).get(name)
     try:
         params = paramforms.read(schema, request.POST) if schema is not None else None
         job = services.start_analysis(campaign=campaign, analysis=name, params=params, user=request.user)

@@ -25,7 +25,7 @@ from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from concord.params import Bool, Choice, Float, Int, ListOf, ParamsSchema, Str
+from concord.params import Bool, Choice, ChoiceOrMatrix, Float, Int, ListOf, ParamsSchema, Str
 from kinds.base import (
     InvalidInput,
     Kind,
@@ -58,8 +58,14 @@ DEFAULT_BATCH = 20
 ANONYMOUS_RATERS = "anonymous_raters"
 #: The weighting of the weighted coefficients (Cohen's weighted kappa, Gwet's AC2,
 #: Brennan-Prediger, Conger): ``auto`` takes the scale's level's (identity for nominal,
-#: quadratic for the others, as Gwet 2014 ch. 3 recommends for ordered scales).
+#: quadratic for the others, as Gwet 2014 ch. 3 recommends for ordered scales). The param
+#: may also be the organiser's own q x q matrix over the scale's labels in their order
+#: (:func:`check_custom_weights`), which the scale calls :data:`CUSTOM`.
 WEIGHTS = ("auto", "identity", "linear", "quadratic", "ordinal", "radical", "ratio", "circular", "bipolar")
+CUSTOM = "custom"
+#: The largest scale custom weights are given for: a matrix is stored in the campaign's params
+#: and shown in its report, one cell per pair of labels (32 x 32: 1,024 cells).
+MAX_CUSTOM_WEIGHTS = 32
 #: The largest numeric scale laid out as categories (the weights and the category counts have
 #: one cell per value): 0-100 in steps of 1 is 101 values.
 MAX_NUMERIC_VALUES = 1001
@@ -80,12 +86,18 @@ class Scale:
     >>> n = Scale.of({"level": "interval", "minimum": 1, "maximum": 2, "step": 0.5})
     >>> n.values, n.code(1.5), n.numbers
     ([1, 1.5, 2], 1, [1.0, 1.5, 2.0])
+    >>> c = Scale.of({"categories": ["a", "b"], "weights": [[1, 0.5], [0.5, 1]]})
+    >>> c.weights, c.matrix
+    ('custom', [[1, 0.5], [0.5, 1]])
     """
 
     level: str
     values: list[Any]
     cant_tell: bool
+    #: the name of the weights (:data:`WEIGHTS` but ``auto``), or :data:`CUSTOM`
     weights: str
+    #: custom weights: the q x q matrix (rows and columns in the scale's order); else None
+    matrix: list[list[float]] | None = None
 
     @classmethod
     def of(cls, params: Mapping[str, Any] | None) -> Scale:
@@ -96,6 +108,8 @@ class Scale:
         else:
             values = list(params.get("categories") or DEFAULT_CATEGORIES)
         weights = params.get("weights") or "auto"
+        if isinstance(weights, list):
+            return cls(level, values, bool(params.get("cant_tell", False)), CUSTOM, weights)
         if weights == "auto":
             weights = "identity" if level == "nominal" else "quadratic"
         return cls(level, values, bool(params.get("cant_tell", False)), weights)
@@ -173,13 +187,54 @@ class LabelsParams(ParamsSchema):
                 )
             if cleaned["level"] == "ratio" and low < 0:
                 raise InvalidInput(f"{field}.minimum", "a ratio scale starts at 0 or above (it has a true zero)")
-            if cleaned["weights"] == "ratio" and low <= 0:
+            if cleaned.get("weights") == "ratio" and low <= 0:
                 # they divide by the sum of two labels' numbers (stats.gwet.agreement_weights)
                 raise InvalidInput(
                     f"{field}.weights",
                     f"ratio weights need numbers above 0: this scale starts at {format_number(low)}",
                 )
+        if isinstance(cleaned.get("weights"), list):
+            check_custom_weights(cleaned["weights"], Scale.of(cleaned).labels, f"{field}.weights")
         return cleaned
+
+
+def check_custom_weights(matrix: list[list[float]], labels: Sequence[str], field: str) -> None:
+    """``matrix`` (square, numbers from 0 to 1: ``ChoiceOrMatrix``) is agreement weights over
+    ``labels``: a row and a column per label in the scale's order, 1 on the diagonal (a label
+    agrees fully with itself) and symmetric (the weighted coefficients take the two raters of a
+    pair in either order: Gwet 2014, ch. 3; Cohen 1968); InvalidInput naming the cell otherwise.
+
+    >>> check_custom_weights([[1, 0.5], [0.4, 1]], ["a", "b"], "params.weights")
+    Traceback (most recent call last):
+    ...
+    concord.errors.InvalidInput: params.weights[1][0]: expected 0.5, as row 0 column 1 (the weights are symmetric: b with a as a with b), got 0.4
+    """
+    q = len(labels)
+    if q > MAX_CUSTOM_WEIGHTS:
+        raise InvalidInput(
+            field,
+            f"custom weights are for a scale of at most {MAX_CUSTOM_WEIGHTS} labels; this one has {q}: "
+            "choose a named weighting",
+        )
+    if len(matrix) != q:
+        shown = ", ".join(labels) if q <= 12 else f"{labels[0]} to {labels[-1]}"
+        raise InvalidInput(
+            field,
+            f"expected {q} rows of {q} numbers, a row and a column per label of the scale ({shown}), got {len(matrix)}",
+        )
+    for r, row in enumerate(matrix):
+        if row[r] != 1:
+            raise InvalidInput(
+                f"{field}[{r}][{r}]",
+                f"expected 1 on the diagonal ({labels[r]} with itself), got {format_number(row[r])}",
+            )
+        for c in range(r):
+            if row[c] != matrix[c][r]:
+                raise InvalidInput(
+                    f"{field}[{r}][{c}]",
+                    f"expected {format_number(matrix[c][r])}, as row {c} column {r} (the weights are symmetric: "
+                    f"{labels[r]} with {labels[c]} as {labels[c]} with {labels[r]}), got {format_number(row[c])}",
+                )
 
 
 class LabelsKind(Kind):
@@ -218,13 +273,17 @@ class LabelsKind(Kind):
             label="Allow \u201ccan\u2019t tell\u201d",
             help="Assessors may leave an item unrated on purpose; it counts as no rating.",
         ),
-        Choice(
+        ChoiceOrMatrix(
             "weights",
             "auto",
             WEIGHTS,
+            min=0.0,
+            max=1.0,
+            max_size=MAX_CUSTOM_WEIGHTS,
             label="Weights",
             help="How far apart two labels count in the weighted figures (Gwet 2014, ch. 3): auto is identity "
-            "for a nominal scale and quadratic for the others.",
+            "for a nominal scale and quadratic for the others; custom is your own matrix, a row and a column "
+            "per label in the scale's order, 1 on the diagonal, symmetric, numbers from 0 to 1.",
         ),
         Int("batch", DEFAULT_BATCH, min=1, max=10_000, label="Items per topic", help="When a table is imported."),
         Bool(

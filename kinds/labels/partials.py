@@ -29,8 +29,8 @@ from kinds.labels.report import (
     LabelsTopicReport,
     agreement_of,
     coded,
+    scale_weights,
     topic_report,
-    weight_values,
 )
 from kinds.labels.stats import consensus
 from kinds.spec import Disagreement
@@ -38,7 +38,6 @@ from scoring.partials import MergeInput, from_scratch
 from scoring.selectors import ReportInput
 from stats import labelmodels as lm
 from stats.agreement import kappas_from_confusions
-from stats.gwet import agreement_weights
 from stats.intervals import IntervalSettings, interval_settings
 from stats.ratings import SparseRatings
 
@@ -190,8 +189,7 @@ def _model_judges(
             n_items=ratings.n_items,
             n_raters=len(people),
         )
-    q = len(scale.values)
-    weights = agreement_weights(weight_values(scale), scale.weights) if q >= 2 else np.eye(q)
+    weights = scale_weights(scale)
     epsilon = alt_test_epsilon(given.campaign.params)
     return model_judges(ratings, [assessors[k] for k in people], codes, names, scale, weights, settings, epsilon)
 

@@ -118,12 +118,14 @@ def coded(topics: Sequence[Topic], judgments: Sequence[JudgmentRow], scale: Scal
 @dataclass(frozen=True)
 class LabelsScale:
     """The scale the figures were computed on: its level, its labels in order, the weights of
-    the weighted figures, and whether assessors may say "can't tell"."""
+    the weighted figures (their name, ``custom`` for the organiser's own matrix, then in
+    ``matrix``), and whether assessors may say "can't tell"."""
 
     level: str
     labels: list[str]
     weights: str
     cant_tell: bool
+    matrix: list[list[float]] | None = None
 
 
 @dataclass(frozen=True)
@@ -317,6 +319,15 @@ def weight_values(scale: Scale) -> list[float]:
     return scale.numbers if scale.numeric else [float(k) for k in range(1, len(scale.values) + 1)]
 
 
+def scale_weights(scale: Scale) -> np.ndarray:
+    """The q x q agreement weights of every weighted figure: the campaign's own matrix, or the
+    named weighting's over :func:`weight_values` (identity on a scale of one label)."""
+    if scale.matrix is not None:
+        return np.asarray(scale.matrix, dtype=np.float64)
+    q = len(scale.values)
+    return agreement_weights(weight_values(scale), scale.weights) if q >= 2 else np.eye(q)
+
+
 def agreement_of(
     ratings: SparseRatings,
     assessors: list[str],
@@ -338,7 +349,7 @@ def agreement_of(
     per-pair ones each assessor's own items: a crowd costs its labels, not items x assessors."""
     q = len(scale.values)
     codes = np.arange(q, dtype=np.float64)
-    weights = agreement_weights(weight_values(scale), scale.weights) if q >= 2 else np.eye(q)
+    weights = scale_weights(scale)
     raters = ratings.per_item
     packed = ratings.packed()
     draws = ItemDraws(
@@ -381,7 +392,7 @@ def agreement_of(
     total = int(given.sum())
     rated = raters > 0
     fields = {
-        "scale": LabelsScale(scale.level, scale.labels, scale.weights, scale.cant_tell),
+        "scale": LabelsScale(scale.level, scale.labels, scale.weights, scale.cant_tell, scale.matrix),
         "items": ratings.n_items,
         "items_judged": int((raters > 0).sum()),
         "items_paired": int((raters > 1).sum()),
@@ -504,16 +515,25 @@ def _fleiss(packed: np.ndarray, raters: np.ndarray, codes: np.ndarray, draws: It
 
 
 def _alpha(packed: np.ndarray, raters: np.ndarray, scale: Scale, draws: ItemDraws) -> FigureCI:
-    """Krippendorff's alpha at the scale's level over the items labelled twice or more (the
-    interval and ratio metrics on the scale's numbers)."""
+    """Krippendorff's alpha at the scale's level over the items labelled twice or more."""
+    return alphas(packed, raters, scale, draws, [scale.level])[0]
+
+
+def alphas(
+    packed: np.ndarray, raters: np.ndarray, scale: Scale, draws: ItemDraws, levels: Sequence[str]
+) -> list[FigureCI]:
+    """Krippendorff's alpha at each of ``levels`` over the items labelled twice or more, each
+    with its bootstrap interval over them, drawn as the report draws its own (the draws' counts
+    are shared: stats.draws): a level's figure is the same whichever others come with it. The labels are the scale's numbers on a numeric scale, else their positions (which the
+    ordinal metric ranks as the scale orders them)."""
     pairable = raters >= 2
     if not pairable.any():
-        return no_ci(float("nan"), 0, UNIT)
+        return [no_ci(float("nan"), 0, UNIT) for _ in levels]
     values = packed[pairable]
     if scale.numeric:
         numbers = np.asarray(scale.numbers)
         values = np.where(np.isnan(values), np.nan, numbers[np.nan_to_num(values).astype(np.int64)])
-    return draws.interval(pairable, krippendorff_alpha_units(values.T, level=scale.level))
+    return [draws.interval(pairable, krippendorff_alpha_units(values.T, level=level)) for level in levels]
 
 
 def topic_report(input: ReportInput, topic: Topic) -> LabelsTopicReport:

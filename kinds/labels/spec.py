@@ -43,6 +43,14 @@ SPEC = KindSpec(
             template="labels/results/raters.html",
             ready=analyses.raters_ready,
         ),
+        Analysis(
+            name="levels",
+            run=analyses.levels_analysis,
+            params=analyses.LEVELS_PARAMS,
+            params_for=analyses.levels_params,
+            template="labels/results/levels.html",
+            ready=analyses.raters_ready,
+        ),
     ),
     demo=demo.build,
     adjudication=Adjudication(

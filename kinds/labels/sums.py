@@ -33,13 +33,13 @@ from kinds.labels.report import (
     LabelsCategory,
     LabelsFleiss,
     LabelsPair,
-    weight_values,
+    scale_weights,
 )
 from kinds.labels.stats import pair_statistics
 from scoring.partials import MergeInput
 from scoring.sums import PairTables, around
 from stats.agreement import kappas_from_confusions, largest, most_partnered, pair_matrix
-from stats.gwet import agreement_weights, gwet_units
+from stats.gwet import gwet_units
 from stats.intervals import FigureCI, no_ci
 from stats.ratings import SparseRatings
 from stats.ratingtables import rating_table_units
@@ -130,7 +130,7 @@ def refresh(given: MergeInput, fits: LabelsCampaignReport, sums: LabelsSums) -> 
     scale = Scale.of(given.campaign.params)
     q = len(scale.values)
     codes = np.arange(q, dtype=np.float64)
-    weights = agreement_weights(weight_values(scale), scale.weights) if q >= 2 else np.eye(q)
+    weights = scale_weights(scale)
     names = sorted(name for name, counts in sums.assessors.items() if counts[0] > 0)
     moments = _Moments.of(sums.moments, q)
     rated, several = moments.over(moments.m >= 1), moments.over(moments.m >= 2)

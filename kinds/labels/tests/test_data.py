@@ -49,6 +49,47 @@ def test_bad_params_are_refused_naming_the_field(given, field, message):
     assert error.value.field.startswith(field) and message in error.value.message
 
 
+THREE = {"level": "ordinal", "categories": ["lo", "mid", "hi"]}
+OWN = [[1, 0.5, 0], [0.5, 1, 0.25], [0, 0.25, 1]]
+
+
+def test_custom_weights_are_a_matrix_over_the_scales_labels():
+    scale = Scale.of(params(**THREE, weights=OWN))
+    assert (scale.weights, scale.matrix) == ("custom", [[1.0, 0.5, 0.0], [0.5, 1.0, 0.25], [0.0, 0.25, 1.0]])
+    numeric = Scale.of(params(level="interval", minimum=1, maximum=3, weights=OWN))
+    assert numeric.matrix == scale.matrix
+
+
+@pytest.mark.parametrize(
+    ("given", "field", "message"),
+    [
+        # not square of the scale's size
+        ({**THREE, "weights": [[1, 0.5], [0.5, 1]]}, "params.weights", "expected 3 rows of 3 numbers"),
+        ({"level": "interval", "minimum": 1, "maximum": 4, "weights": OWN}, "params.weights", "(1, 2, 3, 4), got 3"),
+        ({**THREE, "weights": [[1, 0.5, 0], [0.5, 1], [0, 0.25, 1]]}, "params.weights[1]", "row of 3 numbers"),
+        ({**THREE, "weights": []}, "params.weights", "1 to 32 rows"),
+        ({**THREE, "weights": [[1]] * 33}, "params.weights", "1 to 32 rows"),
+        # not symmetric
+        ({**THREE, "weights": [[1, 0.5, 0], [0.4, 1, 0.25], [0, 0.25, 1]]}, "params.weights[1][0]", "symmetric"),
+        ({**THREE, "weights": [[1, 0.5, 0], [0.5, 1, 0.25], [0, 0.2, 1]]}, "params.weights[2][1]", "symmetric"),
+        # diagonal not 1
+        ({**THREE, "weights": [[1, 0.5, 0], [0.5, 0.9, 0.25], [0, 0.25, 1]]}, "params.weights[1][1]", "diagonal"),
+        # values outside [0, 1], or not numbers
+        ({**THREE, "weights": [[1, 0.5, -0.1], [0.5, 1, 0.25], [-0.1, 0.25, 1]]}, "params.weights[0][2]", "0 to 1"),
+        ({**THREE, "weights": [[1, 1.5, 0], [1.5, 1, 0.25], [0, 0.25, 1]]}, "params.weights[0][1]", "0 to 1"),
+        ({**THREE, "weights": [[1, "a", 0], [0.5, 1, 0.25], [0, 0.25, 1]]}, "params.weights[0][1]", "a string"),
+        ({**THREE, "weights": [[1, True, 0], [0.5, 1, 0.25], [0, 0.25, 1]]}, "params.weights[0][1]", "a boolean"),
+        ({**THREE, "weights": "custom"}, "params.weights", "a square matrix"),
+        # a scale too long for a matrix: a named weighting
+        ({"level": "interval", "minimum": 0, "maximum": 40, "weights": [[1]]}, "params.weights", "at most 32 labels"),
+    ],
+)
+def test_bad_custom_weights_are_refused_naming_the_cell(given, field, message):
+    with pytest.raises(InvalidInput) as error:
+        params(**given)
+    assert error.value.field == field and message in error.value.message
+
+
 def test_ratio_weights_take_a_scale_above_zero_and_any_ordered_categories():
     """Ratio weights divide by the sum of two labels' numbers (Gwet 2014, ch. 3): a numeric
     scale from 1 up has them; categories weigh their positions 1..q."""

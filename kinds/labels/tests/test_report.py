@@ -27,6 +27,7 @@ tests/stats/test_ratingtables.py loads it).
 
 from __future__ import annotations
 
+import json
 import math
 import warnings
 
@@ -133,9 +134,11 @@ def irrcac(codes: np.ndarray, scale: Scale, method: str, weights=None) -> dict:
     numbers, or positions 1..q), with every label of the scale as a category."""
     values = np.asarray(weight_values(scale))
     frame = pd.DataFrame(np.where(np.isnan(codes), nan, values[np.nan_to_num(codes).astype(int)]))
+    if weights is None:  # the scale's: a named weighting, or its custom matrix as irrCAC takes one
+        weights = scale.weights if scale.matrix is None else np.asarray(scale.matrix)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        found = CAC(frame, weights=weights or scale.weights, categories=values.tolist(), digits=15)
+        found = CAC(frame, weights=weights, categories=values.tolist(), digits=15)
         return getattr(found, method)()["est"]
 
 
@@ -231,7 +234,9 @@ def check_every_figure(report, codes: np.ndarray, scale: Scale, names: list[str]
 
 
 def irrcac_weights(scale: Scale) -> np.ndarray:
-    """irrCAC's matrix of the scale's weights (over its numbers, or positions 1..q)."""
+    """irrCAC's matrix of the scale's weights (over its numbers, or positions 1..q), or its custom matrix."""
+    if scale.matrix is not None:
+        return np.asarray(scale.matrix, dtype=np.float64)
     return np.asarray(Weights(weight_values(scale))[scale.weights], dtype=np.float64)
 
 
@@ -325,6 +330,46 @@ def test_four_raters_alpha_is_krippendorffs_published_value(make_user, level):
     # tell" there; the others said it of the units they left out of a topic they submitted
     assert [a.cant_tell for a in report.assessors] == [0, 2, 1, 1]
     assert [a.judged for a in report.assessors] == [9, 10, 11, 11]
+
+
+#: Custom agreement weights over the grades 0-3 that no named weighting gives: neighbours 0-1
+#: agree more than 2-3, and 0 with 3 not at all.
+CUSTOM_WEIGHTS = [[1, 0.9, 0.3, 0], [0.9, 1, 0.5, 0.2], [0.3, 0.5, 1, 0.6], [0, 0.2, 0.6, 1]]
+
+
+@pytest.mark.parametrize("level", ["ordinal", "interval"])
+def test_custom_weights_give_irrcacs_figures_with_that_matrix(make_user, level):
+    """Every weighted figure (AC2, Brennan-Prediger, Conger, each pair's weighted kappa) under
+    the campaign's own matrix equals irrCAC's (``CAC(weights=matrix)``) and Cohen's (1968) by
+    hand with it, in three topics; the report names the weights and keeps the matrix."""
+    params = {**LEVELS[level], "weights": CUSTOM_WEIGHTS}
+    table = five_observers(level)
+    campaign = labels_campaign(make_user, f"custom-{level}", table, params, [4, 6, 5])
+    report = report_of(campaign)
+    scale = Scale.of(campaign.params)
+    assert (scale.weights, scale.matrix) == ("custom", CUSTOM_WEIGHTS)
+    check_every_figure(report, codes_of(table, scale), scale, [f"custom-{level}-r{k + 1}" for k in range(5)])
+    assert (report.scale.weights, report.scale.matrix) == ("custom", CUSTOM_WEIGHTS)
+    # the weights change the weighted figures: they are not the named ones'
+    labelled = codes_of(table, scale)
+    labelled = labelled[(~np.isnan(labelled)).any(axis=1)]
+    assert not close(report.ac2.value, irrcac(labelled, scale, "gwet", "quadratic")["coefficient_value"], 1e-3)
+    assert not close(report.ac2.value, irrcac(labelled, scale, "gwet", "linear")["coefficient_value"], 1e-3)
+
+
+def test_a_custom_matrix_equal_to_the_quadratic_one_gives_the_quadratic_figures(make_user):
+    table = five_observers("ordinal")
+    named = labels_campaign(make_user, "named", table, LEVELS["ordinal"] | {"weights": "quadratic"}, [4, 6, 5])
+    quadratic = agreement_weights([1.0, 2.0, 3.0, 4.0], "quadratic").tolist()
+    custom = labels_campaign(make_user, "own", table, LEVELS["ordinal"] | {"weights": quadratic}, [4, 6, 5])
+    first, second = typed.dump(report_of(named)), typed.dump(report_of(custom))
+    assert second["scale"].pop("matrix") == quadratic and first["scale"].pop("matrix") is None
+    assert (first["scale"].pop("weights"), second["scale"].pop("weights")) == ("quadratic", "custom")
+
+    def renamed(data):  # the assessors' names differ by campaign
+        return json.loads(json.dumps(data).replace("named-r", "r").replace("own-r", "r"))
+
+    assert renamed(first) == renamed(second)
 
 
 def test_fleiss_1971_diagnoses(make_user, pingouin_icc):  # noqa: F811

@@ -1,6 +1,6 @@
 """The labels kind's running sums (kinds/labels/sums.py): every figure made from counts, from
 the summed counts, equals the merge's (kinds/labels/partials.py) on random campaigns at every
-level of scale (nominal, ordinal, interval, ratio): labels missing at random, items with one
+level of scale (nominal, ordinal, interval, ratio) and with custom weights: labels missing at random, items with one
 to five labels, can't tells, more pairs than the report lists."""
 
 from __future__ import annotations
@@ -24,6 +24,12 @@ SCALES = {
     "ordinal": {"level": "ordinal", "categories": ["low", "mid", "high"], "cant_tell": True},
     "interval": {"level": "interval", "minimum": 1, "maximum": 5},
     "ratio": {"level": "ratio", "minimum": 1, "maximum": 7, "step": 2},
+    # the organiser's own agreement weights, in every weighted figure
+    "custom": {
+        "level": "ordinal",
+        "categories": ["low", "mid", "high"],
+        "weights": [[1, 0.7, 0], [0.7, 1, 0.4], [0, 0.4, 1]],
+    },
 }
 
 
