@@ -140,6 +140,19 @@ class Kind:
         """The ids an assignment can split a topic into (kinds that allow it)."""
         raise InvalidInput("params.design", f"{self.label} topics cannot be split between assessors")
 
+    def shares_topics(self, params: Mapping[str, Any]) -> bool:
+        """Whether each assessor of a topic judges a share of its items under these campaign
+        params (:meth:`assignment_items`), rather than the whole topic."""
+        return False
+
+    def assignment_items(
+        self, topic_data: Mapping[str, Any], params: Mapping[str, Any], *, slot: int, seed: str
+    ) -> list[str] | None:
+        """The items the topic's ``slot``-th assessor (0, 1, ... in the order they are assigned)
+        judges where :meth:`shares_topics` says so (annotate.services.assignments); ``seed`` is
+        stable per campaign and topic. None: the whole topic."""
+        return None
+
     def item_labels(self, payload: Mapping[str, Any]) -> dict[str, Hashable]:
         """Each item's label in a submitted payload (item id -> a hashable label),
         for the adaptive design (annotate/adaptive.py), which reads items one by
@@ -153,7 +166,7 @@ class Kind:
 
     def initial_payload(self, topic_data: Mapping[str, Any], *, seed: str) -> dict[str, Any]:
         """What the judging page starts from for a new judgment; ``seed``
-        is stable per assessor and topic."""
+        is stable per assessor and topic (:func:`judging_seed`)."""
         return self.empty_payload(topic_data)
 
     def payload_from_labels(self, labels: Mapping[str, Any]) -> dict[str, Any]:
@@ -180,6 +193,24 @@ class Kind:
         ``show_reference`` allows it. Kinds that take reference runs implement it and
         declare :func:`reference_param`."""
         return None
+
+
+def judging_seed(assessor_pk: object, topic_pk: object) -> str:
+    """The seed of one assessor's judging of one topic: what :meth:`Kind.initial_payload` gets,
+    and what ``clean_payload`` finds in its params under :data:`ASSESSOR_SEED` on that assessor's
+    own save, so a kind that shows each assessor the topic in an order of its own (the preference
+    kind's sides) knows on the save what the page showed.
+
+    >>> judging_seed(7, 3)
+    '7:3'
+    """
+    return f"{assessor_pk}:{topic_pk}"
+
+
+#: The key of ``clean_payload``'s params that holds the saving assessor's :func:`judging_seed`
+#: (annotate.services.judgments.save_judgment, beside the assignment's ``scope``); absent when the
+#: payload is nobody's own save (an import, a gold, a restored backup). Never a stored param.
+ASSESSOR_SEED = "assessor_seed"
 
 
 # -- campaign params every kind declares ------------------------------------
