@@ -15,7 +15,6 @@ from annotate.services.campaigns import create_campaign
 from concord import paramforms
 from concord.digits import whole_number
 from concord.errors import InvalidInput
-from kinds.base import judging_seed
 from kinds.registry import KINDS, get_kind
 
 
@@ -44,7 +43,7 @@ def judge(request: HttpRequest, campaign_id: int, topic_id: str) -> HttpResponse
             "state": {
                 "payload": judgment.payload
                 if judgment
-                else kind.initial_payload(topic.data, seed=judging_seed(request.user.pk, topic.pk)),
+                else kind.initial_payload(topic.data, seed=f"{request.user.pk}:{topic.pk}"),
                 "status": judgment.status if judgment else "new",
                 "version": judgment.version if judgment else 0,
                 # The version that counts in the reports (submitted or reopened), else None.

@@ -166,7 +166,7 @@ class Kind:
 
     def initial_payload(self, topic_data: Mapping[str, Any], *, seed: str) -> dict[str, Any]:
         """What the judging page starts from for a new judgment; ``seed``
-        is stable per assessor and topic (:func:`judging_seed`)."""
+        is stable per assessor and topic."""
         return self.empty_payload(topic_data)
 
     def payload_from_labels(self, labels: Mapping[str, Any]) -> dict[str, Any]:
@@ -195,19 +195,19 @@ class Kind:
         return None
 
 
-def judging_seed(assessor_pk: object, topic_pk: object) -> str:
-    """The seed of one assessor's judging of one topic: what :meth:`Kind.initial_payload` gets,
-    and what ``clean_payload`` finds in its params under :data:`ASSESSOR_SEED` on that assessor's
-    own save, so a kind that shows each assessor the topic in an order of its own (the preference
-    kind's sides) knows on the save what the page showed.
+def assessor_seed(assessor_pk: object, topic_external_id: str) -> str:
+    """What ``clean_payload`` finds in its params under :data:`ASSESSOR_SEED` on an assessor's
+    own save: stable per assessor and topic (by the topic's id in its campaign, so a campaign and
+    its copy show an assessor the same), for a kind that shows each assessor a topic in an order
+    of their own (the preference kind's sides) to know on the save what its page showed.
 
-    >>> judging_seed(7, 3)
-    '7:3'
+    >>> assessor_seed(7, "t3")
+    '7:t3'
     """
-    return f"{assessor_pk}:{topic_pk}"
+    return f"{assessor_pk}:{topic_external_id}"
 
 
-#: The key of ``clean_payload``'s params that holds the saving assessor's :func:`judging_seed`
+#: The key of ``clean_payload``'s params that holds the saving assessor's :func:`assessor_seed`
 #: (annotate.services.judgments.save_judgment, beside the assignment's ``scope``); absent when the
 #: payload is nobody's own save (an import, a gold, a restored backup). Never a stored param.
 ASSESSOR_SEED = "assessor_seed"

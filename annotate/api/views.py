@@ -40,7 +40,7 @@ from annotate.services.judgments import reopen_judgment, save_judgment, withdraw
 from annotate.services.members import add_member, set_model_judge
 from concord import budget, tokens
 from concord.errors import InvalidInput
-from kinds.base import judging_seed, require_object
+from kinds.base import require_object
 from kinds.registry import get_kind
 
 ERRORS = {
@@ -232,7 +232,7 @@ class OwnJudgment(APIView):
                     "topic": topic.external_id,
                     "assessor": request.user.get_username(),
                     "payload": get_kind(campaign.kind).data.initial_payload(
-                        topic.data, seed=judging_seed(request.user.pk, topic.pk)
+                        topic.data, seed=f"{request.user.pk}:{topic.pk}"
                     ),
                     "status": "new",
                     "version": 0,

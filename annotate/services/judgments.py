@@ -49,7 +49,7 @@ from annotate.models import (
 )
 from concord import rawrows
 from concord.errors import InvalidInput
-from kinds.base import ASSESSOR_SEED, judging_seed, require_text
+from kinds.base import ASSESSOR_SEED, assessor_seed, require_text
 from kinds.registry import get_kind
 
 
@@ -141,7 +141,7 @@ def clean_judgment_request(
     assessor: AbstractBaseUser | None = None,
 ) -> dict[str, Any]:
     """A PUT's payload, checked as a draft or, for ``submitted``, as complete; ``scope``: the
-    assignment's items, ``assessor``: whose own save it is (the kind gets their judging seed)."""
+    assignment's items, ``assessor``: whose own save it is (the kind gets their seed: kinds.base.assessor_seed)."""
     allowed = (_S.DRAFT, _S.SUBMITTED)
     if status not in allowed:
         raise InvalidInput(
@@ -152,7 +152,7 @@ def clean_judgment_request(
     kind = get_kind(topic.campaign.kind).data
     params = topic.campaign.params if scope is None else {**topic.campaign.params, "scope": scope}
     if assessor is not None:
-        params = {**params, ASSESSOR_SEED: judging_seed(assessor.pk, topic.pk)}
+        params = {**params, ASSESSOR_SEED: assessor_seed(assessor.pk, topic.external_id)}
     return kind.clean_judgment(payload, topic.data, complete=status == _S.SUBMITTED, params=params)
 
 

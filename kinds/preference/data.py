@@ -11,7 +11,7 @@ it) both bad, with an optional reason.
 Output ``k`` of a topic (1-based, in the topic's order) is known to assessors by
 its position only; a pair's id names its two positions, lowest first (``"1-3"``).
 Which output of a pair is on the left is randomised per assessor, topic and pair
-(:func:`sides`, a hash of the judging seed ``kinds.base.judging_seed`` and the
+(:func:`sides`, a hash of the assessor's seed ``kinds.base.assessor_seed`` and the
 pair), so a reload shows the same sides, and the sides shown are recorded in the
 verdict: on an assessor's own save the server fills them in and refuses any
 others (a client cannot claim sides it was not shown); an import or a gold gives
@@ -39,6 +39,7 @@ from kinds.base import (
     InvalidInput,
     Kind,
     Limits,
+    assessor_seed,
     demo_param,
     design_param,
     duplicate_id,
@@ -97,8 +98,8 @@ def positions(pair: str) -> tuple[int, int]:
 
 
 def sides(seed: str, pair: str) -> tuple[int, int]:
-    """The (left, right) positions an assessor is shown for ``pair``: a hash of their judging
-    seed (``kinds.base.judging_seed``: assessor and topic) and the pair, so each assessor
+    """The (left, right) positions an assessor is shown for ``pair``: a hash of their seed
+    (``kinds.base.assessor_seed``: assessor and topic) and the pair, so each assessor
     gets each pair's sides at random, and the same ones on every reload.
 
     >>> sides("7:3", "1-2") in ((1, 2), (2, 1)), sides("7:3", "1-2") == sides("7:3", "1-2")
@@ -318,3 +319,17 @@ class PreferenceKind(Kind):
 def systems_of(topic_data: Mapping[str, Any]) -> list[str]:
     """The topic's systems, by position (index 0: position 1)."""
     return [output["system"] for output in topic_data["outputs"]]
+
+
+def judge_context(campaign: Any, topic: Any, user: Any) -> dict[str, Any]:
+    """The judging page's sides of every pair for this assessor (:func:`sides`; the pairs in order
+    on the consensus editor, which is nobody's), and the choices the campaign offers. Positions
+    only: the page never gets a system's name."""
+    params = campaign.params or {}
+    pairs = pair_ids(len(topic.data["outputs"]))
+    seed = assessor_seed(user.pk, topic.external_id) if user is not None else None
+    return {
+        "sides": {pair: list(sides(seed, pair) if seed is not None else positions(pair)) for pair in pairs},
+        "both_bad": params.get("both_bad", True) is not False,
+        "reasons": params.get("reasons", True) is not False,
+    }
