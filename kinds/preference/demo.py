@@ -26,7 +26,7 @@ from kinds.base import assessor_seed
 from kinds.preference.data import pair_ids, positions, sides
 
 #: Each system's hidden strength on the Elo scale.
-SYSTEMS = {"atlas-7b": 1100, "borealis-13b": 1040, "cirrus-70b": 1000, "dune-3b": 930, "ember-1b": 860}
+SYSTEMS = {"atlas-7b": 1260, "borealis-13b": 1130, "cirrus-70b": 1000, "dune-3b": 850, "ember-1b": 690}
 GUIDELINES = """Read the prompt, then the two answers A (left) and B (right). Which answers the prompt better?
 
 - **A is better** (**←**) or **B is better** (**→**): the more correct, helpful and clear answer.

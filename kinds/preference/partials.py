@@ -9,6 +9,7 @@ names each system and rater campaign-wide, and fits the leaderboard (stats.prefe
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
@@ -34,6 +35,9 @@ from kinds.preference.report import (
     disagreement_of,
 )
 from kinds.preference.stats import (
+    FIRST,
+    SECOND,
+    SYSTEM_TIE,
     leaderboard_tau,
     ordered_differently,
     self_consistency,
@@ -44,7 +48,7 @@ from scoring.partials import MergeInput, from_scratch
 from scoring.selectors import JudgmentRow, ReportInput
 from stats import preference as pref
 from stats.intervals import FigureCI, IntervalSettings, interval_settings, no_ci, too_few_ci
-from stats.uncertainty import Interval, fleiss_kappa_units, krippendorff_alpha_units
+from stats.uncertainty import Interval, fleiss_kappa_units, krippendorff_alpha_units, resample_weights
 
 #: The outcome code of each choice (stats.preference: LEFT, RIGHT, TIE, BOTH_BAD).
 OUTCOME = {choice: code for code, choice in enumerate(CHOICES)}
@@ -420,7 +424,14 @@ def _first_verdicts(votes: Votes) -> Votes:
 def agreement(votes: Votes, settings: IntervalSettings) -> tuple[FigureCI, PreferenceFleiss, int]:
     """Krippendorff's alpha (nominal) and Fleiss' kappa over the three outcomes, a unit each prompt's
     pair of systems, one verdict per rater and unit; Fleiss' over the units with the commonest
-    number of raters (two or more: it needs the same number on every unit)."""
+    number of raters (two or more: it needs the same number on every unit).
+
+    Which system of a pair is "first" is arbitrary, and the chance agreement both figures correct
+    for would depend on it (with the stronger system always first, "first better" is most verdicts,
+    and agreement that it is looks like chance). So every unit is counted both ways round, as
+    itself and as its mirror (first and second swapped): the outcomes' shares are then the same
+    whichever system is called first, and each unit's own agreement is unchanged. The bootstrap
+    draws a unit and its mirror together (one weight for both), over the units themselves."""
     nan = float("nan")
     once = _first_verdicts(votes)
     outcome = system_outcomes(once.left, once.right, once.outcome)
@@ -438,13 +449,30 @@ def agreement(votes: Votes, settings: IntervalSettings) -> tuple[FigureCI, Prefe
     columns = np.unique(unit_index[keep], return_inverse=True)[1].ravel()
     data = np.full((len(raters), n_paired), np.nan)
     data[rater_index.ravel(), columns] = outcome[keep]
-    alpha = settings.interval(krippendorff_alpha_units(data, level="nominal"), UNIT)
+    mirrored = np.concatenate(
+        [data, np.where(np.isnan(data), np.nan, MIRROR[np.nan_to_num(data).astype(np.int64)])], axis=1
+    )
+    alpha = _paired_interval(krippendorff_alpha_units(mirrored, level="nominal"), n_paired, settings)
     sizes, times = np.unique(raters_per_unit[paired], return_counts=True)
     m = int(sizes[np.lexsort((sizes, times))[-1]])  # the commonest number of raters (ties: the larger)
     table = counts[raters_per_unit == m]
-    stats = fleiss_kappa_units(table)
-    fleiss = PreferenceFleiss(float(stats.value), len(table), m, settings.interval(stats, UNIT))
+    stats = fleiss_kappa_units(np.concatenate([table, table[:, MIRROR]]))
+    fleiss = PreferenceFleiss(float(stats.value), len(table), m, _paired_interval(stats, len(table), settings))
     return alpha, fleiss, n_paired
+
+
+#: An outcome with the pair's first and second system swapped.
+MIRROR = np.array([SECOND, FIRST, SYSTEM_TIE], dtype=np.int64)
+
+
+def _paired_interval(stats: Any, units: int, settings: IntervalSettings) -> FigureCI:
+    """The bootstrap interval of statistics over ``units`` units followed by their mirrors, a unit
+    and its mirror drawn together, over ``units``."""
+    if units < settings.min_units:
+        return too_few_ci(float(stats.value), units, UNIT)
+    weights = resample_weights(units, n_resamples=settings.resamples, seed=settings.seed).astype(np.float64)
+    found = settings.interval(stats, UNIT, weights=np.concatenate([weights, weights], axis=1))
+    return dataclasses.replace(found, units=units)
 
 
 def consistency(votes: Votes) -> list[PreferenceConsistency]:

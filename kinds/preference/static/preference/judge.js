@@ -29,7 +29,7 @@ document.addEventListener("DOMContentLoaded", () => {
 
   function sidesOf(pair) {
     const verdict = verdicts.get(pair);
-    if (verdict) return [verdict.left, verdict.right];
+    if (verdict && Number.isInteger(verdict.left) && Number.isInteger(verdict.right)) return [verdict.left, verdict.right];
     const given = shown[pair];
     if (given) return given;
     const [low, high] = pair.split("-").map(Number);
@@ -87,6 +87,7 @@ document.addEventListener("DOMContentLoaded", () => {
     return { ready: true, text: `${pairs.length} of ${pairs.length} pairs judged: ${Array.from(counts, ([word, n]) => `${n} ${word}`).join(", ")}.` };
   }
 
+  read(judgment.payload);  // before the page is built: its undo starts from this payload
   const judging = new Concord.JudgePage({
     judgment,
     keys: [
@@ -119,6 +120,5 @@ document.addEventListener("DOMContentLoaded", () => {
     });
   }
 
-  read(judgment.payload);
   show(Math.max(0, pairs.findIndex((pair) => !verdicts.has(pair))));
 });
