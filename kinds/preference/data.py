@@ -23,7 +23,9 @@ pair id, "left": position, "right": position, "choice": "left" | "right" | "tie"
 "both_bad", "reason"?: text}]}``, one verdict per pair judged; an imported rater
 may judge a pair again (at most :data:`MAX_REPEATS` times in one topic: a model
 judge asked with the sides swapped, a repeated battle), an assessor judging in the
-browser once. Complete when every pair of the assignment has a verdict.
+browser once. An assessor's own submission is complete when every pair of their
+assignment has a verdict; a payload from outside (an import of battles, a restored
+backup), with one verdict or more: a battle's rater judged the pairs they judged.
 """
 
 from __future__ import annotations
@@ -280,7 +282,11 @@ class PreferenceKind(Kind):
                 if reason.strip():
                     entry["reason"] = reason
             cleaned.append(entry)
-        if complete:
+        if complete and seed is None and scope is None:
+            # a payload from outside (an import, a restore): a rater judged the pairs they judged
+            if not cleaned:
+                raise InvalidInput("payload.verdicts", "no verdict: judge at least one pair")
+        elif complete:
             missing = [pair for pair in known if pair in allowed and pair not in counted]
             if missing:
                 raise InvalidInput("payload.verdicts", f"{len(missing)} pair(s) not judged: {listing(missing)}")

@@ -131,11 +131,12 @@ def test_both_bad_and_reasons_only_where_the_campaign_offers_them():
     assert kept["verdicts"][0]["reason"] == "because"
 
 
-def test_a_submission_judges_every_pair_of_the_assignment():
+def test_an_assessors_submission_judges_every_pair_of_the_assignment():
+    own = {**params(), ASSESSOR_SEED: "1:t1"}
     with pytest.raises(InvalidInput) as refused:
-        KIND.clean_payload({"verdicts": [verdict()]}, TOPIC, complete=True, params=params())
+        KIND.clean_payload({"verdicts": [verdict()]}, TOPIC, complete=True, params=own)
     assert refused.value.field == "payload.verdicts" and "1-3, 2-3" in refused.value.message
-    scoped = {**params(), "scope": ["1-2"]}
+    scoped = {**own, "scope": ["1-2"]}
     assert KIND.clean_payload({"verdicts": [verdict()]}, TOPIC, complete=True, params=scoped)
     with pytest.raises(InvalidInput) as refused:
         KIND.clean_payload({"verdicts": [verdict(pair="2-3")]}, TOPIC, complete=False, params=scoped)
@@ -181,3 +182,10 @@ def test_pairs_per_assignment_spreads_the_pairs_evenly_over_assessors():
     assert KIND.assignment_items(TOPIC, params(pairs_per_assignment=2), slot=0, seed="s") is not None
     assert KIND.assignment_items(TOPIC, params(pairs_per_assignment=3), slot=0, seed="s") is None
     assert KIND.assignment_items(TOPIC, params(), slot=0, seed="s") is None
+
+
+def test_an_imported_raters_judgment_holds_the_pairs_they_judged():
+    assert KIND.clean_payload({"verdicts": [verdict()]}, TOPIC, complete=True, params=params())
+    with pytest.raises(InvalidInput) as refused:
+        KIND.clean_payload({"verdicts": []}, TOPIC, complete=True, params=params())
+    assert refused.value.field == "payload.verdicts"
