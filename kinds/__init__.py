@@ -15,4 +15,5 @@ KIND_APPS = (
     "kinds.nuggets",
     "kinds.factoids",
     "kinds.relevance",
+    "kinds.preference",
 )

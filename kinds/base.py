@@ -140,6 +140,19 @@ class Kind:
         """The ids an assignment can split a topic into (kinds that allow it)."""
         raise InvalidInput("params.design", f"{self.label} topics cannot be split between assessors")
 
+    def shares_topics(self, params: Mapping[str, Any]) -> bool:
+        """Whether each assessor of a topic judges a share of its items under these campaign
+        params (:meth:`assignment_items`), rather than the whole topic."""
+        return False
+
+    def assignment_items(
+        self, topic_data: Mapping[str, Any], params: Mapping[str, Any], *, slot: int, seed: str
+    ) -> list[str] | None:
+        """The items the topic's ``slot``-th assessor (0, 1, ... in the order they are assigned)
+        judges where :meth:`shares_topics` says so (annotate.services.assignments); ``seed`` is
+        stable per campaign and topic. None: the whole topic."""
+        return None
+
     def item_labels(self, payload: Mapping[str, Any]) -> dict[str, Hashable]:
         """Each item's label in a submitted payload (item id -> a hashable label),
         for the adaptive design (annotate/adaptive.py), which reads items one by
@@ -180,6 +193,24 @@ class Kind:
         ``show_reference`` allows it. Kinds that take reference runs implement it and
         declare :func:`reference_param`."""
         return None
+
+
+def assessor_seed(assessor_pk: object, topic_external_id: str) -> str:
+    """What ``clean_payload`` finds in its params under :data:`ASSESSOR_SEED` on an assessor's
+    own save: stable per assessor and topic (by the topic's id in its campaign, so a campaign and
+    its copy show an assessor the same), for a kind that shows each assessor a topic in an order
+    of their own (the preference kind's sides) to know on the save what its page showed.
+
+    >>> assessor_seed(7, "t3")
+    '7:t3'
+    """
+    return f"{assessor_pk}:{topic_external_id}"
+
+
+#: The key of ``clean_payload``'s params that holds the saving assessor's :func:`assessor_seed`
+#: (annotate.services.judgments.save_judgment, beside the assignment's ``scope``); absent when the
+#: payload is nobody's own save (an import, a gold, a restored backup). Never a stored param.
+ASSESSOR_SEED = "assessor_seed"
 
 
 # -- campaign params every kind declares ------------------------------------

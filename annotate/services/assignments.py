@@ -39,14 +39,18 @@ def _assignment_rows(campaign: Campaign) -> tuple[rows.Table, list[tuple]]:
     rows of the table returned (an import inserts them a batch per transaction).
 
     Least-loaded first (fewest assignments in this campaign, then the oldest
-    account), never the same assessor twice on a topic. With campaign
+    account), never the same assessor twice on a topic; a kind that shares a topic's items
+    out among its assessors (``Kind.shares_topics``: the preference kind's pairs per
+    assignment) gives each new assignment its items (``Kind.assignment_items``). With campaign
     ``params["design"] == "one-per-item"`` (the cheap design of Arehart et
     al., section 3.2.1) each item goes to one assessor drawn at random
     instead; with ``"adaptive"`` nothing is assigned up front (work is handed
     out by :func:`annotate.adaptive.next_work` when an assessor asks for it).
     Imported crowd workers never log in, so they get no new topics.
     """
-    table = rows.table(Assignment, ("topic_id", "assessor_id"))
+    kind = get_kind(campaign.kind).data
+    shares = kind.shares_topics(campaign.params)
+    table = rows.table(Assignment, ("topic_id", "assessor_id", *(("items",) if shares else ())))
     if adaptive.is_adaptive(campaign):
         return table, []
     assessors = list(
@@ -66,14 +70,21 @@ def _assignment_rows(campaign: Campaign) -> tuple[rows.Table, list[tuple]]:
         existing[topic_id].add(assessor_id)
         load[assessor_id] += 1
     new: list[tuple] = []
-    for topic_id in campaign.topics.order_by("position", "id").values_list("id", flat=True):
+    topics = campaign.topics.order_by("position", "id")
+    # A kind that shares a topic's items out (kinds.base.Kind.assignment_items) reads the topics' data.
+    listed = topics.values_list("id", "data") if shares else ((t, None) for t in topics.values_list("id", flat=True))
+    for topic_id, data in listed:
         have = existing[topic_id]
         wanted = campaign.overlap - len(have)
         if wanted <= 0:
             continue
         free = sorted((a for a in assessors if a not in have), key=lambda a: (load[a], a))
-        for assessor_id in free[:wanted]:
-            new.append((topic_id, assessor_id))
+        for slot, assessor_id in enumerate(free[:wanted], start=len(have)):
+            if shares:
+                items = kind.assignment_items(data, campaign.params, slot=slot, seed=f"{campaign.pk}:{topic_id}")
+                new.append((topic_id, assessor_id, table.prepare("items", items)))
+            else:
+                new.append((topic_id, assessor_id))
             load[assessor_id] += 1
     return table, new
 

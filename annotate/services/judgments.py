@@ -49,7 +49,7 @@ from annotate.models import (
 )
 from concord import rawrows
 from concord.errors import InvalidInput
-from kinds.base import require_text
+from kinds.base import ASSESSOR_SEED, assessor_seed, require_text
 from kinds.registry import get_kind
 
 
@@ -133,9 +133,15 @@ def _require_version(version: Any) -> int:
 
 
 def clean_judgment_request(
-    topic: Topic, payload: Any, status: Any, version: Any, scope: list[str] | None = None
+    topic: Topic,
+    payload: Any,
+    status: Any,
+    version: Any,
+    scope: list[str] | None = None,
+    assessor: AbstractBaseUser | None = None,
 ) -> dict[str, Any]:
-    """A PUT's payload, checked as a draft or, for ``submitted``, as complete."""
+    """A PUT's payload, checked as a draft or, for ``submitted``, as complete; ``scope``: the
+    assignment's items, ``assessor``: whose own save it is (the kind gets their seed: kinds.base.assessor_seed)."""
     allowed = (_S.DRAFT, _S.SUBMITTED)
     if status not in allowed:
         raise InvalidInput(
@@ -145,6 +151,8 @@ def clean_judgment_request(
     _require_version(version)
     kind = get_kind(topic.campaign.kind).data
     params = topic.campaign.params if scope is None else {**topic.campaign.params, "scope": scope}
+    if assessor is not None:
+        params = {**params, ASSESSOR_SEED: assessor_seed(assessor.pk, topic.external_id)}
     return kind.clean_judgment(payload, topic.data, complete=status == _S.SUBMITTED, params=params)
 
 
@@ -451,7 +459,7 @@ def save_judgment(
     if not assigned:
         clean_judgment_request(topic, payload, status, version)
         raise NotAssigned()
-    cleaned = clean_judgment_request(topic, payload, status, version, scope=items)
+    cleaned = clean_judgment_request(topic, payload, status, version, scope=items, assessor=assessor)
     current = judgment.version if judgment else 0
     if version != current:
         if judgment and version == current - 1 and judgment.payload == cleaned and _repeats(judgment, status):

@@ -16,11 +16,13 @@ from annotate.models import Judgment
 from annotate.services.campaigns import create_campaign
 from annotate.services.judgments import save_judgment
 from annotate.services.members import add_member
+from kinds.base import assessor_seed
+from kinds.preference.data import sides
 from kinds.registry import KINDS
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
-ALL_KINDS = ["labels", "pairs", "ordering", "clustering", "nuggets", "factoids", "relevance"]
+ALL_KINDS = ["labels", "pairs", "ordering", "clustering", "nuggets", "factoids", "relevance", "preference"]
 
 # What the confirm step says about each kind's first example payload (kinds/<kind>/examples.py).
 SUMMARIES = {
@@ -31,6 +33,7 @@ SUMMARIES = {
     "nuggets": "2 nuggets labelled (2 vital, 0 okay); 2 of 2 responses done (2 nuggets found in them).",
     "factoids": "2 factoids, marked on 2 of 3 sentences.",
     "relevance": "4 of 4 documents graded: 1 non-relevant, 1 related, 1 relevant, 1 highly relevant.",
+    "preference": "3 of 3 pairs judged: 1 A better, 1 tie, 1 B better.",
 }
 # The first example payload as the page sends it (factoids leaves out sentences with no marks).
 AS_SENT = {
@@ -54,6 +57,17 @@ EDITS = {
         },
     ),
     "relevance": (["0"], {"grades": {"d1": 0, "d2": 1, "d3": 0, "d4": 2}}),
+    # the first pair becomes a tie (the sides alice was shown are filled in: as_stored)
+    "preference": (
+        ["ArrowDown"],
+        {
+            "verdicts": [
+                {"pair": "1-2", "choice": "tie"},
+                {"pair": "1-3", "choice": "tie"},
+                {"pair": "2-3", "choice": "right"},
+            ]
+        },
+    ),
 }
 # Enter on a page never saved: why nothing can be submitted yet, and where the page says it.
 NOT_READY = {
@@ -63,6 +77,7 @@ NOT_READY = {
     "nuggets": ("#key-notice", "Still to do: 2 nuggets to label, 2 responses to mark done."),
     "factoids": ("#factoid-status", "A submission needs at least one factoid: press n to define one."),
     "relevance": ("#key-notice", "0 of 4 documents graded: grade the other 4 first."),
+    "preference": ("#key-notice", "0 of 3 pairs judged: judge the other 3 first."),
 }
 # Every editing key of every kind: none of them may do anything while a dialog or text field has the focus.
 STRAY_KEYS = [
@@ -87,6 +102,19 @@ STRAY_KEYS = [
     "]",
     "ArrowDown",
 ]
+
+
+def as_stored(kind: str, payload, people):
+    """A payload as alice's save stores it: a preference verdict records the sides she was
+    shown on topic t1 (kinds.preference.data.sides), which the server fills in."""
+    if kind != "preference":
+        return payload
+    seed = assessor_seed(people["alice"].pk, "t1")
+    verdicts = []
+    for verdict in payload["verdicts"]:
+        left, right = sides(seed, verdict["pair"])
+        verdicts.append({**verdict, "left": left, "right": right})
+    return {"verdicts": verdicts}
 
 
 def test_every_kind_is_covered():
@@ -163,7 +191,7 @@ def test_enter_confirms_with_a_summary_escape_cancels(new_page, live_server, log
     page.wait_for_url(lambda url: url != judged_at)
     judgment = judgment_of(people, campaign)
     assert judgment.status == "submitted"
-    assert judgment.payload == AS_SENT.get(kind, KINDS[kind].examples.payloads[0])
+    assert judgment.payload == as_stored(kind, AS_SENT.get(kind, KINDS[kind].examples.payloads[0]), people)
 
 
 @pytest.mark.parametrize("kind", ALL_KINDS)
@@ -246,16 +274,17 @@ def test_ctrl_z_undoes_and_ctrl_shift_z_or_ctrl_y_redoes(new_page, live_server, 
     draft_of(people, campaign, start)
     page = open_page(new_page, login, live_server, campaign)
     keys, edited = EDITS[kind]
+    edited = as_stored(kind, edited, people)
     for key in keys:
         page.keyboard.press(key)
     wait_for_saved(page, people, campaign, edited)
 
     page.keyboard.press("Control+z")
-    wait_for_saved(page, people, campaign, AS_SENT.get(kind, start))
+    wait_for_saved(page, people, campaign, as_stored(kind, AS_SENT.get(kind, start), people))
     page.keyboard.press("Control+Shift+z")
     wait_for_saved(page, people, campaign, edited)
     page.keyboard.press("Control+z")
-    wait_for_saved(page, people, campaign, AS_SENT.get(kind, start))
+    wait_for_saved(page, people, campaign, as_stored(kind, AS_SENT.get(kind, start), people))
     page.keyboard.press("Control+y")
     wait_for_saved(page, people, campaign, edited)
 
@@ -280,6 +309,7 @@ def test_unsaved_work_kept_in_the_browser_is_restored_onto_the_page(new_page, li
     draft_of(people, campaign, saved)
     page = open_page(new_page, login, live_server, campaign)
     keys, edited = EDITS[kind]
+    edited = as_stored(kind, edited, people)
     page.evaluate(
         """([user, payload]) => localStorage.setItem(
             document.getElementById("judge").dataset.storageKey,
@@ -290,7 +320,7 @@ def test_unsaved_work_kept_in_the_browser_is_restored_onto_the_page(new_page, li
     expect(page.locator("#restore-keep")).to_be_focused()
     page.keyboard.press("Enter")  # Restore them
     expect(page.locator("#save-status")).to_have_text("Draft saved (version 2).")
-    assert judgment_of(people, campaign).payload == AS_SENT.get(kind, kept)
+    assert judgment_of(people, campaign).payload == as_stored(kind, AS_SENT.get(kind, kept), people)
     # The ordering page's focus stays on the item it was on (first in the saved draft): to the top first.
     for key in (["k", "k"] if kind == "ordering" else []) + keys:
         page.keyboard.press(key)

@@ -1,0 +1,134 @@
+"""Importing prompts with outputs and existing battles: all or nothing, a bad row named by line
+and field, a model judge marked, its leaderboard beside the people's."""
+
+from __future__ import annotations
+
+import pytest
+
+from annotate.models import Judgment, Membership, Topic
+from annotate.services.campaigns import create_campaign
+from concord.errors import InvalidInput
+from kinds.preference.importers import upload_battles, upload_prompts
+from scoring import jobs
+from scoring.selectors import campaign_report
+
+pytestmark = pytest.mark.django_db
+
+PROMPTS = b"""prompt_id,system,prompt,output
+q1,gpt,"Name a prime.",7
+q1,llama,"Name a prime.",9
+q1,mistral,"Name a prime.",2
+q2,gpt,Say hi,hi
+q2,llama,Say hi,hello there
+"""
+
+
+@pytest.fixture
+def campaign(people):
+    return create_campaign(creator=people["organiser"], kind="preference", name="Arena", overlap=1)
+
+
+def upload(campaign, name, raw, filename, **options):
+    run = upload_prompts if name == "prompts" else upload_battles
+    return run(campaign, {name: [(filename, raw)]}, options)
+
+
+def test_prompts_with_outputs_become_topics_in_file_order(campaign):
+    said = upload(campaign, "prompts", PROMPTS, "prompts.csv")
+    assert said == "Imported 2 prompts with 5 outputs."
+    q1 = Topic.objects.get(campaign=campaign, external_id="q1")
+    assert q1.data == {
+        "prompt": "Name a prime.",
+        "outputs": [
+            {"system": "gpt", "text": "7"},
+            {"system": "llama", "text": "9"},
+            {"system": "mistral", "text": "2"},
+        ],
+    }
+
+
+def test_prompts_read_from_json_lines(campaign):
+    raw = b'{"prompt_id": "q1", "prompt": "p", "system": "a", "output": "x"}\n\n{"prompt_id": "q1", "prompt": "p", "system": "b", "output": 3}\n'
+    upload(campaign, "prompts", raw, "prompts.jsonl")
+    assert Topic.objects.get(campaign=campaign).data["outputs"][1] == {"system": "b", "text": "3"}
+
+
+@pytest.mark.parametrize(
+    ("raw", "field", "message"),
+    [
+        (PROMPTS + b"q2,gpt,Say hi,again\n", "prompts: line 7", "system: 'gpt' has an output to prompt 'q2' already"),
+        (PROMPTS + b"q2,mistral,Say hello,hey\n", "prompts: line 7", "prompt: prompt 'q2' has another text"),
+        (PROMPTS + b",mistral,Say hi,hey\n", "prompts: line 7", "prompt_id: required"),
+        (b"prompt_id,system,prompt\nq1,a,p\n", "prompts: line 2", "output: required"),
+        (b"prompt_id,system,prompt,output\nq1,a,p,x\n", "topics[0].data.outputs", "at least 2"),
+    ],
+)
+def test_a_bad_prompts_file_is_refused_naming_the_line_and_nothing_is_written(campaign, raw, field, message):
+    with pytest.raises(InvalidInput) as refused:
+        upload(campaign, "prompts", raw, "prompts.csv")
+    assert refused.value.field.startswith(field) and message in refused.value.message, refused.value
+    assert not Topic.objects.filter(campaign=campaign).exists()
+
+
+BATTLES = b"""question_id,model_a,model_b,winner,judge,turn
+q1,gpt,llama,model_a,ann,1
+q1,llama,mistral,tie (bothbad),ann,1
+q1,gpt,mistral,model_b,bea,1
+q2,llama,gpt,tie,bea,1
+q1,gpt,llama,model_a,gpt-4,1
+q1,llama,gpt,model_b,gpt-4,1
+"""
+
+
+def test_battles_become_imported_raters_judgments_with_the_sides_as_given(campaign):
+    upload(campaign, "prompts", PROMPTS, "prompts.csv")
+    said = upload(campaign, "battles", BATTLES, "battles.csv", model_judges="gpt-4")
+    assert said == "Imported 6 votes by 3 raters; 1 marked model judge."
+    ann = Judgment.objects.get(topic__external_id="q1", assessor__username="ann")
+    assert ann.status == "submitted" and ann.payload["verdicts"] == [
+        {"pair": "1-2", "left": 1, "right": 2, "choice": "left"},
+        {"pair": "2-3", "left": 2, "right": 3, "choice": "both_bad"},
+    ]
+    judge = Judgment.objects.get(topic__external_id="q1", assessor__username="gpt-4")
+    assert [(v["left"], v["choice"]) for v in judge.payload["verdicts"]] == [(1, "left"), (2, "right")]
+    assert Membership.objects.get(campaign=campaign, user__username="gpt-4").model_judge
+    assert Membership.objects.get(campaign=campaign, user__username="ann").imported
+    jobs.recompute_reports(campaign.pk, everything=True)
+    report = campaign_report(campaign).data
+    assert report.votes == 4 and [j.judge for j in report.model_judges] == ["gpt-4"]
+    assert report.model_judges[0].consistency.units == 1 and report.model_judges[0].consistency.share == 1.0
+
+
+@pytest.mark.parametrize(
+    ("row", "message"),
+    [
+        (b"q9,gpt,llama,model_a,ann,1", "prompt_id: no prompt 'q9'"),
+        (b"q2,gpt,mistral,model_a,ann,1", "system_b: prompt 'q2' has no output of 'mistral'"),
+        (b"q1,gpt,gpt,model_a,ann,1", "system_b: the same system"),
+        (b"q1,gpt,llama,left,ann,1", "winner: 'left'"),
+        (b"q1,gpt,llama,model_a,,1", "rater: required"),
+    ],
+)
+def test_a_bad_battle_is_refused_naming_its_line_and_nothing_is_written(campaign, row, message):
+    upload(campaign, "prompts", PROMPTS, "prompts.csv")
+    with pytest.raises(InvalidInput) as refused:
+        upload(campaign, "battles", BATTLES + row + b"\n", "battles.csv")
+    assert refused.value.field == "battles: line 8" and message in refused.value.message, refused.value
+    assert not Judgment.objects.filter(topic__campaign=campaign).exists()
+
+
+def test_a_model_judge_not_among_the_raters_is_refused_before_anything_is_written(campaign):
+    upload(campaign, "prompts", PROMPTS, "prompts.csv")
+    with pytest.raises(InvalidInput) as refused:
+        upload(campaign, "battles", BATTLES, "battles.csv", model_judges="gpt-5")
+    assert refused.value.field == "model_judges"
+    assert not Judgment.objects.filter(topic__campaign=campaign).exists()
+
+
+def test_more_than_ten_votes_of_one_pair_by_one_rater_are_refused(campaign):
+    upload(campaign, "prompts", PROMPTS, "prompts.csv")
+    raw = b"prompt_id,system_a,system_b,winner,rater\n" + b"q1,gpt,llama,a,ann\n" * 11
+    with pytest.raises(InvalidInput) as refused:
+        upload(campaign, "battles", raw, "battles.csv")
+    assert "at most 10 verdicts of one pair" in refused.value.message
+    assert not Judgment.objects.filter(topic__campaign=campaign).exists()
