@@ -10,10 +10,10 @@ end, names each system and rater campaign-wide, and fits the leaderboard (kinds.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -217,14 +217,22 @@ def leaderboard(votes: Votes, params: Mapping[str, Any], settings: IntervalSetti
     return fitted(votes, params, settings, who=who).board
 
 
+class Spread(NamedTuple):
+    """A leaderboard's intervals, per system in the board's order: its score's 95% intervals by
+    votes, raters and prompts, and its joint rank interval (None: no band, each system's own rank)."""
+
+    by_votes: list[FigureCI]
+    by_raters: list[FigureCI]
+    by_prompts: list[FigureCI]
+    rank_low: list[int] | None
+    rank_high: list[int] | None
+
+
 def fitted(
     votes: Votes, params: Mapping[str, Any], settings: IntervalSettings, *, who: str, seed: int | None = None
 ) -> Fitted:
     """The leaderboard of ``votes`` over the systems they rate (docs/methods.md, "Preference
     leaderboards"); its bootstraps seeded with ``seed`` (None: the campaign's)."""
-    tie_model = params.get("tie_model") or "half"
-    model = "davidson" if tie_model == "davidson" else "bradley-terry"
-    fit_of = pref.davidson if model == "davidson" else pref.bradley_terry
     used = np.unique(np.concatenate([votes.left, votes.right]))
     names = [votes.systems[k] for k in used.tolist()]
     k = len(used)
@@ -233,6 +241,58 @@ def fitted(
     left, right = local[votes.left], local[votes.right]
     # vote_counts counts two systems or more; fewer have no pair to count
     counts = pref.vote_counts(left, right, votes.outcome, n_systems=k) if k >= 2 else np.zeros((k, k, 4), np.int64)
+    raters, prompts = len(np.unique(votes.rater)), len(np.unique(votes.prompt))
+    found: list[Any] = [None]
+
+    def spread(fit: pref.PreferenceFit) -> Spread:
+        options = dict(
+            model=fit.model,
+            anchor=fit.anchor,
+            base=fit.base,
+            resamples=settings.resamples,
+            seed=settings.seed if seed is None else seed,
+        )
+        by_votes = _bootstrap(counts, votes.n, settings, options)
+        by_raters = _bootstrap(
+            pref.cluster_counts(left, right, votes.outcome, votes.rater, n_systems=k), raters, settings, options
+        )
+        by_prompts = _bootstrap(
+            pref.cluster_counts(left, right, votes.outcome, votes.prompt, n_systems=k), prompts, settings, options
+        )
+        found[0] = by_votes
+        scores = fit.ratings.tolist()
+        return Spread(
+            [_interval(by_votes, s, score, votes.n, "votes") for s, score in enumerate(scores)],
+            [_interval(by_raters, s, score, raters, "assessors") for s, score in enumerate(scores)],
+            [_interval(by_prompts, s, score, prompts, "prompts") for s, score in enumerate(scores)],
+            None if by_votes is None else by_votes.rank_lower.tolist(),
+            None if by_votes is None else by_votes.rank_upper.tolist(),
+        )
+
+    board, fit = board_of(
+        counts, names, params, settings, who=who, votes=votes.n, raters=raters, prompts=prompts, spread=spread
+    )
+    return Fitted(board, used, fit if found[0] is None else found[0])
+
+
+def board_of(
+    counts: np.ndarray,
+    names: list[str],
+    params: Mapping[str, Any],
+    settings: IntervalSettings,
+    *,
+    who: str,
+    votes: int,
+    raters: int,
+    prompts: int,
+    spread: Callable[[pref.PreferenceFit], Spread],
+) -> tuple[PreferenceBoard, pref.PreferenceFit | None]:
+    """The leaderboard of ``counts`` (kinds.preference.stats.vote_counts over ``names``) with every
+    point figure computed from them (the fit, the sandwich, the settled pairs, the position bias)
+    and the intervals that need the votes themselves from ``spread(fit)``; and the fit (None: none)."""
+    tie_model = params.get("tie_model") or "half"
+    fit_of = pref.davidson if tie_model == "davidson" else pref.bradley_terry
+    k = len(names)
     both = counts + counts.transpose(1, 0, 2)[:, :, [1, 0, 2, 3]]  # i's votes against j, as if on the left
     games = both.sum(axis=2)
     anchor_name = params.get("anchor") or ""
@@ -243,9 +303,9 @@ def fitted(
         model=TIE_MODELS[tie_model],
         anchor=anchor_name if anchor is not None else "",
         base=base,
-        votes=votes.n,
-        raters=len(np.unique(votes.rater)),
-        prompts=len(np.unique(votes.prompt)),
+        votes=votes,
+        raters=raters,
+        prompts=prompts,
         systems=names,
         games=games.tolist(),
         win_rates=(pref.win_rates(counts) if k >= 2 else np.full((k, k), np.nan)).tolist(),
@@ -253,34 +313,17 @@ def fitted(
     wins, losses = both[:, :, 0].sum(axis=1), both[:, :, 1].sum(axis=1)
     ties = both[:, :, 2:].sum(axis=(1, 2))
     if k < 2:
-        return Fitted(_unfitted(common, "fewer than two systems have votes", names, wins, losses, ties), used, None)
+        return _unfitted(common, "fewer than two systems have votes", names, wins, losses, ties), None
     try:
         fit = fit_of(counts, anchor=anchor, base=base)
     except ValueError as error:
-        return Fitted(_unfitted(common, _reason(error), names, wins, losses, ties), used, None)
-    seed = settings.seed if seed is None else seed
-    bootstrap = dict(model=model, anchor=anchor, base=base, resamples=settings.resamples, seed=seed)
-    by_votes = _bootstrap(counts, votes.n, "votes", settings, bootstrap)
-    by_raters = _bootstrap(
-        pref.cluster_counts(left, right, votes.outcome, votes.rater, n_systems=k),
-        len(np.unique(votes.rater)),
-        "assessors",
-        settings,
-        bootstrap,
-    )
-    by_prompts = _bootstrap(
-        pref.cluster_counts(left, right, votes.outcome, votes.prompt, n_systems=k),
-        len(np.unique(votes.prompt)),
-        "prompts",
-        settings,
-        bootstrap,
-    )
+        return _unfitted(common, _reason(error), names, wins, losses, ties), None
+    bands = spread(fit)
     robust = pref.sandwich(counts, fit).se
     order = np.argsort(-fit.ratings, kind="stable")
-    if by_votes is not None:
-        rank_low, rank_high = by_votes.rank_lower, by_votes.rank_upper
-    else:  # no band: each system's own rank, none joint
-        rank_low = rank_high = np.argsort(order) + 1
+    own = (np.argsort(order) + 1).tolist()  # no band: each system's own rank, none joint
+    rank_low = own if bands.rank_low is None else bands.rank_low
+    rank_high = own if bands.rank_high is None else bands.rank_high
     rows = []
     for rank, s in enumerate(order.tolist(), start=1):
         score = float(fit.ratings[s])
@@ -291,10 +334,10 @@ def fitted(
                 rank_low=int(rank_low[s]),
                 rank_high=int(rank_high[s]),
                 score=score,
-                by_votes=_interval(by_votes, s, score, votes.n, "votes", settings),
-                by_raters=_interval(by_raters, s, score, common["raters"], "assessors", settings),
-                by_prompts=_interval(by_prompts, s, score, common["prompts"], "prompts", settings),
-                sandwich=_analytic(score, float(robust[s]), votes.n, settings),
+                by_votes=bands.by_votes[s],
+                by_raters=bands.by_raters[s],
+                by_prompts=bands.by_prompts[s],
+                sandwich=_analytic(score, float(robust[s]), votes, settings),
                 votes=int(games[s].sum()),
                 wins=int(wins[s]),
                 losses=int(losses[s]),
@@ -322,7 +365,7 @@ def fitted(
         adjacent=adjacent,
         bias=position_bias(counts, fit_of, anchor, base),
     )
-    return Fitted(board, used, fit if by_votes is None else by_votes)
+    return board, fit
 
 
 def _reason(error: ValueError) -> str:
@@ -360,7 +403,7 @@ def _unfitted(common: dict, problem: str, names: list[str], wins, losses, ties) 
     )
 
 
-def _bootstrap(counts: Any, units: int, unit: str, settings: IntervalSettings, options: dict) -> Any:
+def _bootstrap(counts: Any, units: int, settings: IntervalSettings, options: dict) -> Any:
     """``kinds.preference.stats.bootstrap`` over ``units`` (votes, raters, prompts); None below the
     campaign's minimum of units for an interval, or with fewer than two clusters."""
     if units < max(settings.min_units, 2):
@@ -368,7 +411,7 @@ def _bootstrap(counts: Any, units: int, unit: str, settings: IntervalSettings, o
     return pref.bootstrap(counts, **options)
 
 
-def _interval(found: Any, s: int, score: float, units: int, unit: str, settings: IntervalSettings) -> FigureCI:
+def _interval(found: Any, s: int, score: float, units: int, unit: str) -> FigureCI:
     if found is None:
         return too_few_ci(score, units, unit)
     return FigureCI(score, float(found.lower[s]), float(found.upper[s]), units=units, unit=unit, method="bootstrap")
@@ -415,26 +458,7 @@ def agreement(
     found = pref.rater_agreement(
         votes.left, votes.right, votes.outcome, votes.rater, votes.prompt, n_systems=len(votes.systems)
     )
-    repeats = found.consistency
-    consistency = [
-        PreferenceConsistency(
-            votes.raters[r],
-            int(repeats.units[k]),
-            int(repeats.repeats[k]),
-            int(repeats.agree[k]),
-            float(repeats.share[k]),
-            FigureCI(
-                float(repeats.share[k]),
-                float(repeats.lower[k]),
-                float(repeats.upper[k]),
-                units=int(repeats.repeats[k]),
-                unit="repeats",
-                method="analytic",
-            ),
-        )
-        for k, r in enumerate(repeats.rater.tolist())
-        if repeats.repeats[k]
-    ]
+    consistency = consistency_rows(votes.raters, found.consistency)
     if found.pairable == 0:
         return *none, consistency
     alpha = _paired_interval(found.krippendorff, found.pairable, settings)
@@ -443,6 +467,29 @@ def agreement(
         kappa.value, found.fleiss_units, found.fleiss_raters, _paired_interval(kappa, found.fleiss_units, settings)
     )
     return alpha, fleiss, found.pairable, consistency
+
+
+def consistency_rows(names: Sequence[str], found: pref.SelfConsistency) -> list[PreferenceConsistency]:
+    """The report's rows of the raters (``found.rater``: indices into ``names``) who repeated a unit."""
+    return [
+        PreferenceConsistency(
+            names[r],
+            int(found.units[k]),
+            int(found.repeats[k]),
+            int(found.agree[k]),
+            float(found.share[k]),
+            FigureCI(
+                float(found.share[k]),
+                float(found.lower[k]),
+                float(found.upper[k]),
+                units=int(found.repeats[k]),
+                unit="repeats",
+                method="analytic",
+            ),
+        )
+        for k, r in enumerate(found.rater.tolist())
+        if found.repeats[k]
+    ]
 
 
 def _paired_interval(stats: UnitStatistics, units: int, settings: IntervalSettings) -> FigureCI:
@@ -467,6 +514,19 @@ def judge_board(
     own = judged.only(judged.rater == k)
     mine = fitted(own, params, settings, who=name, seed=settings.seed + 1 + k)
     repeats = next(iter(agreement(own, settings)[3]), None)  # one rater: no agreement, its consistency
+    return beside(name, mine, theirs, repeats)
+
+
+def beside(
+    name: str,
+    mine: Fitted,
+    theirs: Fitted,
+    repeats: PreferenceConsistency | None,
+    interval: Callable[[float, int], FigureCI] | None = None,
+) -> PreferenceJudge:
+    """Model judge ``name``'s leaderboard (``mine``) beside the people's (``theirs``): Kendall's tau
+    over the systems both rate with the interval of their paired bootstrap rounds, or
+    ``interval(tau, systems)`` when given (the running sums: the last full merge's bounds)."""
     nan = float("nan")
     if mine.result is None or theirs.result is None:
         return PreferenceJudge(name, mine.board, no_ci(nan, 0, "systems"), 0, [], repeats)
@@ -479,10 +539,11 @@ def judge_board(
         systems=[place[system] for system in shared],
         other_systems=[my_names.index(system) for system in shared],
     )
-    figure = (
-        FigureCI(found.tau, found.lower, found.upper, units=len(shared), unit="systems", method="bootstrap")
-        if found.rounds >= 2
-        else no_ci(found.tau, len(shared), "systems")
-    )
+    if interval is not None:
+        figure = interval(found.tau, len(shared))
+    elif found.rounds >= 2:
+        figure = FigureCI(found.tau, found.lower, found.upper, units=len(shared), unit="systems", method="bootstrap")
+    else:
+        figure = no_ci(found.tau, len(shared), "systems")
     differing = [[shared[i], shared[j]] for i, j in zip(found.first.tolist(), found.second.tolist())]
     return PreferenceJudge(name, mine.board, figure, len(shared), differing, repeats)

@@ -63,6 +63,7 @@ differently.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal, NamedTuple
 
@@ -99,12 +100,15 @@ __all__ = [
     "bradley_terry",
     "canonical_outcomes",
     "cluster_counts",
+    "coefficients_of_sizes",
     "compare_leaderboards",
     "davidson",
     "rank_intervals",
     "rater_agreement",
     "sandwich",
+    "self_consistency",
     "settled",
+    "size_sums",
     "vote_counts",
     "weighted_counts",
     "win_probabilities",
@@ -889,7 +893,9 @@ class RaterAgreement(NamedTuple):
     Fleiss': its own) followed by their mirrors, row ``u`` and row ``u + half`` one unit: a
     bootstrap draws the two together (the same weight for both halves). ``units``: units with a
     judgment; ``pairable``: units judged by two raters or more; ``consistency``: each rater's
-    :class:`SelfConsistency`."""
+    :class:`SelfConsistency`; ``outcomes``: per unit (in the order of its first vote) its raters'
+    first judgments counted by outcome (units x 3: first, second, even), what both coefficients
+    rest on (:func:`size_sums`)."""
 
     krippendorff: UnitStatistics
     fleiss: UnitStatistics
@@ -898,6 +904,7 @@ class RaterAgreement(NamedTuple):
     units: int
     pairable: int
     consistency: SelfConsistency
+    outcomes: npt.NDArray[np.int64]
 
 
 def canonical_outcomes(
@@ -1031,8 +1038,60 @@ def rater_agreement(
     table = counts[per_unit == m] if m else np.zeros((0, 3), np.int64)
     fleiss = fleiss_kappa_units(np.concatenate([table, table[:, MIRROR]]))
     return RaterAgreement(
-        alpha, fleiss, len(table), m, int((per_unit > 0).sum()), n_pairable, _consistency(judged, level)
+        alpha, fleiss, len(table), m, int((per_unit > 0).sum()), n_pairable, _consistency(judged, level), counts
     )
+
+
+def size_sums(outcomes: npt.ArrayLike) -> dict[int, list[int]]:
+    """The sums both of :func:`rater_agreement`'s coefficients depend on, from its ``outcomes``
+    (units x 3): per number ``r`` >= 2 of raters of a unit, ``[units, their first and second
+    outcomes, their even ones, the sum of their outcome counts squared]``. They add over
+    prompts (a campaign's running sums); :func:`coefficients_of_sizes` gives the coefficients.
+
+    >>> size_sums([[2, 0, 0], [1, 1, 1], [1, 0, 0]])
+    {2: [1, 2, 0, 4], 3: [1, 2, 1, 3]}
+    """
+    table = np.asarray(outcomes, dtype=np.int64).reshape(-1, 3)
+    raters = table.sum(axis=1)
+    found = {}
+    for r in np.unique(raters[raters >= 2]).tolist():
+        on = table[raters == r]
+        found[int(r)] = [len(on), int(on[:, :2].sum()), int(on[:, 2].sum()), int((on * on).sum())]
+    return found
+
+
+def coefficients_of_sizes(sizes: Mapping[int, Sequence[int]]) -> tuple[float, float, int, int]:
+    """Krippendorff's alpha and Fleiss' kappa of :func:`rater_agreement` from :func:`size_sums`
+    (summed over any prompts), with Fleiss' units and their number of raters: each unit counted
+    with its mirror (its first and second outcomes swapped: the two totals equal, the squares
+    and the evens doubled), the same figures to rounding.
+
+    >>> alpha, kappa, units, raters = coefficients_of_sizes({2: [1, 2, 0, 4], 3: [1, 2, 1, 3]})
+    >>> round(alpha, 6), round(kappa, 6), units, raters
+    (0.15625, -0.5, 1, 3)
+    """
+    nan = float("nan")
+    several = {int(r): counts for r, counts in sizes.items() if int(r) >= 2 and counts[0]}
+    if not several:
+        return nan, nan, 0, 0
+    # Krippendorff (2011): alpha = 1 - (n - 1) D_o / D_e over the pairable units and their mirrors
+    decided = sum(c[1] for c in several.values())
+    even = 2 * sum(c[2] for c in several.values())
+    n = 2 * decided + even
+    observed = sum(2 * (c[0] * r * r - c[3]) / (r - 1) for r, c in several.items())
+    expected = n * n - (2 * decided * decided + even * even)  # each value total is decided (first, second) or even
+    alpha = float(1 - (n - 1) * observed / expected) if expected else nan
+    # Fleiss (1971) over the units with the commonest number of raters (ties: the larger)
+    m = max(several, key=lambda r: (several[r][0], r))
+    units, decided, even, squares = several[m]
+    items = 2 * units
+    totals = np.array([decided, decided, 2 * even], dtype=np.float64)
+    if np.count_nonzero(totals) < 2:
+        return alpha, nan, units, m
+    agreement = (2 * squares / items - m) / (m * (m - 1.0))
+    chance = float(np.sum(np.square(totals / (items * m))))
+    kappa = float((agreement - chance) / (1 - chance))
+    return alpha, kappa, units, m
 
 
 def _consistency(judged: _Judged, level: float) -> SelfConsistency:
@@ -1047,16 +1106,24 @@ def _consistency(judged: _Judged, level: float) -> SelfConsistency:
     repeats = np.bincount(rater[repeat], minlength=n_raters)
     agree = np.bincount(rater[agrees], minlength=n_raters)
     units = np.bincount(rater[first_vote][np.isin(key[first_vote], key[repeat])], minlength=n_raters)
+    return self_consistency(judged.rater_ids, repeats, units, agree, level=level)
+
+
+def self_consistency(
+    rater: npt.ArrayLike, repeats: npt.ArrayLike, units: npt.ArrayLike, agree: npt.ArrayLike, *, level: float = 0.95
+) -> SelfConsistency:
+    """:class:`SelfConsistency` of the counts (summed over any prompts): the share of each rater's
+    repeats that agree and its Wilson interval.
+
+    >>> c = self_consistency([0, 4], [4, 0], [2, 0], [2, 0])
+    >>> c.share.tolist()[0], round(float(c.lower[0]), 4), round(float(c.upper[0]), 4), bool(np.isnan(c.share[1]))
+    (0.5, 0.15, 0.85, True)
+    """
+    if not 0 < level < 1:
+        raise ValueError("level: must be between 0 and 1")
+    rater, repeats, units, agree = (np.asarray(a, dtype=np.int64) for a in (rater, repeats, units, agree))
     share, lower, upper = _wilson(agree, repeats, level)
-    return SelfConsistency(
-        judged.rater_ids,
-        repeats.astype(np.int64),
-        units.astype(np.int64),
-        agree.astype(np.int64),
-        share,
-        lower,
-        upper,
-    )
+    return SelfConsistency(rater, repeats, units, agree, share, lower, upper)
 
 
 def _wilson(successes: np.ndarray, trials: np.ndarray, level: float) -> tuple[FloatArray, FloatArray, FloatArray]:
