@@ -41,17 +41,19 @@ SPEC = KindSpec(
             name="prompts",
             label="Prompts with outputs",
             help="One row per system's output to a prompt, columns prompt_id, prompt, system, output in any order "
-            "(CSV, or JSON Lines named .jsonl): each prompt becomes a topic, its outputs in file order.",
-            files=(UploadFile("prompts", "Prompts with outputs (CSV or JSONL)"),),
+            "(CSV with commas, semicolons or tabs, .xlsx, or JSON Lines): each prompt becomes a topic, its outputs "
+            "in file order.",
+            files=(UploadFile("prompts", "Prompts with outputs (CSV, .xlsx or JSONL)"),),
             run=importers.upload_prompts,
         ),
         Upload(
             name="battles",
             label="Existing battles",
             help="One row per vote, columns prompt_id, system_a, system_b, winner (a, b, tie, both_bad; or "
-            "model_a, model_b, tie (bothbad) as in Chatbot Arena's and MT-Bench's releases), rater (CSV, or JSON "
-            "Lines named .jsonl); system_a was shown on the left. Each rater becomes an imported assessor.",
-            files=(UploadFile("battles", "Battles (CSV or JSONL)"),),
+            "model_a, model_b, tie (bothbad) as in Chatbot Arena's and MT-Bench's releases), rater (CSV with "
+            "commas, semicolons or tabs, .xlsx, or JSON Lines); system_a was shown on the left. Each rater becomes "
+            "an imported assessor.",
+            files=(UploadFile("battles", "Battles (CSV, .xlsx or JSONL)"),),
             run=importers.upload_battles,
             options=importers.BATTLE_OPTIONS,
         ),

@@ -58,7 +58,7 @@ def test_import_judge_by_keyboard_and_the_leaderboard_appears_live(
     login(organiser, "organiser")
     organiser.goto(f"{live_server.url}/campaigns/{arena.pk}/uploads/")
     form = organiser.locator("#upload-prompts")
-    form.get_by_label("Prompts with outputs (CSV or JSONL)").set_input_files(str(prompts))
+    form.get_by_label("Prompts with outputs (CSV, .xlsx or JSONL)").set_input_files(str(prompts))
     form.get_by_role("button", name="Upload prompts with outputs").click()
     expect(organiser.locator("#upload-done")).to_have_text("Imported 3 prompts with 9 outputs.")
     organiser.goto(f"{live_server.url}/campaigns/{arena.pk}/?section=report")

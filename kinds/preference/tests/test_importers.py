@@ -3,6 +3,11 @@ and field, a model judge marked, its leaderboard beside the people's."""
 
 from __future__ import annotations
 
+import codecs
+import csv
+import io
+
+import openpyxl
 import pytest
 
 from annotate.models import Judgment, Membership, Topic
@@ -60,7 +65,7 @@ def test_prompts_read_from_json_lines(campaign):
         (PROMPTS + b"q2,mistral,Say hello,hey\n", "prompts: line 7", "prompt: prompt 'q2' has another text"),
         (PROMPTS + b",mistral,Say hi,hey\n", "prompts: line 7", "prompt_id: required"),
         (b"prompt_id,system,prompt\nq1,a,p\n", "prompts: line 2", "output: required"),
-        (b"prompt_id,system,prompt,output\nq1,a,p,x\n", "topics[0].data.outputs", "at least 2"),
+        (b"prompt_id,system,prompt,output\nq1,a,p,x\n", "prompts: line 2", "system: one output ('a')"),
     ],
 )
 def test_a_bad_prompts_file_is_refused_naming_the_line_and_nothing_is_written(campaign, raw, field, message):
@@ -132,3 +137,100 @@ def test_more_than_ten_votes_of_one_pair_by_one_rater_are_refused(campaign):
         upload(campaign, "battles", raw, "battles.csv")
     assert "at most 10 verdicts of one pair" in refused.value.message
     assert not Judgment.objects.filter(topic__campaign=campaign).exists()
+
+
+# -- files as people have them: an .xlsx workbook, Excel's CSV ------------------------------
+
+
+def workbook(rows: list[list[object]]) -> bytes:
+    """An .xlsx as openpyxl (and so Excel's own format) writes it."""
+    book = openpyxl.Workbook()
+    for row in rows:
+        book.active.append(row)
+    out = io.BytesIO()
+    book.save(out)
+    return out.getvalue()
+
+
+LONG_ANSWER = "# Answer\n7; it has no divisors but 1 and 7.\n\n## Why, briefly\nA prime's divisors are 1 and itself."
+
+
+def test_prompts_and_battles_read_from_xlsx_workbooks(campaign):
+    prompts = workbook(
+        [
+            ["prompt_id", "prompt", "system", "output"],
+            [101, "Name a prime.", "gpt", LONG_ANSWER],
+            [101, "Name a prime.", "llama", 9],
+            [None],
+            [102, "Say hi", "gpt", "hi"],
+            [102, "Say hi", "llama", "hello"],
+        ]
+    )
+    assert upload(campaign, "prompts", prompts, "prompts.xlsx") == "Imported 2 prompts with 4 outputs."
+    q1 = Topic.objects.get(campaign=campaign, external_id="101")
+    assert q1.data["outputs"] == [{"system": "gpt", "text": LONG_ANSWER}, {"system": "llama", "text": "9"}]
+    battles = workbook(
+        [
+            ["question_id", "model_a", "model_b", "winner", "judge", "turn"],
+            [101, "llama", "gpt", "model_b", "ann", 1],
+            [102, "gpt", "llama", "tie (bothbad)", "ann", 1],
+        ]
+    )
+    assert upload(campaign, "battles", battles, "battles.xlsx") == "Imported 2 votes by 1 rater."
+    ann = Judgment.objects.get(topic__external_id="101", assessor__username="ann")
+    assert ann.payload["verdicts"] == [{"pair": "1-2", "left": 2, "right": 1, "choice": "right"}]
+
+
+def test_a_bad_row_of_a_workbook_is_refused_naming_its_row(campaign):
+    upload(campaign, "prompts", PROMPTS, "prompts.csv")
+    battles = workbook(
+        [["prompt_id", "system_a", "system_b", "winner", "rater"], ["q1", "gpt", "llama", "a", "ann"], [None]]
+        + [["q1", "gpt", "llama", "A is better", "ann"]]
+    )
+    with pytest.raises(InvalidInput) as refused:
+        upload(campaign, "battles", battles, "battles.xlsx")
+    assert refused.value.field == "battles: row 4" and refused.value.message.startswith("winner: 'A is better'")
+    assert not Judgment.objects.filter(topic__campaign=campaign).exists()
+
+
+def excel_csv(rows: list[list[str]]) -> bytes:
+    """A CSV as Excel saves it where the decimal separator is a comma: a byte-order mark,
+    semicolons, CRLF between rows, and a field holding a semicolon, a quote or a line break
+    (a cell's own, LF) quoted."""
+    out = io.StringIO()
+    csv.writer(out, delimiter=";", lineterminator="\r\n").writerows(rows)
+    return codecs.BOM_UTF8 + out.getvalue().encode()
+
+
+def test_prompts_and_battles_read_from_excel_csv(campaign):
+    prompts = excel_csv(
+        [
+            ["prompt_id", "prompt", "system", "output"],
+            ["q1", 'Name a prime; say "why".', "gpt", LONG_ANSWER],
+            ["q1", 'Name a prime; say "why".', "llama", "9, because it is odd"],
+            ["q2", "Say hi", "gpt", "hi"],
+            ["q2", "Say hi", "llama", "hello"],
+        ]
+    )
+    assert upload(campaign, "prompts", prompts, "prompts.csv") == "Imported 2 prompts with 4 outputs."
+    q1 = Topic.objects.get(campaign=campaign, external_id="q1")
+    assert q1.data["prompt"] == 'Name a prime; say "why".'
+    assert [o["text"] for o in q1.data["outputs"]] == [LONG_ANSWER, "9, because it is odd"]
+    battles = excel_csv(
+        [["prompt_id", "system_a", "system_b", "winner", "rater"], ["q1", "gpt", "llama", "A", "ann"]]
+        + [["q2", "llama", "gpt", "Tie", "ann"]]
+    )
+    assert upload(campaign, "battles", battles, "battles.csv") == "Imported 2 votes by 1 rater."
+    assert Judgment.objects.get(topic__external_id="q2").payload["verdicts"][0]["choice"] == "tie"
+
+
+def test_a_multi_line_output_names_the_line_its_row_starts_on(campaign):
+    raw = excel_csv(
+        [["prompt_id", "prompt", "system", "output"], ["q1", "p", "gpt", LONG_ANSWER], ["q1", "p", "gpt", "x"]]
+    )
+    with pytest.raises(InvalidInput) as refused:
+        upload(campaign, "prompts", raw, "prompts.csv")
+    # the first row takes lines 2-6 (its output has five)
+    assert refused.value.field == "prompts: line 7" and "'gpt' has an output to prompt 'q1' already" in str(
+        refused.value
+    )
