@@ -33,7 +33,7 @@ from typing import Any
 
 from annotate.imports import detect
 from annotate.imports.check import Existing, check_judgments, check_topics
-from annotate.imports.problems import Problems
+from annotate.imports.problems import EXISTING, Problems
 from annotate.imports.write import write_checked
 from annotate.models import Campaign
 from concord import jsonsafe, reading
@@ -347,7 +347,10 @@ def _refuse_gathered(problems: Problems, existing: list[Existing], battles: Batt
         for e in existing
     ]
     refusals += [
-        _at_battle(where, why, battles, "battles") for problem in problems.listed() for where, why in problem.examples
+        _at_battle(where, why, battles, "battles")
+        for problem in problems.listed()
+        if problem.kind != EXISTING  # said above, by line
+        for where, why in problem.examples
     ]
     raise min(refusals, key=_line_number)
 

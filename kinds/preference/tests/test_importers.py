@@ -9,6 +9,8 @@ import io
 
 import openpyxl
 import pytest
+from django.contrib.auth import get_user_model
+from django.core.files.uploadedfile import SimpleUploadedFile
 
 from annotate.models import Judgment, Membership, Topic
 from annotate.services.campaigns import create_campaign
@@ -18,6 +20,7 @@ from scoring import jobs
 from scoring.selectors import campaign_report
 
 pytestmark = pytest.mark.django_db
+User = get_user_model()
 
 PROMPTS = b"""prompt_id,system,prompt,output
 q1,gpt,"Name a prime.",7
@@ -234,3 +237,118 @@ def test_a_multi_line_output_names_the_line_its_row_starts_on(campaign):
     assert refused.value.field == "prompts: line 7" and "'gpt' has an output to prompt 'q1' already" in str(
         refused.value
     )
+
+
+# -- bad files on the uploads page: a 400 naming the line and the field, nothing written ------
+
+
+def post(client, campaign, name, raw, filename, **fields):
+    return client.post(
+        f"/campaigns/{campaign.pk}/uploads/",
+        {"what": name, name: SimpleUploadedFile(filename, raw), **fields},
+        HTTP_ACCEPT="application/json",
+    )
+
+
+def stored(campaign):
+    return (
+        Topic.objects.filter(campaign=campaign).count(),
+        Judgment.objects.filter(topic__campaign=campaign).count(),
+        User.objects.count(),
+    )
+
+
+@pytest.mark.parametrize(
+    ("raw", "filename", "field", "message"),
+    [
+        (b"", "prompts.csv", "prompts", "no rows: the file is empty"),
+        (b"", "prompts.jsonl", "prompts", "no rows: the file is empty"),
+        (b"\xef\xbb\xbfprompt_id;prompt;system;output\r\n", "prompts.csv", "prompts", "no rows: a header"),
+        (PROMPTS + b"q1,llama,Name a prime.,11\n", "prompts.csv", "prompts: line 7", "system: 'llama' has an output"),
+        (PROMPTS + b"q3,gpt 4,Hi,x\n", "prompts.csv", "prompts: line 7", "system: expected an id"),
+        (PROMPTS + b"q3,a,Hi,x\n", "prompts.csv", "prompts: line 7", "system: one output ('a')"),
+        (PROMPTS.replace(b"output\n", b"output,output\n"), "p.csv", "prompts: line 1", "column 'output' appears twice"),
+        (PROMPTS + b"q2,x,Say hi,a,b\n", "prompts.csv", "prompts: line 7", "5 fields, the header has 4"),
+        (b"\x89PNG\r\n\x1a\n....", "prompts.csv", "prompts", "a PNG image: expected CSV"),
+    ],
+)
+def test_a_bad_prompts_file_on_the_uploads_page_is_a_400_naming_line_and_field(
+    client, people, campaign, raw, filename, field, message
+):
+    client.force_login(people["organiser"])
+    before = stored(campaign)
+    response = post(client, campaign, "prompts", raw, filename)
+    assert response.status_code == 400, response.content
+    assert response.json()["field"] == field and message in response.json()["detail"], response.json()
+    assert stored(campaign) == before
+
+
+@pytest.mark.parametrize(
+    ("rows", "field", "message"),
+    [
+        (b"q1,gpt,llama,A>B,ann\n", "battles: line 3", "winner: 'A>B' (expected a, b, tie or both_bad"),
+        (b"q2,gpt,mistral,a,ann\n", "battles: line 3", "system_b: prompt 'q2' has no output of 'mistral'"),
+        (b"q7,gpt,llama,a,ann\n", "battles: line 3", "prompt_id: no prompt 'q7' in this campaign"),
+        (b"q1,gpt,llama,a,Ann Smith\n", "battles: line 3", "rater: expected an id"),
+        (b"q1,gpt,llama,a,alice\n", "battles: line 3", "rater: worker 'alice' is an existing account"),
+        (b"q1,gpt,llama,a,ann\n" * 10 + b"q1,llama,gpt,b,ann\n", "battles: line 13", "at most 10 verdicts"),
+    ],
+)
+def test_a_bad_battles_file_on_the_uploads_page_is_a_400_naming_line_and_field(
+    client, people, campaign, rows, field, message
+):
+    client.force_login(people["organiser"])
+    upload(campaign, "prompts", PROMPTS, "prompts.csv")
+    before = stored(campaign)
+    raw = b"prompt_id,system_a,system_b,winner,rater\nq2,gpt,llama,a,bea\n" + rows
+    response = post(client, campaign, "battles", raw, "battles.csv")
+    assert response.status_code == 400, response.content
+    assert response.json()["field"] == field and message in response.json()["detail"], response.json()
+    assert stored(campaign) == before
+
+
+def test_both_bad_in_a_campaign_without_it_names_the_vote_not_the_raters_first(people):
+    campaign = create_campaign(
+        creator=people["organiser"], kind="preference", name="No both bad", overlap=1, params={"both_bad": False}
+    )
+    upload(campaign, "prompts", PROMPTS, "prompts.csv")
+    raw = b"prompt_id,system_a,system_b,winner,rater\nq1,gpt,llama,a,ann\nq2,gpt,llama,b,bea\nq1,gpt,mistral,both_bad,ann\n"
+    with pytest.raises(InvalidInput) as refused:
+        upload(campaign, "battles", raw, "battles.csv")
+    assert (refused.value.field, refused.value.message) == (
+        "battles: line 4",
+        "winner: expected one of left, right, tie, got 'both_bad'",
+    )
+    assert not Judgment.objects.filter(topic__campaign=campaign).exists()
+
+
+def test_battles_imported_twice_are_refused_the_second_time_naming_the_first_line_again(campaign):
+    upload(campaign, "prompts", PROMPTS, "prompts.csv")
+    upload(campaign, "battles", BATTLES, "battles.csv")
+    versions = list(Judgment.objects.filter(topic__campaign=campaign).values_list("pk", "version", "payload"))
+    header, rest = BATTLES.split(b"\n", 1)
+    again = header + b"\nq2,gpt,llama,model_a,cy,1\n" + rest  # cy is new; ann's first vote, line 3, is there
+    with pytest.raises(InvalidInput) as refused:
+        upload(campaign, "battles", again, "battles.csv")
+    assert (refused.value.field, refused.value.message) == (
+        "battles: line 3",
+        "rater: 'ann' has a judgment of prompt 'q1' already (a battles file adds judgments, it replaces none)",
+    )
+    assert list(Judgment.objects.filter(topic__campaign=campaign).values_list("pk", "version", "payload")) == versions
+
+
+FORMULAS = ("=1+2", "+cmd|calc", "@SUM(A1:A9)", "-2+3")
+
+
+def test_formula_looking_system_names_are_stored_as_given_and_neutralised_in_the_votes_export(campaign, api, people):
+    raw = "prompt_id,prompt,system,output\n" + "".join(f"q1,p,{name},x{k}\n" for k, name in enumerate(FORMULAS))
+    upload(campaign, "prompts", raw.encode(), "prompts.csv")
+    assert [o["system"] for o in Topic.objects.get(campaign=campaign).data["outputs"]] == list(FORMULAS)
+    battles = "prompt_id,system_a,system_b,winner,rater\n" + "".join(
+        f"q1,{a},{b},a,@ann\n" for a, b in zip(FORMULAS, FORMULAS[1:])
+    )
+    upload(campaign, "battles", battles.encode(), "battles.csv")
+    response = api(people["admin"]).get(f"/api/campaigns/{campaign.pk}/export/", {"format": "csv", "truth": "votes"})
+    assert response.status_code == 200
+    rows = list(csv.reader(io.StringIO(response.content.decode())))
+    assert [row[1:3] for row in rows[1:]] == [["'" + a, "'" + b] for a, b in zip(FORMULAS, FORMULAS[1:])]
