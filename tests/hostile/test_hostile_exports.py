@@ -16,6 +16,7 @@ from annotate.services.curations import save_curation
 from annotate.services.judgments import save_judgment
 from annotate.services.members import add_member
 from kinds.registry import KINDS
+from scoring import jobs
 
 pytestmark = pytest.mark.django_db
 
@@ -55,6 +56,15 @@ TOPICS = {
             {"id": "@S1", "run": "-sys", "sentences": [{"id": "@x1", "text": "@x"}]},
         ]
     },
+    # Systems are ids: no white space and no '/' (EVIL has one), but any of the formula starts.
+    "preference": {
+        "prompt": EVIL,
+        "outputs": [
+            {"system": "=SUM(A1:A9)", "text": EVIL},
+            {"system": "+cmd|calc", "text": "-2+3"},
+            {"system": "@system", "text": "@x"},
+        ],
+    },
 }
 PAYLOADS = {
     "labels": {"labels": {"=i1": "=bad", "+i2": "+good", "@i3": None}},
@@ -66,6 +76,13 @@ PAYLOADS = {
         "factoids": [{"id": "=F1", "text": EVIL}, {"id": "+F2", "text": "-F2"}],
         "marks": {"=m1": ["=F1"], "+m2": ["+F2"], "@x1": ["=F1"]},
     },
+    "preference": {
+        "verdicts": [
+            {"pair": "1-2", "choice": "left", "reason": EVIL},
+            {"pair": "1-3", "choice": "tie", "reason": "+1"},
+            {"pair": "2-3", "choice": "right"},
+        ]
+    },
 }
 RUNS = {
     "labels": [{"name": "=sys1", "data": {"reference": True, "labels": {"=t1": {"=i1": "@meh", "+i2": "=bad"}}}}],
@@ -74,6 +91,7 @@ RUNS = {
     "clustering": [{"name": "=sys1", "data": {"clusterings": {"=t1": [["=s1", "+s2"]]}}}],
     "nuggets": [{"name": "=runA", "data": {"responses": {"=t1": {"text": EVIL, "matches": ["=n1"]}}}}],
     "factoids": [],
+    "preference": [],
 }
 
 # Campaign params the samples need (a labels scale whose categories look like formulas).
@@ -147,6 +165,8 @@ def evil_campaign(people, make_user):
                 user=people["organiser"],
                 data={"pairs": {"+alice|@bob": [{"first": ["=F1"], "second": ["=F1"]}]}},
             )
+        # The stored report, which the exports of scores read (a preference leaderboard: its systems' names).
+        jobs.recompute_reports(campaign.pk, everything=True)
         return campaign
 
     return make
