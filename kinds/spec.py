@@ -403,6 +403,10 @@ class Upload:
     files: tuple[UploadFile, ...]
     run: Callable[..., str]
     options: ParamsSchema = field(default_factory=ParamsSchema)
+    #: ``recognise(columns)``: a file with these column names (a table's header, the keys of a
+    #: JSON Lines file's first object) is one for this form; the import wizard and the generic
+    #: forms then point to it rather than misread the file. None: none is recognised.
+    recognise: Callable[[Sequence[str]], bool] | None = None
 
 
 @dataclass(frozen=True)

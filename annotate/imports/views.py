@@ -181,8 +181,11 @@ def run_upload(campaign: Campaign, spec: KindSpec, what: str, request: HttpReque
     if what == "topics":
         _allowed(request, {"file"})
         raw = _files(request, "file")[0].read()
-        # A file of another form (TREC topics, an image) is named as such, not parsed as topics.
-        wizard.refuse_unread(spec, detect.detect(raw, ""))
+        # A file of another form (TREC topics, an image, a kind's own upload) is named as such,
+        # not parsed as topics.
+        detected = detect.detect(raw, "")
+        wizard.refuse_unread(spec, detected)
+        wizard.point_to_upload(spec, raw, detected)
         created = import_topics(campaign=campaign, topics=read.read_topics(raw))
         return f"Imported {len(created)} topic{'s' if len(created) != 1 else ''}."
     if what == "runs":
@@ -194,9 +197,12 @@ def run_upload(campaign: Campaign, spec: KindSpec, what: str, request: HttpReque
     if what == "judgments":
         _allowed(request, {"file", "format", "positive", "rank", "map_members"})
         upload = _files(request, "file")[0]
+        raw = upload.read()
+        # A kind's own upload (a preference campaign's battles) is pointed to its form, not misread.
+        wizard.point_to_upload(spec, raw, detect.detect(raw, upload.name or ""))
         summary = write.import_judgment_file(
             campaign,
-            upload.read(),
+            raw,
             filename=upload.name or "",
             format=post.get("format") or None,
             positive=post.get("positive") or None,

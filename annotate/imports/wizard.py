@@ -259,6 +259,7 @@ def _read(campaign: Campaign, raw: bytes, filename: str, choices: Choices, probl
     spec = get_kind(campaign.kind)
     detected = detect.detect(raw, filename)
     refuse_unread(spec, detected)
+    point_to_upload(spec, raw, detected, choices.sheet)
     if detected.is_table:
         return _table(campaign, spec, raw, filename, detected, choices, problems)
     if _interchange_as_ratings(spec, detected, choices):
@@ -519,6 +520,38 @@ def refuse_unread(spec: KindSpec, detected: detect.Detected) -> None:
             else f"{spec.label} campaigns read no TREC files"
         )
         raise Unreadable("file", f"this looks like {detected.what}: {where}")
+
+
+def point_to_upload(spec: KindSpec, raw: bytes, detected: detect.Detected, sheet: str = "") -> None:
+    """Refuse (:class:`Unreadable`), naming the form that reads it, a file whose columns are one
+    of the kind's own uploads' (``Upload.recognise``: a preference campaign's battles, say), which
+    the generic readers would misread or refuse for columns they do not know."""
+    recognising = [upload for upload in spec.uploads if upload.recognise is not None]
+    if not recognising:
+        return
+    columns = file_columns(raw, detected, sheet)
+    for upload in recognising:
+        assert upload.recognise is not None
+        if columns and upload.recognise(columns):
+            raise Unreadable(
+                "file",
+                f"this looks like {upload.label.lower()} (columns {', '.join(columns)}): use the form "
+                f"{upload.label!r} further down the Uploads page",
+            )
+
+
+def file_columns(raw: bytes, detected: detect.Detected, sheet: str = "") -> list[str]:
+    """A table's header, or the keys of a JSON Lines file's first object; [] for other files."""
+    if detected.format in ("csv", "xlsx"):
+        return detect.open_table(raw, detected, sheet).header
+    if detected.format == "jsonl":
+        first = next((text for _, text in reading.numbered(raw) if text.strip()), "")
+        try:
+            value = json.loads(first)
+        except ValueError:
+            return []
+        return [str(key) for key in value] if isinstance(value, dict) else []
+    return []
 
 
 def _judgment_format(spec: KindSpec, detected: detect.Detected, choices: Choices) -> str:

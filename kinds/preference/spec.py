@@ -45,6 +45,7 @@ SPEC = KindSpec(
             "in file order.",
             files=(UploadFile("prompts", "Prompts with outputs (CSV, .xlsx or JSONL)"),),
             run=importers.upload_prompts,
+            recognise=importers.recognises_prompts,
         ),
         Upload(
             name="battles",
@@ -56,6 +57,7 @@ SPEC = KindSpec(
             files=(UploadFile("battles", "Battles (CSV, .xlsx or JSONL)"),),
             run=importers.upload_battles,
             options=importers.BATTLE_OPTIONS,
+            recognise=importers.recognises_battles,
         ),
     ),
     adjudication=Adjudication(
