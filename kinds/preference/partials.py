@@ -67,6 +67,9 @@ class PreferencePartial:
     votes: list[int]
     judges: list[str] = field(default_factory=list)
     judge_votes: list[int] = field(default_factory=list)
+    #: Each vote's weight (of ``votes``, ``judge_votes``), :func:`vote_weights`; empty: every one 1.
+    weights: list[float] = field(default_factory=list)
+    judge_weights: list[float] = field(default_factory=list)
 
 
 def _votes_of(rows: Sequence[JudgmentRow]) -> tuple[list[str], list[int]]:
@@ -89,7 +92,23 @@ def topic_partial(input: ReportInput, topic: Topic, report: PreferenceTopicRepor
         votes=votes,
         judges=judges,
         judge_votes=judge_votes,
+        weights=vote_weights(input, topic, input.judgments_of(topic)),
+        judge_weights=vote_weights(input, topic, input.judge_judgments_of(topic)),
     )
+
+
+def vote_weights(input: ReportInput, topic: Topic, rows: Sequence[JudgmentRow]) -> list[float]:
+    """Each vote's weight, in :func:`_votes_of`'s order: the inverse of the probability its pair
+    was drawn with where the active allocation drew it (``ReportInput.draws_of``: Chiang et al.
+    2024, "Chatbot Arena", section 5, eq. 7), else 1 (a uniform allocation's, an imported battle).
+    Empty when every weight is 1."""
+    weights = [
+        1 / drawn[verdict["pair"]] if verdict["pair"] in drawn else 1.0
+        for row in rows
+        for drawn in (input.draws_of(topic, row.assessor),)
+        for verdict in row.payload.get("verdicts", [])
+    ]
+    return weights if any(w != 1.0 for w in weights) else []
 
 
 def topic_pairs(partial: PreferencePartial) -> list[PreferenceTopicPair]:
@@ -140,6 +159,8 @@ class Votes:
     rater: np.ndarray
     prompt: np.ndarray
     unit: np.ndarray
+    #: each vote's weight (PreferencePartial.weights); None: every one 1
+    weight: np.ndarray | None = None
 
     def only(self, keep: np.ndarray) -> Votes:
         return Votes(
@@ -151,7 +172,12 @@ class Votes:
             self.rater[keep],
             self.prompt[keep],
             self.unit[keep],
+            None if self.weight is None else self.weight[keep],
         )
+
+    @property
+    def weighted(self) -> bool:
+        return self.weight is not None and bool((self.weight != 1).any())
 
     @property
     def n(self) -> int:
@@ -186,7 +212,14 @@ def gather(partials: Sequence[PreferencePartial], *, judges: bool) -> Votes:
             )
         )
     table = np.concatenate(columns) if columns else np.zeros((0, 6), np.int64)
-    return Votes(systems, names, *(table[:, k].copy() for k in range(6)))
+    weights = [
+        np.asarray(
+            (p.judge_weights if judges else p.weights) or np.ones(len(p.judge_votes if judges else p.votes) // 4)
+        )
+        for p in partials
+    ]
+    weight = np.concatenate(weights).astype(np.float64) if weights else np.zeros(0)
+    return Votes(systems, names, *(table[:, k].copy() for k in range(6)), weight if (weight != 1).any() else None)
 
 
 def merge(given: MergeInput, partials: Sequence[PreferencePartial]) -> PreferenceCampaignReport:
@@ -254,7 +287,7 @@ def fitted(votes: Votes, params: Mapping[str, Any], settings: IntervalSettings, 
     base = float(params.get("anchor_rating", 1000.0))
     common = dict(
         who=who,
-        model=TIE_MODELS[tie_model],
+        model=TIE_MODELS[tie_model] + (WEIGHTED if votes.weighted else ""),
         anchor=anchor_name if anchor is not None else "",
         base=base,
         votes=votes.n,
@@ -270,27 +303,33 @@ def fitted(votes: Votes, params: Mapping[str, Any], settings: IntervalSettings, 
         return Fitted(
             _unfitted(common, "fewer than two systems have votes", names, wins, losses, ties), used, None, None
         )
+    # actively drawn votes weigh the inverse of their probability (vote_weights): the fit on the weighted
+    # counts, whose standard errors are the sandwich's (stats.preference.weighted_counts)
+    fit_counts = (
+        pref.weighted_counts(left, right, votes.outcome, votes.weight, n_systems=k) if votes.weighted else counts
+    )
     try:
-        fit = fit_of(counts, anchor=anchor, base=base)
+        fit = fit_of(fit_counts, anchor=anchor, base=base)
     except ValueError as error:
         return Fitted(_unfitted(common, _reason(error), names, wins, losses, ties), used, None, None)
     bootstrap = dict(model=model, anchor=anchor, base=base, resamples=settings.resamples, seed=settings.seed)
-    by_votes = _bootstrap(counts, votes.n, "votes", settings, bootstrap)
-    by_raters = _bootstrap(
+    resampled = _bootstrap if not votes.weighted else _none
+    by_votes = resampled(counts, votes.n, "votes", settings, bootstrap)
+    by_raters = resampled(
         pref.cluster_counts(left, right, votes.outcome, votes.rater, n_systems=k),
         len(np.unique(votes.rater)),
         "assessors",
         settings,
         bootstrap,
     )
-    by_prompts = _bootstrap(
+    by_prompts = resampled(
         pref.cluster_counts(left, right, votes.outcome, votes.prompt, n_systems=k),
         len(np.unique(votes.prompt)),
         "prompts",
         settings,
         bootstrap,
     )
-    robust = pref.sandwich(counts, fit).se
+    robust = pref.sandwich(fit_counts, fit).se
     order = np.argsort(-fit.ratings, kind="stable")
     if by_votes is not None:
         rank_low, rank_high = by_votes.rank_lower, by_votes.rank_upper
@@ -316,6 +355,8 @@ def fitted(votes: Votes, params: Mapping[str, Any], settings: IntervalSettings, 
                 ties=int(ties[s]),
             )
         )
+    if votes.weighted:  # the bootstraps draw votes as independent, equal ones: none holds for weighted votes
+        rows = [unbootstrapped(row, votes.n, common["raters"], common["prompts"]) for row in rows]
     steps = pref.settled(fit)
     adjacent = [
         PreferenceAdjacent(
@@ -338,6 +379,23 @@ def fitted(votes: Votes, params: Mapping[str, Any], settings: IntervalSettings, 
         bias=position_bias(counts, fit_of, anchor, base),
     )
     return Fitted(board, used, fit.ratings, None if by_votes is None else by_votes.samples)
+
+
+#: What the leaderboard's model says of its fit when some votes were drawn by the active allocation.
+WEIGHTED = (
+    "; each vote weighted by the inverse of its sampling probability (Chiang et al. 2024, eq. 7: the active "
+    "allocation's; the others' weight 1), so its intervals are the sandwich estimator's"
+)
+
+
+def unbootstrapped(row: PreferenceRow, votes: int, raters: int, prompts: int) -> PreferenceRow:
+    """``row`` without its bootstrap intervals: a weighted leaderboard has the sandwich's only."""
+    return dataclasses.replace(
+        row,
+        by_votes=no_ci(row.score, votes, "votes"),
+        by_raters=no_ci(row.score, raters, "assessors"),
+        by_prompts=no_ci(row.score, prompts, "prompts"),
+    )
 
 
 def _reason(error: ValueError) -> str:
@@ -381,6 +439,10 @@ def _bootstrap(counts: Any, units: int, unit: str, settings: IntervalSettings, o
     if units < max(settings.min_units, 2):
         return None
     return pref.bootstrap(counts, **options)
+
+
+def _none(*args: Any) -> None:
+    return None
 
 
 def _interval(found: Any, s: int, score: float, units: int, unit: str, settings: IntervalSettings) -> FigureCI:
