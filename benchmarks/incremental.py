@@ -65,6 +65,7 @@ from annotate.models import Assignment, Campaign, Judgment, JudgmentRevision, To
 from annotate.services.campaigns import create_campaign  # noqa: E402
 from annotate.services.judgments import reopen_judgment, save_judgment  # noqa: E402
 from benchmarks._harness import print_result, print_table  # noqa: E402
+from kinds.base import ASSESSOR_SEED, assessor_seed  # noqa: E402
 from kinds.registry import KINDS  # noqa: E402
 from scoring import jobs  # noqa: E402
 from scoring import services as scoring_services  # noqa: E402
@@ -80,6 +81,7 @@ def synthetic_campaign(kind: str, topics: int, assessors: int, seed: int = 0) ->
     judgment and its revision), every topic marked stale."""
     rng = random.Random(seed)
     examples = KINDS[kind].examples
+    kind_data = KINDS[kind].data
     User = get_user_model()
     organiser, _ = User.objects.get_or_create(username="organiser")
     campaign = create_campaign(
@@ -101,7 +103,13 @@ def synthetic_campaign(kind: str, topics: int, assessors: int, seed: int = 0) ->
         judgments = []
         for topic in rows:
             for person in people:
-                payload = copy.deepcopy(dict(rng.choice(examples.payloads)))
+                # cleaned as the assessor's own save cleans it (a kind may fill in what the server knows)
+                payload = kind_data.clean_judgment(
+                    copy.deepcopy(dict(rng.choice(examples.payloads))),
+                    topic.data,
+                    complete=True,
+                    params={**campaign.params, ASSESSOR_SEED: assessor_seed(person.pk, topic.external_id)},
+                )
                 judgments.append(
                     Judgment(
                         topic=topic,

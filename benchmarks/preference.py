@@ -1,4 +1,4 @@
-"""Benchmark: a pairwise-preference leaderboard (stats.preference): interval coverage and cost.
+"""Benchmark: a pairwise-preference leaderboard (kinds.preference.stats): interval coverage and cost.
 
 Coverage. Known strengths: ``--systems`` (10) systems with logits evenly
 spread over [-1, 1], ``--votes`` (3,000) votes per replication, each between
@@ -31,7 +31,7 @@ and is extrapolated to 1,000 (so said in its line); its full-data fit is
 compared with Concord's (``max_difference``, Elo points; scikit-learn stops at
 ``tol=1e-6``).
 
-Active allocation (``stats.preference.active_weights``, Chiang et al. 2024,
+Active allocation (``kinds.preference.stats.active_weights``, Chiang et al. 2024,
 section 5, eq. 9) against uniform allocation, on a sequential run of votes:
 ``--active-systems`` (20) systems with logits evenly spread over [-1.5, 1.5]
 (about the span of the paper's Figure 5 fitted coefficients, 2.5 over 28
@@ -75,7 +75,7 @@ from scipy import special
 
 from benchmarks._harness import measure, print_result, print_table
 from benchmarks.adaptive import sustained
-from stats.preference import (
+from kinds.preference.stats import (
     BOTH_BAD,
     ELO_PER_LOGIT,
     LEFT,

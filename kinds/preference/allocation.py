@@ -24,7 +24,7 @@ from itertools import combinations
 import numpy as np
 import numpy.typing as npt
 
-#: The share of every active draw spread evenly over the pairs (stats.preference.active_weights'
+#: The share of every active draw spread evenly over the pairs (kinds.preference.stats.active_weights'
 #: ``floor``): no pair's probability is below ``FLOOR / pairs``, so no vote weighs more than
 #: ``pairs / FLOOR`` (Chiang et al.'s condition that every probability stays above some epsilon).
 FLOOR = 0.1
@@ -56,7 +56,7 @@ def pair_weights(votes: npt.ArrayLike, expected: npt.ArrayLike, *, floor: float 
     expected score of the pair's first system against the second (a win 1, a tie 1/2), NaN where
     the leaderboard has none (a system without a finite score yet), taken as 1/2: every system
     alike until the votes say otherwise. ``S_a = p (1 - p)``, the variance of one vote's score:
-    stats.preference.active_weights' ``"win-rate"`` target, the one the paper evaluates, read from
+    kinds.preference.stats.active_weights' ``"win-rate"`` target, the one the paper evaluates, read from
     a stored leaderboard (its dispersion factor, common to every pair, cancels out).
 
     >>> pair_weights([20, 4, 20], [0.5, 0.5, 0.5]).round(3).tolist()

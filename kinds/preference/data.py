@@ -56,7 +56,7 @@ from kinds.base import (
 )
 from kinds.preference.allocation import uniform_share
 
-#: The choices of a verdict, in the order of stats.preference's outcome codes (LEFT, RIGHT, TIE, BOTH_BAD).
+#: The choices of a verdict, in the order of kinds.preference.stats' outcome codes (LEFT, RIGHT, TIE, BOTH_BAD).
 CHOICES = ("left", "right", "tie", "both_bad")
 #: The most outputs (systems) of one topic: 190 pairs.
 MAX_OUTPUTS = 20

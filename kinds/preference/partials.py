@@ -2,22 +2,23 @@
 
 A topic's partial is its votes, each (rater, left output, right output, outcome) as the
 verdicts record them, with the topic's systems by position and the raters' names: what the
-counts per ordered pair of systems and outcome (stats.preference.vote_counts) and the cluster
-bootstraps (by rater, by prompt: the topic) need. The merge lays the topics' votes end to end,
-names each system and rater campaign-wide, and fits the leaderboard (stats.preference).
+counts per ordered pair of systems and outcome (kinds.preference.stats.vote_counts) and the
+cluster bootstraps (by rater, by prompt: the topic) need. The merge lays the topics' votes end to
+end, names each system and rater campaign-wide, and fits the leaderboard (kinds.preference.stats).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from annotate.models import Campaign, Topic
+from kinds.preference import stats as pref
 from kinds.preference.data import CHOICES
 from kinds.preference.report import (
     TIE_MODELS,
@@ -34,23 +35,13 @@ from kinds.preference.report import (
     PreferenceTopicReport,
     disagreement_of,
 )
-from kinds.preference.stats import (
-    FIRST,
-    SECOND,
-    SYSTEM_TIE,
-    leaderboard_tau,
-    ordered_differently,
-    self_consistency,
-    system_outcomes,
-)
 from kinds.spec import Disagreement
 from scoring.partials import MergeInput, from_scratch
 from scoring.selectors import JudgmentRow, ReportInput
-from stats import preference as pref
 from stats.intervals import FigureCI, IntervalSettings, interval_settings, no_ci, too_few_ci
-from stats.uncertainty import Interval, fleiss_kappa_units, krippendorff_alpha_units, resample_weights
+from stats.uncertainty import Interval, UnitStatistics, resample_weights
 
-#: The outcome code of each choice (stats.preference: LEFT, RIGHT, TIE, BOTH_BAD).
+#: The outcome code of each choice (kinds.preference.stats: LEFT, RIGHT, TIE, BOTH_BAD).
 OUTCOME = {choice: code for code, choice in enumerate(CHOICES)}
 #: The z of a two-sided 95% interval (the sandwich estimator's).
 Z95 = 1.959963984540054
@@ -115,9 +106,7 @@ def topic_pairs(partial: PreferencePartial) -> list[PreferenceTopicPair]:
     """Each pair of the topic's systems with the people's votes, in the pairs' order."""
     n = len(partial.systems)
     votes = np.array(partial.votes, dtype=np.int64).reshape(-1, 4)
-    first = np.minimum(votes[:, 1], votes[:, 2])
-    second = np.maximum(votes[:, 1], votes[:, 2])
-    outcome = system_outcomes(votes[:, 1], votes[:, 2], votes[:, 3])
+    first, second, outcome = pref.canonical_outcomes(votes[:, 1], votes[:, 2], votes[:, 3], n_systems=n)
     column = np.where(votes[:, 3] == pref.BOTH_BAD, 3, outcome)  # first, second, tie, both bad
     counts = np.zeros((n, n, 4), np.int64)
     np.add.at(counts, (first, second, column), 1)
@@ -149,7 +138,7 @@ def partial_disagreement(partial: PreferencePartial, campaign: Campaign | None =
 @dataclass(frozen=True)
 class Votes:
     """Votes laid end to end over the topics: systems and raters named campaign-wide (sorted), each
-    vote's left and right system, outcome, rater, prompt (topic) and unit (a prompt's pair)."""
+    vote's left and right system, outcome, rater and prompt (topic)."""
 
     systems: list[str]
     raters: list[str]
@@ -158,7 +147,6 @@ class Votes:
     outcome: np.ndarray
     rater: np.ndarray
     prompt: np.ndarray
-    unit: np.ndarray
     #: each vote's weight (PreferencePartial.weights); None: every one 1
     weight: np.ndarray | None = None
 
@@ -171,7 +159,6 @@ class Votes:
             self.outcome[keep],
             self.rater[keep],
             self.prompt[keep],
-            self.unit[keep],
             None if self.weight is None else self.weight[keep],
         )
 
@@ -197,8 +184,6 @@ def gather(partials: Sequence[PreferencePartial], *, judges: bool) -> Votes:
             continue
         local_systems = np.array([system_index[s] for s in p.systems], dtype=np.int64)
         local_raters = np.array([rater_index[r] for r in (p.judges if judges else p.raters)], dtype=np.int64)
-        low, high = np.minimum(rows[:, 1], rows[:, 2]), np.maximum(rows[:, 1], rows[:, 2])
-        width = len(p.systems)
         columns.append(
             np.column_stack(
                 [
@@ -207,11 +192,10 @@ def gather(partials: Sequence[PreferencePartial], *, judges: bool) -> Votes:
                     rows[:, 3],
                     local_raters[rows[:, 0]],
                     np.full(len(rows), t),
-                    t * 1000 + low * width + high,  # a unit per prompt and pair (width <= 20 outputs)
                 ]
             )
         )
-    table = np.concatenate(columns) if columns else np.zeros((0, 6), np.int64)
+    table = np.concatenate(columns) if columns else np.zeros((0, 5), np.int64)
     weights = [
         np.asarray(
             (p.judge_weights if judges else p.weights) or np.ones(len(p.judge_votes if judges else p.votes) // 4)
@@ -219,7 +203,7 @@ def gather(partials: Sequence[PreferencePartial], *, judges: bool) -> Votes:
         for p in partials
     ]
     weight = np.concatenate(weights).astype(np.float64) if weights else np.zeros(0)
-    return Votes(systems, names, *(table[:, k].copy() for k in range(6)), weight if (weight != 1).any() else None)
+    return Votes(systems, names, *(table[:, k].copy() for k in range(5)), weight if (weight != 1).any() else None)
 
 
 def merge(given: MergeInput, partials: Sequence[PreferencePartial]) -> PreferenceCampaignReport:
@@ -229,7 +213,7 @@ def merge(given: MergeInput, partials: Sequence[PreferencePartial]) -> Preferenc
     people = gather(partials, judges=False)
     theirs = fitted(people, params, settings, who="people")
     board = theirs.board
-    alpha, fleiss, paired = agreement(people, settings)
+    alpha, fleiss, paired, consistency = agreement(people, settings)
     judged = gather(partials, judges=True)
     judges = [judge_board(judged, k, theirs, params, settings) for k in range(len(judged.raters))]
     return PreferenceCampaignReport(
@@ -240,7 +224,7 @@ def merge(given: MergeInput, partials: Sequence[PreferencePartial]) -> Preferenc
         alpha=alpha,
         fleiss=fleiss,
         units_paired=paired,
-        consistency=consistency(people),
+        consistency=consistency,
         model_judges=judges,
     )
 
@@ -254,32 +238,112 @@ def campaign_report(input: ReportInput) -> PreferenceCampaignReport:
 
 @dataclass(frozen=True)
 class Fitted:
-    """A leaderboard with the arrays a judge's comparison reads: the systems it rates (indices
-    into the campaign's), their ratings and the vote bootstrap's rounds (None: no fit)."""
+    """A leaderboard with what a judge's comparison reads: the systems it rates (indices into the
+    campaign's) and its fit, as the bootstrap over votes when there is one (None: no fit)."""
 
     board: PreferenceBoard
     used: np.ndarray
-    ratings: np.ndarray | None
-    samples: np.ndarray | None
+    result: pref.BootstrapIntervals | pref.PreferenceFit | None
 
 
 def leaderboard(votes: Votes, params: Mapping[str, Any], settings: IntervalSettings, *, who: str) -> PreferenceBoard:
     return fitted(votes, params, settings, who=who).board
 
 
-def fitted(votes: Votes, params: Mapping[str, Any], settings: IntervalSettings, *, who: str) -> Fitted:
-    """The leaderboard of ``votes`` over the systems they rate (docs/methods.md, "Preference leaderboards")."""
-    tie_model = params.get("tie_model") or "half"
-    model = "davidson" if tie_model == "davidson" else "bradley-terry"
-    fit_of = pref.davidson if model == "davidson" else pref.bradley_terry
+class Spread(NamedTuple):
+    """A leaderboard's intervals, per system in the board's order: its score's 95% intervals by
+    votes, raters and prompts, and its joint rank interval (None: no band, each system's own rank)."""
+
+    by_votes: list[FigureCI]
+    by_raters: list[FigureCI]
+    by_prompts: list[FigureCI]
+    rank_low: list[int] | None
+    rank_high: list[int] | None
+
+
+def fitted(
+    votes: Votes, params: Mapping[str, Any], settings: IntervalSettings, *, who: str, seed: int | None = None
+) -> Fitted:
+    """The leaderboard of ``votes`` over the systems they rate (docs/methods.md, "Preference
+    leaderboards"); its bootstraps seeded with ``seed`` (None: the campaign's)."""
     used = np.unique(np.concatenate([votes.left, votes.right]))
     names = [votes.systems[k] for k in used.tolist()]
     k = len(used)
     local = np.full(len(votes.systems), -1, np.int64)
     local[used] = np.arange(k)
     left, right = local[votes.left], local[votes.right]
-    # stats.preference counts two systems or more; fewer have no pair to count
+    # vote_counts counts two systems or more; fewer have no pair to count
     counts = pref.vote_counts(left, right, votes.outcome, n_systems=k) if k >= 2 else np.zeros((k, k, 4), np.int64)
+    raters, prompts = len(np.unique(votes.rater)), len(np.unique(votes.prompt))
+    found: list[Any] = [None]
+
+    def spread(fit: pref.PreferenceFit) -> Spread:
+        options = dict(
+            model=fit.model,
+            anchor=fit.anchor,
+            base=fit.base,
+            resamples=settings.resamples,
+            seed=settings.seed if seed is None else seed,
+        )
+        by_votes = _bootstrap(counts, votes.n, settings, options)
+        by_raters = _bootstrap(
+            pref.cluster_counts(left, right, votes.outcome, votes.rater, n_systems=k), raters, settings, options
+        )
+        by_prompts = _bootstrap(
+            pref.cluster_counts(left, right, votes.outcome, votes.prompt, n_systems=k), prompts, settings, options
+        )
+        found[0] = by_votes
+        scores = fit.ratings.tolist()
+        return Spread(
+            [_interval(by_votes, s, score, votes.n, "votes") for s, score in enumerate(scores)],
+            [_interval(by_raters, s, score, raters, "assessors") for s, score in enumerate(scores)],
+            [_interval(by_prompts, s, score, prompts, "prompts") for s, score in enumerate(scores)],
+            None if by_votes is None else by_votes.rank_lower.tolist(),
+            None if by_votes is None else by_votes.rank_upper.tolist(),
+        )
+
+    weighted = pref.weighted_counts(left, right, votes.outcome, votes.weight, n_systems=k) if votes.weighted else None
+    board, fit = board_of(
+        counts,
+        names,
+        params,
+        settings,
+        who=who,
+        votes=votes.n,
+        raters=raters,
+        prompts=prompts,
+        spread=spread,
+        weighted=weighted,
+    )
+    return Fitted(board, used, fit if found[0] is None else found[0])
+
+
+def board_of(
+    counts: np.ndarray,
+    names: list[str],
+    params: Mapping[str, Any],
+    settings: IntervalSettings,
+    *,
+    who: str,
+    votes: int,
+    raters: int,
+    prompts: int,
+    spread: Callable[[pref.PreferenceFit], Spread],
+    weighted: pref.WeightedCounts | None = None,
+) -> tuple[PreferenceBoard, pref.PreferenceFit | None]:
+    """The leaderboard of ``counts`` (kinds.preference.stats.vote_counts over ``names``) with every
+    point figure computed from them (the fit, the sandwich, the settled pairs, the position bias)
+    and the intervals that need the votes themselves from ``spread(fit)``; and the fit (None: none).
+
+    ``weighted``: the same votes weighted by the inverse of their sampling probability
+    (kinds.preference.stats.weighted_counts), given when some vote's weight is not 1: the fit and
+    its sandwich errors are then of those (Chiang et al. 2024, eq. 7), the model says so
+    (:data:`WEIGHTED`), and the bootstraps are none (they draw votes as independent, equal ones),
+    so ``spread`` is not called; the win rates, the tallies and the position bias stay the votes'
+    as cast."""
+    tie_model = params.get("tie_model") or "half"
+    fit_of = pref.davidson if tie_model == "davidson" else pref.bradley_terry
+    k = len(names)
     both = counts + counts.transpose(1, 0, 2)[:, :, [1, 0, 2, 3]]  # i's votes against j, as if on the left
     games = both.sum(axis=2)
     anchor_name = params.get("anchor") or ""
@@ -287,12 +351,12 @@ def fitted(votes: Votes, params: Mapping[str, Any], settings: IntervalSettings, 
     base = float(params.get("anchor_rating", 1000.0))
     common = dict(
         who=who,
-        model=TIE_MODELS[tie_model] + (WEIGHTED if votes.weighted else ""),
+        model=TIE_MODELS[tie_model] + (WEIGHTED if weighted is not None else ""),
         anchor=anchor_name if anchor is not None else "",
         base=base,
-        votes=votes.n,
-        raters=len(np.unique(votes.rater)),
-        prompts=len(np.unique(votes.prompt)),
+        votes=votes,
+        raters=raters,
+        prompts=prompts,
         systems=names,
         games=games.tolist(),
         win_rates=(pref.win_rates(counts) if k >= 2 else np.full((k, k), np.nan)).tolist(),
@@ -300,41 +364,18 @@ def fitted(votes: Votes, params: Mapping[str, Any], settings: IntervalSettings, 
     wins, losses = both[:, :, 0].sum(axis=1), both[:, :, 1].sum(axis=1)
     ties = both[:, :, 2:].sum(axis=(1, 2))
     if k < 2:
-        return Fitted(
-            _unfitted(common, "fewer than two systems have votes", names, wins, losses, ties), used, None, None
-        )
-    # actively drawn votes weigh the inverse of their probability (vote_weights): the fit on the weighted
-    # counts, whose standard errors are the sandwich's (stats.preference.weighted_counts)
-    fit_counts = (
-        pref.weighted_counts(left, right, votes.outcome, votes.weight, n_systems=k) if votes.weighted else counts
-    )
+        return _unfitted(common, "fewer than two systems have votes", names, wins, losses, ties), None
+    fit_counts = counts if weighted is None else weighted
     try:
         fit = fit_of(fit_counts, anchor=anchor, base=base)
     except ValueError as error:
-        return Fitted(_unfitted(common, _reason(error), names, wins, losses, ties), used, None, None)
-    bootstrap = dict(model=model, anchor=anchor, base=base, resamples=settings.resamples, seed=settings.seed)
-    resampled = _bootstrap if not votes.weighted else _none
-    by_votes = resampled(counts, votes.n, "votes", settings, bootstrap)
-    by_raters = resampled(
-        pref.cluster_counts(left, right, votes.outcome, votes.rater, n_systems=k),
-        len(np.unique(votes.rater)),
-        "assessors",
-        settings,
-        bootstrap,
-    )
-    by_prompts = resampled(
-        pref.cluster_counts(left, right, votes.outcome, votes.prompt, n_systems=k),
-        len(np.unique(votes.prompt)),
-        "prompts",
-        settings,
-        bootstrap,
-    )
+        return _unfitted(common, _reason(error), names, wins, losses, ties), None
+    bands = spread(fit) if weighted is None else unbootstrapped(fit, votes, raters, prompts)
     robust = pref.sandwich(fit_counts, fit).se
     order = np.argsort(-fit.ratings, kind="stable")
-    if by_votes is not None:
-        rank_low, rank_high = by_votes.rank_lower, by_votes.rank_upper
-    else:  # no band: each system's own rank, none joint
-        rank_low = rank_high = np.argsort(order) + 1
+    own = (np.argsort(order) + 1).tolist()  # no band: each system's own rank, none joint
+    rank_low = own if bands.rank_low is None else bands.rank_low
+    rank_high = own if bands.rank_high is None else bands.rank_high
     rows = []
     for rank, s in enumerate(order.tolist(), start=1):
         score = float(fit.ratings[s])
@@ -345,18 +386,16 @@ def fitted(votes: Votes, params: Mapping[str, Any], settings: IntervalSettings, 
                 rank_low=int(rank_low[s]),
                 rank_high=int(rank_high[s]),
                 score=score,
-                by_votes=_interval(by_votes, s, score, votes.n, "votes", settings),
-                by_raters=_interval(by_raters, s, score, common["raters"], "assessors", settings),
-                by_prompts=_interval(by_prompts, s, score, common["prompts"], "prompts", settings),
-                sandwich=_analytic(score, float(robust[s]), votes.n, settings),
+                by_votes=bands.by_votes[s],
+                by_raters=bands.by_raters[s],
+                by_prompts=bands.by_prompts[s],
+                sandwich=_analytic(score, float(robust[s]), votes, settings),
                 votes=int(games[s].sum()),
                 wins=int(wins[s]),
                 losses=int(losses[s]),
                 ties=int(ties[s]),
             )
         )
-    if votes.weighted:  # the bootstraps draw votes as independent, equal ones: none holds for weighted votes
-        rows = [unbootstrapped(row, votes.n, common["raters"], common["prompts"]) for row in rows]
     steps = pref.settled(fit)
     adjacent = [
         PreferenceAdjacent(
@@ -378,7 +417,7 @@ def fitted(votes: Votes, params: Mapping[str, Any], settings: IntervalSettings, 
         adjacent=adjacent,
         bias=position_bias(counts, fit_of, anchor, base),
     )
-    return Fitted(board, used, fit.ratings, None if by_votes is None else by_votes.samples)
+    return board, fit
 
 
 #: What the leaderboard's model says of its fit when some votes were drawn by the active allocation.
@@ -388,13 +427,15 @@ WEIGHTED = (
 )
 
 
-def unbootstrapped(row: PreferenceRow, votes: int, raters: int, prompts: int) -> PreferenceRow:
-    """``row`` without its bootstrap intervals: a weighted leaderboard has the sandwich's only."""
-    return dataclasses.replace(
-        row,
-        by_votes=no_ci(row.score, votes, "votes"),
-        by_raters=no_ci(row.score, raters, "assessors"),
-        by_prompts=no_ci(row.score, prompts, "prompts"),
+def unbootstrapped(fit: pref.PreferenceFit, votes: int, raters: int, prompts: int) -> Spread:
+    """A weighted leaderboard's intervals: none but the sandwich's, no rank band."""
+    scores = fit.ratings.tolist()
+    return Spread(
+        [no_ci(score, votes, "votes") for score in scores],
+        [no_ci(score, raters, "assessors") for score in scores],
+        [no_ci(score, prompts, "prompts") for score in scores],
+        None,
+        None,
     )
 
 
@@ -433,19 +474,15 @@ def _unfitted(common: dict, problem: str, names: list[str], wins, losses, ties) 
     )
 
 
-def _bootstrap(counts: Any, units: int, unit: str, settings: IntervalSettings, options: dict) -> Any:
-    """``stats.preference.bootstrap`` over ``units`` (votes, raters, prompts); None below the
+def _bootstrap(counts: Any, units: int, settings: IntervalSettings, options: dict) -> Any:
+    """``kinds.preference.stats.bootstrap`` over ``units`` (votes, raters, prompts); None below the
     campaign's minimum of units for an interval, or with fewer than two clusters."""
     if units < max(settings.min_units, 2):
         return None
     return pref.bootstrap(counts, **options)
 
 
-def _none(*args: Any) -> None:
-    return None
-
-
-def _interval(found: Any, s: int, score: float, units: int, unit: str, settings: IntervalSettings) -> FigureCI:
+def _interval(found: Any, s: int, score: float, units: int, unit: str) -> FigureCI:
     if found is None:
         return too_few_ci(score, units, unit)
     return FigureCI(score, float(found.lower[s]), float(found.upper[s]), units=units, unit=unit, method="bootstrap")
@@ -475,59 +512,58 @@ def position_bias(counts: np.ndarray, fit_of: Any, anchor: int | None, base: flo
 # -- agreement, consistency, judges --------------------------------------------------------------
 
 
-def _first_verdicts(votes: Votes) -> Votes:
-    """Each rater's first verdict of each unit (their repeats are for :func:`consistency`)."""
-    if not votes.n:
-        return votes
-    _, first = np.unique(np.column_stack([votes.rater, votes.unit]), axis=0, return_index=True)
-    return votes.only(np.sort(first))
-
-
-def agreement(votes: Votes, settings: IntervalSettings) -> tuple[FigureCI, PreferenceFleiss, int]:
+def agreement(
+    votes: Votes, settings: IntervalSettings
+) -> tuple[FigureCI, PreferenceFleiss, int, list[PreferenceConsistency]]:
     """Krippendorff's alpha (nominal) and Fleiss' kappa over the three outcomes, a unit each prompt's
-    pair of systems, one verdict per rater and unit; Fleiss' over the units with the commonest
-    number of raters (two or more: it needs the same number on every unit).
-
-    Which system of a pair is "first" is arbitrary, and the chance agreement both figures correct
-    for would depend on it (with the stronger system always first, "first better" is most verdicts,
-    and agreement that it is looks like chance). So every unit is counted both ways round, as
-    itself and as its mirror (first and second swapped): the outcomes' shares are then the same
-    whichever system is called first, and each unit's own agreement is unchanged. The bootstrap
-    draws a unit and its mirror together (one weight for both), over the units themselves."""
+    pair of systems, one verdict per rater and unit, every unit counted as itself and as its mirror
+    (kinds.preference.stats.rater_agreement: so the figures do not depend on which system of a pair
+    is numbered first), the units judged twice or more; and each rater who judged a prompt's pair
+    twice or more: how often their repeats agree with their first verdict on it, with Wilson's
+    interval. The bootstrap draws a unit and its mirror together (one weight for both), over the
+    units themselves."""
     nan = float("nan")
-    once = _first_verdicts(votes)
-    outcome = system_outcomes(once.left, once.right, once.outcome)
-    units, unit_index = np.unique(once.unit, return_inverse=True)
-    unit_index = unit_index.ravel()
-    counts = np.zeros((len(units), 3), np.int64)
-    np.add.at(counts, (unit_index, outcome), 1)
-    raters_per_unit = counts.sum(axis=1)
-    paired = raters_per_unit >= 2
-    n_paired = int(paired.sum())
-    if n_paired == 0:
-        return no_ci(nan, 0, UNIT), PreferenceFleiss(nan, 0, 0, no_ci(nan, 0, UNIT)), 0
-    keep = paired[unit_index]
-    raters, rater_index = np.unique(once.rater[keep], return_inverse=True)
-    columns = np.unique(unit_index[keep], return_inverse=True)[1].ravel()
-    data = np.full((len(raters), n_paired), np.nan)
-    data[rater_index.ravel(), columns] = outcome[keep]
-    mirrored = np.concatenate(
-        [data, np.where(np.isnan(data), np.nan, MIRROR[np.nan_to_num(data).astype(np.int64)])], axis=1
+    none = no_ci(nan, 0, UNIT), PreferenceFleiss(nan, 0, 0, no_ci(nan, 0, UNIT)), 0
+    if not votes.n:
+        return *none, []
+    found = pref.rater_agreement(
+        votes.left, votes.right, votes.outcome, votes.rater, votes.prompt, n_systems=len(votes.systems)
     )
-    alpha = _paired_interval(krippendorff_alpha_units(mirrored, level="nominal"), n_paired, settings)
-    sizes, times = np.unique(raters_per_unit[paired], return_counts=True)
-    m = int(sizes[np.lexsort((sizes, times))[-1]])  # the commonest number of raters (ties: the larger)
-    table = counts[raters_per_unit == m]
-    stats = fleiss_kappa_units(np.concatenate([table, table[:, MIRROR]]))
-    fleiss = PreferenceFleiss(float(stats.value), len(table), m, _paired_interval(stats, len(table), settings))
-    return alpha, fleiss, n_paired
+    consistency = consistency_rows(votes.raters, found.consistency)
+    if found.pairable == 0:
+        return *none, consistency
+    alpha = _paired_interval(found.krippendorff, found.pairable, settings)
+    kappa = found.fleiss
+    fleiss = PreferenceFleiss(
+        kappa.value, found.fleiss_units, found.fleiss_raters, _paired_interval(kappa, found.fleiss_units, settings)
+    )
+    return alpha, fleiss, found.pairable, consistency
 
 
-#: An outcome with the pair's first and second system swapped.
-MIRROR = np.array([SECOND, FIRST, SYSTEM_TIE], dtype=np.int64)
+def consistency_rows(names: Sequence[str], found: pref.SelfConsistency) -> list[PreferenceConsistency]:
+    """The report's rows of the raters (``found.rater``: indices into ``names``) who repeated a unit."""
+    return [
+        PreferenceConsistency(
+            names[r],
+            int(found.units[k]),
+            int(found.repeats[k]),
+            int(found.agree[k]),
+            float(found.share[k]),
+            FigureCI(
+                float(found.share[k]),
+                float(found.lower[k]),
+                float(found.upper[k]),
+                units=int(found.repeats[k]),
+                unit="repeats",
+                method="analytic",
+            ),
+        )
+        for k, r in enumerate(found.rater.tolist())
+        if found.repeats[k]
+    ]
 
 
-def _paired_interval(stats: Any, units: int, settings: IntervalSettings) -> FigureCI:
+def _paired_interval(stats: UnitStatistics, units: int, settings: IntervalSettings) -> FigureCI:
     """The bootstrap interval of statistics over ``units`` units followed by their mirrors, a unit
     and its mirror drawn together, over ``units``."""
     if units < settings.min_units:
@@ -537,44 +573,48 @@ def _paired_interval(stats: Any, units: int, settings: IntervalSettings) -> Figu
     return dataclasses.replace(found, units=units)
 
 
-def consistency(votes: Votes) -> list[PreferenceConsistency]:
-    """Each rater who judged a prompt's pair twice or more: how often their verdicts on it agree."""
-    outcome = system_outcomes(votes.left, votes.right, votes.outcome)
-    found = self_consistency(votes.rater, votes.unit, outcome, n_raters=len(votes.raters))
-    return [
-        PreferenceConsistency(name, int(found.units[k]), int(found.pairs[k]), found.same[k] / found.pairs[k])
-        for k, name in enumerate(votes.raters)
-        if found.units[k]
-    ]
-
-
 def judge_board(
     judged: Votes, k: int, theirs: Fitted, params: Mapping[str, Any], settings: IntervalSettings
 ) -> PreferenceJudge:
     """Model judge ``k``'s leaderboard, and Kendall's tau between it and the people's (``theirs``)
-    over the systems both rate, with the interval of the taus of their bootstrap rounds paired."""
+    over the systems both rate, with the interval of the taus of their bootstrap rounds paired
+    (kinds.preference.stats.compare_leaderboards). The judge's bootstraps are seeded apart from the
+    people's (the campaign's seed + 1 + ``k``): paired rounds must be independent draws, and the
+    same seed would draw the two vote tables' resamples from one stream."""
     name = judged.raters[k]
     own = judged.only(judged.rater == k)
-    mine = fitted(own, params, settings, who=name)
-    repeats = next(iter(consistency(own)), None)
+    mine = fitted(own, params, settings, who=name, seed=settings.seed + 1 + k)
+    repeats = next(iter(agreement(own, settings)[3]), None)  # one rater: no agreement, its consistency
+    return beside(name, mine, theirs, repeats)
+
+
+def beside(
+    name: str,
+    mine: Fitted,
+    theirs: Fitted,
+    repeats: PreferenceConsistency | None,
+    interval: Callable[[float, int], FigureCI] | None = None,
+) -> PreferenceJudge:
+    """Model judge ``name``'s leaderboard (``mine``) beside the people's (``theirs``): Kendall's tau
+    over the systems both rate with the interval of their paired bootstrap rounds, or
+    ``interval(tau, systems)`` when given (the running sums: the last full merge's bounds)."""
     nan = float("nan")
-    if mine.ratings is None or theirs.ratings is None:
+    if mine.result is None or theirs.result is None:
         return PreferenceJudge(name, mine.board, no_ci(nan, 0, "systems"), 0, [], repeats)
     my_names, their_names = mine.board.systems, theirs.board.systems
     place = {system: k for k, system in enumerate(their_names)}
     shared = [system for system in my_names if system in place]
-    a = np.array([my_names.index(system) for system in shared], dtype=np.int64)
-    b = np.array([place[system] for system in shared], dtype=np.int64)
-    tau = leaderboard_tau(
-        theirs.ratings[b],
-        mine.ratings[a],
-        first_samples=None if theirs.samples is None else theirs.samples[:, b],
-        second_samples=None if mine.samples is None else mine.samples[:, a],
+    found = pref.compare_leaderboards(
+        theirs.result,
+        mine.result,
+        systems=[place[system] for system in shared],
+        other_systems=[my_names.index(system) for system in shared],
     )
-    figure = (
-        FigureCI(tau.value, tau.low, tau.high, units=len(shared), unit="systems", method="bootstrap")
-        if tau.rounds >= 2
-        else no_ci(tau.value, len(shared), "systems")
-    )
-    differing = [[shared[i], shared[j]] for i, j in ordered_differently(theirs.ratings[b], mine.ratings[a])]
+    if interval is not None:
+        figure = interval(found.tau, len(shared))
+    elif found.rounds >= 2:
+        figure = FigureCI(found.tau, found.lower, found.upper, units=len(shared), unit="systems", method="bootstrap")
+    else:
+        figure = no_ci(found.tau, len(shared), "systems")
+    differing = [[shared[i], shared[j]] for i, j in zip(found.first.tolist(), found.second.tolist())]
     return PreferenceJudge(name, mine.board, figure, len(shared), differing, repeats)

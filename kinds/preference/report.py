@@ -142,19 +142,23 @@ class PreferenceFleiss:
 
 @dataclass(frozen=True)
 class PreferenceConsistency:
-    """A rater's agreement with themselves: ``units`` (a prompt's pair) judged twice or more, the
-    ``pairs`` of their verdicts on those units and the share of them that agree."""
+    """A rater's agreement with themselves: ``units`` (a prompt's pair) judged twice or more, their
+    ``repeats`` of those units (every verdict after the first), the repeats that ``agree`` with their
+    first verdict on the unit, their ``share`` and its Wilson interval (``ci``, over the repeats)."""
 
     rater: str
     units: int
-    pairs: int
+    repeats: int
+    agree: int
     share: Figure
+    ci: FigureCI
 
 
 @dataclass(frozen=True)
 class PreferenceJudge:
     """A model judge's leaderboard beside the people's: Kendall's tau between them over the systems
-    both rate (with its bootstrap interval) and the pairs of systems they order differently."""
+    both rate (with its bootstrap interval) and the pairs of systems they order differently (the
+    people's higher first; the largest difference in the people's scores first)."""
 
     judge: str
     board: PreferenceBoard

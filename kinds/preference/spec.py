@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from kinds.preference import active, adjudication, analyses, demo, exports, importers, partials, report
+from kinds.preference import active, adjudication, analyses, demo, exports, importers, partials, report, sums
 from kinds.preference.data import PreferenceKind, judge_context
 from kinds.preference.examples import EXAMPLES
-from kinds.spec import Adjudication, Exports, JudgePage, KindSpec, Reports, Upload, UploadFile
+from kinds.spec import Adjudication, Exports, JudgePage, KindSpec, Reports, RunningSums, Upload, UploadFile
 
 SPEC = KindSpec(
     data=PreferenceKind(),
@@ -24,6 +24,7 @@ SPEC = KindSpec(
         template="preference/report.html",
         topic_template="preference/topic_report.html",
         model_judges=True,
+        sums=RunningSums(type=sums.PreferenceSums, contribution=sums.contribution, refresh=sums.refresh),
     ),
     exports=Exports(
         formats=exports.EXPORTS,

@@ -27,12 +27,12 @@ from annotate.services.members import add_member
 from concord.errors import InvalidInput
 from kinds.base import assessor_seed
 from kinds.preference import active
+from kinds.preference import stats as pref
 from kinds.preference.allocation import draw, pair_key, pair_weights, uniform_share
 from kinds.preference.data import pair_ids, sides
 from kinds.preference.partials import WEIGHTED, campaign_report, gather, topic_partial
 from scoring import services as scoring_services
 from scoring.selectors import report_input
-from stats import preference as pref
 
 SYSTEMS = ["sys-alpha", "sys-beta", "sys-gamma", "sys-delta"]
 
@@ -51,7 +51,7 @@ def random_counts(seed: int, k: int) -> np.ndarray:
 @pytest.mark.parametrize("fit_of", [pref.bradley_terry, pref.davidson])
 def test_pair_weights_from_a_stored_leaderboard_equal_active_weights(fit_of):
     """What the report stores (votes per pair, predicted win probabilities) gives the probabilities
-    stats.preference.active_weights computes from the counts and the fit."""
+    kinds.preference.stats.active_weights computes from the counts and the fit."""
     counts = random_counts(3, 5)
     fit = fit_of(counts)
     wanted = pref.active_weights(counts, fit, target="win-rate", floor=0.1)
@@ -214,7 +214,7 @@ def rebuild(campaign: Campaign) -> None:
 
 @pytestmark_db
 def test_each_drawn_vote_weighs_the_inverse_of_its_probability_in_the_fit(people):
-    """The leaderboard's fit is stats.preference's Bradley-Terry fit of the votes weighted by 1 / P
+    """The leaderboard's fit is kinds.preference.stats' Bradley-Terry fit of the votes weighted by 1 / P
     (P read here from the assignments), imported battles and uniform votes at weight 1; its
     intervals are the sandwich's; the stored report then drives the next draw as active_weights
     would from the same counts and fit."""

@@ -1,4 +1,4 @@
-"""The preference campaign report from partials: the leaderboard is stats.preference's fit of
+"""The preference campaign report from partials: the leaderboard is kinds.preference.stats' fit of
 the votes as recorded (sides included), agreement does not depend on which system of a pair is
 called first, and each model judge's leaderboard stands beside the people's."""
 
@@ -7,10 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from kinds.preference import stats as pref
 from kinds.preference.partials import PreferencePartial, agreement, gather, merge
-from kinds.preference.stats import system_outcomes
 from scoring.partials import MergeInput
-from stats import preference as pref
 from stats.intervals import interval_settings
 
 
@@ -109,8 +108,3 @@ def test_a_model_judges_leaderboard_stands_beside_the_peoples_with_kendalls_tau(
     ]
     assert judge.consistency is not None and judge.consistency.units == 3
     assert report.votes == gather(people, judges=False).n  # the judge's votes are not the people's
-
-
-def test_system_outcomes_count_a_win_for_the_system_not_the_side():
-    # the same vote, gamma over alpha, shown either way round
-    assert system_outcomes([2, 0], [0, 2], [0, 1]).tolist() == [1, 1]

@@ -1,5 +1,7 @@
-"""stats.preference against reference fits: choix and statsmodels for Bradley-Terry, a direct
-minimisation of Davidson's likelihood, statsmodels' robust covariances for the sandwich."""
+"""kinds.preference.stats against reference fits: choix and statsmodels for Bradley-Terry, a direct
+minimisation of Davidson's likelihood, statsmodels' robust covariances for the sandwich; the raters'
+agreement against the krippendorff package and statsmodels; two leaderboards against scipy's
+kendalltau."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ import pytest
 import statsmodels.api as sm
 from scipy import optimize
 
-from stats.preference import (
+from kinds.preference.stats import (
     BOTH_BAD,
     ELO_PER_LOGIT,
     EVEN,
@@ -18,6 +20,7 @@ from stats.preference import (
     RIGHT,
     SECOND,
     TIE,
+    PreferenceFit,
     WeightedCounts,
     active_weights,
     bootstrap,
@@ -440,6 +443,10 @@ def rated_votes(seed, *, prompts=30, raters=6, per_unit=3, repeats=40, k=4):
 
 
 def test_rater_agreement_equals_krippendorff_and_statsmodels():
+    """Both coefficients count every unit as itself and as its mirror (first and second system
+    swapped), so the references are given the reliability data with each unit's mirror beside it:
+    the values differ from those of the units alone, whose chance agreement depends on which
+    system of each pair is numbered first."""
     import krippendorff
     from statsmodels.stats.inter_rater import fleiss_kappa
 
@@ -455,12 +462,34 @@ def test_rater_agreement_equals_krippendorff_and_statsmodels():
     data = np.full((6, len(units)), np.nan)
     for (unit, r), code in first_seen.items():
         data[r, units.index(unit)] = code
+    mirror = np.where(np.isnan(data), np.nan, np.choose(np.nan_to_num(data).astype(int), [1, 0, 2]))
+    both = np.concatenate([data, mirror], axis=1)
     assert result.units == len(units) == 30 and result.pairable == 30
-    assert abs(result.krippendorff.value - krippendorff.alpha(data, level_of_measurement="nominal")) < 1e-9
+    assert abs(result.krippendorff.value - krippendorff.alpha(both, level_of_measurement="nominal")) < 1e-9
     # every unit has three raters: statsmodels' Fleiss on the units x categories counts
-    table = np.stack([(data == c).sum(axis=0) for c in range(3)], axis=1)
-    assert (table.sum(axis=1) == 3).all()
+    table = np.stack([(both == c).sum(axis=0) for c in range(3)], axis=1)
+    assert (table.sum(axis=1) == 3).all() and result.fleiss_units == 30 and result.fleiss_raters == 3
     assert abs(result.fleiss.value - fleiss_kappa(table, method="fleiss")) < 1e-9
+    # the same votes with the systems numbered the other way round: the same coefficients
+    flipped = rater_agreement(3 - left, 3 - right, outcome, raters, prompts, n_systems=4)
+    assert abs(flipped.krippendorff.value - result.krippendorff.value) < 1e-12
+    assert abs(flipped.fleiss.value - result.fleiss.value) < 1e-12
+
+
+def test_fleiss_kappa_is_over_the_units_with_the_commonest_number_of_raters():
+    # three units of 2 raters, one of 3: Fleiss' kappa over the three (and their mirrors)
+    from statsmodels.stats.inter_rater import fleiss_kappa
+
+    left = [0, 0, 0, 1, 0, 0, 0, 0, 1]
+    right = [1, 1, 1, 0, 1, 1, 1, 1, 0]
+    outcome = [LEFT, LEFT, RIGHT, RIGHT, LEFT, TIE, LEFT, LEFT, LEFT]
+    raters = [0, 1, 0, 1, 0, 1, 0, 1, 2]
+    prompts = [0, 0, 1, 1, 2, 2, 3, 3, 3]
+    result = rater_agreement(left, right, outcome, raters, prompts, n_systems=2)
+    assert (result.fleiss_units, result.fleiss_raters, result.pairable) == (3, 2, 4)
+    table = np.array([[2, 0, 0], [1, 1, 0], [1, 0, 1]])  # prompts 0, 1 (split, sides swapped), 2 (a tie)
+    expected = fleiss_kappa(np.concatenate([table, table[:, [1, 0, 2]]]), method="fleiss")
+    assert abs(result.fleiss.value - expected) < 1e-12
 
 
 def test_canonical_outcomes_do_not_depend_on_the_sides_shown():
@@ -537,6 +566,40 @@ def test_compare_leaderboards_against_scipy_and_by_hand():
         assert c.other_settled[m] == (lo > 0 or hi < 0)
 
 
+def test_compare_leaderboards_over_the_shared_systems():
+    """A judge that rated four of the people's five systems: the comparison over those four, in
+    the people's order, equals the comparison of the two leaderboards cut to them."""
+    from scipy.stats import kendalltau
+
+    rng = np.random.default_rng(31)
+    n = 3000
+    left = rng.integers(0, 5, n)
+    right = (left + rng.integers(1, 5, n)) % 5
+    theta = np.linspace(-1, 1, 5)
+    people_votes = np.where(rng.random(n) < 1 / (1 + np.exp(-(theta[left] - theta[right]))), LEFT, RIGHT)
+    people = bootstrap(vote_counts(left, right, people_votes, n_systems=5), resamples=60, seed=1)
+    # the judge's systems 0..3 are the people's 4, 2, 1, 3 (the people's system 0 it never saw)
+    mine = np.array([4, 2, 1, 3])
+    jl = rng.integers(0, 4, n)
+    jr = (jl + rng.integers(1, 4, n)) % 4
+    judge_theta = theta[mine] + np.array([0, 0.7, 0, 0])  # people's 2 above their 3
+    judge_votes = np.where(rng.random(n) < 1 / (1 + np.exp(-(judge_theta[jl] - judge_theta[jr]))), LEFT, RIGHT)
+    judge = bootstrap(vote_counts(jl, jr, judge_votes, n_systems=4), resamples=60, seed=2)
+    shared = [1, 2, 3, 4]  # the people's systems the judge rated
+    c = compare_leaderboards(people, judge, systems=shared, other_systems=[2, 1, 3, 0])
+    a, b = people.fit.ratings[shared], judge.fit.ratings[[2, 1, 3, 0]]
+    assert abs(c.tau - kendalltau(a, b).statistic) < 1e-12
+    per_round = [kendalltau(x, y).statistic for x, y in zip(people.samples[:, shared], judge.samples[:, [2, 1, 3, 0]])]
+    lower, upper = np.quantile(per_round, [0.025, 0.975])
+    assert c.rounds == 60 and abs(c.lower - lower) < 1e-12 and abs(c.upper - upper) < 1e-12
+    expected = {(i, j) for i in range(4) for j in range(4) if a[i] > a[j] and b[i] < b[j]}
+    assert set(zip(c.first.tolist(), c.second.tolist())) == expected and len(expected) >= 1
+    # a fit without a bootstrap: the tau and the pairs, no interval, nothing settled
+    alone = compare_leaderboards(people.fit, judge, systems=shared, other_systems=[2, 1, 3, 0])
+    assert isinstance(people.fit, PreferenceFit) and alone.tau == c.tau and alone.rounds == 0
+    assert np.isnan(alone.lower) and not alone.settled.any() and alone.first.tolist() == c.first.tolist()
+
+
 def test_compare_leaderboards_needs_the_same_systems():
     counts = vote_counts([0, 1, 1, 2, 2, 0], [1, 0, 2, 1, 0, 2], [LEFT] * 6, n_systems=3)
     three = bootstrap(counts, resamples=10)
@@ -547,3 +610,9 @@ def test_compare_leaderboards_needs_the_same_systems():
         compare_leaderboards(three, four)
     with pytest.raises(ValueError, match="^level:"):
         compare_leaderboards(three, three, level=1.0)
+    with pytest.raises(ValueError, match="^systems, other_systems:"):
+        compare_leaderboards(three, four, systems=[0, 1], other_systems=[0, 1, 2])
+    with pytest.raises(ValueError, match="^other_systems:"):
+        compare_leaderboards(three, four, systems=[0, 1], other_systems=[0, 4])
+    with pytest.raises(ValueError, match="^systems:"):
+        compare_leaderboards(three, four, systems=[1, 1], other_systems=[0, 2])
