@@ -4,9 +4,11 @@ Called by annotate.adaptive.next_work when an assessor of a campaign with ``allo
 asks for work and holds none pending, under the campaign's allocation lock (one draw of the
 campaign at a time). One request reads, and nothing more:
 
-- each topic's systems by position, extracted by the database from the topic data (never the
-  prompts' and outputs' texts): one row of at most :data:`~kinds.preference.data.MAX_OUTPUTS`
-  short ids per topic;
+- each topic's systems by position: the number of the campaign's topics and their largest id,
+  from the index, and, when those name a set of topics this process has not read yet, the
+  systems extracted by the database from the topic data (never the prompts' and outputs' texts):
+  one row of at most :data:`~kinds.preference.data.MAX_OUTPUTS` short ids per topic, kept for
+  the next draws (:func:`topic_systems`);
 - the topics the assessor holds an assignment or a judgment of (theirs only);
 - the stored campaign report's leaderboard of the people (its votes per pair of systems and
   predicted win probabilities): the counts and fit of the last rebuild, not a recount of the
@@ -20,10 +22,13 @@ The draw itself is kinds/preference/allocation.py's.
 from __future__ import annotations
 
 import random
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from itertools import combinations
 
 from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import Count, Max
 from django.db.models.fields.json import KT
 
 from annotate.models import Assignment, Campaign, Judgment, Topic
@@ -51,12 +56,53 @@ def allocate(campaign: Campaign, user: AbstractBaseUser, rng: random.Random) -> 
     return Drawn(Topic.objects.get(pk=drawn.topic), items, dict(zip(items, drawn.probabilities)))
 
 
+#: How many campaigns' topic systems a process keeps (the latest drawn from): each as large as
+#: one draw's read of them, a few short ids per topic.
+CACHED = 4
+_systems: OrderedDict[tuple[int, object], tuple[tuple[int, int | None], dict[int, list[str]]]] = OrderedDict()
+_lock = threading.Lock()
+
+
 def topic_systems(campaign: Campaign) -> dict[int, list[str]]:
+    """Each topic's systems by position (index 0: position 1), as :func:`read_topic_systems`
+    reads them, read once per process and set of the campaign's topics.
+
+    A topic's data is never changed once imported (the admin shows it read-only); topics are
+    only added (an import) and deleted (an import undone, the admin). A committed id is never
+    handed out again (SQLite's AUTOINCREMENT, PostgreSQL's sequences), so the number of the
+    campaign's topics and the largest of their ids, which the database counts from its index
+    without reading a topic, name the set: an import raises the largest id, a deletion alone
+    lowers the number. What is kept is keyed by what was read (its own number and largest id),
+    so a read that an import overtook is never taken for the set before it. The campaign is
+    known by its id and creation time, since a transaction rolled back (each test's) hands its
+    ids out again, to another campaign. The map returned is shared by the draws: read it, never
+    change it."""
+    found = campaign.topics.aggregate(topics=Count("id"), newest=Max("id"))
+    key = (found["topics"], found["newest"])
+    owner = (campaign.pk, campaign.created_at)
+    with _lock:
+        kept = _systems.get(owner)
+        if kept is not None and kept[0] == key:
+            _systems.move_to_end(owner)
+            return kept[1]
+    systems = read_topic_systems(campaign)
+    with _lock:
+        _systems[owner] = ((len(systems), max(systems, default=None)), systems)
+        _systems.move_to_end(owner)
+        while len(_systems) > CACHED:
+            _systems.popitem(last=False)
+    return systems
+
+
+def read_topic_systems(campaign: Campaign) -> dict[int, list[str]]:
     """Each topic's systems by position (index 0: position 1), read by the database from the
-    topic data: the outputs' ``system`` fields, without their texts."""
+    topic data: the outputs' ``system`` fields, without their texts; a system's name one string
+    however many topics have it."""
     columns = {f"system_{k}": KT(f"data__outputs__{k}__system") for k in range(MAX_OUTPUTS)}
-    rows = campaign.topics.annotate(**columns).values_list("id", *columns)
-    return {row[0]: [system for system in row[1:] if system is not None] for row in rows}
+    # unordered: Topic's default order would join the campaigns and sort every topic for a map
+    rows = campaign.topics.order_by().annotate(**columns).values_list("id", *columns)
+    names: dict[str, str] = {}
+    return {row[0]: [names.setdefault(system, system) for system in row[1:] if system is not None] for row in rows}
 
 
 def system_pair_weights(campaign: Campaign, topics: Mapping[int, Sequence[str]]) -> dict[tuple[str, str], float]:

@@ -12,7 +12,9 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from rest_framework.test import APIClient
 
@@ -206,6 +208,48 @@ def test_a_system_never_compared_is_drawn_first(people):
         systems = {found.topic.data["outputs"][k - 1]["system"] for k in map(int, found.items[0].split("-"))}
         with_delta += "sys-delta" in systems
     assert with_delta >= 30  # each draw lands on a pair with sys-delta with probability 0.9 here
+
+
+def topic_data_reads(queries) -> int:
+    """The queries that read every topic's data (the systems extracted from it), not the one topic
+    drawn."""
+    return sum(
+        '"annotate_topic"."data"' in q["sql"] and '"annotate_topic"."campaign_id" =' in q["sql"] for q in queries
+    )
+
+
+@pytestmark_db
+def test_a_draw_reads_the_topics_systems_once_per_set_of_topics(people):
+    """The first draw reads every topic's systems; the next draws of the campaign read none (the
+    topics' number and newest id, from the index, say they are the same), until an import adds
+    topics or a topic is deleted: then once more, and the draw sees the change."""
+    campaign = make(people, 6, systems=SYSTEMS[:3], assessors=("alice", "bob", "carol"))
+    with CaptureQueriesContext(connection) as first:
+        active.allocate(campaign, people["alice"], random.Random(1))
+    assert topic_data_reads(first.captured_queries) == 1
+    with CaptureQueriesContext(connection) as again:
+        active.allocate(campaign, people["bob"], random.Random(2))
+        active.allocate(campaign, people["carol"], random.Random(3))
+    assert topic_data_reads(again.captured_queries) == 0
+    if connection.vendor == "sqlite":  # the count and newest id come from an index, not the rows
+        (counted,) = [
+            q["sql"] for q in again.captured_queries if "COUNT(" in q["sql"] and "annotate_topic" in q["sql"]
+        ][:1]
+        with connection.cursor() as cursor:
+            cursor.execute(f"EXPLAIN QUERY PLAN {counted}")
+            assert "COVERING INDEX" in " ".join(str(row) for row in cursor.fetchall())
+    import_topics(campaign=campaign, topics=[{**t, "external_id": f"n{t['external_id']}"} for t in topics(2)])
+    with CaptureQueriesContext(connection) as added:
+        found = active.topic_systems(campaign)
+    assert topic_data_reads(added.captured_queries) == 1 and len(found) == 8
+    assert sorted(found[t.pk] for t in campaign.topics.filter(external_id__startswith="n")) == [SYSTEMS] * 2
+    campaign.topics.get(external_id="p1").delete()
+    with CaptureQueriesContext(connection) as deleted:
+        found = active.topic_systems(campaign)
+    assert topic_data_reads(deleted.captured_queries) == 1 and len(found) == 7
+    with CaptureQueriesContext(connection) as kept:
+        assert active.topic_systems(campaign) == found
+    assert topic_data_reads(kept.captured_queries) == 0
 
 
 def rebuild(campaign: Campaign) -> None:
