@@ -47,6 +47,7 @@ never names a kind.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -74,6 +75,13 @@ DEFAULTS: dict[str, Any] = {
 
 def is_adaptive(campaign: Campaign) -> bool:
     return campaign.params.get("design") == DESIGN
+
+
+def allocates(campaign: Campaign) -> bool:
+    """Whether work is handed out on request ("Next topic") rather than up front: the adaptive
+    design, or a kind that draws its own (``Kind.allocates_on_request``: the preference kind's
+    active allocation)."""
+    return is_adaptive(campaign) or get_kind(campaign.kind).data.allocates_on_request(campaign.params)
 
 
 def check_params(params: Mapping[str, Any], field: str = "params") -> None:
@@ -219,8 +227,10 @@ def _pending_topic(campaign: Campaign, user: AbstractBaseUser) -> Assignment | N
     return (drafts or open_ or [None])[0]
 
 
-def next_work(campaign: Campaign, user: AbstractBaseUser) -> Work:
-    """The assessor's next topic: pending work, else (adaptive design) newly allocated work.
+def next_work(campaign: Campaign, user: AbstractBaseUser, *, rng: random.Random | None = None) -> Work:
+    """The assessor's next topic: pending work, else newly allocated work: the adaptive design's,
+    or what the kind draws (``KindSpec.allocate``, with ``rng``: by default the system's source of
+    randomness, so no one can tell the next draw from the last).
 
     In other designs nothing is allocated here: the topics were assigned up front."""
     with transaction.atomic():
@@ -228,9 +238,17 @@ def next_work(campaign: Campaign, user: AbstractBaseUser) -> Work:
         pending = _pending_topic(campaign, user)
         if pending is not None:
             return Work(pending.topic, pending.items)
-        if not is_adaptive(campaign):
+        if is_adaptive(campaign):
+            return _allocate(campaign, user)
+        spec = get_kind(campaign.kind)
+        if spec.allocate is None or not spec.data.allocates_on_request(campaign.params):
             return Work(None)
-        return _allocate(campaign, user)
+        drawn = spec.allocate(campaign, user, rng or random.SystemRandom())
+        if drawn is None:
+            return Work(None)
+        Assignment.objects.create(topic=drawn.topic, assessor=user, items=drawn.items, draws=drawn.draws)
+        changes.progress_changed(campaign.pk, drawn.topic)
+        return Work(drawn.topic, drawn.items, allocated=True)
 
 
 def _allocate(campaign: Campaign, user: AbstractBaseUser) -> Work:

@@ -105,6 +105,11 @@ class Assignment(models.Model):
     assessor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assignments")
     #: The items of the topic this assessor judges; null: all of them.
     items = models.JSONField(null=True, blank=True)
+    #: The probability each of ``items`` was drawn with, ``{item: probability}``, when the kind
+    #: draws them at random as the assessor asks for work (``KindSpec.allocate``: the preference
+    #: kind's active allocation); the reports weigh each such judgment of an item by its inverse.
+    #: Null: the items were not drawn so (assigned up front, imported). Never shown to the assessor.
+    draws = models.JSONField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     #: When the assessor skipped the topic (null: not skipped). A skipped topic
     #: leaves their "next topic" order; its judgment, if any, stays and counts.

@@ -13,7 +13,7 @@ from django.db import connection
 from django.db.models import Exists, OuterRef, QuerySet
 from django.http import Http404
 
-from annotate.adaptive import is_adaptive
+from annotate.adaptive import allocates
 from annotate.imports import fence
 from annotate.models import Assignment, Campaign, Curation, ImportFence, Judgment, Membership, Topic
 from annotate.services import accounts
@@ -285,9 +285,9 @@ class CampaignQueue:
 
     @property
     def allocates(self) -> bool:
-        """Work is handed out on request (the adaptive design): "Next topic" asks
-        ``campaigns/<id>/next/`` when nothing is pending."""
-        return self.role == "assessor" and is_adaptive(self.campaign)
+        """Work is handed out on request (the adaptive design, a kind's own draw): "Next topic"
+        asks ``campaigns/<id>/next/`` when nothing is pending."""
+        return self.role == "assessor" and allocates(self.campaign)
 
     def neighbours(self, topic: Topic) -> tuple[Topic | None, Topic | None]:
         """The topics before and after ``topic`` in the queue's order (every topic, skipped ones too)."""

@@ -153,6 +153,12 @@ class Kind:
         stable per campaign and topic. None: the whole topic."""
         return None
 
+    def allocates_on_request(self, params: Mapping[str, Any]) -> bool:
+        """Whether, under these campaign params, the kind hands its work out as each assessor
+        asks for it (``KindSpec.allocate``, from "Next topic": annotate.adaptive.next_work)
+        rather than up front (annotate.services.assignments makes no assignment then)."""
+        return False
+
     def item_labels(self, payload: Mapping[str, Any]) -> dict[str, Hashable]:
         """Each item's label in a submitted payload (item id -> a hashable label),
         for the adaptive design (annotate/adaptive.py), which reads items one by

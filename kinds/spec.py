@@ -481,6 +481,17 @@ class RatingTables:
 
 
 @dataclass(frozen=True)
+class Drawn:
+    """Work a kind drew for an assessor (``KindSpec.allocate``): the topic, the items of it they
+    judge, and the probability each item was drawn with (stored as ``Assignment.draws``, never
+    shown to the assessor: the reports weigh each judgment of an item by its inverse)."""
+
+    topic: Topic
+    items: list[str]
+    draws: dict[str, float]
+
+
+@dataclass(frozen=True)
 class KindSpec:
     """Everything generic code knows of one judgment kind."""
 
@@ -519,6 +530,10 @@ class KindSpec:
     adjudication: Adjudication | None = None
     #: How the kind reads rating tables (wide, long, count tables) in the import wizard; None: it does not.
     tables: RatingTables | None = None
+    #: ``allocate(campaign, user, rng) -> Drawn | None``: the work the kind draws for ``user`` when
+    #: they ask for it, where ``data.allocates_on_request(params)`` says so (annotate.adaptive.next_work
+    #: makes the assignment, under the campaign's allocation lock); None: nothing for them now.
+    allocate: Callable[..., Drawn | None] | None = None
 
     @property
     def name(self) -> str:

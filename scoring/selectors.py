@@ -17,6 +17,7 @@ from annotate import judges as judges_of
 from annotate.models import (
     REVISION_PAYLOAD,
     SUBMITTED_PAYLOAD,
+    Assignment,
     Campaign,
     Curation,
     Judgment,
@@ -252,6 +253,9 @@ class ReportInput:
     tests them (``Reports.model_judges``). ``curations`` maps (topic id, name) to a
     curation's data; ``phases`` maps a phase to (topic id, assessor) -> the payload
     submitted in it (see :func:`phase_payloads`; only campaigns that have phases have them).
+    ``draws`` maps (topic id, assessor) to the probability each item of their assignment was
+    drawn with (``Assignment.draws``: a kind's allocation on request), for the assignments that
+    have them.
     """
 
     campaign: Campaign
@@ -261,6 +265,12 @@ class ReportInput:
     curations: Mapping[tuple[int, str], Any] = field(default_factory=dict)
     phases: Mapping[int, Mapping[tuple[int, str], dict[str, Any]]] = field(default_factory=dict)
     judge_judgments: list[JudgmentRow] = field(default_factory=list)
+    draws: Mapping[tuple[int, str], Mapping[str, float]] = field(default_factory=dict)
+
+    def draws_of(self, topic: Topic, assessor: str) -> Mapping[str, float]:
+        """The probability each item of ``assessor``'s assignment of ``topic`` was drawn with
+        (empty: its items were not drawn, e.g. assigned up front or imported)."""
+        return self.draws.get((topic.pk, assessor), {})
 
     def judgments_of(self, topic: Topic) -> list[JudgmentRow]:
         return self._by_topic().get(topic.pk, [])
@@ -332,6 +342,9 @@ def report_input(campaign: Campaign, *, topic_ids: list[int] | None = None) -> R
     current = {(row.topic_id, row.assessor): row.payload for row in judgments}
     # Phase 1's payloads differ from the current ones only once a second phase has started.
     first = phase_payloads(campaign, 1, topic_ids=topic_ids) if campaign.params.get("phase2_started_at") else current
+    drawn = Assignment.objects.filter(topic__campaign=campaign, draws__isnull=False)
+    if topic_ids is not None:
+        drawn = drawn.filter(topic_id__in=topic_ids)
     return ReportInput(
         campaign,
         topics,
@@ -340,6 +353,10 @@ def report_input(campaign: Campaign, *, topic_ids: list[int] | None = None) -> R
         curations,
         {1: first, 2: current},
         submitted_judgments(campaign, topic_ids=topic_ids, model_judges=True),
+        {
+            (topic_id, assessor): draws
+            for topic_id, assessor, draws in drawn.values_list("topic_id", "assessor__username", "draws")
+        },
     )
 
 

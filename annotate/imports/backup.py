@@ -120,6 +120,7 @@ def dump_campaign(campaign: Campaign) -> dict[str, Any]:
                 "topic": external[a.topic_id],
                 "assessor": a.assessor.username,
                 "items": a.items,
+                **({"draws": a.draws} if a.draws is not None else {}),
                 "skipped_at": _when(a.skipped_at),
                 "skip_reason": a.skip_reason,
             }
@@ -227,6 +228,7 @@ def load_campaign(document: Any, *, creator=None) -> Campaign:
             topic=topics[a["topic"]],
             assessor=user(a["assessor"], f"file.assignments[{i}].assessor"),
             items=a.get("items"),
+            draws=_draws(a, f"file.assignments[{i}].draws"),
             skipped_at=parse_datetime(a["skipped_at"]) if a.get("skipped_at") else None,
             skip_reason=a.get("skip_reason", "") if a.get("skipped_at") else "",
         )
@@ -369,3 +371,19 @@ def _saves(value: Any, field: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise InvalidInput(field, "expected the number of saves the revision holds, a whole number >= 1")
     return value
+
+
+def _draws(assignment: dict[str, Any], field: str) -> dict[str, float] | None:
+    """An assignment's ``draws`` (the probability each of its items was drawn with, which the
+    reports invert): absent, or each of its items to a number above 0 and at most 1."""
+    draws = assignment.get("draws")
+    if draws is None:
+        return None
+    items = assignment.get("items")
+    listed = isinstance(items, list) and all(isinstance(item, str) for item in items)
+    if not isinstance(draws, dict) or not listed or set(draws) != set(items):
+        raise InvalidInput(field, "expected each of the assignment's items with the probability it was drawn with")
+    for item, probability in draws.items():
+        if isinstance(probability, bool) or not isinstance(probability, int | float) or not 0 < probability <= 1:
+            raise InvalidInput(f"{field}.{item}", f"expected a probability above 0 and at most 1, got {probability!r}")
+    return draws

@@ -44,14 +44,16 @@ def _assignment_rows(campaign: Campaign) -> tuple[rows.Table, list[tuple]]:
     assignment) gives each new assignment its items (``Kind.assignment_items``). With campaign
     ``params["design"] == "one-per-item"`` (the cheap design of Arehart et
     al., section 3.2.1) each item goes to one assessor drawn at random
-    instead; with ``"adaptive"`` nothing is assigned up front (work is handed
-    out by :func:`annotate.adaptive.next_work` when an assessor asks for it).
+    instead; with ``"adaptive"``, or a kind that draws its own work as assessors ask for it
+    (``Kind.allocates_on_request``: the preference kind's active allocation), nothing is
+    assigned up front (work is handed out by :func:`annotate.adaptive.next_work` when an
+    assessor asks for it).
     Imported crowd workers never log in, so they get no new topics.
     """
     kind = get_kind(campaign.kind).data
     shares = kind.shares_topics(campaign.params)
     table = rows.table(Assignment, ("topic_id", "assessor_id", *(("items",) if shares else ())))
-    if adaptive.is_adaptive(campaign):
+    if adaptive.allocates(campaign):
         return table, []
     assessors = list(
         Membership.objects.filter(campaign=campaign, role=Membership.Role.ASSESSOR, imported=False)

@@ -115,7 +115,20 @@ def sides(seed: str, pair: str) -> tuple[int, int]:
 
 
 class PreferenceParams(ParamsSchema):
-    """The campaign params (:class:`PreferenceKind`)."""
+    """The campaign params (:class:`PreferenceKind`), and the one check across them: the active
+    allocation draws its pairs one at a time, so it needs to know how many an assignment holds."""
+
+    def clean(
+        self, value: Any, field: str = "params", *, current: Mapping[str, Any] | None = None, internal: bool = False
+    ) -> dict[str, Any]:
+        cleaned = super().clean(value, field, current=current, internal=internal)
+        if cleaned["allocation"] == "active" and cleaned.get("pairs_per_assignment") is None:
+            raise InvalidInput(
+                f"{field}.pairs_per_assignment",
+                "the active allocation draws pairs one at a time: say how many pairs an assignment holds "
+                "(1 gives every vote exactly the weight of Chiang et al. 2024, eq. 7)",
+            )
+        return cleaned
 
 
 class PreferenceKind(Kind):
@@ -162,16 +175,19 @@ class PreferenceKind(Kind):
             min=1,
             max=MAX_OUTPUTS * (MAX_OUTPUTS - 1) // 2,
             label="Pairs per assignment",
-            help="How many pairs of a topic's outputs each assessor judges (blank: all of them). Each assessor of "
-            "a topic gets the next pairs in a shuffled order of the topic's pairs, so the pairs are spread evenly.",
+            help="How many pairs of a topic's outputs each assessor judges (blank: all of them; the active "
+            "allocation needs a number). Uniform: each assessor of a topic gets the next pairs in a shuffled order "
+            "of the topic's pairs, so the pairs are spread evenly.",
         ),
         Choice(
             "allocation",
             "uniform",
             ALLOCATIONS,
             label="Which pairs",
-            help="uniform: every pair as often as the others; active: the pairs that most narrow the leaderboard's "
-            "intervals first (Chiang et al. 2024, section 5).",
+            help="uniform: topics assigned up front, every pair as often as the others; active: each assessor's "
+            "next pairs drawn when they ask for work, the pairs of systems whose next vote most narrows the "
+            "leaderboard's intervals the likeliest (Chiang et al. 2024, section 5), each vote then weighted by the "
+            "inverse of the probability it was drawn with.",
         ),
         design_param("Preference", splittable=False),
         *interval_params(),
@@ -203,6 +219,11 @@ class PreferenceKind(Kind):
     def shares_topics(self, params: Mapping[str, Any]) -> bool:
         """Each assessor judges ``pairs_per_assignment`` pairs of a topic, where the campaign says so."""
         return params.get("pairs_per_assignment") is not None
+
+    def allocates_on_request(self, params: Mapping[str, Any]) -> bool:
+        """The active allocation draws each assessor's next pairs when they ask for work
+        (kinds/preference/active.py); the uniform one assigns topics up front."""
+        return params.get("allocation") == "active"
 
     def assignment_items(
         self, topic_data: Mapping[str, Any], params: Mapping[str, Any], *, slot: int, seed: str

@@ -58,6 +58,9 @@ class PreferencePartial:
     votes: list[int]
     judges: list[str] = field(default_factory=list)
     judge_votes: list[int] = field(default_factory=list)
+    #: Each vote's weight (of ``votes``, ``judge_votes``), :func:`vote_weights`; empty: every one 1.
+    weights: list[float] = field(default_factory=list)
+    judge_weights: list[float] = field(default_factory=list)
 
 
 def _votes_of(rows: Sequence[JudgmentRow]) -> tuple[list[str], list[int]]:
@@ -80,7 +83,23 @@ def topic_partial(input: ReportInput, topic: Topic, report: PreferenceTopicRepor
         votes=votes,
         judges=judges,
         judge_votes=judge_votes,
+        weights=vote_weights(input, topic, input.judgments_of(topic)),
+        judge_weights=vote_weights(input, topic, input.judge_judgments_of(topic)),
     )
+
+
+def vote_weights(input: ReportInput, topic: Topic, rows: Sequence[JudgmentRow]) -> list[float]:
+    """Each vote's weight, in :func:`_votes_of`'s order: the inverse of the probability its pair
+    was drawn with where the active allocation drew it (``ReportInput.draws_of``: Chiang et al.
+    2024, "Chatbot Arena", section 5, eq. 7), else 1 (a uniform allocation's, an imported battle).
+    Empty when every weight is 1."""
+    weights = [
+        1 / drawn[verdict["pair"]] if verdict["pair"] in drawn else 1.0
+        for row in rows
+        for drawn in (input.draws_of(topic, row.assessor),)
+        for verdict in row.payload.get("verdicts", [])
+    ]
+    return weights if any(w != 1.0 for w in weights) else []
 
 
 def topic_pairs(partial: PreferencePartial) -> list[PreferenceTopicPair]:
@@ -128,6 +147,8 @@ class Votes:
     outcome: np.ndarray
     rater: np.ndarray
     prompt: np.ndarray
+    #: each vote's weight (PreferencePartial.weights); None: every one 1
+    weight: np.ndarray | None = None
 
     def only(self, keep: np.ndarray) -> Votes:
         return Votes(
@@ -138,7 +159,12 @@ class Votes:
             self.outcome[keep],
             self.rater[keep],
             self.prompt[keep],
+            None if self.weight is None else self.weight[keep],
         )
+
+    @property
+    def weighted(self) -> bool:
+        return self.weight is not None and bool((self.weight != 1).any())
 
     @property
     def n(self) -> int:
@@ -170,7 +196,14 @@ def gather(partials: Sequence[PreferencePartial], *, judges: bool) -> Votes:
             )
         )
     table = np.concatenate(columns) if columns else np.zeros((0, 5), np.int64)
-    return Votes(systems, names, *(table[:, k].copy() for k in range(5)))
+    weights = [
+        np.asarray(
+            (p.judge_weights if judges else p.weights) or np.ones(len(p.judge_votes if judges else p.votes) // 4)
+        )
+        for p in partials
+    ]
+    weight = np.concatenate(weights).astype(np.float64) if weights else np.zeros(0)
+    return Votes(systems, names, *(table[:, k].copy() for k in range(5)), weight if (weight != 1).any() else None)
 
 
 def merge(given: MergeInput, partials: Sequence[PreferencePartial]) -> PreferenceCampaignReport:
@@ -269,8 +302,18 @@ def fitted(
             None if by_votes is None else by_votes.rank_upper.tolist(),
         )
 
+    weighted = pref.weighted_counts(left, right, votes.outcome, votes.weight, n_systems=k) if votes.weighted else None
     board, fit = board_of(
-        counts, names, params, settings, who=who, votes=votes.n, raters=raters, prompts=prompts, spread=spread
+        counts,
+        names,
+        params,
+        settings,
+        who=who,
+        votes=votes.n,
+        raters=raters,
+        prompts=prompts,
+        spread=spread,
+        weighted=weighted,
     )
     return Fitted(board, used, fit if found[0] is None else found[0])
 
@@ -286,10 +329,18 @@ def board_of(
     raters: int,
     prompts: int,
     spread: Callable[[pref.PreferenceFit], Spread],
+    weighted: pref.WeightedCounts | None = None,
 ) -> tuple[PreferenceBoard, pref.PreferenceFit | None]:
     """The leaderboard of ``counts`` (kinds.preference.stats.vote_counts over ``names``) with every
     point figure computed from them (the fit, the sandwich, the settled pairs, the position bias)
-    and the intervals that need the votes themselves from ``spread(fit)``; and the fit (None: none)."""
+    and the intervals that need the votes themselves from ``spread(fit)``; and the fit (None: none).
+
+    ``weighted``: the same votes weighted by the inverse of their sampling probability
+    (kinds.preference.stats.weighted_counts), given when some vote's weight is not 1: the fit and
+    its sandwich errors are then of those (Chiang et al. 2024, eq. 7), the model says so
+    (:data:`WEIGHTED`), and the bootstraps are none (they draw votes as independent, equal ones),
+    so ``spread`` is not called; the win rates, the tallies and the position bias stay the votes'
+    as cast."""
     tie_model = params.get("tie_model") or "half"
     fit_of = pref.davidson if tie_model == "davidson" else pref.bradley_terry
     k = len(names)
@@ -300,7 +351,7 @@ def board_of(
     base = float(params.get("anchor_rating", 1000.0))
     common = dict(
         who=who,
-        model=TIE_MODELS[tie_model],
+        model=TIE_MODELS[tie_model] + (WEIGHTED if weighted is not None else ""),
         anchor=anchor_name if anchor is not None else "",
         base=base,
         votes=votes,
@@ -314,12 +365,13 @@ def board_of(
     ties = both[:, :, 2:].sum(axis=(1, 2))
     if k < 2:
         return _unfitted(common, "fewer than two systems have votes", names, wins, losses, ties), None
+    fit_counts = counts if weighted is None else weighted
     try:
-        fit = fit_of(counts, anchor=anchor, base=base)
+        fit = fit_of(fit_counts, anchor=anchor, base=base)
     except ValueError as error:
         return _unfitted(common, _reason(error), names, wins, losses, ties), None
-    bands = spread(fit)
-    robust = pref.sandwich(counts, fit).se
+    bands = spread(fit) if weighted is None else unbootstrapped(fit, votes, raters, prompts)
+    robust = pref.sandwich(fit_counts, fit).se
     order = np.argsort(-fit.ratings, kind="stable")
     own = (np.argsort(order) + 1).tolist()  # no band: each system's own rank, none joint
     rank_low = own if bands.rank_low is None else bands.rank_low
@@ -366,6 +418,25 @@ def board_of(
         bias=position_bias(counts, fit_of, anchor, base),
     )
     return board, fit
+
+
+#: What the leaderboard's model says of its fit when some votes were drawn by the active allocation.
+WEIGHTED = (
+    "; each vote weighted by the inverse of its sampling probability (Chiang et al. 2024, eq. 7: the active "
+    "allocation's; the others' weight 1), so its intervals are the sandwich estimator's"
+)
+
+
+def unbootstrapped(fit: pref.PreferenceFit, votes: int, raters: int, prompts: int) -> Spread:
+    """A weighted leaderboard's intervals: none but the sandwich's, no rank band."""
+    scores = fit.ratings.tolist()
+    return Spread(
+        [no_ci(score, votes, "votes") for score in scores],
+        [no_ci(score, raters, "assessors") for score in scores],
+        [no_ci(score, prompts, "prompts") for score in scores],
+        None,
+        None,
+    )
 
 
 def _reason(error: ValueError) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kinds.preference import adjudication, analyses, demo, exports, importers, partials, report, sums
+from kinds.preference import active, adjudication, analyses, demo, exports, importers, partials, report, sums
 from kinds.preference.data import PreferenceKind, judge_context
 from kinds.preference.examples import EXAMPLES
 from kinds.spec import Adjudication, Exports, JudgePage, KindSpec, Reports, RunningSums, Upload, UploadFile
@@ -63,4 +63,5 @@ SPEC = KindSpec(
     adjudication=Adjudication(
         template="preference/adjudicate.html", compare=adjudication.compare, consensus=adjudication.consensus
     ),
+    allocate=active.allocate,
 )

@@ -7,7 +7,10 @@ assessor their votes and their repeats (units repeated, repeats, repeats alike w
 verdict: the self-consistency and its Wilson interval); per number of assessors of a unit (a
 prompt's pair) the sums Krippendorff's alpha and Fleiss' kappa over the units and their mirrors
 depend on (kinds.preference.stats.size_sums); the model judges' votes per pair and outcome and
-their repeats likewise. :func:`refresh` computes the campaign report's point figures from the
+their repeats likewise. Votes the active allocation drew weigh the inverse of their pair's
+probability (kinds/preference/partials.py ``vote_weights``); their weights are floats, summed per
+ordered pair and outcome beside the counts (``drawn``), so that the fit on the weighted counts
+(kinds.preference.stats.weighted_counts) is a function of the sums too. :func:`refresh` computes the campaign report's point figures from the
 campaign's sums and takes from ``fits`` (the last full merge, kinds/preference/partials.py
 ``merge``) only what needs every vote at once: the bootstraps' bounds (over votes, assessors,
 prompts), the rank intervals, the agreement's intervals and those of the judges' Kendall's tau.
@@ -54,6 +57,13 @@ class PreferenceSums:
     judge_cells: dict[str, list[int]] = field(default_factory=dict)
     #: judge -> [votes, prompts with any, units repeated, repeats, repeats alike]
     judges: dict[str, list[int]] = field(default_factory=dict)
+    #: json [left, right] -> the people's votes whose weight is not 1 (drawn by the active
+    #: allocation): [their number, per outcome their weights less 1 summed, per outcome their
+    #: squared weights less 1 summed]. The weighted counts are the counts plus these, every other
+    #: vote weighing 1; a vote of weight 1 adds nothing, so a uniform campaign stores none.
+    drawn: dict[str, list[int | float]] = field(default_factory=dict)
+    #: json [judge, left, right] -> the model judge's votes of weight not 1, likewise
+    judge_drawn: dict[str, list[int | float]] = field(default_factory=dict)
 
 
 def _cells(systems: list[str], rows: np.ndarray, prefix: list[str]) -> dict[str, list[int]]:
@@ -63,6 +73,27 @@ def _cells(systems: list[str], rows: np.ndarray, prefix: list[str]) -> dict[str,
         json.dumps([*prefix, systems[c // k], systems[c % k]]): table[c].tolist()
         for c in np.flatnonzero(table.sum(axis=1))
     }
+
+
+def _drawn(systems: list[str], rows: np.ndarray, weights: list[float], prefix: list[str]) -> dict[str, list]:
+    """:attr:`PreferenceSums.drawn`'s entries of ``rows`` (votes as in PreferencePartial) weighted
+    by ``weights`` (empty: every one 1)."""
+    if not weights:
+        return {}
+    w = np.asarray(weights, dtype=np.float64)
+    keep = w != 1
+    rows, w = rows[keep], w[keep]
+    k = len(systems)
+    cell = rows[:, 1] * k + rows[:, 2]
+    found = {}
+    for c in np.unique(cell).tolist():
+        mine = cell == c
+        outcome = rows[mine, 3]
+        excess = np.bincount(outcome, w[mine] - 1, minlength=4)
+        squares = np.bincount(outcome, w[mine] ** 2 - 1, minlength=4)
+        key = json.dumps([*prefix, systems[c // k], systems[c % k]])
+        found[key] = [int(mine.sum()), *excess.tolist(), *squares.tolist()]
+    return found
 
 
 def _agreement(systems: list[str], rows: np.ndarray) -> pref.RaterAgreement:
@@ -97,18 +128,22 @@ def contribution(campaign: Campaign | None, topic: Topic | None, partial: Prefer
                 for k, r in enumerate(c.rater.tolist())
             },
             "sizes": {str(r): counts for r, counts in pref.size_sums(found.outcomes).items()},
+            "drawn": _drawn(partial.systems, people, partial.weights, []),
         }
     theirs = np.array(partial.judge_votes, dtype=np.int64).reshape(-1, 4)
     if len(theirs):
-        judge_cells, judges = {}, {}
+        judge_cells, judges, judge_drawn = {}, {}, {}
         for j, name in enumerate(partial.judges):
-            own = theirs[theirs[:, 0] == j]
+            mine = theirs[:, 0] == j
+            own = theirs[mine]
             if not len(own):
                 continue
             c = _agreement(partial.systems, own).consistency
             judge_cells |= _cells(partial.systems, own, [name])
             judges[name] = [len(own), 1, int(c.units[0]), int(c.repeats[0]), int(c.agree[0])]
-        sums |= {"judge_cells": judge_cells, "judges": judges}
+            weights = np.asarray(partial.judge_weights)[mine].tolist() if partial.judge_weights else []
+            judge_drawn |= _drawn(partial.systems, own, weights, [name])
+        sums |= {"judge_cells": judge_cells, "judges": judges, "judge_drawn": judge_drawn}
     return PreferenceSums(**sums)
 
 
@@ -123,6 +158,21 @@ def _table(cells: dict[str, list[int]]) -> tuple[np.ndarray, list[str]]:
     return counts, names
 
 
+def _weighted(counts: np.ndarray, names: list[str], drawn: dict[str, list], votes: int) -> pref.WeightedCounts | None:
+    """The weighted counts of ``counts`` (over ``names``) and ``drawn`` (keys: json [..., left,
+    right]; :attr:`PreferenceSums.drawn`), as kinds.preference.stats.weighted_counts gives them
+    from the votes; None when no vote's weight is other than 1."""
+    if not drawn:
+        return None
+    index = {name: k for k, name in enumerate(names)}
+    table, squares = counts.astype(np.float64), counts.astype(np.float64)
+    for key, entry in drawn.items():
+        left, right = (index[name] for name in json.loads(key)[-2:])
+        table[left, right] += entry[1:5]
+        squares[left, right] += entry[5:9]
+    return pref.WeightedCounts(table, squares, votes)
+
+
 def _board(
     counts: np.ndarray,
     names: list[str],
@@ -134,9 +184,10 @@ def _board(
     votes: int,
     raters: int,
     prompts: int,
+    drawn: dict[str, list],
 ) -> Fitted:
-    """The leaderboard of ``counts``, its intervals the last full merge's (``before``) around the
-    scores as they are now."""
+    """The leaderboard of ``counts`` (fitted on them weighted by ``drawn``: :func:`_weighted`), its
+    intervals the last full merge's (``before``) around the scores as they are now."""
     rows = {row.system: row for row in before.rows} if before is not None else {}
     same = before is not None and not before.problem and before.systems == names
 
@@ -165,6 +216,7 @@ def _board(
         raters=raters,
         prompts=prompts,
         spread=spread,
+        weighted=_weighted(counts, names, drawn, votes),
     )
     return Fitted(board, np.zeros(0, np.int64), fit)
 
@@ -189,6 +241,7 @@ def refresh(given: MergeInput, fits: PreferenceCampaignReport, sums: PreferenceS
         votes=sums.votes,
         raters=len(raters),
         prompts=sums.prompts,
+        drawn=sums.drawn,
     )
     alpha, kappa, fleiss_units, fleiss_raters = pref.coefficients_of_sizes({int(r): c for r, c in sums.sizes.items()})
     paired = sum(c[0] for c in sums.sizes.values())
@@ -218,6 +271,7 @@ def refresh(given: MergeInput, fits: PreferenceCampaignReport, sums: PreferenceS
             votes=votes,
             raters=1,
             prompts=prompts,
+            drawn={key: entry for key, entry in sums.judge_drawn.items() if json.loads(key)[0] == name},
         )
         rows = consistency_rows([name], pref.self_consistency([0], [again], [units], [alike]))
 

@@ -160,6 +160,7 @@ def test_an_assessor_judges_a_pair_once_an_imported_rater_again():
     [
         ({"tie_model": "elo"}, "params.tie_model"),
         ({"allocation": "random"}, "params.allocation"),
+        ({"allocation": "active"}, "params.pairs_per_assignment"),
         ({"pairs_per_assignment": 0}, "params.pairs_per_assignment"),
         ({"anchor": ""}, "params.anchor"),
         ({"anchor_rating": "1000"}, "params.anchor_rating"),

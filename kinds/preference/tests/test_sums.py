@@ -1,7 +1,8 @@
 """The preference kind's running sums (kinds/preference/sums.py): every point figure from the
 summed counts equals the merge's (kinds/preference/partials.py) on random campaigns (systems
-missing from some prompts, assessors repeating pairs, model judges beside the people), and a
-topic taken out and put in again gives the sums from scratch."""
+missing from some prompts, assessors repeating pairs, model judges beside the people, votes the
+active allocation drew weighted by 1 / P), and a topic taken out and put in again gives the sums
+from scratch."""
 
 from __future__ import annotations
 
@@ -38,7 +39,18 @@ def _votes(rng, n_outputs: int, raters: int, strength: np.ndarray, repeats: floa
     return votes
 
 
-def random_campaign(seed: int, topics: int = 14, **params):
+def _weights(rng, votes: list[int], drawn: float) -> list[float]:
+    """1 / P per vote, a share ``drawn`` of the votes drawn with some P < 1 (the others weigh 1,
+    as a topic assigned up front or an imported battle's); empty when every weight is 1, as
+    kinds/preference/partials.py's vote_weights gives them."""
+    n = len(votes) // 4
+    weights = np.where(rng.random(n) < drawn, 1 / rng.uniform(0.02, 1.0, n), 1.0).tolist()
+    return weights if any(w != 1 for w in weights) else []
+
+
+def random_campaign(seed: int, topics: int = 14, drawn: float = 0.0, **params):
+    """``drawn``: the share of the votes, people's and judges', with a weight other than 1 (in
+    half the topics: the others were assigned up front)."""
     rng = np.random.default_rng(seed)
     strength = {name: -0.4 * k for k, name in enumerate(SYSTEMS)}
     found = []
@@ -48,13 +60,18 @@ def random_campaign(seed: int, topics: int = 14, **params):
         own = sorted(rng.choice([f"r{k}" for k in range(6)], size=int(rng.integers(1, 5)), replace=False).tolist())
         s = np.array([strength[name] for name in systems])
         judges = ["judge-a", "judge-b"][: int(rng.integers(0, 3))]
+        votes = _votes(rng, len(systems), len(own), s, 0.2)
+        judge_votes = _votes(rng, len(systems), len(judges), -s, 0.5)
+        share = drawn if rng.random() < 0.5 else 0.0
         found.append(
             pp.PreferencePartial(
                 systems,
                 own,
-                _votes(rng, len(systems), len(own), s, 0.2),
+                votes,
                 judges,
-                _votes(rng, len(systems), len(judges), -s, 0.5),
+                judge_votes,
+                _weights(rng, votes, share),
+                _weights(rng, judge_votes, share),
             )
         )
     return MergeInput(_Campaign(**params), [], []), found
@@ -62,12 +79,39 @@ def random_campaign(seed: int, topics: int = 14, **params):
 
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("params", [{}, {"tie_model": "davidson", "anchor": "beta", "anchor_rating": 1500.0}])
-def test_the_figures_from_the_sums_are_the_merges(seed, params):
-    given, partials = random_campaign(seed, **params)
+@pytest.mark.parametrize("drawn", [0.0, 0.7])
+def test_the_figures_from_the_sums_are_the_merges(seed, params, drawn):
+    given, partials = random_campaign(seed, drawn=drawn, **params)
     merged = pp.merge(given, partials)
     summed = sums.total(PreferenceSums(), (contribution(None, None, p) for p in partials))
     assert differences(typed.dump(refresh(given, merged, summed)), typed.dump(merged)) == []
     assert merged.units_paired > 0 and merged.consistency and merged.model_judges  # the figures are there
+    weighted = [merged.people, *(j.board for j in merged.model_judges)]
+    assert [pp.WEIGHTED in board.model for board in weighted] == [bool(drawn)] * len(weighted)
+
+
+def test_the_sums_fit_the_weighted_votes_as_the_merge_does():
+    """With drawn votes the scores are the weighted fit's, not the counts' (so a refresh that fitted
+    the plain counts would differ), the bootstraps none, the sandwich's intervals defined; a topic of
+    weighted votes out and in again keeps the sums (floats: to rounding), and out for good leaves
+    those of the other topics."""
+    given, partials = random_campaign(3, drawn=0.7)
+    merged = pp.merge(given, partials)
+    plain = pp.merge(
+        given, [pp.PreferencePartial(p.systems, p.raters, p.votes, p.judges, p.judge_votes) for p in partials]
+    )
+    scores = {r.system: r.score for r in merged.people.rows}
+    assert max(abs(scores[r.system] - r.score) for r in plain.people.rows) > 1.0
+    assert all(r.by_votes.method == "none" and r.sandwich.low < r.score < r.sandwich.high for r in merged.people.rows)
+    summed = sums.total(PreferenceSums(), (contribution(None, None, p) for p in partials))
+    assert summed.drawn and summed.judge_drawn
+    k = next(k for k, p in enumerate(partials) if p.weights)
+    out = sums.moved(summed, [contribution(None, None, partials[k])], [])
+    back = sums.moved(out, [], [contribution(None, None, partials[k])])
+    assert differences(typed.dump(back), typed.dump(summed)) == []
+    others = sums.total(PreferenceSums(), (contribution(None, None, p) for j, p in enumerate(partials) if j != k))
+    assert differences(typed.dump(out), typed.dump(others)) == []
+    assert differences(typed.dump(refresh(given, merged, back)), typed.dump(merged)) == []
 
 
 def test_a_topic_out_and_in_again_is_the_sums_from_scratch():
