@@ -367,7 +367,8 @@ def seed_fresh(*, topics: int, samples: int, kinds: tuple[str, ...] = (), spare:
     in bulk (not through the API): topics and assignments by
     ``annotate.imports.write.import_topics``, then every (topic, assessor)'s judgment
     submitted at version 1 with its revision (as ``import_judgments`` writes
-    them), the example's two payloads alternating between assessors, and every
+    them), the example's two payloads alternating between assessors (each cleaned
+    as that assessor's own save of that topic cleans it), and every
     topic marked stale, which queues one recompute. The last assessor's
     judgments of the first ``samples`` topics are left unwritten: the timed
     submissions, sent through the API; so are those of the ``spare`` topics
@@ -377,6 +378,7 @@ def seed_fresh(*, topics: int, samples: int, kinds: tuple[str, ...] = (), spare:
 
     from annotate.models import Judgment, JudgmentRevision
     from concord import tokens
+    from kinds.base import ASSESSOR_SEED, assessor_seed
     from kinds.registry import KINDS as REGISTRY
     from scoring import services as scoring_services
 
@@ -389,13 +391,14 @@ def seed_fresh(*, topics: int, samples: int, kinds: tuple[str, ...] = (), spare:
         if kinds and kind not in kinds:
             continue
         campaign, ids, payloads = _example_campaign(organiser, kind, f"Fresh {kind} {topics}", members, topics, "f")
-        rows = list(campaign.topics.order_by("position").values_list("id", "external_id"))
-        skipped = {pk for pk, _ in rows[: samples + spare]}
+        kind_data = REGISTRY[kind].data
+        rows = list(campaign.topics.order_by("position").values_list("id", "external_id", "data"))
+        skipped = {pk for pk, _, _ in rows[: samples + spare]}
         batch = 1000
         for start in range(0, len(rows), batch):
             chunk = [
-                (index, user, pk)
-                for pk, _ in rows[start : start + batch]
+                (index, user, pk, external, data)
+                for pk, external, data in rows[start : start + batch]
                 for index, user in enumerate(members)
                 if not (user is last and pk in skipped)
             ]
@@ -403,16 +406,23 @@ def seed_fresh(*, topics: int, samples: int, kinds: tuple[str, ...] = (), spare:
                 Judgment(
                     topic_id=pk,
                     assessor=user,
-                    payload=payloads[index % 2],
+                    # cleaned as the assessor's own save cleans it: a kind may fill in what the
+                    # server knows of the page it showed them (the preference kind's sides)
+                    payload=kind_data.clean_judgment(
+                        payloads[index % 2],
+                        data,
+                        complete=True,
+                        params={**campaign.params, ASSESSOR_SEED: assessor_seed(user.pk, external)},
+                    ),
                     status="submitted",
                     version=1,
                     submitted_version=1,
                     submitted_at=timezone_now(),
                 )
-                for index, user, pk in chunk
+                for index, user, pk, external, data in chunk
             )
             if any(j.pk is None for j in made):
-                made = list(Judgment.objects.filter(topic_id__in={pk for _, _, pk in chunk}))
+                made = list(Judgment.objects.filter(topic_id__in={pk for _, _, pk, _, _ in chunk}))
             JudgmentRevision.objects.bulk_create(
                 JudgmentRevision(
                     judgment=j,
@@ -429,8 +439,8 @@ def seed_fresh(*, topics: int, samples: int, kinds: tuple[str, ...] = (), spare:
             {
                 "kind": kind,
                 "campaign": campaign.pk,
-                "topics": [external for _, external in rows[:samples]],
-                "spare": [external for _, external in rows[samples : samples + spare]],
+                "topics": [external for _, external, _ in rows[:samples]],
+                "spare": [external for _, external, _ in rows[samples : samples + spare]],
                 "payload": payloads[(FRESH_ASSESSORS - 1) % 2],
                 "judgments": topics * FRESH_ASSESSORS - min(samples + spare, topics),
             }

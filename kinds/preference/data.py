@@ -114,6 +114,15 @@ def sides(seed: str, pair: str) -> tuple[int, int]:
     return (high, low) if digest[0] & 1 else (low, high)
 
 
+#: The characters of each output a flag's target shows (the page's menu truncates the whole to 70).
+FLAG_TEXT_LENGTH = 40
+
+
+def _beginning(text: str) -> str:
+    """The first FLAG_TEXT_LENGTH characters of ``text``, an ellipsis where cut."""
+    return text if len(text) <= FLAG_TEXT_LENGTH else text[: FLAG_TEXT_LENGTH - 1] + "\u2026"
+
+
 class PreferenceParams(ParamsSchema):
     """The campaign params (:class:`PreferenceKind`), and the one check across them: the active
     allocation draws its pairs one at a time, so it needs to know how many an assignment holds."""
@@ -253,8 +262,11 @@ class PreferenceKind(Kind):
         }
 
     def flag_targets(self, view: Mapping[str, Any]) -> list[tuple[str, str]]:
-        """The pairs of the assessor view, by id."""
-        return [(pair, f"pair {pair}") for pair in view["pairs"]]
+        """The pairs of the assessor view, by id, each named by the beginnings of its two outputs'
+        texts (lowest position first): what the page shows of a pair, as the sides differ per
+        assessor and the page never names a system."""
+        texts = {output["id"]: output["text"] for output in view["outputs"]}
+        return [(pair, " / ".join(_beginning(texts[k]) for k in positions(pair))) for pair in view["pairs"]]
 
     # -- judgments ------------------------------------------------------------------------
 

@@ -1,7 +1,9 @@
 """Preference downloads: the leaderboard (CSV, JSON, LaTeX) and every vote (CSV, JSON).
 
 ``leaderboard``: the people's leaderboard of the stored campaign report, the one its page
-shows (a 400 while none is computed): each system's rank and joint rank interval, score,
+shows; while none is stored (a download right after the first submission, before the
+rebuild it queued has run), the same report computed from the judgments by the builder the
+rebuild runs (kinds.preference.partials.campaign_report): each system's rank and joint rank interval, score,
 95% intervals (bootstrap over votes, over raters, over prompts; sandwich) and votes; the
 JSON carries the whole report (win matrix, predicted probabilities, settled pairs, position
 bias, agreement, model judges). ``votes``: one row per verdict, with the systems named and
@@ -18,10 +20,11 @@ from typing import Any
 from annotate.models import Campaign, Topic
 from concord import typed
 from concord.errors import InvalidInput
+from kinds.preference import partials
 from kinds.preference.report import PreferenceBoard, PreferenceCampaignReport
 from kinds.spec import Export, ExportFile
 from scoring.csvfiles import write_csv
-from scoring.selectors import JudgmentRow, campaign_report
+from scoring.selectors import JudgmentRow, campaign_report, report_input
 
 EXPORTS = {
     "csv": Export("text/csv", "csv"),
@@ -59,10 +62,7 @@ def export(
         raise InvalidInput("format", f"expected one of {offered} for {truth}")
     if truth == "votes":
         return votes_file(topics, judgments, format)
-    stored = campaign_report(campaign)
-    if stored is None:
-        raise InvalidInput("truth", "no leaderboard yet: the report is computed after the first submission")
-    report: PreferenceCampaignReport = stored.data
+    report = leaderboard_report(campaign)
     if format == "json":
         return json.dumps(typed.dump(report), ensure_ascii=False, indent=1)
     if format == "latex":
@@ -106,6 +106,17 @@ def export(
             for row in report.people.rows
         ),
     )
+
+
+def leaderboard_report(campaign: Campaign) -> PreferenceCampaignReport:
+    """The stored campaign report, or while none is stored (the first rebuild has not run yet,
+    or the stored one is of an older shape) the report the rebuild will store, computed now
+    and read back as stored (an undefined figure None, as the stored report has it, not NaN)."""
+    stored = campaign_report(campaign)
+    if stored is not None:
+        return stored.data
+    built = partials.campaign_report(report_input(campaign))
+    return typed.load(PreferenceCampaignReport, typed.dump(built))
 
 
 def _bounds(ci: Any) -> list[float | None]:

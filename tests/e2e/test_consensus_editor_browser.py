@@ -2,7 +2,10 @@
 opens a topic's adjudication page, follows "Edit (from alice's judgment)" by keyboard,
 changes the judgment with the kind's own keys, confirms with Enter twice, and the stored
 gold is what was typed: not alice's judgment (nor bob's): an editor without the kind's
-context would show no grade buttons, ignore its keys and save alice's grades as the gold."""
+context would show no grade buttons, ignore its keys and save alice's grades as the gold.
+The expected gold starts from alice's judgment as stored, which is what the editor starts
+from: it holds what the server filled in on her save (a preference verdict's sides, which the
+editor shows her pairs on and the gold keeps)."""
 
 from __future__ import annotations
 
@@ -13,7 +16,7 @@ from playwright.sync_api import expect
 from test_adjudication_browser import tab_to
 
 from annotate.imports.write import import_topics
-from annotate.models import Curation, Topic
+from annotate.models import Curation, Judgment, Topic
 from annotate.services.campaigns import create_campaign
 from annotate.services.judgments import save_judgment
 from annotate.services.members import add_member
@@ -22,13 +25,9 @@ from kinds.registry import KINDS
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 
-def _alice(name: str) -> dict:
-    return copy.deepcopy(dict(KINDS[name].examples.payloads[0]))
-
-
-def _edited(name: str) -> dict:
-    """What the keys of EDITS make of alice's judgment (the kind's examples)."""
-    payload = _alice(name)
+def _edited(name: str, alice: dict) -> dict:
+    """What the keys of EDITS make of alice's judgment (the kind's first example, as stored)."""
+    payload = copy.deepcopy(alice)
     if name == "labels":
         payload["labels"]["i2"] = "positive"
     elif name == "pairs":
@@ -44,6 +43,8 @@ def _edited(name: str) -> dict:
         payload = {"clusters": [["s1", "s3", "s2", "s4"]], "descriptions": ["eruption"]}
     elif name == "factoids":
         payload["marks"]["x1"] = ["F1"]
+    elif name == "preference":
+        payload["verdicts"][0]["choice"] = "right"  # on the sides alice was shown
     return payload
 
 
@@ -56,6 +57,7 @@ EDITS = {
     "nuggets": ["j", "o", "m", "j", "x"],  # n2 okay; part 2: r1 contains n2 too
     "clustering": ["j", "j", "1", "j", "1"],  # s2, then s4, into cluster 1
     "factoids": ["j", "j", "1"],  # F1 marked on x1
+    "preference": ["ArrowRight"],  # pair 1-2: B (right) is better
 }
 
 
@@ -77,8 +79,9 @@ def test_the_adjudicator_edits_the_gold_by_keyboard_and_it_is_stored(name, peopl
     def clean(payload):
         return spec.data.clean_payload(payload, topic.data, complete=False, params=campaign.params)
 
-    expected = clean(_edited(name))
-    assert expected != clean(_alice(name)) and expected != clean(copy.deepcopy(spec.examples.payloads[1]))
+    alice, bob = (Judgment.objects.get(topic=topic, assessor=people[who]).payload for who in ("alice", "bob"))
+    expected = clean(_edited(name, alice))
+    assert expected != alice and expected != bob
 
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()

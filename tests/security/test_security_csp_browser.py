@@ -96,6 +96,8 @@ def work_on(page, kind: str) -> None:
         page.keyboard.press("n")
         page.keyboard.type("A first factoid")
         page.keyboard.press("Enter")
+    elif kind == "preference":
+        page.keyboard.press("ArrowLeft")  # A (left) is better
     else:
         raise AssertionError(f"add a little work on a {kind} judging page to work_on()")
     expect(page.locator("#save-status")).to_contain_text(re.compile("Draft saved|Saved"), timeout=10_000)

@@ -70,6 +70,16 @@ def test_the_assessor_view_shows_outputs_by_position_never_the_systems():
     assert scoped["pairs"] == ["2-3"] and [o["id"] for o in scoped["outputs"]] == [2, 3]
 
 
+def test_a_flag_names_a_pair_by_the_outputs_the_page_shows_for_it():
+    long = {"prompt": "p", "outputs": [{"system": "gpt", "text": "x" * 50}, *TOPIC["outputs"][1:]]}
+    assert KIND.flag_targets(KIND.assessor_view(long)) == [
+        ("1-2", "x" * 39 + "\u2026 / 9"),
+        ("1-3", "x" * 39 + "\u2026 / 2"),
+        ("2-3", "9 / 2"),
+    ]
+    assert KIND.flag_targets(KIND.assessor_view(TOPIC, ["2-3"])) == [("2-3", "9 / 2")]
+
+
 def test_sides_are_random_per_assessor_and_stable():
     seen = {sides(f"{user}:5", "1-2") for user in range(30)}
     assert seen == {(1, 2), (2, 1)}
