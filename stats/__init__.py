@@ -17,7 +17,9 @@ Wawa), ``labelmodels`` (truth sets from those models, for the label kinds),
 ``ireval`` (TREC measures through ir-measures), ``rank`` (rank correlations),
 ``crossing`` (where a stability curve crosses a level), ``dispute`` (how
 disputed an item's votes are), ``alttest`` (the alternative annotator test: may
-a model judge stand in for the human raters). A kind's own statistics are its
+a model judge stand in for the human raters), ``quality`` (crowd quality control:
+accuracy on control items with its interval, the pausing rule and its error
+rates). A kind's own statistics are its
 ``kinds/<kind>/stats.py``, which may import this package and nothing else of
 the project's but its own folder's Django-free modules.
 """

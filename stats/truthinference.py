@@ -18,6 +18,14 @@ labels alone, how reliable each assessor is and weigh their labels by it:
 - ``wawa``: worker agreement with aggregate: majority vote, each assessor's
   skill is their agreement with it, then the skill-weighted vote.
 
+Dawid-Skene and MACE take ``known``: items whose true class is known (control
+items, gold questions). Their posteriors are fixed to that class at the start
+and in every E-step, so they inform the assessors' confusion matrices or
+competences as certain evidence while the other items are inferred, as
+P. G. Ipeirotis, F. Provost and J. Wang (2010), Quality management on Amazon
+Mechanical Turk, HCOMP 2010 (Proceedings of the ACM SIGKDD Workshop on Human
+Computation, 64-67; their "Get Another Label" program), do with gold data.
+
 The reference implementation is crowd-kit (D. Ustalov, N. Pavlichenko,
 B. Tseitlin et al., Toloka: "Learning from Crowds with Crowd-Kit", JOSS
 2024), version 1.4.2; the tests check every model against it on the same
@@ -42,7 +50,8 @@ Conventions shared by every function (and where they meet crowd-kit's):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from typing import Any, Literal, NamedTuple
 
 import numpy as np
@@ -224,6 +233,67 @@ def _prepare(items, workers, labels, n_items, n_workers, n_classes) -> _Data:
     return _Data(t, w, k, item_ids, worker_ids, class_ids, *sizes)
 
 
+class _Known(NamedTuple):
+    """Known true classes: each known item's code and class (as given), and for the
+    known items that have labels their model row and model class."""
+
+    items: npt.NDArray[np.intp]
+    classes: npt.NDArray[np.intp]
+    rows: npt.NDArray[np.intp]
+    row_classes: npt.NDArray[np.intp]
+
+
+def _whole_code(value: Any) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
+def _with_known(data: _Data, known: Any) -> tuple[_Data, _Known | None]:
+    """``known`` (item code -> class code) checked against the declared sizes; a known
+    class no label uses joins the model's classes (its truth is evidence about it)."""
+    if known is None:
+        return data, None
+    if not isinstance(known, Mapping):
+        raise ValueError(f"known must map item codes to class codes (a dict), got {type(known).__name__}")
+    items = np.zeros(len(known), dtype=np.intp)
+    classes = np.zeros(len(known), dtype=np.intp)
+    for i, (item, label) in enumerate(known.items()):
+        if not _whole_code(item) or not 0 <= item < data.n_items:
+            raise ValueError(f"known: item {item!r} is out of range: item codes are 0..{data.n_items - 1}")
+        if not _whole_code(label) or not 0 <= label < data.n_classes:
+            raise ValueError(
+                f"known: class {label!r} of item {item} is out of range: class codes are 0..{data.n_classes - 1}"
+            )
+        items[i], classes[i] = item, label
+    class_ids = np.union1d(data.class_ids, classes).astype(np.intp)
+    if len(class_ids) != len(data.class_ids):
+        labels = np.searchsorted(class_ids, data.class_ids[data.labels]).astype(np.intp)
+        data = data._replace(labels=labels, class_ids=class_ids)
+    position = np.searchsorted(data.item_ids, items)
+    labelled = position < len(data.item_ids)
+    labelled[labelled] = data.item_ids[position[labelled]] == items[labelled]
+    rows = position[labelled].astype(np.intp)
+    row_classes = np.searchsorted(class_ids, classes[labelled]).astype(np.intp)
+    return data, _Known(items, classes, rows, row_classes)
+
+
+def _fix(post: FloatArray, known: _Known) -> FloatArray:
+    """The known items' posteriors set to their class, in place (any axes between
+    items and classes, e.g. MACE's restarts, alike)."""
+    post[known.rows] = 0.0
+    post[known.rows, ..., known.row_classes] = 1.0
+    return post
+
+
+def _pinned(result: TruthInference, known: _Known | None) -> TruthInference:
+    """The known items' posteriors and labels their known class, also those nobody labelled."""
+    if known is None or len(known.items) == 0:
+        return result
+    posteriors = result.posteriors.copy()
+    posteriors[known.items] = 0.0
+    posteriors[known.items, known.classes] = 1.0
+    return replace(result, posteriors=posteriors, labels=_argmax(posteriors))
+
+
 def _item_label_matrix(data: _Data) -> sparse.csr_matrix:
     """(items x workers*classes) counts: row t, column w*K + l = how often w labelled t with l."""
     k = len(data.class_ids)
@@ -348,6 +418,7 @@ def dawid_skene(
     n_classes: int | None = None,
     max_iter: int = 100,
     tol: float = 1e-5,
+    known: Mapping[int, int] | None = None,
 ) -> TruthInference:
     """Dawid & Skene (1979): class priors and a full confusion matrix per worker, by EM.
 
@@ -375,6 +446,14 @@ def dawid_skene(
         EM iterations at most (crowd-kit's ``n_iter``); 0 returns majority vote.
     tol : float
         Stopping threshold on the criterion above.
+    known : mapping of int to int, optional
+        Item code -> its known true class (control items). Their posteriors
+        are that class from the start (instead of the majority vote) and after
+        every E-step, so the M-step counts each worker's labels on them against
+        the truth (Ipeirotis, Provost & Wang 2010); they count in the class
+        priors like every item. A known item nobody labelled gets its class as
+        posterior and label. Without ``known`` (or with an empty one) the
+        result is the unpinned model's, bit for bit.
 
     Returns
     -------
@@ -397,10 +476,19 @@ def dawid_skene(
     [[0.0, 1.0], [1.0, 0.0]]
     >>> result.n_labels.tolist(), result.converged
     ([3, 3, 4], True)
+
+    Knowing that item 3 is of class 1 (worker 2 said 0) confirms that worker 2
+    inverts; knowing it is of class 0 makes them right there:
+
+    >>> dawid_skene(items, workers, labels, known={3: 1}).confusion[2].round(2).tolist()
+    [[0.0, 1.0], [1.0, 0.0]]
+    >>> dawid_skene(items, workers, labels, known={3: 0}).posteriors[3].tolist()
+    [1.0, 0.0]
     """
     data = _setup(items, workers, labels, n_items, n_workers, n_classes, (max_iter, tol))
+    data, fixed = _with_known(data, known)
     if len(data.items) == 0:
-        return _empty(data, confusion=True, skill=True)
+        return _pinned(_empty(data, confusion=True, skill=True), fixed)
     k, w = len(data.class_ids), len(data.worker_ids)
     s = _item_label_matrix(data)  # items x (w*K + l)
     st = s.T.tocsr()
@@ -423,7 +511,8 @@ def dawid_skene(
         scores = np.log(np.maximum(priors, _EPS)) + s @ log_errors(errors)
         scores -= scores.max(axis=1, keepdims=True)
         post = np.exp(scores)
-        return post / post.sum(axis=1, keepdims=True)
+        post /= post.sum(axis=1, keepdims=True)
+        return post if fixed is None else _fix(post, fixed)
 
     def criterion(post: FloatArray, priors: FloatArray, errors: FloatArray) -> float:
         joint = np.sum(post * (s @ log_errors(errors)))
@@ -432,6 +521,8 @@ def dawid_skene(
         return float((joint - np.sum(clipped * np.log(clipped))) / n)
 
     post = _vote_shares(data, k)
+    if fixed is not None:
+        post = _fix(post, fixed)
     priors = post.mean(axis=0)
     errors = m_step(post)
     loss, iterations, converged = -np.inf, 0, False
@@ -448,7 +539,7 @@ def dawid_skene(
 
     confusion = errors.transpose(0, 2, 1)  # [w, true, label]
     skill = np.einsum("c,wcc->w", priors, confusion)
-    return _result(
+    result = _result(
         data,
         post,
         confusion=confusion,
@@ -457,6 +548,7 @@ def dawid_skene(
         iterations=iterations,
         converged=converged,
     )
+    return _pinned(result, fixed)
 
 
 # --------------------------------------------------------------------------- MACE
@@ -478,6 +570,7 @@ def mace(
     default_noise: float = 0.5,
     seed: int = 0,
     tol: float = 1e-5,
+    known: Mapping[int, int] | None = None,
 ) -> TruthInference:
     """MACE (Hovy et al. 2013): each worker knows the answer or spams from their own distribution.
 
@@ -524,6 +617,14 @@ def mace(
         Seed of restart 0.
     tol : float
         Only for ``converged`` (see `TruthInference`).
+    known : mapping of int to int, optional
+        Item code -> its known true class (control items). Their posteriors
+        are that class in every E-step, so a worker's labels on them count as
+        knowing when right and as spam when wrong (Ipeirotis, Provost & Wang
+        2010), and their term of the likelihood that picks the restart is that
+        of their labels and their known class. A known item nobody labelled
+        gets its class as posterior and label. Without ``known`` (or with an
+        empty one) the result is the unpinned model's, bit for bit.
 
     Returns
     -------
@@ -544,6 +645,9 @@ def mace(
     [0.937, 0.928, 0.094]
     >>> result.posteriors.sum(axis=1).round(12).tolist()
     [1.0, 1.0, 1.0, 1.0]
+    >>> pinned = mace(items, workers, labels, n_restarts=1, known={1: 0, 3: 0})
+    >>> pinned.posteriors[[1, 3]].tolist(), bool(pinned.skill[2] < pinned.skill[0])
+    ([[1.0, 0.0], [1.0, 0.0]], True)
     """
     data = _setup(items, workers, labels, n_items, n_workers, n_classes, (max_iter, tol))
     _whole(n_restarts, "n_restarts", least=1)
@@ -552,8 +656,9 @@ def mace(
     for name, value in (("alpha", alpha), ("beta", beta), ("default_noise", default_noise)):
         _number(value, name, non_negative=True)
     _whole(seed, "seed")
+    data, fixed = _with_known(data, known)
     if len(data.items) == 0:
-        return _empty(data, confusion=True, skill=True)
+        return _pinned(_empty(data, confusion=True, skill=True), fixed)
 
     k, w, n = len(data.class_ids), len(data.worker_ids), len(data.items)
     s = _item_label_matrix(data)  # items x (w*K + l)
@@ -582,6 +687,10 @@ def mace(
         total = _over_classes(np.add, post)
         post /= total[:, :, None]
         log_marginal = (top + np.log(total)).T.copy()  # R x items, each row contiguous
+        if fixed is not None:
+            # A known item's term: P(its labels, its class), not summed over the classes.
+            log_marginal[:, fixed.rows] = scores[fixed.rows, :, fixed.row_classes].T
+            _fix(post, fixed)
         # Expected counts: a label l on item t is spam unless the truth is l and the worker knew it.
         summed = (st @ post.reshape(t, r * k)).reshape(w, k, r, k)
         on_label = summed[:, diagonal, :, diagonal].transpose(2, 1, 0)  # sum of post[t, l] per (w, l)
@@ -629,7 +738,7 @@ def mace(
     spams_knows = spams_knows / spams_knows.sum(axis=1, keepdims=True)
     strategy = strategy / strategy.sum(axis=1, keepdims=True)
     confusion = spams_knows[:, 0, None, None] * strategy[:, None, :] + spams_knows[:, 1, None, None] * np.eye(k)
-    return _result(
+    result = _result(
         data,
         post,
         confusion=confusion,
@@ -637,6 +746,7 @@ def mace(
         iterations=max_iter,
         converged=converged,
     )
+    return _pinned(result, fixed)
 
 
 def _over_classes(ufunc: np.ufunc, values: FloatArray) -> FloatArray:

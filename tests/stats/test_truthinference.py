@@ -430,3 +430,114 @@ def test_from_matrix_long_form_gives_the_same_model():
 def test_bad_input_raises_value_error(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+# --------------------------------------------------------------------------- known answers
+
+
+def _crowd_with_controls(seed: int = 38):
+    """300 items of 2 classes labelled by 7 workers: 2 right 80% of the time and 5
+    spammers who always say 0, so the majority is 0 whatever the truth; the first
+    20 items are controls. (items, workers, labels, truth, confusion, known)."""
+    rng = np.random.default_rng(seed)
+    n_items, controls = 300, 20
+    truth = rng.integers(0, 2, n_items)
+    confusion = np.array([[[0.8, 0.2], [0.2, 0.8]]] * 2 + [[[1.0, 0.0], [1.0, 0.0]]] * 5)
+    items = np.repeat(np.arange(n_items), 7)
+    workers = np.tile(np.arange(7), n_items)
+    cumulative = confusion.cumsum(axis=2)[workers, truth[items]]
+    labels = np.minimum((rng.random(len(items))[:, None] > cumulative).sum(axis=1), 1)
+    known = {int(i): int(truth[i]) for i in range(controls)}
+    return items, workers, labels, truth, confusion, known
+
+
+@pytest.mark.parametrize("method", [dawid_skene, mace], ids=lambda f: f.__name__)
+def test_known_items_are_their_class_and_move_the_model_towards_the_truth(method):
+    items, workers, labels, truth, confusion, known = _crowd_with_controls()
+    plain = method(items, workers, labels)
+    pinned = method(items, workers, labels, known=known)
+    controls = np.array(list(known))
+    expected = np.eye(2)[truth[controls]]
+    assert np.array_equal(pinned.posteriors[controls], expected)  # exactly, not to rounding
+    assert np.array_equal(pinned.labels[controls], truth[controls])
+    assert not np.array_equal(plain.posteriors[controls], expected)
+    # The workers' estimated confusion matrices are nearer their true ones, and the other
+    # items' labels much more often right (unpinned, the spammers' 0 passes for the truth).
+    error_plain = np.abs(plain.confusion - confusion).sum(axis=(1, 2)).mean()
+    error_pinned = np.abs(pinned.confusion - confusion).sum(axis=(1, 2)).mean()
+    assert error_pinned < error_plain
+    rest = np.arange(len(known), len(truth))
+    right_plain, right_pinned = (np.mean(r.labels[rest] == truth[rest]) for r in (plain, pinned))
+    assert right_plain < 0.6 and right_pinned > 0.75
+    if method is mace:  # competence: the spammers never know, the good workers mostly do
+        assert np.all(plain.skill[2:] > 0.9) and np.all(pinned.skill[2:] < 0.1) and np.all(pinned.skill[:2] > 0.5)
+    _rows_sum_to_one(pinned)
+
+
+@pytest.mark.parametrize("method", [dawid_skene, mace], ids=lambda f: f.__name__)
+def test_no_known_or_none_known_is_the_unpinned_model_bit_for_bit(method):
+    items, workers, labels, *_ = _crowd_with_controls(5)
+    base = method(items, workers, labels)
+    for known in (None, {}):
+        other = method(items, workers, labels, known=known)
+        for field in ("posteriors", "labels", "confusion", "skill", "n_labels", "priors"):
+            assert np.array_equal(getattr(base, field), getattr(other, field), equal_nan=True), field
+        assert (base.iterations, base.converged) == (other.iterations, other.converged)
+
+
+def test_dawid_skene_known_item_by_hand_after_one_em_step():
+    # Item 0 is known to be class 1: worker 0 said 1, worker 1 said 0. Item 1: both said 0.
+    # Start: item 0 [0, 1] (known, not the 0.5/0.5 vote), item 1 [1, 0]; priors [0.5, 0.5].
+    # M-step (counts of label l on true c, floored at eps = 1e-10 where the worker used l):
+    #   worker 0: true 0 -> [1, eps] / (1 + eps), true 1 -> [eps, 1] / (1 + eps); worker 1 only says 0.
+    # E-step on item 1 (0 from both): [0.5 / (1 + eps), 0.5 eps / (1 + eps)] normalised.
+    eps = 1e-10
+    result = dawid_skene([0, 0, 1, 1], [0, 1, 0, 1], [1, 0, 0, 0], known={0: 1}, max_iter=1)
+    item1 = np.array([1.0, eps]) / (1 + eps)
+    np.testing.assert_allclose(result.posteriors, [[0.0, 1.0], item1], rtol=1e-12, atol=0)
+    priors = np.array([item1[0], 1 + item1[1]]) / 2
+    np.testing.assert_allclose(result.priors, priors, rtol=1e-12, atol=0)
+    # Then the M-step on those posteriors: worker 0's label 0 on item 1 weighs item1 (its
+    # eps / (1 + eps) on class 1 is floored to eps), their label 1 on item 0 is class 1.
+    true0 = np.array([item1[0], eps]) / (item1[0] + eps)
+    true1 = np.array([eps, 1.0]) / (1 + eps)
+    np.testing.assert_allclose(result.confusion[0], [true0, true1], rtol=1e-12, atol=0)
+    np.testing.assert_array_equal(result.confusion[1], [[1.0, 0.0], [1.0, 0.0]])
+    np.testing.assert_allclose(result.skill, [priors[0] * true0[0] + priors[1] * true1[1], priors[0]], rtol=1e-12)
+    assert result.iterations == 1 and not result.converged
+    # Unpinned, item 0 starts as a tie and does not end as class 1 for sure.
+    assert dawid_skene([0, 0, 1, 1], [0, 1, 0, 1], [1, 0, 0, 0], max_iter=1).posteriors[0, 1] < 1.0
+
+
+@pytest.mark.parametrize("method", [dawid_skene, mace], ids=lambda f: f.__name__)
+def test_known_class_nobody_gave_and_known_item_nobody_labelled(method):
+    items, workers, labels = [0, 0, 1, 1, 2, 2], [0, 1, 0, 1, 0, 1], [0, 0, 1, 1, 0, 1]
+    result = method(items, workers, labels, n_items=4, n_classes=3, known={0: 2, 3: 1})
+    assert result.posteriors[0].tolist() == [0.0, 0.0, 1.0] and result.labels[0] == 2
+    assert result.posteriors[3].tolist() == [0.0, 1.0, 0.0] and result.labels[3] == 1  # labelled by nobody
+    assert result.priors[2] > 0  # class 2 is in the model: item 0 is of it
+    assert np.allclose(result.confusion[:, 2, :].sum(axis=1), 1.0)
+    if method is dawid_skene:  # both workers said 0 on the class-2 item: that row of theirs is all 0
+        np.testing.assert_allclose(result.confusion[:, 2, 0], 1.0, atol=1e-9)
+    # An unlabelled known item of a class in use changes nothing else.
+    alone = method(items, workers, labels, n_items=4, known={3: 1})
+    plain = method(items, workers, labels, n_items=4)
+    assert np.array_equal(alone.posteriors[:3], plain.posteriors[:3]) and np.isnan(plain.posteriors[3]).all()
+
+
+@pytest.mark.parametrize("method", [dawid_skene, mace], ids=lambda f: f.__name__)
+@pytest.mark.parametrize(
+    ("known", "message"),
+    [
+        ({5: 0}, r"known: item 5 is out of range: item codes are 0\.\.2"),
+        ({-1: 0}, r"known: item -1 is out of range"),
+        ({True: 0}, r"known: item True is out of range"),
+        ({1.0: 0}, r"known: item 1\.0 is out of range"),
+        ({1: 2}, r"known: class 2 of item 1 is out of range: class codes are 0\.\.1"),
+        ({1: "a"}, r"known: class 'a' of item 1 is out of range"),
+        ([(1, 0)], r"known must map item codes to class codes \(a dict\), got list"),
+    ],
+)
+def test_known_refusals_name_the_argument(method, known, message):
+    with pytest.raises(ValueError, match=message):
+        method([0, 1, 2], [0, 0, 1], [0, 1, 1], known=known)
