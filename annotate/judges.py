@@ -8,14 +8,15 @@ are stored like anyone's; what changes is who reads them. Unless the campaign's
 them out: the reports' input (scoring.selectors.report_input: ``judgments`` are the
 people's, ``judge_judgments`` the model judges'), the gold standards (exports, the
 adjudication page's consensus), the adaptive design's opinions and budgets
-(annotate/adaptive.py) and the progress counts (scoring/progress.py, the topic table).
+(annotate/adaptive.py) and the progress counts (scoring/progress.py, the topic table). A
+paused assessor's judgments (annotate/controls.py) leave the same reads, whatever the param.
 
 Reads only; :func:`annotate.services.members.set_model_judge` writes the flag.
 """
 
 from __future__ import annotations
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from annotate.models import Campaign, Membership
 from kinds.base import MODEL_JUDGES_COUNT
@@ -40,7 +41,12 @@ def model_judge_names(campaign: Campaign) -> set[str]:
     return set(Membership.objects.filter(campaign=campaign, model_judge=True).values_list("user__username", flat=True))
 
 
-def left_out(campaign: Campaign) -> QuerySet | list[int]:
-    """The user ids whose judgments the people's figures leave out, for ``assessor_id__in=``: the
-    model judges (a subquery, no query of its own), unless the campaign counts them (none)."""
-    return [] if counts_model_judges(campaign) else model_judge_ids(campaign)
+def left_out(campaign: Campaign) -> QuerySet:
+    """The user ids whose judgments the people's figures leave out, for ``assessor_id__in=`` (a
+    subquery, no query of its own): the paused assessors (``Membership.paused_at``: their
+    judgments are kept and shown, and count again once reinstated), and the model judges unless
+    the campaign counts them."""
+    members = Membership.objects.filter(campaign_id=campaign.pk)
+    if counts_model_judges(campaign):
+        return members.filter(paused_at__isnull=False).values("user_id")
+    return members.filter(Q(paused_at__isnull=False) | Q(model_judge=True)).values("user_id")

@@ -75,6 +75,15 @@ class Membership(models.Model):
         "gold standards, stop signal, adaptive allocation and progress counts unless the campaign counts them, "
         "and tested against the people in the report.",
     )
+    #: When the assessor was paused (null: not paused): by the campaign's quality rules on their
+    #: controls (annotate/controls.py) or by an organiser. A paused assessor gets no more work and
+    #: their judgments leave the figures and gold standards (annotate.judges.left_out), kept and
+    #: shown; every pause and reinstatement is a ``PauseRecord``.
+    paused_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the assessor was paused (blank: not paused); see Pause records."
+    )
+    #: Why, in plain words the assessor is shown; blank when not paused.
+    pause_reason = models.TextField(blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -251,6 +260,55 @@ class JudgmentRevision(models.Model):
 
 #: ``JudgmentRevision.payload`` in a query (``.annotate(payload_of=REVISION_PAYLOAD)``).
 REVISION_PAYLOAD = Coalesce(models.F("kept_payload"), models.F("judgment__payload"), output_field=models.JSONField())
+
+
+class Control(models.Model):
+    """A known answer to one item of a topic: a control item, mixed into the assessors' work to
+    measure their accuracy (annotate/controls.py). Stored apart from ``Topic.data``, which is
+    what an assessor may see of a topic (``Kind.assessor_view``): no page, endpoint or export an
+    assessor reaches reads this table, so a control looks exactly like any other topic to them."""
+
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="controls")
+    #: The item (an id of ``Kind.items()``; the topic's one item where the kind judges a topic
+    #: as one, e.g. a preference battle).
+    item = models.CharField(max_length=200)
+    #: The known answer, as ``Kind.control_labels`` reads the assessor's answer to the item.
+    answer = models.JSONField()
+    #: An attention check: the item itself tells the assessor what to answer, so a wrong answer
+    #: means they did not read it (counted apart: ``controls.failed_checks``).
+    attention = models.BooleanField(default=False)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["topic", "item"], name="one_control_per_item")]
+        ordering = ["topic", "item"]
+
+    def __str__(self) -> str:
+        return f"control {self.item} of {self.topic}"
+
+
+class PauseRecord(models.Model):
+    """One pause or reinstatement of an assessor, with its evidence: append-only."""
+
+    class Action(models.TextChoices):
+        PAUSE = "pause", "Paused"
+        REINSTATE = "reinstate", "Reinstated"
+
+    membership = models.ForeignKey(Membership, on_delete=models.CASCADE, related_name="pause_records")
+    action = models.CharField(max_length=16, choices=Action.choices)
+    #: Who: null when the campaign's rules paused the assessor.
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    at = models.DateTimeField(auto_now_add=True)
+    #: In plain words (the assessor is shown a pause's).
+    reason = models.TextField()
+    #: The figures behind it: controls answered and right, the interval, the rule's settings,
+    #: failed attention checks.
+    evidence = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["membership", "at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.action} {self.membership.user} at {self.at:%Y-%m-%d %H:%M}"
 
 
 class Run(models.Model):

@@ -191,6 +191,34 @@ class Kind:
         id (its topics need more than an id: import them first)."""
         return None
 
+    # -- control items (annotate/controls.py) ----------------------------------------------
+
+    def control_labels(self, payload: Mapping[str, Any]) -> dict[str, Any]:
+        """Each item's answer in a submitted payload (item id -> a JSON value), as a control's
+        known answer is stored (``annotate.models.Control.answer``); an item left unanswered (or
+        "can't tell") is absent. Kinds whose judgments can be checked against known answers
+        implement it with :meth:`clean_control_answer` and declare :func:`control_params`."""
+        raise InvalidInput("controls", f"{self.label} judgments cannot be checked against known answers")
+
+    def clean_control_answer(
+        self, value: Any, topic_data: Mapping[str, Any], item: str, params: Mapping[str, Any], *, field: str
+    ) -> Any:
+        """A known answer for ``item`` of a topic, checked as the kind checks an assessor's
+        answer to it (the JSON value :meth:`control_labels` would read); :class:`InvalidInput`
+        naming ``field`` otherwise."""
+        raise InvalidInput(field, f"{self.label} judgments cannot be checked against known answers")
+
+    def control_credit(self, known: Any, given: Any, params: Mapping[str, Any]) -> float:
+        """The credit, in [0, 1], of answering ``given`` where ``known`` is right: 1 or 0 by
+        default; kinds with ordinal or numeric scales give part credit for a near miss
+        (stats.quality.credits)."""
+        return 1.0 if given == known else 0.0
+
+    @property
+    def takes_controls(self) -> bool:
+        """Whether the kind's judgments can be checked against known answers."""
+        return type(self).control_labels is not Kind.control_labels
+
     def reference_payload(self, run_data: Mapping[str, Any], topic_id: str) -> dict[str, Any] | None:
         """A reference labelling's answer for one topic as a payload, or None (the run
         has none for the topic). A reference labelling is a run whose data says
@@ -425,6 +453,98 @@ def interval_params(*, ranking: bool = False) -> tuple[Param, ...]:
             ),
         )
     return params
+
+
+#: The campaign params of control items (annotate/controls.py reads them with their defaults).
+CONTROL_PARAMS = (
+    "control_rate",
+    "quiz_controls",
+    "quiz_minimum",
+    "pause_threshold",
+    "pause_minimum",
+    "pause_level",
+    "attention_failures",
+    "min_seconds_per_item",
+)
+
+
+def control_params() -> tuple[Param, ...]:
+    """The params of control items and pausing on evidence, declared by every kind whose
+    judgments can be checked against known answers (``Kind.takes_controls``); each is optional,
+    and the rules apply only where the campaign has controls (docs/methods.md, "Crowd quality
+    control")."""
+    return (
+        Float(
+            "control_rate",
+            None,
+            min=0.0,
+            max=0.5,
+            label="Share of controls in each assessor's work",
+            help="E.g. 0.1: about one topic in ten an assessor gets is a control (a topic with known answers), "
+            "mixed in so that it looks like any other. Default 0: controls only in the quiz.",
+        ),
+        Int(
+            "quiz_controls",
+            None,
+            min=0,
+            max=100,
+            label="Qualifying quiz: controls first",
+            help="Each assessor's first topics are this many controls; below the quiz's minimum accuracy they "
+            "stop there, told why. Default 0: no quiz.",
+        ),
+        Float(
+            "quiz_minimum",
+            None,
+            min=0.0,
+            max=1.0,
+            label="Qualifying quiz: accuracy needed",
+            help="The share of the quiz's items an assessor must answer right to go on (default 0.7).",
+        ),
+        Float(
+            "pause_threshold",
+            None,
+            min=0.0,
+            max=1.0,
+            label="Pause below this accuracy",
+            help="An assessor is paused only when even the best accuracy their control answers allow (the upper "
+            "bound of its interval) is below this (default 0.7). 0: nobody is paused on accuracy.",
+        ),
+        Int(
+            "pause_minimum",
+            None,
+            min=1,
+            max=10_000,
+            label="Pause only after this many control items",
+            help="Nobody is paused on accuracy before answering this many control items (default 10).",
+        ),
+        Float(
+            "pause_level",
+            None,
+            min=0.5,
+            max=0.999,
+            label="Confidence of the accuracy interval",
+            help="The level of the Wilson interval the pausing rule reads (default 0.99: a good assessor is "
+            "almost never paused by bad luck; benchmarks.quality measures it).",
+        ),
+        Int(
+            "attention_failures",
+            None,
+            min=1,
+            max=100,
+            label="Pause after this many failed attention checks",
+            help="Attention checks are controls whose item tells the assessor what to answer. Default: failed "
+            "checks pause nobody.",
+        ),
+        Float(
+            "min_seconds_per_item",
+            None,
+            min=0.0,
+            max=3600.0,
+            label="Shortest credible time per item (seconds)",
+            help="A submission faster than this per item is flagged as too fast on the quality page and counts "
+            "as a failed attention check. Default: no minimum.",
+        ),
+    )
 
 
 # -- checking helpers shared by the kinds ---------------------------------

@@ -32,6 +32,7 @@ from kinds.base import (
     Limits,
     adaptive_params,
     alt_test_param,
+    control_params,
     demo_param,
     design_param,
     interval_params,
@@ -298,6 +299,7 @@ class LabelsKind(Kind):
         design_param("Labels", splittable=True, adaptive=True),
         *adaptive_params(),
         *interval_params(),
+        *control_params(),
         alt_test_param(),
         reference_param(),
         demo_param(),
@@ -372,6 +374,35 @@ class LabelsKind(Kind):
 
     def label_classes(self, params: Mapping[str, Any]) -> tuple[Hashable, ...]:
         return tuple(Scale.of(params).values)
+
+    def control_labels(self, payload: Mapping[str, Any]) -> dict[str, Any]:
+        """Each item's label ("can't tell" left out: it is neither right nor wrong)."""
+        return self.item_labels(payload)
+
+    def clean_control_answer(
+        self, value: Any, topic_data: Mapping[str, Any], item: str, params: Mapping[str, Any], *, field: str
+    ) -> Any:
+        """A label on the campaign's scale, as the scale writes it (a number on a numeric one)."""
+        if item not in {entry["id"] for entry in topic_data["items"]}:
+            raise InvalidInput(field, f"no item {item!r} in the topic")
+        scale = Scale.of(params)
+        try:
+            return scale.value(scale.code(value))
+        except (TypeError, ValueError):
+            raise InvalidInput(field, f"{value!r} is not a label of the scale ({', '.join(scale.labels)})") from None
+
+    def control_credit(self, known: Any, given: Any, params: Mapping[str, Any]) -> float:
+        """On an ordered scale a near miss earns part credit: one minus the distance over the
+        scale's width (stats.quality.credits, linear); a nominal scale's answer is right or wrong."""
+        scale = Scale.of(params)
+        if not scale.ordered or len(scale.values) < 2:
+            return 1.0 if given == known else 0.0
+        numbers = scale.numbers
+        try:
+            a, b = numbers[scale.code(given)], numbers[scale.code(known)]
+        except (TypeError, ValueError):
+            return 0.0
+        return 1.0 - abs(a - b) / (numbers[-1] - numbers[0])
 
     def progress(self, payload: Mapping[str, Any], topic_data: Mapping[str, Any]) -> tuple[int, int]:
         return len(payload.get("labels", {})), len(topic_data["items"])

@@ -15,6 +15,7 @@ from kinds.base import (
     Kind,
     Limits,
     adaptive_params,
+    control_params,
     demo_param,
     design_param,
     interval_params,
@@ -46,6 +47,7 @@ class PairsKind(Kind):
         design_param("Pair adjudication", splittable=True, adaptive=True),
         *adaptive_params(),
         *interval_params(ranking=True),
+        *control_params(),
         reference_param(),
         demo_param(),
     )
@@ -126,6 +128,23 @@ class PairsKind(Kind):
 
     def label_classes(self, params: Mapping[str, Any]) -> tuple[bool, ...]:
         return (False, True)
+
+    def control_labels(self, payload: Mapping[str, Any]) -> dict[str, Any]:
+        """Each candidate's match (True) or no match (False)."""
+        return self.item_labels(payload)
+
+    def clean_control_answer(
+        self, value: Any, topic_data: Mapping[str, Any], item: str, params: Mapping[str, Any], *, field: str
+    ) -> Any:
+        """True (a match) or False; the words "match" / "no match" as the import files write them."""
+        if item not in self.items(topic_data):
+            raise InvalidInput(field, f"no candidate {item!r} in the topic")
+        words = {"match": True, "true": True, "1": True, "no match": False, "false": False, "0": False}
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.strip().lower() in words:
+            return words[value.strip().lower()]
+        raise InvalidInput(field, f"{value!r} is neither match (true) nor no match (false)")
 
     def clean_run_data(self, data: Any, topics: Mapping[str, Mapping[str, Any]], *, field: str) -> dict[str, Any]:
         """A system's results, ``{"results": {query: [{"id", "text", "score"?}, ...]}}``
