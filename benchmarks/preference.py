@@ -82,6 +82,7 @@ from kinds.preference.stats import (
     RIGHT,
     TIE,
     active_weights,
+    adjacent_design,
     bootstrap,
     bradley_terry,
     cluster_counts,
@@ -237,7 +238,12 @@ def cost(args) -> dict[str, float]:
     return dict(seconds=timed.seconds, reference=reference, peak=traced.peak_mb, difference=difference)
 
 
-ACTIVE_RULES = ("uniform", "win-rate", "difference", "adjacent")
+ACTIVE_RULES = ("uniform", "win-rate", "difference", "adjacent", "design", "oracle")
+#: The rules whose leaderboard is read on the unweighted fit: the design targets the Bradley-Terry
+#: fit itself, whose likelihood an allocation that depends only on past votes leaves unchanged;
+#: the oracle (the design at the true strengths from the first vote, no floor) is the ceiling:
+#: what no allocation rule can beat here.
+UNWEIGHTED_RULES = ("design", "oracle")
 
 
 def active_run(args, rule: str, seed: int) -> dict[str, np.ndarray]:
@@ -256,10 +262,12 @@ def active_run(args, rule: str, seed: int) -> dict[str, np.ndarray]:
     outcome = np.empty_like(left)
     weight = np.empty(args.active_budget)
     probability = np.full(pairs, 1 / pairs)
+    if rule == "oracle":
+        probability = adjacent_design(theta)
     reads: dict[str, list[float]] = {"votes": [], "adjacent": [], "adjacent_unweighted": [], "win_rate": []}
     n = 0
     while n < args.active_budget:
-        if rule != "uniform" and n >= 2 * pairs:
+        if rule not in ("uniform", "oracle") and n >= 2 * pairs:
             counts = vote_counts(left[:n], right[:n], outcome[:n], n_systems=k)
             try:
                 probability = active_weights(counts, bradley_terry(counts), target=rule).probability
@@ -295,6 +303,14 @@ def active_run(args, rule: str, seed: int) -> dict[str, np.ndarray]:
     diff_se = np.sqrt(cov[up, up] + cov[down, down] - 2 * cov[up, down])
     diff_error = (final.ratings[up] - final.ratings[down]) - (truth[up] - truth[down])
     out["diff_covered"] = np.abs(diff_error) <= Z * diff_se
+    plain = vote_counts(left, right, outcome, n_systems=k)
+    fit = bradley_terry(plain)
+    cov = sandwich(plain, fit).covariance
+    out["plain_error"] = fit.ratings - 1000 - truth
+    out["plain_covered"] = np.abs(out["plain_error"]) <= Z * np.sqrt(np.diag(cov))
+    diff_se = np.sqrt(cov[up, up] + cov[down, down] - 2 * cov[up, down])
+    diff_error = (fit.ratings[up] - fit.ratings[down]) - (truth[up] - truth[down])
+    out["plain_diff_covered"] = np.abs(diff_error) <= Z * diff_se
     return out
 
 
@@ -314,6 +330,8 @@ def active(args) -> dict[str, float]:
             names = [measure_name] + (
                 ["adjacent_unweighted"] if measure_name == "adjacent" and rule != "uniform" else []
             )
+            if rule in UNWEIGHTED_RULES and measure_name == "adjacent":
+                names = ["adjacent_unweighted"]
             for name in names:
                 crossings = [sustained(r["votes"], -r[name], -target) for r in runs[rule]]
                 label = rule if name == measure_name else f"{rule}, unweighted fit"
@@ -332,16 +350,17 @@ def active(args) -> dict[str, float]:
     print_table(["precision", "allocation", "target width", "votes (sustained)", "ratio", "runs never"], rows)
     bias_rows = []
     for rule in ACTIVE_RULES:
-        errors = np.array([r["error"] for r in runs[rule]])
+        key = "plain_" if rule in UNWEIGHTED_RULES else ""
+        errors = np.array([r[f"{key}error"] for r in runs[rule]])
         mean_error = errors.mean(axis=0)
-        coverage = float(np.mean([r["covered"] for r in runs[rule]]))
-        diff_coverage = float(np.mean([r["diff_covered"] for r in runs[rule]]))
+        coverage = float(np.mean([r[f"{key}covered"] for r in runs[rule]]))
+        diff_coverage = float(np.mean([r[f"{key}diff_covered"] for r in runs[rule]]))
         mc_se = errors.std(axis=0, ddof=1) / math.sqrt(len(errors))
         worst = int(np.argmax(np.abs(mean_error) / mc_se))
         t = float(np.abs(mean_error[worst]) / mc_se[worst])
         bias_rows.append(
             [
-                rule,
+                f"{rule}, unweighted fit" if key else rule,
                 float(np.abs(mean_error).max()),
                 float(mean_error[worst]),
                 float(mc_se[worst]),
@@ -353,7 +372,7 @@ def active(args) -> dict[str, float]:
         found[f"bias|{rule}"] = float(np.abs(mean_error).max())
         found[f"bias_t|{rule}"] = t
         found[f"coverage|{rule}"] = min(coverage, diff_coverage)
-    print(f"\nAt {args.active_budget:,} votes, the (weighted) fit against the true ratings, Elo points:")
+    print(f"\nAt {args.active_budget:,} votes, the fit against the true ratings, Elo points:")
     print_table(
         ["allocation", "max |mean error|", "most in MC se", "its MC se", "|t|", "coverage", "adjacent coverage"],
         bias_rows,
@@ -391,10 +410,16 @@ def main() -> None:
         more["active_ratio"] = allocated["adjacent|win-rate"]
         more["active_ratio_difference"] = allocated["adjacent|difference"]
         more["active_ratio_adjacent_rule"] = allocated["adjacent|adjacent"]
+        more["design_ratio"] = allocated["adjacent|design, unweighted fit"]
+        more["oracle_ratio"] = allocated["adjacent|oracle, unweighted fit"]
         more["win_matrix_ratio"] = allocated["win_rate|win-rate"]
-        more["ipw_max_bias"] = max(v for key, v in allocated.items() if key.startswith("bias|"))
-        more["ipw_max_bias_t"] = max(v for key, v in allocated.items() if key.startswith("bias_t|"))
-        more["ipw_min_coverage"] = min(v for key, v in allocated.items() if key.startswith("coverage|"))
+        for prefix, rules in (
+            ("ipw", [rule for rule in ACTIVE_RULES if rule not in UNWEIGHTED_RULES]),
+            ("unweighted", list(UNWEIGHTED_RULES)),
+        ):
+            more[f"{prefix}_max_bias"] = max(allocated[f"bias|{rule}"] for rule in rules)
+            more[f"{prefix}_max_bias_t"] = max(allocated[f"bias_t|{rule}"] for rule in rules)
+            more[f"{prefix}_min_coverage"] = min(allocated[f"coverage|{rule}"] for rule in rules)
     if found:
         more["min_coverage"] = min(v for key, v in found.items() if "joint" not in key)
         more["min_joint_coverage"] = min(v for key, v in found.items() if "joint" in key)

@@ -12,6 +12,18 @@ assignment at a time. A pair of *systems* is drawn with the probabilities of eq.
 pair's win rate, mixed with a uniform floor), then a prompt with both systems' outputs
 (:func:`draw`). Each pair handed out keeps the probability it was drawn with
 (``Assignment.draws``), and the leaderboard weighs its vote by the inverse (eq. 7).
+
+``design``: handed out on request as ``active`` is, the pairs of systems drawn with the shares of
+the optimal design for the leaderboard's neighbours (:func:`design_weights`:
+kinds.preference.stats.adjacent_design at the stored leaderboard's scores, mixed with the same
+uniform floor), then a prompt as above. Its votes are not weighted: the Bradley-Terry likelihood
+of votes whose pairs were chosen from earlier votes alone is the likelihood of the same votes
+on those pairs fixed in advance (the choice's probabilities do not depend on the strengths), so
+the unweighted fit, its intervals and its bootstraps hold as under a fixed design (the
+likelihood principle; Rosenberger & Lachin 2016, "Randomization in Clinical Trials", 2nd ed.,
+Wiley, section 10.2). What it gives up is eq. 7's estimand under a misspecified model: the
+scores a uniform draw of pairs would give. ``benchmarks.preference`` measures the votes each
+allocation needs for the same precision of adjacent differences, against the optimum.
 """
 
 from __future__ import annotations
@@ -23,6 +35,8 @@ from itertools import combinations
 
 import numpy as np
 import numpy.typing as npt
+
+from kinds.preference.stats import adjacent_design
 
 #: The share of every active draw spread evenly over the pairs (kinds.preference.stats.active_weights'
 #: ``floor``): no pair's probability is below ``FLOOR / pairs``, so no vote weighs more than
@@ -79,6 +93,43 @@ def pair_weights(votes: npt.ArrayLike, expected: npt.ArrayLike, *, floor: float 
     total = reduction.sum()
     drawn = reduction / total if total > 0 else np.full(pairs, 1 / pairs)
     probability = (1 - floor) * drawn + floor / pairs
+    return probability / probability.sum()
+
+
+def design_weights(
+    universe: Sequence[tuple[str, str]], theta: Mapping[str, float], *, floor: float = FLOOR
+) -> npt.NDArray[np.float64]:
+    """The probability of drawing each pair of systems of ``universe`` under the ``design``
+    allocation: the optimal design for the adjacent differences at strengths ``theta`` (logits
+    per system, kinds.preference.stats.adjacent_design) over every pair of the universe's systems,
+    restricted to the universe, mixed with the uniform draw ``(1 - floor) w + floor / pairs``.
+    A system without a finite strength counts as the average one; with fewer than two known, no
+    order is known to serve, and every pair is drawn alike.
+
+    >>> universe = [("a", "b"), ("a", "c"), ("b", "c")]
+    >>> design_weights(universe, {"a": 1.0, "b": 0.0, "c": -1.0}).round(3).tolist()
+    [0.469, 0.062, 0.469]
+    >>> design_weights(universe, {"a": 0.2}).round(3).tolist()
+    [0.333, 0.333, 0.333]
+    """
+    if not 0 < floor <= 1:
+        raise ValueError("floor: the uniform draw's share, more than 0 and at most 1")
+    pairs = len(universe)
+    if not pairs:
+        return np.zeros(0)
+    systems = sorted({system for pair in universe for system in pair})
+    known = np.array([float(theta.get(system, float("nan"))) for system in systems])
+    finite = np.isfinite(known)
+    if finite.sum() < 2:
+        return np.full(pairs, 1 / pairs)
+    centred = np.where(finite, known - (known[finite].mean() if finite.any() else 0.0), 0.0)
+    shares = adjacent_design(centred)
+    index = {system: k for k, system in enumerate(systems)}
+    first, second = np.triu_indices(len(systems), 1)
+    at = {(int(i), int(j)): m for m, (i, j) in enumerate(zip(first, second))}
+    w = np.array([shares[at[tuple(sorted((index[a], index[b])))]] for a, b in universe])
+    w = w / w.sum() if w.sum() > 0 else np.full(pairs, 1 / pairs)
+    probability = (1 - floor) * w + floor / pairs
     return probability / probability.sum()
 
 

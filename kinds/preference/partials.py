@@ -92,7 +92,10 @@ def vote_weights(input: ReportInput, topic: Topic, rows: Sequence[JudgmentRow]) 
     """Each vote's weight, in :func:`_votes_of`'s order: the inverse of the probability its pair
     was drawn with where the active allocation drew it (``ReportInput.draws_of``: Chiang et al.
     2024, "Chatbot Arena", section 5, eq. 7), else 1 (a uniform allocation's, an imported battle).
-    Empty when every weight is 1."""
+    Empty when every weight is 1: so always under ``allocation=design``, whose fit is the
+    unweighted likelihood's (kinds/preference/allocation.py says why it needs no weights)."""
+    if input.campaign.params.get("allocation") == "design":
+        return []
     weights = [
         1 / drawn[verdict["pair"]] if verdict["pair"] in drawn else 1.0
         for row in rows

@@ -30,7 +30,7 @@ from concord.errors import InvalidInput
 from kinds.base import assessor_seed
 from kinds.preference import active
 from kinds.preference import stats as pref
-from kinds.preference.allocation import draw, pair_key, pair_weights, uniform_share
+from kinds.preference.allocation import design_weights, draw, pair_key, pair_weights, uniform_share
 from kinds.preference.data import pair_ids, sides
 from kinds.preference.partials import WEIGHTED, campaign_report, gather, topic_partial
 from scoring import services as scoring_services
@@ -332,6 +332,57 @@ def test_each_drawn_vote_weighs_the_inverse_of_its_probability_in_the_fit(people
     names = sorted(SYSTEMS)
     for a, b, p in zip(wanted.first, wanted.second, wanted.probability):
         assert found[(names[a], names[b])] == pytest.approx(p, abs=1e-9)
+
+
+@pytestmark_db
+def test_the_design_allocation_draws_the_optimal_design_and_fits_the_votes_unweighted(people):
+    """``allocation=design``: each drawn pair keeps its probability, the design's at the stored
+    leaderboard's scores (stats.adjacent_design mixed with the floor), and the leaderboard is the
+    plain Bradley-Terry fit of the votes: no weight, the bootstrap's intervals kept."""
+    campaign = make(people, 8, assessors=("alice", "bob", "carol"), allocation="design")
+    rng = random.Random(5)
+    for name in ("alice", "bob", "carol"):
+        for k in range(6):
+            judge(adaptive.next_work(campaign, people[name], rng=rng), people[name], "left" if k % 3 else "right")
+    assert Assignment.objects.filter(topic__campaign=campaign).exclude(draws=None).count() == 18
+    given = report_input(campaign)
+    assert all(topic_partial(given, t).weights == [] for t in given.topics)
+    report = campaign_report(given)
+    assert not report.people.model.endswith(WEIGHTED)
+    assert any(row.by_votes.method != "none" for row in report.people.rows)
+    # the stored leaderboard's scores drive the next draw through the design
+    rebuild(campaign)
+    stored = report_input(campaign)
+    board = campaign_report(stored).people
+    theta = {row.system: (row.score - board.base) / pref.ELO_PER_LOGIT for row in board.rows}
+    found = active.system_pair_weights(campaign, active.topic_systems(campaign))
+    universe = sorted(found)
+    wanted = design_weights(universe, theta)
+    assert [found[key] for key in universe] == pytest.approx(wanted.tolist(), abs=1e-12)
+    systems = sorted(theta)
+    ordered = sorted(systems, key=lambda s: -theta[s])
+    neighbours = {pair_key(a, b) for a, b in zip(ordered, ordered[1:])}
+    # the design favours the leaderboard's neighbours over the pairs further apart
+    assert min(found[key] for key in neighbours) > max(found[key] for key in universe if key not in neighbours)
+
+
+@pytestmark_db
+def test_the_design_is_computed_once_per_stored_report_and_process(people, monkeypatch):
+    """The design is a fit of its own: the draws between two rebuilds reuse it; a rebuild makes a new one."""
+    campaign = make(people, 6, assessors=("alice", "bob"), allocation="design")
+    rng = random.Random(2)
+    for _ in range(2):
+        judge(adaptive.next_work(campaign, people["alice"], rng=rng), people["alice"])
+    rebuild(campaign)
+    calls = []
+    real = active.design_weights
+    monkeypatch.setattr(active, "design_weights", lambda *a, **k: calls.append(1) or real(*a, **k))
+    for _ in range(3):
+        judge(adaptive.next_work(campaign, people["bob"], rng=rng), people["bob"])
+    assert len(calls) == 1
+    rebuild(campaign)
+    adaptive.next_work(campaign, people["bob"], rng=rng)
+    assert len(calls) == 2
 
 
 def sorted_weights(partials, given) -> list[float]:

@@ -23,6 +23,7 @@ from kinds.preference.stats import (
     PreferenceFit,
     WeightedCounts,
     active_weights,
+    adjacent_design,
     bootstrap,
     bradley_terry,
     canonical_outcomes,
@@ -404,6 +405,52 @@ def test_active_weights_adjacent_equals_a_refit_of_the_information():
         after = np.linalg.inv(info + np.outer(x, x) / sigma[m])
         assert abs(a.reduction[m] - (adjacent_se(cov) - adjacent_se(after)).sum()) < 1e-9
     assert np.isnan(a.sigma).all()
+
+
+def _adjacent_variance(theta, w):
+    """The sum of the adjacent differences' variances per vote under design ``w``, by brute force."""
+    k = len(theta)
+    first, second = np.triu_indices(k, 1)
+    m = np.zeros((k, k))
+    for share, i, j in zip(w, first, second):
+        x = np.zeros(k)
+        x[i], x[j] = 1, -1
+        p = 1 / (1 + np.exp(-(theta[i] - theta[j])))
+        m += share * p * (1 - p) * np.outer(x, x)
+    order = np.argsort(-theta)
+    c = np.zeros((k - 1, k))
+    c[np.arange(k - 1), order[:-1]] = 1
+    c[np.arange(k - 1), order[1:]] = -1
+    return float(np.trace(c @ np.linalg.pinv(m) @ c.T))
+
+
+def test_the_adjacent_design_is_the_optimum_a_general_solver_finds():
+    """The multiplicative algorithm's design equals scipy's constrained minimum of the
+    A-criterion over the simplex, and beats uniform and random designs."""
+    rng = np.random.default_rng(5)
+    theta = np.array([1.2, 0.5, 0.1, -0.4, -1.4])
+    w = adjacent_design(theta)
+    pairs = len(w)
+    found = optimize.minimize(
+        lambda v: _adjacent_variance(theta, np.abs(v) / np.abs(v).sum()),
+        np.full(pairs, 1 / pairs),
+        method="Nelder-Mead",
+        options={"maxiter": 40_000, "maxfev": 40_000, "xatol": 1e-10, "fatol": 1e-12},
+    )
+    best = _adjacent_variance(theta, np.abs(found.x) / np.abs(found.x).sum())
+    ours = _adjacent_variance(theta, w)
+    assert ours <= best * (1 + 2e-4)  # stopped within DESIGN_TOLERANCE of the optimum
+    assert abs(ours - best) / best < 1e-3
+    assert ours < 0.9 * _adjacent_variance(theta, np.full(pairs, 1 / pairs))
+    for _ in range(50):
+        assert ours <= _adjacent_variance(theta, rng.dirichlet(np.ones(pairs)))
+    # the design target draws in proportion to the design, mixed with the floor
+    left, right, outcome, _ = simulate(13, k=5, n=600, side=0.0)
+    counts = vote_counts(left, right, outcome, n_systems=5)
+    fit = bradley_terry(counts)
+    a = active_weights(counts, fit, target="design", floor=0.2)
+    assert np.allclose(a.reduction, adjacent_design(fit.theta), atol=1e-12)
+    assert np.allclose(a.probability, 0.8 * a.reduction + 0.2 / pairs, atol=1e-12)
 
 
 def test_active_weights_name_the_bad_argument():
