@@ -15,7 +15,7 @@ from playwright.sync_api import expect
 from annotate.imports.write import import_topics
 from annotate.models import Assignment, Judgment, StudyWorker
 from annotate.services.campaigns import create_campaign
-from annotate.services.study import make_link
+from annotate.services.study import make_link, withdraw_link
 from tests.campaigns import pairs_topics
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -113,3 +113,48 @@ def test_two_participants_judge_their_own_topics_and_get_the_completion_code(new
     assert int(rows[0]["active_ms"]) == sum(
         Judgment.objects.filter(assessor=a.user).values_list("active_ms", flat=True)
     )
+
+
+def test_an_mturk_hit_previews_opens_and_submits_to_mturk(new_page, live_server, people):
+    crowd = create_campaign(
+        creator=people["organiser"],
+        kind="pairs",
+        name="Turk names",
+        guidelines="Say whether the **candidate** names the person.",
+        overlap=1,
+        params={"study": {"topics_per_worker": 1}},
+    )
+    import_topics(campaign=crowd, topics=pairs_topics(2, candidates=1))
+    link = make_link(campaign=crowd, organiser=people["organiser"], platform="mturk", completion_code="MT-DONE")
+    base = f"{live_server.url}/study/{link.token}/"
+    page = new_page()
+    violations: list[str] = []
+    page.on(
+        "console",
+        lambda message: violations.append(message.text) if "Content Security Policy" in message.text else None,
+    )
+
+    # The preview: what the task is, nothing to do, no account.
+    page.goto(base + "?assignmentId=ASSIGNMENT_ID_NOT_AVAILABLE&hitId=3HIT0EXAMPLE")
+    expect(page.locator("#study-preview")).to_contain_text("Say whether the candidate names the person.")
+    assert StudyWorker.objects.count() == 0
+
+    # A turkSubmitTo other than MTurk's: refused, naming it.
+    accepted = "?assignmentId=3ASSIGN0EXAMPLE&hitId=3HIT0EXAMPLE&workerId=A1WORKER2EXAMPLE&turkSubmitTo="
+    page.goto(base + accepted + "https%3A%2F%2Fevil.example")
+    expect(page.locator("main")).to_contain_text("turkSubmitTo: expected https://www.mturk.com")
+    assert StudyWorker.objects.count() == 0
+
+    # Accepted: the worker judges their one topic, then the page posts the assignment to MTurk.
+    page.goto(base + accepted + "https%3A%2F%2Fworkersandbox.mturk.com")
+    judge_every_topic(page)
+    form = page.locator("#mturk-submit")
+    expect(form).to_have_attribute("action", "https://workersandbox.mturk.com/mturk/externalSubmit")
+    expect(form.locator("input[name=assignmentId]")).to_have_value("3ASSIGN0EXAMPLE")
+    assert violations == []
+
+    # Withdrawn: the same address lets nobody in, the worker already in neither.
+    withdraw_link(campaign=crowd)
+    other = new_page()
+    other.goto(base + accepted + "https%3A%2F%2Fworkersandbox.mturk.com")
+    expect(other.locator("main")).to_contain_text("This study link was withdrawn")
