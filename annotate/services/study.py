@@ -100,7 +100,7 @@ def arrive(link: StudyLink, arrival: study.Arrival) -> tuple[AbstractBaseUser, b
     a new one gets an account (active, no usable password: it signs in only through the
     link), a membership as assessor, their share of the work (:func:`_share`) and their study
     row. Refused (nothing written): the link withdrawn meanwhile (410), the worker removed
-    from the campaign (403), more than ``CONCORD_STUDY_ACCOUNTS_PER_MINUTE`` new accounts of
+    from the campaign or their account disabled (403), more than ``CONCORD_STUDY_ACCOUNTS_PER_MINUTE`` new accounts of
     this link in the last minute (429), ``study.max_workers`` reached or no topic left that
     needs a worker (403)."""
     campaign = link.campaign
@@ -120,6 +120,8 @@ def arrive(link: StudyLink, arrival: study.Arrival) -> tuple[AbstractBaseUser, b
     if worker is not None:
         if not study.is_member(campaign, worker.user):
             raise Refused(403, "You are no longer a member of this study: its organisers removed you.")
+        if not worker.user.is_active:  # an admin disabled it: a session of it would not last one request
+            raise Refused(403, "Your account for this study was disabled by its administrators.")
         _record(worker, arrival, now)
         worker.save()
         return worker.user, False

@@ -307,6 +307,15 @@ def test_a_removed_worker_is_not_let_in_again(crowd, prolific):
     assert counts() == before
 
 
+def test_a_disabled_worker_is_not_let_in_again(crowd, prolific):
+    prolific_visit(Client(), prolific, PID_A)
+    User.objects.filter(study_workers__isnull=False).update(is_active=False)
+    client = Client()
+    answer = prolific_visit(client, prolific, PID_A)
+    assert answer.status_code == 403 and "disabled" in answer.content.decode()
+    assert signed_in(client) is None
+
+
 def test_a_top_up_gives_study_workers_nothing_more(crowd, prolific, people):
     prolific_visit(Client(), prolific, PID_A)
     worker = StudyWorker.objects.get()
