@@ -50,8 +50,9 @@ def judge(request: HttpRequest, campaign_id: int, topic_id: str) -> HttpResponse
                 "submitted_version": judgment.submitted_version if judgment else None,
             },
             "next_topic": later[0] if later else None,
-            # A crowd worker's last topic leads to the next-topic page, which gives their completion code.
-            "study_worker": not later and study.worker_of(campaign, request.user) is not None,
+            # A crowd worker's last topic leads to the next-topic page, which gives their completion code
+            # (asked on every page, one indexed lookup, so the page's queries do not depend on its place in the queue).
+            "study_worker": study.worker_of(campaign, request.user) is not None,
             "queue": queue,
             # Previous / next in the assessor's own queue order (keys Alt+← / Alt+→).
             "previous_topic": previous_topic,
