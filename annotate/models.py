@@ -94,6 +94,80 @@ class Membership(models.Model):
         return f"{self.user} is {self.role} of {self.campaign}"
 
 
+class StudyLink(models.Model):
+    """A crowdsourcing platform's way into a campaign: ``/study/<token>/``, posted on
+    Prolific or MTurk, signs a worker in as an assessor of the campaign, one account per
+    platform id (annotate/study.py, annotate/services/study.py). ``token`` is random
+    (``secrets.token_urlsafe``): the campaign comes from it, never from the URL's other
+    parameters. A campaign has at most one open link; a withdrawn one is kept (its workers'
+    rows refer to it) and refused."""
+
+    class Platform(models.TextChoices):
+        PROLIFIC = "prolific", "Prolific"
+        MTURK = "mturk", "Amazon Mechanical Turk"
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="study_links")
+    token = models.CharField(max_length=64, unique=True)
+    platform = models.CharField(max_length=16, choices=Platform.choices)
+    #: What a worker who has done their share is shown (Prolific: also in the completion URL).
+    completion_code = models.CharField(max_length=64)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    #: When an organiser withdrew or replaced it (null: open).
+    withdrawn_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["campaign"], condition=models.Q(withdrawn_at__isnull=True), name="one_open_study_link"
+            )
+        ]
+        ordering = ["campaign", "-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.platform} link of {self.campaign}{' (withdrawn)' if self.withdrawn_at else ''}"
+
+
+class StudyWorker(models.Model):
+    """A crowd worker who came in through a study link: their account's membership of the
+    campaign (``campaign``, ``user``) with the platform's ids, as the platform sent them on
+    the latest visit, and when they came, came back and finished. One per platform id and
+    campaign. Kept when the member is removed, so that the same id is not let in again."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="study_workers")
+    #: The link they first came through (the rate limit counts the accounts each link made).
+    link = models.ForeignKey(StudyLink, on_delete=models.CASCADE, related_name="workers")
+    platform = models.CharField(max_length=16, choices=StudyLink.Platform.choices)
+    #: Prolific's ``PROLIFIC_PID`` or MTurk's ``workerId``, checked (annotate/study.py).
+    worker_id = models.CharField(max_length=64)
+    #: Prolific's ``STUDY_ID`` and ``SESSION_ID``; blank on MTurk.
+    study_id = models.CharField(max_length=64, blank=True, default="")
+    session_id = models.CharField(max_length=64, blank=True, default="")
+    #: MTurk's ``assignmentId``, ``hitId`` and ``turkSubmitTo`` (one of MTurk's two hosts); blank on Prolific.
+    assignment_id = models.CharField(max_length=255, blank=True, default="")
+    hit_id = models.CharField(max_length=255, blank=True, default="")
+    submit_to = models.CharField(max_length=64, blank=True, default="")
+    first_visit = models.DateTimeField()
+    last_visit = models.DateTimeField()
+    #: When the worker's next-topic page first had no topic for them (null: not yet).
+    completed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "platform", "worker_id"], name="one_account_per_platform_id"),
+            models.UniqueConstraint(fields=["campaign", "user"], name="one_study_worker_per_member"),
+        ]
+        # The rate limit: the accounts one link made in the last minute.
+        indexes = [models.Index(fields=["link", "first_visit"], name="study_worker_link_first")]
+        ordering = ["campaign", "first_visit", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.platform} {self.worker_id} in {self.campaign_id}"
+
+
 class Topic(models.Model):
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="topics")
     external_id = models.CharField(max_length=200)

@@ -9,7 +9,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 
-from annotate import adaptive, flags, selectors
+from annotate import adaptive, flags, selectors, study, study_views
 from annotate.models import Judgment
 from annotate.services.campaigns import create_campaign
 from concord import paramforms
@@ -50,6 +50,9 @@ def judge(request: HttpRequest, campaign_id: int, topic_id: str) -> HttpResponse
                 "submitted_version": judgment.submitted_version if judgment else None,
             },
             "next_topic": later[0] if later else None,
+            # A crowd worker's last topic leads to the next-topic page, which gives their completion code
+            # (asked on every page, one indexed lookup, so the page's queries do not depend on its place in the queue).
+            "study_worker": study.worker_of(campaign, request.user) is not None,
             "queue": queue,
             # Previous / next in the assessor's own queue order (keys Alt+← / Alt+→).
             "previous_topic": previous_topic,
@@ -94,9 +97,15 @@ def next_topic(request: HttpRequest, campaign_id: int) -> HttpResponse:
     if role != "assessor":
         return redirect("campaign", campaign.pk)
     if request.method != "POST":
-        return render(request, "annotate/next_topic.html", {"campaign": campaign})
+        # A crowd worker whose share is done gets their completion code instead (annotate/study_views.py).
+        return study_views.completion(request, campaign) or render(
+            request, "annotate/next_topic.html", {"campaign": campaign}
+        )
     work = adaptive.next_work(campaign, request.user)
     if work.topic is None:
+        done = study_views.completion(request, campaign, ran_out=True)
+        if done is not None:
+            return done
         messages.info(
             request,
             "No topic for you now: every item is certain enough or waits for an opinion already given out, "

@@ -382,6 +382,8 @@ PASSWORD_RESET_TIMEOUT = CONCORD_SET_PASSWORD_LINK_DAYS * 86400
 #   assessor and campaign in any hour;
 CONCORD_FLAGS_OPEN_PER_TOPIC = env_int("CONCORD_FLAGS_OPEN_PER_TOPIC", 5, minimum=1)
 CONCORD_FLAGS_PER_HOUR = env_int("CONCORD_FLAGS_PER_HOUR", 30, minimum=1)
+# - study links (annotate/services/study.py): new worker accounts one link makes in any minute;
+CONCORD_STUDY_ACCOUNTS_PER_MINUTE = env_int("CONCORD_STUDY_ACCOUNTS_PER_MINUTE", 30, minimum=1)
 # - analyses (scoring/dispatch.py): unfinished jobs per campaign and per user,
 #   and how many of a campaign's tasks are queued or running at once (./run has one
 #   analyses worker: 1; with N workers, N lets a campaign that is alone use them all).

@@ -6,10 +6,12 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 from annotate import account_views as account_pages
 from annotate import flag_views as flag_pages
 from annotate import organiser_views as organiser_pages
+from annotate import study_views as study_entry_pages
 from annotate import views as pages
 from annotate.api import views as api
 from annotate.imports import views as upload_pages
 from concord import auth_api, auth_pages, help_views
+from dashboard import study as study_pages
 from dashboard import views as dashboard_pages
 from kinds.registry import KINDS
 from scoring import api as scoring_api
@@ -94,6 +96,9 @@ page_urls = [
     path("campaigns/<int:campaign_id>/progress/", dashboard_pages.progress, name="campaign-progress"),
     path("campaigns/<int:campaign_id>/summary/", dashboard_pages.summary, name="campaign-summary"),
     path("campaigns/<int:campaign_id>/members/", organiser_pages.campaign_members, name="campaign-members"),
+    path("campaigns/<int:campaign_id>/study/", study_pages.study_page, name="campaign-study"),
+    path("campaigns/<int:campaign_id>/study/time.csv", study_pages.study_times, name="campaign-study-time"),
+    path("study/<str:token>/", study_entry_pages.study_entry, name="study"),
     path("campaigns/<int:campaign_id>/uploads/", upload_pages.campaign_uploads, name="campaign-uploads"),
     path("campaigns/<int:campaign_id>/uploads/import/", upload_pages.campaign_import, name="campaign-import"),
     path(

@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 
 from concord import jsonsafe
 from concord.errors import InvalidInput  # defined in a core module (concord.params raises it too)
-from concord.params import Bool, Choice, Float, Int, Param, ParamsSchema
+from concord.params import Bool, Choice, Float, Int, Object, Param, ParamsSchema
 
 # Ids appear in URLs and in whitespace-separated formats such as TREC qrels.
 _ID = re.compile(r"[^\s/]{1,200}")
@@ -413,13 +413,51 @@ def alt_test_param() -> Float:
     )
 
 
+#: The campaign param of crowd study links (annotate/study.py reads it and fills its defaults).
+STUDY = "study"
+
+
+def study_param() -> Object:
+    """``study``: what a crowd study link (Prolific, MTurk) gives each worker and how many
+    workers it lets in (annotate/study.py; docs/pages.md, "Study links"). Every kind declares
+    it, through :func:`interval_params`, as every kind may run a crowd study."""
+    return Object(
+        STUDY,
+        [
+            Int(
+                "topics_per_worker",
+                None,
+                min=1,
+                max=1_000,
+                label="Study link: topics per worker",
+                help="Topics each worker who comes in through the campaign's study link is given, those that most "
+                "need judgments first (default 10). Not with work handed out on request (adaptive, active): "
+                "there 'Next topic' allocates.",
+            ),
+            Int(
+                "max_workers",
+                None,
+                min=1,
+                max=100_000,
+                label="Study link: workers, at most",
+                help="Accounts the campaign's study links may create in all; a new worker beyond it is refused "
+                "with a message (default 100).",
+            ),
+        ],
+        label="Crowd study link",
+        doc="organiser#study-links",
+    )
+
+
 def interval_params(*, ranking: bool = False) -> tuple[Param, ...]:
     """The params every figure reads: its interval and stop signal (stats/intervals.py reads
     them with their defaults; docs/methods.md, Intervals and when to stop), and which judgments it
-    rests on (:func:`model_judges_param`). ``ranking``: the kind ranks systems and shows the
-    stability of that ranking (``ranking_tau``)."""
+    rests on (:func:`model_judges_param`); and, declared by every kind with them, the crowd study
+    link's (:func:`study_param`). ``ranking``: the kind ranks systems and shows the stability of
+    that ranking (``ranking_tau``)."""
     params: tuple[Param, ...] = (
         model_judges_param(),
+        study_param(),
         Float(
             "precision",
             None,

@@ -48,7 +48,8 @@ def _assignment_rows(campaign: Campaign) -> tuple[rows.Table, list[tuple]]:
     (``Kind.allocates_on_request``: the preference kind's active allocation), nothing is
     assigned up front (work is handed out by :func:`annotate.adaptive.next_work` when an
     assessor asks for it).
-    Imported crowd workers never log in, so they get no new topics.
+    Imported crowd workers never log in, so they get no new topics; workers of a study link get
+    their share when they arrive (annotate.services.study), never more from a top-up.
     """
     kind = get_kind(campaign.kind).data
     shares = kind.shares_topics(campaign.params)
@@ -57,6 +58,7 @@ def _assignment_rows(campaign: Campaign) -> tuple[rows.Table, list[tuple]]:
         return table, []
     assessors = list(
         Membership.objects.filter(campaign=campaign, role=Membership.Role.ASSESSOR, imported=False)
+        .exclude(user__study_workers__campaign=campaign)
         .order_by("user_id")
         .values_list("user_id", flat=True)
     )

@@ -8,7 +8,7 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
-from annotate import adaptive
+from annotate import adaptive, study
 from annotate.models import (
     Campaign,
     Membership,
@@ -52,4 +52,5 @@ def clean_campaign_params(
     Concord itself writes (restoring a backup, starting Phase 2)."""
     cleaned = get_kind(kind).params.clean(params, "params", current=current, internal=internal)
     adaptive.check_params(cleaned)
+    study.check_params(kind, cleaned)
     return cleaned

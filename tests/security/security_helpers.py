@@ -66,6 +66,7 @@ def path_for(name: str, pattern: URLPattern, world) -> str:
         "flag_id": world.flag.pk,
         "name": "consensus",
         "token_id": "0123456789abcde",
+        "token": "nobodys-study-link-token-0123456789abcdefgh",
         "sample": f"{world.campaign.kind}-topics.json",
     }
     # The help pages and images are files looked up by name (concord/help.py).

@@ -74,6 +74,11 @@ EXPECTED: dict[str, dict[str, tuple]] = {
     # The summary fragment the dashboard polls: organisers and admins.
     "campaign-summary": {"GET": (LOGIN, 403, 404, 200, 404, 200, 403)},
     "campaign-progress": {"GET": (LOGIN, 403, 404, 200, 404, 200, 403)},
+    # Study links (dashboard/study.py): the organisers' page and the time per worker.
+    "campaign-study": {"GET": (LOGIN, 403, 404, 200, 404, 200, 403), "POST": (LOGIN, 403, 404, 303, 404, 303, 403)},
+    "campaign-study-time": {"GET": (LOGIN, 403, 404, 200, 404, 200, 403)},
+    # A study link itself is open to anyone; path_for's token is nobody's: 404 for everyone.
+    "study": {"GET": (404,) * 7},
     # Uploads and assignments pages (annotate/imports/views.py): organisers and admins.
     "campaign-uploads": {"GET": (LOGIN, 403, 404, 200, 404, 200, 403), "POST": (LOGIN, 403, 404, 302, 404, 302, 403)},
     # The import wizard: a GET goes back to the uploads page; a file is previewed (nothing written).
@@ -186,6 +191,10 @@ def body(name: str, method: str, role: str, world) -> tuple[object, str]:
         ("campaign-analyses", "POST"): ({"analysis": "agreement"}, "multipart"),
         ("campaign-new", "POST"): ({"kind": "factoids", "name": "Fresh page", "overlap": "1"}, "multipart"),
         ("campaign-members", "POST"): ({"action": "add", "usernames": "newcomer2", "role": "assessor"}, "multipart"),
+        ("campaign-study", "POST"): (
+            {"action": "make", "platform": "prolific", "completion_code": "ABC123"},
+            "multipart",
+        ),
         ("job-cancel", "POST"): ({}, "multipart"),
         ("campaign-uploads", "POST"): ({"what": "topics", "file": topics_file}, "multipart"),
         ("campaign-import", "POST"): ({"step": "preview", "file": topics_file}, "multipart"),
