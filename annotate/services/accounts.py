@@ -54,18 +54,19 @@ from django.urls import reverse
 from django.utils.encoding import force_bytes, force_str
 from django.utils.http import urlsafe_base64_decode, urlsafe_base64_encode
 
-from annotate.models import Campaign, Membership
+from annotate.models import Campaign, Membership, StudyWorker
 from concord.digits import whole_number
 from concord.errors import InvalidInput
 
 User = get_user_model()
 
-IMPORTED, NEW, EXISTING = "imported", "new", "existing"
+IMPORTED, NEW, EXISTING, STUDY = "imported", "new", "existing", "study"
 #: What the members page and the message after adding say of each state.
 SAID = {
     IMPORTED: "imported assessor (never logs in)",
     NEW: "new account: no password yet, make it a set-password link",
     EXISTING: "existing account: they sign in with their own password",
+    STUDY: "study worker: signs in through the campaign's study link, no password",
 }
 
 
@@ -109,8 +110,9 @@ def _standing(user: AbstractBaseUser, issuer: AbstractBaseUser) -> str:
 
 
 def states(users: Iterable[AbstractBaseUser], organiser: AbstractBaseUser) -> dict[int, str]:
-    """user pk -> ``new`` or ``existing`` as ``organiser`` sees each (imported
-    is a campaign's membership, see :func:`member_state`); two queries."""
+    """user pk -> ``new``, ``existing`` or ``study`` (an account a study link made: it has no
+    password and comes in through the link, annotate/study.py) as ``organiser`` sees each
+    (imported is a campaign's membership, see :func:`member_state`); three queries."""
     users = list(users)
     memberships: dict[int, list[tuple[int, bool, bool]]] = defaultdict(list)
     for user_id, campaign_id, imported, created in Membership.objects.filter(user__in=users).values_list(
@@ -123,7 +125,11 @@ def states(users: Iterable[AbstractBaseUser], organiser: AbstractBaseUser) -> di
             user=organiser, role=Membership.Role.ORGANISER, campaign_id__in=campaigns
         ).values_list("campaign_id", flat=True)
     )
-    return {user.pk: _state(user, memberships[user.pk], organised, organiser) for user in users}
+    study = set(StudyWorker.objects.filter(user__in=users).values_list("user_id", flat=True))
+    return {
+        user.pk: STUDY if user.pk in study else _state(user, memberships[user.pk], organised, organiser)
+        for user in users
+    }
 
 
 def _unclaimed(user: AbstractBaseUser, memberships: list[tuple[int, bool, bool]]) -> bool:
