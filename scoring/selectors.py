@@ -46,15 +46,15 @@ def submitted_judgments(
     """The people's judgments that count: submitted or reopened (the submitted version,
     never the draft on top of it); withdrawn ones and drafts do not. The model judges'
     (annotate/judges.py) are left out unless the campaign counts them with the people's
-    (``model_judges_count``). ``model_judges``: the model judges' own instead, whether or
-    not the campaign counts them."""
+    (``model_judges_count``), and so are the paused assessors' (annotate/quality.py).
+    ``model_judges``: the model judges' own instead, whether or not the campaign counts them."""
     judgments = Judgment.objects.filter(topic__campaign=campaign, status__in=Judgment.COUNTING)
     if topic_ids is not None:
         judgments = judgments.filter(topic_id__in=topic_ids)
     if model_judges:
         judgments = judgments.filter(assessor_id__in=judges_of.model_judge_ids(campaign))
-    elif not judges_of.counts_model_judges(campaign):
-        judgments = judgments.exclude(assessor_id__in=judges_of.model_judge_ids(campaign))
+    else:
+        judgments = judgments.exclude(assessor_id__in=judges_of.left_out(campaign))
     return [
         JudgmentRow(topic_id, username, payload)
         for topic_id, username, payload in judgments.order_by("topic_id", "assessor__username")
