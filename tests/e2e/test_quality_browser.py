@@ -12,6 +12,7 @@ from playwright.sync_api import expect
 from annotate.imports.write import import_topics
 from annotate.models import Control, Judgment, Membership, PauseRecord
 from annotate.services.campaigns import create_campaign
+from annotate.services.judgments import save_judgment
 from annotate.services.members import add_member
 from stats import quality as stats_quality
 
@@ -111,3 +112,22 @@ def test_a_careless_assessor_is_paused_told_why_and_reinstated(new_page, live_se
     alice.goto(judge_url(live_server, reviews, "t04"))
     answer_and_submit(alice, "1")
     assert Judgment.objects.get(topic__external_id="t04", assessor=people["alice"]).status == "submitted"
+
+
+def test_the_quality_page_and_the_paused_page_pass_axe(people, browser, live_server, login, findings, reviews):
+    """The quality page with a paused assessor and records, and the pages a paused assessor
+    meets, through axe at both widths (tests/e2e/axe.py)."""
+    for n in range(3):
+        topic = reviews.topics.get(external_id=f"t{n:02d}")
+        save_judgment(
+            topic=topic, assessor=people["alice"], payload={"labels": {"i1": "no"}}, status="submitted", version=0
+        )
+    assert Membership.objects.get(campaign=reviews, user=people["alice"]).paused_at is not None
+    base = f"/campaigns/{reviews.pk}"
+    findings.check(browser, live_server, login, "organiser", "quality page", f"{base}/quality/")
+    findings.check(
+        browser, live_server, login, "alice", "paused: judging page", f"{base}/topics/t03/judge/", status=403
+    )
+    findings.check(browser, live_server, login, "alice", "paused: campaign page", f"{base}/")
+    findings.check(browser, live_server, login, "alice", "paused: home", "/")
+    assert findings.problems == [], "\n" + "\n".join(findings.problems)
