@@ -22,6 +22,7 @@ from django.utils.http import urlencode
 from annotate import flags, selectors
 from annotate import quality as assessor_quality
 from annotate.controls import rules as quality_rules
+from annotate.models import Control
 from annotate.navigation import SECTIONS
 from annotate.services.assignments import reassign_topic, top_up
 from annotate.services.curations import accept
@@ -431,6 +432,7 @@ def campaign_quality(request: HttpRequest, campaign_id: int) -> HttpResponse:
         {
             "campaign": campaign,
             "rows": quality.quality_table(campaign),
+            "has_controls": Control.objects.filter(topic__campaign=campaign).exists(),
             "rules": quality_rules(campaign.params),
             "records": assessor_quality.records(campaign, limit=RECORDS_SHOWN),
             "records_shown": RECORDS_SHOWN,

@@ -181,3 +181,11 @@ def test_agreement_is_weighted_by_the_items_shared():
     found = agreement_by_assessor([Pair(("a", "b"), 10, 0.8, 0.5), Pair(("a", "c"), 30, 0.4, 0.1)])
     assert found["a"].observed == pytest.approx((8 + 12) / 40)
     assert found["a"].kappa == pytest.approx(0.3) and found["c"].observed == pytest.approx(0.4)
+
+
+def test_a_campaign_without_controls_says_so_and_still_pauses(client, people, campaign):
+    client.force_login(people["organiser"])
+    page = client.get(url(campaign)).content.decode()
+    assert 'id="no-controls"' in page and "no control answered" in page
+    assert post(client, campaign, action="pause", username="alice", reason="left the project").status_code == 303
+    assert paused_at(campaign, "alice") is not None
