@@ -13,9 +13,11 @@ from annotate.controls import Rules, rules
 from annotate.imports.write import import_topics
 from annotate.models import Control, Judgment, Membership, PauseRecord
 from annotate.quality import Paused
+from annotate.services.assignments import reassign_topic
 from annotate.services.campaigns import create_campaign
 from annotate.services.judgments import save_judgment
 from annotate.services.members import add_member
+from concord.errors import InvalidInput
 from scoring.selectors import report_input
 from stats import quality as stats_quality
 
@@ -344,3 +346,14 @@ def test_a_paused_assessors_judgments_leave_the_figures_and_come_back(people):
     quality.reinstate(campaign=campaign, username="alice", by=people["organiser"], reason="talked it over")
     assert {row.assessor for row in report_input(campaign).judgments} == {"alice"}
     assert len(report_input(campaign).judgments) == 10
+
+
+def test_a_paused_assessor_is_given_no_new_topic(people):
+    campaign, alice = paused_alice(people)
+    add_member(campaign=campaign, username="carol", role="assessor")
+    import_topics(campaign=campaign, topics=[{"external_id": "new", "data": {"items": [{"id": "i1", "text": "x"}]}}])
+    assigned = set(campaign.topics.get(external_id="new").assignments.values_list("assessor__username", flat=True))
+    assert assigned == {"bob", "carol"}
+    with pytest.raises(InvalidInput) as refused:
+        reassign_topic(campaign=campaign, topic="new", from_assessor="carol", to_assessor="alice")
+    assert refused.value.field == "to_assessor" and "paused" in refused.value.message
