@@ -357,3 +357,27 @@ def test_a_paused_assessor_is_given_no_new_topic(people):
     with pytest.raises(InvalidInput) as refused:
         reassign_topic(campaign=campaign, topic="new", from_assessor="carol", to_assessor="alice")
     assert refused.value.field == "to_assessor" and "paused" in refused.value.message
+
+
+def test_the_rules_cost_the_same_few_queries_however_many_controls(people):
+    """A control submission reads the membership (locked), the latest reinstatement, the
+    controls, the assessor's control judgments and their topics: five queries beyond the save's,
+    whether it is the assessor's third control or their twentieth."""
+    campaign = labels_campaign(people, topics=24, pause_threshold=0)
+    for n in range(22):
+        control(campaign, n)
+    alice = people["alice"]
+
+    def cost(n: int) -> int:
+        with CaptureQueriesContext(connection) as queries:
+            submit(campaign, n, alice, "yes")
+        return len(queries)
+
+    plain = cost(22)  # not a control
+    for n in range(2):
+        submit(campaign, n, alice, "yes")
+    third = cost(2)
+    for n in range(3, 19):
+        submit(campaign, n, alice, "yes")
+    twentieth = cost(19)
+    assert third == twentieth == plain + 5
