@@ -22,6 +22,10 @@ the version (a stale one is a Conflict) and is kept as a JudgmentRevision
 ending them takes over, and a judgment begins at most 3 draft revisions a minute:
 save_judgment).
 Reports are marked stale when what counts changes: on submit and withdraw.
+An assessor paused in the campaign (annotate/quality.py) changes nothing: every action
+raises ``Paused`` (a save after its version check, so a retry of the submission that paused them is
+still a replay). A submission of a control topic applies the campaign's quality rules
+(``quality.apply_rules``) in its own transaction.
 
 Every function validates everything first and writes inside one transaction, so bad
 input changes nothing and no judgment is lost or silently overwritten.
