@@ -4,13 +4,14 @@ model's estimate of their accuracy), and its CSV.
 
 The report is read as stored (scoring.selectors.campaign_report), never rebuilt here; a kind's
 report is read by the fields it has, so a kind whose report holds no per-assessor figure shows
-none: ``pairs`` (every pair of assessors who share items: ``assessors``, ``n``, ``observed``,
+none: its pairs of assessors who share items (entries with ``assessors``, ``n``, ``observed``,
 ``kappa``) and ``reliability`` (per assessor: ``accuracy``, or ``sensitivity`` and
 ``specificity``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -84,12 +85,28 @@ def agreement_by_assessor(pairs: Iterable[Any]) -> dict[str, Agreement]:
     }
 
 
+def _assessor_pairs(report: Any) -> list[Any]:
+    """The report's list of pairs of assessors: the first of its list fields whose entries name
+    two assessors (``assessors``) and how many items they share (``n``); none: []."""
+    if not dataclasses.is_dataclass(report):
+        return []
+    for entry in dataclasses.fields(report):
+        value = getattr(report, entry.name)
+        if not isinstance(value, list) or not value:
+            continue
+        first = value[0]
+        names = getattr(first, "assessors", None)
+        if isinstance(names, (tuple, list)) and len(names) == 2 and isinstance(getattr(first, "n", None), int):
+            return value
+    return []
+
+
 def quality_table(campaign: Campaign) -> list[QualityRow]:
     """Every assessor's line of the quality page (annotate.quality.campaign_quality), with what
     the stored report says of them."""
     stored = scoring_selectors.campaign_report(campaign)
     data = stored.data if stored is not None else None
-    agreement = agreement_by_assessor(getattr(data, "pairs", None) or [])
+    agreement = agreement_by_assessor(_assessor_pairs(data))
     model: dict[str, Any] = {getattr(r, "assessor", None): r for r in getattr(data, "reliability", None) or []}
     rows = []
     for line in campaign_quality(campaign):
