@@ -9,7 +9,7 @@ them out: the reports' input (scoring.selectors.report_input: ``judgments`` are 
 people's, ``judge_judgments`` the model judges'), the gold standards (exports, the
 adjudication page's consensus), the adaptive design's opinions and budgets
 (annotate/adaptive.py) and the progress counts (scoring/progress.py, the topic table). A
-paused assessor's judgments (annotate/controls.py) leave the same reads, whatever the param.
+paused assessor's judgments (annotate/quality.py) leave the same reads, whatever the param.
 
 Reads only; :func:`annotate.services.members.set_model_judge` writes the flag.
 """

@@ -76,7 +76,7 @@ class Membership(models.Model):
         "and tested against the people in the report.",
     )
     #: When the assessor was paused (null: not paused): by the campaign's quality rules on their
-    #: controls (annotate/controls.py) or by an organiser. A paused assessor gets no more work and
+    #: controls (annotate/quality.py) or by an organiser. A paused assessor gets no more work and
     #: their judgments leave the figures and gold standards (annotate.judges.left_out), kept and
     #: shown; every pause and reinstatement is a ``PauseRecord``.
     paused_at = models.DateTimeField(
@@ -338,7 +338,7 @@ REVISION_PAYLOAD = Coalesce(models.F("kept_payload"), models.F("judgment__payloa
 
 class Control(models.Model):
     """A known answer to one item of a topic: a control item, mixed into the assessors' work to
-    measure their accuracy (annotate/controls.py). Stored apart from ``Topic.data``, which is
+    measure their accuracy (annotate/quality.py). Stored apart from ``Topic.data``, which is
     what an assessor may see of a topic (``Kind.assessor_view``): no page, endpoint or export an
     assessor reaches reads this table, so a control looks exactly like any other topic to them."""
 
@@ -349,7 +349,7 @@ class Control(models.Model):
     #: The known answer, as ``Kind.control_labels`` reads the assessor's answer to the item.
     answer = models.JSONField()
     #: An attention check: the item itself tells the assessor what to answer, so a wrong answer
-    #: means they did not read it (counted apart: ``controls.failed_checks``).
+    #: means they did not read it (counted apart: ``annotate.quality.Figures.failed_checks``).
     attention = models.BooleanField(default=False)
 
     class Meta:

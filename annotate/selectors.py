@@ -257,6 +257,8 @@ class CampaignQueue:
     campaign: Campaign
     role: str
     entries: list[QueueEntry]
+    #: Why the user is paused in the campaign (annotate/quality.py; None: not paused): no more work.
+    paused_reason: str | None = None
 
     @property
     def submitted(self) -> int:
@@ -318,7 +320,15 @@ def assessor_queues(user: AnyUser) -> list[CampaignQueue]:
             skip_reason=assignment.skip_reason,
         )
         by_campaign.setdefault(assignment.topic.campaign_id, []).append(entry)
-    return [CampaignQueue(m.campaign, m.role, by_campaign.get(m.campaign_id, [])) for m in memberships]
+    return [
+        CampaignQueue(
+            m.campaign,
+            m.role,
+            by_campaign.get(m.campaign_id, []),
+            paused_reason=None if m.paused_at is None else m.pause_reason,
+        )
+        for m in memberships
+    ]
 
 
 def topic_assignments(campaign: Campaign) -> list[tuple[Topic, list[tuple[str, str]]]]:

@@ -9,7 +9,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 
-from annotate import adaptive, flags, selectors, study, study_views
+from annotate import adaptive, flags, quality, selectors, study, study_views
 from annotate.models import Judgment
 from annotate.services.campaigns import create_campaign
 from concord import paramforms
@@ -22,6 +22,8 @@ from kinds.registry import KINDS, get_kind
 def judge(request: HttpRequest, campaign_id: int, topic_id: str) -> HttpResponse:
     campaign, role = selectors.campaign_for(request.user, campaign_id)
     topic = selectors.topic_for(request.user, campaign, role, topic_id)
+    if role == "assessor" and (paused := quality.paused_reason(campaign.pk, request.user.pk)) is not None:
+        return paused_page(request, campaign, paused)
     spec = get_kind(campaign.kind)
     kind = spec.data
     assignment = topic.assignments.filter(assessor=request.user).first()
@@ -68,6 +70,11 @@ def judge(request: HttpRequest, campaign_id: int, topic_id: str) -> HttpResponse
     )
 
 
+def paused_page(request: HttpRequest, campaign, reason: str) -> HttpResponse:
+    """A paused assessor's refusal (403), saying why; nothing of theirs is touched."""
+    return render(request, "annotate/paused.html", {"campaign": campaign, "reason": reason}, status=403)
+
+
 def judging_context(campaign, topic, user, *, items: list[str] | None = None) -> dict:
     """What the kind's judging page gets wherever it is rendered (an assessor's judging
     page, the consensus editor): the kind's own context (``JudgePage.context``: the
@@ -96,6 +103,8 @@ def next_topic(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign, role = selectors.campaign_for(request.user, campaign_id)
     if role != "assessor":
         return redirect("campaign", campaign.pk)
+    if (paused := quality.paused_reason(campaign.pk, request.user.pk)) is not None:
+        return paused_page(request, campaign, paused)
     if request.method != "POST":
         # A crowd worker whose share is done gets their completion code instead (annotate/study_views.py).
         return study_views.completion(request, campaign) or render(

@@ -107,6 +107,8 @@ page_urls = [
         name="campaign-sample",
     ),
     path("campaigns/<int:campaign_id>/assignments/", dashboard_pages.campaign_assignments, name="campaign-assignments"),
+    path("campaigns/<int:campaign_id>/quality/", dashboard_pages.campaign_quality, name="campaign-quality"),
+    path("campaigns/<int:campaign_id>/quality.csv", dashboard_pages.campaign_quality_csv, name="campaign-quality-csv"),
     # A set-password link's code is its fragment, never in a URL the server sees (annotate/services/accounts.py).
     path("accounts/set-password/", account_pages.set_password, name="set-password"),
     path("accounts/reset/done/", auth_views.PasswordResetCompleteView.as_view(), name="password_reset_complete"),

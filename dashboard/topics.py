@@ -135,14 +135,13 @@ class TopicTable:
 
 def scored_topics(campaign: Campaign):
     """The campaign's topics, each with ``submissions`` (its counting judgments: the people's,
-    model judges left out unless the campaign counts them, annotate/judges.py),
+    paused assessors and model judges left out unless the campaign counts them, annotate/judges.py),
     ``disagreement`` (as its last rebuild stored it; None: fewer than two judgments) and
     ``disagreement_reason`` (its reason in a few words; None before its first rebuild). The
     assignments page and the adjudication queue (dashboard/queue.py) both list these."""
     stored = TopicPartial.objects.filter(topic=OuterRef("pk"))
     counting = Q(judgments__status__in=Judgment.COUNTING)
-    if not judges.counts_model_judges(campaign):
-        counting &= ~Q(judgments__assessor_id__in=judges.model_judge_ids(campaign))
+    counting &= ~Q(judgments__assessor_id__in=judges.left_out(campaign))
     return campaign.topics.annotate(
         submissions=Count("judgments", filter=counting, distinct=True),
         disagreement=Subquery(stored.values("disagreement")[:1]),

@@ -20,13 +20,16 @@ from django.urls import reverse
 from django.utils.http import urlencode
 
 from annotate import flags, selectors
+from annotate import quality as assessor_quality
+from annotate.controls import rules as quality_rules
+from annotate.models import Control
 from annotate.navigation import SECTIONS
 from annotate.services.assignments import reassign_topic, top_up
 from annotate.services.curations import accept
 from annotate.services.judgments import Conflict
 from concord import paramforms
 from concord.errors import InvalidInput
-from dashboard import queue, topics
+from dashboard import quality, queue, topics
 from dashboard import selectors as dashboard
 from kinds.registry import get_kind
 from scoring import live
@@ -392,3 +395,64 @@ def adjudicate(request: HttpRequest, campaign_id: int, topic_id: str) -> HttpRes
         },
         status=status,
     )
+
+
+@login_required
+def campaign_quality(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """Each assessor's accuracy on the controls with its interval, their agreement with the
+    others, time per item, "can't tell" share, failed checks and status; Pause and Reinstate
+    (POST, with a reason; annotate/quality.py), and the pause records. Organisers and admins."""
+    campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
+    error = None
+    if request.method == "POST":
+        action = request.POST.get("action", "")
+        username = request.POST.get("username", "").strip()
+        try:
+            if action == "pause":
+                assessor_quality.pause(
+                    campaign=campaign, username=username, by=request.user, reason=request.POST.get("reason", "")
+                )
+                messages.success(request, f"{username} is paused: no more work; their judgments leave the figures.")
+            elif action == "reinstate":
+                assessor_quality.reinstate(
+                    campaign=campaign, username=username, by=request.user, reason=request.POST.get("reason", "")
+                )
+                messages.success(request, f"{username} is reinstated: they get work again and their judgments count.")
+            else:
+                raise InvalidInput("action", "expected pause or reinstate")
+        except InvalidInput as invalid:
+            error = invalid
+        else:
+            response = redirect("campaign-quality", campaign_id=campaign.pk)
+            response.status_code = 303
+            return response
+    return render(
+        request,
+        "dashboard/quality.html",
+        {
+            "campaign": campaign,
+            "rows": quality.quality_table(campaign),
+            "has_controls": Control.objects.filter(topic__campaign=campaign).exists(),
+            "rules": quality_rules(campaign.params),
+            "records": assessor_quality.records(campaign, limit=RECORDS_SHOWN),
+            "records_shown": RECORDS_SHOWN,
+            "error": error,
+            "posted": {"action": request.POST.get("action", ""), "username": request.POST.get("username", "")}
+            if error
+            else {},
+        },
+        status=400 if error else 200,
+    )
+
+
+#: The newest pause records the quality page lists.
+RECORDS_SHOWN = 200
+
+
+@login_required
+def campaign_quality_csv(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """The quality table as CSV (every cell neutralised: scoring.csvfiles)."""
+    campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
+    rows = quality.csv_rows(quality.quality_table(campaign))
+    response = HttpResponse(write_csv(quality.CSV_HEADER, rows), content_type="text/csv; charset=utf-8")
+    return attach(response, download_name(campaign, "quality", extension="csv"))

@@ -579,7 +579,7 @@ def control_params() -> tuple[Param, ...]:
             min=0.0,
             max=3600.0,
             label="Shortest credible time per item (seconds)",
-            help="A submission faster than this per item is flagged as too fast on the quality page and counts "
+            help="A control topic submitted faster than this per item is flagged as too fast on the quality page and counts "
             "as a failed attention check. Default: no minimum.",
         ),
     )

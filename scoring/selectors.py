@@ -19,6 +19,7 @@ from annotate.models import (
     SUBMITTED_PAYLOAD,
     Assignment,
     Campaign,
+    Control,
     Curation,
     Judgment,
     JudgmentRevision,
@@ -46,15 +47,15 @@ def submitted_judgments(
     """The people's judgments that count: submitted or reopened (the submitted version,
     never the draft on top of it); withdrawn ones and drafts do not. The model judges'
     (annotate/judges.py) are left out unless the campaign counts them with the people's
-    (``model_judges_count``). ``model_judges``: the model judges' own instead, whether or
-    not the campaign counts them."""
+    (``model_judges_count``), and so are the paused assessors' (annotate/quality.py).
+    ``model_judges``: the model judges' own instead, whether or not the campaign counts them."""
     judgments = Judgment.objects.filter(topic__campaign=campaign, status__in=Judgment.COUNTING)
     if topic_ids is not None:
         judgments = judgments.filter(topic_id__in=topic_ids)
     if model_judges:
         judgments = judgments.filter(assessor_id__in=judges_of.model_judge_ids(campaign))
-    elif not judges_of.counts_model_judges(campaign):
-        judgments = judgments.exclude(assessor_id__in=judges_of.model_judge_ids(campaign))
+    else:
+        judgments = judgments.exclude(assessor_id__in=judges_of.left_out(campaign))
     return [
         JudgmentRow(topic_id, username, payload)
         for topic_id, username, payload in judgments.order_by("topic_id", "assessor__username")
@@ -255,7 +256,9 @@ class ReportInput:
     submitted in it (see :func:`phase_payloads`; only campaigns that have phases have them).
     ``draws`` maps (topic id, assessor) to the probability each item of their assignment was
     drawn with (``Assignment.draws``: a kind's allocation on request), for the assignments that
-    have them.
+    have them. ``controls`` maps a topic id to its control items' known answers, item -> answer
+    (``annotate.models.Control``: the truth models hold it fixed, the accuracy tables report
+    the control items apart); never shown to an assessor.
     """
 
     campaign: Campaign
@@ -266,6 +269,11 @@ class ReportInput:
     phases: Mapping[int, Mapping[tuple[int, str], dict[str, Any]]] = field(default_factory=dict)
     judge_judgments: list[JudgmentRow] = field(default_factory=list)
     draws: Mapping[tuple[int, str], Mapping[str, float]] = field(default_factory=dict)
+    controls: Mapping[int, Mapping[str, Any]] = field(default_factory=dict)
+
+    def controls_of(self, topic: Topic) -> dict[str, Any]:
+        """The known answers of ``topic``'s control items, item -> answer (empty: not a control topic)."""
+        return dict(self.controls.get(topic.pk, {}))
 
     def draws_of(self, topic: Topic, assessor: str) -> Mapping[str, float]:
         """The probability each item of ``assessor``'s assignment of ``topic`` was drawn with
@@ -343,8 +351,10 @@ def report_input(campaign: Campaign, *, topic_ids: list[int] | None = None) -> R
     # Phase 1's payloads differ from the current ones only once a second phase has started.
     first = phase_payloads(campaign, 1, topic_ids=topic_ids) if campaign.params.get("phase2_started_at") else current
     drawn = Assignment.objects.filter(topic__campaign=campaign, draws__isnull=False)
+    controls = Control.objects.filter(topic__campaign=campaign)
     if topic_ids is not None:
         drawn = drawn.filter(topic_id__in=topic_ids)
+        controls = controls.filter(topic_id__in=topic_ids)
     return ReportInput(
         campaign,
         topics,
@@ -357,7 +367,16 @@ def report_input(campaign: Campaign, *, topic_ids: list[int] | None = None) -> R
             (topic_id, assessor): draws
             for topic_id, assessor, draws in drawn.values_list("topic_id", "assessor__username", "draws")
         },
+        controls=_controls(controls),
     )
+
+
+def _controls(controls) -> dict[int, dict[str, Any]]:
+    """Topic id -> its control items' known answers (item -> answer)."""
+    found: dict[int, dict[str, Any]] = {}
+    for topic_id, item, answer in controls.values_list("topic_id", "item", "answer"):
+        found.setdefault(topic_id, {})[item] = answer
+    return found
 
 
 # -- what an analysis changes on its campaign (Analysis.apply) ----------------------------

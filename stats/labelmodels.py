@@ -42,10 +42,21 @@ class ModelTruth:
     fit: Any  # stats.truthinference.TruthInference, or None without labels
 
 
-def model_truth(matrix: np.ndarray | SparseRatings, method: str, n_classes: int) -> ModelTruth:
+def model_truth(
+    matrix: np.ndarray | SparseRatings, method: str, n_classes: int, *, known: Mapping[int, int] | None = None
+) -> ModelTruth:
     """Fit ``method`` (one of :data:`MODELS`) to ``matrix`` (items x assessors,
     class indices 0..n_classes-1, NaN not labelled; or the labels held sparse:
-    the models read them in long form either way)."""
+    the models read them in long form either way).
+
+    ``known``: item -> its known class (control items). Dawid-Skene and MACE hold
+    those items' truth fixed while they fit the assessors
+    (stats.truthinference, ``known=``: Ipeirotis, Provost & Wang 2010, "Quality
+    management on Amazon Mechanical Turk", HCOMP, the "Get Another Label" tool),
+    so the known answers shape every assessor's estimate and through it every
+    other item's truth; a known item's label is its known class, labelled or
+    not. Wawa weighs assessors by their agreement with the majority and takes
+    no known truth."""
     from stats import truthinference as ti
 
     if isinstance(matrix, SparseRatings):
@@ -61,9 +72,12 @@ def model_truth(matrix: np.ndarray | SparseRatings, method: str, n_classes: int)
             return ModelTruth(np.full(n_items, np.nan), np.full(n_items, np.nan), None)
         items, workers, labels = ti.from_matrix(matrix)
     fit_of: dict[str, Callable[..., Any]] = {"dawid-skene": ti.dawid_skene, "mace": ti.mace, "wawa": ti.wawa}
-    fit = fit_of[method](items, workers, labels, n_items=n_items, n_workers=n_workers, n_classes=n_classes)
+    pinned = {} if method == "wawa" or not known else {"known": dict(known)}
+    fit = fit_of[method](items, workers, labels, n_items=n_items, n_workers=n_workers, n_classes=n_classes, **pinned)
     posteriors = np.asarray(fit.posteriors, float)
     chosen = np.asarray(fit.labels)  # the argmax (ties: the lowest class), -1 where unlabelled
+    if pinned:
+        labelled[list(pinned["known"])] = True
     labelled &= chosen >= 0
     picked = np.where(labelled, chosen, 0)
     return ModelTruth(

@@ -9,6 +9,7 @@ from rest_framework import status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from annotate.quality import Paused
 from annotate.services.judgments import Conflict, NotAssigned
 from concord.errors import BodyTooLarge, InvalidInput, LimitReached
 from concord.security import too_large_message
@@ -32,6 +33,9 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         return Response(
             {"detail": too_large_message(), "field": "body"}, status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
         )
+    if isinstance(exc, Paused):
+        # The judging page keeps the change in the browser and shows this (static/annotate/judge.js).
+        return Response({"detail": str(exc), "field": "paused"}, status=status.HTTP_403_FORBIDDEN)
     if isinstance(exc, NotAssigned):
         return Response({"detail": "You are not assigned to this topic."}, status=status.HTTP_403_FORBIDDEN)
     return drf_exception_handler(exc, context)

@@ -19,7 +19,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotate import adaptive, flags, selectors
+from annotate import adaptive, flags, quality, selectors
 from annotate.api import serializers as s
 from annotate.api.bodies import (
     SMALL_BODY_BYTES,
@@ -469,7 +469,7 @@ class NextTopic(APIView):
         description="Your next topic: your first pending one (drafts first) or, in an adaptive campaign "
         "(params.design=adaptive), work handed out now where a further opinion is worth most (docs/adaptive.md, Adaptive "
         "design). Repeating the request returns the same pending topic. `topic` null: nothing for you now. "
-        "Assessors only.",
+        "Assessors only; a paused assessor gets 403 (`field`: paused) saying why.",
         responses={200: s.NextTopicSerializer, **ERRORS},
     )
     def post(self, request: Request, campaign_id: int) -> Response:
@@ -478,6 +478,7 @@ class NextTopic(APIView):
             raise PermissionDenied("Only the campaign's assessors get topics to judge.")
         if request.data:  # no body, or an empty object
             body(request, allowed=set())
+        quality.require_not_paused(campaign.pk, request.user.pk)
         work = adaptive.next_work(campaign, request.user)
         topic = work.topic.external_id if work.topic else None
         url = reverse("judge", args=[campaign.pk, topic]) if topic else None

@@ -49,7 +49,9 @@ def _assignment_rows(campaign: Campaign) -> tuple[rows.Table, list[tuple]]:
     assigned up front (work is handed out by :func:`annotate.adaptive.next_work` when an
     assessor asks for it).
     Imported crowd workers never log in, so they get no new topics; workers of a study link get
-    their share when they arrive (annotate.services.study), never more from a top-up.
+    their share when they arrive (annotate.services.study), never more from a top-up; paused
+    assessors (annotate/quality.py) get no more work: their topics stay theirs (the Assignments
+    page moves one without a judgment to someone else).
     """
     kind = get_kind(campaign.kind).data
     shares = kind.shares_topics(campaign.params)
@@ -57,7 +59,7 @@ def _assignment_rows(campaign: Campaign) -> tuple[rows.Table, list[tuple]]:
     if adaptive.allocates(campaign):
         return table, []
     assessors = list(
-        Membership.objects.filter(campaign=campaign, role=Membership.Role.ASSESSOR, imported=False)
+        Membership.objects.filter(campaign=campaign, role=Membership.Role.ASSESSOR, imported=False, paused_at=None)
         .exclude(user__study_workers__campaign=campaign)
         .order_by("user_id")
         .values_list("user_id", flat=True)
@@ -149,6 +151,8 @@ def reassign_topic(*, campaign: Campaign, topic: str, from_assessor: str, to_ass
         raise InvalidInput("to_assessor", f"{to_assessor!r} is not an assessor of this campaign")
     if membership.imported:
         raise InvalidInput("to_assessor", f"{to_assessor!r} is an imported assessor, who never logs in")
+    if membership.paused_at is not None:
+        raise InvalidInput("to_assessor", f"{to_assessor!r} is paused and gets no more work")
     if Assignment.objects.filter(topic=target, assessor=membership.user).exists():
         raise InvalidInput("to_assessor", f"{to_assessor!r} is already assigned topic {topic!r}")
     assignment.assessor = membership.user

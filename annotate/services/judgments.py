@@ -22,6 +22,10 @@ the version (a stale one is a Conflict) and is kept as a JudgmentRevision
 ending them takes over, and a judgment begins at most 3 draft revisions a minute:
 save_judgment).
 Reports are marked stale when what counts changes: on submit and withdraw.
+An assessor paused in the campaign (annotate/quality.py) changes nothing: every action
+raises ``Paused`` (a save after its version check, so a retry of the submission that paused them is
+still a replay). A submission of a control topic applies the campaign's quality rules
+(``quality.apply_rules``) in its own transaction.
 
 Every function validates everything first and writes inside one transaction, so bad
 input changes nothing and no judgment is lost or silently overwritten.
@@ -40,13 +44,16 @@ from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from annotate import changes
+from annotate import changes, quality
 from annotate.models import (
     Assignment,
+    Control,
     Judgment,
     JudgmentRevision,
+    Membership,
     Topic,
 )
+from annotate.quality import Paused
 from concord import rawrows
 from concord.errors import InvalidInput
 from kinds.base import ASSESSOR_SEED, assessor_seed, require_text
@@ -157,8 +164,33 @@ def clean_judgment_request(
 
 
 def _locked_judgment(topic: Topic, assessor: AbstractBaseUser) -> Judgment | None:
-    row = _one(_sql(connection.vendor)["judgment"], [topic.pk, assessor.pk])
-    return None if row is None else _judgment_of(row, topic, assessor)
+    """The assessor's judgment of ``topic``, locked (None: never saved); :class:`Paused` when
+    they are paused in the campaign."""
+    row = _one(_sql(connection.vendor)["judgment"], _judgment_params(topic, assessor))
+    if row is None:
+        return None
+    if row[-2] is not None:
+        raise Paused(row[-2])
+    return _judgment_of(row, topic, assessor)
+
+
+def _judgment_params(topic: Topic, assessor: AbstractBaseUser) -> list[Any]:
+    """The parameters of the ``judgment`` and ``assignment`` statements: the paused subquery's
+    campaign and user, the control subquery's topic, then the row's topic and assessor."""
+    return [topic.campaign_id, assessor.pk, topic.pk, topic.pk, assessor.pk]
+
+
+@dataclass(frozen=True)
+class _Found:
+    """What the save path reads before it writes (one query when the judgment exists)."""
+
+    judgment: Judgment | None
+    assigned: bool
+    items: Any
+    #: Why the assessor is paused in the campaign (None: not paused).
+    paused: str | None
+    #: Whether the topic is a control topic (annotate.models.Control).
+    control: bool
 
 
 def _judgment_of(row: Any, topic: Topic, assessor: AbstractBaseUser) -> Judgment:
@@ -167,21 +199,26 @@ def _judgment_of(row: Any, topic: Topic, assessor: AbstractBaseUser) -> Judgment
     return judgment
 
 
-def _judgment_and_assignment(topic: Topic, assessor: AbstractBaseUser) -> tuple[Judgment | None, bool, Any]:
+def _judgment_and_assignment(topic: Topic, assessor: AbstractBaseUser) -> _Found:
     """The assessor's judgment of ``topic``, locked (None: never saved), whether they are
-    assigned the topic, and the assignment's items: one query when the judgment exists
-    (the assignment read by its unique (topic, assessor) inside it), two when it does not."""
+    assigned the topic, the assignment's items, whether they are paused and whether the topic
+    is a control: one query when the judgment exists (the assignment read by its unique
+    (topic, assessor), the membership by its unique (campaign, user) and the topic's controls
+    by their topic, inside it), two when it does not."""
     sql = _sql(connection.vendor)
-    row = _one(sql["judgment"], [topic.pk, assessor.pk])
+    params = _judgment_params(topic, assessor)
+    row = _one(sql["judgment"], params)
     if row is not None:
-        assigned, items = row[-2:]
+        assigned, items, paused, control = row[-4:]
         judgment = _judgment_of(row, topic, assessor)
     else:
-        found = _one(sql["assignment"], [topic.pk, assessor.pk])
-        judgment, assigned, items = None, found is not None, found and found[0]
+        found = _one(sql["assignment"], params)
+        judgment, assigned = None, found is not None
+        items, paused, control = found if found is not None else (None, None, False)
     if not assigned:
-        return judgment, False, None
-    return judgment, True, None if items is None else rawrows.convert(Assignment, "items", items, connection)
+        return _Found(judgment, False, None, None, False)
+    items = None if items is None else rawrows.convert(Assignment, "items", items, connection)
+    return _Found(judgment, True, items, paused, bool(control))
 
 
 def _one(sql: str, params: list[Any]) -> Any:
@@ -205,6 +242,14 @@ def _sql(vendor: str) -> dict[str, str]:
     table = connection.ops.quote_name
     judgments, revisions = table(Judgment._meta.db_table), table(JudgmentRevision._meta.db_table)
     assignments = table(Assignment._meta.db_table)
+    memberships, controls = table(Membership._meta.db_table), table(Control._meta.db_table)
+    # Why the assessor is paused in the campaign (NULL: not paused), and whether the topic is a
+    # control topic: read with the row, so the save path spends no query of its own on them.
+    paused = (
+        f"(SELECT {q(Membership, 'pause_reason')} FROM {memberships} WHERE {q(Membership, 'campaign')} = %s "
+        f"AND {q(Membership, 'user')} = %s AND {q(Membership, 'paused_at')} IS NOT NULL)"
+    )
+    control = f"EXISTS(SELECT 1 FROM {controls} WHERE {q(Control, 'topic')} = %s)"
     mine = f"{q(Assignment, 'topic')} = %s AND {q(Assignment, 'assessor')} = %s"
     its = (
         f"{q(Assignment, 'topic')} = {q(Judgment, 'topic')} AND {q(Assignment, 'assessor')} = {q(Judgment, 'assessor')}"
@@ -225,10 +270,10 @@ def _sql(vendor: str) -> dict[str, str]:
         "judgment": (
             f"SELECT {rawrows.select_list(Judgment, connection)}, "
             f"EXISTS(SELECT 1 FROM {assignments} WHERE {its}), "
-            f"(SELECT {q(Assignment, 'items')} FROM {assignments} WHERE {its}) "
+            f"(SELECT {q(Assignment, 'items')} FROM {assignments} WHERE {its}), {paused}, {control} "
             f"FROM {judgments} WHERE {q(Judgment, 'topic')} = %s AND {q(Judgment, 'assessor')} = %s{lock}"
         ),
-        "assignment": f"SELECT {q(Assignment, 'items')} FROM {assignments} WHERE {mine}",
+        "assignment": f"SELECT {q(Assignment, 'items')}, {paused}, {control} FROM {assignments} WHERE {mine}",
         "update": (
             f"UPDATE {judgments} SET {', '.join(f'{c(Judgment, f)} = %s' for f in written)}, "
             f"{c(Judgment, 'active_ms')} = %s WHERE {c(Judgment, 'id')} = %s"
@@ -455,21 +500,29 @@ def save_judgment(
     judgment's active time.
     """
     active_ms = clean_active_ms(active_ms)
-    judgment, assigned, items = _judgment_and_assignment(topic, assessor)
-    if not assigned:
+    found = _judgment_and_assignment(topic, assessor)
+    judgment = found.judgment
+    if not found.assigned:
         clean_judgment_request(topic, payload, status, version)
         raise NotAssigned()
-    cleaned = clean_judgment_request(topic, payload, status, version, scope=items, assessor=assessor)
+    cleaned = clean_judgment_request(topic, payload, status, version, scope=found.items, assessor=assessor)
     current = judgment.version if judgment else 0
     if version != current:
+        # A retry of the save that paused the assessor still finds it saved.
         if judgment and version == current - 1 and judgment.payload == cleaned and _repeats(judgment, status):
             return SaveResult(judgment, replayed=True)
         raise Conflict(current)
+    if found.paused is not None:
+        raise Paused(found.paused)
     target = transition(judgment.status if judgment else NEW, SUBMIT if status == _S.SUBMITTED else SAVE)
     if judgment is None:
         judgment = Judgment(topic=topic, assessor=assessor)
     judgment.active_ms += active_ms
     _write(judgment, payload=cleaned, status=target, author=assessor, source=source, client=client, active_ms=active_ms)
+    if target == _S.SUBMITTED and found.control:
+        # The quality rules read the assessor's controls only when a control was submitted, in
+        # this transaction: a pause and the submission that earned it commit together.
+        quality.apply_rules(topic, assessor)
     return SaveResult(judgment)
 
 

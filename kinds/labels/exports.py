@@ -4,7 +4,8 @@
 no label on a tie); ``median``: on an ordered scale, the median label;
 ``single:<assessor>``: one assessor's labels; ``dawid-skene`` / ``mace`` / ``wawa``:
 the most probable label under a model of the assessors (Dawid & Skene 1979; Hovy
-et al. 2013, MACE; weighted majority), for any number of labels;
+et al. 2013, MACE; weighted majority), for any number of labels, Dawid-Skene and MACE
+holding the control items' known answers fixed (stats.labelmodels.model_truth, ``known=``);
 ``adjudicated``: the topic's adjudicated gold where it has a label for the item,
 else the consensus (``adjudicated:<truth>`` chooses another fallback). Each CSV
 row carries the item's label counts and the provenance (source
@@ -17,7 +18,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from annotate.models import Campaign, Topic
+from annotate.models import Campaign, Control, Topic
 from concord.errors import InvalidInput
 from kinds.labels.data import Scale
 from kinds.labels.report import Coded, coded
@@ -61,12 +62,33 @@ def check_truth(assessors: Sequence[str], truth: str) -> None:
         raise InvalidInput("truth", f"unknown truth set {truth!r} (known: {', '.join(known)}, adjudicated:<truth>)")
 
 
-def gold_standard(found: Coded, scale: Scale, truth: str) -> lm.Provenance:
-    """The codes of ``truth`` per item (NaN: none), without the adjudicated labels (:func:`export` adds them)."""
+def known_answers(topics: Sequence[Topic], found: Coded, scale: Scale) -> dict[int, int]:
+    """The control items' known answers as the truth models take them (item row -> code): the
+    one read of them, by the topics' ids."""
+    external = {t.pk: t.external_id for t in topics}
+    answers = {
+        (external[topic_id], item): answer
+        for topic_id, item, answer in Control.objects.filter(topic_id__in=list(external)).values_list(
+            "topic_id", "item", "answer"
+        )
+    }
+    known = {}
+    for row, key in enumerate(found.items):
+        if key in answers:
+            try:
+                known[row] = int(scale.code(answers[key]))
+            except (TypeError, ValueError):
+                continue  # an answer off the scale (the scale changed since) pins nothing
+    return known
+
+
+def gold_standard(found: Coded, scale: Scale, truth: str, known: dict[int, int] | None = None) -> lm.Provenance:
+    """The codes of ``truth`` per item (NaN: none), without the adjudicated labels (:func:`export` adds them);
+    ``known``: the control items' known codes, which the truth models hold fixed."""
     _, behind = lm.split_truth(truth)
     q = len(scale.values)
     if behind in lm.MODELS:
-        fit = lm.model_truth(found.ratings, behind, q)
+        fit = lm.model_truth(found.ratings, behind, q, known=known)
         return lm.with_provenance(fit.labels, model=True, posterior=fit.posterior)
     if behind.startswith("single:"):
         k = found.assessors.index(behind.removeprefix("single:"))
@@ -90,7 +112,8 @@ def export(
     check_truth(found.assessors, truth)
     if lm.split_truth(truth)[1] == "median" and not scale.ordered:
         raise InvalidInput("truth", "median needs an ordered scale: this campaign's is nominal (use consensus)")
-    gold = gold_standard(found, scale, truth)
+    known = known_answers(topics, found, scale) if lm.split_truth(truth)[1] in lm.MODELS else None
+    gold = gold_standard(found, scale, truth, known)
     if lm.split_truth(truth)[0]:
         # The one read beyond the judgments the writer is given: who adjudicated each topic, when.
         by_external = {t.external_id: t.pk for t in topics}

@@ -67,6 +67,9 @@ class LabelsPartial:
     #: campaign counts them with the people's too
     judges: list[str] = field(default_factory=list)
     judge_codes: list[float] = field(default_factory=list)
+    #: per item the known answer's code where the item is a control (annotate.models.Control;
+    #: NaN: not one); empty: the topic has no control
+    controls: list[float] = field(default_factory=list)
 
 
 def topic_partial(input: ReportInput, topic: Topic, report: LabelsTopicReport | None = None) -> LabelsPartial:
@@ -95,6 +98,7 @@ def topic_partial(input: ReportInput, topic: Topic, report: LabelsTopicReport | 
         adjudicated=_codes(scale, (input.curation(topic, "consensus") or {}).get("labels"), ids),
         judges=judged.assessors,
         judge_codes=judge_matrix.ravel().tolist(),
+        controls=_codes(scale, known, ids) if (known := input.controls_of(topic)) else [],
     )
 
 
@@ -121,6 +125,25 @@ LIVE_PAIRS = 500
 MATRIX_ASSESSORS = 200
 #: The name of the adjudicated gold among a campaign's references.
 ADJUDICATED_REFERENCE = "adjudicated gold"
+#: The name of the control items' known answers among a campaign's references: the accuracy
+#: table over the control items alone, apart from the other references.
+CONTROLS_REFERENCE = "control items (known answers)"
+
+
+def known_codes(partials: Sequence[LabelsPartial], n_items: int) -> np.ndarray:
+    """Per item of the campaign (the partials end to end) the control's known code, NaN none."""
+    codes = np.full(n_items, np.nan)
+    start = 0
+    for p in partials:
+        if p.controls:
+            codes[start : start + p.items] = p.controls
+        start += p.items
+    return codes
+
+
+def pinned(codes: np.ndarray) -> dict[int, int]:
+    """The known codes as the truth models' ``known=`` (item -> class)."""
+    return {int(i): int(codes[i]) for i in np.flatnonzero(~np.isnan(codes))}
 
 
 def reference_runs(runs: Sequence[Run]) -> list[Run]:
@@ -134,9 +157,17 @@ def merge(given: MergeInput, partials: Sequence[LabelsPartial]) -> LabelsCampaig
     scale = Scale.of(given.campaign.params)
     q = len(scale.values)
     ratings, assessors, cant_tell, references = _concatenate(partials, [run.name for run in reference_runs(given.runs)])
-    fit = lm.model_truth(ratings, "dawid-skene", q)
+    controls = known_codes(partials, ratings.n_items)
+    known = pinned(controls)
+    if known:
+        references.append((CONTROLS_REFERENCE, controls))
+    # The control items' known answers held fixed in the truth models (lm.model_truth, known=).
+    fit = lm.model_truth(ratings, "dawid-skene", q, known=known)
     models = (
-        {model: (fit if model == "dawid-skene" else lm.model_truth(ratings, model, q)).labels for model in lm.MODELS}
+        {
+            model: (fit if model == "dawid-skene" else lm.model_truth(ratings, model, q, known=known)).labels
+            for model in lm.MODELS
+        }
         if references
         else {}
     )

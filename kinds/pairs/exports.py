@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from annotate.models import Campaign, Topic
+from annotate.models import Campaign, Control, Topic
 from concord.digits import whole_number
 from concord.errors import InvalidInput
 from kinds.pairs.report import Votes, votes
@@ -88,20 +88,36 @@ def check_truth(v: Votes, truth: str) -> None:
         )
 
 
-def gold_provenance(v: Votes, truth: str, adjudicated: Sequence[lm.Adjudicated | None] = ()) -> lm.Provenance:
+def gold_provenance(
+    v: Votes, truth: str, adjudicated: Sequence[lm.Adjudicated | None] = (), known: dict[int, int] | None = None
+) -> lm.Provenance:
     """The labels of ``truth`` with each item's source, the model's posterior
     and who adjudicated it when (``adjudicated``: per item, for the
-    ``adjudicated`` truth sets; see :func:`adjudicated_items`)."""
+    ``adjudicated`` truth sets; see :func:`adjudicated_items`); ``known``: the control
+    items' known labels (item row -> 1 match, 0 no match), which the truth models hold fixed."""
     check_truth(v, truth)
     is_adjudicated, behind = lm.split_truth(truth)
     if behind in lm.MODELS:
-        fit = lm.model_truth(v.matrix, behind, 2)
+        fit = lm.model_truth(v.matrix, behind, 2, known=known)
         labels, posterior, model = fit.labels, fit.posterior, True
     else:
         labels, posterior, model = gold_standard(v, behind), None, False
     return lm.with_provenance(
         labels, model=model, posterior=posterior, adjudicated=adjudicated if is_adjudicated else None
     )
+
+
+def known_answers(v: Votes, topics: Sequence[Topic]) -> dict[int, int]:
+    """The control items' known answers as the truth models take them (item row -> 1 match,
+    0 no match): the one read of them, by the topics' ids."""
+    external = {t.pk: t.external_id for t in topics}
+    answers = {
+        (external[topic_id], item): answer
+        for topic_id, item, answer in Control.objects.filter(topic_id__in=list(external)).values_list(
+            "topic_id", "item", "answer"
+        )
+    }
+    return {row: int(answers[key]) for row, key in enumerate(v.items) if isinstance(answers.get(key), bool)}
 
 
 def adjudicated_items(v: Votes, topics: Sequence[Topic], curated: dict) -> list[lm.Adjudicated | None]:
@@ -150,7 +166,8 @@ def export(
     if format not in ("csv", "qrels"):
         raise InvalidInput("format", "expected csv or qrels")
     curated = adjudicated_items(v, topics, lm.adjudications(campaign)) if lm.split_truth(truth)[0] else ()
-    gold = gold_provenance(v, truth, curated)
+    known = known_answers(v, topics) if lm.split_truth(truth)[1] in lm.MODELS else None
+    gold = gold_provenance(v, truth, curated, known)
     labels = gold.labels
     matches = np.nansum(v.matrix, axis=1).astype(int)
     judged = (~np.isnan(v.matrix)).sum(axis=1)

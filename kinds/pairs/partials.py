@@ -11,7 +11,7 @@ against every reference labelling (stats/labelmodels.py).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any
 
@@ -66,6 +66,9 @@ class PairsPartial:
     reference_labels: list[float]
     #: per item the adjudicated gold's label (the topic's ``consensus`` curation; NaN none)
     adjudicated: list[float]
+    #: per item the known label where the item is a control (annotate.models.Control; NaN: not
+    #: one); empty: the topic has no control
+    controls: list[float] = field(default_factory=list)
 
 
 def topic_partial(input: ReportInput, topic: Topic, report: PairsTopicReport | None = None) -> PairsPartial:
@@ -94,6 +97,7 @@ def topic_partial(input: ReportInput, topic: Topic, report: PairsTopicReport | N
             for label in _labels((run.data.get("labels") or {}).get(topic.external_id), candidates)
         ],
         adjudicated=_labels((input.curation(topic, "consensus") or {}).get("matches"), candidates),
+        controls=_labels(known, candidates) if (known := input.controls_of(topic)) else [],
     )
 
 
@@ -113,6 +117,20 @@ LIVE_PAIRS = 500
 #: matrix, 36 MB written by every rebuild, of which the page draws 30 x 30; 200 x 200 is 40,000
 #: cells. Every pair's table stays in the running sums (kinds/pairs/sums.py).
 MATRIX_ASSESSORS = 200
+#: The name of the control items' known answers among a campaign's references: the accuracy
+#: table over the control items alone, apart from the other references.
+CONTROLS_REFERENCE = "control items (known answers)"
+
+
+def known_labels(partials: Sequence[PairsPartial], n_items: int) -> np.ndarray:
+    """Per item of the campaign (the partials end to end) the control's known label, NaN none."""
+    labels = np.full(n_items, np.nan)
+    start = 0
+    for p in partials:
+        if p.controls:
+            labels[start : start + p.items] = p.controls
+        start += p.items
+    return labels
 
 
 def merge(given: MergeInput, partials: Sequence[PairsPartial]) -> PairsCampaignReport:
@@ -121,14 +139,18 @@ def merge(given: MergeInput, partials: Sequence[PairsPartial]) -> PairsCampaignR
     systems = [run.name for run in system_runs(given.runs)]
     merged = _concatenate(given.topics, partials, systems, [run.name for run in reference_runs(given.runs)])
     votes, assessors = merged.votes, merged.assessors
-    dawid_skene = lm.model_truth(votes, "dawid-skene", 2)
+    controls = known_labels(partials, votes.n_items)
+    known = {int(i): int(controls[i]) for i in np.flatnonzero(~np.isnan(controls))}
+    references = [*merged.references, (CONTROLS_REFERENCE, controls)] if known else merged.references
+    # The control items' known answers held fixed in the truth models (lm.model_truth, known=).
+    dawid_skene = lm.model_truth(votes, "dawid-skene", 2, known=known)
     # the other models' truth sets are read by the accuracy table only
     labels = (
         {
-            model: (dawid_skene if model == "dawid-skene" else lm.model_truth(votes, model, 2)).labels
+            model: (dawid_skene if model == "dawid-skene" else lm.model_truth(votes, model, 2, known=known)).labels
             for model in lm.MODELS
         }
-        if merged.references
+        if references
         else {}
     )
     # the figures of each item's votes whoever gave them (truth sets, majority) read them packed left
@@ -139,9 +161,7 @@ def merge(given: MergeInput, partials: Sequence[PairsPartial]) -> PairsCampaignR
         systems=system_scores(systems, merged.returned, packed, assessors),
         ranking=system_ranking_stability(merged.returned, packed, assessors, merged.queries, settings),
         reliability=lm.binary_reliability(votes, assessors, dawid_skene),
-        references=[
-            lm.reference_accuracy(name, reference, votes, assessors, labels) for name, reference in merged.references
-        ],
+        references=[lm.reference_accuracy(name, reference, votes, assessors, labels) for name, reference in references],
     )
 
 

@@ -69,6 +69,7 @@ def kind_pages(campaign: Campaign, people: dict, *, every_section: bool = False)
             DemoPage("organiser", f"{where}: flags", f"{base}/?section=flags"),
             DemoPage("organiser", f"{where}: analyses", f"{base}/?section=analyses"),
             DemoPage("organiser", f"{where}: members page", f"{base}/members/"),
+            DemoPage("organiser", f"{where}: quality page", f"{base}/quality/"),
             DemoPage("organiser", f"{where}: adjudication queue", f"{base}/adjudication/"),
             DemoPage("organiser", f"{where}: adjudication", f"{base}/topics/{judged.external_id}/adjudicate/"),
         ]

@@ -226,4 +226,4 @@ def test_a_report_input_keeps_the_judges_rows_apart(people, make_user):
     assert {row.assessor for row in given.judgments} == {"alice", "bob", "llm"}
     assert {row.assessor for row in given.judge_judgments} == {"llm"}
     assert given.held(model_judges=True) == len(given.judgments) == 3 * TOPICS
-    assert [f.name for f in dataclasses.fields(given)][-2:] == ["judge_judgments", "draws"]
+    assert [f.name for f in dataclasses.fields(given)][-3:] == ["judge_judgments", "draws", "controls"]

@@ -88,6 +88,9 @@ EXPECTED: dict[str, dict[str, tuple]] = {
         "GET": (LOGIN, 403, 404, 200, 404, 200, 403),
         "POST": (LOGIN, 403, 404, 302, 404, 302, 403),
     },
+    # The quality page (dashboard/quality.py): organisers and admins; a pause or reinstatement redirects (303).
+    "campaign-quality": {"GET": (LOGIN, 403, 404, 200, 404, 200, 403), "POST": (LOGIN, 403, 404, 303, 404, 303, 403)},
+    "campaign-quality-csv": {"GET": (LOGIN, 403, 404, 200, 404, 200, 403)},
     "judge": {"GET": (LOGIN, 200, 404, 200, 404, 200, 403)},
     # "Next topic" (annotate/adaptive.py): POST redirects to the assessor's next topic, or to the campaign page;
     # GET allocates nothing (the page with the button); others go to the campaign page.
@@ -199,6 +202,7 @@ def body(name: str, method: str, role: str, world) -> tuple[object, str]:
         ("campaign-uploads", "POST"): ({"what": "topics", "file": topics_file}, "multipart"),
         ("campaign-import", "POST"): ({"step": "preview", "file": topics_file}, "multipart"),
         ("campaign-assignments", "POST"): ({"action": "topup"}, "multipart"),
+        ("campaign-quality", "POST"): ({"action": "pause", "username": "alice", "reason": "matrix"}, "multipart"),
         ("job-apply", "POST"): ({}, "multipart"),
         ("job-revert", "POST"): ({}, "multipart"),
         ("campaign-phase-revert", "POST"): ({}, "multipart"),
