@@ -282,7 +282,8 @@ def cluster(args: argparse.Namespace, directory: Path) -> Iterator[Cluster]:
         workers = []
         for i in range(args.report_workers):
             log = directory / f"report-worker-{i + 1}.log"
-            workers.append(harness._start([*rq, "default", "--with-scheduler"], env, log))
+            command = [*rq, "--worker-class", args.worker_class, "default", "--with-scheduler"]
+            workers.append(harness._start(command, env, log))
             stack.enter_context(harness._cleanup(lambda p=workers[-1]: harness._stop(p)))
         analyses = harness._start([*rq, "analyses", "--with-scheduler"], env, directory / "analyses-worker.log")
         stack.enter_context(harness._cleanup(lambda: harness._stop(analyses)))
@@ -425,6 +426,13 @@ def main() -> None:
     parser.add_argument("--page-loads", type=int, default=5, help="organiser page loads (default 5)")
     parser.add_argument("--web-workers", type=int, default=4, help="gunicorn workers (default 4)")
     parser.add_argument("--report-workers", type=int, default=2, help="rqworkers of the default queue (default 2)")
+    parser.add_argument(
+        "--worker-class",
+        default="rq.SimpleWorker",
+        help="the report rqworkers' class (default rq.SimpleWorker, as docs/operations.md recommends: each job runs "
+        "in the worker itself, so what a rebuild kept decoded survives to the next; rq.Worker forks a work horse "
+        "per job)",
+    )
     parser.add_argument("--pg-port", type=int, default=55445)
     parser.add_argument("--redis-port", type=int, default=56445)
     parser.add_argument("--timeout", type=float, default=7200, help="longest wait for the first build, s")
