@@ -16,6 +16,7 @@ from django.utils.safestring import mark_safe
 
 from concord.templatetags.help import link_target
 from scoring import charts
+from scoring import selectors as scoring_selectors
 from scoring.filenames import download_name
 from stats import intervals, stopping
 from stats import plain as plain_words
@@ -197,6 +198,34 @@ def capped_note(
         "listed": listed,
         "elsewhere": elsewhere,
     }
+
+
+@dataclass(frozen=True)
+class ListedRows:
+    """The first rows of the campaign report's per-topic list (``{% topic_rows %}``), capped
+    as any report table, and whether they are the rows of the report shown beside them."""
+
+    table: Capped
+    #: the rows were read with the report shown, none stored after it
+    current: bool
+    #: the ``computed_at`` of the report the rows were read with
+    report_at: object = None
+
+
+@register.simple_tag(takes_context=True)
+def topic_rows(context: template.Context) -> ListedRows | None:
+    """``{% topic_rows as listed %}``: the first :data:`TABLE_LIMIT` rows of the campaign report's
+    per-topic list (``Reports.topic_rows``; every one up to :data:`SHOW_ALL_LIMIT` with
+    ``?all=topics``), made from the topics' stored partials (``scoring.selectors.topic_rows``),
+    for ``{% for row in listed.table.rows %}`` and ``{% capped_note listed.table ... %}``; its
+    ``current`` says whether they are the rows of the report in the context (``report``)."""
+    campaign, report = context.get("campaign"), context.get("report")
+    if campaign is None or report is None:
+        return None
+    limit = SHOW_ALL_LIMIT if wants_all(context, "topics") else TABLE_LIMIT
+    page = scoring_selectors.topic_rows(campaign, report, limit=limit)
+    table = Capped(page.rows, page.total, "", page.total, "topics", limit > TABLE_LIMIT)
+    return ListedRows(table, page.belongs_to(report), page.report_at)
 
 
 @register.filter
