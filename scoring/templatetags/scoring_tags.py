@@ -213,8 +213,8 @@ class ListedRows:
 
 
 @register.simple_tag(takes_context=True)
-def topic_rows(context: template.Context) -> ListedRows | None:
-    """``{% topic_rows as listed %}``: the first :data:`TABLE_LIMIT` rows of the campaign report's
+def topic_rows(context: template.Context, limit: int = TABLE_LIMIT) -> ListedRows | None:
+    """``{% topic_rows as listed %}``: the first ``limit`` rows of the campaign report's
     per-topic list (``Reports.topic_rows``; every one up to :data:`SHOW_ALL_LIMIT` with
     ``?all=topics``), made from the topics' stored partials (``scoring.selectors.topic_rows``),
     for ``{% for row in listed.table.rows %}`` and ``{% capped_note listed.table ... %}``; its
@@ -222,9 +222,9 @@ def topic_rows(context: template.Context) -> ListedRows | None:
     campaign, report = context.get("campaign"), context.get("report")
     if campaign is None or report is None:
         return None
-    limit = SHOW_ALL_LIMIT if wants_all(context, "topics") else TABLE_LIMIT
-    page = scoring_selectors.topic_rows(campaign, report, limit=limit)
-    table = Capped(page.rows, page.total, "", page.total, "topics", limit > TABLE_LIMIT)
+    expanded = wants_all(context, "topics")
+    page = scoring_selectors.topic_rows(campaign, report, limit=SHOW_ALL_LIMIT if expanded else limit)
+    table = Capped(page.rows, page.total, "", page.total, "topics", expanded)
     return ListedRows(table, page.belongs_to(report), page.report_at)
 
 
