@@ -167,13 +167,16 @@ def capped_note(
     csv_url: str = "",
     listed: str = "",
     elsewhere: str = "",
+    api_rows: str = "",
 ):
     """The sentence under a capped table: how many of how many ``what`` it shows (``why`` those),
     and where every one is: "show all" (the section's page with ``?all=<rows>``), the report's
     ``rows`` field as CSV (``scoring.views.report_table``; ``csv_url``: another table's CSV) and
     the agreement API. Nothing when the table shows every row and none was hidden. A report
     that carries only some of its rows (``total=``) says which (``listed``: "the n <listed>";
-    default: the first n) and where the rest are (``elsewhere``; default: each topic's report page)."""
+    default: the first n) and where the rest are (``elsewhere``; default: each topic's report page).
+    ``api_rows``: the agreement API's route of the table's rows (``topics``: a per-topic list kept
+    apart from the report, ``/agreement/topics/``), when not the report itself."""
     campaign = context.get("campaign")
     rows = rows or table.name
     csv = csv_url
@@ -195,6 +198,7 @@ def capped_note(
         "show_all": show_all if table.hidden and not table.expanded and not table.partial else "",
         "fewer": fewer if table.expanded and table.total > TABLE_LIMIT else "",
         "api": context.get("section", "report") == "report",
+        "api_url": f"/api/campaigns/{campaign.pk}/agreement/{api_rows + '/' if api_rows else ''}" if campaign else "",
         "listed": listed,
         "elsewhere": elsewhere,
     }

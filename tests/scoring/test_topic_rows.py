@@ -220,3 +220,15 @@ def test_the_api_refuses_a_kind_without_such_a_list_and_readers_who_may_not(peop
     ordering = judged(people, "ordering", 1)
     assert api(people["alice"]).get(f"/api/campaigns/{ordering.pk}/agreement/topics/").status_code == 403
     assert api(people["outsider"]).get(f"/api/campaigns/{ordering.pk}/agreement/topics/").status_code in (403, 404)
+
+
+def test_the_nuggets_fragment_shows_twenty_pyramids_and_says_where_every_one_is(people, client):
+    campaign = judged(people, "nuggets", 21)
+    client.force_login(people["organiser"])
+    fragment = client.get(f"/campaigns/{campaign.pk}/report/").content.decode()
+    assert fragment.count('class="grid numbers pyramid"') == 20
+    assert "Showing the 20 of 21 questions' pyramids" in fragment
+    assert "all=topics" in fragment and "table.csv?rows=topics" in fragment
+    assert f"/api/campaigns/{campaign.pk}/agreement/topics/" in fragment
+    every = client.get(f"/campaigns/{campaign.pk}/report/?all=topics").content.decode()
+    assert every.count('class="grid numbers pyramid"') == 21 and 'data-topic="t020"' in every
