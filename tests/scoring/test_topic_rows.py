@@ -232,3 +232,29 @@ def test_the_nuggets_fragment_shows_twenty_pyramids_and_says_where_every_one_is(
     assert f"/api/campaigns/{campaign.pk}/agreement/topics/" in fragment
     every = client.get(f"/campaigns/{campaign.pk}/report/?all=topics").content.decode()
     assert every.count('class="grid numbers pyramid"') == 21 and 'data-topic="t020"' in every
+
+
+def test_the_migration_has_each_listing_campaign_rebuilt_from_its_stored_partials(people, campaign):
+    """Stored reports, sums and fits of the shape that held the lists: the migration marks one
+    topic of each ordering or nuggets campaign stale, and the rebuild it brings merges every
+    stored partial again and stores the three in the current shape."""
+    import importlib
+
+    from django.apps import apps
+
+    from scoring.models import StaleTopic
+
+    migration = importlib.import_module("scoring.migrations.0025_topic_rows_apart")
+    ordering = judged(people, "ordering", 3)
+    jobs.recompute_reports(campaign.pk, everything=True)  # a pairs campaign: left alone
+    for name in ("agreement", sums.FITS):
+        row = Report.objects.get(campaign=ordering, name=name)
+        old = {k: v for k, v in row.data.items() if k != "topics_ordered"}
+        Report.objects.filter(pk=row.pk).update(data={**old, "consensus": {"t000": ["a"]}, "per_topic": {}})
+    assert campaign_report(ordering) is None  # of an older shape: no report until rebuilt
+    migration.mark_one_topic_stale(apps, None)
+    assert list(StaleTopic.objects.values_list("campaign_id", "topic__external_id")) == [(ordering.pk, "t000")]
+    jobs.recompute_reports(ordering.pk)
+    assert campaign_report(ordering).data.topics_ordered == 3
+    assert Report.objects.get(campaign=ordering, name=sums.FITS).computed_at == campaign_report(ordering).computed_at
+    assert jobs.check_reports(ordering) == []
