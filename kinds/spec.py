@@ -149,8 +149,6 @@ class TopicRows:
     type: type
     row: Callable[[Topic, Any, Any], Any]
     least: int = 0
-    #: what a row is of, for the pages' notes ("topics", "questions")
-    noun: str = "topics"
 
 
 @dataclass(frozen=True)

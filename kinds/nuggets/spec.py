@@ -35,7 +35,7 @@ SPEC = KindSpec(
         merge=partials.merge,
         partial_type=partials.NuggetsPartial,
         sums=RunningSums(type=sums.NuggetsSums, contribution=sums.contribution, refresh=sums.refresh),
-        topic_rows=TopicRows(type=report.NuggetsPyramid, row=partials.topic_row, noun="questions"),
+        topic_rows=TopicRows(type=report.NuggetsPyramid, row=partials.topic_row),
     ),
     exports=Exports(
         formats=exports.EXPORTS,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from datetime import datetime
 from urllib.parse import urlencode
 
 from django import template
@@ -213,7 +214,7 @@ class ListedRows:
     #: the rows were read with the report shown, none stored after it
     current: bool
     #: the ``computed_at`` of the report the rows were read with
-    report_at: object = None
+    report_at: datetime | None = None
 
 
 @register.simple_tag(takes_context=True)
