@@ -71,6 +71,11 @@ api_urls = [
         scoring_api.AgreementHeadline.as_view(),
         name="api-agreement-headline",
     ),
+    path(
+        "api/campaigns/<int:campaign_id>/agreement/topics/",
+        scoring_api.AgreementTopics.as_view(),
+        name="api-agreement-topics",
+    ),
     path("api/campaigns/<int:campaign_id>/analyses/", scoring_api.Analyses.as_view(), name="api-analyses"),
     path("api/jobs/<int:job_id>/", scoring_api.JobDetail.as_view(), name="api-job"),
     path("api/jobs/<int:job_id>/cancel/", scoring_api.JobCancel.as_view(), name="api-job-cancel"),

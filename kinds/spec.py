@@ -133,6 +133,25 @@ class RunningSums:
 
 
 @dataclass(frozen=True)
+class TopicRows:
+    """A campaign report's list of a row per topic (ordering's consensus per topic, nuggets'
+    pyramid per question), kept out of the stored report: each topic's row is made from its
+    stored partial when read, a page at a time (``scoring.selectors.topic_rows``), so that a
+    rebuild after a change writes the changed topics' partials and a report the size of the
+    campaign's systems, assessors and categories, not one the size of its topics.
+
+    ``row(topic, partial, report)``: the ``type`` row of ``topic`` (its ``external_id`` and
+    ``position`` read) from its ``partial``; ``report``, the stored campaign report the rows are
+    shown with, for what the row takes from the whole campaign (nuggets: whether every nugget
+    has an original label). Only the topics whose partial holds at least ``least`` judgments
+    have a row (ordering: those with an ordering). Rows are in the campaign's topic order."""
+
+    type: type
+    row: Callable[[Topic, Any, Any], Any]
+    least: int = 0
+
+
+@dataclass(frozen=True)
 class Reports:
     """The live reports, recomputed by the background task after submissions.
 
@@ -197,6 +216,9 @@ class Reports:
     #: change updates (scoring/sums.py, :class:`RunningSums`); None: every rebuild merges every
     #: topic's partial.
     sums: RunningSums | None = None
+    #: The campaign report's per-topic list, read from the topics' stored partials a page at a
+    #: time rather than stored in the report (:class:`TopicRows`); None: the report holds its lists.
+    topic_rows: TopicRows | None = None
 
     def __post_init__(self) -> None:
         given = (self.partial is not None, self.merge is not None, self.partial_type is not None)
@@ -206,6 +228,8 @@ class Reports:
             raise ValueError("Reports: running sums are made of the partials: give partial too")
         if self.partial_disagreement is not None and self.partial is None:
             raise ValueError("Reports: partial_disagreement reads the partial: give partial too")
+        if self.topic_rows is not None and self.partial is None:
+            raise ValueError("Reports: topic_rows are made of the partials: give partial too")
 
     @property
     def incremental(self) -> bool:

@@ -13,8 +13,11 @@ from rest_framework.views import APIView
 from annotate import selectors
 from annotate.api.views import ERRORS, LIMITED, body
 from concord import typed
+from concord.digits import whole_number
+from concord.errors import InvalidInput
 from kinds.registry import KINDS
 from scoring import live, services
+from scoring import selectors as scoring_selectors
 from scoring.downloads import export_file
 from scoring.models import Job
 
@@ -137,6 +140,65 @@ def _report_read(request: Request, campaign_id: int, answer) -> Response:
         return live.not_modified(tag)
     campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
     return live.tagged(Response(answer(campaign, tag)), tag)
+
+
+class TopicRowsSerializer(serializers.Serializer):
+    kind = serializers.CharField()
+    computed_at = serializers.DateTimeField(allow_null=True)
+    current = serializers.BooleanField()
+    total = serializers.IntegerField()
+    offset = serializers.IntegerField()
+    rows = serializers.ListField(child=serializers.DictField())
+
+
+def _row_bound(request: Request, name: str, default: int, most: int | None = None) -> int:
+    """The query parameter ``name``, a whole number (at most ``most``), or ``default``; else a 400."""
+    given = request.query_params.get(name)
+    if given is None:
+        return default
+    value = whole_number(given)
+    if value is None or (most is not None and value > most):
+        bound = f" from 0 to {most}" if most is not None else ""
+        raise InvalidInput(name, f"expected a whole number{bound}, not {given[:40]!r}")
+    return value
+
+
+class AgreementTopics(APIView):
+    @extend_schema(
+        description="A page of the campaign report's per-topic list, for a kind whose report keeps it apart "
+        "(ordering: each topic's orderings, mean tau and consensus; nuggets: each question's pyramid): "
+        "`rows` from `offset`, at most `limit` (default 100, at most 2,000), in topic order, of `total`. "
+        "Each row is made from its topic's stored partial; `computed_at` is the time of the agreement report "
+        "they belong to (read in the same statement as the rows), and `current` says whether that is the report "
+        "this request read, none of the rows stored after it: combine them with `/agreement/` only when its "
+        "`computed_at` is the same. 400 for a kind without such a list.",
+        parameters=[
+            OpenApiParameter("offset", int, description="the first row (0: the first)"),
+            OpenApiParameter("limit", int, description="how many rows (default 100, at most 2,000)"),
+        ],
+        responses={200: TopicRowsSerializer, **ERRORS},
+    )
+    def get(self, request: Request, campaign_id: int) -> Response:
+        offset = _row_bound(request, "offset", 0)
+        limit = _row_bound(request, "limit", 100, scoring_selectors.TOPIC_ROWS_LIMIT)
+        campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
+        if KINDS[campaign.kind].reports.topic_rows is None:
+            raise InvalidInput("campaign", f"a {campaign.kind} report has no per-topic list: see /agreement/")
+        tag = live.current_etag(request.user, campaign_id)
+        report = live.campaign_report(campaign, tag)
+        page = scoring_selectors.topic_rows(campaign, report, offset=offset, limit=limit)
+        return Response(
+            TopicRowsSerializer(
+                {
+                    "kind": campaign.kind,
+                    "computed_at": page.report_at,
+                    "current": page.belongs_to(report),
+                    "total": page.total,
+                    "offset": page.offset,
+                    "rows": typed.dump(page.rows),
+                }
+            ).data
+        )
 
 
 class HeadlineFigureSerializer(serializers.Serializer):

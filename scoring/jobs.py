@@ -38,7 +38,7 @@ from scoring import fields, history, progress_sums, sums
 from scoring import progress as campaign_progress
 from scoring.models import REASON_LENGTH, Job, JobChunk, Report, ScoringState, StaleTopic, TopicPartial
 from scoring.partials import MergeInput, differences, merge_input
-from scoring.selectors import report_input
+from scoring.selectors import campaign_report, report_input, topic_rows
 
 log = logging.getLogger(__name__)
 
@@ -363,7 +363,26 @@ def check_reports(campaign: Campaign, *, tolerance: float = 1e-12) -> list[str]:
             held = given.held(model_judges=reports.model_judges)
             if row[1] != held:
                 found.append(f"campaign: judgments_seen {row[1]}, holds {held}")
+            if reports.topic_rows is not None:
+                found += _check_topic_rows(campaign, reports, given)
     return found + progress_sums.check(campaign)
+
+
+def _check_topic_rows(campaign: Campaign, reports, given) -> list[str]:
+    """How the report's per-topic list as a page reads it (``Reports.topic_rows``: from the stored
+    partials, with the stored report) differs from the rows of every topic's fresh partial."""
+    shown = campaign_report(campaign)
+    page = topic_rows(campaign, shown, limit=None)
+    found = [] if page.belongs_to(shown) else [f"campaign topic rows: read with the report of {page.report_at}"]
+    listing = reports.topic_rows
+    fresh = [
+        listing.row(topic, partial, shown.data)
+        for topic, partial in zip(given.topics, _fresh_partials(given, reports))
+        if given.held(topic, model_judges=reports.model_judges) >= listing.least
+    ]
+    if page.total != len(fresh):
+        found.append(f"campaign topic rows: {page.total} listed, {len(fresh)} topics to list")
+    return found + differences(typed.dump(page.rows), typed.dump(fresh), tolerance=1e-12, path="campaign topic rows")
 
 
 def _fresh_partials(given, reports) -> list:

@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Count, OuterRef, Subquery
+from django.db.models import Case, Count, OuterRef, Subquery, Sum, When, Window
 from django.utils import timezone
 
 from annotate import judges as judges_of
@@ -29,7 +29,8 @@ from annotate.models import (
 from concord import typed
 from concord.errors import InvalidInput
 from kinds.registry import get_kind
-from scoring.models import Job, Report, ScoringState, StaleTopic
+from scoring import fields
+from scoring.models import Job, Report, ScoringState, StaleTopic, TopicPartial
 
 log = logging.getLogger(__name__)
 
@@ -165,6 +166,81 @@ def topic_report(topic: Topic) -> StoredReport | None:
     if not counted:
         return None
     return StoredReport(get_kind(own.campaign.kind).reports.topic(given, own), timezone.now(), counted)
+
+
+@dataclass(frozen=True)
+class TopicRowsPage:
+    """Some rows of a campaign report's per-topic list (``Reports.topic_rows``), made from the
+    topics' stored partials, and which stored report they belong to."""
+
+    #: the kind's ``TopicRows.type`` rows, in topic order
+    rows: list
+    #: how many rows the list has (every topic whose partial holds ``TopicRows.least`` judgments)
+    total: int
+    offset: int
+    #: the ``computed_at`` of the campaign report stored when the rows were read (None: none yet)
+    report_at: datetime | None
+    #: rows stored after that report (a first build's chunks, before the report that merges them)
+    newer: int = 0
+
+    def belongs_to(self, report: StoredReport | None) -> bool:
+        """Whether these are the rows of ``report`` exactly: read with it as the stored report,
+        none written after it."""
+        return report is not None and self.report_at == report.computed_at and not self.newer
+
+
+#: The most rows one read of a per-topic list makes (a page, the API's ``limit``).
+TOPIC_ROWS_LIMIT = 2000
+
+
+def topic_rows(
+    campaign: Campaign, shown: StoredReport | None, *, offset: int = 0, limit: int | None = 100
+) -> TopicRowsPage:
+    """Rows ``offset`` to ``offset + limit`` of the campaign report's per-topic list
+    (``Reports.topic_rows``), each made from its topic's stored partial, to be shown with the
+    stored report ``shown`` (what a row takes from the whole campaign is taken from it).
+
+    The rows, their count and the stored campaign report's ``computed_at`` are read in one
+    statement, so they are of one state of the database on every engine: a rebuild stores its
+    topics' partials and the campaign report in one transaction with one time (scoring.jobs), so
+    the rows read with a report of time T are exactly that report's when none was stored after T
+    (a split first build's chunks store partials before the report that merges them:
+    ``newer`` counts those). :meth:`TopicRowsPage.belongs_to` says whether they are ``shown``'s.
+    ``limit`` None: every row (an export: one topic's row is bounded, so every topic's is as
+    large as the campaign's partials)."""
+    spec = get_kind(campaign.kind).reports
+    listing = spec.topic_rows
+    if listing is None:
+        raise ValueError(f"the {campaign.kind} report has no per-topic list")
+    offset = max(0, int(offset))
+    end = None if limit is None else offset + max(0, min(int(limit), TOPIC_ROWS_LIMIT))
+    report_at = Report.objects.filter(campaign_id=OuterRef("campaign_id"), name="agreement").values("computed_at")[:1]
+    listed = TopicPartial.objects.filter(campaign=campaign, judgments__gte=max(listing.least, 0))
+    found = list(
+        listed.annotate(
+            report_at=Subquery(report_at),
+            total=Window(Count("pk")),
+            newer=Window(Sum(Case(When(computed_at__gt=Subquery(report_at), then=1), default=0))),
+        )
+        .order_by("topic__position", "topic_id")
+        .values_list("topic_id", "topic__external_id", "topic__position", "data", "report_at", "total", "newer")[
+            offset:end
+        ]
+    )
+    if not found:  # past the end, or no row: the count and the report's time on their own
+        head = Report.objects.filter(campaign=campaign, name="agreement").values_list("computed_at", flat=True)
+        return TopicRowsPage([], listed.count() if offset else 0, offset, head.first())
+    report = shown.data if shown is not None else None
+    rows = []
+    for topic_id, external_id, position, data, _, _, _ in found:
+        raw = bytes(data)
+        try:
+            partial = typed.unpack(fields.decompress(raw) if fields.is_compressed(raw) else raw, spec.partial_type)
+        except typed.Outdated:  # stored by an older version: the worker computes it again
+            continue
+        topic = Topic(pk=topic_id, campaign=campaign, external_id=external_id, position=position)
+        rows.append(listing.row(topic, partial, report))
+    return TopicRowsPage(rows, found[0][5], offset, found[0][4], found[0][6] or 0)
 
 
 def campaign_jobs(campaign: Campaign) -> list[Job]:

@@ -297,6 +297,8 @@ def report_table(request: HttpRequest, campaign_id: int) -> HttpResponse:
     if report is None:
         raise Http404("No report yet.")
     path = request.GET.get("rows", "")
+    if path == TOPIC_ROWS and get_kind(campaign.kind).reports.topic_rows is not None:
+        return attach(_topic_rows_csv(campaign, report), download_name(campaign, f"report-{path}", extension="csv"))
     items = _field(report.data, path)
     if not isinstance(items, list):
         raise Http404(f"No list {path!r} in this report.")
@@ -311,6 +313,40 @@ def report_table(request: HttpRequest, campaign_id: int) -> HttpResponse:
         write_csv(columns, ([row.get(c) for c in columns] for row in rows)), content_type="text/csv; charset=utf-8"
     )
     return attach(response, download_name(campaign, f"report-{path}", extension="csv"))
+
+
+#: ``?rows=`` of the report's per-topic list, read from the topics' partials (``Reports.topic_rows``).
+TOPIC_ROWS = "topics"
+#: How many times the per-topic CSV reads the report and its rows again when a rebuild stored
+#: another report between the two reads.
+_ROWS_ATTEMPTS = 3
+
+
+def _topic_rows_csv(campaign, report) -> HttpResponse:
+    """Every row of the report's per-topic list as CSV, read in one statement with the report
+    they belong to (``scoring.selectors.topic_rows``): read again, with the report stored since,
+    when a rebuild came between; a 503 if rebuilds keep coming (a try later gets them)."""
+    for _ in range(_ROWS_ATTEMPTS):
+        page = scoring_selectors.topic_rows(campaign, report, limit=None)
+        if page.belongs_to(report):
+            break
+        report = scoring_selectors.campaign_report(campaign)
+    else:
+        response = HttpResponse("The report is being rebuilt: try again in a few seconds.", status=503)
+        response["Retry-After"] = "5"
+        return response
+    rows, header = [], {}
+    for item in typed.dump(page.rows):
+        row: dict = {}
+        _flat(item, "", row)
+        rows.append(row)
+        header.update(dict.fromkeys(row))
+    columns = list(header)
+    response = HttpResponse(
+        write_csv(columns, ([row.get(c) for c in columns] for row in rows)), content_type="text/csv; charset=utf-8"
+    )
+    response["X-Report-Computed-At"] = report.computed_at.isoformat()
+    return response
 
 
 @login_required

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import chain, combinations
 
+import msgspec
 import numpy as np
 
 from annotate.models import Campaign, Topic
@@ -26,13 +27,13 @@ from kinds.nuggets.report import (
     NuggetsCampaignReport,
     NuggetsLabelAgreement,
     NuggetsLabelPair,
+    NuggetsNugget,
     NuggetsPyramid,
     NuggetsRun,
     NuggetsStability,
     NuggetsTopicReport,
     NuggetsTTest,
     arrays,
-    pyramid_rows,
     scores,
     topic_report,
     vital_disagreement,
@@ -188,25 +189,48 @@ def merge(input: MergeInput, partials: Sequence[NuggetsPartial]) -> NuggetsCampa
         scored_questions=len(answered.topics),
         complete_assessors=[x for x, c in zip(answered.assessors, answered.complete) if c and x != "original"],
         has_original=a.has_original,
-        pyramids={
-            p.external_id: NuggetsPyramid(title=p.title, target=p.target, nuggets=rows)
-            for p, rows in zip(
-                partials,
-                pyramid_rows(
-                    a,
-                    [len(p.nugget_ids) for p in partials],
-                    a.nugget_ids,
-                    list(chain.from_iterable(p.texts for p in partials)),
-                    list(chain.from_iterable(p.originals for p in partials)),
-                ),
-            )
-        },
         runs=ranking,
         stability=stability(answered) if len(a.runs) >= 2 else None,
         reliability=lm.binary_reliability(a.labels.T, a.assessors, lm.model_truth(a.labels.T, "dawid-skene", 2)),
         label_agreement=label_agreement(a, settings),
         ranking=run_ranking_stability(question_scores, settings),
     )
+
+
+def topic_row(topic: Topic, partial: NuggetsPartial, report: NuggetsCampaignReport | None) -> NuggetsPyramid:
+    """The question's pyramid (Table 5) from its partial: its row of the campaign report's
+    per-question list (``Reports.topic_rows``). Its votes count the original labels when the
+    question has them all and so does the campaign (``report.has_original``; without a
+    report, the question's own); the weights are the votes over the question's most.
+
+    >>> nan = float("nan")
+    >>> p = NuggetsPartial("q1", "Q1", "Aspirin", ["n1", "n2"], ["a", "b"], ["vital", "okay"], ["x", "y"],
+    ...     [1, 0, 1, nan], [], [], [])
+    >>> [(n.id, n.votes, n.weight) for n in topic_row(Topic(external_id="q1"), p, None).nuggets]
+    [('n1', 3, 1.0), ('n2', 0, 0.0)]
+    """
+    k = len(partial.nugget_ids)
+    labels = np.array(partial.labels, dtype=np.float64).reshape(len(partial.assessors), k)
+    votes = (labels == 1).sum(axis=0).astype(np.float64)
+    if all(label is not None for label in partial.originals) and (report is None or report.has_original):
+        votes += np.array([label == "vital" for label in partial.originals], dtype=np.float64)
+    fields = [
+        {"id": i, "text": t, "original": o, "votes": v, "weight": w}
+        for i, t, o, v, w in zip(
+            partial.nugget_ids,
+            partial.texts,
+            partial.originals,
+            votes.astype(np.int64).tolist(),
+            m.question_weights(votes).tolist(),
+        )
+    ]
+    try:
+        rows = msgspec.convert(fields, list[NuggetsNugget])
+    except msgspec.ValidationError:
+        # Topic data written around its checks (an original label neither vital nor okay): the
+        # rows as given, as pyramid_rows builds them
+        rows = [NuggetsNugget(**row) for row in fields]
+    return NuggetsPyramid(topic=topic.external_id, title=partial.title, target=partial.target, nuggets=rows)
 
 
 def campaign_report(input: ReportInput) -> NuggetsCampaignReport:

@@ -216,8 +216,13 @@ class NuggetsTopicReport:
 
 @dataclass(frozen=True)
 class NuggetsPyramid:
-    """A question's title, target and pyramid (Table 5), in the campaign report."""
+    """A question's title, target and pyramid (Table 5): its row of the campaign report's
+    per-question list, made from its stored partial when read (``Reports.topic_rows``), not
+    stored in the campaign report. The votes count the original labels when every nugget of
+    the campaign has one (the report's ``has_original``)."""
 
+    #: the question's external id
+    topic: str
     title: str
     target: str
     nuggets: list[NuggetsNugget]
@@ -293,9 +298,11 @@ class NuggetsLabelAgreement:
 
 @dataclass(frozen=True)
 class NuggetsCampaignReport:
-    """The campaign: its size, who labelled how many nuggets, every question's
-    pyramid, the runs ranked by pyramid F and the ranking's stability
-    (None: fewer than two runs, or no original labels and one complete assessor)."""
+    """The campaign: its size, who labelled how many nuggets, the runs ranked by pyramid F
+    and the ranking's stability (None: fewer than two runs, or no original labels and one
+    complete assessor). Each question's pyramid is not in it: the ``questions`` rows of
+    :class:`NuggetsPyramid` are read a page at a time from the questions' partials
+    (``scoring.selectors.topic_rows``)."""
 
     questions: int
     nuggets: int
@@ -304,8 +311,6 @@ class NuggetsCampaignReport:
     scored_questions: int
     complete_assessors: list[str]
     has_original: bool
-    #: topic external id -> its pyramid
-    pyramids: dict[str, NuggetsPyramid]
     runs: list[NuggetsRun]
     stability: NuggetsStability | None
     #: each labelling's Dawid-Skene (1979) estimate (vital is yes): sensitivity, specificity

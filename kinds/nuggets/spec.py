@@ -5,7 +5,18 @@ from __future__ import annotations
 from kinds.nuggets import adjudication, analyses, charts, demo, exports, importers, partials, report, sums
 from kinds.nuggets.data import NuggetsKind
 from kinds.nuggets.examples import EXAMPLES
-from kinds.spec import Adjudication, Analysis, Exports, JudgePage, KindSpec, Reports, RunningSums, Upload, UploadFile
+from kinds.spec import (
+    Adjudication,
+    Analysis,
+    Exports,
+    JudgePage,
+    KindSpec,
+    Reports,
+    RunningSums,
+    TopicRows,
+    Upload,
+    UploadFile,
+)
 
 SPEC = KindSpec(
     data=NuggetsKind(),
@@ -24,6 +35,7 @@ SPEC = KindSpec(
         merge=partials.merge,
         partial_type=partials.NuggetsPartial,
         sums=RunningSums(type=sums.NuggetsSums, contribution=sums.contribution, refresh=sums.refresh),
+        topic_rows=TopicRows(type=report.NuggetsPyramid, row=partials.topic_row),
     ),
     exports=Exports(
         formats=exports.EXPORTS,

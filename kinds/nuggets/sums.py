@@ -13,8 +13,8 @@ a run with no response to a question scores 0 there): per model (the pyramid wit
 without the original labels' votes, the original labels, each assessor who labelled every
 nugget of the question) the questions where it is defined, and per run and model the sum
 of the run's F over the questions it responded to, with their count. Each question's
-pyramid (Table 5) is kept question by question beside them, with the votes and weights
-that count the original labels when the question has them all.
+pyramid (Table 5) is in neither the sums nor the report: it is made from the question's
+partial when a page reads it (``Reports.topic_rows``, kinds/nuggets/partials.py ``topic_row``).
 
 :func:`refresh` makes the report from these sums; from ``fits`` (the last full merge,
 kinds/nuggets/partials.py ``merge``) it takes what needs every nugget or question at once:
@@ -32,7 +32,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from itertools import combinations
 
-import msgspec
 import numpy as np
 
 from annotate.models import Campaign, Topic
@@ -43,8 +42,6 @@ from kinds.nuggets.report import (
     NuggetsCampaignReport,
     NuggetsLabelAgreement,
     NuggetsLabelPair,
-    NuggetsNugget,
-    NuggetsPyramid,
     NuggetsRun,
 )
 from scoring.partials import MergeInput
@@ -65,30 +62,13 @@ SEPARATOR = "\x1f"
 #: The models a run's F is kept under: the pyramid of the assessors' votes, of theirs and the
 #: original labels', the original labels; an assessor's labels are ``ASSESSOR`` + their name.
 PYRAMID, PYRAMID_ORIGINAL, ORIGINAL, ASSESSOR = "pyramid", "pyramid+original", "original", "assessor:"
-#: A question's pyramid as JSON text (NuggetsEntry.pyramid)
-_ENCODE = msgspec.json.Encoder().encode
 #: A nugget's original label, as its key in ``NuggetsSums.nuggets_by_votes`` spells it.
 NO_LABEL, OKAY, VITAL = 0, 1, 2
 
 
 @dataclass(frozen=True)
-class NuggetsEntry:
-    """One question's pyramid as the report lists it (its place: position, then id), its votes
-    and weights counting the original labels when the question has them all; ``pyramid`` is
-    the :class:`NuggetsPyramid` as JSON text, one string a question, which the stored sums
-    read and write as such, decoded once together when the report is made (as a tree of
-    objects, 10,000 questions' pyramids took about twice as long to read and write)."""
-
-    position: int
-    id: int
-    external_id: str
-    pyramid: str
-
-
-@dataclass(frozen=True)
 class NuggetsSums:
-    """Counts of a question, or summed over the campaign's questions (every field adds;
-    ``entries`` go in and out by question)."""
+    """Counts of a question, or summed over the campaign's questions (every field adds)."""
 
     questions: int = 0
     nuggets: int = 0
@@ -113,8 +93,6 @@ class NuggetsSums:
     defined: dict[str, list[int]] = field(default_factory=dict)
     #: "run\x1fmodel" -> [questions the run responded to where the model is defined, their F's sum]
     scores: dict[str, list[float]] = field(default_factory=dict)
-    #: str(topic id) -> the question's :class:`NuggetsEntry`
-    entries: dict[str, NuggetsEntry] = field(default_factory=dict)
 
 
 def _code(original: str | None) -> int:
@@ -132,8 +110,6 @@ def contribution(campaign: Campaign | None, topic: Topic, partial: NuggetsPartia
     ({'2,0,2': [1], '0,1,1': [1]}, {'x\\x1fy': [1, 0, 0, 0]}, {'x': [1, 0, 0, 1], 'y': [1, 0, 0, 0]})
     >>> sums.defined, sums.scores["s\\x1fpyramid"]
     ({'pyramid': [1], 'pyramid+original': [1], 'original': [1], 'assessor:x': [1]}, [1, 1.0])
-    >>> [(n.id, n.votes, n.weight) for n in _pyramids([sums.entries["7"]])[0].nuggets]
-    [('n1', 3, 1.0), ('n2', 0, 0.0)]
     """
     k = len(partial.nugget_ids)
     names = list(partial.assessors)
@@ -188,28 +164,6 @@ def contribution(campaign: Campaign | None, topic: Topic, partial: NuggetsPartia
             for run, value in zip(partial.runs, row):
                 scores[f"{run}{SEPARATOR}{model}"] = [1, value]
 
-    shown = 1 if labelled else 0
-    entry = NuggetsEntry(
-        position=topic.position,
-        id=topic.pk,
-        external_id=topic.external_id,
-        pyramid=_ENCODE(
-            {
-                "title": partial.title,
-                "target": partial.target,
-                "nuggets": [
-                    {"id": i, "text": t, "original": o, "votes": v, "weight": w}
-                    for i, t, o, v, w in zip(
-                        partial.nugget_ids,
-                        partial.texts,
-                        partial.originals,
-                        (votes + original if labelled else votes).astype(np.int64).tolist(),
-                        pyramids[shown].tolist(),
-                    )
-                ],
-            }
-        ).decode(),
-    )
     return NuggetsSums(
         questions=1,
         nuggets=k,
@@ -223,7 +177,6 @@ def contribution(campaign: Campaign | None, topic: Topic, partial: NuggetsPartia
         runs={run: [1] for run in partial.runs},
         defined=defined,
         scores=scores,
-        entries={str(topic.pk): entry},
     )
 
 
@@ -233,7 +186,6 @@ def refresh(given: MergeInput, fits: NuggetsCampaignReport, sums: NuggetsSums) -
     has_original = sums.nuggets > 0 and sums.unlabelled == 0
     names = sorted(sums.assessors)
     complete = [name for name in names if sums.assessors[name][2] == sums.answered_nuggets]
-    entries = sorted(sums.entries.values(), key=lambda e: (e.position, e.id))
     return dataclasses.replace(
         fits,
         questions=sums.questions,
@@ -242,42 +194,8 @@ def refresh(given: MergeInput, fits: NuggetsCampaignReport, sums: NuggetsSums) -
         scored_questions=sums.answered,
         complete_assessors=complete,
         has_original=has_original,
-        pyramids={
-            e.external_id: pyramid if has_original else _without_original(pyramid)
-            for e, pyramid in zip(entries, _pyramids(entries))
-        },
         runs=_runs(given, sums, has_original, complete),
         label_agreement=_label_agreement(sums, names, has_original, fits.label_agreement),
-    )
-
-
-def _pyramids(entries: list[NuggetsEntry]) -> list[NuggetsPyramid]:
-    """The entries' pyramids, decoded in one pass."""
-    text = "[" + ",".join(e.pyramid for e in entries) + "]"
-    try:
-        return msgspec.json.decode(text, type=list[NuggetsPyramid])
-    except msgspec.ValidationError:
-        # Topic data written around its checks (an original label neither vital nor okay): the
-        # rows as given, as kinds.nuggets.report.pyramid_rows builds them
-        return [
-            NuggetsPyramid(
-                title=one["title"], target=one["target"], nuggets=[NuggetsNugget(**row) for row in one["nuggets"]]
-            )
-            for one in msgspec.json.decode(text)
-        ]
-
-
-def _without_original(pyramid: NuggetsPyramid) -> NuggetsPyramid:
-    """A question's pyramid without the original labels' votes (another question lacks some):
-    as it is when the question itself lacks one."""
-    rows = pyramid.nuggets
-    if not rows or any(row.original is None for row in rows):
-        return pyramid
-    votes = [row.votes - (row.original == "vital") for row in rows]
-    weights = m.question_weights(np.array(votes, dtype=np.float64)).tolist()
-    return dataclasses.replace(
-        pyramid,
-        nuggets=[dataclasses.replace(row, votes=v, weight=w) for row, v, w in zip(rows, votes, weights)],
     )
 
 

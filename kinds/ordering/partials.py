@@ -9,6 +9,7 @@ the stored partials; :func:`campaign_report` is that merge over fresh ones.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
@@ -24,7 +25,7 @@ from kinds.ordering.report import (
     OrderingCampaignReport,
     OrderingRun,
     OrderingTopicReport,
-    OrderingTopicSummary,
+    OrderingTopicRow,
     frespa_setting,
     topic_report,
     wca_weights,
@@ -93,6 +94,20 @@ def topic_eds(orders: list[list[str]], setting: m.FrespaSetting, wca: str = "cla
     return m.discriminativeness_each(orders, methods)
 
 
+def topic_row(topic: Topic, partial: OrderingPartial, report: OrderingCampaignReport | None) -> OrderingTopicRow:
+    """The topic's row of the campaign report's per-topic list (``Reports.topic_rows``: the
+    topics with an ordering), from its partial.
+
+    >>> p = OrderingPartial(3, ["b", "a"], 0.5, [], [], [])
+    >>> topic_row(Topic(external_id="q7"), p, None)
+    OrderingTopicRow(topic='q7', orderings=3, mean_tau=0.5, consensus=['b', 'a'])
+    """
+    tau = partial.mean_tau if math.isfinite(partial.mean_tau) else None
+    return OrderingTopicRow(
+        topic=topic.external_id, orderings=partial.orderings, mean_tau=tau, consensus=list(partial.consensus)
+    )
+
+
 def merge(given: MergeInput, partials: Sequence[OrderingPartial]) -> OrderingCampaignReport:
     """The campaign report from every topic's partial (in topic order): ED per method is
     the mean of the usable topics' EDs, a run's score the mean of its topics' scores,
@@ -102,8 +117,6 @@ def merge(given: MergeInput, partials: Sequence[OrderingPartial]) -> OrderingCam
     counts = np.fromiter((p.orderings for p in partials), dtype=np.int64, count=len(partials))
     judged = np.flatnonzero(counts > 0)
     usable = np.flatnonzero(counts >= 2)
-    # Consensus and per-topic rows by topic id, as the report always listed them.
-    by_id = sorted(judged.tolist(), key=lambda i: topics[i].pk)
     taus = np.fromiter((partials[i].mean_tau for i in judged), dtype=np.float64, count=len(judged))
     if len(usable):
         # Topics x methods, transposed so that each method's mean sums a contiguous row.
@@ -117,11 +130,7 @@ def merge(given: MergeInput, partials: Sequence[OrderingPartial]) -> OrderingCam
         ed=ed,
         frespa=setting,
         runs=merge_runs(runs, partials),
-        consensus={topics[i].external_id: list(partials[i].consensus) for i in by_id},
-        per_topic={
-            topics[i].external_id: OrderingTopicSummary(orderings=int(counts[i]), mean_tau=partials[i].mean_tau)
-            for i in by_id
-        },
+        topics_ordered=len(judged),
         wca_weights=wca,
         mean_tau=mean_tau_ci(taus, interval_settings(campaign.params)),
     )

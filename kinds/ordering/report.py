@@ -130,17 +130,24 @@ class OrderingRun:
 
 
 @dataclass(frozen=True)
-class OrderingTopicSummary:
-    """One topic in the campaign report: how many orderings it has and their mean Kendall tau (section 4.1)."""
+class OrderingTopicRow:
+    """One topic with an ordering in the campaign report's per-topic list: how many orderings
+    it has, their mean Kendall tau (section 4.1) and their rank-based consensus (4.3, item ids).
+    Made from the topic's stored partial when read (``Reports.topic_rows``), not stored in the
+    campaign report."""
 
+    topic: str
     orderings: int
     mean_tau: Figure
+    consensus: list[str]
 
 
 @dataclass(frozen=True)
 class OrderingCampaignReport:
     """The campaign: ED of every method (section 5.2), the FreSPA setting in
-    use (Table 3), the runs ranked per method, and each topic's consensus (4.3)."""
+    use (Table 3) and the runs ranked per method. Each topic's orderings, mean tau and
+    consensus (4.3) are not in it: they are :class:`OrderingTopicRow`s, read a page at a time
+    from the topics' partials (``scoring.selectors.topic_rows``), ``topics_ordered`` of them."""
 
     topics: int
     topics_with_two_or_more: int
@@ -148,10 +155,8 @@ class OrderingCampaignReport:
     ed: dict[str, Figure]
     frespa: m.FrespaSetting
     runs: list[OrderingRun]
-    #: topic external id -> consensus ordering (item ids)
-    consensus: dict[str, list[str]]
-    #: topic external id -> its orderings and mean tau
-    per_topic: dict[str, OrderingTopicSummary]
+    #: topics with an ordering: the rows of the per-topic list
+    topics_ordered: int
     #: the WCA weights in use (campaign param ``wca_weights``): clamped (negative as 0) or paper
     wca_weights: str
     #: mean pairwise Kendall tau between assessors (section 4.1): the mean over the topics with two

@@ -6,7 +6,7 @@ from annotate.imports import interchange as ix
 from kinds.ordering import adjudication, analyses, charts, demo, exports, importers, interchange, partials, report, sums
 from kinds.ordering.data import OrderingKind
 from kinds.ordering.examples import EXAMPLES
-from kinds.spec import Adjudication, Analysis, Exports, JudgePage, KindSpec, Reports, RunningSums
+from kinds.spec import Adjudication, Analysis, Exports, JudgePage, KindSpec, Reports, RunningSums, TopicRows
 
 SPEC = KindSpec(
     data=OrderingKind(),
@@ -24,6 +24,7 @@ SPEC = KindSpec(
         merge=partials.merge,
         partial_type=partials.OrderingPartial,
         sums=RunningSums(type=sums.OrderingSums, contribution=sums.contribution, refresh=sums.refresh),
+        topic_rows=TopicRows(type=report.OrderingTopicRow, row=partials.topic_row, least=1),
     ),
     exports=Exports(
         formats={**exports.EXPORTS, **interchange.EXPORTS},

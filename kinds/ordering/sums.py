@@ -5,9 +5,10 @@ with two or more orderings (section 5.2: a topic's ED does not depend on the oth
 each run's score per method over the topics it ordered that have an ordering (4.1-4.4),
 the mean pairwise Kendall tau over the topics with two or more orderings (4.1). A
 topic's contribution holds its share of each sum, with counts of the scores that are
-not finite (a mean over them is not finite either, as numpy's), and its entry of the
-report's topic lists (its consensus, its orderings and mean tau). :func:`refresh`
-divides; the mean tau's interval bounds come from ``fits`` (the last full merge).
+not finite (a mean over them is not finite either, as numpy's). :func:`refresh`
+divides; the mean tau's interval bounds come from ``fits`` (the last full merge). The
+report's per-topic list (each topic's consensus, orderings and mean tau) is in neither the
+sums nor the report: it is read from the topics' partials (``Reports.topic_rows``).
 """
 
 from __future__ import annotations
@@ -17,31 +18,19 @@ import math
 from dataclasses import dataclass, field
 
 from annotate.models import Campaign, Topic
-from concord.typed import Figure
 from kinds.ordering.partials import OrderingPartial, _ranked
-from kinds.ordering.report import METHODS, OrderingCampaignReport, OrderingTopicSummary
+from kinds.ordering.report import METHODS, OrderingCampaignReport
 from scoring.partials import MergeInput
 from scoring.sums import finite_split, mean_of
 
 
 @dataclass(frozen=True)
-class OrderingEntry:
-    """What the report lists of one topic with an ordering: its position in the lists (the
-    topic's id), its external id, consensus, orderings and mean tau."""
-
-    id: int
-    external_id: str
-    consensus: list[str]
-    orderings: int
-    mean_tau: Figure
-
-
-@dataclass(frozen=True)
 class OrderingSums:
-    """Sums over the campaign's topics (every field adds; ``entries`` go in and out by topic)."""
+    """Sums over the campaign's topics (every field adds)."""
 
     topics: int = 0
-    #: topics with two or more orderings
+    #: topics with an ordering, and with two or more
+    judged: int = 0
     usable: int = 0
     #: per method (METHODS order): the sum of the usable topics' finite EDs, then per method
     #: the counts of their NaN, +inf and -inf EDs
@@ -51,8 +40,6 @@ class OrderingSums:
     tau: list[float] = field(default_factory=list)
     #: run -> [topics, then per method the finite scores' sum, then per method the NaN, +inf, -inf counts]
     runs: dict[str, list[float]] = field(default_factory=dict)
-    #: str(topic id) -> the topic's :class:`OrderingEntry` (topics with an ordering)
-    entries: dict[str, OrderingEntry] = field(default_factory=dict)
 
 
 def contribution(campaign: Campaign | None, topic: Topic, partial: OrderingPartial) -> OrderingSums:
@@ -61,8 +48,8 @@ def contribution(campaign: Campaign | None, topic: Topic, partial: OrderingParti
     >>> t = Topic(pk=7, external_id="q7")
     >>> p = OrderingPartial(2, ["b", "a"], 0.5, [0.25] * len(METHODS), ["r1"], [[1.0] * len(METHODS)])
     >>> sums = contribution(None, t, p)
-    >>> sums.usable, sums.tau, sums.runs["r1"][:2], sums.entries["7"].consensus
-    (1, [1.0, 0.5], [1, 1.0], ['b', 'a'])
+    >>> sums.judged, sums.usable, sums.tau, sums.runs["r1"][:2]
+    (1, 1, [1.0, 0.5], [1, 1.0])
     """
     usable = partial.orderings >= 2
     ed, ed_odd = finite_split(partial.ed) if usable else ([0.0] * len(METHODS), [0] * (3 * len(METHODS)))
@@ -73,18 +60,12 @@ def contribution(campaign: Campaign | None, topic: Topic, partial: OrderingParti
     finite_tau = usable and math.isfinite(partial.mean_tau)
     return OrderingSums(
         topics=1,
+        judged=int(partial.orderings > 0),
         usable=int(usable),
         ed=ed,
         ed_odd=ed_odd,
         tau=[1.0, partial.mean_tau] if finite_tau else [0.0, 0.0],
         runs=runs,
-        entries={}
-        if partial.orderings == 0
-        else {
-            str(topic.pk): OrderingEntry(
-                topic.pk, topic.external_id, list(partial.consensus), partial.orderings, partial.mean_tau
-            )
-        },
     )
 
 
@@ -110,7 +91,6 @@ def refresh(given: MergeInput, fits: OrderingCampaignReport, sums: OrderingSums)
                 for c, label in enumerate(METHODS)
             }
         )
-    entries = sorted(sums.entries.values(), key=lambda e: e.id)
     count, total = (int(sums.tau[0]), sums.tau[1]) if sums.tau else (0, 0.0)
     tau = total / count if count else float("nan")
     return dataclasses.replace(
@@ -119,12 +99,6 @@ def refresh(given: MergeInput, fits: OrderingCampaignReport, sums: OrderingSums)
         topics_with_two_or_more=sums.usable,
         ed=ed,
         runs=_ranked(names, topics, means),
-        consensus={e.external_id: list(e.consensus) for e in entries},
-        per_topic={
-            e.external_id: OrderingTopicSummary(
-                orderings=e.orderings, mean_tau=float("nan") if e.mean_tau is None else e.mean_tau
-            )
-            for e in entries
-        },
+        topics_ordered=sums.judged,
         mean_tau=dataclasses.replace(fits.mean_tau, value=tau, units=count),
     )

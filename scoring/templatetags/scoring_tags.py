@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from datetime import datetime
 from urllib.parse import urlencode
 
 from django import template
@@ -16,6 +17,7 @@ from django.utils.safestring import mark_safe
 
 from concord.templatetags.help import link_target
 from scoring import charts
+from scoring import selectors as scoring_selectors
 from scoring.filenames import download_name
 from stats import intervals, stopping
 from stats import plain as plain_words
@@ -166,13 +168,16 @@ def capped_note(
     csv_url: str = "",
     listed: str = "",
     elsewhere: str = "",
+    api_rows: str = "",
 ):
     """The sentence under a capped table: how many of how many ``what`` it shows (``why`` those),
     and where every one is: "show all" (the section's page with ``?all=<rows>``), the report's
     ``rows`` field as CSV (``scoring.views.report_table``; ``csv_url``: another table's CSV) and
     the agreement API. Nothing when the table shows every row and none was hidden. A report
     that carries only some of its rows (``total=``) says which (``listed``: "the n <listed>";
-    default: the first n) and where the rest are (``elsewhere``; default: each topic's report page)."""
+    default: the first n) and where the rest are (``elsewhere``; default: each topic's report page).
+    ``api_rows``: the agreement API's route of the table's rows (``topics``: a per-topic list kept
+    apart from the report, ``/agreement/topics/``), when not the report itself."""
     campaign = context.get("campaign")
     rows = rows or table.name
     csv = csv_url
@@ -194,9 +199,38 @@ def capped_note(
         "show_all": show_all if table.hidden and not table.expanded and not table.partial else "",
         "fewer": fewer if table.expanded and table.total > TABLE_LIMIT else "",
         "api": context.get("section", "report") == "report",
+        "api_url": f"/api/campaigns/{campaign.pk}/agreement/{api_rows + '/' if api_rows else ''}" if campaign else "",
         "listed": listed,
         "elsewhere": elsewhere,
     }
+
+
+@dataclass(frozen=True)
+class ListedRows:
+    """The first rows of the campaign report's per-topic list (``{% topic_rows %}``), capped
+    as any report table, and whether they are the rows of the report shown beside them."""
+
+    table: Capped
+    #: the rows were read with the report shown, none stored after it
+    current: bool
+    #: the ``computed_at`` of the report the rows were read with
+    report_at: datetime | None = None
+
+
+@register.simple_tag(takes_context=True)
+def topic_rows(context: template.Context, limit: int = TABLE_LIMIT) -> ListedRows | None:
+    """``{% topic_rows as listed %}``: the first ``limit`` rows of the campaign report's
+    per-topic list (``Reports.topic_rows``; every one up to :data:`SHOW_ALL_LIMIT` with
+    ``?all=topics``), made from the topics' stored partials (``scoring.selectors.topic_rows``),
+    for ``{% for row in listed.table.rows %}`` and ``{% capped_note listed.table ... %}``; its
+    ``current`` says whether they are the rows of the report in the context (``report``)."""
+    campaign, report = context.get("campaign"), context.get("report")
+    if campaign is None or report is None:
+        return None
+    expanded = wants_all(context, "topics")
+    page = scoring_selectors.topic_rows(campaign, report, limit=SHOW_ALL_LIMIT if expanded else limit)
+    table = Capped(page.rows, page.total, "", page.total, "topics", expanded)
+    return ListedRows(table, page.belongs_to(report), page.report_at)
 
 
 @register.filter

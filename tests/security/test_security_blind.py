@@ -283,8 +283,11 @@ def test_organisers_see_consensus_in_the_agreement_api_and_only_admins_export(pe
     scoring_services.recompute_reports(world.campaign.pk, everything=True)
     agreement = api(people["organiser"]).get(f"/api/campaigns/{world.campaign.pk}/agreement/")
     assert agreement.status_code == 200
-    assert agreement.json()["data"]["consensus"]["t1"][0] in {"a", "b"}
     assert agreement.json()["judgments_seen"] == 2
+    topics = api(people["organiser"]).get(f"/api/campaigns/{world.campaign.pk}/agreement/topics/")
+    assert topics.status_code == 200 and topics.json()["computed_at"] == agreement.json()["computed_at"]
+    assert topics.json()["rows"][0]["topic"] == "t1" and topics.json()["rows"][0]["consensus"][0] in {"a", "b"}
+    assert api(people["alice"]).get(f"/api/campaigns/{world.campaign.pk}/agreement/topics/").status_code == 403
     assert api(people["alice"]).get(f"/api/campaigns/{world.campaign.pk}/agreement/").status_code == 403
     organiser = client_for(people["organiser"])
     assert organiser.get(f"/api/campaigns/{world.campaign.pk}/export/", {"truth": "consensus"}).status_code == 403

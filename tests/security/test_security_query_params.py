@@ -57,6 +57,7 @@ QUERY_PARAMS: dict[str, dict[str, str]] = {
     "campaign-progress": {"all": TEXT, "format": TEXT},
     "campaign-report": {"all": TEXT},
     "api-export": {"format": TEXT, "truth": TEXT},
+    "api-agreement-topics": {"offset": NUMBER, "limit": NUMBER},
     "campaign-export-download": {"format": TEXT, "truth": TEXT},
     "campaign-report-matrix": {"names": FIELD, "values": FIELD, "layout": TEXT},
     "topic-report-matrix": {"names": FIELD, "values": FIELD, "layout": TEXT},

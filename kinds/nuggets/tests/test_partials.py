@@ -76,12 +76,6 @@ def _reference_campaign_report(input: ReportInput) -> r.NuggetsCampaignReport:
         scored_questions=len(answered.topics),
         complete_assessors=[x for x, c in zip(answered.assessors, answered.complete) if c and x != "original"],
         has_original=bool(a.assessors) and a.assessors[0] == "original",
-        pyramids={
-            t.external_id: r.NuggetsPyramid(
-                title=t.title, target=t.data["target"], nuggets=_reference_pyramid_rows(a, q)
-            )
-            for q, t in enumerate(a.topics)
-        },
         runs=ranking,
         stability=nuggets_partials.stability(answered) if len(a.runs) >= 2 else None,
         reliability=lm.binary_reliability(a.labels.T, a.assessors, lm.model_truth(a.labels.T, "dawid-skene", 2)),
@@ -90,10 +84,24 @@ def _reference_campaign_report(input: ReportInput) -> r.NuggetsCampaignReport:
     )
 
 
+def _reference_pyramids(input: ReportInput) -> list[r.NuggetsPyramid]:
+    """Every question's pyramid, in topic order, as the report listed them before partials."""
+    a = r.arrays(input.topics, input.judgments, input.runs)
+    return [
+        r.NuggetsPyramid(
+            topic=t.external_id, title=t.title, target=t.data["target"], nuggets=_reference_pyramid_rows(a, q)
+        )
+        for q, t in enumerate(a.topics)
+    ]
+
+
 def assert_merge_equals_reference(given: ReportInput) -> r.NuggetsCampaignReport:
     merged = nuggets_partials.campaign_report(given)
     found = differences(typed.dump(merged), typed.dump(_reference_campaign_report(given)), tolerance=1e-12)
     assert found == []
+    # each question's pyramid, made from its partial (Reports.topic_rows)
+    rows = [nuggets_partials.topic_row(t, nuggets_partials.topic_partial(given, t), merged) for t in given.topics]
+    assert differences(typed.dump(rows), typed.dump(_reference_pyramids(given)), tolerance=1e-12) == []
     # the topic objects a merge sees carry no data (scoring.jobs reads id, external_id, position)
     bare = [copy.copy(t) for t in given.topics]
     for t in bare:
@@ -193,7 +201,9 @@ def test_the_report_tests_campaign_merges_to_the_reference(labelled):  # noqa: F
     given = report_input(labelled)
     merged = assert_merge_equals_reference(given)
     assert [row.run for row in merged.runs] == ["good", "verbose", "weak"]
-    assert [n.votes for n in merged.pyramids["q1"].nuggets] == [3, 2, 1, 0]
+    [q1] = [t for t in given.topics if t.external_id == "q1"]
+    row = nuggets_partials.topic_row(q1, nuggets_partials.topic_partial(given, q1), merged)
+    assert [n.votes for n in row.nuggets] == [3, 2, 1, 0]
     # without judgments, and with none of the runs
     assert_merge_equals_reference(ReportInput(labelled, given.topics, [], given.runs))
     assert_merge_equals_reference(ReportInput(labelled, given.topics, given.judgments, []))

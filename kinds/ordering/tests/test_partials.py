@@ -3,7 +3,8 @@
 The reference is the campaign report as it was computed before partials
 (``_reference_campaign_report`` below, kept verbatim: every topic's ED under
 every method, every run's scores and every topic's consensus computed again
-from every judgment); the merge of the topics' partials must equal it to 1e-12
+from every judgment, and each topic's row of the per-topic list in
+``_reference_topic_rows``, which the rows made from the partials must equal); the merge of the topics' partials must equal it to 1e-12
 on the demo campaign, on the report tests' campaign, and on seeded random
 campaigns (topics of different sizes, with none, one or several orderings,
 runs that order some topics only, the paper's WCA weights and a tuned FreSPA
@@ -54,18 +55,28 @@ def _reference_campaign_report(input: ReportInput) -> r.OrderingCampaignReport:
         ed=_reference_discriminativeness(golds, setting, wca),
         frespa=setting,
         runs=_reference_rank_runs(golds, runs, setting, wca),
-        consensus={
-            external[t]: m.rank_consensus([r_.payload["order"] for r_ in rows]) for t, rows in sorted(by_topic.items())
-        },
-        per_topic={
-            external[t]: r.OrderingTopicSummary(
-                orderings=len(rows), mean_tau=_mean_tau([r_.payload["order"] for r_ in rows])
-            )
-            for t, rows in by_topic.items()
-        },
+        topics_ordered=len(by_topic),
         wca_weights=wca,
         mean_tau=ordering_partials.mean_tau_ci(topic_taus, interval_settings(campaign.params)),
     )
+
+
+def _reference_topic_rows(input: ReportInput) -> list[r.OrderingTopicRow]:
+    """The report's per-topic list as it was computed before partials: every topic with an
+    ordering, its orderings, mean tau and consensus from every judgment (in topic order)."""
+    by_topic: dict[int, list[JudgmentRow]] = {}
+    for row in input.judgments:
+        by_topic.setdefault(row.topic_id, []).append(row)
+    rows = []
+    for t in input.topics:
+        if t.pk not in by_topic:
+            continue
+        orders = [r_.payload["order"] for r_ in by_topic[t.pk]]
+        tau = _mean_tau(orders)
+        rows.append(
+            r.OrderingTopicRow(t.external_id, len(orders), tau if tau == tau else None, m.rank_consensus(orders))
+        )
+    return rows
 
 
 def _reference_discriminativeness(golds, setting, wca="clamped"):
@@ -180,9 +191,15 @@ def assert_equal_to_reference(campaign) -> r.OrderingCampaignReport:
     assert isinstance(merged, r.OrderingCampaignReport)
     reference = _reference_campaign_report(given)
     assert differences(typed.dump(merged), typed.dump(reference), tolerance=1e-12) == []
-    # The dicts keep their order (topic id), as the pages show them.
-    assert list(merged.consensus) == list(reference.consensus)
-    assert list(merged.per_topic) == list(reference.per_topic)
+    # The per-topic list, made from each topic's partial (Reports.topic_rows), in topic order.
+    rows = [
+        ordering_partials.topic_row(t, ordering_partials.topic_partial(given, t, r.topic_report(given, t)), merged)
+        for t in given.topics
+        if given.judgments_of(t)
+    ]
+    assert differences(typed.dump(rows), typed.dump(_reference_topic_rows(given)), tolerance=1e-12) == []
+    assert [row.topic for row in rows] == [row.topic for row in _reference_topic_rows(given)]
+    assert merged.topics_ordered == len(rows)
     return merged
 
 
@@ -224,7 +241,7 @@ def test_no_orderings_yet_gives_undefined_figures(make_user):
         topics=[{"external_id": "t1", "data": {"items": [{"id": "a", "text": "A"}, {"id": "b", "text": "B"}]}}],
     )
     merged = assert_equal_to_reference(campaign)
-    assert merged.consensus == {} and merged.per_topic == {} and merged.runs == []
+    assert merged.topics_ordered == 0 and merged.runs == []
     assert all(v != v for v in merged.ed.values())
 
 

@@ -22,7 +22,7 @@ from kinds.ordering import stats as m
 from scoring import services as scoring_services
 from scoring.charts import specs_in
 from scoring.models import Job, Report
-from scoring.selectors import campaign_report, report_input, topic_report
+from scoring.selectors import campaign_report, report_input, topic_report, topic_rows
 
 pytestmark = pytest.mark.django_db
 
@@ -95,7 +95,12 @@ def test_campaign_report_ranks_runs_and_gives_ed_per_method(ordered):
     golds = list(orders.values())
     assert data.ed["AC-tau"] == pytest.approx(m.discriminativeness(golds, "ac-tau"), abs=1e-12)
     assert data.ed["FreSPA"] == pytest.approx(m.discriminativeness(golds, "frespa"), abs=1e-12)
-    assert set(data.consensus) == {"t1", "t2"} and data.per_topic["t1"].orderings == 3
+    assert data.topics_ordered == 2
+    listed = topic_rows(campaign, campaign_report(campaign))
+    assert [(row.topic, row.orderings) for row in listed.rows] == [("t1", 3), ("t2", 3)] and listed.total == 2
+    assert listed.belongs_to(campaign_report(campaign)) and listed.rows[0].consensus == ordering_report.consensus_order(
+        list(orders.values())
+    )
 
 
 def test_reports_round_trip_and_an_outdated_shape_is_refused(ordered):
@@ -110,7 +115,7 @@ def test_reports_round_trip_and_an_outdated_shape_is_refused(ordered):
     stored = Report.objects.get(campaign=campaign, name="agreement").data
     assert dump(load(ordering_report.OrderingCampaignReport, stored)) == stored
     with pytest.raises(Outdated):
-        load(ordering_report.OrderingCampaignReport, {k: v for k, v in stored.items() if k != "per_topic"})
+        load(ordering_report.OrderingCampaignReport, {k: v for k, v in stored.items() if k != "topics_ordered"})
     with pytest.raises(Outdated):
         load(ordering_report.OrderingTopicReport, {**dump(built[0][1]), "consensus": [{"id": "s1"}]})
 
