@@ -1,0 +1,241 @@
+"""Control items: the allocation rule (quiz first, then the rate, no repeats), control topics
+handed out up front and on request, the queue in the order "Next topic" serves, and known
+answers imported with topics (annotate/controls.py)."""
+
+import random
+from collections import Counter
+
+import pytest
+
+from annotate import controls
+from annotate.adaptive import next_work
+from annotate.controls import Rules, control_due, controls_wanted, interleave
+from annotate.imports.write import import_topics
+from annotate.models import Assignment, Control, Judgment, Topic
+from annotate.selectors import assessor_queues
+from annotate.services.assignments import top_up
+from annotate.services.campaigns import create_campaign
+from annotate.services.judgments import save_judgment
+from annotate.services.members import add_member
+from concord.errors import InvalidInput
+
+LABELS = {"level": "nominal", "categories": ["no", "yes"]}
+
+
+# -- the rule, over counts ---------------------------------------------------------------
+
+
+def test_the_quiz_comes_first_whatever_the_rate():
+    rules = Rules(quiz_controls=3, control_rate=0.0)
+    assert [control_due(c, 0, rules) for c in range(4)] == [True, True, True, False]
+    assert interleave(list("abcd"), ["c1", "c2", "c3", "c4"], rules) == ["c1", "c2", "c3", *"abcd", "c4"]
+
+
+def test_after_the_quiz_about_the_rate_of_topics_are_controls():
+    rules = Rules(quiz_controls=2, control_rate=0.1)
+    merged = interleave([f"r{k}" for k in range(90)], [f"c{k}" for k in range(50)], rules)
+    first_100 = merged[:100]
+    assert first_100[:2] == ["c0", "c1"]
+    after_quiz = first_100[2:]
+    assert sum(x.startswith("c") for x in after_quiz) == 9  # the 10th, 20th, ..., 90th after the quiz
+    # Every window of ten topics after the quiz holds one control: spread, not bunched.
+    assert all(sum(x.startswith("c") for x in after_quiz[k : k + 10]) == 1 for k in range(0, 90, 10))
+    assert controls_wanted(90, rules) == 2 + 9
+
+
+def test_no_rule_no_control():
+    assert not control_due(0, 0, Rules())
+    assert controls_wanted(1000, Rules()) == 0
+    assert interleave(["a", "b"], ["c"], Rules()) == ["a", "b", "c"]
+    assert not Rules().mixes_controls
+
+
+def test_a_draw_never_repeats_and_takes_what_there_is():
+    rng = random.Random(3)
+    assert sorted(controls.draw(range(5), 9, rng)) == [0, 1, 2, 3, 4]
+    drawn = controls.draw(range(100), 20, rng)
+    assert len(set(drawn)) == 20
+
+
+def test_rules_read_every_default_in_one_place():
+    assert controls.rules({"quiz_controls": None, "control_rate": 0.2}) == Rules(control_rate=0.2)
+    assert controls.rules(None).pause_level == 0.99
+
+
+# -- in a campaign -------------------------------------------------------------------------
+
+
+def topics(regular: int, control: int) -> list[dict]:
+    """``regular`` topics, then ``control`` topics whose first item's answer is known."""
+    made = [
+        {"external_id": f"t{k:02d}", "data": {"items": [{"id": "a", "text": f"A{k}"}, {"id": "b", "text": f"B{k}"}]}}
+        for k in range(regular + control)
+    ]
+    for topic in made[regular:]:
+        topic["controls"] = {"a": "yes"}
+    return made
+
+
+def labels_campaign(people, *, overlap=1, **params):
+    campaign = create_campaign(
+        creator=people["organiser"], kind="labels", name="C", overlap=overlap, params={**LABELS, **params}
+    )
+    for name in ("alice", "bob"):
+        add_member(campaign=campaign, username=name, role="assessor")
+    return campaign
+
+
+def work_through(campaign, user, steps):
+    """The topics "Next topic" serves ``user``, each submitted before asking again."""
+    served = []
+    for _ in range(steps):
+        work = next_work(campaign, user)
+        if work.topic is None:
+            break
+        served.append(work.topic.external_id)
+        payload = {"labels": {item["id"]: "no" for item in work.topic.data["items"]}}
+        save_judgment(topic=work.topic, assessor=user, payload=payload, status="submitted", version=0)
+    return served
+
+
+CONTROL_IDS = {f"t{k:02d}" for k in range(10, 16)}
+
+
+@pytest.mark.django_db
+def test_up_front_control_topics_are_each_assessors_own_and_the_quiz_comes_first(people):
+    campaign = labels_campaign(people, quiz_controls=2, control_rate=0.2)
+    import_topics(campaign=campaign, topics=topics(10, 6))
+    rows = list(Assignment.objects.filter(topic__campaign=campaign).values_list("topic__external_id", "assessor_id"))
+    regular = Counter(t for t, _ in rows if t not in CONTROL_IDS)
+    assert set(regular.values()) == {1} and len(regular) == 10  # the overlap counts regular topics only
+    for name in ("alice", "bob"):
+        mine = [t for t, a in rows if a == people[name].pk and t in CONTROL_IDS]
+        assert len(mine) == len(set(mine)) == controls_wanted(5, controls.rules(campaign.params)) == 3
+        served = work_through(campaign, people[name], 20)
+        assert len(served) == 8
+        assert set(served[:2]) <= CONTROL_IDS  # the quiz
+        assert [t in CONTROL_IDS for t in served[2:]] == [False, False, False, False, True, False]
+
+
+@pytest.mark.django_db
+def test_the_home_queue_lists_the_topics_in_the_order_next_serves_them(people):
+    campaign = labels_campaign(people, quiz_controls=1, control_rate=0.5)
+    import_topics(campaign=campaign, topics=topics(10, 6))
+    (queue,) = [q for q in assessor_queues(people["alice"]) if q.campaign == campaign]
+    listed = [e.topic.external_id for e in queue.entries]
+    assert listed[0] in CONTROL_IDS
+    for _ in range(len(listed)):
+        work = next_work(campaign, people["alice"])
+        (queue,) = [q for q in assessor_queues(people["alice"]) if q.campaign == campaign]
+        assert queue.next_topic == work.topic
+        if work.topic is None:
+            break
+        save_judgment(
+            topic=work.topic,
+            assessor=people["alice"],
+            payload={"labels": {"a": "no", "b": "no"}},
+            status="submitted",
+            version=0,
+        )
+    assert [e.topic.external_id for e in queue.entries] == listed  # the order holds as they go
+
+
+@pytest.mark.django_db
+def test_without_controls_nothing_changes(people):
+    campaign = labels_campaign(people, quiz_controls=2, control_rate=0.2)
+    import_topics(campaign=campaign, topics=topics(6, 0))
+    assert Assignment.objects.filter(topic__campaign=campaign).count() == 6
+    assert work_through(campaign, people["alice"], 10) == ["t00", "t02", "t04"]
+
+
+@pytest.mark.django_db
+def test_controls_without_a_quiz_or_rate_are_handed_out_to_nobody(people):
+    campaign = labels_campaign(people)
+    import_topics(campaign=campaign, topics=topics(4, 3))
+    assert not Assignment.objects.filter(topic__external_id__in=CONTROL_IDS).exists()
+    assert Counter(Assignment.objects.values_list("assessor__username", flat=True)) == {"alice": 2, "bob": 2}
+
+
+@pytest.mark.django_db
+def test_a_top_up_brings_an_assessor_to_the_controls_their_topics_call_for_without_repeats(people):
+    campaign = labels_campaign(people, quiz_controls=1, control_rate=0.25)
+    import_topics(campaign=campaign, topics=topics(6, 6))
+    before = set(Assignment.objects.filter(assessor=people["alice"]).values_list("topic_id", flat=True))
+    import_topics(campaign=campaign, topics=[{**t, "external_id": "n" + t["external_id"]} for t in topics(10, 0)])
+    top_up(campaign)
+    mine = list(
+        Assignment.objects.filter(assessor=people["alice"], topic__controls__isnull=False)
+        .distinct()
+        .values_list("topic_id", flat=True)
+    )
+    assert len(mine) == len(set(mine)) == controls_wanted(8, controls.rules(campaign.params))
+    assert before <= set(Assignment.objects.filter(assessor=people["alice"]).values_list("topic_id", flat=True))
+
+
+@pytest.mark.django_db
+def test_on_request_a_control_is_assigned_when_due(people):
+    campaign = labels_campaign(people, design="adaptive", quiz_controls=1, control_rate=0.5)
+    import_topics(campaign=campaign, topics=topics(6, 3))
+    assert not Assignment.objects.exists()  # nothing up front
+    served = work_through(campaign, people["alice"], 20)
+    kinds = ["c" if t in {"t06", "t07", "t08"} else "r" for t in served]
+    assert kinds[:5] == ["c", "r", "c", "r", "c"]  # the quiz, then one in two
+    assert len(set(served)) == len(served)
+    assert kinds.count("c") == 3  # every control once, then none left to give
+
+
+# -- import ------------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_known_answers_are_stored_apart_from_the_topic(people):
+    campaign = labels_campaign(people)
+    made = topics(1, 1)
+    made[1]["attention_checks"] = {"b": "no"}
+    import_topics(campaign=campaign, topics=made)
+    control = Topic.objects.get(campaign=campaign, external_id="t01")
+    assert control.data == {"items": [{"id": "a", "text": "A1"}, {"id": "b", "text": "B1"}]}
+    assert sorted(control.controls.values_list("item", "answer", "attention")) == [
+        ("a", "yes", False),
+        ("b", "no", True),
+    ]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("key", "answers", "field"),
+    [
+        ("controls", {"a": "maybe"}, "topics[1].controls.a"),
+        ("controls", {"z": "yes"}, "topics[1].controls.z"),
+        ("attention_checks", {"a": "perhaps"}, "topics[1].attention_checks.a"),
+        ("controls", ["a"], "topics[1].controls"),
+    ],
+)
+def test_a_bad_known_answer_refuses_the_file_naming_it_and_writes_nothing(people, key, answers, field):
+    campaign = labels_campaign(people)
+    made = topics(2, 0)
+    made[1][key] = answers
+    with pytest.raises(InvalidInput) as error:
+        import_topics(campaign=campaign, topics=made)
+    assert error.value.field == field
+    assert not Topic.objects.filter(campaign=campaign).exists()
+    assert not Control.objects.exists() and not Judgment.objects.exists()
+
+
+@pytest.mark.django_db
+def test_an_item_both_control_and_attention_check_is_refused(people):
+    campaign = labels_campaign(people)
+    made = topics(1, 1)
+    made[1]["attention_checks"] = {"a": "no"}
+    with pytest.raises(InvalidInput) as error:
+        import_topics(campaign=campaign, topics=made)
+    assert error.value.field == "topics[1].attention_checks.a"
+
+
+@pytest.mark.django_db
+def test_a_kind_without_known_answers_refuses_controls(people):
+    campaign = create_campaign(creator=people["organiser"], kind="ordering", name="O", overlap=1)
+    topic = {"external_id": "o1", "data": {"items": [{"id": "x", "text": "X"}, {"id": "y", "text": "Y"}]}}
+    with pytest.raises(InvalidInput, match="cannot be checked against known answers") as error:
+        import_topics(campaign=campaign, topics=[{**topic, "controls": {"x": 1}}])
+    assert error.value.field == "topics[0].controls.x"
