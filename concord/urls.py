@@ -94,6 +94,7 @@ page_urls = [
     path("campaigns/<int:campaign_id>/progress/", dashboard_pages.progress, name="campaign-progress"),
     path("campaigns/<int:campaign_id>/summary/", dashboard_pages.summary, name="campaign-summary"),
     path("campaigns/<int:campaign_id>/members/", organiser_pages.campaign_members, name="campaign-members"),
+    path("campaigns/<int:campaign_id>/controls/", organiser_pages.campaign_controls, name="campaign-controls"),
     path("campaigns/<int:campaign_id>/uploads/", upload_pages.campaign_uploads, name="campaign-uploads"),
     path("campaigns/<int:campaign_id>/uploads/import/", upload_pages.campaign_import, name="campaign-import"),
     path(
