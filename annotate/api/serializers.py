@@ -231,6 +231,14 @@ class TopicInputSerializer(serializers.Serializer):
     )
     title = serializers.CharField(required=False, allow_blank=True)
     data = serializers.JSONField(help_text="The items to judge, shaped by the campaign's kind (docs/formats.md).")
+    controls = serializers.DictField(
+        required=False,
+        help_text="Known answers, item id -> answer: a control topic (docs/formats.md, Control items). Stored apart "
+        "from the data; no endpoint returns them.",
+    )
+    attention_checks = serializers.DictField(
+        required=False, help_text="Items whose own text says what to answer, item id -> answer (as controls)."
+    )
 
 
 class RunInputSerializer(serializers.Serializer):

@@ -239,3 +239,25 @@ def test_a_kind_without_known_answers_refuses_controls(people):
     with pytest.raises(InvalidInput, match="cannot be checked against known answers") as error:
         import_topics(campaign=campaign, topics=[{**topic, "controls": {"x": 1}}])
     assert error.value.field == "topics[0].controls.x"
+
+
+# -- the topics API ----------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_an_organiser_posts_topics_with_known_answers_which_no_one_reads_back(people, api):
+    campaign = labels_campaign(people, quiz_controls=1)
+    url = f"/api/campaigns/{campaign.pk}/topics/"
+    bad = topics(1, 1)
+    bad[1]["controls"] = {"a": "perhaps"}
+    refused = api(people["organiser"]).post(url, bad, format="json")
+    assert refused.status_code == 400 and refused.json()["field"] == "topics[1].controls.a"
+    assert not Topic.objects.filter(campaign=campaign).exists()
+    assert api(people["alice"]).post(url, topics(1, 1), format="json").status_code == 403
+    made = api(people["organiser"]).post(url, topics(1, 1), format="json")
+    assert made.status_code == 201
+    assert list(Control.objects.values_list("topic__external_id", "item", "answer")) == [("t01", "a", "yes")]
+    for who in ("organiser", "alice"):
+        listed = api(people[who]).get(url)
+        assert listed.status_code == 200
+        assert "controls" not in listed.content.decode() and all(set(t) >= {"data"} for t in listed.json())
