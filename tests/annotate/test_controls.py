@@ -261,3 +261,65 @@ def test_an_organiser_posts_topics_with_known_answers_which_no_one_reads_back(pe
         listed = api(people[who]).get(url)
         assert listed.status_code == 200
         assert "controls" not in listed.content.decode() and all(set(t) >= {"data"} for t in listed.json())
+
+
+# -- backup ------------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_a_backup_keeps_the_known_answers(people):
+    import json
+
+    from annotate.imports import backup
+
+    campaign = labels_campaign(people)
+    made = topics(1, 1)
+    made[1]["attention_checks"] = {"b": "no"}
+    import_topics(campaign=campaign, topics=made)
+    document = json.loads(json.dumps(backup.dump_campaign(campaign)))
+    restored = backup.load_campaign(document, creator=people["organiser"])
+    assert sorted(
+        Control.objects.filter(topic__campaign=restored).values_list(
+            "topic__external_id", "item", "answer", "attention"
+        )
+    ) == [
+        ("t01", "a", "yes", False),
+        ("t01", "b", "no", True),
+    ]
+    document["controls"][0]["answer"] = {"not": "an answer"}
+    with pytest.raises(InvalidInput) as error:
+        backup.load_campaign(document, creator=people["organiser"])
+    assert error.value.field == "file.controls[0].answer"
+
+
+# -- a kind that shares a topic's items out -----------------------------------------------
+
+
+def test_a_control_share_is_as_large_as_a_regular_one_its_known_items_first():
+    from kinds.registry import get_kind
+
+    kind = get_kind("preference").data
+    data = {"prompt": "p", "outputs": [{"system": s, "text": s} for s in "abcd"]}  # six pairs
+    assert controls.share_of(kind, data, ["1-2", "3-4"], ["2-4"]) == ["1-2", "2-4"]
+    assert controls.share_of(kind, data, ["1-2", "3-4"], ["2-4", "1-3", "1-4"]) == ["1-3", "2-4"]
+    assert controls.share_of(kind, data, None, ["2-4"]) is None
+
+
+@pytest.mark.django_db
+def test_preference_control_assignments_hold_the_known_pair(people):
+    campaign = create_campaign(
+        creator=people["organiser"],
+        kind="preference",
+        name="P",
+        overlap=1,
+        params={"pairs_per_assignment": 1, "quiz_controls": 1},
+    )
+    add_member(campaign=campaign, username="alice", role="assessor")
+    outputs = [{"system": s, "text": f"{s} says"} for s in ("x", "y", "z")]
+    made = [{"external_id": f"p{k}", "data": {"prompt": f"Q{k}", "outputs": outputs}} for k in range(3)]
+    made[2]["controls"] = {"2-3": "z"}
+    import_topics(campaign=campaign, topics=made)
+    control = Assignment.objects.get(assessor=people["alice"], topic__external_id="p2")
+    assert control.items == ["2-3"]
+    assert Control.objects.get(topic=control.topic).answer == 3
+    assert next_work(campaign, people["alice"]).topic.external_id == "p2"
