@@ -75,8 +75,8 @@ def _topic_steps(checked: CheckedTopics, out: dict) -> Iterator[None]:
         yield
     # Before the assignments: control topics are not assigned by the overlap (annotate/controls.py).
     known = list(checked.controls.items())
-    for first in range(0, len(known), fence.BATCH):
-        chunk = dict(known[first : first + fence.BATCH])
+    for first in range(0, len(known), _CONTROL_TOPICS_PER_STEP):
+        chunk = dict(known[first : first + _CONTROL_TOPICS_PER_STEP])
         ids = dict(campaign.topics.filter(external_id__in=list(chunk)).values_list("external_id", "id"))
         controls.insert(ids, chunk)
         yield
@@ -84,6 +84,11 @@ def _topic_steps(checked: CheckedTopics, out: dict) -> Iterator[None]:
     for first in range(0, len(assignments), fence.BATCH):
         table.insert(assignments[first : first + fence.BATCH])
         yield
+
+
+#: Control topics whose known answers one step writes (their ids read in one query: SQLite's bound
+#: on a statement's parameters aside).
+_CONTROL_TOPICS_PER_STEP = 500
 
 
 def import_topics(*, campaign: Campaign, topics: Any) -> list[Topic]:
