@@ -413,6 +413,9 @@ def test_a_control_topic_looks_to_its_assessor_exactly_like_any_other(people, ki
         assert status == 200, (name, status)
     assert '"t1"' in with_control["POST api-next-topic"][1]
     assert '"t2"' in with_control["POST api-next-topic after"][1]
+    # The rules would tell which topics are controls (the quiz's length, the rate): not shown to them.
+    for name in ("api-campaign", "api-campaigns"):
+        assert "quiz_controls" not in with_control[name][1] and "control_rate" not in with_control[name][1], name
     # ... and not the organisers': reports, agreement, exports, the controls page.
     for name in (
         "campaign-report",
