@@ -229,7 +229,11 @@ def _pending_topic(campaign: Campaign, user: AbstractBaseUser) -> Assignment | N
     )
     controlled = set(controls.control_topic_ids(campaign).values_list("topic_id", flat=True))
     mine = controls.queue_order(
-        mine, lambda a: a.topic_id in controlled, lambda a: a.pk, controls.rules(campaign.params)
+        mine,
+        lambda a: a.topic_id in controlled,
+        lambda a: a.pk,
+        controls.rules(campaign.params),
+        phase=controls.phases(controls.seed_of(campaign.pk, user.pk)),
     )
     status = dict(Judgment.objects.filter(topic__campaign=campaign, assessor=user).values_list("topic_id", "status"))
     open_ = [a for a in mine if status.get(a.topic_id) not in Judgment.COUNTING]
@@ -277,7 +281,8 @@ def _due_control(campaign: Campaign, user: AbstractBaseUser, rng: random.Random)
         return None
     mine = set(Assignment.objects.filter(topic__campaign=campaign, assessor=user).values_list("topic_id", flat=True))
     had = mine & controlled
-    if not controls.control_due(len(had), len(mine - had), rules):
+    phase = controls.phases(controls.seed_of(campaign.pk, user.pk))
+    if not controls.control_due(len(had), len(mine - had), rules, phase=phase):
         return None
     drawn = controls.draw(sorted(controlled - had), 1, rng)
     if not drawn:

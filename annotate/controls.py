@@ -10,9 +10,10 @@ topic. This module holds:
   ``kinds.base.control_params``);
 - the allocation, as pure functions over counts: control topics are not assigned by the
   overlap, each assessor gets them as their own work instead: their first ``quiz_controls``
-  topics are controls, then about ``control_rate`` of the others (:func:`control_due`,
-  :func:`controls_wanted`, :func:`interleave`), each assessor's drawn at random without
-  repeats from the control topics they have not had (:func:`draw`); the writes that use them
+  topics are controls, then one in each block of ``1 / control_rate`` topics, at a place drawn
+  for the assessor (:func:`control_due`, :func:`phases`, :func:`controls_wanted`,
+  :func:`interleave`), each assessor's control topics drawn at random without repeats from
+  those they have not had (:func:`draw`); the writes that use them
   are annotate.services.assignments (up front) and annotate.adaptive.next_work (on request);
 - the storage: a topic's known answers cleaned by its kind (:func:`clean_answers`), set and
   removed (:func:`set_controls`, :func:`remove_controls`), read (:func:`control_topic_ids`,
@@ -22,11 +23,14 @@ topic. This module holds:
 
 from __future__ import annotations
 
+import hashlib
+import math
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import QuerySet
 
@@ -74,25 +78,61 @@ def rules(params: Mapping[str, Any] | None) -> Rules:
 # -- allocation: pure functions over counts ----------------------------------------------
 
 
-def control_due(controls: int, regular: int, rules: Rules) -> bool:
+#: Where in its block of ``1 / control_rate`` topics an assessor's ``k``-th control after the quiz
+#: falls, as a fraction in [0, 1) (:func:`phases`); None: at the block's end.
+Phase = Callable[[int], float]
+
+
+def control_due(controls: int, regular: int, rules: Rules, *, phase: Phase | None = None) -> bool:
     """Whether an assessor's next topic is a control, after ``controls`` control topics and
-    ``regular`` regular ones: the quiz's first (``quiz_controls``), then a control whenever one
-    more keeps the controls after the quiz within ``control_rate`` of the topics after it,
-    counting the next (controls so far + 1 <= rate x (topics so far + 1)).
+    ``regular`` regular ones: the quiz's first (``quiz_controls``); then one control in each block
+    of ``1 / control_rate`` topics after the quiz (with 0.1: one in topics 1-10, one in 11-20, ...),
+    due once the assessor reaches its place in the block. ``phase(k)`` places the k-th (from 0)
+    at that fraction of its block (:func:`phases`: drawn per assessor, so the places follow no
+    pattern an assessor could learn); without it, at the block's end (the 10th, 20th, ...).
 
     >>> r = Rules(control_rate=0.25, quiz_controls=2)
     >>> [control_due(0, 0, r), control_due(1, 0, r), control_due(2, 0, r), control_due(2, 3, r)]
     [True, True, False, True]
+    >>> [control_due(2, t, r, phase=lambda k: 0.5) for t in range(4)]
+    [False, False, True, True]
     """
     if controls < rules.quiz_controls:
         return True
+    if rules.control_rate <= 0:
+        return False
     after = controls - rules.quiz_controls
-    # The share of controls after the quiz, counting the next topic, stays within the rate: with
-    # 0.1 the 10th, 20th, ... topic after the quiz is a control (a tolerance for 0.1 x 10 in floats).
-    return rules.control_rate > 0 and after + 1 <= rules.control_rate * (after + regular + 1) + 1e-9
+    width = 1 / rules.control_rate
+    # The position (from 0, among the topics after the quiz) of the next control; a tolerance for
+    # 10 x (1 / 0.1) in floats.
+    place = (after + (phase(after) if phase is not None else 1.0)) * width - (1.0 if phase is None else 0.0)
+    return after + regular >= math.floor(place + 1e-9)
 
 
-def interleave(regular: Sequence[T], controls: Sequence[T], rules: Rules) -> list[T]:
+def phases(seed: str) -> Phase:
+    """An assessor's places of their controls within the blocks (:func:`control_due`): for each
+    ``k`` a fraction in [0, 1) from a keyed hash of ``seed`` (the campaign and the assessor) and
+    ``k``, keyed with the site's secret so that no assessor can work them out, and the same on
+    every request (Next and the home page's queue agree).
+
+    >>> f = phases("3:7"); 0 <= f(0) < 1 and f(0) == phases("3:7")(0)
+    True
+    """
+    key = hashlib.sha256(f"concord-controls|{settings.SECRET_KEY}".encode()).digest()
+
+    def phase(k: int) -> float:
+        digest = hashlib.blake2b(f"{seed}|{k}".encode(), digest_size=8, key=key).digest()
+        return int.from_bytes(digest, "big") / 2**64
+
+    return phase
+
+
+def seed_of(campaign_id: int, assessor_id: int) -> str:
+    """The seed of an assessor's :func:`phases` in a campaign."""
+    return f"{campaign_id}:{assessor_id}"
+
+
+def interleave(regular: Sequence[T], controls: Sequence[T], rules: Rules, *, phase: Phase | None = None) -> list[T]:
     """``regular`` and ``controls`` (each in its own order) merged as :func:`control_due` has an
     assessor take them; what is left of either once the other runs out follows in its order.
 
@@ -102,7 +142,7 @@ def interleave(regular: Sequence[T], controls: Sequence[T], rules: Rules) -> lis
     merged: list[T] = []
     r = c = 0
     while r < len(regular) and c < len(controls):
-        if control_due(c, r, rules):
+        if control_due(c, r, rules, phase=phase):
             merged.append(controls[c])
             c += 1
         else:
@@ -112,7 +152,12 @@ def interleave(regular: Sequence[T], controls: Sequence[T], rules: Rules) -> lis
 
 
 def queue_order(
-    assignments: Sequence[T], is_control: Callable[[T], bool], drawn: Callable[[T], Any], rules: Rules
+    assignments: Sequence[T],
+    is_control: Callable[[T], bool],
+    drawn: Callable[[T], Any],
+    rules: Rules,
+    *,
+    phase: Phase | None = None,
 ) -> list[T]:
     """An assessor's assignments (regular ones in the queue's order) in the order they take them:
     their controls, in the order drawn (``drawn``: e.g. the assignment's id), interleaved with the
@@ -121,10 +166,11 @@ def queue_order(
     regular = [a for a in assignments if not is_control(a)]
     if len(regular) == len(assignments):
         return list(assignments)
-    return interleave(regular, sorted((a for a in assignments if is_control(a)), key=drawn), rules)
+    controls = sorted((a for a in assignments if is_control(a)), key=drawn)
+    return interleave(regular, controls, rules, phase=phase)
 
 
-def controls_wanted(regular: int, rules: Rules) -> int:
+def controls_wanted(regular: int, rules: Rules, *, phase: Phase | None = None) -> int:
     """How many control topics an assessor with ``regular`` regular topics gets up front: those
     :func:`control_due` puts before their last regular topic (none without regular topics).
 
@@ -133,7 +179,7 @@ def controls_wanted(regular: int, rules: Rules) -> int:
     """
     c = r = 0
     while r < regular:
-        if control_due(c, r, rules):
+        if control_due(c, r, rules, phase=phase):
             c += 1
         else:
             r += 1

@@ -330,6 +330,7 @@ def assessor_queues(user: AnyUser) -> list[CampaignQueue]:
             lambda pair: pair[0].topic.pk in controlled,
             lambda pair: pair[1],
             controls.rules(m.campaign.params),
+            phase=controls.phases(controls.seed_of(m.campaign_id, user.pk)),
         )
         queues.append(CampaignQueue(m.campaign, m.role, [entry for entry, _ in held]))
     return queues

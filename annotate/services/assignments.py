@@ -143,7 +143,8 @@ def _control_rows(
     data = dict(campaign.topics.filter(pk__in=list(known)).values_list("id", "data")) if shares else {}
     new: list[tuple] = []
     for assessor_id in assessors:
-        wanted = controls.controls_wanted(regular[assessor_id], rules) - len(held[assessor_id])
+        phase = controls.phases(controls.seed_of(campaign.pk, assessor_id))
+        wanted = controls.controls_wanted(regular[assessor_id], rules, phase=phase) - len(held[assessor_id])
         if wanted <= 0:
             continue
         for topic_id in controls.draw([t for t in known if t not in held[assessor_id]], wanted, rng):
