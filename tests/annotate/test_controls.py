@@ -352,3 +352,52 @@ def test_preference_control_assignments_hold_the_known_pair(people):
     assert control.items == ["2-3"]
     assert Control.objects.get(topic=control.topic).answer == 3
     assert next_work(campaign, people["alice"]).topic.external_id == "p2"
+
+
+# -- large imports, the command, and the reports ------------------------------------------
+
+
+@pytest.mark.django_db
+def test_a_fenced_import_writes_the_known_answers_before_the_assignments(people, monkeypatch):
+    from annotate.imports import fence
+
+    monkeypatch.setattr(fence, "BATCH", 3)
+    monkeypatch.setattr(fence, "PAUSE", 0)
+    campaign = labels_campaign(people, quiz_controls=1)
+    import_topics(campaign=campaign, topics=topics(10, 6))
+    assert Control.objects.filter(topic__campaign=campaign).count() == 6
+    regular = Assignment.objects.filter(topic__campaign=campaign).exclude(topic__external_id__in=CONTROL_IDS)
+    assert regular.count() == 10  # the overlap: control topics are not among them
+    for name in ("alice", "bob"):
+        assert Assignment.objects.filter(assessor=people[name], topic__external_id__in=CONTROL_IDS).count() == 1
+
+
+@pytest.mark.django_db
+def test_the_import_topics_command_takes_known_answers(people, tmp_path):
+    import json
+
+    from django.core.management import call_command
+
+    campaign = labels_campaign(people)
+    path = tmp_path / "topics.json"
+    path.write_text(json.dumps(topics(2, 1)))
+    call_command("import_topics", str(campaign.pk), str(path))
+    assert list(Control.objects.values_list("topic__external_id", "item", "answer")) == [("t02", "a", "yes")]
+
+
+@pytest.mark.django_db
+def test_changing_controls_marks_every_topic_for_a_rebuild(people):
+    from annotate.services import controls as control_items
+    from scoring.models import StaleTopic
+
+    campaign = labels_campaign(people)
+    import_topics(campaign=campaign, topics=topics(4, 0))
+    StaleTopic.objects.filter(campaign=campaign).delete()
+    control_items.mark(campaign, "t01,a,yes")
+    assert StaleTopic.objects.filter(campaign=campaign).count() == 4
+    StaleTopic.objects.filter(campaign=campaign).delete()
+    control_items.unmark(campaign, "t01")
+    assert StaleTopic.objects.filter(campaign=campaign).count() == 4
+    StaleTopic.objects.filter(campaign=campaign).delete()
+    control_items.set_rules(campaign, {"control_rate": 0.2})
+    assert StaleTopic.objects.filter(campaign=campaign).count() == 4
