@@ -284,12 +284,21 @@ def insert(topic_ids: Mapping[str, int], answers: Mapping[str, list[tuple[str, A
     return len(rows)
 
 
+#: Items per query replacing known answers (SQLite's bound on a statement's parameters aside).
+_ITEMS_PER_QUERY = 500
+
+
 @transaction.atomic
 def set_controls(topic: Topic, answers: list[tuple[str, Any, bool]]) -> int:
     """Set known answers of ``topic`` (checked: :func:`clean_topic_controls`): each item's answer
     replaced or added, the others kept; the campaign's reports rebuilt. How many were set."""
-    for item, answer, attention in answers:
-        Control.objects.update_or_create(topic=topic, item=item, defaults={"answer": answer, "attention": attention})
+    items = [item for item, _, _ in answers]
+    for first in range(0, len(items), _ITEMS_PER_QUERY):
+        Control.objects.filter(topic=topic, item__in=items[first : first + _ITEMS_PER_QUERY]).delete()
+    Control.objects.bulk_create(
+        (Control(topic=topic, item=item, answer=answer, attention=attention) for item, answer, attention in answers),
+        batch_size=1000,
+    )
     if answers:
         changes.campaign_changed(topic.campaign)
     return len(answers)

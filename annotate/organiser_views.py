@@ -230,6 +230,8 @@ def campaign_controls(request: HttpRequest, campaign_id: int) -> HttpResponse:
             "campaign": campaign,
             "topics": topics,
             "total": total,
+            "listed_topics": control_items.LISTED,
+            "listed_answers": control_items.LISTED_ANSWERS,
             "error": error,
             "typed": typed,
             "fields": paramforms.fields(schema, values=values, error=error, form="rules"),

@@ -169,19 +169,24 @@ def set_rules(campaign: Campaign, values: Mapping[str, Any]) -> dict[str, Any]:
     return cleaned
 
 
-#: Control topics the page lists (the first, in the campaign's order; it says how many more).
+#: Control topics the page lists (the first, in the campaign's order; it says how many more), and
+#: the most known answers it shows of them.
 LISTED = 200
+LISTED_ANSWERS = 2000
 
 
 def listed(campaign: Campaign, most: int = LISTED) -> tuple[list[tuple[Topic, list[Control]]], int]:
-    """The first ``most`` control topics with their known answers, in the campaign's order, and how
-    many control topics there are (the organiser's page; never an assessor's)."""
+    """The first ``most`` control topics with their known answers (at most ``LISTED_ANSWERS`` in
+    all: a topic's may be thousands), in the campaign's order, and how many control topics there
+    are (the organiser's page; never an assessor's)."""
     ids = controls.control_topic_ids(campaign)
     total = ids.count()
     topics = list(
         campaign.topics.filter(pk__in=ids).order_by("position", "id").only("id", "external_id", "title")[:most]
     )
+    order = {topic.pk: at for at, topic in enumerate(topics)}
+    shown = Control.objects.filter(topic__in=list(order)).order_by("topic__position", "topic_id", "item")
     found: dict[int, list[Control]] = {}
-    for control in Control.objects.filter(topic__in=[t.pk for t in topics]).order_by("topic_id", "item"):
+    for control in shown[:LISTED_ANSWERS]:
         found.setdefault(control.topic_id, []).append(control)
-    return [(topic, found.get(topic.pk, [])) for topic in topics], total
+    return [(topic, found[topic.pk]) for topic in topics if topic.pk in found], total

@@ -154,3 +154,15 @@ def test_the_section_bar_links_to_it(setup):
     campaign, client = setup
     add_member(campaign=campaign, username="carol", role="assessor")
     assert page(campaign) in client.get(f"/campaigns/{campaign.pk}/members/").content.decode()
+
+
+def test_the_page_lists_a_bounded_number_of_known_answers(setup, monkeypatch):
+    from annotate.services import controls as control_items
+
+    campaign, client = setup
+    client.post(page(campaign), {"action": "mark", "answers": "t01,a,yes\nt01,b,no\nt03,a,no"})
+    monkeypatch.setattr(control_items, "LISTED_ANSWERS", 2)
+    monkeypatch.setattr(control_items, "LISTED", 1)
+    shown = client.get(page(campaign)).content.decode()
+    assert shown.count('name="item"') == 2  # one remove form per answer listed
+    assert "2 control topics, the first 1 listed" in shown
