@@ -48,6 +48,7 @@ def test_the_quiz_controls_come_first(new_page, live_server, login, people, tmp_
     organiser.goto(f"{live_server.url}/campaigns/{campaign.pk}/uploads/")
     choose(organiser, upload)
     expect(organiser.get_by_role("button", name="Import")).to_be_visible()
+    expect(organiser.locator("#import-counts")).to_contain_text("known answers (controls)")
     organiser.get_by_role("button", name="Import").click()
     expect(organiser.locator("#upload-done")).to_be_visible()
     assert (
