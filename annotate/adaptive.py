@@ -56,7 +56,7 @@ import numpy as np
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
-from annotate import allocation, changes, judges
+from annotate import allocation, changes, controls, judges
 from annotate.models import SUBMITTED_PAYLOAD, Assignment, Campaign, Judgment, Topic
 from concord.errors import InvalidInput
 from kinds.registry import get_kind
@@ -143,7 +143,12 @@ def item_state(campaign: Campaign, spec: Settings | None = None) -> ItemState:
     """The campaign's items with their opinions, as the selection reads them (one read of each table)."""
     spec = spec or settings(campaign.params)
     kind = get_kind(campaign.kind).data
-    topics = list(campaign.topics.order_by("position", "id").only("id", "data"))
+    # Control topics are handed out as controls (annotate/controls.py), never as second opinions.
+    topics = list(
+        campaign.topics.exclude(pk__in=controls.control_topic_ids(campaign))
+        .order_by("position", "id")
+        .only("id", "data")
+    )
     keys: list[tuple[int, str]] = []
     index: dict[tuple[int, str], int] = {}
     items_of: dict[int, list[str]] = {}
@@ -215,11 +220,20 @@ def item_state(campaign: Campaign, spec: Settings | None = None) -> ItemState:
 
 
 def _pending_topic(campaign: Campaign, user: AbstractBaseUser) -> Assignment | None:
-    """The assessor's first pending assignment (drafts first), as their queue orders it."""
+    """The assessor's first pending assignment (drafts first), as their queue orders it: control
+    topics interleaved with the others (``controls.queue_order``)."""
     mine = list(
         Assignment.objects.filter(topic__campaign=campaign, assessor=user, skipped_at__isnull=True)
         .select_related("topic")
         .order_by("topic__position", "topic_id")
+    )
+    controlled = set(controls.control_topic_ids(campaign).values_list("topic_id", flat=True))
+    mine = controls.queue_order(
+        mine,
+        lambda a: a.topic_id in controlled,
+        lambda a: a.pk,
+        controls.rules(campaign.params),
+        phase=controls.phases(controls.seed_of(campaign.pk, user.pk)),
     )
     status = dict(Judgment.objects.filter(topic__campaign=campaign, assessor=user).values_list("topic_id", "status"))
     open_ = [a for a in mine if status.get(a.topic_id) not in Judgment.COUNTING]
@@ -238,6 +252,10 @@ def next_work(campaign: Campaign, user: AbstractBaseUser, *, rng: random.Random 
         pending = _pending_topic(campaign, user)
         if pending is not None:
             return Work(pending.topic, pending.items)
+        if allocates(campaign):
+            control = _due_control(campaign, user, rng or random.SystemRandom())
+            if control is not None:
+                return control
         if is_adaptive(campaign):
             return _allocate(campaign, user)
         spec = get_kind(campaign.kind)
@@ -249,6 +267,37 @@ def next_work(campaign: Campaign, user: AbstractBaseUser, *, rng: random.Random 
         Assignment.objects.create(topic=drawn.topic, assessor=user, items=drawn.items, draws=drawn.draws)
         changes.progress_changed(campaign.pk, drawn.topic)
         return Work(drawn.topic, drawn.items, allocated=True)
+
+
+def _due_control(campaign: Campaign, user: AbstractBaseUser, rng: random.Random) -> Work | None:
+    """A control topic, where one is due (``controls.control_due`` over the assessor's control and
+    regular assignments, skipped ones too), drawn from those they have not had, assigned now; a
+    kind that shares a topic's items out gives it as many items as a regular assignment."""
+    rules = controls.rules(campaign.params)
+    if not rules.mixes_controls:
+        return None
+    controlled = set(controls.control_topic_ids(campaign).values_list("topic_id", flat=True))
+    if not controlled:
+        return None
+    mine = set(Assignment.objects.filter(topic__campaign=campaign, assessor=user).values_list("topic_id", flat=True))
+    had = mine & controlled
+    phase = controls.phases(controls.seed_of(campaign.pk, user.pk))
+    if not controls.control_due(len(had), len(mine - had), rules, phase=phase):
+        return None
+    drawn = controls.draw(sorted(controlled - had), 1, rng)
+    if not drawn:
+        return None
+    topic = Topic.objects.get(pk=drawn[0])
+    kind = get_kind(campaign.kind).data
+    items = None
+    if kind.shares_topics(campaign.params):
+        holders = Assignment.objects.filter(topic=topic).count()
+        share = kind.assignment_items(topic.data, campaign.params, slot=holders, seed=f"{campaign.pk}:{topic.pk}")
+        known = list(topic.controls.values_list("item", flat=True))
+        items = controls.share_of(kind, topic.data, share, known)
+    Assignment.objects.create(topic=topic, assessor=user, items=items)
+    changes.progress_changed(campaign.pk, topic)
+    return Work(topic, items, allocated=True)
 
 
 def _allocate(campaign: Campaign, user: AbstractBaseUser) -> Work:

@@ -1,4 +1,4 @@
-"""The organiser's workbench pages beyond the campaign page: members.
+"""The organiser's workbench pages beyond the campaign page: members, control items.
 
 Thin, like every view: permission (annotate.selectors.campaign_for with
 need="organise"), one service call, then a redirect (303) to the page, which
@@ -14,16 +14,20 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
 from annotate import selectors
+from annotate.imports.read import decode
 from annotate.judges import counts_model_judges
 from annotate.models import Membership
 from annotate.selectors import member_accounts
 from annotate.services import accounts
+from annotate.services import controls as control_items
 from annotate.services.members import add_member, add_members, remove_member, set_model_judge
+from concord import paramforms, reading
 from concord.errors import InvalidInput
+from kinds.registry import get_kind
 
 
 @login_required
@@ -168,3 +172,69 @@ def added_message(added: list[Membership], organiser: AbstractBaseUser) -> str:
         more = f" and {len(names) - NAMES_SHOWN} more" if len(names) > NAMES_SHOWN else ""
         parts.append(f"{', '.join(names[:NAMES_SHOWN])}{more}: {accounts.SAID[state]}.")
     return " ".join(parts)
+
+
+@login_required
+def campaign_controls(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """The control topics and their known answers; mark items as controls (rows typed or a CSV
+    uploaded), remove one or a topic's, and set the rules (the kind's control params). Organisers
+    and admins; a kind whose judgments cannot be checked against known answers has no such page."""
+    campaign, _ = selectors.campaign_for(request.user, campaign_id, need="organise")
+    if not get_kind(campaign.kind).data.takes_controls:
+        raise Http404(f"{get_kind(campaign.kind).data.label} campaigns take no control items.")
+    schema = control_items.rules_schema(campaign)
+    error, values, typed = None, campaign.params, ""
+    if request.method == "POST":
+        action = request.POST.get("action", "")
+        try:
+            if action == "mark":
+                typed = request.POST.get("answers", "")
+                upload = request.FILES.get("file")
+                if upload is not None:
+                    text = decode(upload.read(reading.upload_limit() + 1), "file")
+                    marked = control_items.mark(campaign, text, field="file")
+                else:
+                    marked = control_items.mark(campaign, typed, field="answers")
+                messages.success(
+                    request,
+                    f"{marked.answers} known answer{'s' if marked.answers != 1 else ''} set on "
+                    f"{marked.topics} topic{'s' if marked.topics != 1 else ''}.",
+                )
+            elif action == "remove":
+                item = request.POST.get("item") or None
+                topic = request.POST.get("topic", "")
+                removed = control_items.unmark(campaign, topic, item)
+                messages.success(
+                    request,
+                    f"Removed the known answer of {item} of {topic}."
+                    if item
+                    else f"{topic} is a regular topic again ({removed} known answer{'s' if removed != 1 else ''} removed).",
+                )
+            elif action == "rules":
+                values = paramforms.read(schema, request.POST)
+                control_items.set_rules(campaign, values)
+                messages.success(request, "The rules of control items are saved.")
+            else:
+                raise InvalidInput("action", "expected mark, remove or rules")
+        except InvalidInput as invalid:
+            error = invalid
+        else:
+            response = redirect("campaign-controls", campaign_id=campaign.pk)
+            response.status_code = 303
+            return response
+    topics, total = control_items.listed(campaign)
+    return render(
+        request,
+        "annotate/controls.html",
+        {
+            "campaign": campaign,
+            "topics": topics,
+            "total": total,
+            "listed_topics": control_items.LISTED,
+            "listed_answers": control_items.LISTED_ANSWERS,
+            "error": error,
+            "typed": typed,
+            "fields": paramforms.fields(schema, values=values, error=error, form="rules"),
+        },
+        status=400 if error else 200,
+    )

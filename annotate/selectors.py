@@ -13,9 +13,10 @@ from django.db import connection
 from django.db.models import Exists, OuterRef, QuerySet
 from django.http import Http404
 
+from annotate import controls
 from annotate.adaptive import allocates
 from annotate.imports import fence
-from annotate.models import Assignment, Campaign, Curation, ImportFence, Judgment, Membership, Topic
+from annotate.models import Assignment, Campaign, Control, Curation, ImportFence, Judgment, Membership, Topic
 from annotate.services import accounts
 from concord import rawrows
 from concord.busy import Busy
@@ -309,7 +310,7 @@ def assessor_queues(user: AnyUser) -> list[CampaignQueue]:
         Assignment.objects.filter(assessor=user).select_related("topic").order_by("topic__position", "topic_id")
     )
     judgments = {j.topic_id: j for j in Judgment.objects.filter(assessor=user).only("topic_id", "status", "version")}
-    by_campaign: dict[int, list[QueueEntry]] = {}
+    by_campaign: dict[int, list[tuple[QueueEntry, int]]] = {}
     for assignment in assignments:
         judgment = judgments.get(assignment.topic_id)
         entry = QueueEntry(
@@ -319,16 +320,29 @@ def assessor_queues(user: AnyUser) -> list[CampaignQueue]:
             skipped=assignment.skipped_at is not None,
             skip_reason=assignment.skip_reason,
         )
-        by_campaign.setdefault(assignment.topic.campaign_id, []).append(entry)
-    return [
-        CampaignQueue(
-            m.campaign,
-            m.role,
+        by_campaign.setdefault(assignment.topic.campaign_id, []).append((entry, assignment.pk))
+    # Control topics take their turn as "Next topic" serves them (annotate.adaptive._pending_topic).
+    controlled = set(
+        Control.objects.filter(topic__assignments__assessor=user).values_list("topic_id", flat=True).distinct()
+    )
+    queues = []
+    for m in memberships:
+        held = controls.queue_order(
             by_campaign.get(m.campaign_id, []),
-            paused_reason=None if m.paused_at is None else m.pause_reason,
+            lambda pair: pair[0].topic.pk in controlled,
+            lambda pair: pair[1],
+            controls.rules(m.campaign.params),
+            phase=controls.phases(controls.seed_of(m.campaign_id, user.pk)),
         )
-        for m in memberships
-    ]
+        queues.append(
+            CampaignQueue(
+                m.campaign,
+                m.role,
+                [entry for entry, _ in held],
+                paused_reason=None if m.paused_at is None else m.pause_reason,
+            )
+        )
+    return queues
 
 
 def topic_assignments(campaign: Campaign) -> list[tuple[Topic, list[tuple[str, str]]]]:

@@ -104,6 +104,7 @@ page_urls = [
     path("campaigns/<int:campaign_id>/study/", study_pages.study_page, name="campaign-study"),
     path("campaigns/<int:campaign_id>/study/time.csv", study_pages.study_times, name="campaign-study-time"),
     path("study/<str:token>/", study_entry_pages.study_entry, name="study"),
+    path("campaigns/<int:campaign_id>/controls/", organiser_pages.campaign_controls, name="campaign-controls"),
     path("campaigns/<int:campaign_id>/uploads/", upload_pages.campaign_uploads, name="campaign-uploads"),
     path("campaigns/<int:campaign_id>/uploads/import/", upload_pages.campaign_import, name="campaign-import"),
     path(

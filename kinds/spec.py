@@ -487,7 +487,9 @@ class RatingTables:
     ``anonymous``: the file is a count table, whose raters are not known (the
     kind says so in its params); ``interchange``: Label Studio and doccano files
     are read as rating tables too (their units, raters and labels; the scale
-    found in them).
+    found in them); ``controls``: a table may give a unit's known answer in a
+    ``control`` or ``attention`` column (annotate/controls.py), which makes its
+    new topic a control topic.
     """
 
     unit: str
@@ -502,6 +504,7 @@ class RatingTables:
     shapes: tuple[str, ...] = ("wide",)
     scale_form: ParamsSchema = field(default_factory=ParamsSchema)
     interchange: bool = False
+    controls: bool = False
 
 
 @dataclass(frozen=True)

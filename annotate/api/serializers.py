@@ -9,6 +9,7 @@ from rest_framework import serializers
 
 from annotate.models import Campaign, Flag, Judgment, Membership, Run, Topic
 from annotate.services import accounts
+from kinds.base import CONTROL_PARAMS
 from kinds.registry import KINDS
 
 
@@ -22,6 +23,15 @@ class CampaignSerializer(serializers.ModelSerializer):
 
     def get_role(self, campaign: Campaign) -> str | None:
         return self.context.get("roles", {}).get(campaign.pk)
+
+    def to_representation(self, campaign: Campaign) -> dict:
+        """An assessor's (or adjudicator's) campaign leaves out the rules of control items: knowing
+        the quiz's length and the rate would tell them which of their topics are controls
+        (annotate/controls.py; docs/security.md)."""
+        shown = super().to_representation(campaign)
+        if self.get_role(campaign) not in ("organiser", "admin") and isinstance(shown.get("params"), dict):
+            shown["params"] = {name: value for name, value in shown["params"].items() if name not in CONTROL_PARAMS}
+        return shown
 
 
 def campaign_params_schema() -> dict:
@@ -231,6 +241,14 @@ class TopicInputSerializer(serializers.Serializer):
     )
     title = serializers.CharField(required=False, allow_blank=True)
     data = serializers.JSONField(help_text="The items to judge, shaped by the campaign's kind (docs/formats.md).")
+    controls = serializers.DictField(
+        required=False,
+        help_text="Known answers, item id -> answer: a control topic (docs/formats.md, Control items). Stored apart "
+        "from the data; no endpoint returns them.",
+    )
+    attention_checks = serializers.DictField(
+        required=False, help_text="Items whose own text says what to answer, item id -> answer (as controls)."
+    )
 
 
 class RunInputSerializer(serializers.Serializer):

@@ -1,8 +1,8 @@
 """Back up a whole campaign to one JSON document, and restore it elsewhere.
 
 The document holds the campaign, its members, topics, assignments, runs,
-every judgment with its full revision history, and the organisers'
-curations (relations, consensus) with theirs. Restoring into another
+every judgment with its full revision history, the organisers'
+curations (relations, consensus) with theirs, and the control topics' known answers. Restoring into another
 instance recreates all of it (accounts that do not exist there are created
 without a usable password; imported crowd workers also inactive, and never
 restored onto an account that can log in) and recomputes the reports, which
@@ -21,6 +21,7 @@ from annotate import changes
 from annotate.models import (
     Assignment,
     Campaign,
+    Control,
     Curation,
     CurationRevision,
     Flag,
@@ -131,6 +132,10 @@ def dump_campaign(campaign: Campaign) -> dict[str, Any]:
         "runs": [{"name": r.name, "data": r.data} for r in campaign.runs.order_by("name")],
         "judgments": judgments,
         "curations": curations,
+        "controls": [
+            {"topic": external[c.topic_id], "item": c.item, "answer": c.answer, "attention": c.attention}
+            for c in Control.objects.filter(topic__campaign=campaign).order_by("topic__position", "item")
+        ],
         "flags": [
             {
                 "topic": external[f.topic_id],
@@ -165,6 +170,7 @@ def load_campaign(document: Any, *, creator=None) -> Campaign:
             "runs",
             "judgments",
             "curations",
+            "controls",
             "flags",
         },
         required={"format", "version", "campaign"},
@@ -305,6 +311,10 @@ def load_campaign(document: Any, *, creator=None) -> Campaign:
         )
         _keep_times(CurationRevision, curation.revisions.all(), entry.get("revisions", []))
 
+    Control.objects.bulk_create(
+        _control(entry, topics, f"file.controls[{index}]")
+        for index, entry in enumerate(require_list(document.get("controls", []), "file.controls"))
+    )
     for index, entry in enumerate(document.get("flags", [])):
         where = f"file.flags[{index}]"
         flag = Flag.objects.create(
@@ -321,6 +331,23 @@ def load_campaign(document: Any, *, creator=None) -> Campaign:
 
     changes.campaign_changed(campaign)
     return campaign
+
+
+def _control(entry: Any, topics: dict[str, Topic], where: str) -> Control:
+    """A known answer of the backup: of one of its topics, an item id, the answer as Concord stored
+    it (a JSON scalar: the kind cleaned it when it was set), and whether it is an attention check."""
+    require_object(entry, where, allowed={"topic", "item", "answer", "attention"}, required={"topic", "item", "answer"})
+    if entry["topic"] not in topics:
+        raise InvalidInput(f"{where}.topic", f"no topic {entry['topic']!r} in the backup")
+    answer, attention = entry["answer"], entry.get("attention", False)
+    if not isinstance(answer, (str, int, float, bool)):
+        raise InvalidInput(
+            f"{where}.answer", "expected a known answer as Concord stores it (a string, number or boolean)"
+        )
+    if not isinstance(attention, bool):
+        raise InvalidInput(f"{where}.attention", "expected true or false")
+    item = require_id(entry["item"], f"{where}.item")
+    return Control(topic=topics[entry["topic"]], item=item, answer=answer, attention=attention)
 
 
 def _active_ms(value: Any, where: str) -> int:

@@ -23,6 +23,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection
 from django.utils import timezone
 
+from annotate import controls
 from annotate.imports import problems as refused
 from annotate.imports import rows
 from annotate.imports.problems import Problems
@@ -52,7 +53,12 @@ def clean_topics(campaign: Campaign, topics: Any) -> list[dict[str, Any]]:
     cleaned = []
     for index, topic in enumerate(topics):
         path = f"topics[{index}]"
-        require_object(topic, path, allowed={"external_id", "title", "data"}, required={"external_id", "data"})
+        require_object(
+            topic,
+            path,
+            allowed={"external_id", "title", "data", "controls", "attention_checks"},
+            required={"external_id", "data"},
+        )
         external_id = require_id(topic["external_id"], f"{path}.external_id")
         other = taken.get(id_key(external_id))
         if other is not None:
@@ -61,7 +67,11 @@ def clean_topics(campaign: Campaign, topics: Any) -> list[dict[str, Any]]:
         taken[id_key(external_id)] = external_id
         title = require_text(topic.get("title", ""), f"{path}.title", allow_empty=True, max_length=500)
         data = kind.clean_topic_data(topic["data"], field=f"{path}.data")
-        cleaned.append({"external_id": external_id, "title": title or external_id, "data": data})
+        # Known answers (annotate/controls.py): stored as Control rows, never in the topic's data.
+        known = controls.clean_topic_controls(
+            kind, data, campaign.params, topic.get("controls"), topic.get("attention_checks"), field=path
+        )
+        cleaned.append({"external_id": external_id, "title": title or external_id, "data": data, "controls": known})
     return cleaned
 
 
@@ -77,6 +87,13 @@ class CheckedTopics:
     campaign: Campaign
     rows: list[tuple[str, str, Any]]
     data: dict[str, Any]
+    #: The known answers of the topics that have some (external id -> ``(item, answer,
+    #: attention)``, annotate/controls.py), written as Control rows with them.
+    controls: dict[str, list[tuple[str, Any, bool]]] = field(default_factory=dict)
+
+    @property
+    def control_count(self) -> int:
+        return sum(len(found) for found in self.controls.values())
 
 
 def check_topics(campaign: Campaign, topics: Any) -> CheckedTopics:
@@ -87,6 +104,7 @@ def check_topics(campaign: Campaign, topics: Any) -> CheckedTopics:
         campaign,
         [(t["external_id"], t["title"], table.prepare("data", t["data"])) for t in cleaned],
         {t["external_id"]: t["data"] for t in cleaned},
+        {t["external_id"]: t["controls"] for t in cleaned if t["controls"]},
     )
 
 

@@ -43,6 +43,7 @@ from typing import Any
 
 import numpy as np
 
+from annotate import controls
 from annotate.imports import check as checks
 from annotate.imports import interchange as ix
 from annotate.imports import problems as refused
@@ -87,6 +88,10 @@ UNIT_NAMES = frozenset(
 )
 TOPIC_NAMES = frozenset("topic topic_id topics query query_id qid".split())
 TEXT_NAMES = frozenset("text texts sentence content body item_text".split())
+#: The optional columns of a unit's known answer (annotate/controls.py): a control's, an attention check's.
+CONTROL, ATTENTION = "control", "attention"
+CONTROL_NAMES = frozenset("control control_answer known_answer".split())
+ATTENTION_NAMES = frozenset("attention attention_check".split())
 
 
 def _name(header: str) -> str:
@@ -107,7 +112,8 @@ class Layout:
 def roles_of(tables: RatingTables, shape: str) -> list[str]:
     """The roles a shape maps columns to, in the page's order."""
     roles = ["topic", tables.unit, *tables.texts]
-    return [*roles, "rater", "label"] if shape == LONG else roles
+    known = [CONTROL, ATTENTION] if tables.controls else []
+    return [*roles, "rater", "label", *known] if shape == LONG else [*roles, *known]
 
 
 def role_label(tables: RatingTables, role: str) -> str:
@@ -121,6 +127,8 @@ def role_label(tables: RatingTables, role: str) -> str:
         "text": f"{tables.unit.capitalize()} text",
         "query": "Query (the topic's text)",
         "title": "Topic title",
+        CONTROL: "Known answer (a control)",
+        ATTENTION: "Known answer (an attention check)",
     }.get(role, role.capitalize())
 
 
@@ -172,6 +180,10 @@ def guess(tables: RatingTables, header: Sequence[str], head: Sequence[Sequence[s
         index = find({text} | (TEXT_NAMES if text == "text" else set()))
         if index is not None:
             roles[text] = index
+    for role, known in ((CONTROL, CONTROL_NAMES), (ATTENTION, ATTENTION_NAMES)):
+        index = find(known) if tables.controls else None
+        if index is not None:
+            roles[role] = index
     if rater is not None and label is not None:
         return Layout(LONG, {**roles, "rater": rater, "label": label})
     if rater is not None:
@@ -321,6 +333,8 @@ class Found:
     _unit_of: dict[tuple[str, str], int] = field(default_factory=dict)
     _value_of: dict[str, int] = field(default_factory=dict)
     _first: list[int] = field(default_factory=list)
+    #: Units' known answers (annotate/controls.py): unit -> (the cell's text, an attention check, where).
+    known: dict[int, tuple[str, bool, str]] = field(default_factory=dict)
 
     def rater_index(self, name: str, where: str) -> int:
         found = self._rater_of.get(name)
@@ -448,6 +462,9 @@ def read_table(
         require_id(unit, describe(number, unit_column))
         given = {text: cell(roles[text]) for text in text_roles}
         at = found.unit_index(topic, unit, partial(_nonempty, given))
+        for role in (CONTROL, ATTENTION):
+            if role in roles and cell(roles[role]) not in MISSING:
+                _known(found, at, cell(roles[role]), role == ATTENTION, describe(number, roles[role]))
         if layout.shape == LONG:
             label = cell(roles["label"])
             if label in MISSING:
@@ -470,6 +487,17 @@ def read_table(
     if found.ratings == 0:
         raise InvalidInput("file", "no ratings: every cell the layout reads is empty")
     return found
+
+
+def _known(found: Found, unit: int, text: str, attention: bool, where: str) -> None:
+    """Keep a unit's known answer; the same unit given another one (a second row of a long table,
+    both columns) is refused, naming both places."""
+    had = found.known.get(unit)
+    if had is not None and (had[0], had[1]) != (text, attention):
+        raise InvalidInput(
+            where, f"another known answer of this {found.unit_word} is at {had[2]}: one a {found.unit_word}"
+        )
+    found.known[unit] = (text, attention, where)
 
 
 def _cell(row: Sequence[str], index: int) -> str:
@@ -679,6 +707,7 @@ def check(
     new_topics, places = tables.topics(found.units, params, existing)
     checked_topics = checks.check_topics(campaign, new_topics) if new_topics else None
     known = {**existing, **(checked_topics.data if checked_topics else {})}
+    answers = _known_answers(spec, found, places, checked_topics, params)
     grouped: dict[tuple[int, str], dict[str, Any]] = {}
     for k in range(found.ratings):
         if left_out[k] or found.value[k] in off_scale:
@@ -739,8 +768,33 @@ def check(
         ("ratings", found.ratings),
         ("cells without a rating", found.empty),
         ("judgments", len(rows)),
+        *((("known answers (controls)", answers),) if answers else ()),
     )
     return Checked(CheckedImport(checked_topics, None, judgments, change), shown, counts)
+
+
+def _known_answers(
+    spec: KindSpec,
+    found: Found,
+    places: Sequence[tuple[str, str]],
+    topics: checks.CheckedTopics | None,
+    params: Mapping[str, Any],
+) -> int:
+    """The units' known answers, checked by the kind (``controls.clean_answers``) and added to the
+    new topics' (``CheckedTopics.controls``, written with them); refused naming the row and
+    column where one is bad or names a unit of a topic the campaign has (its known answers are
+    set on the controls page). How many."""
+    new = topics.data if topics is not None else {}
+    for unit, (text, attention, where) in found.known.items():
+        topic, item = places[unit]
+        if topic not in new:
+            raise InvalidInput(
+                where, f"topic {topic!r} is in the campaign already: set its known answers on its Controls page"
+            )
+        cleaned = controls.clean_answers(spec.data, new[topic], params, {item: text}, attention=attention, field=where)
+        assert topics is not None
+        topics.controls.setdefault(topic, []).extend(cleaned)
+    return len(found.known)
 
 
 def _shown(value: Any) -> str:

@@ -26,7 +26,7 @@ from django.urls import reverse
 
 from annotate import selectors
 from annotate.api.views import flag
-from annotate.imports import detect, read, samples, wizard, write
+from annotate.imports import detect, ratings, read, samples, wizard, write
 from annotate.imports.write import import_runs, import_topics
 from annotate.models import Campaign
 from concord import budget, paramforms
@@ -309,7 +309,7 @@ def _table_fields(spec: KindSpec) -> tuple[set[str], set[str]]:
     tables = spec.tables
     if tables is None:
         return set(), set()
-    roles = {"topic", tables.unit, *tables.texts, "rater", "label"}
+    roles = {"topic", tables.unit, *tables.texts, "rater", "label", *ratings.roles_of(tables, ratings.WIDE)}
     columns = {f"col.{role}" for role in roles} | {"shape", "col.picked", "col.picked.shown"}
     scale = {f"scale.{param.name}" for param in tables.scale_form}
     return columns, scale | {f"{name}.shown" for name in scale}

@@ -929,7 +929,10 @@ def _topics(campaign: Campaign, raw: bytes, filename: str, detected: detect.Dete
         "topics (JSON)",
         ("topic", "title", "data"),
         rows,
-        (("new topics", len(checked.rows)),),
+        (
+            ("new topics", len(checked.rows)),
+            *((("known answers (controls)", checked.control_count),) if checked.controls else ()),
+        ),
         detected.notices,
     )
     return Prepared(preview, CheckedImport(checked, None, None))

@@ -22,7 +22,7 @@ from django.contrib.auth import get_user_model
 from django.db import IntegrityError, connection
 from django.db.models import Max
 
-from annotate import changes
+from annotate import changes, controls
 from annotate.imports import fence, rows
 from annotate.imports.check import (
     CHANGED_MEANWHILE,
@@ -73,10 +73,22 @@ def _topic_steps(checked: CheckedTopics, out: dict) -> Iterator[None]:
         chunk = checked.rows[first : first + fence.BATCH]
         table.insert((e, title, data, start + first + i) for i, (e, title, data) in enumerate(chunk))
         yield
+    # Before the assignments: control topics are not assigned by the overlap (annotate/controls.py).
+    known = list(checked.controls.items())
+    for first in range(0, len(known), _CONTROL_TOPICS_PER_STEP):
+        chunk = dict(known[first : first + _CONTROL_TOPICS_PER_STEP])
+        ids = dict(campaign.topics.filter(external_id__in=list(chunk)).values_list("external_id", "id"))
+        controls.insert(ids, chunk)
+        yield
     table, assignments = _assignment_rows(campaign)
     for first in range(0, len(assignments), fence.BATCH):
         table.insert(assignments[first : first + fence.BATCH])
         yield
+
+
+#: Control topics whose known answers one step writes (their ids read in one query: SQLite's bound
+#: on a statement's parameters aside).
+_CONTROL_TOPICS_PER_STEP = 500
 
 
 def import_topics(*, campaign: Campaign, topics: Any) -> list[Topic]:

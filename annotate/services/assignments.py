@@ -15,11 +15,12 @@ from collections import Counter, defaultdict
 
 from django.db import transaction
 
-from annotate import adaptive, changes
+from annotate import adaptive, changes, controls
 from annotate.imports import rows
 from annotate.models import (
     Assignment,
     Campaign,
+    Control,
     Judgment,
     Membership,
 )
@@ -27,14 +28,14 @@ from concord.errors import InvalidInput
 from kinds.registry import get_kind
 
 
-def assign_topics(campaign: Campaign) -> int:
-    """Bring every topic up to ``campaign.overlap`` assessors (:func:`_assignment_rows`);
-    how many assignments were made."""
-    table, new = _assignment_rows(campaign)
+def assign_topics(campaign: Campaign, *, rng: random.Random | None = None) -> int:
+    """Bring every topic up to ``campaign.overlap`` assessors, and each assessor up to their
+    control topics (:func:`_assignment_rows`); how many assignments were made."""
+    table, new = _assignment_rows(campaign, rng=rng)
     return table.insert(new)
 
 
-def _assignment_rows(campaign: Campaign) -> tuple[rows.Table, list[tuple]]:
+def _assignment_rows(campaign: Campaign, *, rng: random.Random | None = None) -> tuple[rows.Table, list[tuple]]:
     """The assignments that bring every topic up to ``campaign.overlap`` assessors, as
     rows of the table returned (an import inserts them a batch per transaction).
 
@@ -52,6 +53,11 @@ def _assignment_rows(campaign: Campaign) -> tuple[rows.Table, list[tuple]]:
     their share when they arrive (annotate.services.study), never more from a top-up; paused
     assessors (annotate/quality.py) get no more work: their topics stay theirs (the Assignments
     page moves one without a judgment to someone else).
+
+    Control topics (annotate/controls.py) are not assigned by the overlap: each assessor gets
+    as many as their regular topics call for (``controls.controls_wanted``: the quiz, then the
+    rate), drawn with ``rng`` (by default the system's source of randomness) from those they
+    have not had (:func:`_control_rows`).
     """
     kind = get_kind(campaign.kind).data
     shares = kind.shares_topics(campaign.params)
@@ -66,17 +72,27 @@ def _assignment_rows(campaign: Campaign) -> tuple[rows.Table, list[tuple]]:
     )
     if not assessors:
         return table, []
+    known = _known_items(campaign)
     if campaign.params.get("design") == "one-per-item":
-        return _one_per_item(campaign, assessors)
+        table, new = _one_per_item(campaign, assessors, set(known))
+        regular = Counter(
+            Assignment.objects.filter(topic__campaign=campaign)
+            .exclude(topic_id__in=list(known))
+            .values_list("assessor_id", flat=True)
+        )
+        regular.update(row[1] for row in new)
+        return table, new + _control_rows(campaign, assessors, regular, known, table, shares, rng)
     existing: dict[int, set[int]] = defaultdict(set)
     load: Counter[int] = Counter({a: 0 for a in assessors})
-    for topic_id, assessor_id in Assignment.objects.filter(topic__campaign=campaign).values_list(
-        "topic_id", "assessor_id"
+    for topic_id, assessor_id in (
+        Assignment.objects.filter(topic__campaign=campaign)
+        .exclude(topic_id__in=list(known))
+        .values_list("topic_id", "assessor_id")
     ):
         existing[topic_id].add(assessor_id)
         load[assessor_id] += 1
     new: list[tuple] = []
-    topics = campaign.topics.order_by("position", "id")
+    topics = campaign.topics.exclude(pk__in=list(known)).order_by("position", "id")
     # A kind that shares a topic's items out (kinds.base.Kind.assignment_items) reads the topics' data.
     listed = topics.values_list("id", "data") if shares else ((t, None) for t in topics.values_list("id", flat=True))
     for topic_id, data in listed:
@@ -92,17 +108,69 @@ def _assignment_rows(campaign: Campaign) -> tuple[rows.Table, list[tuple]]:
             else:
                 new.append((topic_id, assessor_id))
             load[assessor_id] += 1
-    return table, new
+    return table, new + _control_rows(campaign, assessors, load, known, table, shares, rng)
 
 
-def _one_per_item(campaign: Campaign, assessors: list[int]) -> tuple[rows.Table, list[tuple]]:
-    """Each item of each topic to one assessor drawn at random (seeded by the
+def _known_items(campaign: Campaign) -> dict[int, list[str]]:
+    """Control topic id -> its items with known answers (annotate/controls.py)."""
+    known: dict[int, list[str]] = {}
+    for topic_id, item in Control.objects.filter(topic__campaign=campaign).values_list("topic_id", "item"):
+        known.setdefault(topic_id, []).append(item)
+    return known
+
+
+def _control_rows(
+    campaign: Campaign,
+    assessors: list[int],
+    regular: Counter[int],
+    known: dict[int, list[str]],
+    table: rows.Table,
+    shares: bool,
+    rng: random.Random | None,
+) -> list[tuple]:
+    """Each assessor's control assignments still due: ``controls.controls_wanted`` of their
+    regular topics (``regular``: how many each holds, the new ones counted) less the control
+    topics they hold, drawn at random from those they have not had. A kind that shares a topic's
+    items out gives a control assignment as many items as a regular one (``controls.share_of``)."""
+    rules = controls.rules(campaign.params)
+    if not known or not rules.mixes_controls:
+        return []
+    held: dict[int, set[int]] = defaultdict(set)
+    taken: Counter[int] = Counter()
+    for topic_id, assessor_id in Assignment.objects.filter(topic_id__in=list(known)).values_list(
+        "topic_id", "assessor_id"
+    ):
+        held[assessor_id].add(topic_id)
+        taken[topic_id] += 1
+    rng = rng or random.SystemRandom()
+    kind = get_kind(campaign.kind).data
+    data = dict(campaign.topics.filter(pk__in=list(known)).values_list("id", "data")) if shares else {}
+    new: list[tuple] = []
+    for assessor_id in assessors:
+        phase = controls.phases(controls.seed_of(campaign.pk, assessor_id))
+        wanted = controls.controls_wanted(regular[assessor_id], rules, phase=phase) - len(held[assessor_id])
+        if wanted <= 0:
+            continue
+        for topic_id in controls.draw([t for t in known if t not in held[assessor_id]], wanted, rng):
+            if shares:
+                slot, seed = taken[topic_id], f"{campaign.pk}:{topic_id}"
+                share = kind.assignment_items(data[topic_id], campaign.params, slot=slot, seed=seed)
+                items = controls.share_of(kind, data[topic_id], share, known[topic_id])
+                new.append((topic_id, assessor_id, table.prepare("items", items)))
+            else:
+                new.append((topic_id, assessor_id))
+            taken[topic_id] += 1
+    return new
+
+
+def _one_per_item(campaign: Campaign, assessors: list[int], controlled: set[int]) -> tuple[rows.Table, list[tuple]]:
+    """Each item of each regular topic to one assessor drawn at random (seeded by the
     campaign and topic, so it is reproducible); topics already assigned stay."""
     kind = get_kind(campaign.kind).data
     table = rows.table(Assignment, ("topic_id", "assessor_id", "items"))
     assigned = set(Assignment.objects.filter(topic__campaign=campaign).values_list("topic_id", flat=True))
     new = []
-    for topic in campaign.topics.exclude(pk__in=assigned).order_by("position", "id"):
+    for topic in campaign.topics.exclude(pk__in=assigned | controlled).order_by("position", "id"):
         rng = random.Random(f"{campaign.pk}:{topic.external_id}")
         items: dict[int, list[str]] = {}
         for item in kind.items(topic.data):

@@ -7,6 +7,7 @@ from django.utils.safestring import SafeString
 
 from annotate.navigation import SECTIONS
 from concord import markdown
+from kinds.registry import get_kind
 
 register = template.Library()
 
@@ -65,3 +66,9 @@ def id_texts(items, more=None) -> dict[str, str]:
 def campaign_sections() -> dict[str, str]:
     """The campaign page's sections (``?section=`` name -> label), for the section bar on every organiser page."""
     return SECTIONS
+
+
+@register.filter
+def takes_controls(campaign) -> bool:
+    """Whether the campaign's kind takes control items (the section bar's Controls link)."""
+    return get_kind(campaign.kind).data.takes_controls

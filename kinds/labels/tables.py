@@ -285,4 +285,5 @@ TABLES = RatingTables(
     shapes=(LONG, WIDE, COUNTS),
     scale_form=SCALE_FORM,
     interchange=True,
+    controls=True,
 )

@@ -18,6 +18,7 @@ from kinds.base import (
     Kind,
     Limits,
     clean_per_topic,
+    control_params,
     demo_param,
     design_param,
     interval_params,
@@ -76,6 +77,7 @@ class NuggetsKind(Kind):
         ),
         design_param("Nugget pyramid", splittable=False),
         *interval_params(ranking=True),
+        *control_params(),
         demo_param(),
     )
 
@@ -187,6 +189,23 @@ class NuggetsKind(Kind):
 
     def empty_payload(self, topic_data: Mapping[str, Any]) -> dict[str, Any]:
         return {"labels": {}, "matches": {}}
+
+    # -- control items (annotate/controls.py) -------------------------------------------
+
+    def control_labels(self, payload: Mapping[str, Any]) -> dict[str, Any]:
+        """Each nugget's label, vital or okay (a control is a nugget whose label is known; the
+        matches of responses are not checked)."""
+        return dict(payload.get("labels", {}))
+
+    def clean_control_answer(
+        self, value: Any, topic_data: Mapping[str, Any], item: str, params: Mapping[str, Any], *, field: str
+    ) -> Any:
+        """``vital`` or ``okay`` (any case) for a nugget of the topic."""
+        if item not in {nugget["id"] for nugget in topic_data["nuggets"]}:
+            raise InvalidInput(field, f"no nugget {item!r} in the topic")
+        if isinstance(value, str) and value.strip().lower() in LABELS:
+            return value.strip().lower()
+        raise InvalidInput(field, f"{value!r} is neither vital nor okay")
 
     def clean_run_data(self, data: Any, topics: Mapping[str, Mapping[str, Any]], *, field: str) -> dict[str, Any]:
         """A run's responses: ``{"responses": {topic: {"text" | "length", "matches"?: [nugget ids]}}}``.

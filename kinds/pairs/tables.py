@@ -77,4 +77,5 @@ TABLES = RatingTables(
     texts=("query", "text"),
     shapes=(WIDE,),
     scale_form=SCALE_FORM,
+    controls=True,
 )

@@ -31,6 +31,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, Max
 from django.db.models.fields.json import KT
 
+from annotate.controls import control_topic_ids
 from annotate.models import Assignment, Campaign, Judgment, Topic
 from kinds.preference.allocation import design_weights, draw, pair_key, pair_weights
 from kinds.preference.data import MAX_OUTPUTS, pair_id
@@ -46,6 +47,8 @@ def allocate(campaign: Campaign, user: AbstractBaseUser, rng: random.Random) -> 
     topics = topic_systems(campaign)
     held = set(Assignment.objects.filter(topic__campaign=campaign, assessor=user).values_list("topic_id", flat=True))
     held |= set(Judgment.objects.filter(topic__campaign=campaign, assessor=user).values_list("topic_id", flat=True))
+    # Control topics are handed out as controls (annotate.adaptive.next_work), never drawn here.
+    held |= set(control_topic_ids(campaign).values_list("topic_id", flat=True))
     open_topics = set(topics) - held
     if not open_topics:
         return None

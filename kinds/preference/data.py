@@ -42,6 +42,7 @@ from kinds.base import (
     Kind,
     Limits,
     assessor_seed,
+    control_params,
     demo_param,
     design_param,
     duplicate_id,
@@ -67,6 +68,8 @@ REASON_MAX_LENGTH = 2000
 #: The longest prompt and output.
 TEXT_MAX_LENGTH = 100_000
 TIE_MODELS = ("half", "davidson")
+#: A control's known answer where neither output should win (a tie or both bad).
+TIE = "tie"
 ALLOCATIONS = ("uniform", "active", "design")
 #: The allocations that draw each assessor's pairs when they ask for work (kinds/preference/active.py).
 ON_REQUEST = ("active", "design")
@@ -204,6 +207,7 @@ class PreferenceKind(Kind):
         ),
         design_param("Preference", splittable=False),
         *interval_params(),
+        *control_params(),
         demo_param(),
     )
 
@@ -357,6 +361,38 @@ class PreferenceKind(Kind):
 
     def empty_payload(self, topic_data: Mapping[str, Any]) -> dict[str, Any]:
         return {"verdicts": []}
+
+    # -- control items (annotate/controls.py) -------------------------------------------
+
+    def control_labels(self, payload: Mapping[str, Any]) -> dict[str, Any]:
+        """Each pair's winner, by the position of its output (an int), or ``"tie"`` (a tie or
+        both bad): never a side, since the sides are drawn per assessor (:func:`sides`). A pair
+        judged more than once (an imported rater's repeats) is read at its first verdict."""
+        winners: dict[str, Any] = {}
+        for verdict in payload.get("verdicts", []):
+            if verdict["pair"] in winners:
+                continue
+            choice = verdict["choice"]
+            winners[verdict["pair"]] = verdict[choice] if choice in ("left", "right") else TIE
+        return winners
+
+    def clean_control_answer(
+        self, value: Any, topic_data: Mapping[str, Any], item: str, params: Mapping[str, Any], *, field: str
+    ) -> Any:
+        """The system that should win the pair ``item`` (one of its two outputs' systems), or
+        ``tie``; stored as the winner's position (as :meth:`control_labels` reads verdicts), so
+        that it holds whichever side each assessor is shown it on."""
+        if item not in self.items(topic_data):
+            raise InvalidInput(field, f"no pair {item!r} in the topic (pairs of its outputs by position: 1-2, ...)")
+        if isinstance(value, str) and value.strip().lower() == TIE:
+            return TIE
+        systems = systems_of(topic_data)
+        pair = positions(item)
+        named = [k for k in pair if isinstance(value, str) and systems[k - 1] == value.strip()]
+        if not named:
+            shown = " or ".join(repr(systems[k - 1]) for k in pair)
+            raise InvalidInput(field, f"{value!r} is not a system of pair {item}: expected {shown}, or tie")
+        return named[0]
 
 
 def systems_of(topic_data: Mapping[str, Any]) -> list[str]:

@@ -18,6 +18,7 @@ from kinds.base import (
     InvalidInput,
     Kind,
     Limits,
+    control_params,
     demo_param,
     design_param,
     interval_params,
@@ -98,6 +99,7 @@ class RelevanceKind(Kind):
         ),
         design_param("Graded relevance", splittable=True),
         *interval_params(ranking=True),
+        *control_params(),
         demo_param(),
     )
 
@@ -224,6 +226,37 @@ class RelevanceKind(Kind):
 
     def progress(self, payload: Mapping[str, Any], topic_data: Mapping[str, Any]) -> tuple[int, int]:
         return len(payload.get("grades", {})), len(topic_data["documents"])
+
+    # -- control items (annotate/controls.py) -------------------------------------------
+
+    def control_labels(self, payload: Mapping[str, Any]) -> dict[str, Any]:
+        """Each document's grade."""
+        return dict(payload.get("grades", {}))
+
+    def clean_control_answer(
+        self, value: Any, topic_data: Mapping[str, Any], item: str, params: Mapping[str, Any], *, field: str
+    ) -> Any:
+        """A grade of the campaign's scale: its number (0 the lowest; ``"2"`` as a file's cell
+        writes it) or its label (``"relevant"``), stored as the number."""
+        if item not in {document["id"] for document in topic_data["documents"]}:
+            raise InvalidInput(field, f"no document {item!r} in the topic")
+        scale = scale_of(params)
+        if isinstance(value, str) and value.strip() in scale:
+            return scale.index(value.strip())
+        if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
+            value = int(value.strip())
+        if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < len(scale):
+            return value
+        grades = ", ".join(f"{grade} {label}" for grade, label in enumerate(scale))
+        raise InvalidInput(field, f"{value!r} is not a grade of the scale ({grades})")
+
+    def control_credit(self, known: Any, given: Any, params: Mapping[str, Any]) -> float:
+        """A near miss earns part credit: one minus the distance between the grades over the
+        scale's width (stats.quality.credits, linear), as the grades are ordered."""
+        top = len(scale_of(params)) - 1
+        if not all(isinstance(g, int) and not isinstance(g, bool) for g in (known, given)):
+            return 0.0
+        return max(0.0, 1.0 - abs(given - known) / top)
 
     def empty_payload(self, topic_data: Mapping[str, Any]) -> dict[str, Any]:
         return {"grades": {}}

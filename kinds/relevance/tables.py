@@ -63,4 +63,5 @@ TABLES = RatingTables(
     scale=table_scale,
     texts=("title", "text"),
     shapes=(WIDE, LONG),
+    controls=True,
 )

@@ -124,6 +124,8 @@ def test_irrcac_raw_5observers_as_to_csv_writes_it_fixed_to_ordinal_0_3(organise
         "topic": "(none)",
         "item": "1: Units",
         "text": "(none)",
+        "control": "(none)",
+        "attention": "(none)",
         "picked": [f"{k}: Observer{k - 1}" for k in range(2, 7)],
     }
     table = page.context["table"]
@@ -252,6 +254,8 @@ def test_pingouin_icc_csv_long_its_columns_mapped_and_its_iccs(organiser, people
         "text": "(none)",
         "rater": "2: Judge",
         "label": "3: Scores",
+        "control": "(none)",
+        "attention": "(none)",
         "picked": [],
     }
     assert page.context["table"].scale_text == "interval: numbers from 0 to 9 in steps of 1"
@@ -494,6 +498,8 @@ def test_a_wide_table_of_match_labels_into_pairs(organiser, people):
         "candidate": "3: candidate",
         "query": "2: query",
         "text": "4: text",
+        "control": "(none)",
+        "attention": "(none)",
         "picked": ["5: adj-1", "6: adj-2", "7: adj-3"],
     }
     assert organiser.post(url(campaign), {"step": "confirm"}).status_code == 302
@@ -660,3 +666,55 @@ def test_every_rating_table_sample_imports_through_the_wizard(organiser, people,
         assert organiser.post(url(campaign), {"step": "confirm", **shape}).status_code == 302
         assert Judgment.objects.filter(topic__campaign=campaign).count() == 2, name
         User.objects.filter(username__regex=r"^(assessor-|c\d+-anonymous-)").delete()
+
+
+# -- known answers: a control column ----------------------------------------------------------
+
+
+CONTROLLED = (
+    b"item,text,control,attention,r1,r2\n"
+    b"i1,Good.,positive,,positive,neutral\n"
+    b"i2,Say negative.,,negative,negative,negative\n"
+    b"i3,Fine.,,,neutral,positive\n"
+)
+CATEGORIES = {"scale.level": "ordinal", "scale.categories": "negative\nneutral\npositive", "scale.cant_tell": ""}
+
+
+@pytest.mark.parametrize("variant", ["csv", "xlsx"])
+def test_a_control_column_gives_the_units_known_answers(organiser, people, variant):
+    """A wide table's ``control`` and ``attention`` columns are read as the units' known answers
+    (stored apart from the topic's data), not as raters."""
+    campaign = new(people)
+    raw, name = CONTROLLED, "controlled.csv"
+    if variant == "xlsx":
+        rows = [line.split(",") for line in CONTROLLED.decode().splitlines()]
+        raw, name = xlsx([[cell or None for cell in row] for row in rows]), "controlled.xlsx"
+    page = preview(organiser, campaign, name, raw, **CATEGORIES)
+    assert page.status_code == 200, page.context.get("error")
+    assert layout(page)["control"] == "3: control" and layout(page)["attention"] == "4: attention"
+    assert layout(page)["picked"] == ["5: r1", "6: r2"]
+    assert dict(page.context["preview"].counts)["known answers (controls)"] == 2
+    assert organiser.post(url(campaign), {"step": "confirm", **CATEGORIES}).status_code == 302
+    topic = Topic.objects.get(campaign=campaign)
+    assert sorted(topic.controls.values_list("item", "answer", "attention")) == [
+        ("i1", "positive", False),
+        ("i2", "negative", True),
+    ]
+    assert "control" not in json.dumps(topic.data) and "positive" not in json.dumps(topic.data)
+    assert set(
+        Membership.objects.filter(campaign=campaign, imported=True).values_list("user__username", flat=True)
+    ) == {
+        "r1",
+        "r2",
+    }
+
+
+def test_a_bad_known_answer_in_a_table_is_refused_naming_its_row_and_column(organiser, people):
+    campaign = new(people)
+    before = stored(campaign)
+    raw = CONTROLLED.replace(b"i1,Good.,positive", b"i1,Good.,great")
+    page = preview(organiser, campaign, "controlled.csv", raw, **CATEGORIES)
+    assert page.status_code == 400
+    error = page.context["error"]
+    assert error.field.startswith("line 2, column control") and "great" in error.message
+    assert stored(campaign) == before

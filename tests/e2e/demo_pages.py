@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from annotate.models import Campaign, Topic
+from kinds.registry import get_kind
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,11 @@ def kind_pages(campaign: Campaign, people: dict, *, every_section: bool = False)
             DemoPage("organiser", f"{where}: analyses", f"{base}/?section=analyses"),
             DemoPage("organiser", f"{where}: members page", f"{base}/members/"),
             DemoPage("organiser", f"{where}: quality page", f"{base}/quality/"),
+            *(
+                [DemoPage("organiser", f"{where}: controls page", f"{base}/controls/")]
+                if get_kind(kind).data.takes_controls
+                else []
+            ),
             DemoPage("organiser", f"{where}: adjudication queue", f"{base}/adjudication/"),
             DemoPage("organiser", f"{where}: adjudication", f"{base}/topics/{judged.external_id}/adjudicate/"),
         ]

@@ -26,7 +26,7 @@ from rest_framework.test import APIClient
 from security_helpers import path_for, project_patterns
 
 from annotate.imports.write import import_runs, import_topics
-from annotate.models import Assignment, Judgment, Topic
+from annotate.models import Assignment, Control, Judgment, Topic
 from annotate.services.campaigns import create_campaign
 from annotate.services.curations import save_curation
 from annotate.services.flags import create_flag
@@ -297,4 +297,140 @@ def test_organisers_see_consensus_in_the_agreement_api_and_only_admins_export(pe
     assert (
         admin.get(f"/api/campaigns/{world.campaign.pk}/export/", {"format": "csv", "truth": "consensus"}).status_code
         == 200
+    )
+
+
+# -- control topics: indistinguishable from the others --------------------------------------
+
+CONTROL_KINDS = sorted(name for name, spec in KINDS.items() if spec.data.takes_controls)
+
+
+def control_world(people, kind: str, who: str, *, controlled: bool) -> SimpleNamespace:
+    """A campaign of two topics with the same data, ``t1`` and ``t2``, both ``who``'s (its one
+    assessor), under a quiz of one control and a rate of one in two; with ``controlled``, ``t1``
+    is a control topic (a known answer and an attention check, each a marker), else nothing is.
+    Either way ``t1`` comes first: the quiz's control, or the first by position."""
+    examples = KINDS[kind].examples
+    params = {**examples.params, "quiz_controls": 1, "control_rate": 0.5}
+    campaign = create_campaign(creator=people["organiser"], kind=kind, name="Blind controls", overlap=1, params=params)
+    add_member(campaign=campaign, username=who, role="assessor")
+    data = copy.deepcopy(dict(examples.topic))
+    import_topics(
+        campaign=campaign,
+        topics=[{"external_id": t, "title": "Topic", "data": copy.deepcopy(data)} for t in ("t1", "t2")],
+    )
+    topic = Topic.objects.get(campaign=campaign, external_id="t1")
+    if controlled:
+        kind_data = KINDS[kind].data
+        cleaned = kind_data.clean_payload(
+            copy.deepcopy(dict(examples.payloads[0])), topic.data, complete=False, params=campaign.params
+        )
+        first, second, *_ = [*kind_data.control_labels(cleaned), None]
+        Control.objects.create(topic=topic, item=first, answer=f"{MARKER}-{kind}-known-answer")
+        if second is not None:
+            Control.objects.create(topic=topic, item=second, answer=f"{MARKER}-{kind}-attention", attention=True)
+    job = Job.objects.create(campaign=campaign, analysis="agreement")
+    flag = create_flag(topic=topic, author=people[who], comment="the same words")
+    return SimpleNamespace(
+        campaign=campaign, topic=topic, job=job, flag=flag, kind=kind, who=who, user_pk=people[who].pk
+    )
+
+
+_VOLATILE = [
+    (re.compile(r'(name="csrfmiddlewaretoken" value=|"csrf_token": ?|csrf-token" content=)"[^"]*"'), r'\1"CSRF"'),
+    (re.compile(r'nonce="[^"]*"'), 'nonce="NONCE"'),
+    (re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)?"), "TIME"),
+]
+
+
+def normalised(response, world) -> str:
+    """A response's body with what differs between two campaigns of two assessors made one after
+    the other put to one side: the campaign's and topics' ids, the assessor's name, CSRF tokens and
+    nonces, times. What is left must be the same for a control topic as for any other."""
+    content = b"".join(response.streaming_content) if response.streaming else response.content
+    body = content.decode("utf-8", "replace")
+    for pattern, replacement in _VOLATILE:
+        body = pattern.sub(replacement, body)
+    # Ids, by where they are: JSON keys naming an object, paths, the page's user id.
+    body = re.sub(r'"(id|\w+_id|campaign|topic|assessor|user|author|job|flag)": ?\d+', r'"\1": ID', body)
+    body = re.sub(r"(campaigns|jobs|flags|tokens)(/|%2F|%252F)\d+", r"\1\2ID", body)
+    body = re.sub(r'(data-user-id=")\d+', r"\1ID", body)
+    body = re.sub(r'(data-storage-key="concord:)\d+:(\w+):\d+', r"\1ID:\2:ID", body)
+    body = re.sub(r'(concord-user-id" content=")\d+', r"\1ID", body)
+    body = re.sub(rf"\bc{world.campaign.pk}-", "cID-", body)
+    # The sides each preference pair is shown on are drawn per assessor (kinds.preference.data.sides).
+    body = re.sub(r'(<script id="pref-shown" type="application/json">)[^<]*', r"\1SIDES", body)
+    body = re.sub(r'"left": ?\d+, ?"right": ?\d+', '"left": SIDE, "right": SIDE', body)
+    return body.replace(world.who, "ASSESSOR")
+
+
+def seen_by_assessor(world, user) -> dict[str, tuple[int, str]]:
+    """Every URL of the project as the assessor sees it (GET), then their PUT of a draft and a
+    submission of the first topic, and Next: name -> (status, normalised body)."""
+    client = client_for(user)
+    seen = {}
+    first = client.post(f"/api/campaigns/{world.campaign.pk}/next-topic/")
+    seen["POST api-next-topic"] = (first.status_code, normalised(first, world))
+    for name, pattern in sorted(project_patterns().items()):
+        response = client.get(path_for(name, pattern, world))
+        seen[name] = (response.status_code, normalised(response, world))
+    payload = copy.deepcopy(dict(KINDS[world.kind].examples.payloads[0]))
+    url = f"/api/campaigns/{world.campaign.pk}/topics/t1/judgment/"
+    for status, version in (("draft", 0), ("submitted", 1)):
+        response = client.put(url, {"payload": payload, "status": status, "version": version}, format="json")
+        seen[f"PUT {status}"] = (response.status_code, normalised(response, world))
+    for name in ("api-judgment", "api-judgments", "judge", "home", "campaign"):
+        response = client.get(path_for(name, project_patterns()[name], world))
+        seen[f"{name} after"] = (response.status_code, normalised(response, world))
+    following = client.post(f"/api/campaigns/{world.campaign.pk}/next-topic/")
+    seen["POST api-next-topic after"] = (following.status_code, normalised(following, world))
+    return seen
+
+
+@pytest.mark.parametrize("kind", CONTROL_KINDS)
+def test_a_control_topic_looks_to_its_assessor_exactly_like_any_other(people, kind):
+    """docs/security.md, "Blind assessment": alice's campaign, whose first topic is a control, and
+    bob's, the same but with no control, look the same through every page and endpoint they reach
+    (GET of every URL, Next, saving and submitting the topic), byte for byte once the ids, names,
+    tokens and times are put aside; and no known answer reaches either."""
+    control = control_world(people, kind, "alice", controlled=True)
+    plain = control_world(people, kind, "bob", controlled=False)
+    assert control.topic.controls.count() >= 1 and not plain.topic.controls.exists()
+    with_control = seen_by_assessor(control, people["alice"])
+    without = seen_by_assessor(plain, people["bob"])
+    for name, (status, body) in with_control.items():
+        assert MARKER not in body, (name, status)
+        assert (status, body) == without[name], (name, status, without[name][0])
+    # The walk reached the assessor's pages, with the control served first ...
+    for name in (
+        "home",
+        "campaign",
+        "judge",
+        "api-topics",
+        "api-judgment",
+        "api-judgments",
+        "api-next-topic",
+        "PUT submitted",
+    ):
+        status = with_control.get(f"POST {name}", with_control.get(name))[0]
+        assert status == 200, (name, status)
+    assert '"t1"' in with_control["POST api-next-topic"][1]
+    assert '"t2"' in with_control["POST api-next-topic after"][1]
+    # The rules would tell which topics are controls (the quiz's length, the rate): not shown to them.
+    for name in ("api-campaign", "api-campaigns"):
+        assert "quiz_controls" not in with_control[name][1] and "control_rate" not in with_control[name][1], name
+    # ... and not the organisers': reports, agreement, exports, the controls page.
+    for name in (
+        "campaign-report",
+        "api-agreement",
+        "api-agreement-headline",
+        "api-export",
+        "campaign-export",
+        "campaign-controls",
+    ):
+        assert with_control[name][0] in (403, 404), (name, with_control[name][0])
+    # The organiser does see the known answers (the markers were planted).
+    organiser = client_for(people["organiser"])
+    assert (
+        f"{MARKER}-{kind}-known-answer" in organiser.get(f"/campaigns/{control.campaign.pk}/controls/").content.decode()
     )

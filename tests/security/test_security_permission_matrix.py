@@ -71,6 +71,9 @@ EXPECTED: dict[str, dict[str, tuple]] = {
     "campaign-new": {"GET": (LOGIN, 403, 403, 200, 200, 200, 403), "POST": (LOGIN, 403, 403, 302, 302, 302, 403)},
     # Members: a POST that worked redirects (303); new links wait in the session for that GET.
     "campaign-members": {"GET": (LOGIN, 403, 404, 200, 404, 200, 403), "POST": (LOGIN, 403, 404, 303, 404, 303, 403)},
+    # Control items (annotate/services/controls.py): organisers and admins, of a kind that takes them; the
+    # world's factoids campaign takes none, so its page is a 404 even for them.
+    "campaign-controls": {"GET": (LOGIN, 403, 404, 404, 404, 404, 403), "POST": (LOGIN, 403, 404, 404, 404, 404, 403)},
     # The summary fragment the dashboard polls: organisers and admins.
     "campaign-summary": {"GET": (LOGIN, 403, 404, 200, 404, 200, 403)},
     "campaign-progress": {"GET": (LOGIN, 403, 404, 200, 404, 200, 403)},
@@ -200,6 +203,7 @@ def body(name: str, method: str, role: str, world) -> tuple[object, str]:
             {"action": "make", "platform": "prolific", "completion_code": "ABC123"},
             "multipart",
         ),
+        ("campaign-controls", "POST"): ({"action": "mark", "answers": "kuwait,m1s1,yes"}, "multipart"),
         ("job-cancel", "POST"): ({}, "multipart"),
         ("campaign-uploads", "POST"): ({"what": "topics", "file": topics_file}, "multipart"),
         ("campaign-import", "POST"): ({"step": "preview", "file": topics_file}, "multipart"),

@@ -78,3 +78,16 @@ def test_the_judging_page_of_a_question_without_responses_renders(client, people
     page = client.get(f"/campaigns/{campaign.pk}/topics/q1/judge/")
     assert page.status_code == 200
     assert '<script id="item-labels" type="application/json">{"n1": "founded 1958"}</script>' in page.content.decode()
+
+
+def test_a_control_is_a_nugget_whose_label_is_known():
+    assert KIND.takes_controls
+    assert KIND.clean_control_answer(" Vital", TOPIC, "n2", {}, field="controls.n2") == "vital"
+    with pytest.raises(InvalidInput, match="neither vital nor okay") as error:
+        KIND.clean_control_answer("maybe", TOPIC, "n2", {}, field="controls.n2")
+    assert error.value.field == "controls.n2"
+    with pytest.raises(InvalidInput, match="no nugget 'n9'"):
+        KIND.clean_control_answer("okay", TOPIC, "n9", {}, field="controls.n9")
+    payload = {"labels": {"n1": "vital", "n2": "okay"}, "matches": {"r1": ["n1"]}}
+    assert KIND.control_labels(payload) == {"n1": "vital", "n2": "okay"}
+    assert KIND.control_credit("vital", "okay", {}) == 0.0

@@ -200,3 +200,37 @@ def test_an_imported_raters_judgment_holds_the_pairs_they_judged():
     with pytest.raises(InvalidInput) as refused:
         KIND.clean_payload({"verdicts": []}, TOPIC, complete=True, params=params())
     assert refused.value.field == "payload.verdicts"
+
+
+# -- control items: the known answer names the system that should win -----------------
+
+
+def test_a_control_answer_names_the_winning_system_and_is_stored_as_its_position():
+    assert KIND.clean_control_answer("mistral", TOPIC, "1-3", params(), field="controls.1-3") == 3
+    assert KIND.clean_control_answer(" gpt ", TOPIC, "1-3", params(), field="controls.1-3") == 1
+    assert KIND.clean_control_answer("Tie", TOPIC, "2-3", params(), field="controls.2-3") == "tie"
+
+
+@pytest.mark.parametrize(
+    ("item", "value", "message"),
+    [("1-3", "llama", "not a system of pair 1-3"), ("1-4", "gpt", "no pair '1-4'"), ("1-2", "left", "not a system")],
+)
+def test_a_control_answer_off_the_pair_is_refused_naming_the_field(item, value, message):
+    with pytest.raises(InvalidInput, match=message) as error:
+        KIND.clean_control_answer(value, TOPIC, item, params(), field="topics[0].controls.x")
+    assert error.value.field == "topics[0].controls.x"
+
+
+def test_a_verdict_reads_as_its_winners_position_whichever_side_it_was_shown_on():
+    payload = {
+        "verdicts": [
+            {"pair": "1-3", "left": 3, "right": 1, "choice": "left"},
+            {"pair": "1-2", "left": 1, "right": 2, "choice": "right"},
+            {"pair": "2-3", "left": 2, "right": 3, "choice": "both_bad"},
+        ]
+    }
+    assert KIND.control_labels(payload) == {"1-3": 3, "1-2": 2, "2-3": "tie"}
+    known = KIND.clean_control_answer("mistral", TOPIC, "1-3", params(), field="f")
+    assert KIND.control_credit(known, KIND.control_labels(payload)["1-3"], params()) == 1.0
+    assert KIND.control_credit(known, 1, params()) == 0.0
+    assert KIND.takes_controls

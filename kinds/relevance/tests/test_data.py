@@ -171,3 +171,25 @@ def test_a_bad_grade_over_the_api_is_a_400_naming_the_document_and_changes_nothi
         1,
         1,
     )
+
+
+def test_a_control_grade_is_read_by_number_or_label_and_stored_as_the_number():
+    data = topic()
+    first = data["documents"][0]["id"]
+    assert KIND.takes_controls
+    assert KIND.clean_control_answer("relevant", data, first, DEFAULTS, field="f") == 2
+    assert KIND.clean_control_answer("3", data, first, DEFAULTS, field="f") == 3
+    assert KIND.clean_control_answer(0, data, first, DEFAULTS, field="f") == 0
+    for bad in (4, "4", True, "very", 1.5):
+        with pytest.raises(InvalidInput, match="not a grade of the scale") as error:
+            KIND.clean_control_answer(bad, data, first, DEFAULTS, field="controls.d")
+        assert error.value.field == "controls.d"
+    with pytest.raises(InvalidInput, match="no document 'nope'"):
+        KIND.clean_control_answer(1, data, "nope", DEFAULTS, field="f")
+
+
+def test_a_near_grade_earns_part_credit_on_the_scale():
+    assert KIND.control_credit(3, 3, DEFAULTS) == 1.0
+    assert KIND.control_credit(3, 2, DEFAULTS) == pytest.approx(2 / 3)
+    assert KIND.control_credit(0, 3, DEFAULTS) == 0.0
+    assert KIND.control_labels({"grades": {"d1": 2}}) == {"d1": 2}
