@@ -98,6 +98,10 @@ def topics(regular: int, control: int) -> list[dict]:
 
 
 def labels_campaign(people, *, overlap=1, **params):
+    """A labels campaign of alice and bob under ``params``. The quiz needs nothing unless a test
+    says otherwise: these tests follow the allocation, whose answers are not the known ones
+    (annotate/quality.py's rules have their own tests)."""
+    params = {"quiz_minimum": 0.0, **params}
     campaign = create_campaign(
         creator=people["organiser"], kind="labels", name="C", overlap=overlap, params={**LABELS, **params}
     )

@@ -309,9 +309,11 @@ def control_world(people, kind: str, who: str, *, controlled: bool) -> SimpleNam
     """A campaign of two topics with the same data, ``t1`` and ``t2``, both ``who``'s (its one
     assessor), under a quiz of one control and a rate of one in two; with ``controlled``, ``t1``
     is a control topic (a known answer and an attention check, each a marker), else nothing is.
-    Either way ``t1`` comes first: the quiz's control, or the first by position."""
+    Either way ``t1`` comes first: the quiz's control, or the first by position. No rule pauses
+    (a quiz that needs nothing, no accuracy threshold): a pause follows a control's submission,
+    which is what pausing on controls is (docs/security.md), not what a page shows."""
     examples = KINDS[kind].examples
-    params = {**examples.params, "quiz_controls": 1, "control_rate": 0.5}
+    params = {**examples.params, "quiz_controls": 1, "control_rate": 0.5, "quiz_minimum": 0.0, "pause_threshold": 0.0}
     campaign = create_campaign(creator=people["organiser"], kind=kind, name="Blind controls", overlap=1, params=params)
     add_member(campaign=campaign, username=who, role="assessor")
     data = copy.deepcopy(dict(examples.topic))
