@@ -15,7 +15,7 @@ from dataclasses import asdict
 
 import numpy as np
 
-from annotate.models import Campaign, Topic
+from annotate.models import Campaign, Control, Topic
 from concord.errors import InvalidInput
 from kinds.nuggets.report import Arrays, arrays, pyramids, scores
 from kinds.spec import Export, ExportFile
@@ -69,20 +69,42 @@ def check_truth(truth: str) -> None:
         raise InvalidInput("truth", f"unknown export {truth!r} (known: {', '.join(truths([]))}, adjudicated:<truth>)")
 
 
-def gold_provenance(a: Arrays, truth: str, adjudicated: Sequence[lm.Adjudicated | None] = ()) -> lm.Provenance:
+def gold_provenance(
+    a: Arrays, truth: str, adjudicated: Sequence[lm.Adjudicated | None] = (), known: dict[int, int] | None = None
+) -> lm.Provenance:
     """1 vital / 0 okay per nugget under ``truth`` with its provenance (``adjudicated``:
-    per nugget, see :func:`adjudicated_items`)."""
+    per nugget, see :func:`adjudicated_items`); ``known``: the control nuggets' known labels
+    (nugget row -> 1 vital, 0 okay), which the truth models hold fixed (:func:`known_answers`)."""
     check_truth(truth)
     is_adjudicated, behind = lm.split_truth(truth)
     votes = a.labels.T
     if behind in lm.MODELS:
-        fit = lm.model_truth(votes, behind, 2)
+        fit = lm.model_truth(votes, behind, 2, known=known)
         labels, posterior, model = fit.labels, fit.posterior, True
     else:
         labels, posterior, model = lm.majority_variants(votes, draws=0)["ties as match"], None, False
     return lm.with_provenance(
         labels, model=model, posterior=posterior, adjudicated=adjudicated if is_adjudicated else None
     )
+
+
+def known_answers(a: Arrays) -> dict[int, int]:
+    """The control nuggets' known labels as the truth models take them (nugget row -> 1 vital,
+    0 okay; annotate.models.Control): one read, by the exported topics' ids. As Ipeirotis,
+    Provost & Wang's "Get Another Label" does with gold items, Dawid-Skene and MACE then hold
+    them fixed (stats.labelmodels.model_truth, ``known=``)."""
+    answers = {
+        (topic_id, item): answer
+        for topic_id, item, answer in Control.objects.filter(topic_id__in=[t.pk for t in a.topics]).values_list(
+            "topic_id", "item", "answer"
+        )
+    }
+    found = {}
+    for row, (q, nugget) in enumerate(zip(a.question_index, a.nugget_ids)):
+        label = answers.get((a.topics[q].pk, nugget))
+        if label in ("vital", "okay"):
+            found[row] = int(label == "vital")
+    return found
 
 
 def adjudicated_items(a: Arrays, curated: dict) -> list[lm.Adjudicated | None]:
@@ -103,7 +125,8 @@ def labels_export(campaign: Campaign, a: Arrays, *, format: str, truth: str) -> 
     if format not in ("csv", "json"):
         raise InvalidInput("format", "label truth sets come as csv or json")
     curated = adjudicated_items(a, lm.adjudications(campaign)) if lm.split_truth(truth)[0] else ()
-    gold = gold_provenance(a, truth, curated)
+    known = known_answers(a) if lm.split_truth(truth)[1] in lm.MODELS else None
+    gold = gold_provenance(a, truth, curated, known)
     labelled = (~np.isnan(a.labels)).sum(axis=0)
     columns = ["topic", "nugget", "truth", "label", "vital", "labelled", *PROVENANCE]
     rows = [
