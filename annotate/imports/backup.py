@@ -2,7 +2,8 @@
 
 The document holds the campaign, its members, topics, assignments, runs,
 every judgment with its full revision history, the organisers'
-curations (relations, consensus) with theirs, and the control topics' known answers. Restoring into another
+curations (relations, consensus) with theirs, the control topics' known answers, and which
+assessors are paused with every pause and reinstatement on record. Restoring into another
 instance recreates all of it (accounts that do not exist there are created
 without a usable password; imported crowd workers also inactive, and never
 restored onto an account that can log in) and recomputes the reports, which
@@ -28,6 +29,7 @@ from annotate.models import (
     Judgment,
     JudgmentRevision,
     Membership,
+    PauseRecord,
     Run,
     Topic,
 )
@@ -110,8 +112,27 @@ def dump_campaign(campaign: Campaign) -> dict[str, Any]:
             "params": campaign.params,
         },
         "members": [
-            {"username": m.user.username, "role": m.role, "imported": m.imported, "model_judge": m.model_judge}
+            {
+                "username": m.user.username,
+                "role": m.role,
+                "imported": m.imported,
+                "model_judge": m.model_judge,
+                **({"paused_at": _when(m.paused_at), "pause_reason": m.pause_reason} if m.paused_at else {}),
+            }
             for m in campaign.memberships.select_related("user").order_by("user__username")
+        ],
+        "pauses": [
+            {
+                "member": r.membership.user.username,
+                "action": r.action,
+                "by": r.by.username if r.by else None,
+                "at": _when(r.at),
+                "reason": r.reason,
+                "evidence": r.evidence,
+            }
+            for r in PauseRecord.objects.filter(membership__campaign=campaign)
+            .select_related("membership__user", "by")
+            .order_by("at", "id")
         ],
         "topics": [
             {"external_id": t.external_id, "title": t.title, "data": t.data, "position": t.position} for t in topics
@@ -171,6 +192,7 @@ def load_campaign(document: Any, *, creator=None) -> Campaign:
             "judgments",
             "curations",
             "controls",
+            "pauses",
             "flags",
         },
         required={"format", "version", "campaign"},
@@ -217,6 +239,8 @@ def load_campaign(document: Any, *, creator=None) -> Campaign:
             imported=member.get("imported", False),
             model_judge=member.get("model_judge", False),
             created_account=member["username"] in created and not member.get("imported", False),
+            paused_at=_moment(member["paused_at"], "paused_at") if member.get("paused_at") else None,
+            pause_reason=member.get("pause_reason", "") if member.get("paused_at") else "",
         )
     topics = {}
     for index, entry in enumerate(require_list(document.get("topics", []), "file.topics")):
@@ -329,8 +353,46 @@ def load_campaign(document: Any, *, creator=None) -> Campaign:
         if entry.get("created_at"):
             Flag.objects.filter(pk=flag.pk).update(created_at=parse_datetime(entry["created_at"]))
 
+    memberships = {m.user.username: m for m in campaign.memberships.select_related("user")}
+    for index, entry in enumerate(require_list(document.get("pauses", []), "file.pauses")):
+        where = f"file.pauses[{index}]"
+        record = _pause(entry, memberships, where)
+        record.by = user(entry.get("by"), f"{where}.by")
+        record.save()
+        PauseRecord.objects.filter(pk=record.pk).update(at=_moment(entry["at"], f"{where}.at"))
     changes.campaign_changed(campaign)
     return campaign
+
+
+def _moment(value: Any, where: str):
+    """A time as the backup writes it (ISO 8601), or a 400 naming ``where``."""
+    moment = parse_datetime(value) if isinstance(value, str) else None
+    if moment is None:
+        raise InvalidInput(where, "expected a time in ISO 8601, e.g. 2026-12-07T18:10:00+00:00")
+    return moment
+
+
+def _pause(entry: Any, memberships: dict[str, Membership], where: str) -> PauseRecord:
+    """A pause or reinstatement of the backup, of one of its members, with its reason and evidence."""
+    require_object(
+        entry,
+        where,
+        allowed={"member", "action", "by", "at", "reason", "evidence"},
+        required={"member", "action", "at"},
+    )
+    if entry["member"] not in memberships:
+        raise InvalidInput(f"{where}.member", f"no member {entry['member']!r} in the backup")
+    if entry["action"] not in PauseRecord.Action.values:
+        raise InvalidInput(f"{where}.action", f"expected one of {', '.join(PauseRecord.Action.values)}")
+    reason, evidence = entry.get("reason", ""), entry.get("evidence", {})
+    if not isinstance(reason, str):
+        raise InvalidInput(f"{where}.reason", "expected text")
+    if not isinstance(evidence, dict):
+        raise InvalidInput(f"{where}.evidence", "expected an object")
+    _moment(entry["at"], f"{where}.at")
+    return PauseRecord(
+        membership=memberships[entry["member"]], action=entry["action"], reason=reason, evidence=evidence
+    )
 
 
 def _control(entry: Any, topics: dict[str, Topic], where: str) -> Control:
@@ -363,8 +425,15 @@ def _clean_members(members: Any) -> list[dict[str, Any]]:
     for index, member in enumerate(members):
         path = f"file.members[{index}]"
         require_object(
-            member, path, allowed={"username", "role", "imported", "model_judge"}, required={"username", "role"}
+            member,
+            path,
+            allowed={"username", "role", "imported", "model_judge", "paused_at", "pause_reason"},
+            required={"username", "role"},
         )
+        if "paused_at" in member:
+            _moment(member["paused_at"], f"{path}.paused_at")
+            if not isinstance(member.get("pause_reason", ""), str):
+                raise InvalidInput(f"{path}.pause_reason", "expected text")
         require_username(member["username"], f"{path}.username")
         if member["role"] not in Membership.Role.values:
             raise InvalidInput(f"{path}.role", f"expected one of {', '.join(Membership.Role.values)}")

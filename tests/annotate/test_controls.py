@@ -405,3 +405,54 @@ def test_changing_controls_marks_every_topic_for_a_rebuild(people):
     StaleTopic.objects.filter(campaign=campaign).delete()
     control_items.set_rules(campaign, {"control_rate": 0.2})
     assert StaleTopic.objects.filter(campaign=campaign).count() == 4
+
+
+@pytest.mark.django_db
+def test_a_backup_keeps_who_is_paused_and_every_pause_on_record(people):
+    """A restored campaign leaves a paused assessor's judgments out as the original does, and keeps
+    each pause and reinstatement with who, when, why and the evidence; a bad record restores nothing."""
+    import json
+
+    from annotate import quality
+    from annotate.imports import backup
+    from annotate.models import Campaign, Membership, PauseRecord
+
+    campaign = labels_campaign(people, quiz_controls=1)
+    import_topics(campaign=campaign, topics=topics(1, 1))
+    quality.pause(campaign=campaign, username="alice", by=people["organiser"], reason="copied answers")
+    quality.reinstate(campaign=campaign, username="alice", by=people["organiser"], reason="explained")
+    quality.pause(campaign=campaign, username="alice", by=people["organiser"], reason="copied again")
+    document = json.loads(json.dumps(backup.dump_campaign(campaign)))
+    restored = backup.load_campaign(document, creator=people["organiser"])
+    original = Membership.objects.get(campaign=campaign, user=people["alice"])
+    again = Membership.objects.get(campaign=restored, user=people["alice"])
+    assert (again.paused_at, again.pause_reason) == (original.paused_at, original.pause_reason)
+    assert again.pause_reason.startswith("copied again")
+    assert Membership.objects.get(campaign=restored, user=people["bob"]).paused_at is None
+
+    def records(c):
+        return list(
+            PauseRecord.objects.filter(membership__campaign=c)
+            .order_by("at", "id")
+            .values_list("membership__user__username", "action", "by__username", "at", "reason", "evidence")
+        )
+
+    assert records(restored) == records(campaign) and len(records(campaign)) == 3
+    count = Campaign.objects.count()
+    for path, value, field in (
+        (("pauses", 1, "at"), "yesterday", "file.pauses[1].at"),
+        (("pauses", 0, "member"), "nobody", "file.pauses[0].member"),
+        (("pauses", 2, "action"), "ban", "file.pauses[2].action"),
+    ):
+        broken = json.loads(json.dumps(document))
+        broken[path[0]][path[1]][path[2]] = value
+        with pytest.raises(InvalidInput) as error:
+            backup.load_campaign(broken, creator=people["organiser"])
+        assert error.value.field == field
+    broken = json.loads(json.dumps(document))
+    alice = next(m for m in broken["members"] if m["username"] == "alice")
+    alice["paused_at"] = 5
+    with pytest.raises(InvalidInput) as error:
+        backup.load_campaign(broken, creator=people["organiser"])
+    assert error.value.field.endswith(".paused_at")
+    assert Campaign.objects.count() == count
