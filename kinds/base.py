@@ -429,8 +429,8 @@ def study_param() -> Object:
                 None,
                 min=1,
                 max=1_000,
-                label="Study link: topics per worker",
-                help="Topics each worker who comes in through the campaign's study link is given, those that most "
+                label="Study link: topics per participant",
+                help="Topics each participant who comes in through the campaign's study link is given, those that most "
                 "need judgments first (default 10). Not with work handed out on request (adaptive, active): "
                 "there 'Next topic' allocates.",
             ),
@@ -439,8 +439,8 @@ def study_param() -> Object:
                 None,
                 min=1,
                 max=100_000,
-                label="Study link: workers, at most",
-                help="Accounts the campaign's study links may create in all; a new worker beyond it is refused "
+                label="Study link: participants, at most",
+                help="Accounts the campaign's study links may create in all; a new participant beyond it is refused "
                 "with a message (default 100).",
             ),
         ],

@@ -66,7 +66,7 @@ SAID = {
     IMPORTED: "imported assessor (never logs in)",
     NEW: "new account: no password yet, make it a set-password link",
     EXISTING: "existing account: they sign in with their own password",
-    STUDY: "study worker: signs in through the campaign's study link, no password",
+    STUDY: "study participant: signs in through the campaign's study link, no password",
 }
 
 

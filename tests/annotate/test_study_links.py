@@ -509,14 +509,14 @@ def test_an_adaptive_campaign_allocates_on_request_and_completes_when_nothing_is
     assert Judgment.objects.filter(assessor=worker.user).count() == 1
 
 
-def test_the_members_page_calls_a_study_workers_account_a_study_worker(crowd, prolific, people):
+def test_the_members_page_calls_a_study_workers_account_a_study_participant(crowd, prolific, people):
     """No password and no set-password link: the members table and the API say "study", not "existing"."""
     add_member(campaign=crowd, username="carol", role="assessor")
     assert prolific_visit(Client(), prolific, PID_A).status_code == 303
     organiser = Client()
     organiser.force_login(people["organiser"])
     page = organiser.get(reverse("campaign-members", args=[crowd.pk])).content.decode()
-    assert "study worker: signs in through the campaign&#x27;s study link, no password" in page
+    assert "study participant: signs in through the campaign&#x27;s study link, no password" in page
     members = organiser.get(f"/api/campaigns/{crowd.pk}/members/").json()
     rows = members["results"] if isinstance(members, dict) else members
     account = {row["username"]: row["account"] for row in rows}

@@ -70,10 +70,13 @@ def test_a_careless_assessor_is_paused_told_why_and_reinstated(new_page, live_se
     later.goto(judge_url(live_server, reviews, "t05"))
     expect(later.locator("#remaining")).to_have_text("1 of 1 items left to label.")
 
+    # The controls one after another (the queue's order is the allocation's: tests/annotate/test_controls.py).
     alice.goto(judge_url(live_server, reviews, "t00"))
     answer_and_submit(alice, "2")  # "no": wrong
+    alice.goto(judge_url(live_server, reviews, "t01"))
     answer_and_submit(alice, "2")
     assert Membership.objects.get(campaign=reviews, user=people["alice"]).paused_at is None
+    alice.goto(judge_url(live_server, reviews, "t02"))
     answer_and_submit(alice, "2")  # the third wrong control: paused, and the next topic says why
     expect(alice.locator("h1")).to_have_text("Paused")
     expect(alice.locator("#paused-notice")).to_contain_text("You are paused in this campaign")
