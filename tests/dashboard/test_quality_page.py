@@ -16,7 +16,7 @@ from dashboard.quality import agreement_by_assessor
 from scoring import selectors as scoring_selectors
 from scoring.jobs import recompute_reports
 from stats import quality as stats_quality
-from tests.annotate.test_quality import control, labels_campaign, submit
+from tests.annotate.test_quality_rules import control, labels_campaign, submit
 
 pytestmark = pytest.mark.django_db
 
