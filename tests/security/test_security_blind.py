@@ -362,7 +362,8 @@ def normalised(response, world) -> str:
     body = re.sub(rf"\bc{world.campaign.pk}-", "cID-", body)
     # The sides each preference pair is shown on are drawn per assessor (kinds.preference.data.sides).
     body = re.sub(r'(<script id="pref-shown" type="application/json">)[^<]*', r"\1SIDES", body)
-    body = re.sub(r'"left": ?\d+, ?"right": ?\d+', '"left": SIDE, "right": SIDE', body)
+    # (each key alone: PostgreSQL's jsonb returns a payload's keys sorted, "left", "pair", "right")
+    body = re.sub(r'"(left|right)": ?\d+', r'"\1": SIDE', body)
     return body.replace(world.who, "ASSESSOR")
 
 
