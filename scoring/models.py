@@ -106,6 +106,25 @@ class TopicProgress(models.Model):
         return f"progress of topic {self.topic_id}"
 
 
+class ActiveTimes(models.Model):
+    """One assessor's active times in a campaign whose progress is kept as running sums
+    (scoring/progress_sums.py): how many of their counting judgments took each time (ms), as
+    MessagePack (``progress_sums.Times``), exactly the times the stored sums hold. A rebuild
+    updates the rows of the assessors whose counting judgments changed by the changed topics'
+    old rows out and new ones in, and takes their median from it, rather than reading every
+    counting judgment of theirs again (at 10,000 topics, two thirds of a rebuild's CPU)."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+")
+    assessor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    data = models.BinaryField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["campaign", "assessor"], name="one_active_times")]
+
+    def __str__(self) -> str:
+        return f"active times of user {self.assessor_id}"
+
+
 class ProgressMark(models.Model):
     """A topic whose progress counts moved while its partial did not (a draft saved, a judgment
     reopened, active time added to a counting judgment, a skip, an assignment): the next rebuild
