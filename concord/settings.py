@@ -310,6 +310,9 @@ CONCORD_REBUILD_INTERVAL = env_seconds("CONCORD_REBUILD_INTERVAL", 1.0)
 #: hold to their refresh on the analyses queue, and the least time between two refreshes; the
 #: report page says how current they are.
 CONCORD_FITS_INTERVAL = env_seconds("CONCORD_FITS_INTERVAL", 30.0)
+#: Seconds after which the costly figures are refreshed even when the changes they do not hold
+#: are fewer than scoring.jobs.FITS_SHARE of the judgments they hold.
+CONCORD_FITS_MAX_AGE = env_seconds("CONCORD_FITS_MAX_AGE", 600.0)
 # A rebuild with more stale topics than this (a first build) splits them into
 # chunks of this many, which every worker on the default queue shares
 # (scoring/schedule.py, "Chunked builds"; docs/operations.md, "First builds").

@@ -179,6 +179,10 @@ class ScoringState(models.Model):
     #: CPU seconds the campaign's last full merge took (a rebuild in full or a refresh of its
     #: costly figures): the next refresh waits at least ``scoring.jobs.FITS_WAIT`` times as long.
     fits_seconds = models.FloatField(null=True)
+    #: Topics rebuilt from the running sums since the costly figures were merged (each rebuild
+    #: adds its own): their refresh waits until these are ``scoring.jobs.FITS_SHARE`` of the
+    #: judgments the figures hold, or the figures are ``CONCORD_FITS_MAX_AGE`` seconds old.
+    changes_since_fits = models.PositiveIntegerField(db_default=0)
     #: When a change the progress sums cannot follow topic by topic (a member added or removed,
     #: a model judge's flag, a top-up) asked for the campaign's progress to be counted again in
     #: full (scoring/progress_sums.py); null: none did since the last full count. A rebuild clears

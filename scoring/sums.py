@@ -18,7 +18,8 @@ tables, per-assessor rates, the systems' scores) from the sums, and what needs
 every item at once (bootstrap intervals, Dawid-Skene and MACE fits, ranking
 stability) from ``fits``, the last full merge of every partial (:data:`FITS`),
 which a task on the analyses queue refreshes on its own cadence
-(``CONCORD_FITS_INTERVAL``). The report's page says how current those are.
+(``CONCORD_FITS_INTERVAL``, and for a big campaign every 1% of its judgments or
+``CONCORD_FITS_MAX_AGE``: scoring.jobs.fits_refresh_at). The report's page says how current those are.
 
 Counts are integers, so sums kept this way equal a recompute from scratch
 exactly, whatever the order of the changes (sums of floats to rounding: 1e-12) (``tests/scoring/test_sums.py`` drives

@@ -84,6 +84,8 @@ def build_reports_chunk(campaign_id: int, build: int, topic_ids: list[int]) -> N
 def refresh_report_fits(campaign_id: int) -> None:
     """The costly figures of a campaign report kept by running sums (scoring/sums.py), on the
     analyses' worker so that the live rebuilds go on meanwhile; then the rebuild that takes them up."""
+    if not jobs.take_fits_refresh(campaign_id):
+        return  # replaced by one queued since
     if jobs.refresh_fits(campaign_id):
         with transaction.atomic():
             schedule.claim(campaign_id, enqueue_recompute)

@@ -207,6 +207,62 @@ def test_the_fits_refresh_makes_the_report_equal_a_recompute_from_scratch(people
         assert jobs.fits_refresh_at(campaign.pk) is None
 
 
+def test_the_fits_wait_for_a_share_of_their_judgments_to_change_or_for_their_age(people, make_user):
+    """A refresh is queued the interval from now once the topics changed since the fits are
+    FITS_SHARE of the judgments they hold; before that, not until the fits are
+    CONCORD_FITS_MAX_AGE old. Each rebuild from the sums counts its topics; a refresh takes
+    off those it read, a full rebuild all."""
+    kind = FITS_KINDS[0]
+    campaign = build(people, make_user, kind)
+    jobs.recompute_reports(campaign.pk)
+
+    def changes() -> int:
+        return ScoringState.objects.get(campaign=campaign).changes_since_fits
+
+    assert changes() == 0
+    examples = KINDS[kind].examples
+    fresh = Assignment.objects.filter(topic__campaign=campaign).select_related("topic", "assessor")
+    for assignment in list(fresh.order_by("topic__position", "assessor__username"))[:6:2]:
+        save_judgment(
+            topic=assignment.topic,
+            assessor=assignment.assessor,
+            payload=dict(examples.payloads[0]),
+            status="submitted",
+            version=0,
+        )
+        jobs.recompute_reports(campaign.pk)
+    counted = changes()
+    assert counted == 3  # one topic a rebuild
+    fits = stored(campaign, sums.FITS)
+    # as if the fits held 100 times the changes since: 1% not reached, so due at their age
+    Report.objects.filter(pk=fits.pk).update(judgments_seen=100 * counted + 1)
+    with override_settings(CONCORD_FITS_INTERVAL=5, CONCORD_FITS_MAX_AGE=3600):
+        when = jobs.fits_refresh_at(campaign.pk)
+        assert when == fits.computed_at + timedelta(seconds=3600)
+        assert ScoringState.objects.get(campaign=campaign).fits_queued_at == when
+        assert jobs.fits_refresh_at(campaign.pk) is None  # queued for then already
+        # 1% reached: queued again, sooner (the interval from now), replacing the later one
+        Report.objects.filter(pk=fits.pk).update(judgments_seen=100 * counted)
+        before = timezone.now()
+        sooner = jobs.fits_refresh_at(campaign.pk)
+        assert before + timedelta(seconds=5) <= sooner < when
+        assert ScoringState.objects.get(campaign=campaign).fits_queued_at == sooner
+    # the task queued for the later time finds it replaced, and does nothing
+    assert not jobs.take_fits_refresh(campaign.pk)
+    ScoringState.objects.filter(campaign=campaign).update(fits_queued_at=timezone.now())
+    assert jobs.take_fits_refresh(campaign.pk)
+    assert ScoringState.objects.get(campaign=campaign).fits_queued_at is None
+    # a refresh takes off the changes it holds; one more change counts again from there
+    assert jobs.refresh_fits(campaign.pk)
+    assert changes() == 0
+    assert not jobs.refresh_fits(campaign.pk)  # nothing changed since: no merge
+    withdraw_judgment(topic=assignment.topic, assessor=assignment.assessor, version=1, reason="test")
+    jobs.recompute_reports(campaign.pk)
+    assert changes() == 1
+    jobs.recompute_reports(campaign.pk, everything=True)  # a full rebuild: the fits are its own
+    assert changes() == 0
+
+
 @pytest.mark.parametrize("kind", sorted(set(SUMS_KINDS) - set(FITS_KINDS)))
 def test_a_report_that_takes_nothing_from_the_fits_is_current_and_queues_no_refresh(people, make_user, kind):
     campaign = build(people, make_user, kind)
