@@ -29,6 +29,7 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -446,6 +447,33 @@ def seed_fresh(*, topics: int, samples: int, kinds: tuple[str, ...] = (), spare:
             }
         )
     return {"assessor": last.username, "token": token, "campaigns": campaigns}
+
+
+def fits_cost(campaigns: list[int]) -> dict[str, float]:
+    """What the refresh of each campaign's costly figures (``scoring.jobs.refresh_fits``) costs
+    each save, amortised: its CPU seconds, timed here on the benchmark's database, over the
+    changed topics that wait for it (``scoring.jobs.FITS_SHARE`` of the judgments it holds;
+    every timed submit changes one topic); per campaign id, in ms. A kind whose reports take
+    nothing from fits costs nothing."""
+    import time as clock
+
+    from annotate.models import Campaign
+    from kinds.registry import get_kind
+    from scoring import jobs, sums
+    from scoring.models import Report
+
+    found = {}
+    for campaign_id in campaigns:
+        running = get_kind(Campaign.objects.get(pk=campaign_id).kind).reports.sums
+        if running is None or not running.fits:
+            found[str(campaign_id)] = 0.0
+            continue
+        started = clock.process_time()
+        jobs.refresh_fits(campaign_id)
+        cpu = clock.process_time() - started
+        held = Report.objects.filter(campaign_id=campaign_id, name=sums.FITS).values_list("judgments_seen", flat=True)
+        found[str(campaign_id)] = round(1000 * cpu / max(1.0, jobs.FITS_SHARE * (held.first() or 0)), 3)
+    return found
 
 
 def timezone_now():
@@ -1088,18 +1116,21 @@ def _measure_freshness(
             failures.append(f"cost at {size}: not measured, the first builds did not finish within {timeout:.0f} s")
         elif spare:
             at_size[size], problems = _cost_at_size(
-                running, seeded, seeded["campaigns"], organiser, save_rate, save_seconds, timeout
+                env, running, seeded, seeded["campaigns"], organiser, save_rate, save_seconds, timeout
             )
             failures += [f"cost at {size}: {problem}" for problem in problems]
             found = at_size[size]
             log(
                 f"  CPU per save at {size} topics, {found['saves']} submits at {save_rate:g}/s: web "
-                f"{found['web_ms']:.1f} ms, task workers {found['workers_ms']:.1f} ms, total {found['total_ms']:.1f} ms"
+                f"{found['web_ms']:.1f} ms, task workers {found['workers_ms']:.1f} ms, total {found['total_ms']:.1f} ms; "
+                f"the refreshes of the costly figures, later, {found['fits_ms']:.1f} ms more "
+                f"(total with them {found['total_with_fits_ms']:.1f} ms)"
             )
     return fresh, at_size, failures
 
 
 def _cost_at_size(
+    env: dict[str, str],
     running: Server,
     seeded: dict[str, Any],
     campaigns: list[dict[str, Any]],
@@ -1130,11 +1161,22 @@ def _cost_at_size(
     if len(waited) < len(seen):
         problems.append(f"the reports did not count the submits within {timeout:.0f} s")
     per_save = client.spent(before, after, max(1, len(outcome.acks)))
+    # The saves' share of the refreshes of the costly figures, which come later (every 1% of a
+    # campaign's judgments): timed here, amortised over the saves that wait for each.
+    amortised = json.loads(
+        manage(env, "-m", "benchmarks.loadrig.harness", "fits-cost",
+               "--campaigns", ",".join(str(c["campaign"]) for c in campaigns), timeout=3600)
+    )  # fmt: skip
+    saves = Counter(ack["campaign"] for ack in outcome.acks)
+    fits_ms = sum(amortised[str(c)] * n for c, n in saves.items()) / max(1, len(outcome.acks))
+    figures = {f"{part}_ms": round(ms, 2) for part, ms in per_save.items()}
     return {
         "rate": rate,
         "saves": len(outcome.acks),
         "settled_s": max(waited.values(), default=0.0),
-        **{f"{part}_ms": round(ms, 2) for part, ms in per_save.items()},
+        **figures,
+        "fits_ms": round(fits_ms, 2),
+        "total_with_fits_ms": round(figures["total_ms"] + fits_ms, 2),
     }, problems
 
 
@@ -1343,6 +1385,8 @@ def main(argv: list[str] | None = None) -> None:
     fresh.add_argument("--kinds", default="", help="comma-separated kinds (default every kind)")
     fresh.add_argument("--spare", type=int, default=0, help="topics per kind left for the CPU measure")
     fresh.add_argument("--out", type=Path, required=True)
+    costing = commands.add_parser("fits-cost", help="each campaign's refresh of its costly figures, timed")
+    costing.add_argument("--campaigns", required=True, help="comma-separated campaign ids")
     checking = commands.add_parser("verify", help="check the database against the acknowledged saves")
     checking.add_argument("--acks", type=Path, required=True)
     checking.add_argument("--settle-timeout", type=float, default=300)
@@ -1371,6 +1415,8 @@ def main(argv: list[str] | None = None) -> None:
                 )
             )
         )
+    elif args.command == "fits-cost":
+        print(json.dumps(fits_cost([int(c) for c in args.campaigns.split(",") if c])))
     else:
         acks = json.loads(args.acks.read_text())
         print(json.dumps(verify(acks, settle_timeout=args.settle_timeout)))

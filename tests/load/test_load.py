@@ -94,3 +94,6 @@ def test_concurrent_assessors_lose_nothing_and_duplicate_nothing(engine, tmp_pat
     at_size = figures.at_size[10]
     assert at_size["saves"] == 4 and at_size["workers_ms"] > 0
     assert at_size["total_ms"] == pytest.approx(at_size["web_ms"] + at_size["workers_ms"], abs=0.02)
+    # the later refreshes of the costly figures, timed and amortised: some kind has them
+    assert at_size["fits_ms"] > 0
+    assert at_size["total_with_fits_ms"] == pytest.approx(at_size["total_ms"] + at_size["fits_ms"], abs=0.02)
