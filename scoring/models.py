@@ -73,7 +73,9 @@ class TopicPartial(models.Model):
     (scoring.selectors.topic_report); a stored copy was a fifth of what the database
     grew by per judgment (benchmarks.storage, docs/benchmarks.md)."""
 
-    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+")
+    #: Indexed with ``judgments`` (Meta): a rebuild from the running sums counts the campaign's
+    #: partials and those of unknown count from the index alone, not from rows that hold the data.
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+", db_index=False)
     topic = models.OneToOneField(Topic, on_delete=models.CASCADE, related_name="+")
     data = models.BinaryField()
     computed_at = models.DateTimeField()
@@ -86,6 +88,9 @@ class TopicPartial(models.Model):
     #: merged from it claims to hold (``Report.judgments_seen`` is their sum), read with the
     #: same judgments as the partial, never counted afterwards. Null: unknown, so computed again.
     judgments = models.PositiveIntegerField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["campaign", "judgments"], name="partial_campaign_judgments")]
 
     def __str__(self) -> str:
         return f"partial of topic {self.topic_id}"
@@ -114,7 +119,8 @@ class ActiveTimes(models.Model):
     old rows out and new ones in, and takes their median from it, rather than reading every
     counting judgment of theirs again (at 10,000 topics, two thirds of a rebuild's CPU)."""
 
-    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+")
+    #: (No index of its own: the unique constraint's leads with it.)
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+", db_index=False)
     assessor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     data = models.BinaryField()
 
