@@ -4,6 +4,8 @@ the stored reports that pages show."""
 from __future__ import annotations
 
 import logging
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -435,7 +437,7 @@ def report_input(campaign: Campaign, *, topic_ids: list[int] | None = None) -> R
         campaign,
         topics,
         judgments,
-        list(campaign.runs.all()),
+        campaign_runs(campaign),
         curations,
         {1: first, 2: current},
         submitted_judgments(campaign, topic_ids=topic_ids, model_judges=True),
@@ -445,6 +447,41 @@ def report_input(campaign: Campaign, *, topic_ids: list[int] | None = None) -> R
         },
         controls=_controls(controls),
     )
+
+
+#: Per process, the runs of the campaigns whose reports it built last: (id, import time) -> data.
+#: A run is never changed once imported (an import adds a new row, a deletion removes it; the
+#: admin shows it read only), so a worker decodes a campaign's runs once, not at every rebuild
+#: (at 10,000 topics a relevance run is megabytes of JSON: most of a rebuild's CPU). The data
+#: is shared between rebuilds and read only (tests/scoring/test_run_data.py checks every kind
+#: leaves it as stored). At most RUNS_CAMPAIGNS campaigns' runs are kept: a worker holds one
+#: campaign's during each rebuild anyway.
+_run_data: OrderedDict[int, dict[tuple[int, datetime], Any]] = OrderedDict()
+_run_data_lock = threading.Lock()
+RUNS_CAMPAIGNS = 4
+
+
+def campaign_runs(campaign: Campaign) -> list[Run]:
+    """The campaign's runs in name order, their data decoded once per process (:data:`_run_data`):
+    one query for their ids, names and times, and one for the data of those not decoded yet."""
+    heads = list(Run.objects.filter(campaign=campaign).order_by("name").values_list("pk", "name", "created_at"))
+    with _run_data_lock:
+        kept = dict(_run_data.get(campaign.pk, {}))
+    missing = [pk for pk, _, at in heads if (pk, at) not in kept]
+    if missing:
+        for pk, at, data in Run.objects.filter(pk__in=missing).values_list("pk", "created_at", "data"):
+            kept[(pk, at)] = data
+    runs = [
+        Run(pk=pk, campaign=campaign, name=name, data=kept[(pk, at)], created_at=at)
+        for pk, name, at in heads
+        if (pk, at) in kept  # deleted between the two queries: not a run of the campaign now
+    ]
+    with _run_data_lock:
+        _run_data[campaign.pk] = {(run.pk, run.created_at): run.data for run in runs}
+        _run_data.move_to_end(campaign.pk)
+        while len(_run_data) > RUNS_CAMPAIGNS:
+            _run_data.popitem(last=False)
+    return runs
 
 
 def _controls(controls) -> dict[int, dict[str, Any]]:
