@@ -23,7 +23,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Count, F, Q
+from django.db.models import Count, F, OuterRef, Q, Subquery
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
@@ -686,11 +686,15 @@ def _listed(campaign: Campaign, reports, marks: dict, incoming: list) -> list | 
     spec = reports.sums
     limit = spec.listed_limit()
     found = [(topic.position, topic.pk, topic, partial, spec.listed(partial)) for topic, partial in incoming]
+    # read from the topics in their order (the index topic_order), each one's count looked up by
+    # its topic: the scan stops at the window's last row, with no sort of the campaign's partials
     window = (
-        TopicPartial.objects.filter(campaign=campaign, listed__gt=0)
-        .exclude(topic_id__in=list(marks))
-        .order_by("topic__position", "topic_id")
-        .values_list("topic_id", "topic__external_id", "topic__position", "listed")[:limit]
+        Topic.objects.filter(campaign=campaign)
+        .exclude(pk__in=list(marks))
+        .annotate(rows=Subquery(TopicPartial.objects.filter(topic=OuterRef("pk")).values("listed")))
+        .filter(rows__gt=0)
+        .order_by("position", "id")
+        .values_list("id", "external_id", "position", "rows")[:limit]
     )
     found += [
         (position, topic_id, Topic(pk=topic_id, campaign=campaign, external_id=external_id, position=position), None, n)
