@@ -101,7 +101,8 @@ class RunningSums:
     """A kind's running sums (scoring/sums.py): ``type``, a dataclass of integer counts whose
     every field adds (its no-argument instance is the sums of no topic); ``contribution(campaign,
     topic, partial)``, one topic's counts (the campaign for its params, a scale's size; the topic
-    for what a report lists topic by topic); ``refresh(merge_input, fits, sums)``, the ``campaign_type`` report with
+    for counts that depend on it: what a report copies topic by topic is not in the sums, see
+    ``listed``); ``refresh(merge_input, fits, sums)``, the ``campaign_type`` report with
     every figure made from counts taken from ``sums`` and the others (bootstrap intervals'
     bounds, model fits, ranking stability) from ``fits``, the last full ``merge``. It must give
     ``fits`` back when ``sums`` are those of the partials ``fits`` was merged from.
