@@ -57,7 +57,7 @@ django.setup()
 
 from django.contrib.auth import get_user_model  # noqa: E402
 from django.core.management import call_command  # noqa: E402
-from django.db import transaction  # noqa: E402
+from django.db import connection, transaction  # noqa: E402
 from django.test import override_settings  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
@@ -68,7 +68,7 @@ from annotate.services.judgments import reopen_judgment, save_judgment  # noqa: 
 from benchmarks._harness import print_result, print_table  # noqa: E402
 from kinds.base import ASSESSOR_SEED, assessor_seed  # noqa: E402
 from kinds.registry import KINDS  # noqa: E402
-from scoring import jobs  # noqa: E402
+from scoring import jobs, sums  # noqa: E402
 from scoring import services as scoring_services  # noqa: E402
 from scoring.models import Report, ScoringState, StaleTopic  # noqa: E402
 
@@ -262,6 +262,7 @@ def measure_kind(kind: str, topics: int, assessors: int, first_build_only: bool 
             "incremental_cpu": float("nan"),
             "full": float("nan"),
             "size_kb": float("nan"),
+            "sums_bytes": 0,
             "equal": "-",
         }
     rng = random.Random(1)
@@ -278,12 +279,20 @@ def measure_kind(kind: str, topics: int, assessors: int, first_build_only: bool 
     size = len(
         Report.objects.filter(campaign=campaign, name="agreement").values_list("data", flat=True).first().__repr__()
     )
+    # the running sums as stored (compressed): what every rebuild from them dumps, compresses and writes
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT length(data) FROM {Report._meta.db_table} WHERE campaign_id = %s AND name = %s",
+            [campaign.pk, sums.SUMS],
+        )
+        stored = cursor.fetchone()
     return {
         **row,
         "incremental": statistics.median(incremental),
         "incremental_cpu": statistics.median(cpu),
         "full": full,
         "size_kb": size / 1024,
+        "sums_bytes": stored[0] if stored else 0,
         "equal": "yes" if not differences else ("-" if differences[0].startswith("(") else "NO"),
     }
 
@@ -316,7 +325,7 @@ def main() -> None:
                 f"{kind} {n} topics: first build {row['first']:.2f} s ({1000 * row['first'] / n:.1f} ms per topic, "
                 f"CPU {row['first_cpu']:.2f} s), "
                 f"incremental {row['incremental']:.3f} s (CPU {row['incremental_cpu']:.3f} s), "
-                f"from scratch {row['full']:.3f} s, equal {row['equal']}",
+                f"from scratch {row['full']:.3f} s, stored sums {row['sums_bytes']} bytes, equal {row['equal']}",
                 file=sys.stderr,
             )
     print_table(

@@ -101,7 +101,8 @@ class RunningSums:
     """A kind's running sums (scoring/sums.py): ``type``, a dataclass of integer counts whose
     every field adds (its no-argument instance is the sums of no topic); ``contribution(campaign,
     topic, partial)``, one topic's counts (the campaign for its params, a scale's size; the topic
-    for what a report lists topic by topic); ``refresh(merge_input, fits, sums)``, the ``campaign_type`` report with
+    for counts that depend on it: what a report copies topic by topic is not in the sums, see
+    ``listed``); ``refresh(merge_input, fits, sums)``, the ``campaign_type`` report with
     every figure made from counts taken from ``sums`` and the others (bootstrap intervals'
     bounds, model fits, ranking stability) from ``fits``, the last full ``merge``. It must give
     ``fits`` back when ``sums`` are those of the partials ``fits`` was merged from.
@@ -110,12 +111,16 @@ class RunningSums:
     type: type
     contribution: Callable[[Any, Any, Any], Any]
     refresh: Callable[..., Any]
-    #: ``listed(sums)``: the ids of the topics whose partials ``refresh`` reads beside the sums, a
-    #: bounded number: the first topics in order whose rows a report copies (clustering's and
-    #: factoids' first pairs of judges), as many bytes as the partials themselves, too many to
-    #: keep in the sums for every topic. ``refresh`` then takes a fourth argument, those topics'
-    #: partials by id (:meth:`report`). None: ``refresh`` reads the sums and ``fits`` only.
-    listed: Callable[[Any], list[int]] | None = None
+    #: ``listed(partial)``: how many of the report's first rows in topic order the topic's partial
+    #: gives (clustering's and factoids' pairs of judges), rows as many bytes as the partials
+    #: themselves, too many to keep in the sums for every topic. It is stored with the partial
+    #: (``TopicPartial.listed``), and a rebuild reads the partials of the first topics in order
+    #: whose rows reach ``listed_limit()``, a bounded number (scoring.jobs ``_listed``); ``refresh``
+    #: then takes a fourth argument, those topics and their partials in topic order
+    #: (:meth:`report`). None: ``refresh`` reads the sums and ``fits`` only.
+    listed: Callable[[Any], int] | None = None
+    #: ``listed_limit()``: the rows ``refresh`` copies from the ``listed`` topics' partials, at most.
+    listed_limit: Callable[[], int] | None = None
     #: False: ``refresh`` takes nothing from ``fits`` (the report has no figure that needs every
     #: item at once: factoids'), so a rebuild's report is current throughout (its ``fits_at`` its
     #: own time) and no refresh of the fits is queued.
@@ -124,12 +129,12 @@ class RunningSums:
     def empty(self) -> Any:
         return self.type()
 
-    def report(self, merge_input: Any, fits: Any, sums: Any, partials: Mapping[int, Any]) -> Any:
-        """``refresh``, given ``partials`` (topic id -> partial, the ``listed`` topics' at least)
-        when it reads any."""
+    def report(self, merge_input: Any, fits: Any, sums: Any, listed: Sequence[tuple[Any, Any]]) -> Any:
+        """``refresh``, given ``listed`` ((topic, partial) in topic order: the first topics whose
+        ``listed`` rows reach ``listed_limit()``, or more) when it reads any."""
         if self.listed is None:
             return self.refresh(merge_input, fits, sums)
-        return self.refresh(merge_input, fits, sums, partials)
+        return self.refresh(merge_input, fits, sums, listed)
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Count, F, Q
+from django.db.models import Count, F, OuterRef, Q, Subquery
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
@@ -107,6 +107,9 @@ class TopicBuilt:
     partial: bytes
     #: the counting judgments the partial was computed from (TopicPartial.judgments)
     judgments: int
+    #: the report's first rows the partial gives (TopicPartial.listed; ``RunningSums.listed``);
+    #: None: the kind lists none
+    listed: int | None = None
 
 
 def _topic_reports(given, reports, topics: list[Topic], progress: Progress | None) -> list[TopicBuilt]:
@@ -123,7 +126,10 @@ def _topic_reports(given, reports, topics: list[Topic], progress: Progress | Non
             partial = reports.partial(given, topic, built) if reports.incremental else None
             disagreement = reports.disagreement(built)
         held = given.held(topic, model_judges=reports.model_judges)
-        built_topics.append(TopicBuilt(topic, disagreement, b"" if partial is None else typed.pack(partial), held))
+        rows = None if partial is None or not _lists(reports) else reports.sums.listed(partial)
+        built_topics.append(
+            TopicBuilt(topic, disagreement, b"" if partial is None else typed.pack(partial), held, rows)
+        )
         if progress and (done % 50 == 0 or done == len(topics)):
             progress(0.9 * done / len(topics), f"{done} of {len(topics)} topics")
     return built_topics
@@ -150,16 +156,17 @@ def _recompute_incremental(campaign: Campaign, reports, marks: dict, everything:
         {}
         if everything
         else {
-            topic_id: (data, held)
-            for topic_id, data, held in TopicPartial.objects.filter(campaign=campaign).values_list(
-                "topic_id", "data", "judgments"
+            topic_id: (data, held, rows)
+            for topic_id, data, held, rows in TopicPartial.objects.filter(campaign=campaign).values_list(
+                "topic_id", "data", "judgments", "listed"
             )
         }
     )
+    lists = _lists(reports)
     partials: dict[int, object] = {}
     holds: dict[int, int] = {}
-    for topic_id, (data, held) in stored.items():
-        if topic_id in marks or not data or held is None:
+    for topic_id, (data, held, rows) in stored.items():
+        if topic_id in marks or not data or held is None or (lists and rows is None):
             continue
         try:
             partials[topic_id] = typed.unpack(_partial_bytes(data), reports.partial_type)
@@ -230,6 +237,7 @@ def _store_topics(campaign: Campaign, built: list[TopicBuilt], now) -> None:
                 disagreement=disagreement,
                 disagreement_reason=reason,
                 judgments=one.judgments,
+                listed=one.listed,
             )
         )
     TopicPartial.objects.bulk_create(
@@ -237,8 +245,13 @@ def _store_topics(campaign: Campaign, built: list[TopicBuilt], now) -> None:
         batch_size=_BATCH,
         update_conflicts=True,
         unique_fields=["topic"],
-        update_fields=["data", "computed_at", "disagreement", "disagreement_reason", "judgments"],
+        update_fields=["data", "computed_at", "disagreement", "disagreement_reason", "judgments", "listed"],
     )
+
+
+def _lists(reports) -> bool:
+    """Whether the kind's report copies rows from its first topics' partials (``RunningSums.listed``)."""
+    return reports.sums is not None and reports.sums.listed is not None
 
 
 # -- chunked first builds (scoring/schedule.py, "Chunked builds") ------------------
@@ -310,7 +323,7 @@ def check_reports(campaign: Campaign, *, tolerance: float = 1e-12) -> list[str]:
     stored = {
         row[0]: row[1:]
         for row in TopicPartial.objects.filter(campaign=campaign).values_list(
-            "topic_id", "data", "disagreement", "disagreement_reason", "judgments"
+            "topic_id", "data", "disagreement", "disagreement_reason", "judgments", "listed"
         )
     }
     found = []
@@ -322,12 +335,13 @@ def check_reports(campaign: Campaign, *, tolerance: float = 1e-12) -> list[str]:
             found.append(f"{path}: nothing stored")
             continue
         [fresh] = _topic_reports(given, reports, [topic], None)
-        data, disagreement, reason, held = stored[topic.pk]
+        data, disagreement, reason, held, rows = stored[topic.pk]
         found += differences(
-            {"disagreement": disagreement, "reason": reason, "judgments": held},
+            {"disagreement": disagreement, "reason": reason, "judgments": held, "listed": rows},
             {
                 **dict(zip(("disagreement", "reason"), _disagreement_columns(fresh.disagreement))),
                 "judgments": fresh.judgments,
+                "listed": fresh.listed,
             },
             tolerance=tolerance,
             path=path,
@@ -356,7 +370,7 @@ def check_reports(campaign: Campaign, *, tolerance: float = 1e-12) -> list[str]:
                     merge_input(given),
                     typed.load(reports.campaign_type, fits),
                     summed,
-                    {t.pk: p for t, p in partials},
+                    partials,  # every topic's in order: refresh takes the first rows
                 )
                 fresh = typed.dump(expected)
         if row is None:
@@ -543,10 +557,11 @@ def _recompute_from_sums(campaign: Campaign, reports, marks: dict, progress, now
             campaign=campaign, topic_id__in=list(marks)
         ).values_list("topic_id", "data", "judgments")
     }
-    # every topic the sums hold has its partial stored, with its count (one stored without is
+    # every topic the sums hold has its partial stored, with its counts (one stored without is
     # computed again: a full rebuild), and every other topic is marked
+    unknown = Q(judgments__isnull=True) | Q(listed__isnull=True) if _lists(reports) else Q(judgments__isnull=True)
     partials = TopicPartial.objects.filter(campaign=campaign).aggregate(
-        n=Count("pk"), unknown=Count("pk", filter=Q(judgments__isnull=True))
+        n=Count("pk"), unknown=Count("pk", filter=unknown)
     )
     if partials["unknown"] or partials["n"] != state.topics:
         return None
@@ -574,9 +589,9 @@ def _recompute_from_sums(campaign: Campaign, reports, marks: dict, progress, now
         log.warning("campaign %s: its running sums do not hold its partials; rebuilt in full", campaign.pk)
         return None
     seen = sums_seen - sum(held for _, held in old.values()) + sum(one.judgments for one in built)
-    listed = {}
+    listed = []
     if reports.sums.listed is not None:
-        listed = _listed_partials(campaign, reports, reports.sums.listed(summed), {t.pk: p for t, p in incoming})
+        listed = _listed(campaign, reports, marks, incoming)
         if listed is None:
             return None
     refreshed = reports.sums.report(MergeInput(campaign, [], given.runs), fits, summed, listed)
@@ -660,23 +675,53 @@ def _stored_sums(campaign: Campaign, reports) -> dict | None:
     }
 
 
-def _listed_partials(campaign: Campaign, reports, ids: list[int], fresh: dict) -> dict | None:
-    """The partials a kind's refresh reads beside its sums (``RunningSums.listed``: a bounded
-    number of topics): the marked topics' new ones (``fresh``), the others' stored; None when
-    one is not stored or is of an older shape (the caller rebuilds in full)."""
-    found = {topic_id: fresh[topic_id] for topic_id in ids if topic_id in fresh}
-    rest = [topic_id for topic_id in ids if topic_id not in fresh]
-    if rest:
+def _listed(campaign: Campaign, reports, marks: dict, incoming: list) -> list | None:
+    """The first topics in order (position, then id) whose rows (``RunningSums.listed``) reach
+    the report's ``listed_limit()``, with their partials, as (topic, partial): of the marked
+    topics their new partials (``incoming``), of the others the stored ones. The others are found
+    in a window of the stored counts (``TopicPartial.listed``): the first ``listed_limit()`` in
+    order that give a row (each gives one at least, so no topic past them is listed), whatever
+    the campaign's size; then only the listed ones' partials are read. None when one of those
+    is gone, of an older shape or changed in between (the caller rebuilds in full)."""
+    spec = reports.sums
+    limit = spec.listed_limit()
+    found = [(topic.position, topic.pk, topic, partial, spec.listed(partial)) for topic, partial in incoming]
+    # read from the topics in their order (the index topic_order), each one's count looked up by
+    # its topic: the scan stops at the window's last row, with no sort of the campaign's partials
+    window = (
+        Topic.objects.filter(campaign=campaign)
+        .exclude(pk__in=list(marks))
+        .annotate(rows=Subquery(TopicPartial.objects.filter(topic=OuterRef("pk")).values("listed")))
+        .filter(rows__gt=0)
+        .order_by("position", "id")
+        .values_list("id", "external_id", "position", "rows")[:limit]
+    )
+    found += [
+        (position, topic_id, Topic(pk=topic_id, campaign=campaign, external_id=external_id, position=position), None, n)
+        for topic_id, external_id, position, n in window
+    ]
+    first, rows = [], 0
+    for _, _, topic, partial, n in sorted((one for one in found if one[4] > 0), key=lambda one: one[:2]):
+        if rows >= limit:
+            break
+        first.append((topic, partial, n))
+        rows += n
+    wanted = {topic.pk: n for topic, partial, n in first if partial is None}
+    stored = {}
+    if wanted:
         try:
-            found.update(
-                (topic_id, typed.unpack(_partial_bytes(data), reports.partial_type))
-                for topic_id, data in TopicPartial.objects.filter(campaign=campaign, topic_id__in=rest).values_list(
-                    "topic_id", "data"
-                )
-            )
+            stored = {
+                topic_id: typed.unpack(_partial_bytes(data), reports.partial_type)
+                for topic_id, data, n in TopicPartial.objects.filter(
+                    campaign=campaign, topic_id__in=list(wanted)
+                ).values_list("topic_id", "data", "listed")
+                if n == wanted[topic_id]  # as the window read it
+            }
         except typed.Outdated:
             return None
-    return found if len(found) == len(set(ids)) else None
+    if len(stored) != len(wanted):
+        return None
+    return [(topic, stored[topic.pk] if partial is None else partial) for topic, partial, _ in first]
 
 
 def fits_refresh_at(campaign_id: int, *, can_wait: bool = True):

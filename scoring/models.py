@@ -88,6 +88,11 @@ class TopicPartial(models.Model):
     #: merged from it claims to hold (``Report.judgments_seen`` is their sum), read with the
     #: same judgments as the partial, never counted afterwards. Null: unknown, so computed again.
     judgments = models.PositiveIntegerField(null=True, blank=True)
+    #: How many of the campaign report's first rows in topic order the partial gives (the kind's
+    #: ``RunningSums.listed``: clustering's and factoids' pairs of judges), so that a rebuild finds
+    #: the first topics whose rows fill the report by reading a window of these counts, not every
+    #: partial (scoring.jobs ``_listed``). Null: the kind lists none, or unknown (computed again).
+    listed = models.PositiveIntegerField(null=True, blank=True)
 
     class Meta:
         indexes = [models.Index(fields=["campaign", "judgments"], name="partial_campaign_judgments")]

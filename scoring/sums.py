@@ -5,9 +5,7 @@ A kind whose ``Reports`` gives ``sums`` (kinds/spec.py) declares a *sums* type: 
 dataclass of counts (``int``, ``list[int]`` added place by place, and
 ``dict[str, list[int]]`` added key by key), sums of floats where a figure is a
 mean (a dict entry holding floats starts with its count, an int, and goes when
-that count does), and per-topic entries (``dict[str, <dataclass or named tuple>]``, keyed by the
-topic: added on the way in, removed on the way out) for what a report lists topic
-by topic; per pair of names, counts a crowd's millions of pairs need held as arrays
+that count does); per pair of names, counts a crowd's millions of pairs need held as arrays
 (:class:`PairTables`); and a function from one topic's partial to its contribution. The campaign's sums are the sum of every topic's
 contribution, stored beside the report (:data:`SUMS`); a rebuild after a change
 subtracts the changed topics' old contributions (their stored partials) and adds
@@ -137,12 +135,6 @@ def _add_into(mine: Any, theirs: Any, sign: int, name: str) -> Any:
         return mine
     if isinstance(mine, dict) and isinstance(theirs, dict):
         for key, counts in theirs.items():
-            if not isinstance(counts, list):  # a per-topic entry: in, or out
-                if sign > 0:
-                    mine[key] = counts
-                else:
-                    mine.pop(key, None)
-                continue
             found = mine.get(key)
             if found is None:
                 if any(counts):

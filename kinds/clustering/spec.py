@@ -23,7 +23,11 @@ SPEC = KindSpec(
         merge=partials.merge,
         partial_type=partials.ClusteringPartial,
         sums=RunningSums(
-            type=sums.ClusteringSums, contribution=sums.contribution, refresh=sums.refresh, listed=sums.listed
+            type=sums.ClusteringSums,
+            contribution=sums.contribution,
+            refresh=sums.refresh,
+            listed=sums.listed,
+            listed_limit=sums.listed_limit,
         ),
     ),
     exports=Exports(

@@ -10,10 +10,10 @@ values that are not finite, and the counts of topics, judged topics and pairs.
 
 Table 3's rows are the first :data:`~kinds.clustering.partials.LIVE_PAIRS` pairs of judges
 in topic order. Their figures are as many bytes as the partials themselves (every pair of
-every topic), so the sums keep of each topic with two or more judges only where it stands
-(its position and id), its external id and how many pairs it has; :func:`listed` names the
-first topics whose pairs make the rows, and :func:`refresh` reads those topics' partials
-(a bounded number: at most ``LIVE_PAIRS``; ``RunningSums.listed``). The intervals' bounds
+every topic), so the sums hold nothing of them: each topic's pair count (:func:`listed`) is
+stored with its partial, and :func:`refresh` is given the partials of the first topics in
+order whose pairs make the rows (a bounded number: at most ``LIVE_PAIRS``;
+``RunningSums.listed``, scoring.jobs ``_listed``). The intervals' bounds
 come from ``fits`` (the last full merge, kinds/clustering/partials.py ``merge``): their
 bootstrap resamples every topic.
 """
@@ -22,11 +22,9 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
-from operator import attrgetter
-from typing import NamedTuple
 
 import numpy as np
 
@@ -53,20 +51,9 @@ FIGURES = [(method, name) for method in METHODS for name in AGREEMENT]
 BASELINE = len(METHODS) * len(TABLE3)
 
 
-class ClusteringEntry(NamedTuple):
-    """A topic with two or more judges, as the report's rows need it: where it stands in
-    topic order (its position, then its id), its external id, and how many pairs it has (a
-    named tuple, stored as an array: the sums of 10,000 topics hold 10,000 of them)."""
-
-    id: int
-    position: int
-    external_id: str
-    pairs: int
-
-
 @dataclass(frozen=True)
 class ClusteringSums:
-    """Sums over the campaign's topics (every field adds; ``entries`` go in and out by topic)."""
+    """Sums over the campaign's topics (every field adds)."""
 
     topics: int = 0
     #: topics with one or more judges
@@ -86,8 +73,6 @@ class ClusteringSums:
     baseline: list[float] = field(default_factory=list)
     #: per baseline figure: the counts of its NaN, +inf and -inf values
     baseline_odd: list[int] = field(default_factory=list)
-    #: str(topic id) -> the topic's :class:`ClusteringEntry` (topics with two or more judges)
-    entries: dict[str, ClusteringEntry] = field(default_factory=dict)
 
 
 def contribution(campaign: Campaign | None, topic: Topic, partial: cp.ClusteringPartial) -> ClusteringSums:
@@ -99,40 +84,37 @@ def contribution(campaign: Campaign | None, topic: Topic, partial: cp.Clustering
     >>> sums = contribution(None, Topic(pk=7, external_id="q7", position=2), p)
     >>> sums.pairs, sums.agreement[-2:], sums.agreement_sums[-2:], sums.baseline_odd[-3:]
     (3, [1, 0], [0.5, 0.0], [0, 1, 0])
-    >>> sums.entries["7"]
-    ClusteringEntry(id=7, position=2, external_id='q7', pairs=3)
     """
     judges = len(partial.judges)
-    pairs = judges * (judges - 1) // 2
     finite = [math.isfinite(v) for v in partial.means]
     baseline, odd = finite_split(partial.baseline) if partial.baseline else ([], [])
     return ClusteringSums(
         topics=1,
         judged=int(judges > 0),
         pooled=int(bool(partial.means)),
-        pairs=pairs,
+        pairs=listed(partial),
         agreement=[int(f) for f in finite],
         agreement_sums=[v if f else 0.0 for v, f in zip(partial.means, finite)],
         baselines=int(bool(partial.baseline)),
         baseline=baseline,
         baseline_odd=odd,
-        entries={str(topic.pk): ClusteringEntry(topic.pk, topic.position, topic.external_id, pairs)}
-        if judges >= 2
-        else {},
     )
 
 
-def listed(sums: ClusteringSums) -> list[int]:
-    """The topics whose pairs are the report's rows: those with two or more judges in topic
-    order, up to the one that brings the pairs to ``LIVE_PAIRS`` (at most ``LIVE_PAIRS``
-    topics: each has a pair)."""
-    found, pairs = [], 0
-    for entry in sorted(sums.entries.values(), key=attrgetter("position", "id")):
-        if pairs >= cp.LIVE_PAIRS:
-            break
-        found.append(entry.id)
-        pairs += entry.pairs
-    return found
+def listed(partial: cp.ClusteringPartial) -> int:
+    """The rows of Table 3 the topic gives: its pairs of judges (stored with its partial,
+    ``TopicPartial.listed``).
+
+    >>> listed(cp.ClusteringPartial("T", ["a", "b", "c"], b"", [], [])), listed(cp.ClusteringPartial("T", ["a"], b"", [], []))
+    (3, 0)
+    """
+    judges = len(partial.judges)
+    return judges * (judges - 1) // 2
+
+
+def listed_limit() -> int:
+    """Table 3's rows at most (read when called: tests lower it)."""
+    return cp.LIVE_PAIRS
 
 
 def _padded(values: list, n: int) -> list:
@@ -143,32 +125,34 @@ def refresh(
     given: MergeInput,
     fits: ClusteringCampaignReport,
     sums: ClusteringSums,
-    partials: Mapping[int, cp.ClusteringPartial],
+    first: Sequence[tuple[Topic, cp.ClusteringPartial]],
 ) -> ClusteringCampaignReport:
-    """The campaign report of ``sums``, Table 3's rows from the :func:`listed` topics'
-    ``partials`` (topic id -> partial); the agreement figures' interval bounds from ``fits``."""
+    """The campaign report of ``sums``, Table 3's rows from ``first``, the first topics in
+    order whose pairs reach ``LIVE_PAIRS`` (or more) with their partials; the agreement
+    figures' interval bounds from ``fits``."""
     return ClusteringCampaignReport(
         topics=sums.topics,
         judged_topics=sums.judged,
-        pairs=_rows(sums, partials),
+        pairs=_rows(first),
         pair_count=sums.pairs,
         baseline=_baseline(sums),
         agreement=_agreement(given, fits.agreement, sums),
     )
 
 
-def _rows(sums: ClusteringSums, partials: Mapping[int, cp.ClusteringPartial]) -> list[ClusteringCampaignPair]:
-    """As the merge's: the listed topics' pairs in topic order, the first ``LIVE_PAIRS``."""
+def _rows(first: Sequence[tuple[Topic, cp.ClusteringPartial]]) -> list[ClusteringCampaignPair]:
+    """As the merge's: the topics' pairs in topic order, the first ``LIVE_PAIRS``."""
     rows: list[ClusteringCampaignPair] = []
-    for topic_id in listed(sums):
-        entry, part = sums.entries[str(topic_id)], partials[topic_id]
+    for topic, part in first:
+        if len(rows) >= cp.LIVE_PAIRS:
+            break
         values = np.frombuffer(part.table3, dtype="<f8").reshape(-1, len(METHODS), len(TABLE3)).tolist()
         for (a, b), (single, bucket) in zip(combinations(part.judges, 2), values):
             if len(rows) >= cp.LIVE_PAIRS:
                 break
             rows.append(
                 ClusteringCampaignPair(
-                    topic=entry.external_id,
+                    topic=topic.external_id,
                     title=part.title,
                     judges=(a, b),
                     singleton=ClusteringFigures(*single),

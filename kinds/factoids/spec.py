@@ -26,6 +26,7 @@ SPEC = KindSpec(
             contribution=sums.contribution,
             refresh=sums.refresh,
             listed=sums.listed,
+            listed_limit=sums.listed_limit,
             fits=False,
         ),
     ),

@@ -4,20 +4,18 @@ The campaign report (van Halteren & Teufel, Figures 1 and 3) counts its topics, 
 annotator pairs of every phase and the topics with a consensus inventory, and lists the
 first :data:`~kinds.factoids.partials.LIVE_PAIRS` pairs in topic order. The counts add
 over topics. The listed rows are as many bytes as the partials themselves (every pair of
-every topic, with its kappas), so the sums keep of each topic with a pair only where it
-stands (its position and id) and how many pairs it has; :func:`listed` names the first
-topics whose rows the report lists, and :func:`refresh` reads those topics' partials (a
-bounded number: at most ``LIVE_PAIRS``; ``RunningSums.listed``). Nothing of the report
+every topic, with its kappas), so the sums hold nothing of them: each topic's pair count
+(:func:`listed`) is stored with its partial, and :func:`refresh` is given the partials of
+the first topics in order whose pairs make the rows (a bounded number: at most
+``LIVE_PAIRS``; ``RunningSums.listed``, scoring.jobs ``_listed``). Nothing of the report
 needs every topic at once, so nothing is taken from ``fits`` (``RunningSums.fits`` False:
 the report is current throughout and no refresh of the fits is queued).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from operator import attrgetter
-from typing import NamedTuple
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 from annotate.models import Campaign, Topic
 from concord.typed import unpack
@@ -26,66 +24,56 @@ from kinds.factoids.report import FactoidsCampaignPair, FactoidsCampaignReport, 
 from scoring.partials import MergeInput
 
 
-class FactoidsEntry(NamedTuple):
-    """A topic with an annotator pair, as the report's rows need it: where it stands in topic
-    order (its position, then its id) and how many pairs it has (every phase); a named tuple,
-    stored as an array: the sums of 10,000 topics hold 10,000 of them."""
-
-    id: int
-    position: int
-    pairs: int
-
-
 @dataclass(frozen=True)
 class FactoidsSums:
-    """Counts over the campaign's topics (every field adds; ``entries`` go in and out by topic)."""
+    """Counts over the campaign's topics (every field adds)."""
 
     topics: int = 0
     #: annotator pairs, every topic's and phase's
     pairs: int = 0
     #: topics with a consensus inventory
     scored: int = 0
-    #: str(topic id) -> the topic's :class:`FactoidsEntry` (topics with a pair)
-    entries: dict[str, FactoidsEntry] = field(default_factory=dict)
 
 
 def contribution(campaign: Campaign | None, topic: Topic, partial: fp.FactoidsPartial) -> FactoidsSums:
     """One topic's counts.
 
     >>> sums = contribution(None, Topic(pk=7, position=2), fp.FactoidsPartial(3, b"", True))
-    >>> sums.pairs, sums.scored, sums.entries["7"]
-    (3, 1, FactoidsEntry(id=7, position=2, pairs=3))
+    >>> sums.pairs, sums.scored
+    (3, 1)
     """
     return FactoidsSums(
         topics=1,
         pairs=partial.pair_count,
         scored=int(partial.scored),
-        entries={str(topic.pk): FactoidsEntry(topic.pk, topic.position, partial.pair_count)}
-        if partial.pair_count
-        else {},
     )
 
 
-def listed(sums: FactoidsSums) -> list[int]:
-    """The topics whose pairs the report lists: those with a pair in topic order, up to the one
-    that brings the rows to ``LIVE_PAIRS`` (at most ``LIVE_PAIRS`` topics: each has a pair)."""
-    found, pairs = [], 0
-    for entry in sorted(sums.entries.values(), key=attrgetter("position", "id")):
-        if pairs >= fp.LIVE_PAIRS:
-            break
-        found.append(entry.id)
-        pairs += entry.pairs
-    return found
+def listed(partial: fp.FactoidsPartial) -> int:
+    """The rows the report lists of the topic: its annotator pairs, every phase's (stored with
+    its partial, ``TopicPartial.listed``)."""
+    return partial.pair_count
+
+
+def listed_limit() -> int:
+    """The rows the report lists at most (read when called: tests lower it)."""
+    return fp.LIVE_PAIRS
 
 
 def refresh(
-    given: MergeInput, fits: FactoidsCampaignReport, sums: FactoidsSums, partials: Mapping[int, fp.FactoidsPartial]
+    given: MergeInput,
+    fits: FactoidsCampaignReport,
+    sums: FactoidsSums,
+    first: Sequence[tuple[Topic, fp.FactoidsPartial]],
 ) -> FactoidsCampaignReport:
-    """The campaign report of ``sums``, its rows from the :func:`listed` topics' ``partials``
-    (topic id -> partial), as the merge's: nothing of ``fits``."""
+    """The campaign report of ``sums``, its rows from ``first``, the first topics in order whose
+    pairs reach ``LIVE_PAIRS`` (or more) with their partials, as the merge's: nothing of ``fits``."""
     rows: list[FactoidsCampaignPair] = []
-    for topic_id in listed(sums):
-        rows.extend(unpack(partials[topic_id].pairs, list[FactoidsCampaignPair])[: fp.LIVE_PAIRS - len(rows)])
+    for _, partial in first:
+        if len(rows) >= fp.LIVE_PAIRS:
+            break
+        if partial.pair_count:
+            rows.extend(unpack(partial.pairs, list[FactoidsCampaignPair])[: fp.LIVE_PAIRS - len(rows)])
     campaign = given.campaign
     return FactoidsCampaignReport(
         phase=campaign.params.get("phase", 1),

@@ -1,0 +1,15 @@
+from django.db import migrations, models
+
+
+class Migration(migrations.Migration):
+    dependencies = [
+        ("scoring", "0027_changes_since_fits"),
+    ]
+
+    operations = [
+        migrations.AddField(
+            model_name="topicpartial",
+            name="listed",
+            field=models.PositiveIntegerField(blank=True, null=True),
+        ),
+    ]
