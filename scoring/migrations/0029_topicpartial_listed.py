@@ -3,7 +3,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("scoring", "0027_changes_since_fits"),
+        ("scoring", "0028_partial_index"),
     ]
 
     operations = [
