@@ -169,7 +169,8 @@ class StudyWorker(models.Model):
 
 
 class Topic(models.Model):
-    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="topics")
+    #: (No index of its own: the unique constraint's and ``topic_order`` lead with it.)
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="topics", db_index=False)
     external_id = models.CharField(max_length=200)
     title = models.CharField(max_length=500, blank=True)
     data = models.JSONField()

@@ -23,7 +23,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Count, F, OuterRef, Q, Subquery
+from django.db.models import F, OuterRef, Q, Subquery
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
@@ -559,11 +559,11 @@ def _recompute_from_sums(campaign: Campaign, reports, marks: dict, progress, now
     }
     # every topic the sums hold has its partial stored, with its counts (one stored without is
     # computed again: a full rebuild), and every other topic is marked
+    # (a count and an existence test, each through the index TopicPartial.Meta declares: one
+    # count of the rows matching a filter evaluates it on every row of the campaign)
+    stored_partials = TopicPartial.objects.filter(campaign=campaign)
     unknown = Q(judgments__isnull=True) | Q(listed__isnull=True) if _lists(reports) else Q(judgments__isnull=True)
-    partials = TopicPartial.objects.filter(campaign=campaign).aggregate(
-        n=Count("pk"), unknown=Count("pk", filter=unknown)
-    )
-    if partials["unknown"] or partials["n"] != state.topics:
+    if stored_partials.count() != state.topics or stored_partials.filter(unknown).exists():
         return None
     if topic_count != state.topics + len(set(marks) - set(old)):
         return None

@@ -73,8 +73,9 @@ class TopicPartial(models.Model):
     (scoring.selectors.topic_report); a stored copy was a fifth of what the database
     grew by per judgment (benchmarks.storage, docs/benchmarks.md)."""
 
-    #: Indexed with ``judgments`` (Meta): a rebuild from the running sums counts the campaign's
-    #: partials and those of unknown count from the index alone, not from rows that hold the data.
+    #: Indexed with ``judgments`` and ``listed`` (Meta): a rebuild from the running sums counts the
+    #: campaign's partials, and finds one of unknown count, from the index alone, not from the
+    #: rows that hold the data.
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+", db_index=False)
     topic = models.OneToOneField(Topic, on_delete=models.CASCADE, related_name="+")
     data = models.BinaryField()
@@ -95,7 +96,7 @@ class TopicPartial(models.Model):
     listed = models.PositiveIntegerField(null=True, blank=True)
 
     class Meta:
-        indexes = [models.Index(fields=["campaign", "judgments"], name="partial_campaign_judgments")]
+        indexes = [models.Index(fields=["campaign", "judgments", "listed"], name="partial_counts")]
 
     def __str__(self) -> str:
         return f"partial of topic {self.topic_id}"

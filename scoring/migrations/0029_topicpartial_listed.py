@@ -3,7 +3,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("scoring", "0028_partial_index"),
+        ("scoring", "0028_campaign_indexes"),
     ]
 
     operations = [

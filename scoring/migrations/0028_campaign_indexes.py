@@ -25,8 +25,4 @@ class Migration(migrations.Migration):
                 db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name="+", to="annotate.campaign"
             ),
         ),
-        migrations.AddIndex(
-            model_name="topicpartial",
-            index=models.Index(fields=["campaign", "judgments"], name="partial_campaign_judgments"),
-        ),
     ]
