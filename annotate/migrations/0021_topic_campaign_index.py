@@ -5,15 +5,19 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('annotate', '0020_topic_order'),
+        ("annotate", "0020_topic_order"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='topic',
-            name='campaign',
-            field=models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='topics', to='annotate.campaign'),
+            model_name="topic",
+            name="campaign",
+            field=models.ForeignKey(
+                db_index=False,
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="topics",
+                to="annotate.campaign",
+            ),
         ),
     ]
