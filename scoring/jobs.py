@@ -596,7 +596,7 @@ def _recompute_from_sums(campaign: Campaign, reports, marks: dict, progress, now
             return None
     refreshed = reports.sums.report(MergeInput(campaign, [], given.runs), fits, summed, listed)
     campaign_data = typed.dump(refreshed)
-    counted = progress_sums.update(campaign, marks)
+    counted = progress_sums.update(campaign, marks, topic_count=topic_count)
     topics = state.topics + len(built) - len(old)
     with transaction.atomic():
         _store_topics(campaign, built, now)

@@ -228,17 +228,20 @@ class Update:
                 gone.filter(assessor_id__in=emptied).delete()
 
 
-def update(campaign: Campaign, stale: Iterable[int], *, everything: bool = False) -> Update:
+def update(
+    campaign: Campaign, stale: Iterable[int], *, everything: bool = False, topic_count: int | None = None
+) -> Update:
     """The campaign's progress after a rebuild whose stale topics are ``stale`` (read before any
     judgment it reads): the stored sums updated by those topics and the progress-marked ones,
-    or counted in full (module docstring). Reads only; :meth:`Update.store` writes."""
+    or counted in full (module docstring). Reads only; :meth:`Update.store` writes.
+    ``topic_count``: the campaign's topics as the rebuild counted them (else counted here)."""
     asked = ScoringState.objects.filter(campaign=campaign).values_list("progress_recount_at", flat=True).first()
     marks = dict(ProgressMark.objects.filter(campaign=campaign).values_list("topic_id", "marked_at"))
     left_out = _left_out(campaign)
     if not everything and asked is None:
         state = _stored_state(campaign)
         if state is not None and state.left_out == sorted(left_out):
-            found = _update(campaign, state, set(stale) | set(marks), left_out)
+            found = _update(campaign, state, set(stale) | set(marks), left_out, topic_count)
             if found is not None:
                 return Update(campaign, *found, marks=marks, asked=asked, full=False)
     return Update(campaign, *_count_all(campaign, left_out), marks=marks, asked=asked, full=True)
@@ -259,10 +262,11 @@ def _stored_state(campaign: Campaign) -> _State | None:
         return None  # stored by an older version: counted again in full
 
 
-def _update(campaign: Campaign, state: _State, changed: set[int], left_out: set[int]):
+def _update(campaign: Campaign, state: _State, changed: set[int], left_out: set[int], topic_count: int | None):
     """(progress, state, rows) from ``state`` and the ``changed`` topics' new contributions; None
     when it cannot be (the caller counts in full)."""
-    topic_count = Topic.objects.filter(campaign=campaign).count()
+    if topic_count is None:
+        topic_count = Topic.objects.filter(campaign=campaign).count()
     if len(changed) > SHARE * max(topic_count, 1):
         return None
     existing = set(Topic.objects.filter(campaign=campaign, pk__in=changed).values_list("pk", flat=True))
@@ -509,11 +513,18 @@ def _big(campaign: Campaign, state: _State) -> progress.CampaignProgress | None:
     if sum(row[_ASSIGNED] for row in summed.assessors.values()) < settings.CONCORD_LIVE_PROGRESS_LIMIT:
         return None
     rows = {int(user): row for user, row in summed.assessors.items()}
-    members = set(
-        Membership.objects.filter(campaign=campaign, role=Membership.Role.ASSESSOR).values_list("user_id", flat=True)
-    )
+    # the memberships in one query: the assessors, every member's name, whether any was imported
+    members, names, imported = set(), {}, False
+    for user_id, role, was_imported, username in Membership.objects.filter(campaign=campaign).values_list(
+        "user_id", "role", "imported", "user__username"
+    ):
+        names[user_id] = username
+        imported = imported or was_imported
+        if role == Membership.Role.ASSESSOR:
+            members.add(user_id)
     ids = members | {user_id for user_id, row in rows.items() if row[_ASSIGNED]}
-    names = dict(get_user_model().objects.filter(pk__in=ids).values_list("pk", "username")) if ids else {}
+    if ids - names.keys():  # assigned, not a member (any longer): their names read apart
+        names.update(get_user_model().objects.filter(pk__in=ids - names.keys()).values_list("pk", "username"))
     none = [0] * len(ASSESSOR_ROW)
     assessors = [
         progress.AssessorProgress(
@@ -532,7 +543,6 @@ def _big(campaign: Campaign, state: _State) -> progress.CampaignProgress | None:
     counts = progress.AssignmentCounts(summed.assigned, summed.judged, summed.drafts, summed.to_adjudicate)
     states = {status: n[0] for status, n in sorted(summed.states.items()) if n and n[0]}
     states["new"] = counts.assigned - counts.judged - counts.drafts
-    imported = Membership.objects.filter(campaign=campaign, imported=True).exists()
     return progress.CampaignProgress(counts, states, assessors, _raters(summed.raters) if imported else None)
 
 
