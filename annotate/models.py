@@ -33,7 +33,18 @@ class Campaign(models.Model):
         return f"{self.name} ({self.kind})"
 
 
+class MembershipQuerySet(models.QuerySet):
+    def locked(self, campaign: Campaign, username: str) -> Membership | None:
+        """The member of ``campaign`` named ``username`` with their user, its row locked until the
+        transaction ends (a change of their flags reads and writes it once); None: no such member."""
+        return (
+            self.select_for_update().filter(campaign=campaign, user__username=username).select_related("user").first()
+        )
+
+
 class Membership(models.Model):
+    objects = MembershipQuerySet.as_manager()
+
     class Role(models.TextChoices):
         ASSESSOR = "assessor", "Assessor"
         ORGANISER = "organiser", "Organiser"

@@ -459,12 +459,7 @@ def clean_reason(reason: Any) -> str:
 def _member(campaign: Campaign, username: Any) -> Membership:
     if not isinstance(username, str) or not username:
         raise InvalidInput("username", "expected the name of one of the campaign's assessors")
-    membership = (
-        Membership.objects.select_for_update()
-        .filter(campaign=campaign, user__username=username)
-        .select_related("user")
-        .first()
-    )
+    membership = Membership.objects.locked(campaign, username)
     if membership is None:
         raise InvalidInput("username", f"{username[:40]!r} is not a member of this campaign")
     return membership

@@ -152,12 +152,7 @@ def set_model_judge(*, campaign: Campaign, username: str, model_judge: bool) -> 
         raise InvalidInput("model_judge", "expected true or false")
     if not isinstance(username, str):
         raise InvalidInput("username", "expected a user name (a string)")
-    membership = (
-        Membership.objects.select_for_update()
-        .filter(campaign=campaign, user__username=username)
-        .select_related("user")
-        .first()
-    )
+    membership = Membership.objects.locked(campaign, username)
     if membership is None:
         raise InvalidInput("username", f"{shown_name(username)} is not a member of this campaign")
     if membership.model_judge != model_judge:
